@@ -1,0 +1,63 @@
+import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import type { ErrorName } from '../workflow/errors.js';
+
+/** Labels that tie a pod to the runner, its build and its step (cleanup and adoption select on them). */
+export const Labels = {
+  managedBy: 'app.kubernetes.io/managed-by',
+  build: 'step-runner.dev/build',
+  step: 'step-runner.dev/step',
+} as const;
+export const MANAGED_BY = 'serverless-step-runner';
+
+/** The single container of a step pod. */
+export const STEP_CONTAINER = 'step';
+
+/** What one poll read from the cluster: the step's pod (null once it is gone) and its events. */
+export interface Observation {
+  pod: V1Pod | null;
+  events: CoreV1Event[];
+  /** When the poll read it; grace periods are measured against this, never the wall clock. */
+  observedAt: Date;
+}
+
+/** Which step an observation is about, for the Cause. */
+export interface StepIdentity {
+  step: string;
+  image: string;
+}
+
+export interface ClassifyOptions {
+  /** Transient pull errors (rate limits, timeouts, DNS) may last this long. Default 60 s. */
+  imagePullGraceSeconds: number;
+  /** A pod the scheduler cannot place may wait this long (cluster autoscaler). Default 120 s. */
+  unschedulableGraceSeconds: number;
+}
+
+export const DEFAULT_CLASSIFY_OPTIONS: ClassifyOptions = {
+  imagePullGraceSeconds: 60,
+  unschedulableGraceSeconds: 120,
+};
+
+export const StepPhases = {
+  Pending: 'pending',
+  Running: 'running',
+  Succeeded: 'succeeded',
+  Failed: 'failed',
+} as const;
+
+/**
+ * The classified state of a step after one poll. `reason` is a short machine word (e.g.
+ * "ImagePullBackOff", "ContainerCreating") that the poll schedule and the console use.
+ */
+export type StepStatus =
+  | { phase: typeof StepPhases.Pending; reason: string; message?: string }
+  | { phase: typeof StepPhases.Running; reason: string; message?: string }
+  | { phase: typeof StepPhases.Succeeded; reason: string; exitCode: 0 }
+  | {
+      phase: typeof StepPhases.Failed;
+      reason: string;
+      error: ErrorName;
+      /** One readable paragraph: step, image, reason, and the kubelet's or registry's own words. */
+      cause: string;
+      exitCode?: number;
+    };

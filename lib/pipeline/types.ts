@@ -1,0 +1,47 @@
+/** The validated, normalised form of a pipeline file (the YAML contract lives in design.md). */
+
+/** YAML spelling -> Kubernetes imagePullPolicy. */
+export const PullPolicies = {
+  always: 'Always',
+  'if-not-present': 'IfNotPresent',
+  never: 'Never',
+} as const;
+export type PullPolicy = keyof typeof PullPolicies;
+
+export interface SecretEnv {
+  /** Environment variable the step sees. */
+  env: string;
+  /** Kubernetes Secret in the build namespace. */
+  secret: string;
+  key: string;
+}
+
+export interface StepResources {
+  cpu?: string;
+  memory?: string;
+}
+
+export interface Step {
+  name: string;
+  image: string;
+  commands: string[];
+  env: Record<string, string>;
+  pull: PullPolicy;
+  /** From `timeout` (e.g. "10m"); DEFAULT_STEP_TIMEOUT_SECONDS when absent. */
+  timeoutSeconds: number;
+  resources?: StepResources;
+  secrets: SecretEnv[];
+  /** 1-based line of the step in its file, for messages raised after parsing. */
+  line?: number;
+}
+
+export interface Pipeline {
+  version: 1;
+  /** The file it came from, as given by the caller (for messages). */
+  file: string;
+  steps: Step[];
+  /** How long a transient image pull error may last before the step fails (`image-pull-grace`). */
+  imagePullGraceSeconds?: number;
+}
+
+export const DEFAULT_STEP_TIMEOUT_SECONDS = 60 * 60;
