@@ -1,0 +1,129 @@
+/**
+ * Pipeline text -> validated Pipeline, or errors that say where: the file, the step (by name when it
+ * has one, else `steps[2]`), the field and the line.
+ *
+ * Which error wins: when a file has image problems *and* other problems, InvalidPipeline is thrown
+ * and the image problems are among its `problems`, because the file must be fixed anyway and only
+ * InvalidPipeline carries the whole list. InvalidImage is thrown when bad image references are the
+ * only thing wrong, so the console's Error names the actual cause.
+ */
+import { InvalidImage, InvalidPipeline, type PipelineLocation } from '../workflow/errors.js';
+import { imageProblemMessage } from './image-reference.js';
+import { ProblemKinds, validatePipelineData, type PathSegment, type ProblemKind, type SchemaProblem } from './schema.js';
+import type { Pipeline } from './types.js';
+import { readYaml, type Position } from './yaml-document.js';
+
+export interface PipelineProblem {
+  /** Complete and readable on its own: file, line, step, field and what is wrong. */
+  message: string;
+  location: PipelineLocation;
+  kind: ProblemKind;
+  /** For image problems, the reference as written. */
+  image?: string;
+}
+
+export type PipelineCheck = { ok: true; pipeline: Pipeline } | { ok: false; problems: PipelineProblem[] };
+
+/** Pure: every problem in the file, ordered by line, or the normalised pipeline. */
+export function checkPipeline(text: string, file: string): PipelineCheck {
+  const read = readYaml(text);
+  if (!read.ok) {
+    return {
+      ok: false,
+      problems: read.problems.map((problem) => {
+        const location = withPosition({ file }, problem.position);
+        return { message: `${where(location)}${problem.message}`, location, kind: ProblemKinds.other };
+      }),
+    };
+  }
+
+  const validated = validatePipelineData(read.data);
+  if (!validated.ok) {
+    const problems = validated.problems.map((problem) => locateProblem(problem, file, read.data, read.locate));
+    return { ok: false, problems: sortByLine(problems) };
+  }
+  const steps = validated.pipeline.steps.map((step, index) => {
+    const line = read.locate(['steps', index])?.line;
+    return line === undefined ? step : { ...step, line };
+  });
+  return { ok: true, pipeline: { ...validated.pipeline, steps, file } };
+}
+
+/** Throws InvalidPipeline or InvalidImage (see the module comment for which) unless the file is valid. */
+export function parsePipeline(text: string, file: string): Pipeline {
+  const result = checkPipeline(text, file);
+  if (result.ok) return result.pipeline;
+  throw pipelineError(result.problems);
+}
+
+/** The error for a non-empty list of problems: the first one's message, and how many more. */
+export function pipelineError(problems: readonly PipelineProblem[]): InvalidPipeline | InvalidImage {
+  const [first] = problems;
+  if (!first) throw new TypeError('pipelineError needs at least one problem');
+  const more = problems.length - 1;
+  const suffix = more > 0 ? ` (and ${more} more problem${more === 1 ? '' : 's'})` : '';
+  if (problems.every((problem) => problem.kind === ProblemKinds.image)) {
+    return new InvalidImage(first.message + suffix, first.image ?? '', first.location);
+  }
+  const list = problems.map(({ message, location }) => ({ message, location }));
+  return new InvalidPipeline(first.message + suffix, first.location, list);
+}
+
+function locateProblem(
+  problem: SchemaProblem,
+  file: string,
+  data: unknown,
+  locate: (path: readonly PathSegment[]) => Position | undefined,
+): PipelineProblem {
+  const { step, field } = describePath(problem.path, data);
+  const location = withPosition({ file, ...(step !== undefined ? { step } : {}), ...(field !== undefined ? { field } : {}) }, locate(problem.path));
+  if (problem.kind === ProblemKinds.image) {
+    const image = problem.image ?? '';
+    return { message: imageProblemMessage(image, problem.message, location), location, kind: problem.kind, image };
+  }
+  // An unknown-key message already names the key; repeating it as the field reads badly.
+  const fieldLabel = field !== undefined && problem.kind !== ProblemKinds.unknownKey ? `${field}: ` : '';
+  return { message: `${where(location)}${fieldLabel}${problem.message}`, location, kind: problem.kind };
+}
+
+/** ["steps", 2, "env", "X"] -> step "build" (or "steps[2]"), field "env.X". */
+function describePath(path: readonly PathSegment[], data: unknown): { step?: string; field?: string } {
+  if (path[0] === 'steps' && typeof path[1] === 'number') {
+    const index = path[1];
+    const name = stepName(data, index);
+    const rest = path.slice(2);
+    return { step: name ?? `steps[${index}]`, ...(rest.length > 0 ? { field: formatPath(rest) } : {}) };
+  }
+  return path.length > 0 ? { field: formatPath(path) } : {};
+}
+
+function stepName(data: unknown, index: number): string | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const steps = (data as Record<string, unknown>)['steps'];
+  if (!Array.isArray(steps)) return undefined;
+  const step: unknown = steps[index];
+  if (typeof step !== 'object' || step === null) return undefined;
+  const name = (step as Record<string, unknown>)['name'];
+  return typeof name === 'string' && name.trim() !== '' ? name : undefined;
+}
+
+function formatPath(path: readonly PathSegment[]): string {
+  return path.reduce<string>((text, segment) => (typeof segment === 'number' ? `${text}[${segment}]` : text === '' ? segment : `${text}.${segment}`), '');
+}
+
+function where(location: PipelineLocation): string {
+  const file = location.line !== undefined ? `${location.file} line ${location.line}` : location.file;
+  const step = location.step === undefined ? '' : location.step.startsWith('steps[') ? `${location.step}: ` : `step ${JSON.stringify(location.step)}: `;
+  return `${file}: ${step}`;
+}
+
+function withPosition(location: PipelineLocation, position: Position | undefined): PipelineLocation {
+  return position ? { ...location, line: position.line, column: position.column } : location;
+}
+
+function sortByLine(problems: PipelineProblem[]): PipelineProblem[] {
+  return problems
+    .map((problem, order) => ({ problem, order }))
+    .sort((a, b) => (a.problem.location.line ?? Infinity) - (b.problem.location.line ?? Infinity) || a.order - b.order)
+    .map(({ problem }) => problem);
+}

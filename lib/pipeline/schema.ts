@@ -1,0 +1,298 @@
+/**
+ * The pipeline file contract (design.md) as a zod schema, plus the checks that span several steps.
+ * Pure: it sees the data YAML produced, never the text, and reports problems by path; the loader
+ * turns paths into lines.
+ */
+import * as z from 'zod';
+import { checkImageReference } from './image-reference.js';
+import { parseDuration } from './duration.js';
+import { dnsLabelProblem, dnsSubdomainProblem, envNameProblem, secretKeyProblem } from './names.js';
+import { quantityProblem, type ResourceKind } from './quantity.js';
+import { suggestKey } from './suggest.js';
+import { DEFAULT_STEP_TIMEOUT_SECONDS, PullPolicies, type Pipeline, type PullPolicy } from './types.js';
+
+export const MAX_STEPS = 50;
+
+export const ProblemKinds = {
+  /** The image reference is malformed: the loader raises InvalidImage for these. */
+  image: 'image',
+  /** A key the contract does not have; the message already names it. */
+  unknownKey: 'unknown-key',
+  other: 'other',
+} as const;
+export type ProblemKind = (typeof ProblemKinds)[keyof typeof ProblemKinds];
+
+export type PathSegment = string | number;
+
+export interface SchemaProblem {
+  /** Where in the data, e.g. ["steps", 1, "env", "1FOO"]. */
+  path: PathSegment[];
+  message: string;
+  kind: ProblemKind;
+  /** For image problems, the reference as written. */
+  image?: string;
+  /** For unknown keys: the known key it was probably meant to be. */
+  suggestion?: string;
+  /** A required field is absent (dropped when a misspelt key next to it suggests that field). */
+  missing?: boolean;
+}
+
+/** A validated pipeline before it is tied to a file (the loader adds `file` and each step's `line`). */
+export type PipelineData = Omit<Pipeline, 'file'>;
+
+export type ValidationResult = { ok: true; pipeline: PipelineData } | { ok: false; problems: SchemaProblem[] };
+
+const IMAGE_PROBLEM = 'image';
+
+const text = (what: string) =>
+  z.string({ error: (issue) => (issue.input === undefined ? `missing (${what})` : `must be text, not ${describeValue(issue.input)}`) });
+
+/** Runs a "why not" rule as a zod refinement. */
+const obeys = (rule: (value: string) => string | undefined) => (value: string, ctx: z.RefinementCtx) => {
+  const problem = rule(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+};
+
+const durationSeconds = z.unknown().transform((value, ctx) => {
+  const result = parseDuration(value);
+  if (result.ok) return result.seconds;
+  ctx.addIssue({ code: 'custom', message: result.reason });
+  return z.NEVER;
+});
+
+const command = z
+  .string({ error: (issue) => `each command must be text, not ${describeValue(issue.input)} (quote it if YAML read it as something else)` })
+  .refine((value) => value.trim() !== '', { error: 'a command must not be empty' });
+
+// A single string is one command; YAML writers often forget the list for a one-liner.
+const commands = z.preprocess(
+  (value) => (typeof value === 'string' ? [value] : value),
+  z
+    .array(command, {
+      error: (issue) =>
+        issue.input === undefined ? 'missing: every step needs at least one command' : `must be a list of commands, not ${describeValue(issue.input)}`,
+    })
+    .min(1, { error: 'must list at least one command' }),
+);
+
+/**
+ * Env values are strings. YAML reads `true`, `8080` and `1.10` as booleans and numbers; the loader
+ * hands those over exactly as written (so `1.10` stays "1.10"), and data given as JS values has
+ * numbers and booleans turned into their text. Null (`KEY:` with nothing after it) is rejected
+ * because an empty string is more often a mistake than a wish: write `KEY: ""` for that.
+ */
+const envValue = z.unknown().transform((value, ctx) => {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  ctx.addIssue({
+    code: 'custom',
+    message: value === null || value === undefined ? 'has no value; write "" for an empty string' : `must be text, not ${describeValue(value)}`,
+  });
+  return z.NEVER;
+});
+
+const env = z
+  .record(z.string(), envValue, { error: (issue) => `must be a map of NAME: value, not ${describeValue(issue.input)}` })
+  .superRefine((record, ctx) => {
+    for (const name of Object.keys(record)) {
+      const problem = envNameProblem(name);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem, path: [name] });
+    }
+  });
+
+const quantity = (kind: ResourceKind) =>
+  z.unknown().transform((value, ctx) => {
+    const written = typeof value === 'number' ? String(value) : value;
+    if (typeof written !== 'string') {
+      ctx.addIssue({ code: 'custom', message: `must be a quantity such as ${kind === 'cpu' ? '500m' : '512Mi'}, not ${describeValue(value)}` });
+      return z.NEVER;
+    }
+    const problem = quantityProblem(written, kind);
+    if (problem) {
+      ctx.addIssue({ code: 'custom', message: problem });
+      return z.NEVER;
+    }
+    return written;
+  });
+
+const resources = z.strictObject(
+  { cpu: quantity('cpu').optional(), memory: quantity('memory').optional() },
+  { error: (issue) => `must be a map with cpu and/or memory, not ${describeValue(issue.input)}` },
+);
+
+const secret = z.strictObject(
+  {
+    env: text('the environment variable the step sees').superRefine(obeys(envNameProblem)),
+    secret: text('the Kubernetes Secret to read').superRefine(obeys(dnsSubdomainProblem)),
+    key: text('the key inside the Secret').superRefine(obeys(secretKeyProblem)),
+  },
+  { error: (issue) => `each secret must be a map with env, secret and key, not ${describeValue(issue.input)}` },
+);
+
+const pullPolicyNames = Object.keys(PullPolicies) as [PullPolicy, ...PullPolicy[]];
+
+export const stepSchema = z.strictObject(
+  {
+    name: text('every step needs a name').superRefine(obeys(dnsLabelProblem)),
+    image: text('every step needs an image').superRefine((image, ctx) => {
+      const result = checkImageReference(image);
+      if (!result.ok) ctx.addIssue({ code: 'custom', message: result.reason, params: { kind: IMAGE_PROBLEM, image } });
+    }),
+    commands,
+    env: env.optional(),
+    pull: z
+      .enum(pullPolicyNames, { error: (issue) => `must be one of ${pullPolicyNames.join(', ')}, not ${describeValue(issue.input)}` })
+      .optional(),
+    timeout: durationSeconds.optional(),
+    resources: resources.optional(),
+    secrets: z.array(secret, { error: (issue) => `must be a list of {env, secret, key}, not ${describeValue(issue.input)}` }).optional(),
+  },
+  { error: (issue) => `each step must be a map (name, image, commands, ...), not ${describeValue(issue.input)}` },
+);
+
+export const pipelineSchema = z.strictObject(
+  {
+    version: z.literal(1, {
+      error: (issue) => (issue.input === undefined ? 'missing: write "version: 1" at the top' : `must be 1 (the only version there is), not ${describeValue(issue.input)}`),
+    }),
+    steps: z
+      .array(stepSchema, {
+        error: (issue) =>
+          issue.input === undefined
+            ? 'missing: a pipeline needs a list of steps'
+            : `must be a list of steps (each starting with "- name:"), not ${describeValue(issue.input)}`,
+      })
+      .min(1, { error: 'must list at least one step' })
+      .max(MAX_STEPS, { error: `lists too many steps; at most ${MAX_STEPS} are allowed` }),
+    'image-pull-grace': durationSeconds.optional(),
+  },
+  { error: (issue) => `a pipeline file must be a map with "version" and "steps", not ${describeValue(issue.input)}` },
+);
+
+const knownKeys = {
+  pipeline: Object.keys(pipelineSchema.shape),
+  step: Object.keys(stepSchema.shape),
+  resources: Object.keys(resources.shape),
+  secret: Object.keys(secret.shape),
+};
+
+/** Validates what YAML produced; every problem is reported, not just the first. */
+export function validatePipelineData(data: unknown): ValidationResult {
+  if (data === null || data === undefined) {
+    return { ok: false, problems: [{ path: [], message: 'the file is empty: a pipeline starts with "version: 1" and a list of "steps"', kind: 'other' }] };
+  }
+  const parsed = pipelineSchema.safeParse(data, { reportInput: true });
+  const problems = withoutExplainedMissing([...(parsed.success ? [] : parsed.error.issues.flatMap(toProblems)), ...crossStepProblems(data)]);
+  if (problems.length > 0 || !parsed.success) return { ok: false, problems };
+
+  const { version, steps, 'image-pull-grace': grace } = parsed.data;
+  return {
+    ok: true,
+    pipeline: {
+      version,
+      steps: steps.map((step) => ({
+        name: step.name,
+        image: step.image,
+        commands: step.commands,
+        env: step.env ?? {},
+        pull: step.pull ?? 'if-not-present',
+        timeoutSeconds: step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS,
+        ...(step.resources ? { resources: withoutUndefined(step.resources) } : {}),
+        secrets: step.secrets ?? [],
+      })),
+      ...(grace !== undefined ? { imagePullGraceSeconds: grace } : {}),
+    },
+  };
+}
+
+function toProblems(issue: z.core.$ZodIssue): SchemaProblem[] {
+  const path = issue.path.filter((segment): segment is PathSegment => typeof segment !== 'symbol');
+  if (issue.code === 'unrecognized_keys') {
+    const known = knownKeysAt(path);
+    return issue.keys.map((key) => {
+      const suggestion = suggestKey(key, known);
+      return {
+        path: [...path, key],
+        kind: ProblemKinds.unknownKey,
+        ...(suggestion ? { suggestion } : {}),
+        message: `unknown field ${JSON.stringify(key)}` + (suggestion ? ` (did you mean ${JSON.stringify(suggestion)}?)` : ` (expected one of: ${known.join(', ')})`),
+      };
+    });
+  }
+  if (issue.code === 'custom' && issue.params?.['kind'] === IMAGE_PROBLEM) {
+    return [{ path, message: issue.message, kind: ProblemKinds.image, image: String(issue.params['image']) }];
+  }
+  const missing = issue.code === 'invalid_type' && issue.input === undefined;
+  return [{ path, message: issue.message, kind: ProblemKinds.other, ...(missing ? { missing } : {}) }];
+}
+
+/** `imgae: x` makes "image is missing" too; the typo is the problem to report, once. */
+function withoutExplainedMissing(problems: SchemaProblem[]): SchemaProblem[] {
+  const suggested = new Set(
+    problems.filter((p) => p.suggestion !== undefined).map((p) => JSON.stringify([...p.path.slice(0, -1), p.suggestion])),
+  );
+  return problems.filter((p) => !(p.missing && suggested.has(JSON.stringify(p.path))));
+}
+
+function knownKeysAt(path: PathSegment[]): string[] {
+  const last = path[path.length - 1];
+  const parent = path[path.length - 2];
+  if (path.length === 0) return knownKeys.pipeline;
+  if (last === 'resources') return knownKeys.resources;
+  if (parent === 'secrets') return knownKeys.secret;
+  return knownKeys.step;
+}
+
+/**
+ * Rules across steps and fields: unique step names, secret env names that clash with env keys or
+ * with each other. Run on the raw data so they are reported even when other fields are wrong.
+ */
+function crossStepProblems(data: unknown): SchemaProblem[] {
+  if (!isRecord(data) || !Array.isArray(data['steps'])) return [];
+  const problems: SchemaProblem[] = [];
+  const firstIndexByName = new Map<string, number>();
+  data['steps'].forEach((step: unknown, index: number) => {
+    if (!isRecord(step)) return;
+    const name = step['name'];
+    if (typeof name === 'string') {
+      const first = firstIndexByName.get(name);
+      if (first === undefined) firstIndexByName.set(name, index);
+      else problems.push({ path: ['steps', index, 'name'], kind: 'other', message: `the name "${name}" is already used by steps[${first}]; step names must be unique` });
+    }
+    const envKeys = isRecord(step['env']) ? new Set(Object.keys(step['env'])) : new Set<string>();
+    const secretEnvs = new Set<string>();
+    const secrets = Array.isArray(step['secrets']) ? step['secrets'] : [];
+    secrets.forEach((entry: unknown, secretIndex: number) => {
+      if (!isRecord(entry) || typeof entry['env'] !== 'string') return;
+      const variable = entry['env'];
+      const path = ['steps', index, 'secrets', secretIndex, 'env'];
+      if (envKeys.has(variable)) {
+        problems.push({ path, kind: 'other', message: `"${variable}" is also set in env; a variable comes either from env or from a secret, not both` });
+      } else if (secretEnvs.has(variable)) {
+        problems.push({ path, kind: 'other', message: `"${variable}" is set by two secrets; each variable may come from one secret only` });
+      }
+      secretEnvs.add(variable);
+    });
+  });
+  return problems;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** How a wrong value is named in a message: by its kind, or quoted when it is short text. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'an empty value';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a map';
+  if (typeof value === 'string') return value.length <= 40 ? `the text ${JSON.stringify(value)}` : 'a long text';
+  if (typeof value === 'number') return `the number ${value}`;
+  if (typeof value === 'boolean') return `${value}`;
+  return typeof value;
+}

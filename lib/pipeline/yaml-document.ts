@@ -1,0 +1,190 @@
+/**
+ * Reading pipeline YAML defensively and keeping the positions: the text comes from a webhook, so
+ * it may be hostile (alias bombs, huge files) as well as merely wrong.
+ */
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node } from 'yaml';
+import type { PathSegment } from './schema.js';
+
+export const MAX_PIPELINE_BYTES = 256 * 1024;
+/** Far above any real pipeline, far below what hurts: an alias bomb expands to millions. */
+export const MAX_EXPANDED_NODES = 10_000;
+/** yaml's own guard, kept as a second line behind the expansion count. */
+const MAX_ALIAS_COUNT = 50;
+
+export interface Position {
+  line: number;
+  column: number;
+}
+
+export interface YamlProblem {
+  message: string;
+  position?: Position;
+}
+
+export type YamlRead =
+  | { ok: true; data: unknown; locate: (path: readonly PathSegment[]) => Position | undefined }
+  | { ok: false; problems: YamlProblem[] };
+
+/**
+ * Parses one YAML document. Merge keys (`<<: *defaults`) are allowed because CI files use them;
+ * duplicate keys, several documents, oversized text and alias bombs are problems, not surprises.
+ */
+export function readYaml(text: string): YamlRead {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_PIPELINE_BYTES) {
+    return { ok: false, problems: [{ message: `the file is ${Math.ceil(bytes / 1024)} KiB; a pipeline file may be at most ${MAX_PIPELINE_BYTES / 1024} KiB` }] };
+  }
+  const lineCounter = new LineCounter();
+  const documents = parseAllDocuments(text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false });
+  // Errors "at the end of the file" would name the line after the last one.
+  const lastOffset = Math.max(0, text.trimEnd().length - 1);
+  const positionOf = (offset: number): Position => {
+    const { line, col } = lineCounter.linePos(Math.min(offset, lastOffset));
+    return { line, column: col };
+  };
+  if (!Array.isArray(documents) || documents.length === 0) {
+    return { ok: true, data: null, locate: () => undefined };
+  }
+  const [doc, second] = documents;
+  if (!doc) return { ok: true, data: null, locate: () => undefined };
+
+  // After the first syntax error the parser is guessing, so later ones are mostly echoes of it;
+  // duplicate keys are independent of each other and all worth fixing in one go.
+  const firstSyntaxError = doc.errors.find((error) => error.code !== 'DUPLICATE_KEY');
+  const reported = doc.errors.filter((error) => error.code === 'DUPLICATE_KEY' || error === firstSyntaxError);
+  const problems: YamlProblem[] = reported.map((error) => ({
+    message: yamlErrorMessage(error.code, error.message, text, error.pos[0]),
+    position: positionOf(error.pos[0]),
+  }));
+  if (second) {
+    problems.push({
+      message: 'a second YAML document starts here ("---"); a pipeline file holds exactly one document',
+      position: positionOf(documentStart(second, text)),
+    });
+  }
+  if (problems.length > 0) return { ok: false, problems };
+
+  const bomb = findExcessiveAlias(doc);
+  if (bomb) {
+    return {
+      ok: false,
+      problems: [
+        {
+          message: `aliases here expand to more than ${MAX_EXPANDED_NODES} values (an "alias bomb"); write the values out or use fewer nested aliases`,
+          position: bomb.range ? positionOf(bomb.range[0]) : undefined,
+        },
+      ],
+    };
+  }
+
+  keepEnvScalarsAsWritten(doc);
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    return { ok: false, problems: [{ message: `the YAML could not be read: ${error instanceof Error ? error.message : String(error)}` }] };
+  }
+  return { ok: true, data, locate: (path) => locate(doc, path, positionOf) };
+}
+
+/** The position of the node a data path leads to; for a map entry, its key (where the field is written). */
+function locate(doc: Document, path: readonly PathSegment[], positionOf: (offset: number) => Position): Position | undefined {
+  let node: unknown = doc.contents;
+  let found = startOf(node);
+  for (const segment of path) {
+    if (isAlias(node)) node = node.resolve(doc);
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
+      if (!pair) break;
+      found = startOf(pair.key) ?? startOf(pair.value) ?? found;
+      node = pair.value;
+    } else if (isSeq(node) && typeof segment === 'number') {
+      const item = node.items[segment];
+      if (item === undefined) break;
+      found = startOf(item) ?? found;
+      node = item;
+    } else {
+      break;
+    }
+  }
+  return found === undefined ? undefined : positionOf(found);
+}
+
+function startOf(node: unknown): number | undefined {
+  if (isAlias(node) || isScalar(node) || isMap(node) || isSeq(node)) return node.range?.[0];
+  return undefined;
+}
+
+function documentStart(doc: Document, text: string): number {
+  const start = doc.range?.[0] ?? 0;
+  // The range begins at the content; point at the "---" marker that opened it when there is one.
+  const marker = text.lastIndexOf('---', start);
+  return marker >= 0 && text.slice(marker + 3, start).trim() === '' ? marker : start;
+}
+
+/**
+ * YAML reads `CI: true` and `VERSION: 1.10` as a boolean and a number; an environment variable is
+ * text, and the text the user wrote ("1.10", not "1.1") is the only faithful one.
+ */
+function keepEnvScalarsAsWritten(doc: Document): void {
+  const steps = doc.get('steps', true);
+  if (!isSeq(steps)) return;
+  for (const step of steps.items) {
+    if (!isMap(step)) continue;
+    const env = step.get('env', true);
+    if (!isMap(env)) continue;
+    for (const pair of env.items) {
+      const value = pair.value;
+      if (isScalar(value) && (typeof value.value === 'number' || typeof value.value === 'boolean') && value.source !== undefined) {
+        value.value = value.source;
+      }
+    }
+  }
+}
+
+/** The first alias at which the expanded document grows past MAX_EXPANDED_NODES. */
+function findExcessiveAlias(doc: Document): Node | undefined {
+  const sizes = new Map<unknown, number>();
+  const inProgress = new Set<unknown>();
+  let expanded = 0;
+  let culprit: Node | undefined;
+  const sizeOf = (node: unknown): number => {
+    if (culprit) return 0;
+    if (isAlias(node)) {
+      const target = node.resolve(doc);
+      const size = target === undefined || inProgress.has(target) ? 1 : sizeOf(target);
+      expanded += size;
+      if (expanded > MAX_EXPANDED_NODES && !culprit) culprit = node;
+      return size;
+    }
+    const known = sizes.get(node);
+    if (known !== undefined) return known;
+    inProgress.add(node);
+    let size = 1;
+    if (isMap(node) || isSeq(node)) {
+      for (const item of node.items) size += isPair(item) ? sizeOf(item.key) + sizeOf(item.value) : sizeOf(item);
+    }
+    inProgress.delete(node);
+    sizes.set(node, size);
+    return size;
+  };
+  sizeOf(doc.contents);
+  return culprit;
+}
+
+function yamlErrorMessage(code: string, message: string, text: string, offset: number): string {
+  switch (code) {
+    case 'TAB_AS_INDENT':
+      return 'a tab is used for indentation; YAML indents with spaces only';
+    case 'DUPLICATE_KEY': {
+      const end = text.indexOf('\n', offset);
+      const key = /^\s*(?:-\s+)?["']?([^"':#\n]+?)["']?\s*:/.exec(text.slice(offset, end < 0 ? undefined : end))?.[1];
+      return key ? `the key "${key}" appears twice in the same map` : 'a key appears twice in the same map';
+    }
+    default: {
+      const first = message.split('\n')[0] ?? message;
+      const plain = first.replace(/ at line \d+, column \d+:?$/, '').replace(/\.$/, '');
+      return `YAML syntax error: ${plain.charAt(0).toLowerCase()}${plain.slice(1)}`;
+    }
+  }
+}
