@@ -1,0 +1,106 @@
+/**
+ * Reading a pod's events: which belong to the step's container or to the pod itself, and when
+ * each one last happened. Events are aggregated (one object's `count` grows while `lastTimestamp`,
+ * `eventTime` or `series.lastObservedTime` move), so list order means nothing.
+ */
+import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import { EventReasons } from './classify-reasons.js';
+
+/** Timestamps may arrive as Date (client-node deserialises them) or as ISO strings (raw JSON). */
+export function toMillis(value: Date | string | undefined | null): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const ms = value instanceof Date ? value.getTime() : Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+function defined(values: (number | undefined)[]): number[] {
+  return values.filter((v): v is number => v !== undefined);
+}
+
+/** When the event last happened: the latest of all the times an aggregated event carries. */
+export function eventLastSeen(event: CoreV1Event): number | undefined {
+  const times = defined([
+    toMillis(event.series?.lastObservedTime),
+    toMillis(event.lastTimestamp),
+    toMillis(event.eventTime),
+    toMillis(event.firstTimestamp),
+  ]);
+  if (times.length > 0) return Math.max(...times);
+  return toMillis(event.metadata?.creationTimestamp);
+}
+
+/** When the event first happened. */
+export function eventFirstSeen(event: CoreV1Event): number | undefined {
+  const times = defined([toMillis(event.firstTimestamp), toMillis(event.eventTime)]);
+  if (times.length > 0) return Math.min(...times);
+  return toMillis(event.metadata?.creationTimestamp) ?? eventLastSeen(event);
+}
+
+/** Newest first; events with no time at all sort last. */
+export function latestFirst(events: readonly CoreV1Event[]): CoreV1Event[] {
+  return [...events].sort((a, b) => (eventLastSeen(b) ?? -Infinity) - (eventLastSeen(a) ?? -Infinity));
+}
+
+/**
+ * Events about this pod. Pod names are deterministic (a relaunched step reuses its name), so when
+ * both sides carry a uid, an event of an earlier pod with the same name is left out.
+ */
+export function isAboutPod(event: CoreV1Event, pod: V1Pod): boolean {
+  const ref = event.involvedObject;
+  if (ref.kind !== undefined && ref.kind !== 'Pod') return false;
+  if (ref.name !== undefined && pod.metadata?.name !== undefined && ref.name !== pod.metadata.name) return false;
+  if (ref.uid !== undefined && pod.metadata?.uid !== undefined && ref.uid !== pod.metadata.uid) return false;
+  return true;
+}
+
+export function containerFieldPath(container: string): string {
+  return `spec.containers{${container}}`;
+}
+
+export function isContainerEvent(event: CoreV1Event, container: string): boolean {
+  return event.involvedObject.fieldPath === containerFieldPath(container);
+}
+
+/** Scheduler and eviction events name the pod without a fieldPath. */
+export function isPodLevelEvent(event: CoreV1Event): boolean {
+  return !event.involvedObject.fieldPath;
+}
+
+const PULL_FAILED_PREFIX = /^Failed to pull image\b/;
+const BACK_OFF_PREFIX = /^Back-off pulling image\b/;
+
+/** An event that reports an image pull problem (not the bare "Error: ErrImagePull" echo). */
+export function isPullFailureEvent(event: CoreV1Event): boolean {
+  const message = event.message ?? '';
+  switch (event.reason) {
+    case EventReasons.Failed:
+      return PULL_FAILED_PREFIX.test(message) || /^Error: (ErrImagePull|ImagePullBackOff)\b/.test(message);
+    case EventReasons.BackOff:
+      return BACK_OFF_PREFIX.test(message);
+    case EventReasons.InspectFailed:
+    case EventReasons.ErrImageNeverPull:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * An event that carries the runtime's or registry's own words: "Failed to pull image X: <error>",
+ * the newer "Back-off pulling image X: ErrImagePull: <error>", or an inspect failure.
+ */
+export function carriesPullError(event: CoreV1Event): boolean {
+  const message = event.message ?? '';
+  if (event.reason === EventReasons.Failed) return PULL_FAILED_PREFIX.test(message);
+  if (event.reason === EventReasons.BackOff) return hasBackOffDetail(message);
+  return event.reason === EventReasons.InspectFailed || event.reason === EventReasons.ErrImageNeverPull;
+}
+
+/** The plain back-off message says only which image; newer kubelets append ": Reason: <error>". */
+export function hasBackOffDetail(message: string): boolean {
+  return /^Back-off pulling image "(?:[^"\\]|\\.)*": \S/.test(message);
+}
+
+export function isSchedulingFailure(event: CoreV1Event): boolean {
+  return event.reason === EventReasons.FailedScheduling;
+}

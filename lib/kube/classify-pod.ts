@@ -1,0 +1,86 @@
+/** Small predicates over a step pod's spec and status, for the classifier and its callers. */
+import type { V1Container, V1ContainerStateTerminated, V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
+import { STEP_CONTAINER } from './types.js';
+import {
+  PodConditionReasons,
+  PodConditionTypes,
+  PodPhases,
+  PodReasons,
+  TerminatedReasons,
+} from './classify-reasons.js';
+import { toMillis } from './classify-events.js';
+
+/**
+ * The step's container: `step` when the pod has one, else the first container. Pods created by
+ * older versions, or by hand for debugging, may name it differently.
+ */
+export function stepContainerName(pod: V1Pod): string {
+  const specNames = (pod.spec?.containers ?? []).map((c) => c.name);
+  const statusNames = (pod.status?.containerStatuses ?? []).map((c) => c.name);
+  if (specNames.includes(STEP_CONTAINER) || statusNames.includes(STEP_CONTAINER)) return STEP_CONTAINER;
+  return specNames[0] ?? statusNames[0] ?? STEP_CONTAINER;
+}
+
+export function containerStatus(pod: V1Pod, name: string): V1ContainerStatus | undefined {
+  return pod.status?.containerStatuses?.find((c) => c.name === name);
+}
+
+export function containerSpec(pod: V1Pod, name: string): V1Container | undefined {
+  return pod.spec?.containers.find((c) => c.name === name);
+}
+
+export function isDeadlineExceeded(pod: V1Pod): boolean {
+  return pod.status?.reason === PodReasons.DeadlineExceeded;
+}
+
+export function isEvictedStatus(pod: V1Pod): boolean {
+  return pod.status?.reason === PodReasons.Evicted;
+}
+
+export function isBeingDeleted(pod: V1Pod): boolean {
+  return pod.metadata?.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null;
+}
+
+export function isOomKilled(terminated: V1ContainerStateTerminated | undefined): boolean {
+  return terminated?.reason === TerminatedReasons.OOMKilled;
+}
+
+/** The runtime never started the process (command not found, bad mount): exit code 128 and no logs. */
+export function isStartError(terminated: V1ContainerStateTerminated | undefined): boolean {
+  return terminated?.reason === TerminatedReasons.StartError || terminated?.reason === TerminatedReasons.ContainerCannotRun;
+}
+
+function scheduledCondition(pod: V1Pod) {
+  return pod.status?.conditions?.find((c) => c.type === PodConditionTypes.PodScheduled);
+}
+
+/** The scheduler has said it cannot place the pod (condition PodScheduled=False, Unschedulable). */
+export function isUnschedulableCondition(pod: V1Pod): boolean {
+  const condition = scheduledCondition(pod);
+  return condition?.status === 'False' && condition.reason === PodConditionReasons.Unschedulable;
+}
+
+export function unschedulableMessage(pod: V1Pod): string | undefined {
+  return isUnschedulableCondition(pod) ? scheduledCondition(pod)?.message || undefined : undefined;
+}
+
+export function isScheduled(pod: V1Pod): boolean {
+  return Boolean(pod.spec?.nodeName) || scheduledCondition(pod)?.status === 'True';
+}
+
+export function isPhase(pod: V1Pod, phase: (typeof PodPhases)[keyof typeof PodPhases]): boolean {
+  return pod.status?.phase === phase;
+}
+
+export function createdAt(pod: V1Pod): number | undefined {
+  return toMillis(pod.metadata?.creationTimestamp);
+}
+
+export function startedAt(pod: V1Pod): number | undefined {
+  return toMillis(pod.status?.startTime);
+}
+
+export function memoryLimit(pod: V1Pod, container: string): string | undefined {
+  const limit = containerSpec(pod, container)?.resources?.limits?.memory;
+  return limit === undefined ? undefined : String(limit);
+}

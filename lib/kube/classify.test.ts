@@ -1,0 +1,98 @@
+import { describe, expect, it } from '@jest/globals';
+import { isDeepStrictEqual } from 'node:util';
+import { classifyStep } from './classify.js';
+import type { StepStatus } from './types.js';
+import { MAX_CAUSE_LENGTH } from './cause.js';
+import { classifyCases, type Expected } from '../../test/fixtures/kube/cases.js';
+import {
+  SHARED_ORIGINAL,
+  imageOf,
+  loadExamples,
+  observationFromExample,
+} from '../../test/fixtures/kube/shared-examples.js';
+import type { StepIdentity } from './types.js';
+
+function expectStatus(status: StepStatus, expected: Expected, identity: StepIdentity): void {
+  expect(status.phase).toBe(expected.phase);
+  if (expected.reason) expect(status.reason).toBe(expected.reason);
+  if (status.phase === 'failed') {
+    expect(status.error).toBe(expected.error);
+    if (expected.exitCode !== undefined) expect(status.exitCode).toBe(expected.exitCode);
+    expect(status.cause).toContain(`"${identity.step}"`);
+    expect(status.cause).toContain(identity.image);
+    expect(status.cause.length).toBeLessThanOrEqual(MAX_CAUSE_LENGTH);
+    for (const word of expected.words ?? []) expect(status.cause).toContain(word);
+  } else {
+    expect(expected.error).toBeUndefined();
+    if (status.phase === 'succeeded') expect(status.exitCode).toBe(expected.exitCode ?? 0);
+    const message = 'message' in status ? (status.message ?? '') : '';
+    for (const word of expected.words ?? []) expect(message).toContain(word);
+  }
+}
+
+describe('classifyStep', () => {
+  it.each(classifyCases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    expectStatus(classifyStep(c.observation, c.identity, c.options), c.expected, c.identity);
+  });
+
+  it('reads the clock from the observation only', () => {
+    const c = classifyCases.find((x) => x.name.startsWith('pull: transient rate limit within grace'));
+    if (!c) throw new Error('fixture missing');
+    const first = classifyStep(c.observation, c.identity);
+    const again = classifyStep(c.observation, c.identity);
+    expect(again).toEqual(first);
+  });
+});
+
+/** What each shared example must produce: at its last event, and once the grace period is over. */
+const sharedExpectations: Record<string, { atOnce: Expected; afterGrace?: Expected }> = {
+  'go-vela/worker runtime/kubernetes tests (PR #279)': {
+    atOnce: { phase: 'failed', error: 'ImagePullFailed', reason: 'ImagePullBackOff', words: ['docker.io/library/alpine:notfound: not found'] },
+  },
+  'kubernetes/kubernetes#110675': {
+    atOnce: { phase: 'failed', error: 'ImagePullFailed', reason: 'ErrImagePull', words: ['401 Unauthorized'] },
+  },
+  'dell/csi-baremetal#391': {
+    atOnce: { phase: 'pending', reason: 'ErrImagePull', words: ['429 Too Many Requests'] },
+    afterGrace: { phase: 'failed', error: 'ImagePullFailed', words: ['429 Too Many Requests', 'toomanyrequests'] },
+  },
+  'ceph/ceph-csi#2029': {
+    atOnce: { phase: 'pending', reason: 'ImagePullBackOff', words: ['toomanyrequests'] },
+    afterGrace: { phase: 'failed', error: 'ImagePullFailed', words: ['toomanyrequests: You have reached your pull rate limit'] },
+  },
+  'kubernetes/kubeadm#2936': {
+    atOnce: { phase: 'pending', reason: 'ErrImagePull', words: ['connection timed out'] },
+    afterGrace: { phase: 'failed', error: 'ImagePullFailed', words: ['dial tcp 34.96.108.209:443: connect: connection timed out'] },
+  },
+  'digitalocean/clusterlint#71 (pod status), cloudfoundry-incubator/kubecf#63 (events)': {
+    atOnce: { phase: 'failed', error: 'InvalidImage', reason: 'InvalidImageName', words: ['invalid reference format'] },
+  },
+};
+
+describe('shared image pull examples', () => {
+  const examples = loadExamples() ?? [];
+
+  it('are present in the repository copy', () => {
+    expect(examples.length).toBeGreaterThan(0);
+  });
+
+  it('match the team copy beside the clone, when there is one', () => {
+    const original = loadExamples(SHARED_ORIGINAL);
+    if (original === undefined) return;
+    expect(isDeepStrictEqual(original, examples)).toBe(true);
+  });
+
+  it.each(examples.map((e) => [e.seen, e] as const))('every example has an expectation: %s', (seen) => {
+    expect(sharedExpectations[seen]).toBeDefined();
+  });
+
+  it.each(examples.map((e) => [e.seen, e] as const))('%s', (seen, example) => {
+    const expected = sharedExpectations[seen];
+    if (!expected) throw new Error(`no expectation for ${seen}`);
+    const identity = { step: 'build', image: imageOf(example) };
+    expectStatus(classifyStep(observationFromExample(example), identity), expected.atOnce, identity);
+    if (expected.afterGrace) {
+      expectStatus(classifyStep(observationFromExample(example, 90), identity), expected.afterGrace, identity);
+    }
+  });
+});

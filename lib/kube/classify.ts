@@ -1,0 +1,370 @@
+/**
+ * Step status classification: one poll's pod and events -> pending, running, succeeded, or a
+ * terminal failure with a named Error and a readable Cause. Pure: time comes from the observation.
+ *
+ * Priority order (first match wins; each rule says why it sits where it does):
+ *  1. Pod gone                              -> PodLost (PodDeleted).
+ *  2. Pod reason DeadlineExceeded           -> StepTimedOut. Before the container: the kubelet
+ *     kills it, so its exit code (137) would be the deadline's doing, not the step's.
+ *  3. Evicted (pod reason or pod event)     -> PodLost, with the kubelet's words. Same reason.
+ *  4. Container exited 0 / pod Succeeded    -> succeeded. A finished step stays finished even if
+ *     its pod is being deleted afterwards.
+ *  5. Pod being deleted (deletionTimestamp) -> PodLost (PodDeleting): the exit code that follows
+ *     would be the deletion's SIGTERM/SIGKILL.
+ *  6. Container terminated non-zero         -> StepFailed: OOMKilled (with the memory limit),
+ *     StartError/ContainerCannotRun (command could not start), else exit code + termination
+ *     message. Also read from lastState when the kubelet restarted it (RunContainerError,
+ *     CrashLoopBackOff).
+ *  7. Pod Failed without a terminated step  -> PodLost: the node rejected or lost the pod.
+ *  8. Image problems (waiting reason, or the newest container event when the status has none):
+ *     InvalidImageName / invalid reference  -> InvalidImage at once;
+ *     ErrImageNeverPull                     -> ImagePullFailed at once;
+ *     permanent registry words              -> ImagePullFailed at once;
+ *     transient or unknown words            -> pending until imagePullGraceSeconds after the
+ *                                              first pull failure, then ImagePullFailed.
+ *  9. CreateContainerConfigError / CreateContainerError -> PodConfigError at once (missing
+ *     secret, key or config map: waiting will not create it). RunContainerError -> StepFailed.
+ * 10. Unschedulable (PodScheduled=False or FailedScheduling, pod not yet on a node)
+ *                                           -> pending until unschedulableGraceSeconds after pod
+ *                                              creation (the autoscaler may add a node), then
+ *                                              Unschedulable with the scheduler's words.
+ * 11. Container running / pod Running       -> running.
+ * 12. Otherwise                             -> pending with the kubelet's reason
+ *                                              (ContainerCreating, Pulling, …).
+ */
+import type { CoreV1Event, V1ContainerStateTerminated, V1ContainerStateWaiting, V1Pod } from '@kubernetes/client-node';
+import { ErrorNames, type ErrorName } from '../workflow/errors.js';
+import {
+  DEFAULT_CLASSIFY_OPTIONS,
+  StepPhases,
+  type ClassifyOptions,
+  type Observation,
+  type StepIdentity,
+  type StepStatus,
+} from './types.js';
+import {
+  ContainerWaitingReasons,
+  EventReasons,
+  PodPhases,
+  PodReasons,
+  StepReasons,
+  TerminatedReasons,
+} from './classify-reasons.js';
+import {
+  carriesPullError,
+  eventFirstSeen,
+  hasBackOffDetail,
+  isAboutPod,
+  isContainerEvent,
+  isPodLevelEvent,
+  isPullFailureEvent,
+  isSchedulingFailure,
+  latestFirst,
+} from './classify-events.js';
+import {
+  containerSpec,
+  containerStatus,
+  createdAt,
+  isBeingDeleted,
+  isDeadlineExceeded,
+  isEvictedStatus,
+  isOomKilled,
+  isPhase,
+  isScheduled,
+  isStartError,
+  isUnschedulableCondition,
+  memoryLimit,
+  startedAt,
+  stepContainerName,
+  unschedulableMessage,
+} from './classify-pod.js';
+import {
+  PullVerdicts,
+  PullWaitingReasons,
+  classifyPullMessage,
+  isInvalidReferenceMessage,
+  isPullWaitingReason,
+  type PullVerdict,
+} from './image-pull.js';
+import {
+  configErrorCause,
+  evictedCause,
+  exitCodeCause,
+  invalidImageCause,
+  neverPullCause,
+  outOfMemoryCause,
+  podDeletedCause,
+  podDeletingCause,
+  podFailedCause,
+  pullFailedCause,
+  runtimeWords,
+  startErrorCause,
+  timedOutCause,
+  unschedulableCause,
+  type CauseSubject,
+} from './cause.js';
+
+/** Everything the rules read, gathered once per poll. */
+interface Facts {
+  pod: V1Pod;
+  subject: CauseSubject;
+  container: string;
+  waiting?: V1ContainerStateWaiting;
+  terminated?: V1ContainerStateTerminated;
+  running: boolean;
+  /** This container's events, newest first. */
+  containerEvents: CoreV1Event[];
+  /** Pod-level events (scheduler, eviction), newest first. */
+  podEvents: CoreV1Event[];
+  now: number;
+  options: ClassifyOptions;
+}
+
+function failed(error: ErrorName, reason: string, cause: string, exitCode?: number): StepStatus {
+  return exitCode === undefined
+    ? { phase: StepPhases.Failed, reason, error, cause }
+    : { phase: StepPhases.Failed, reason, error, cause, exitCode };
+}
+
+function pending(reason: string, message?: string): StepStatus {
+  return message ? { phase: StepPhases.Pending, reason, message } : { phase: StepPhases.Pending, reason };
+}
+
+function secondsBetween(from: number, to: number): number {
+  return Math.max(0, (to - from) / 1000);
+}
+
+export function classifyStep(
+  observation: Observation,
+  identity: StepIdentity,
+  options: Partial<ClassifyOptions> = {},
+): StepStatus {
+  const { pod } = observation;
+  if (pod === null) {
+    return failed(ErrorNames.PodLost, StepReasons.PodDeleted, podDeletedCause(identity));
+  }
+  const facts = gatherFacts(pod, observation, identity, { ...DEFAULT_CLASSIFY_OPTIONS, ...options });
+  return (
+    timedOut(facts) ??
+    evicted(facts) ??
+    succeeded(facts) ??
+    beingDeleted(facts) ??
+    containerFailed(facts) ??
+    podFailed(facts) ??
+    imageProblem(facts) ??
+    configProblem(facts) ??
+    unschedulable(facts) ??
+    runningOrPending(facts)
+  );
+}
+
+function gatherFacts(
+  pod: V1Pod,
+  observation: Observation,
+  identity: StepIdentity,
+  options: ClassifyOptions,
+): Facts {
+  const container = stepContainerName(pod);
+  const status = containerStatus(pod, container);
+  const image = identity.image || containerSpec(pod, container)?.image || status?.image || '';
+  const events = observation.events.filter((e) => isAboutPod(e, pod));
+  // A container the kubelet restarted keeps its real exit in lastState while it waits again.
+  const lastTerminated = status?.state?.waiting ? status.lastState?.terminated : undefined;
+  return {
+    pod,
+    subject: { step: identity.step, image },
+    container,
+    waiting: status?.state?.waiting,
+    terminated: status?.state?.terminated ?? lastTerminated,
+    running: Boolean(status?.state?.running),
+    containerEvents: latestFirst(events.filter((e) => isContainerEvent(e, container))),
+    podEvents: latestFirst(events.filter(isPodLevelEvent)),
+    now: observation.observedAt.getTime(),
+    options,
+  };
+}
+
+function timedOut(f: Facts): StepStatus | undefined {
+  if (!isDeadlineExceeded(f.pod)) return undefined;
+  const deadline = f.pod.spec?.activeDeadlineSeconds;
+  return failed(
+    ErrorNames.StepTimedOut,
+    PodReasons.DeadlineExceeded,
+    timedOutCause(f.subject, { deadlineSeconds: deadline, words: f.pod.status?.message }),
+  );
+}
+
+function evicted(f: Facts): StepStatus | undefined {
+  const event = f.podEvents.find((e) => e.reason === EventReasons.Evicted);
+  if (!isEvictedStatus(f.pod) && !event) return undefined;
+  const words = f.pod.status?.message || event?.message;
+  return failed(ErrorNames.PodLost, PodReasons.Evicted, evictedCause(f.subject, words));
+}
+
+function succeeded(f: Facts): StepStatus | undefined {
+  const exitedZero = f.terminated?.exitCode === 0 && !isOomKilled(f.terminated);
+  if (exitedZero || (isPhase(f.pod, PodPhases.Succeeded) && !f.terminated)) {
+    return { phase: StepPhases.Succeeded, reason: f.terminated?.reason || StepReasons.Succeeded, exitCode: 0 };
+  }
+  return undefined;
+}
+
+function beingDeleted(f: Facts): StepStatus | undefined {
+  if (!isBeingDeleted(f.pod)) return undefined;
+  return failed(ErrorNames.PodLost, StepReasons.PodDeleting, podDeletingCause(f.subject));
+}
+
+function containerFailed(f: Facts): StepStatus | undefined {
+  const t = f.terminated;
+  if (!t) return undefined;
+  if (isOomKilled(t)) {
+    return failed(
+      ErrorNames.StepFailed,
+      TerminatedReasons.OOMKilled,
+      outOfMemoryCause(f.subject, { exitCode: t.exitCode, memoryLimit: memoryLimit(f.pod, f.container) }),
+      t.exitCode,
+    );
+  }
+  if (isStartError(t)) {
+    return failed(
+      ErrorNames.StepFailed,
+      t.reason ?? TerminatedReasons.StartError,
+      startErrorCause(f.subject, { reason: t.reason ?? TerminatedReasons.StartError, exitCode: t.exitCode, words: t.message }),
+      t.exitCode,
+    );
+  }
+  return failed(
+    ErrorNames.StepFailed,
+    t.reason || TerminatedReasons.Error,
+    exitCodeCause(f.subject, { exitCode: t.exitCode, reason: t.reason, message: t.message, signal: t.signal }),
+    t.exitCode,
+  );
+}
+
+function podFailed(f: Facts): StepStatus | undefined {
+  if (!isPhase(f.pod, PodPhases.Failed)) return undefined;
+  const reason = f.pod.status?.reason;
+  return failed(
+    ErrorNames.PodLost,
+    reason || StepReasons.PodFailed,
+    podFailedCause(f.subject, { reason, words: f.pod.status?.message }),
+  );
+}
+
+/** The waiting reason, or one derived from the newest container event when the status has none. */
+function pullReason(f: Facts): string | undefined {
+  if (isPullWaitingReason(f.waiting?.reason)) return f.waiting.reason;
+  if (f.waiting?.reason && f.waiting.reason !== ContainerWaitingReasons.ContainerCreating) return undefined;
+  const newest = f.containerEvents[0];
+  if (!newest || !isPullFailureEvent(newest)) return undefined;
+  if (newest.reason === EventReasons.InspectFailed) return PullWaitingReasons.InvalidImageName;
+  if (newest.reason === EventReasons.ErrImageNeverPull) return PullWaitingReasons.ErrImageNeverPull;
+  return newest.reason === EventReasons.BackOff || /ImagePullBackOff/.test(newest.message ?? '')
+    ? PullWaitingReasons.ImagePullBackOff
+    : PullWaitingReasons.ErrImagePull;
+}
+
+/**
+ * The most specific words about the pull: the waiting message when it carries the runtime's
+ * error (old kubelets for ErrImagePull, newer ones for the back-off too), else the newest event
+ * that does, else the bare waiting message.
+ */
+function pullMessage(f: Facts): string | undefined {
+  const waiting = f.waiting?.message?.trim();
+  if (waiting && (!/^Back-off pulling image\b/.test(waiting) || hasBackOffDetail(waiting))) return waiting;
+  return f.containerEvents.find(carriesPullError)?.message ?? (waiting || undefined);
+}
+
+function firstPullFailure(f: Facts): number {
+  const starts = f.containerEvents
+    .filter(isPullFailureEvent)
+    .map(eventFirstSeen)
+    .filter((t): t is number => t !== undefined);
+  if (starts.length > 0) return Math.min(...starts);
+  return startedAt(f.pod) ?? createdAt(f.pod) ?? f.now;
+}
+
+function pullVerdict(reason: string, words: string | undefined, image: string): PullVerdict {
+  if (reason === PullWaitingReasons.RegistryUnavailable) return PullVerdicts.Transient;
+  if (reason === PullWaitingReasons.SignatureValidationFailed) return PullVerdicts.Permanent;
+  return words ? classifyPullMessage(words, image) : PullVerdicts.Unknown;
+}
+
+function imageProblem(f: Facts): StepStatus | undefined {
+  const reason = pullReason(f);
+  if (!reason) return undefined;
+  const raw = pullMessage(f);
+  const words = raw ? runtimeWords(raw) : undefined;
+  const isInvalid =
+    reason === PullWaitingReasons.InvalidImageName ||
+    (reason === PullWaitingReasons.ImageInspectError && words !== undefined && isInvalidReferenceMessage(words));
+  if (isInvalid) {
+    return failed(ErrorNames.InvalidImage, reason, invalidImageCause(f.subject, { reason, words }));
+  }
+  if (reason === PullWaitingReasons.ErrImageNeverPull) {
+    return failed(ErrorNames.ImagePullFailed, reason, neverPullCause(f.subject, words));
+  }
+  // Only real runtime words are judged; the bare back-off line names the image and nothing more.
+  const judged = words && raw && !/^Back-off pulling image "(?:[^"\\]|\\.)*"$/.test(raw.trim()) ? words : undefined;
+  if (pullVerdict(reason, judged, f.subject.image) === PullVerdicts.Permanent) {
+    return failed(ErrorNames.ImagePullFailed, reason, pullFailedCause(f.subject, { reason, words: judged }));
+  }
+  const waited = secondsBetween(firstPullFailure(f), f.now);
+  if (waited < f.options.imagePullGraceSeconds) return pending(reason, judged ?? raw);
+  return failed(
+    ErrorNames.ImagePullFailed,
+    reason,
+    pullFailedCause(f.subject, {
+      reason,
+      words: judged,
+      waitedSeconds: waited,
+      graceSeconds: f.options.imagePullGraceSeconds,
+    }),
+  );
+}
+
+function isKubeletEcho(message: string): boolean {
+  return /^Error: (ErrImagePull|ImagePullBackOff|InvalidImageName|ErrImageNeverPull)$/.test(message.trim());
+}
+
+function configProblem(f: Facts): StepStatus | undefined {
+  const reason = f.waiting?.reason;
+  const isConfig =
+    reason === ContainerWaitingReasons.CreateContainerConfigError ||
+    reason === ContainerWaitingReasons.CreateContainerError;
+  if (!isConfig && reason !== ContainerWaitingReasons.RunContainerError) return undefined;
+  const event = f.containerEvents.find(
+    (e) => e.reason === EventReasons.Failed && /^Error: /.test(e.message ?? '') && !isKubeletEcho(e.message ?? ''),
+  );
+  const raw = f.waiting?.message || event?.message;
+  const words = raw ? runtimeWords(raw) : undefined;
+  if (isConfig) {
+    return failed(ErrorNames.PodConfigError, reason, configErrorCause(f.subject, { reason, words }));
+  }
+  return failed(ErrorNames.StepFailed, reason, startErrorCause(f.subject, { reason, words }));
+}
+
+function unschedulable(f: Facts): StepStatus | undefined {
+  if (isScheduled(f.pod)) return undefined;
+  const event = f.podEvents.find(isSchedulingFailure);
+  if (!isUnschedulableCondition(f.pod) && !event) return undefined;
+  const words = unschedulableMessage(f.pod) ?? event?.message;
+  const since = createdAt(f.pod) ?? (event ? eventFirstSeen(event) : undefined) ?? f.now;
+  const waited = secondsBetween(since, f.now);
+  if (waited < f.options.unschedulableGraceSeconds) return pending(StepReasons.Unschedulable, words);
+  return failed(
+    ErrorNames.Unschedulable,
+    StepReasons.Unschedulable,
+    unschedulableCause(f.subject, { waitedSeconds: waited, graceSeconds: f.options.unschedulableGraceSeconds, words }),
+  );
+}
+
+function runningOrPending(f: Facts): StepStatus {
+  if (f.running || (isPhase(f.pod, PodPhases.Running) && !f.waiting)) {
+    return { phase: StepPhases.Running, reason: StepReasons.Running };
+  }
+  if (f.waiting?.reason) return pending(f.waiting.reason, f.waiting.message);
+  const newest = f.containerEvents[0];
+  if (newest?.reason) return pending(newest.reason, newest.message);
+  return pending(StepReasons.Pending);
+}
