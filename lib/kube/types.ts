@@ -9,6 +9,12 @@ export const Labels = {
 } as const;
 export const MANAGED_BY = 'serverless-step-runner';
 
+/** The exact build id and step name, which labels can only carry sanitised (see pod-name.ts). */
+export const Annotations = {
+  build: 'step-runner.dev/build-id',
+  step: 'step-runner.dev/step-name',
+} as const;
+
 /** The single container of a step pod. */
 export const STEP_CONTAINER = 'step';
 

@@ -1,0 +1,57 @@
+import type { CoreV1Api } from '@kubernetes/client-node';
+import { httpStatus, unexpectedKubeError } from './api-error.js';
+import { labelValue } from './pod-name.js';
+import { withKubeRetries, type KubeRetryOptions } from './retry.js';
+import { Annotations, Labels, MANAGED_BY } from './types.js';
+
+export type CleanupApi = Pick<CoreV1Api, 'deleteNamespacedPod' | 'listNamespacedPod'>;
+
+/** Deletes a step's pod. Returns false when it was already gone, which is just as good. */
+export async function deleteStepPod(
+  api: Pick<CoreV1Api, 'deleteNamespacedPod'>,
+  namespace: string,
+  podName: string,
+  retry?: KubeRetryOptions,
+): Promise<boolean> {
+  const operation = `delete pod ${namespace}/${podName}`;
+  try {
+    await withKubeRetries(
+      operation,
+      () => api.deleteNamespacedPod({ name: podName, namespace, propagationPolicy: 'Background' }),
+      retry,
+    );
+    return true;
+  } catch (error) {
+    if (httpStatus(error) === 404) return false;
+    throw unexpectedKubeError(operation, error);
+  }
+}
+
+/**
+ * Deletes every pod of a build (what the state machine's Catch does, whatever failed), found by the
+ * runner's labels. Returns how many it deleted. The build label is sanitised and could in theory be
+ * shared by two builds, so a pod whose annotation names another build is left alone.
+ */
+export async function deleteBuildPods(
+  api: CleanupApi,
+  namespace: string,
+  buildId: string,
+  retry?: KubeRetryOptions,
+): Promise<number> {
+  const operation = `list pods of build ${buildId} in ${namespace}`;
+  const labelSelector = `${Labels.managedBy}=${MANAGED_BY},${Labels.build}=${labelValue(buildId)}`;
+  let pods;
+  try {
+    pods = await withKubeRetries(operation, () => api.listNamespacedPod({ namespace, labelSelector }), retry);
+  } catch (error) {
+    throw unexpectedKubeError(operation, error);
+  }
+  let deleted = 0;
+  for (const pod of pods.items) {
+    const name = pod.metadata?.name;
+    const exactBuild = pod.metadata?.annotations?.[Annotations.build];
+    if (!name || (exactBuild !== undefined && exactBuild !== buildId)) continue;
+    if (await deleteStepPod(api, namespace, name, retry)) deleted++;
+  }
+  return deleted;
+}

@@ -1,0 +1,145 @@
+import { existsSync } from 'node:fs';
+import { EKSClient } from '@aws-sdk/client-eks';
+import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
+import { KubeConfig } from '@kubernetes/client-node';
+import { describeEksCluster, type EksClusterEndpoint } from './eks-cluster.js';
+import { eksToken, type AwsCredentialsProvider, type EksToken } from './eks-token.js';
+
+/** A kubeconfig that cannot be used as asked; raised before any build starts (CLI `--kubeconfig`). */
+export class KubeConfigError extends Error {
+  override readonly name = 'KubeConfigError';
+}
+
+/**
+ * The connection a user's kubeconfig describes: the given file, or the default lookup (KUBECONFIG,
+ * then ~/.kube/config) when none is given; its current context unless one is named.
+ */
+export function kubeConfigFromFile(path?: string, context?: string): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  if (path !== undefined) {
+    if (!existsSync(path)) throw new KubeConfigError(`kubeconfig file "${path}" does not exist`);
+    try {
+      kubeConfig.loadFromFile(path);
+    } catch (error) {
+      throw new KubeConfigError(`kubeconfig file "${path}" cannot be read: ${(error as Error).message}`, { cause: error });
+    }
+  } else {
+    try {
+      kubeConfig.loadFromDefault();
+    } catch (error) {
+      throw new KubeConfigError(`the default kubeconfig cannot be read: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  const source = path === undefined ? 'the default kubeconfig' : `kubeconfig file "${path}"`;
+  if (context !== undefined) {
+    if (!kubeConfig.getContextObject(context)) {
+      const known = kubeConfig.getContexts().map((c) => c.name);
+      throw new KubeConfigError(
+        `context "${context}" is not in ${source}; it has ${known.length ? known.map((n) => `"${n}"`).join(', ') : 'no contexts'}`,
+      );
+    }
+    kubeConfig.setCurrentContext(context);
+  } else if (!kubeConfig.getCurrentContext() || !kubeConfig.getCurrentCluster()) {
+    throw new KubeConfigError(`${source} has no usable current context; name one with --context`);
+  }
+  return allowPlainHttp(kubeConfig);
+}
+
+/**
+ * kubectl talks plain http to a `server: http://...` (kubectl proxy, the embedded cluster), but
+ * @kubernetes/client-node 1.x refuses to unless `insecure-skip-tls-verify` is set, which says
+ * nothing for http, where there is no TLS to verify. Mark such clusters so both tools agree.
+ */
+function allowPlainHttp(kubeConfig: KubeConfig): KubeConfig {
+  if (!kubeConfig.clusters.some((c) => c.server.startsWith('http:') && !c.skipTLSVerify)) return kubeConfig;
+  kubeConfig.loadFromOptions({
+    clusters: kubeConfig.clusters.map((c) => (c.server.startsWith('http:') ? { ...c, skipTLSVerify: true } : c)),
+    users: kubeConfig.users,
+    contexts: kubeConfig.contexts,
+    currentContext: kubeConfig.currentContext,
+  });
+  return kubeConfig;
+}
+
+export interface EksConnectionOptions {
+  clusterName: string;
+  region: string;
+  /** Default: the Node provider chain (Lambda role, env, profile, SSO...). */
+  credentials?: AwsCredentialsProvider;
+  eksClient?: EKSClient;
+  now?: () => Date;
+  /** Default: one shared per process, so warm Lambda invocations reuse the token. */
+  cache?: EksConnectionCache;
+}
+
+interface EksConnection extends EksClusterEndpoint, EksToken {
+  /** Renew well before the token expires: a poll may start a few minutes of API calls with it. */
+  renewAt: number;
+}
+
+/** Renew a token this long after issuing it (it lives ~14 min), so a caller always has >= 4 min left. */
+export const EKS_TOKEN_RENEW_AFTER_MS = 10 * 60_000;
+const RENEW_BEFORE_EXPIRY_MS = 4 * 60_000;
+
+/** Endpoint, CA and token per cluster, renewed together: one DescribeCluster per token. */
+export class EksConnectionCache {
+  readonly #entries = new Map<string, { connection: Promise<EksConnection>; renewAt?: number }>();
+
+  get(key: string, now: Date, create: () => Promise<EksConnection>): Promise<EksConnection> {
+    const entry = this.#entries.get(key);
+    // A renewal under way (renewAt unknown yet) is shared by concurrent callers.
+    if (entry && (entry.renewAt === undefined || now.getTime() < entry.renewAt)) return entry.connection;
+    const fresh: { connection: Promise<EksConnection>; renewAt?: number } = { connection: create() };
+    fresh.connection.then(
+      (connection) => {
+        fresh.renewAt = connection.renewAt;
+      },
+      () => {
+        // Forget a failure so that the next call tries again.
+        if (this.#entries.get(key) === fresh) this.#entries.delete(key);
+      },
+    );
+    this.#entries.set(key, fresh);
+    return fresh.connection;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}
+
+const sharedCache = new EksConnectionCache();
+
+/**
+ * A KubeConfig for an EKS cluster from IAM alone: DescribeCluster for the endpoint and CA, and a
+ * bearer token signed with the caller's credentials. The token inside is fixed, so call this again
+ * for each unit of work (each Lambda invocation) rather than keeping the KubeConfig: the cache
+ * makes that cheap and renews the token before it expires.
+ */
+export async function kubeConfigForEks(options: EksConnectionOptions): Promise<KubeConfig> {
+  const { clusterName, region, now = () => new Date(), cache = sharedCache } = options;
+  const connection = await cache.get(`${region}/${clusterName}`, now(), async () => {
+    const eks = options.eksClient ?? new EKSClient({ region });
+    const credentials = options.credentials ?? fromNodeProviderChain();
+    const [endpoint, token] = await Promise.all([
+      describeEksCluster(eks, clusterName),
+      eksToken({ clusterName, region, credentials, now }),
+    ]);
+    const issuedAt = now().getTime();
+    const renewAt = Math.min(issuedAt + EKS_TOKEN_RENEW_AFTER_MS, token.expiresAt.getTime() - RENEW_BEFORE_EXPIRY_MS);
+    return { ...endpoint, ...token, renewAt };
+  });
+  return eksKubeConfig(clusterName, connection);
+}
+
+function eksKubeConfig(clusterName: string, connection: EksConnection): KubeConfig {
+  const name = `eks-${clusterName}`;
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ name, server: connection.endpoint, caData: connection.certificateAuthorityData, skipTLSVerify: false }],
+    users: [{ name, token: connection.token }],
+    contexts: [{ name, cluster: name, user: name }],
+    currentContext: name,
+  });
+  return kubeConfig;
+}

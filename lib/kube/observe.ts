@@ -1,0 +1,69 @@
+import type { CoreV1Api, CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import { httpStatus, unexpectedKubeError } from './api-error.js';
+import { fieldSelector } from './field-selector.js';
+import { withKubeRetries, type KubeRetryOptions } from './retry.js';
+import type { Observation } from './types.js';
+
+export type ObserveApi = Pick<CoreV1Api, 'readNamespacedPod' | 'listNamespacedEvent'>;
+
+/**
+ * One poll of a step: its pod (null once it is gone) and the events about it, in two API requests
+ * made side by side. The classifier needs both: the container status says ErrImagePull, but the
+ * registry's own words often only reach the events.
+ */
+export async function observeStep(
+  api: ObserveApi,
+  namespace: string,
+  podName: string,
+  now: () => Date = () => new Date(),
+  retry?: KubeRetryOptions,
+): Promise<Observation> {
+  const [pod, events] = await Promise.all([
+    readPod(api, namespace, podName, retry),
+    listPodEvents(api, namespace, podName, retry),
+  ]);
+  return { pod, events: eventsOf(pod, events), observedAt: now() };
+}
+
+async function readPod(api: ObserveApi, namespace: string, name: string, retry?: KubeRetryOptions): Promise<V1Pod | null> {
+  const operation = `read pod ${namespace}/${name}`;
+  try {
+    return await withKubeRetries(operation, () => api.readNamespacedPod({ name, namespace }), retry);
+  } catch (error) {
+    if (httpStatus(error) === 404) return null;
+    throw unexpectedKubeError(operation, error);
+  }
+}
+
+async function listPodEvents(
+  api: ObserveApi,
+  namespace: string,
+  name: string,
+  retry?: KubeRetryOptions,
+): Promise<CoreV1Event[]> {
+  const operation = `list events of pod ${namespace}/${name}`;
+  try {
+    const list = await withKubeRetries(
+      operation,
+      () => api.listNamespacedEvent({ namespace, fieldSelector: fieldSelector({ 'involvedObject.name': name }) }),
+      retry,
+    );
+    return list.items;
+  } catch (error) {
+    throw unexpectedKubeError(operation, error);
+  }
+}
+
+/**
+ * Pod names are stable across retries, so events of an earlier pod with the same name (deleted and
+ * launched again) linger for an hour; they must not be read as this pod's. Events without a uid
+ * are kept, since nothing says they are someone else's.
+ */
+function eventsOf(pod: V1Pod | null, events: CoreV1Event[]): CoreV1Event[] {
+  const uid = pod?.metadata?.uid;
+  return events.filter((event) => {
+    const involved = event.involvedObject;
+    if (involved.kind && involved.kind !== 'Pod') return false;
+    return !uid || !involved.uid || involved.uid === uid;
+  });
+}

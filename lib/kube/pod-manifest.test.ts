@@ -1,0 +1,123 @@
+import { Pod } from 'kubernetes-models/v1/Pod';
+import type { Step } from '../pipeline/types.js';
+import { stepPodManifest } from './pod-manifest.js';
+import { stepScript } from './step-script.js';
+import { Annotations, Labels, MANAGED_BY, STEP_CONTAINER } from './types.js';
+
+const step: Step = {
+  name: 'unit-tests',
+  image: 'node:22-alpine',
+  commands: ['npm ci', 'npm test'],
+  env: { CI: 'true', NODE_ENV: 'test' },
+  pull: 'if-not-present',
+  timeoutSeconds: 600,
+  resources: { cpu: '500m', memory: '512Mi' },
+  secrets: [{ env: 'DB_PASSWORD', secret: 'ci-db', key: 'password' }],
+};
+
+/** The Kubernetes OpenAPI schema, through kubernetes-models: throws on any violation. */
+function validate(manifest: unknown): void {
+  new Pod(manifest as ConstructorParameters<typeof Pod>[0]).validate();
+}
+
+describe('stepPodManifest', () => {
+  it('is a valid Pod by the Kubernetes schema', () => {
+    const manifest = stepPodManifest({ buildId: 'build-7', step, namespace: 'ci', extraLabels: { team: 'web' } });
+    expect(() => validate(manifest)).not.toThrow();
+  });
+
+  it('is valid for awkward build ids and minimal steps', () => {
+    const minimal: Step = { ...step, name: 'x', env: {}, secrets: [], resources: undefined, pull: 'always' };
+    const manifest = stepPodManifest({ buildId: 'Org/Repo#123 (retry)', step: minimal, namespace: 'ci' });
+    expect(() => validate(manifest)).not.toThrow();
+    expect(manifest.spec?.containers[0]?.resources).toBeUndefined();
+    expect(manifest.spec?.containers[0]?.imagePullPolicy).toBe('Always');
+  });
+
+  it('proves the schema check bites: a broken manifest is rejected', () => {
+    const broken = stepPodManifest({ buildId: 'build-7', step, namespace: 'ci' }) as unknown as {
+      spec: { containers: Record<string, unknown>[] };
+    };
+    delete broken.spec.containers[0]!.name;
+    expect(() => validate(broken)).toThrow(/name/);
+
+    const wrongType = stepPodManifest({ buildId: 'build-7', step, namespace: 'ci' }) as unknown as {
+      spec: Record<string, unknown>;
+    };
+    wrongType.spec.activeDeadlineSeconds = 'ten minutes';
+    expect(() => validate(wrongType)).toThrow();
+  });
+
+  it('names, labels and annotates the pod so it can be found, adopted and cleaned up', () => {
+    const manifest = stepPodManifest({ buildId: 'Org/Repo#123', step, namespace: 'ci', extraLabels: { team: 'web' } });
+    expect(manifest.metadata?.name).toMatch(/^org-repo-123-unit-tests-[0-9a-f]{8}$/);
+    expect(manifest.metadata?.namespace).toBe('ci');
+    expect(manifest.metadata?.labels).toEqual({
+      team: 'web',
+      [Labels.managedBy]: MANAGED_BY,
+      [Labels.build]: 'Org-Repo-123',
+      [Labels.step]: 'unit-tests',
+    });
+    expect(manifest.metadata?.annotations).toEqual({
+      [Annotations.build]: 'Org/Repo#123',
+      [Annotations.step]: 'unit-tests',
+    });
+  });
+
+  it('does not let extra labels override the runner labels', () => {
+    const manifest = stepPodManifest({
+      buildId: 'b1',
+      step,
+      namespace: 'ci',
+      extraLabels: { [Labels.build]: 'someone-else' },
+    });
+    expect(manifest.metadata?.labels?.[Labels.build]).toBe('b1');
+  });
+
+  it('runs the step script once, never restarting, within the step timeout', () => {
+    const spec = stepPodManifest({ buildId: 'b1', step, namespace: 'ci' }).spec!;
+    expect(spec.restartPolicy).toBe('Never');
+    expect(spec.activeDeadlineSeconds).toBe(600);
+    expect(spec.terminationGracePeriodSeconds).toBeLessThanOrEqual(10);
+    expect(spec.containers).toHaveLength(1);
+    const container = spec.containers[0]!;
+    expect(container.name).toBe(STEP_CONTAINER);
+    expect(container.image).toBe('node:22-alpine');
+    expect(container.imagePullPolicy).toBe('IfNotPresent');
+    expect(container.command).toEqual(['/bin/sh', '-c', stepScript(['npm ci', 'npm test'])]);
+  });
+
+  it('passes env plainly and secrets only as references', () => {
+    const manifest = stepPodManifest({ buildId: 'b1', step, namespace: 'ci' });
+    const env = manifest.spec?.containers[0]?.env;
+    expect(env).toEqual([
+      { name: 'CI', value: 'true' },
+      { name: 'NODE_ENV', value: 'test' },
+      { name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'ci-db', key: 'password' } } },
+    ]);
+    expect(env?.find((e) => e.name === 'DB_PASSWORD')).not.toHaveProperty('value');
+  });
+
+  it('reserves exactly what the step may use', () => {
+    const resources = stepPodManifest({ buildId: 'b1', step, namespace: 'ci' }).spec?.containers[0]?.resources;
+    expect(resources).toEqual({
+      requests: { cpu: '500m', memory: '512Mi' },
+      limits: { cpu: '500m', memory: '512Mi' },
+    });
+    const cpuOnly = stepPodManifest({ buildId: 'b1', step: { ...step, resources: { cpu: '1' } }, namespace: 'ci' });
+    expect(cpuOnly.spec?.containers[0]?.resources).toEqual({ requests: { cpu: '1' }, limits: { cpu: '1' } });
+  });
+
+  it('locks the step down without forcing a non-root user', () => {
+    const spec = stepPodManifest({ buildId: 'b1', step, namespace: 'ci' }).spec!;
+    expect(spec.automountServiceAccountToken).toBe(false);
+    expect(spec.enableServiceLinks).toBe(false);
+    const security = spec.containers[0]?.securityContext;
+    expect(security).toMatchObject({
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(security?.runAsNonRoot).toBeUndefined();
+  });
+});

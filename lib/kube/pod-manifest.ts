@@ -1,0 +1,92 @@
+import type { V1EnvVar, V1Pod, V1ResourceRequirements } from '@kubernetes/client-node';
+import { PullPolicies, type Step, type StepResources } from '../pipeline/types.js';
+import { Annotations, Labels, MANAGED_BY, STEP_CONTAINER } from './types.js';
+import { labelValue, stepPodName } from './pod-name.js';
+import { stepScript } from './step-script.js';
+
+export interface StepPodManifestInput {
+  buildId: string;
+  step: Step;
+  namespace: string;
+  /** More labels (e.g. repository, commit); the runner's own labels win on a clash. */
+  extraLabels?: Record<string, string>;
+}
+
+/**
+ * Pods that stop quickly when deleted: a cancelled build should not hold a node for the default
+ * 30 s, and step processes get SIGTERM first anyway.
+ */
+export const STEP_TERMINATION_GRACE_SECONDS = 10;
+
+export function stepPodManifest({ buildId, step, namespace, extraLabels = {} }: StepPodManifestInput): V1Pod {
+  const resources = stepResources(step.resources);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: stepPodName(buildId, step.name),
+      namespace,
+      labels: {
+        ...extraLabels,
+        [Labels.managedBy]: MANAGED_BY,
+        [Labels.build]: labelValue(buildId),
+        [Labels.step]: labelValue(step.name),
+      },
+      annotations: {
+        [Annotations.build]: buildId,
+        [Annotations.step]: step.name,
+      },
+    },
+    spec: {
+      // One attempt per pod: a retry is a decision of the state machine, never of the kubelet.
+      restartPolicy: 'Never',
+      activeDeadlineSeconds: step.timeoutSeconds,
+      terminationGracePeriodSeconds: STEP_TERMINATION_GRACE_SECONDS,
+      // A build's commands have no business talking to the cluster that runs them, nor finding
+      // the namespace's Services through injected variables.
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      containers: [
+        {
+          name: STEP_CONTAINER,
+          image: step.image,
+          imagePullPolicy: PullPolicies[step.pull],
+          command: ['/bin/sh', '-c', stepScript(step.commands)],
+          env: stepEnv(step),
+          ...(resources ? { resources } : {}),
+          securityContext: {
+            allowPrivilegeEscalation: false,
+            capabilities: { drop: ['ALL'] },
+            seccompProfile: { type: 'RuntimeDefault' },
+            // runAsNonRoot is deliberately not set: most CI images (node, python, alpine...) run
+            // as root by default and would fail to start with CreateContainerConfigError. Dropping
+            // every capability and forbidding escalation already takes most of root's power.
+          },
+        },
+      ],
+    },
+  };
+}
+
+function stepEnv(step: Step): V1EnvVar[] {
+  const plain = Object.entries(step.env).map(([name, value]) => ({ name, value }));
+  // Only a reference goes into the spec: the value stays in the Secret, out of the pod's JSON,
+  // the events and the state machine's inputs and outputs.
+  const secret = step.secrets.map(({ env, secret: name, key }) => ({
+    name: env,
+    valueFrom: { secretKeyRef: { name, key } },
+  }));
+  return [...plain, ...secret];
+}
+
+/**
+ * Requests equal to limits: what a step may use is exactly what the scheduler reserved for it, and
+ * with both cpu and memory given the pod is in the Guaranteed QoS class (evicted last).
+ */
+function stepResources(resources: StepResources | undefined): V1ResourceRequirements | undefined {
+  const amounts: Record<string, string> = {};
+  if (resources?.cpu) amounts.cpu = resources.cpu;
+  if (resources?.memory) amounts.memory = resources.memory;
+  if (Object.keys(amounts).length === 0) return undefined;
+  return { requests: { ...amounts }, limits: { ...amounts } };
+}

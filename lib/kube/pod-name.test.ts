@@ -1,0 +1,57 @@
+import { labelValue, stepPodName } from './pod-name.js';
+
+const dns1123Label = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const labelValuePattern = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+
+describe('stepPodName', () => {
+  it('is readable and deterministic', () => {
+    const name = stepPodName('build-42', 'test');
+    expect(name).toMatch(/^build-42-test-[0-9a-f]{8}$/);
+    expect(stepPodName('build-42', 'test')).toBe(name);
+  });
+
+  it.each([
+    ['42', 'test'],
+    ['Repo/Name#17', 'Unit Tests'],
+    ['--', '--'],
+    ['', ''],
+    ['x'.repeat(200), 'step'],
+    ['build', 'é'.repeat(100)],
+    ['9'.repeat(70), '-'.repeat(70)],
+  ])('gives a DNS-1123 label of at most 63 characters starting with a letter for (%j, %j)', (build, step) => {
+    const name = stepPodName(build, step);
+    expect(name.length).toBeLessThanOrEqual(63);
+    expect(name).toMatch(dns1123Label);
+  });
+
+  it('never lets sanitising or truncation make two different steps share a name', () => {
+    const long = 'a'.repeat(80);
+    const pairs: [string, string][] = [
+      ['Build_1', 'test'],
+      ['build-1', 'test'],
+      ['build.1', 'test'],
+      ['build', '1-test'],
+      [`${long}1`, 'test'],
+      [`${long}2`, 'test'],
+      ['b', 'Test'],
+      ['b', 'test'],
+    ];
+    const names = new Set(pairs.map(([b, s]) => stepPodName(b, s)));
+    expect(names.size).toBe(pairs.length);
+  });
+});
+
+describe('labelValue', () => {
+  it('keeps a valid value as it is', () => {
+    expect(labelValue('Build_1.2-x')).toBe('Build_1.2-x');
+  });
+
+  it.each(['a/b c', '-x-', '_.lead and trail._', 'y'.repeat(100), '///', 'ünïcode', `${'z'.repeat(62)}..q`])(
+    'makes %j acceptable to Kubernetes',
+    (text) => {
+      const value = labelValue(text);
+      expect(value.length).toBeLessThanOrEqual(63);
+      expect(value).toMatch(labelValuePattern);
+    },
+  );
+});

@@ -1,0 +1,95 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stepScript } from './step-script.js';
+
+/** Runs the script the way the pod does: `/bin/sh -c <script>`. */
+function run(commands: string[], cwd = tmpdir()) {
+  const result = spawnSync('/bin/sh', ['-c', stepScript(commands)], {
+    cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/home/somebody' },
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('stepScript', () => {
+  it('echoes each command before running it', () => {
+    const { status, stdout } = run(['echo hello', 'echo world']);
+    expect(status).toBe(0);
+    expect(stdout).toBe('+ echo hello\nhello\n+ echo world\nworld\n');
+  });
+
+  it('stops at the first failing command and exits with its code', () => {
+    const { status, stdout } = run(['echo one', 'exit 7', 'echo never']);
+    expect(status).toBe(7);
+    expect(stdout).toBe('+ echo one\none\n+ exit 7\n');
+  });
+
+  it('keeps the exit code of a failing program, not just 1', () => {
+    const { status, stdout } = run(['sh -c "exit 42"', 'echo never']);
+    expect(status).toBe(42);
+    expect(stdout).not.toContain('never');
+  });
+
+  it('fails on a command whose final status is non-zero even where set -e would not stop', () => {
+    const { status, stdout } = run(['test -e /definitely/not/here && echo present', 'echo never']);
+    expect(status).toBe(1);
+    expect(stdout).not.toContain('never');
+  });
+
+  it('is not fooled by a command that ends with a comment', () => {
+    const { status } = run(['false # expected to fail', 'echo never']);
+    expect(status).toBe(1);
+  });
+
+  it('runs commands in one shell, so cd and export carry over', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'step-script-'));
+    writeFileSync(join(dir, 'marker.txt'), 'found\n');
+    const { status, stdout } = run([`cd ${dir}`, 'export GREETING=hi', 'cat marker.txt', 'echo "$GREETING"']);
+    expect(status).toBe(0);
+    expect(stdout).toContain('found\n');
+    expect(stdout).toContain('\nhi\n');
+  });
+
+  it('runs a multi-line command whole and stops inside it at a failing line', () => {
+    const ok = run(['for i in 1 2; do\n  echo "n=$i"\ndone']);
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toBe('+ for i in 1 2; do\n  echo "n=$i"\ndone\nn=1\nn=2\n');
+
+    const failing = run(['echo first\nexit 3\necho second', 'echo never']);
+    expect(failing.status).toBe(3);
+    expect(failing.stdout).toBe('+ echo first\nexit 3\necho second\nfirst\n');
+  });
+
+  it('echoes quotes, $HOME, backticks and newlines literally while still running them', () => {
+    const commands = [`echo 'it'"'"'s' "$HOME"`, 'echo `echo tick`', 'printf "%s\\n" "a\nb"'];
+    const { status, stdout } = run(commands);
+    expect(status).toBe(0);
+    expect(stdout).toBe(
+      [
+        `+ echo 'it'"'"'s' "$HOME"`,
+        `it's /home/somebody`,
+        '+ echo `echo tick`',
+        'tick',
+        '+ printf "%s\\n" "a',
+        'b"',
+        'a',
+        'b',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('echoes a command that would be dangerous if unquoted without running it twice', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'step-script-'));
+    const { status, stdout } = run(['echo x >> count.txt; cat count.txt'], dir);
+    expect(status).toBe(0);
+    expect(stdout).toBe('+ echo x >> count.txt; cat count.txt\nx\n');
+  });
+
+  it('succeeds with no commands', () => {
+    expect(run([]).status).toBe(0);
+  });
+});
