@@ -51,6 +51,8 @@ export async function deleteBuildPods(
     const name = pod.metadata?.name;
     const exactBuild = pod.metadata?.annotations?.[Annotations.build];
     if (!name || (exactBuild !== undefined && exactBuild !== buildId)) continue;
+    // Already on its way out (FinishStep deleted it, the kubelet is stopping it): nothing to do.
+    if (pod.metadata?.deletionTimestamp) continue;
     if (await deleteStepPod(api, namespace, name, retry)) deleted++;
   }
   return deleted;

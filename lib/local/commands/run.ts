@@ -1,0 +1,152 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { parsePipeline } from '../../pipeline/index.js';
+import { InvalidImage, InvalidPipeline } from '../../workflow/errors.js';
+import { logger } from '../../workflow/lambda-task.js';
+import { startEmbeddedCluster, type EmbeddedCluster } from '../cluster/index.js';
+import { ConsoleOutput } from '../console-output.js';
+import { startLocalExecution, type ExecutionSummary } from '../executor.js';
+import { useLocalTaskEnvironment } from '../task-environment.js';
+import type { CommandIO } from './cluster.js';
+
+export const RUN_USAGE =
+  'run <pipeline.yml> [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace DIR] [--images FILE] [--json] [--verbose]';
+
+export const ExitCodes = { succeeded: 0, failed: 1, rejected: 2 } as const;
+
+export interface RunOptions {
+  file: string;
+  kubeconfig?: string;
+  context?: string;
+  namespace?: string;
+  workspace?: string;
+  images?: string;
+  json?: boolean;
+  verbose?: boolean;
+}
+
+export const summary = 'run one build through the state machine, on the embedded cluster unless --kubeconfig is given';
+
+/** The CLI entry: usage problems exit 2 like a rejected pipeline, since nothing was started. */
+export async function run(argv: string[], io: CommandIO): Promise<number> {
+  let options: RunOptions;
+  try {
+    options = parseRunArgs(argv);
+  } catch (error) {
+    io.err(`step-runner run: ${(error as Error).message}`);
+    return ExitCodes.rejected;
+  }
+  return runBuild(options, io);
+}
+
+export function parseRunArgs(args: string[]): RunOptions {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      kubeconfig: { type: 'string' },
+      context: { type: 'string' },
+      namespace: { type: 'string' },
+      workspace: { type: 'string' },
+      images: { type: 'string' },
+      json: { type: 'boolean' },
+      verbose: { type: 'boolean' },
+    },
+  });
+  const [file, ...extra] = positionals;
+  if (!file || extra.length > 0) throw new TypeError(`usage: ${RUN_USAGE}`);
+  return { file, ...values };
+}
+
+/**
+ * `run`: one build through the real state machine definition, on the embedded cluster unless a
+ * kubeconfig is given. Progress reads like the Step Functions console; with --json it goes to
+ * stderr and stdout's last line is the summary object.
+ */
+export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 'err'>): Promise<number> {
+  const print = options.json ? io.err : io.out;
+  const file = path.resolve(options.file);
+  const loaded = await readPipeline(file, options.file);
+  if (loaded instanceof Error) {
+    io.err(`${loaded.name}: ${loaded.message}`);
+    if (options.json) io.out(JSON.stringify(rejectedSummary(loaded)));
+    return ExitCodes.rejected;
+  }
+
+  const workspace = path.resolve(options.workspace ?? path.dirname(file));
+  const scratch = await mkdtemp(path.join(tmpdir(), 'step-runner-'));
+  let cluster: EmbeddedCluster | undefined;
+  let restoreEnv = () => {};
+  try {
+    let kubeconfig = options.kubeconfig ? path.resolve(options.kubeconfig) : undefined;
+    if (!kubeconfig) {
+      cluster = await startEmbeddedCluster({ workspace, ...(options.images ? { catalogFiles: [options.images] } : {}) });
+      kubeconfig = path.join(scratch, 'kubeconfig');
+      await writeFile(kubeconfig, cluster.kubeconfigYaml());
+      print(`Embedded cluster at ${cluster.url}: step commands run as local processes in ${workspace}, not inside their images.`);
+    }
+    restoreEnv = useLocalTaskEnvironment({
+      kubeconfig,
+      ...(options.context ? { context: options.context } : {}),
+      namespace: options.namespace ?? 'default',
+      logsDir: path.resolve('.step-runner/logs'),
+    });
+    logger.setLogLevel(options.verbose ? 'INFO' : 'SILENT');
+
+    const buildId = localBuildId(file);
+    const console = new ConsoleOutput(`${buildId} (${options.file})`);
+    const execution = startLocalExecution(
+      { build: { id: buildId, trigger: 'local run' }, pipeline: { file: options.file, text: loaded } },
+      { onEvent: (event) => console.lines(event).forEach(print) },
+    );
+    const stop = () => {
+      print('Interrupted: aborting the execution and deleting its pods...');
+      execution.abort();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    const result = await execution.result.finally(() => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    });
+    if (result.status === 'ABORTED') print('Execution ABORTED; its pods were deleted.');
+    if (options.json) io.out(JSON.stringify(result));
+    return result.status === 'SUCCEEDED' ? ExitCodes.succeeded : ExitCodes.failed;
+  } finally {
+    restoreEnv();
+    await cluster?.stop();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The pipeline's text, or why it was rejected before anything started. */
+async function readPipeline(file: string, shownAs: string): Promise<string | InvalidPipeline | InvalidImage> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    return new InvalidPipeline(`${shownAs}: cannot read the pipeline file (${(error as NodeJS.ErrnoException).code})`, {
+      file: shownAs,
+    });
+  }
+  try {
+    parsePipeline(text, shownAs);
+    return text;
+  } catch (error) {
+    if (error instanceof InvalidPipeline || error instanceof InvalidImage) return error;
+    throw error;
+  }
+}
+
+function rejectedSummary(error: Error): ExecutionSummary {
+  return { status: 'FAILED', error: error.name, cause: error.message, steps: [], events: [] };
+}
+
+/** Unique, readable and a valid label value: `local-<file>-<time>-<random>`. */
+export function localBuildId(file: string, now = new Date()): string {
+  const base = path.basename(file).replace(/\.ya?ml$/i, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 20);
+  const time = now.toISOString().replace(/[-:]/g, '').replace(/\..*/, '').toLowerCase();
+  return `local-${base}-${time}-${Math.random().toString(36).slice(2, 6)}`.replace(/-+/g, '-');
+}

@@ -1,0 +1,120 @@
+import type { PollState, PreparedBuild, StepResult } from '../workflow/state-data.js';
+import type { ExecutionEvent } from './executor.js';
+
+/**
+ * Turns the execution history into the lines a person would read in the Step Functions console:
+ * each state entered and left, one block per Map iteration (one per step), repeated polls with the
+ * same outcome folded into one line, each step's result and log tail, and the execution's end with
+ * its Error and Cause. Pure: events in, lines out, so it is tested on recorded histories.
+ */
+export class ConsoleOutput {
+  private startedAt = 0;
+  private steps: string[] = [];
+  private lastPoll = new Map<number, { key: string; count: number }>();
+
+  constructor(private readonly title: string) {}
+
+  lines(event: ExecutionEvent): string[] {
+    const at = event.timestamp;
+    const state = event.state?.name ?? '';
+    const indent = event.index === undefined ? '  ' : '      ';
+    switch (event.type) {
+      case 'ExecutionStarted':
+        this.startedAt = at;
+        return [`Execution ${this.title} started`];
+      case 'StateEntered':
+        return state === 'RunSteps' ? [`  ▶ RunSteps: ${this.steps.length} step(s), one at a time`] : [];
+      case 'StateExited':
+        return this.exited(event, indent);
+      case 'StateRetried':
+        return [`${indent}↻ ${state} retried`];
+      case 'StateFailed':
+        return event.state?.type === 'Fail' ? [] : [`${indent}✗ ${state}: ${event.Error ?? 'failed'}`];
+      case 'StateCaught':
+        return [`${indent}↪ ${state} caught ${event.Error ?? 'the error'}`];
+      case 'MapIterationStarted': {
+        const i = event.index ?? 0;
+        return [`    ▶ [${i + 1}/${this.steps.length}] ${this.steps[i] ?? ''}`];
+      }
+      case 'MapIterationSucceeded':
+        return [`    ✓ [${(event.index ?? 0) + 1}/${this.steps.length}] ${this.steps[event.index ?? 0] ?? ''} succeeded`];
+      case 'MapIterationFailed':
+        return [`    ✗ [${(event.index ?? 0) + 1}/${this.steps.length}] ${this.steps[event.index ?? 0] ?? ''}: ${event.Error}`];
+      case 'ExecutionSucceeded':
+        return [`Execution SUCCEEDED in ${seconds(at - this.startedAt)}`];
+      case 'ExecutionFailed':
+        return [
+          `Execution FAILED in ${seconds(at - this.startedAt)}`,
+          `  Error: ${event.Error}`,
+          ...String(event.Cause ?? '')
+            .split('\n')
+            .map((line, i) => (i === 0 ? `  Cause: ${line}` : `         ${line}`)),
+        ];
+      case 'ExecutionTimeout':
+        return [`Execution TIMED_OUT after ${seconds(at - this.startedAt)}`];
+      case 'ExecutionAborted':
+        return [`Execution ABORTED after ${seconds(at - this.startedAt)}`];
+      default:
+        return [];
+    }
+  }
+
+  private exited(event: ExecutionEvent, indent: string): string[] {
+    const state = event.state?.name ?? '';
+    const output = event.state?.output as Record<string, unknown> | undefined;
+    switch (state) {
+      case 'PrepareBuild': {
+        const prepared = output as unknown as PreparedBuild;
+        this.steps = prepared.steps.map((s) => s.name);
+        return [
+          `  ✓ PrepareBuild: namespace ${prepared.namespace}`,
+          ...prepared.steps.map((s) => `      Preparing step "${s.name}": image ${s.image}`),
+        ];
+      }
+      case 'LaunchStep':
+        return [`${indent}✓ LaunchStep: pod ${(output?.poll as PollState | undefined)?.podName}`];
+      case 'PollStep':
+        return this.poll(event.index ?? 0, output?.poll as PollState, indent);
+      case 'FinishStep':
+      case 'FinishFailedStep': {
+        const result = (state === 'FinishStep' ? output : output?.result) as unknown as StepResult;
+        const polls = this.lastPoll.get(event.index ?? 0);
+        const folded = polls && polls.count > 1 ? [`${indent}  (same for ${polls.count} polls in a row)`] : [];
+        const exit = result.exitCode === null ? '' : `, exit ${result.exitCode}`;
+        return [
+          ...folded,
+          `${indent}${result.status === 'succeeded' ? '✓' : '✗'} ${state}: ${result.status}${exit}; pod deleted`,
+          ...(result.logTail ? result.logTail.split('\n').map((line) => `${indent}  │ ${line}`) : []),
+          ...(result.log ? [`${indent}  log: ${result.log}`] : []),
+        ];
+      }
+      case 'CleanupBuild':
+        return [`  ✓ CleanupBuild: deleted ${(output?.cleanup as { deletedPods?: number } | undefined)?.deletedPods ?? 0} pod(s)`];
+      default:
+        return [];
+    }
+  }
+
+  /** A poll is printed when its outcome differs from the previous one; repeats are counted. */
+  private poll(index: number, poll: PollState, indent: string): string[] {
+    const key = `${poll.phase}/${poll.reason}`;
+    const last = this.lastPoll.get(index);
+    if (last?.key === key) {
+      last.count++;
+      return [];
+    }
+    const folded = last && last.count > 1 ? [`${indent}  (same for ${last.count} polls in a row)`] : [];
+    this.lastPoll.set(index, { key, count: 1 });
+    const detail = poll.message ? `: ${firstLine(poll.message)}` : '';
+    return [...folded, `${indent}· PollStep #${poll.polls}: ${poll.phase} (${poll.reason})${detail}`];
+  }
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}

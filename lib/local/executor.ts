@@ -1,0 +1,176 @@
+import './polyfills.js';
+import { StateMachine } from 'aws-local-stepfunctions';
+import type { Step } from '../pipeline/types.js';
+import { loadDefinition, localArn, resolveResources, taskStates } from '../workflow/definition.js';
+import type { BuildInput, PreparedBuild, StepResult } from '../workflow/state-data.js';
+import { localLambdaContext } from './lambda-context.js';
+import { lambdaFunctions } from './lambda-functions.js';
+
+/** An event of the execution history, as aws-local-stepfunctions reports it. */
+export type ExecutionEvent = {
+  type: string;
+  timestamp: number;
+  state?: { name: string; type: string; input?: unknown; output?: unknown };
+  index?: number;
+  Error?: string;
+  Cause?: unknown;
+  output?: unknown;
+};
+
+export type ExecutionStatus = 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
+
+/** The `run --json` object of design.md. */
+export interface ExecutionSummary {
+  status: ExecutionStatus;
+  error: string | null;
+  cause: string | null;
+  steps: { name: string; status: 'succeeded' | 'failed' | 'not-run'; exitCode: number | null; error: string | null }[];
+  events: { type: string; state: string | null; timestamp: string }[];
+}
+
+export interface LocalExecutionOptions {
+  /** Called with each history event as it happens (the console output). */
+  onEvent?: (event: ExecutionEvent) => void;
+  /** Tests only: wait this many ms in WaitForStep instead of the scheduled seconds. */
+  waitMs?: number;
+  /** Tests only: pause this many ms between retries instead of the definition's intervals. */
+  retryMs?: number;
+}
+
+export interface LocalExecution {
+  result: Promise<ExecutionSummary>;
+  /** Aborts the execution, then deletes the build's pods as the EventBridge cleanup rule does on AWS. */
+  abort(): void;
+}
+
+class StepNotLaunched extends Error {
+  override readonly name = 'StepNotLaunched';
+}
+
+/**
+ * Runs one build through the real definition, each Task state bound to the same handler the
+ * Lambda function runs, with a stand-in Lambda context and no AWS calls.
+ */
+export function startLocalExecution(input: BuildInput, options: LocalExecutionOptions = {}): LocalExecution {
+  const definition = loadDefinition();
+  const machine = new StateMachine(resolveResources(definition, localArn) as never, {
+    validationOptions: { checkPaths: true, checkArn: true },
+  });
+
+  // Step Functions launches no further Map iteration once one has failed. aws-local-stepfunctions
+  // (3.0.0) starts the next queued iteration before it notices, which would create the next step's
+  // pod; once a step has failed, LaunchStep refuses to run.
+  let stepFailed = false;
+  const handlers: Record<string, (event: unknown) => Promise<unknown>> = {};
+  const tasks = taskStates(definition);
+  const retriedStates: Record<string, number> = {};
+  for (const { state, functionId } of tasks) {
+    const fn = lambdaFunctions[functionId];
+    if (!fn) throw new Error(`Task state ${state} calls ${functionId}, which serverless.yml does not define`);
+    handlers[state] = async (event) => {
+      if (state === 'LaunchStep' && stepFailed) throw new StepNotLaunched('an earlier step failed');
+      const output = await fn.handler(event as never, localLambdaContext(fn.name));
+      if ((output as Partial<StepResult> | undefined)?.status === 'failed') stepFailed = true;
+      return output;
+    };
+    if (options.retryMs !== undefined) retriedStates[state] = options.retryMs;
+  }
+
+  const execution = machine.run(input as never, {
+    overrides: {
+      taskResourceLocalHandlers: handlers as never,
+      ...(options.waitMs !== undefined ? { waitTimeOverrides: { WaitForStep: options.waitMs } } : {}),
+      ...(options.retryMs !== undefined ? { retryIntervalOverrides: retriedStates } : {}),
+    },
+    noThrowOnAbort: true,
+  });
+
+  const history: ExecutionEvent[] = [];
+  const pump = (async () => {
+    for await (const event of execution.eventLogs as AsyncGenerator<ExecutionEvent>) {
+      if (isAfterFailedIteration(event, history)) continue;
+      history.push(event);
+      options.onEvent?.(event);
+    }
+  })();
+
+  let aborted = false;
+  const result = (async () => {
+    await execution.result.catch(() => undefined);
+    await pump;
+    if (aborted) await cleanupAfterAbort(input, history);
+    return summarize(history, aborted);
+  })();
+
+  return {
+    result,
+    abort() {
+      if (aborted) return;
+      aborted = true;
+      execution.abort();
+    },
+  };
+}
+
+/** Events of iterations the local library started after an earlier one failed (see above). */
+function isAfterFailedIteration(event: ExecutionEvent, history: ExecutionEvent[]): boolean {
+  if (event.index === undefined) return false;
+  const failed = history.find((e) => e.index !== undefined && (e.type === 'StateFailed' || e.type === 'MapIterationFailed'));
+  return failed?.index !== undefined && event.index > failed.index;
+}
+
+async function cleanupAfterAbort(input: BuildInput, history: ExecutionEvent[]): Promise<void> {
+  const prepared = preparedBuild(history);
+  const cleanup = lambdaFunctions.CleanupBuildLambdaFunction!;
+  await cleanup.handler(
+    { build: input.build, namespace: prepared?.namespace ?? input.namespace } as never,
+    localLambdaContext(cleanup.name),
+  );
+}
+
+function preparedBuild(history: ExecutionEvent[]): PreparedBuild | undefined {
+  const exited = history.find((e) => e.type === 'StateExited' && e.state?.name === 'PrepareBuild');
+  return exited?.state?.output as PreparedBuild | undefined;
+}
+
+export function summarize(history: ExecutionEvent[], aborted: boolean): ExecutionSummary {
+  const last = history.at(-1);
+  const status: ExecutionStatus = aborted
+    ? 'ABORTED'
+    : last?.type === 'ExecutionSucceeded'
+      ? 'SUCCEEDED'
+      : last?.type === 'ExecutionTimeout'
+        ? 'TIMED_OUT'
+        : 'FAILED';
+  const failedEvent = history.find((e) => e.type === 'ExecutionFailed');
+  return {
+    status,
+    error: status === 'FAILED' ? (failedEvent?.Error ?? null) : status === 'TIMED_OUT' ? 'States.Timeout' : null,
+    cause: status === 'FAILED' && failedEvent?.Cause != null ? String(failedEvent.Cause) : null,
+    steps: stepOutcomes(history),
+    events: history.map((e) => ({
+      type: e.type,
+      state: e.state?.name ?? null,
+      timestamp: new Date(e.timestamp).toISOString(),
+    })),
+  };
+}
+
+function stepOutcomes(history: ExecutionEvent[]): ExecutionSummary['steps'] {
+  const steps: Step[] = preparedBuild(history)?.steps ?? [];
+  return steps.map((step, index) => {
+    const finished = history.find(
+      (e) =>
+        e.type === 'StateExited' &&
+        e.index === index &&
+        (e.state?.name === 'FinishStep' || e.state?.name === 'FinishFailedStep'),
+    );
+    const result = (finished?.state?.output as { result?: StepResult } & Partial<StepResult>) ?? undefined;
+    const outcome = result?.result ?? (result as StepResult | undefined);
+    if (outcome?.status) return { name: step.name, status: outcome.status, exitCode: outcome.exitCode, error: outcome.error };
+    // A task of the iteration failed outright (e.g. the cluster stayed unreachable).
+    const failed = history.find((e) => e.type === 'MapIterationFailed' && e.index === index);
+    if (failed) return { name: step.name, status: 'failed', exitCode: null, error: failed.Error ?? null };
+    return { name: step.name, status: 'not-run', exitCode: null, error: null };
+  });
+}

@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+/** The state machine definition file: serverless.yml, the local executor and the tests all read it. */
+export const DEFINITION_FILE = fileURLToPath(new URL('./state-machine.asl.yml', import.meta.url));
+
+export interface AslState {
+  Type: string;
+  Resource?: unknown;
+  ItemProcessor?: AslDefinition;
+  [field: string]: unknown;
+}
+export interface AslDefinition {
+  StartAt: string;
+  States: Record<string, AslState>;
+  [field: string]: unknown;
+}
+
+export function loadDefinition(file = DEFINITION_FILE): AslDefinition {
+  return parse(readFileSync(file, 'utf8')) as AslDefinition;
+}
+
+/** Every Task state, nested ones included, with the Lambda function it calls (its logical id). */
+export function taskStates(definition: AslDefinition): { state: string; functionId: string }[] {
+  const found: { state: string; functionId: string }[] = [];
+  const visit = (machine: AslDefinition) => {
+    for (const [name, state] of Object.entries(machine.States)) {
+      if (state.Type === 'Task') found.push({ state: name, functionId: functionIdOf(name, state.Resource) });
+      if (state.ItemProcessor) visit(state.ItemProcessor);
+    }
+  };
+  visit(definition);
+  return found;
+}
+
+function functionIdOf(state: string, resource: unknown): string {
+  const getAtt = (resource as { 'Fn::GetAtt'?: unknown } | undefined)?.['Fn::GetAtt'];
+  if (Array.isArray(getAtt) && typeof getAtt[0] === 'string' && getAtt[1] === 'Arn') return getAtt[0];
+  throw new Error(`Task state ${state} must name its Lambda as Fn::GetAtt: [Function, Arn]`);
+}
+
+/**
+ * The definition as Step Functions receives it once CloudFormation has resolved the Lambda ARNs;
+ * `arnOf` decides the ARN (locally a placeholder, since the local executor binds by state name).
+ */
+export function resolveResources(definition: AslDefinition, arnOf: (functionId: string) => string): AslDefinition {
+  const resolved = structuredClone(definition);
+  const visit = (machine: AslDefinition) => {
+    for (const [name, state] of Object.entries(machine.States)) {
+      if (state.Type === 'Task') state.Resource = arnOf(functionIdOf(name, state.Resource));
+      if (state.ItemProcessor) visit(state.ItemProcessor);
+    }
+  };
+  visit(resolved);
+  return resolved;
+}
+
+export const localArn = (functionId: string) => `arn:aws:lambda:us-east-1:000000000000:function:${functionId}`;

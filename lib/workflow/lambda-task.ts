@@ -1,0 +1,26 @@
+import middy from '@middy/core';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { Context } from 'aws-lambda';
+import type { BuildRef } from './state-data.js';
+
+export const logger = new Logger({ serviceName: 'serverless-step-runner' });
+
+/**
+ * Wraps a task in the Lambda plumbing every task shares: Powertools context in each log line, and
+ * the build and step as keys, so one build's lines can be found across all its invocations.
+ * Errors are not caught: the error's name is the Error Step Functions sees.
+ */
+export function lambdaTask<In extends { build?: BuildRef; step?: { name: string } }, Out>(
+  task: (input: In, context: Context) => Promise<Out>,
+) {
+  return middy<In, Out>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use({
+      before: function appendBuildKeys(request) {
+        const { build, step } = request.event ?? {};
+        logger.appendKeys({ build: build?.id, step: step?.name });
+      },
+    })
+    .handler(task);
+}

@@ -1,0 +1,49 @@
+import { nextPollSeconds, PollSchedule } from './poll-schedule.js';
+
+const pending = { phase: 'pending' } as const;
+const running = { phase: 'running' } as const;
+
+/** Simulate a step that pends for `pendingFor` seconds then runs until `endsAt`; count the polls. */
+function pollsFor(pendingFor: number, endsAt: number, timeoutSeconds = 3600): number[] {
+  const times: number[] = [];
+  let t = 0;
+  while (t < endsAt) {
+    const status = t < pendingFor ? pending : running;
+    t += nextPollSeconds(status, { elapsedSeconds: t, runningSeconds: Math.max(0, t - pendingFor), timeoutSeconds });
+    times.push(t);
+  }
+  return times;
+}
+
+describe('poll schedule', () => {
+  it('polls every second while a pod is pending, so a pull failure surfaces within one poll', () => {
+    for (let t = 0; t < PollSchedule.PENDING_FAST_SECONDS; t++) {
+      expect(nextPollSeconds(pending, { elapsedSeconds: t, runningSeconds: 0, timeoutSeconds: 600 })).toBe(1);
+    }
+  });
+
+  it('slows down for a pull that is still going after the fast window', () => {
+    expect(nextPollSeconds(pending, { elapsedSeconds: 45, runningSeconds: 0, timeoutSeconds: 600 })).toBe(
+      PollSchedule.PENDING_SLOW_INTERVAL,
+    );
+  });
+
+  it('backs off while a step runs, capped', () => {
+    const waits = [0, 1, 2, 5, 20, 50, 300].map((r) =>
+      nextPollSeconds(running, { elapsedSeconds: r + 3, runningSeconds: r, timeoutSeconds: 3600 }),
+    );
+    expect(waits).toEqual([1, 1, 2, 5, 20, 50, PollSchedule.RUNNING_MAX_SECONDS]);
+  });
+
+  it('never waits past the step deadline', () => {
+    expect(nextPollSeconds(running, { elapsedSeconds: 590, runningSeconds: 588, timeoutSeconds: 600 })).toBe(11);
+    expect(nextPollSeconds(running, { elapsedSeconds: 605, runningSeconds: 603, timeoutSeconds: 600 })).toBe(1);
+  });
+
+  it('costs few polls for a long step and finishes a short one promptly', () => {
+    const tenMinutes = pollsFor(3, 600);
+    expect(tenMinutes.length).toBeLessThanOrEqual(20);
+    const oneSecondStep = pollsFor(2, 3);
+    expect(oneSecondStep.at(-1)).toBeLessThanOrEqual(4);
+  });
+});

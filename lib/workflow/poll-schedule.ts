@@ -1,0 +1,48 @@
+import { StepPhases, type StepStatus } from '../kube/types.js';
+
+/**
+ * How long WaitForStep waits before the next poll. Step Functions bills per state transition and
+ * each poll costs three (Wait, PollStep, StepStatus), so the schedule trades latency for cost:
+ *
+ * - pending (scheduling, pulling): every second for the first PENDING_FAST_SECONDS, because this
+ *   is when an image pull failure is reported and it must surface within one poll; then slower,
+ *   since a pull that has not failed by then is a large image still downloading;
+ * - running: doubling from one second up to RUNNING_MAX_SECONDS, so short steps finish promptly
+ *   and a long step costs a few polls a minute at most;
+ * - never past the step's deadline: the poll right after activeDeadlineSeconds reports the timeout.
+ *
+ * Wait states take whole seconds, hence integers throughout.
+ */
+export const PollSchedule = {
+  PENDING_FAST_SECONDS: 30,
+  PENDING_SLOW_INTERVAL: 3,
+  RUNNING_FIRST_INTERVAL: 1,
+  RUNNING_MAX_SECONDS: 60,
+} as const;
+
+export interface PollClock {
+  /** Seconds since the step's pod was launched. */
+  elapsedSeconds: number;
+  /** Seconds since the step was first seen running (0 while pending). */
+  runningSeconds: number;
+  /** The step's timeout (activeDeadlineSeconds). */
+  timeoutSeconds: number;
+}
+
+export function nextPollSeconds(status: Pick<StepStatus, 'phase'>, clock: PollClock): number {
+  const wanted =
+    status.phase === StepPhases.Running ? runningInterval(clock.runningSeconds) : pendingInterval(clock.elapsedSeconds);
+  // One second past the deadline is when the kubelet has had the chance to mark the pod failed.
+  const untilDeadline = Math.ceil(clock.timeoutSeconds - clock.elapsedSeconds) + 1;
+  return Math.max(1, Math.min(wanted, untilDeadline));
+}
+
+function pendingInterval(elapsedSeconds: number): number {
+  return elapsedSeconds < PollSchedule.PENDING_FAST_SECONDS ? 1 : PollSchedule.PENDING_SLOW_INTERVAL;
+}
+
+/** Doubling: polls at roughly 1, 2, 4, 8... seconds into the run, i.e. the wait equals the time run so far. */
+function runningInterval(runningSeconds: number): number {
+  const interval = Math.max(PollSchedule.RUNNING_FIRST_INTERVAL, Math.floor(runningSeconds));
+  return Math.min(interval, PollSchedule.RUNNING_MAX_SECONDS);
+}

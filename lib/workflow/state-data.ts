@@ -1,0 +1,81 @@
+/**
+ * The JSON that flows between the states of state-machine.asl.yml. Field names here are read by
+ * JSONPaths in the definition ($.poll.phase, $.poll.nextPollSeconds, $.result.error, ...), so a
+ * rename must be made in both places; test/state-machine-definition.test.ts checks the paths.
+ */
+import type { Step } from '../pipeline/types.js';
+import type { ErrorName } from './errors.js';
+
+export interface BuildRef {
+  /** Unique per build; the execution name and the pods' build label derive from it. */
+  id: string;
+  /** What started it, for people: "local run", "github push", ... */
+  trigger?: string;
+  repository?: string;
+  commit?: string;
+  ref?: string;
+}
+
+/** The execution input. */
+export interface BuildInput {
+  build: BuildRef;
+  pipeline: { file: string; text: string };
+  /** Overrides the deployment's namespace (STEP_RUNNER_NAMESPACE). */
+  namespace?: string;
+}
+
+export interface BuildSettings {
+  imagePullGraceSeconds: number;
+  unschedulableGraceSeconds: number;
+}
+
+/** PrepareBuild's output, the input of RunSteps. */
+export interface PreparedBuild {
+  build: BuildRef;
+  namespace: string;
+  settings: BuildSettings;
+  steps: Step[];
+}
+
+/** What LaunchStep and every PollStep leave at $.poll: the step's pod and how it was last seen. */
+export interface PollState {
+  podName: string;
+  launchedAt: string;
+  /** When the step was first seen running; null while pending. */
+  runningSince: string | null;
+  phase: 'pending' | 'running' | 'succeeded' | 'failed';
+  reason: string;
+  message?: string;
+  nextPollSeconds: number;
+  polls: number;
+  error?: ErrorName;
+  cause?: string;
+  exitCode?: number;
+}
+
+/** One Map iteration's input (ItemSelector), plus $.poll once launched. */
+export interface StepInput {
+  build: BuildRef;
+  namespace: string;
+  settings: BuildSettings;
+  step: Step;
+  index: number;
+  poll?: PollState;
+}
+
+/** FinishStep's result: the iteration's output, or $.result before StepFailed. */
+export interface StepResult {
+  step: string;
+  status: 'succeeded' | 'failed';
+  exitCode: number | null;
+  error: ErrorName | null;
+  cause: string | null;
+  /** The last lines of the step's log. */
+  logTail: string;
+  /** Where the whole log was stored (s3://... or a file path). */
+  log: string | null;
+}
+
+export interface CleanupResult {
+  deletedPods: number;
+}

@@ -1,0 +1,35 @@
+import { deleteStepPod, readWholeStepLog } from '../../kube/index.js';
+import { ErrorNames } from '../errors.js';
+import { logTail } from '../log-tail.js';
+import type { StepInput, StepResult } from '../state-data.js';
+import type { TaskDeps } from '../task-deps.js';
+
+/**
+ * Keeps the step's log and deletes its pod, whatever the outcome. For a failed step the result
+ * carries the Error and the Cause that StepFailed reports; a non-zero exit gets its log tail in
+ * the Cause, since that is what a person reads first.
+ */
+export async function finishStep(input: StepInput, deps: TaskDeps): Promise<StepResult> {
+  const poll = input.poll;
+  if (!poll) throw new Error('FinishStep needs $.poll from PollStep');
+  const api = await deps.kube();
+  const log = await readWholeStepLog(api, input.namespace, poll.podName);
+  const location = log ? await deps.logs.put(input.build.id, input.step.name, log) : null;
+  await deleteStepPod(api, input.namespace, poll.podName);
+  const tail = log ? logTail(log) : '';
+  const failed = poll.phase === 'failed';
+  let cause = failed ? (poll.cause ?? `Step "${input.step.name}" failed`) : null;
+  if (cause && poll.error === ErrorNames.StepFailed && tail) cause = `${cause}\nLast lines of the log:\n${tail}`;
+  deps.log.info(`Step "${input.step.name}" ${failed ? 'failed' : 'succeeded'}; pod ${poll.podName} deleted`, {
+    log: location,
+  });
+  return {
+    step: input.step.name,
+    status: failed ? 'failed' : 'succeeded',
+    exitCode: poll.exitCode ?? null,
+    error: failed ? (poll.error ?? ErrorNames.StepFailed) : null,
+    cause,
+    logTail: tail,
+    log: location,
+  };
+}

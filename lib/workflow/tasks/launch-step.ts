@@ -1,0 +1,22 @@
+import { launchStepPod, stepPodManifest } from '../../kube/index.js';
+import type { PollState, StepInput } from '../state-data.js';
+import type { TaskDeps } from '../task-deps.js';
+
+/** Creates the step's pod (or adopts the one a previous attempt created) and schedules the first poll. */
+export async function launchStep(input: StepInput, deps: TaskDeps): Promise<PollState> {
+  const manifest = stepPodManifest({ buildId: input.build.id, step: input.step, namespace: input.namespace });
+  const { pod, adopted } = await launchStepPod(await deps.kube(), manifest);
+  const podName = pod.metadata?.name ?? manifest.metadata!.name!;
+  // An adopted pod keeps its own creation time, so the step's deadline and grace periods do not restart.
+  const launchedAt = pod.metadata?.creationTimestamp ?? deps.now();
+  deps.log.info(`${adopted ? 'Adopted' : 'Created'} pod ${podName} for step "${input.step.name}"`, { pod: podName });
+  return {
+    podName,
+    launchedAt: new Date(launchedAt).toISOString(),
+    runningSince: null,
+    phase: 'pending',
+    reason: 'PodCreated',
+    nextPollSeconds: 1,
+    polls: 0,
+  };
+}

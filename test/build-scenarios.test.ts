@@ -1,0 +1,208 @@
+/**
+ * Whole builds through the real state machine definition (aws-local-stepfunctions), each Task bound
+ * to the deployed handler code, against the embedded cluster over HTTP.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
+import { kubeConfigFromFile, stepPodName } from '../lib/kube/index.js';
+import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { startLocalExecution, type ExecutionEvent, type ExecutionSummary } from '../lib/local/executor.js';
+import { useLocalTaskEnvironment } from '../lib/local/task-environment.js';
+import { runBuild } from '../lib/local/commands/run.js';
+import type { PollState, StepResult } from '../lib/workflow/state-data.js';
+
+const NAMESPACE = 'default';
+let cluster: EmbeddedCluster;
+let api: CoreV1Api;
+let scratch: string;
+let kubeconfig: string;
+let restoreEnv: () => void;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), 'scenarios-'));
+  cluster = await startEmbeddedCluster({
+    workspace: scratch,
+    // Back-off long enough for a poll to see the transient error before the pull recovers.
+    timings: { ...FAST_TIMINGS, backoffInitialMs: 300, backoffMaxMs: 300 },
+    images: [
+      {
+        image: 'registry.example.com/team/flaky:1.0',
+        failFirstPulls: { count: 2 },
+      },
+    ],
+  });
+  kubeconfig = path.join(scratch, 'kubeconfig');
+  await writeFile(kubeconfig, cluster.kubeconfigYaml());
+  api = kubeConfigFromFile(kubeconfig).makeApiClient(CoreV1Api);
+  restoreEnv = useLocalTaskEnvironment({ kubeconfig, namespace: NAMESPACE, logsDir: path.join(scratch, 'logs') });
+});
+
+afterAll(async () => {
+  restoreEnv();
+  await cluster.stop();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+let buildCount = 0;
+async function build(pipeline: string, onEvent?: (event: ExecutionEvent) => void) {
+  const id = `scenario-${++buildCount}-${Date.now().toString(36)}`;
+  const events: ExecutionEvent[] = [];
+  const execution = startLocalExecution(
+    { build: { id, trigger: 'test' }, pipeline: { file: 'pipeline.yml', text: pipeline } },
+    {
+      waitMs: 100,
+      retryMs: 10,
+      onEvent: (event) => {
+        events.push(event);
+        onEvent?.(event);
+      },
+    },
+  );
+  const summary: ExecutionSummary = await execution.result;
+  return { id, summary, events };
+}
+
+/** Every PollStep result of one step (Map iteration), in order. */
+function polls(events: ExecutionEvent[], index: number): PollState[] {
+  return events
+    .filter((e) => e.type === 'StateExited' && e.state?.name === 'PollStep' && e.index === index)
+    .map((e) => (e.state?.output as { poll: PollState }).poll);
+}
+
+async function podsOfBuild(buildId: string) {
+  const list = await api.listNamespacedPod({ namespace: NAMESPACE, labelSelector: 'app.kubernetes.io/managed-by=serverless-step-runner' });
+  return list.items.filter((pod) => pod.metadata?.annotations?.['step-runner.dev/build-id'] === buildId || pod.metadata?.name?.startsWith(buildId));
+}
+
+/** Pods are deleted with a short grace period; wait until the API no longer lists them. */
+async function expectNoPodsLeft(buildId: string) {
+  const deadline = Date.now() + 3000;
+  let left = await podsOfBuild(buildId);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    left = await podsOfBuild(buildId);
+  }
+  expect(left.map((pod) => pod.metadata?.name)).toEqual([]);
+}
+
+async function eventsAbout(podName: string): Promise<CoreV1Event[]> {
+  const list = await api.listNamespacedEvent({ namespace: NAMESPACE, fieldSelector: `involvedObject.name=${podName}` });
+  return list.items;
+}
+
+const step = (name: string, image: string, commands: string[]) =>
+  `  - name: ${name}\n    image: ${image}\n    commands:\n${commands.map((c) => `      - ${JSON.stringify(c)}`).join('\n')}\n`;
+
+describe('a build on the embedded cluster', () => {
+  it('runs three steps in order, keeps their logs and leaves no pod', async () => {
+    const { id, summary, events } = await build(
+      `version: 1\nsteps:\n${step('one', 'alpine:3.20', ['echo first'])}${step('two', 'busybox:1.37', ['echo second'])}${step('three', 'node:22-alpine', ['echo third'])}`,
+    );
+    expect(summary.status).toBe('SUCCEEDED');
+    expect(summary.steps).toEqual([
+      { name: 'one', status: 'succeeded', exitCode: 0, error: null },
+      { name: 'two', status: 'succeeded', exitCode: 0, error: null },
+      { name: 'three', status: 'succeeded', exitCode: 0, error: null },
+    ]);
+    const started = events.filter((e) => e.type === 'MapIterationStarted').map((e) => e.index);
+    expect(started).toEqual([0, 1, 2]);
+    const results = events
+      .filter((e) => e.type === 'StateExited' && e.state?.name === 'FinishStep')
+      .map((e) => e.state?.output as StepResult);
+    expect(results.map((r) => r.logTail)).toEqual(['+ echo first\nfirst', '+ echo second\nsecond', '+ echo third\nthird']);
+    expect(await readFile(results[1]!.log!, 'utf8')).toContain('second');
+    await expectNoPodsLeft(id);
+  });
+
+  it('stops at a missing image on the poll that first sees it, and never launches the next step', async () => {
+    const { id, summary, events } = await build(
+      `version: 1\nsteps:\n${step('one', 'alpine:3.20', ['echo first'])}${step('two', 'alpine:3.99-nope', ['echo never'])}${step('three', 'alpine:3.20', ['echo never'])}`,
+    );
+    expect(summary.status).toBe('FAILED');
+    expect(summary.error).toBe('ImagePullFailed');
+    expect(summary.cause).toContain('"two"');
+    expect(summary.cause).toContain('alpine:3.99-nope');
+    expect(summary.cause).toContain('not found');
+    expect(summary.steps.map((s) => s.status)).toEqual(['succeeded', 'failed', 'not-run']);
+
+    // No poll ever reported the pull failure as merely pending: the first that saw it ended the step.
+    const stepTwo = polls(events, 1);
+    expect(stepTwo.at(-1)).toMatchObject({ phase: 'failed', error: 'ImagePullFailed' });
+    expect(stepTwo.slice(0, -1).filter((p) => /ImagePull|ErrImage/.test(p.reason))).toEqual([]);
+
+    // The kubelet did report it, and step three's pod was never created.
+    const pulled = await eventsAbout(stepPodName(id, 'two'));
+    expect(pulled.some((e) => e.reason === 'Failed' && e.message?.includes('not found'))).toBe(true);
+    expect(await eventsAbout(stepPodName(id, 'three'))).toEqual([]);
+    await expectNoPodsLeft(id);
+  });
+
+  it('fails with StepFailed, the exit code and the log tail when a command exits 3', async () => {
+    const { id, summary } = await build(
+      `version: 1\nsteps:\n${step('check', 'alpine:3.20', ['echo checking', 'echo "broken thing" >&2; exit 3', 'echo unreachable'])}${step('after', 'alpine:3.20', ['echo never'])}`,
+    );
+    expect(summary).toMatchObject({ status: 'FAILED', error: 'StepFailed' });
+    expect(summary.cause).toMatch(/exit(ed)? (with )?(code )?3/i);
+    expect(summary.cause).toContain('broken thing');
+    expect(summary.cause).not.toContain('unreachable');
+    expect(summary.steps).toEqual([
+      { name: 'check', status: 'failed', exitCode: 3, error: 'StepFailed' },
+      { name: 'after', status: 'not-run', exitCode: null, error: null },
+    ]);
+    await expectNoPodsLeft(id);
+  });
+
+  it('waits out a transient pull error that recovers', async () => {
+    const { summary, events } = await build(`version: 1\nsteps:\n${step('flaky', 'registry.example.com/team/flaky:1.0', ['echo pulled at last'])}`);
+    expect(summary.status).toBe('SUCCEEDED');
+    expect(polls(events, 0).some((p) => p.phase === 'pending' && /ErrImagePull|ImagePullBackOff/.test(p.reason))).toBe(true);
+  });
+
+  it('reports PodLost when the pod is deleted mid-step', async () => {
+    let deleted = false;
+    const { summary } = await build(`version: 1\nsteps:\n${step('long', 'alpine:3.20', ['sleep 5'])}`, (event) => {
+      const poll = (event.state?.output as { poll?: PollState } | undefined)?.poll;
+      if (!deleted && event.type === 'StateExited' && event.state?.name === 'PollStep' && poll?.phase === 'running') {
+        deleted = true;
+        void api.deleteNamespacedPod({ name: poll.podName, namespace: NAMESPACE, gracePeriodSeconds: 0 });
+      }
+    });
+    expect(deleted).toBe(true);
+    expect(summary).toMatchObject({ status: 'FAILED', error: 'PodLost' });
+    expect(summary.cause).toContain('"long"');
+  });
+});
+
+describe('step-runner run', () => {
+  const io = () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    return { out, err, io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) } };
+  };
+
+  it('rejects an invalid pipeline with exit 2 before anything is created', async () => {
+    const file = path.join(scratch, 'bad.yml');
+    await writeFile(file, `version: 1\nsteps:\n  - name: Build\n    image: alpine:3.20\n    commands: [true]\n`);
+    const before = (await api.listNamespacedEvent({ namespace: NAMESPACE })).items.length;
+    const { out, err, io: streams } = io();
+    const code = await runBuild({ file, kubeconfig, json: true }, streams);
+    expect(code).toBe(2);
+    expect(err.join('\n')).toMatch(/InvalidPipeline: .*bad\.yml line 3.*"Build"/);
+    expect(JSON.parse(out.at(-1)!)).toMatchObject({ status: 'FAILED', error: 'InvalidPipeline', steps: [] });
+    expect((await api.listNamespacedEvent({ namespace: NAMESPACE })).items.length).toBe(before);
+  });
+
+  it('prints the summary object as the last line of stdout with --json', async () => {
+    const file = path.join(scratch, 'missing.yml');
+    await writeFile(file, `version: 1\nsteps:\n${step('pull', 'alpine:0.0-missing', ['true'])}`);
+    const { out, io: streams } = io();
+    const code = await runBuild({ file, kubeconfig, json: true }, streams);
+    expect(code).toBe(1);
+    const summary = JSON.parse(out.at(-1)!) as ExecutionSummary;
+    expect(summary).toMatchObject({ status: 'FAILED', error: 'ImagePullFailed', steps: [{ name: 'pull', status: 'failed' }] });
+    expect(summary.events[0]).toMatchObject({ type: 'ExecutionStarted', state: null });
+    expect(summary.events.at(-1)).toMatchObject({ type: 'ExecutionFailed' });
+  });
+});
