@@ -11,6 +11,7 @@ import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib
 import { startLocalExecution, type ExecutionEvent, type ExecutionSummary } from '../lib/local/executor.js';
 import { useLocalTaskEnvironment } from '../lib/local/task-environment.js';
 import { runBuild } from '../lib/local/commands/run.js';
+import { ConsoleOutput } from '../lib/local/console-output.js';
 import type { PollState, StepResult } from '../lib/workflow/state-data.js';
 
 const NAMESPACE = 'default';
@@ -46,9 +47,10 @@ afterAll(async () => {
 });
 
 let buildCount = 0;
-async function build(pipeline: string, onEvent?: (event: ExecutionEvent) => void) {
+async function build(pipeline: string, onEvent?: (event: ExecutionEvent, abort: () => void) => void) {
   const id = `scenario-${++buildCount}-${Date.now().toString(36)}`;
   const events: ExecutionEvent[] = [];
+  const abort = () => execution.abort();
   const execution = startLocalExecution(
     { build: { id, trigger: 'test' }, pipeline: { file: 'pipeline.yml', text: pipeline } },
     {
@@ -56,7 +58,7 @@ async function build(pipeline: string, onEvent?: (event: ExecutionEvent) => void
       retryMs: 10,
       onEvent: (event) => {
         events.push(event);
-        onEvent?.(event);
+        onEvent?.(event, abort);
       },
     },
   );
@@ -172,6 +174,35 @@ describe('a build on the embedded cluster', () => {
     expect(deleted).toBe(true);
     expect(summary).toMatchObject({ status: 'FAILED', error: 'PodLost' });
     expect(summary.cause).toContain('"long"');
+  });
+
+  it('deletes the running pod when the execution is aborted (Ctrl-C)', async () => {
+    let aborted = false;
+    const { id, summary } = await build(`version: 1\nsteps:\n${step('long', 'alpine:3.20', ['sleep 30'])}`, (event, abort) => {
+      const poll = (event.state?.output as { poll?: PollState } | undefined)?.poll;
+      if (!aborted && event.type === 'StateExited' && event.state?.name === 'PollStep' && poll?.phase === 'running') {
+        aborted = true;
+        abort();
+      }
+    });
+    expect(aborted).toBe(true);
+    expect(summary.status).toBe('ABORTED');
+    await expectNoPodsLeft(id);
+  });
+
+  it('prints what the console would show: iterations, folded polls, the Error and the Cause', async () => {
+    const console = new ConsoleOutput('test');
+    const lines: string[] = [];
+    await build(
+      `version: 1\nsteps:\n${step('slow', 'alpine:3.20', ['sleep 1', 'echo done'])}${step('pull', 'alpine:3.99-nope', ['true'])}`,
+      (event) => lines.push(...console.lines(event)),
+    );
+    const text = lines.join('\n');
+    expect(text).toContain('▶ [1/2] slow');
+    expect(text).toMatch(/same for \d+ polls in a row/);
+    expect(text).toContain('│ done');
+    expect(text).toContain('✗ [2/2] pull: ImagePullFailed');
+    expect(text).toMatch(/Execution FAILED in \d+\.\ds\n  Error: ImagePullFailed\n  Cause: Step "pull"/);
   });
 });
 
