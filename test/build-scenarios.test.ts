@@ -202,7 +202,7 @@ describe('a build on the embedded cluster', () => {
     expect(text).toMatch(/same for \d+ polls in a row/);
     expect(text).toContain('│ done');
     expect(text).toContain('✗ [2/2] pull: ImagePullFailed');
-    expect(text).toMatch(/Execution FAILED in \d+\.\ds\n  Error: ImagePullFailed\n  Cause: Step "pull"/);
+    expect(text).toMatch(/Execution FAILED in \d+\.\ds\n {2}Error: ImagePullFailed\n {2}Cause: Step "pull"/);
   });
 });
 

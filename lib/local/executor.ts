@@ -29,6 +29,8 @@ export interface ExecutionSummary {
 }
 
 export interface LocalExecutionOptions {
+  /** The execution's name (default: the build id); `$$.Execution.Id` is its local ARN. */
+  executionName?: string;
   /** Called with each history event as it happens (the console output). */
   onEvent?: (event: ExecutionEvent) => void;
   /** Tests only: wait this many ms in WaitForStep instead of the scheduled seconds. */
@@ -41,6 +43,11 @@ export interface LocalExecution {
   result: Promise<ExecutionSummary>;
   /** Aborts the execution, then deletes the build's pods as the EventBridge cleanup rule does on AWS. */
   abort(): void;
+}
+
+/** Where a local execution would live on AWS; ReportStatus links to it. */
+export function localExecutionArn(name: string): string {
+  return `arn:aws:states:local:000000000000:execution:step-runner-local:${name}`;
 }
 
 class StepNotLaunched extends Error {
@@ -76,7 +83,10 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
     if (options.retryMs !== undefined) retriedStates[state] = options.retryMs;
   }
 
+  const name = options.executionName ?? input.build.id;
   const execution = machine.run(input as never, {
+    // aws-local-stepfunctions fills $$.Execution only with what it is given.
+    context: { Execution: { Id: localExecutionArn(name), Name: name, Input: input as never, StartTime: new Date().toISOString() } },
     overrides: {
       taskResourceLocalHandlers: handlers as never,
       ...(options.waitMs !== undefined ? { waitTimeOverrides: { WaitForStep: options.waitMs } } : {}),

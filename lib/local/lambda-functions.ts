@@ -3,6 +3,7 @@ import { handler as launchStep } from '../../functions/launch-step.js';
 import { handler as pollStep } from '../../functions/poll-step.js';
 import { handler as finishStep } from '../../functions/finish-step.js';
 import { handler as cleanupBuild } from '../../functions/cleanup-build.js';
+import { handler as reportStatus } from '../../functions/report-status.js';
 import type { Context } from 'aws-lambda';
 
 export type LambdaHandler = (event: never, context: Context) => Promise<unknown>;
@@ -17,4 +18,5 @@ export const lambdaFunctions: Record<string, { name: string; handler: LambdaHand
   PollStepLambdaFunction: { name: 'pollStep', handler: pollStep as LambdaHandler },
   FinishStepLambdaFunction: { name: 'finishStep', handler: finishStep as LambdaHandler },
   CleanupBuildLambdaFunction: { name: 'cleanupBuild', handler: cleanupBuild as LambdaHandler },
+  ReportStatusLambdaFunction: { name: 'reportStatus', handler: reportStatus as LambdaHandler },
 };

@@ -1,0 +1,105 @@
+/**
+ * Why a webhook request was refused. Each class carries the HTTP status the sender sees and, as
+ * `cause`, which part of lib/forge raised it (the way @middy/util errors name their package), so a
+ * log line says where a refusal came from without a stack trace. Messages are written for the
+ * person reading GitHub's "Recent deliveries" page: they never contain a secret or the body.
+ */
+export const WEBHOOK_ERROR_PACKAGE = 'serverless-step-runner/forge';
+
+export interface RaisedBy {
+  package: typeof WEBHOOK_ERROR_PACKAGE;
+  module: string;
+}
+
+export abstract class WebhookError extends Error {
+  abstract readonly statusCode: number;
+  /** Safe to show the sender: every WebhookError message is written to be. */
+  readonly expose = true;
+  declare readonly cause: RaisedBy;
+
+  constructor(message: string, module: string) {
+    super(message, { cause: { package: WEBHOOK_ERROR_PACKAGE, module } satisfies RaisedBy });
+  }
+
+  /** The JSON body of the answer. */
+  toJSON(): { error: string; message: string } {
+    return { error: this.name, message: this.message };
+  }
+}
+
+export class RouteNotFound extends WebhookError {
+  override readonly name = 'RouteNotFound';
+  readonly statusCode = 404;
+}
+
+export class MethodNotAllowed extends WebhookError {
+  override readonly name = 'MethodNotAllowed';
+  readonly statusCode = 405;
+}
+
+/** The deployment has no secret for this kind of webhook, so no request of that kind can be trusted. */
+export class WebhookNotConfigured extends WebhookError {
+  override readonly name = 'WebhookNotConfigured';
+  readonly statusCode = 404;
+}
+
+export class MissingSignature extends WebhookError {
+  override readonly name = 'MissingSignature';
+  readonly statusCode = 401;
+}
+
+export class InvalidSignature extends WebhookError {
+  override readonly name = 'InvalidSignature';
+  readonly statusCode = 401;
+}
+
+export class PayloadTooLarge extends WebhookError {
+  override readonly name = 'PayloadTooLarge';
+  readonly statusCode = 413;
+}
+
+export class UnsupportedMediaType extends WebhookError {
+  override readonly name = 'UnsupportedMediaType';
+  readonly statusCode = 415;
+}
+
+export class MalformedBody extends WebhookError {
+  override readonly name = 'MalformedBody';
+  readonly statusCode = 400;
+}
+
+/** Well-formed JSON that is not the payload this endpoint expects (a field missing or of the wrong type). */
+export class InvalidPayload extends WebhookError {
+  override readonly name = 'InvalidPayload';
+  readonly statusCode = 400;
+}
+
+/** The pipeline failed validation; the message is the pipeline error's (file, line, step, field). */
+export class PipelineRejected extends WebhookError {
+  override readonly name = 'PipelineRejected';
+  readonly statusCode = 400;
+  constructor(
+    message: string,
+    module: string,
+    /** InvalidPipeline or InvalidImage: the Error the execution would have failed with. */
+    readonly pipelineError: string,
+  ) {
+    super(message, module);
+  }
+
+  override toJSON() {
+    return { ...super.toJSON(), pipelineError: this.pipelineError };
+  }
+}
+
+/** The repository has no pipeline file at the pushed commit (or the token cannot read it). */
+export class PipelineNotFound extends WebhookError {
+  override readonly name = 'PipelineNotFound';
+  readonly statusCode = 422;
+}
+
+/** GitHub's API failed in a way a redelivery may fix (5xx, network, rate limit). */
+export class ForgeUnavailable extends WebhookError {
+  override readonly name = 'ForgeUnavailable';
+  readonly statusCode = 502;
+}

@@ -1,0 +1,52 @@
+/**
+ * The generic webhook's payload -> a build request and its inline pipeline. Pure.
+ *
+ *   { "repository": "team/app", "commit": "<sha or any revision id>", "ref": "refs/heads/main",
+ *     "pipeline": "version: 1\nsteps: ..." }
+ */
+import * as z from 'zod';
+import { Triggers, type BuildRequest } from './build-request.js';
+import { InvalidPayload } from './errors.js';
+
+const MODULE = 'generic-event';
+
+/** How the inline pipeline is named in pipeline errors (the file, for the user, is the payload's field). */
+export const INLINE_PIPELINE_FILE = 'inline pipeline';
+
+const text = (max: number) =>
+  z
+    .string()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+
+const genericPayload = z.object({
+  repository: text(200),
+  commit: text(100),
+  ref: text(250),
+  pipeline: z.string().min(1, 'must be the pipeline YAML as a string'),
+});
+
+export interface GenericDelivery {
+  request: BuildRequest;
+  pipeline: { file: string; text: string };
+}
+
+export function decideGenericDelivery(payload: unknown): GenericDelivery {
+  const result = genericPayload.safeParse(payload);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = issue?.path.join('.') || '(root)';
+    const message =
+      issue?.code === 'invalid_type' ? `expected ${issue.expected}` : (issue?.message ?? 'invalid');
+    throw new InvalidPayload(
+      `The generic payload must be {"repository", "commit", "ref", "pipeline"} strings: ${field}: ${message}.`,
+      MODULE,
+    );
+  }
+  const { repository, commit, ref, pipeline } = result.data;
+  return {
+    request: { trigger: Triggers.generic, repository, commit, ref },
+    pipeline: { file: INLINE_PIPELINE_FILE, text: pipeline },
+  };
+}

@@ -1,0 +1,58 @@
+import { branchDeletion, branchPush, ping, pullRequest, tagPush } from '../../test/fixtures/webhooks/examples.js';
+import { InvalidPayload } from './errors.js';
+import { decideGitHubDelivery } from './github-event.js';
+
+describe('decideGitHubDelivery on GitHub example payloads', () => {
+  it('answers a ping with its zen', () => {
+    expect(decideGitHubDelivery('ping', ping())).toEqual({ kind: 'ping', zen: 'Anything added dilutes everything else.' });
+  });
+
+  it('builds the pushed commit of a branch', () => {
+    expect(decideGitHubDelivery('push', branchPush())).toEqual({
+      kind: 'build',
+      request: {
+        trigger: 'github push',
+        repository: 'Codertocat/Hello-World',
+        commit: '6113728f27ae82c7b1a177c8d03f9e96e0adf246',
+        ref: 'refs/heads/master',
+      },
+    });
+  });
+
+  it('ignores tag pushes and branch deletions, saying why', () => {
+    expect(decideGitHubDelivery('push', tagPush())).toEqual({ kind: 'ignored', reason: 'tag pushes (refs/tags/simple-tag) do not start builds' });
+    expect(decideGitHubDelivery('push', branchDeletion())).toEqual({ kind: 'ignored', reason: 'refs/heads/feature-x was deleted; there is nothing to build' });
+  });
+
+  it.each(['opened', 'synchronize', 'reopened'])('builds the head commit of a pull request %s', (action) => {
+    const payload = pullRequest(action);
+    expect(decideGitHubDelivery('pull_request', payload)).toEqual({
+      kind: 'build',
+      request: {
+        trigger: 'github pull_request',
+        repository: 'Codertocat/Hello-World',
+        commit: 'ec26c3e57ca3a959ca5aad62de7213c562f8c821',
+        ref: `refs/pull/${payload.number}/head`,
+      },
+    });
+  });
+
+  it.each(['closed', 'labeled', 'assigned'])('ignores pull_request %s', (action) => {
+    expect(decideGitHubDelivery('pull_request', pullRequest(action))).toEqual({
+      kind: 'ignored',
+      reason: `pull_request "${action}" does not start a build`,
+    });
+  });
+
+  it('ignores other events', () => {
+    expect(decideGitHubDelivery('issues', {})).toEqual({ kind: 'ignored', reason: '"issues" events do not start builds' });
+  });
+
+  it('refuses a push payload that lacks what GitHub always sends, naming the field', () => {
+    const payload = branchPush();
+    delete payload.repository;
+    expect(() => decideGitHubDelivery('push', payload)).toThrow(InvalidPayload);
+    expect(() => decideGitHubDelivery('push', payload)).toThrow(/push payload .*repository/);
+    expect(() => decideGitHubDelivery(undefined, branchPush())).toThrow(/X-GitHub-Event/);
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * A GitHub delivery (event name + payload) -> what to do about it. Pure, so every event and action
+ * is tested on GitHub's own example payloads.
+ */
+import * as z from 'zod';
+import { Triggers, type BuildRequest } from './build-request.js';
+import { InvalidPayload } from './errors.js';
+import { printable } from './request.js';
+
+export type GitHubDecision =
+  | { kind: 'ping'; zen: string }
+  | { kind: 'ignored'; reason: string }
+  | { kind: 'build'; request: BuildRequest };
+
+const MODULE = 'github-event';
+const ZERO_SHA = /^0{40}$/;
+const sha = z.string().regex(/^[0-9a-f]{40}$/, 'a 40-character commit sha');
+const repository = z.object({ full_name: z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'owner/name') });
+
+const pushPayload = z.object({
+  ref: z.string().min(1),
+  after: z.string(),
+  deleted: z.boolean().optional(),
+  repository,
+});
+
+/** The actions that put a new head commit in front of reviewers. */
+export const BUILT_PULL_REQUEST_ACTIONS = ['opened', 'synchronize', 'reopened'] as const;
+
+const pullRequestPayload = z.object({
+  action: z.string(),
+  number: z.number().int(),
+  pull_request: z.object({ head: z.object({ sha }) }),
+  repository,
+});
+
+const pingPayload = z.object({ zen: z.string().optional() });
+
+export function decideGitHubDelivery(event: string | undefined, payload: unknown): GitHubDecision {
+  if (!event) throw new InvalidPayload('The X-GitHub-Event header is missing.', MODULE);
+  switch (event) {
+    case 'ping':
+      return { kind: 'ping', zen: parse(pingPayload, payload, event).zen ?? '' };
+    case 'push':
+      return decidePush(parse(pushPayload, payload, event));
+    case 'pull_request':
+      return decidePullRequest(parse(pullRequestPayload, payload, event));
+    default:
+      return { kind: 'ignored', reason: `"${printable(event)}" events do not start builds` };
+  }
+}
+
+function decidePush(push: z.infer<typeof pushPayload>): GitHubDecision {
+  if (push.deleted === true || ZERO_SHA.test(push.after)) {
+    return { kind: 'ignored', reason: `${push.ref} was deleted; there is nothing to build` };
+  }
+  if (push.ref.startsWith('refs/tags/')) return { kind: 'ignored', reason: `tag pushes (${push.ref}) do not start builds` };
+  if (!push.ref.startsWith('refs/heads/')) return { kind: 'ignored', reason: `${push.ref} is not a branch` };
+  const after = sha.safeParse(push.after);
+  if (!after.success) throw new InvalidPayload('The push payload\'s "after" is not a commit sha.', MODULE);
+  return {
+    kind: 'build',
+    request: { trigger: Triggers.githubPush, repository: push.repository.full_name, commit: after.data, ref: push.ref },
+  };
+}
+
+function decidePullRequest(pr: z.infer<typeof pullRequestPayload>): GitHubDecision {
+  if (!(BUILT_PULL_REQUEST_ACTIONS as readonly string[]).includes(pr.action)) {
+    return { kind: 'ignored', reason: `pull_request "${printable(pr.action)}" does not start a build` };
+  }
+  // The head commit is fetched and reported on in the base repository: GitHub keeps every pull
+  // request's head there as refs/pull/N/head, forks included.
+  return {
+    kind: 'build',
+    request: {
+      trigger: Triggers.githubPullRequest,
+      repository: pr.repository.full_name,
+      commit: pr.pull_request.head.sha,
+      ref: `refs/pull/${pr.number}/head`,
+    },
+  };
+}
+
+function parse<T>(schema: z.ZodType<T>, payload: unknown, event: string): T {
+  const result = schema.safeParse(payload);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue?.path.join('.') || '(root)';
+  throw new InvalidPayload(`The ${event} payload is not what GitHub sends: ${field}: ${issue?.message ?? 'invalid'}.`, MODULE);
+}

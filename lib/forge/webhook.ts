@@ -1,0 +1,128 @@
+/**
+ * One webhook request, from the raw API Gateway event to the answer: which endpoint, is it signed,
+ * is it JSON, what does it ask for, is its pipeline valid, then start (at most once per delivery).
+ * The order matters: nothing that costs anything (the GitHub API, StartExecution) happens before
+ * the signature is verified, and nothing starts before the pipeline is known to be valid.
+ */
+import { createHash } from 'node:crypto';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { parsePipeline } from '../pipeline/index.js';
+import { InvalidImage, InvalidPipeline } from '../workflow/errors.js';
+import { buildInputFor, type BuildRequest } from './build-request.js';
+import { MethodNotAllowed, PipelineRejected, RouteNotFound, WebhookNotConfigured } from './errors.js';
+import { executionName } from './execution-name.js';
+import type { ExecutionStarter } from './execution-starter.js';
+import { decideGenericDelivery } from './generic-event.js';
+import { decideGitHubDelivery } from './github-event.js';
+import type { PipelineSource, PipelineText } from './pipeline-source.js';
+import { bodyText, header, MAX_BODY_BYTES, parseJson, printable, rawBody, requireJson } from './request.js';
+import { verifySignature } from './signature.js';
+
+export const WebhookRoutes = { github: '/webhook', generic: '/webhook/generic' } as const;
+export type WebhookKind = keyof typeof WebhookRoutes;
+
+export const SignatureHeaders = { github: 'x-hub-signature-256', generic: 'x-signature-256' } as const;
+
+/** The secrets a request may need; a kind of webhook without its secret is not served. */
+export interface WebhookSecrets {
+  githubWebhookSecret?: string;
+  genericWebhookSecret?: string;
+  githubToken?: string;
+}
+
+export type WebhookLog = Pick<Logger, 'info' | 'warn'>;
+
+export interface WebhookDeps {
+  starter: ExecutionStarter;
+  /** Where a GitHub delivery's pipeline comes from; it may need the GitHub token. */
+  pipelines(secrets: WebhookSecrets): PipelineSource;
+  log: WebhookLog;
+  /** Overrides the deployment's namespace in the execution input. */
+  namespace?: string;
+  maxBodyBytes?: number;
+}
+
+type Answer = APIGatewayProxyStructuredResultV2;
+
+export function jsonAnswer(statusCode: number, body: unknown): Answer {
+  return { statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+const MODULE = 'webhook';
+
+export async function handleWebhook(event: APIGatewayProxyEventV2, secrets: WebhookSecrets, deps: WebhookDeps): Promise<Answer> {
+  const kind = routeOf(event);
+  const secret = kind === 'github' ? secrets.githubWebhookSecret : secrets.genericWebhookSecret;
+  if (!secret) throw new WebhookNotConfigured(`${kind === 'github' ? 'GitHub' : 'Generic'} webhooks are not configured on this endpoint.`, MODULE);
+
+  const bytes = rawBody(event, deps.maxBodyBytes ?? MAX_BODY_BYTES);
+  requireJson(event);
+  const text = bodyText(bytes);
+  await verifySignature(secret, text, header(event, SignatureHeaders[kind]), SignatureHeaders[kind]);
+  const payload = parseJson(text);
+
+  if (kind === 'generic') {
+    const delivery = decideGenericDelivery(payload);
+    const id = header(event, 'x-delivery-id') ?? `body-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}`;
+    return start('generic', id, delivery.request, delivery.pipeline, deps);
+  }
+
+  const eventName = header(event, 'x-github-event');
+  const decision = decideGitHubDelivery(eventName, payload);
+  const delivery = header(event, 'x-github-delivery') ?? `body-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}`;
+  if (decision.kind === 'ping') {
+    deps.log.info('GitHub ping answered', { delivery: printable(delivery) });
+    return jsonAnswer(200, { ok: true, zen: decision.zen });
+  }
+  if (decision.kind === 'ignored') {
+    deps.log.info('GitHub delivery ignored', { delivery: printable(delivery), event: eventName, reason: decision.reason });
+    return jsonAnswer(202, { ignored: decision.reason });
+  }
+  const pipeline = await deps.pipelines(secrets).load(decision.request);
+  return start('gh', delivery, decision.request, pipeline, deps);
+}
+
+async function start(source: string, delivery: string, request: BuildRequest, pipeline: PipelineText, deps: WebhookDeps): Promise<Answer> {
+  validatePipeline(pipeline);
+  const name = executionName({ source, delivery, repository: request.repository, commit: request.commit });
+  const started = await deps.starter.start(name, buildInputFor(name, request, pipeline, deps.namespace));
+  deps.log.info(started.alreadyStarted ? 'Redelivery: the build was already started' : 'Build started', {
+    delivery: printable(delivery),
+    trigger: request.trigger,
+    repository: request.repository,
+    commit: request.commit,
+    executionName: name,
+  });
+  return jsonAnswer(202, {
+    executionArn: started.executionArn,
+    executionName: started.executionName,
+    consoleUrl: started.consoleUrl,
+    ...(started.alreadyStarted ? { alreadyStarted: true } : {}),
+  });
+}
+
+/** The same validation PrepareBuild does, so a bad pipeline is refused before anything starts. */
+function validatePipeline(pipeline: PipelineText): void {
+  try {
+    parsePipeline(pipeline.text, pipeline.file);
+  } catch (error) {
+    if (error instanceof InvalidPipeline || error instanceof InvalidImage) {
+      throw new PipelineRejected(error.message, MODULE, error.name);
+    }
+    throw error;
+  }
+}
+
+/** Routes by path, whatever API Gateway stage prefix is in front of it. */
+function routeOf(event: APIGatewayProxyEventV2): WebhookKind {
+  const stage = event.requestContext?.stage;
+  let path = event.rawPath ?? event.requestContext?.http?.path ?? '';
+  if (stage && stage !== '$default' && path.startsWith(`/${stage}/`)) path = path.slice(stage.length + 1);
+  path = path.replace(/\/+$/, '') || '/';
+  const kind = (Object.keys(WebhookRoutes) as WebhookKind[]).find((k) => WebhookRoutes[k] === path);
+  if (!kind) throw new RouteNotFound(`No webhook at ${printable(path)}: use POST ${WebhookRoutes.github} or POST ${WebhookRoutes.generic}.`, MODULE);
+  const method = event.requestContext?.http?.method ?? 'POST';
+  if (method !== 'POST') throw new MethodNotAllowed(`${printable(method)} ${path}: webhooks are POST requests.`, MODULE);
+  return kind;
+}

@@ -1,0 +1,87 @@
+/**
+ * `step-runner <command>`: one module per command under ./commands, loaded only when asked for.
+ * Usage problems exit 2, as the CLI contract in design.md says.
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { CommandIO } from './commands/cluster.js';
+
+interface CommandModule {
+  summary: string;
+  run(argv: string[], io: CommandIO): Promise<number>;
+}
+
+/** Command name -> its module, loaded only when asked for. */
+const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  run: {
+    summary: 'run one build through the state machine (embedded cluster unless --kubeconfig)',
+    load: () => import('./commands/run.js'),
+  },
+  serve: {
+    summary: 'serve webhooks locally (POST /webhook, /webhook/generic; GET /executions)',
+    load: () => import('./commands/serve.js'),
+  },
+  cluster: {
+    summary: 'start the embedded Kubernetes cluster alone and write a kubeconfig for kubectl',
+    load: () => import('./commands/cluster.js'),
+  },
+};
+
+const DEFAULT_EXAMPLE = fileURLToPath(new URL('../../examples/hello.yml', import.meta.url));
+
+export function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return ['Usage: step-runner <command> [options]', '', 'Commands:', ...lines, '', 'Run `step-runner <command> --help` for its options.'].join('\n');
+}
+
+function stopSignal(): Promise<string> {
+  return new Promise((resolveSignal) => {
+    const onSignal = (signal: string) => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolveSignal(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const io: CommandIO = {
+    out: (line) => console.log(line),
+    err: (line) => console.error(line),
+    get stopSignal() {
+      return stopSignal();
+    },
+  };
+  // `npm start` with no command: the example build, shown the way the console shows it.
+  const [name, ...rest] = argv.length === 0 ? ['run', DEFAULT_EXAMPLE] : argv;
+  // The handlers' Powertools logger writes JSON lines meant for CloudWatch; on a terminal the
+  // console-like output says the same, so they stay quiet unless asked for. Set before any
+  // command module (and so the logger) is loaded.
+  process.env.POWERTOOLS_LOG_LEVEL ??= rest.includes('--verbose') ? 'INFO' : 'SILENT';
+  if (name === '--help' || name === '-h' || name === 'help') {
+    io.out(usage());
+    return 0;
+  }
+  const command = name === undefined ? undefined : COMMANDS[name];
+  if (command === undefined) {
+    io.err(name === undefined ? 'step-runner: no command given' : `step-runner: unknown command "${name}"`);
+    io.err(usage());
+    return 2;
+  }
+  // Each command reports its own usage errors (exit 2); anything else escaping it is a crash.
+  const module = await command.load();
+  try {
+    return await module.run(rest, io);
+  } catch (error) {
+    io.err(`step-runner ${name}: ${(error as Error).stack ?? String(error)}`);
+    return 1;
+  }
+}
+
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
+if (invokedDirectly) {
+  process.exitCode = await main(process.argv.slice(2));
+}

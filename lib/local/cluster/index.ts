@@ -1,0 +1,135 @@
+/**
+ * The embedded cluster: a Kubernetes API on loopback that @kubernetes/client-node and kubectl use
+ * as they use EKS, with a simulated kubelet whose containers are local processes.
+ */
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { createApiServer } from './api-server.js';
+import { EventRecorder } from './events.js';
+import type { FaultInjector } from './faults.js';
+import { buildCatalog, parseCatalogDocument, type CatalogEntry } from './image-catalog.js';
+import { ImagePuller } from './image-puller.js';
+import { kubeConfigFor, kubeconfigYaml } from './kubeconfig.js';
+import { Kubelet, NODE_CAPACITY, NODE_NAME } from './kubelet.js';
+import { DEFAULT_LOG_LIMIT_BYTES } from './log-buffer.js';
+import { createObject, type ApiContext } from './resource-handlers.js';
+import { RESOURCES } from './resources.js';
+import { ObjectStore } from './store.js';
+import { DEFAULT_TIMINGS, type KubeletTimings } from './timings.js';
+
+export type { CatalogEntry } from './image-catalog.js';
+export type { Fault, FaultInjector, FaultRequest } from './faults.js';
+export { DEFAULT_TIMINGS, FAST_TIMINGS, type KubeletTimings } from './timings.js';
+export { NODE_NAME } from './kubelet.js';
+
+export interface EmbeddedClusterOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Working directory of step processes; default process.cwd(). */
+  workspace?: string;
+  /** Extra image catalog JSON files (same format as lib/local/images/catalog.json). */
+  catalogFiles?: string[];
+  /** Extra catalog entries given in code (tests). */
+  images?: CatalogEntry[];
+  /** How fast the simulated kubelet moves (tests make it fast: see FAST_TIMINGS). */
+  timings?: Partial<KubeletTimings>;
+  /** Namespaces created at start; 'default' always exists. */
+  namespaces?: string[];
+  /** Fault injection at the HTTP layer: answer a request with an error Status, or drop it. */
+  faults?: FaultInjector;
+  /** Per-container log kept in memory; the oldest lines go first. Default 10 MiB. */
+  logLimitBytes?: number;
+}
+
+export interface EmbeddedCluster {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  kubeConfig(): KubeConfig;
+  /** A kubeconfig file's content, usable by kubectl. */
+  kubeconfigYaml(): string;
+  /** Kills step processes, ends watches and closes the server. */
+  stop(): Promise<void>;
+}
+
+/** Said on every start: the containers are not what they claim to be. */
+export const LOCAL_PROCESS_NOTICE =
+  'Containers run as local processes in the workspace, not inside their images: the image only has to exist in the image catalog.';
+
+const DEFAULT_CATALOG = new URL('../images/catalog.json', import.meta.url);
+
+/** What a step process inherits from the host; everything else comes from the pod's env. */
+const INHERITED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'SHELL', 'TZ'];
+
+async function loadCatalogFile(file: string | URL): Promise<CatalogEntry[]> {
+  const name = file instanceof URL ? file.pathname : file;
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`${name}: cannot read image catalog: ${(error as Error).message}`);
+  }
+  return parseCatalogDocument(json, name);
+}
+
+export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {}): Promise<EmbeddedCluster> {
+  const entries = [
+    ...(await loadCatalogFile(DEFAULT_CATALOG)),
+    ...(await Promise.all((options.catalogFiles ?? []).map((f) => loadCatalogFile(f)))).flat(),
+    ...(options.images ? parseCatalogDocument({ images: options.images }, 'options.images') : []),
+  ];
+  const now = () => new Date();
+  const store = new ObjectStore();
+  const context: ApiContext = { store, now };
+  for (const namespace of new Set(['default', ...(options.namespaces ?? [])])) {
+    createObject(context, RESOURCES.namespaces!, undefined, { metadata: { name: namespace } });
+  }
+
+  const host = options.host ?? '127.0.0.1';
+  const baseEnv: Record<string, string> = {};
+  for (const name of INHERITED_ENV) {
+    const value = process.env[name];
+    if (value !== undefined) baseEnv[name] = value;
+  }
+  const kubelet = new Kubelet({
+    store,
+    events: new EventRecorder(store, NODE_NAME, now),
+    puller: new ImagePuller(buildCatalog(entries)),
+    timings: { ...DEFAULT_TIMINGS, ...options.timings },
+    nodeName: NODE_NAME,
+    nodeIP: '127.0.0.1',
+    capacity: NODE_CAPACITY,
+    workspace: options.workspace ?? process.cwd(),
+    baseEnv,
+    logLimitBytes: options.logLimitBytes ?? DEFAULT_LOG_LIMIT_BYTES,
+    now,
+  });
+  kubelet.start();
+
+  const api = createApiServer({ context, logs: kubelet.logs, faults: options.faults });
+  await new Promise<void>((resolve, reject) => {
+    api.server.once('error', reject);
+    api.server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const { port } = api.server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    kubeConfig: () => kubeConfigFor(url),
+    kubeconfigYaml: () => kubeconfigYaml(url),
+    stop: () => {
+      stopping ??= (async () => {
+        await kubelet.stop();
+        api.closeWatches();
+        const closed = new Promise<void>((resolve) => api.server.close(() => resolve()));
+        api.server.closeAllConnections();
+        await closed;
+      })();
+      return stopping;
+    },
+  };
+}

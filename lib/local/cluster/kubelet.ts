@@ -1,0 +1,81 @@
+/**
+ * The simulated node: watches the store for pods and gives each one a PodWorker, passes deletions
+ * on, and serves container logs. Every pod runs on the single node; restartPolicy is treated as
+ * Never whatever the spec says.
+ */
+import type { KubeObject, Pod } from './objects.js';
+import type { LogSource } from './pod-logs.js';
+import { PodWorker, type NodeContext } from './pod-worker.js';
+import type { NodeCapacity } from './scheduler.js';
+import type { StoreEvent } from './store.js';
+import type { KubeletTimings } from './timings.js';
+
+export const NODE_NAME = 'embedded-node';
+export const NODE_CAPACITY: NodeCapacity = { cpu: '4', memory: '8Gi', pods: '110' };
+
+export class Kubelet {
+  private readonly workers = new Map<string, PodWorker>();
+  private readonly pending = new Set<Promise<void>>();
+  private unsubscribe: () => void = () => {};
+
+  constructor(private readonly node: NodeContext) {}
+
+  start(): void {
+    this.registerNode();
+    this.unsubscribe = this.node.store.subscribe((event) => this.onPodEvent(event));
+  }
+
+  readonly logs: LogSource = (podUid, container) => this.workers.get(podUid)?.logs.get(container);
+
+  async stop(): Promise<void> {
+    this.unsubscribe();
+    await Promise.all([...this.workers.values()].map((w) => w.shutdown()));
+    await Promise.all([...this.pending]);
+    this.workers.clear();
+  }
+
+  private onPodEvent(event: StoreEvent): void {
+    if (event.resource !== 'pods') return;
+    const pod = event.object as Pod;
+    const uid = pod.metadata.uid ?? '';
+    const worker = this.workers.get(uid);
+    if (event.type === 'ADDED' && worker === undefined) {
+      const created = new PodWorker(this.node, pod);
+      this.workers.set(uid, created);
+      created.start();
+    } else if (event.type === 'MODIFIED' && worker && pod.metadata.deletionTimestamp && !event.previous?.metadata.deletionTimestamp) {
+      this.track(worker.deletionRequested(pod.metadata.deletionGracePeriodSeconds ?? 30));
+    } else if (event.type === 'DELETED' && worker) {
+      this.workers.delete(uid);
+      this.track(worker.removed());
+    }
+  }
+
+  private track(work: Promise<void>): void {
+    const tracked = work.catch(() => {}).finally(() => this.pending.delete(tracked));
+    this.pending.add(tracked);
+  }
+
+  private registerNode(): void {
+    const { cpu, memory, pods } = NODE_CAPACITY;
+    const node: KubeObject = {
+      kind: 'Node',
+      apiVersion: 'v1',
+      metadata: { name: this.node.nodeName, labels: { 'kubernetes.io/hostname': this.node.nodeName, 'kubernetes.io/os': process.platform } },
+      spec: {},
+      status: {
+        capacity: { cpu, memory, pods },
+        allocatable: { cpu, memory, pods },
+        conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }],
+        addresses: [
+          { type: 'InternalIP', address: this.node.nodeIP },
+          { type: 'Hostname', address: this.node.nodeName },
+        ],
+        nodeInfo: { kubeletVersion: 'v1.33.0-embedded', containerRuntimeVersion: 'local-process://', operatingSystem: process.platform, architecture: process.arch },
+      },
+    };
+    if (this.node.store.get('nodes', undefined, this.node.nodeName) === undefined) this.node.store.create('nodes', node);
+  }
+}
+
+export type { KubeletTimings };

@@ -1,0 +1,153 @@
+/**
+ * The wire form of the objects the embedded API serves: plain JSON exactly as the real API sends it
+ * (timestamps are RFC 3339 strings), typed only as far as the server and the kubelet read them.
+ */
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [key: string]: unknown;
+}
+
+export interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: {
+    secretKeyRef?: { name?: string; key: string; optional?: boolean };
+    fieldRef?: { fieldPath: string };
+    [key: string]: unknown;
+  };
+}
+
+export interface ResourceList {
+  cpu?: string;
+  memory?: string;
+  [key: string]: string | undefined;
+}
+
+export interface Container {
+  name: string;
+  image: string;
+  command?: string[];
+  args?: string[];
+  env?: EnvVar[];
+  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  resources?: { requests?: ResourceList; limits?: ResourceList };
+  [key: string]: unknown;
+}
+
+export interface PodCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+  lastProbeTime: string | null;
+  lastTransitionTime: string;
+}
+
+export interface ContainerState {
+  waiting?: { reason: string; message?: string };
+  running?: { startedAt: string };
+  terminated?: {
+    exitCode: number;
+    signal?: number;
+    reason: string;
+    message?: string;
+    startedAt?: string | null;
+    finishedAt: string;
+    containerID?: string;
+  };
+}
+
+export interface ContainerStatus {
+  name: string;
+  image: string;
+  imageID: string;
+  containerID?: string;
+  ready: boolean;
+  started: boolean;
+  restartCount: number;
+  state: ContainerState;
+  lastState: ContainerState;
+}
+
+export interface PodSpec {
+  containers: Container[];
+  restartPolicy?: string;
+  activeDeadlineSeconds?: number;
+  terminationGracePeriodSeconds?: number;
+  nodeName?: string;
+  [key: string]: unknown;
+}
+
+export interface PodStatus {
+  phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
+  reason?: string;
+  message?: string;
+  conditions?: PodCondition[];
+  containerStatuses?: ContainerStatus[];
+  hostIP?: string;
+  hostIPs?: { ip: string }[];
+  podIP?: string;
+  podIPs?: { ip: string }[];
+  startTime?: string;
+  qosClass?: string;
+}
+
+export interface Pod extends KubeObject {
+  spec: PodSpec;
+  status?: PodStatus;
+}
+
+export interface CoreEvent extends KubeObject {
+  involvedObject: {
+    kind: string;
+    namespace?: string;
+    name: string;
+    uid?: string;
+    apiVersion?: string;
+    resourceVersion?: string;
+    fieldPath?: string;
+  };
+  reason: string;
+  message: string;
+  type: 'Normal' | 'Warning';
+  source: { component: string; host?: string };
+  firstTimestamp: string | null;
+  lastTimestamp: string | null;
+  count: number;
+  eventTime: string | null;
+  reportingComponent: string;
+  reportingInstance: string;
+}
+
+export interface Secret extends KubeObject {
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+  type?: string;
+}
+
+/** Kubernetes timestamps carry whole seconds on the wire. */
+export function formatTime(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Storage key of an object; cluster-scoped objects have no namespace. */
+export function keyOf(namespace: string | undefined, name: string): string {
+  return `${namespace ?? ''}/${name}`;
+}

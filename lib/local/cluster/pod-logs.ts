@@ -1,0 +1,68 @@
+/**
+ * GET .../pods/NAME/log, with the apiserver's and kubelet's answers when there is no log yet
+ * (clients show these messages to users, and lib/kube reads them).
+ */
+import type { ServerResponse } from 'node:http';
+import { badRequest, notFound } from './api-errors.js';
+import type { LogBuffer } from './log-buffer.js';
+import type { Pod } from './objects.js';
+import type { ObjectStore } from './store.js';
+
+/** Finds the log of a pod's container (by pod uid), if the container has ever started. */
+export type LogSource = (podUid: string, container: string) => LogBuffer | undefined;
+
+function optionalInt(query: URLSearchParams, name: string): number | undefined {
+  const raw = query.get(name);
+  if (raw === null || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value)) throw badRequest(`invalid value for ${name}: "${raw}"`);
+  return value;
+}
+
+function chooseContainer(pod: Pod, requested: string | null): string {
+  const names = pod.spec.containers.map((c) => c.name);
+  const podName = pod.metadata.name ?? '';
+  if (requested) {
+    if (!names.includes(requested)) throw badRequest(`container ${requested} is not valid for pod ${podName}`);
+    return requested;
+  }
+  if (names.length === 1 && names[0] !== undefined) return names[0];
+  throw badRequest(`a container name must be specified for pod ${podName}, choose one of: [${names.join(' ')}]`);
+}
+
+/** The kubelet's refusal when a container has not started yet (validateContainerLogStatus). */
+function waitingMessage(pod: Pod, container: string): string {
+  const podName = pod.metadata.name ?? '';
+  const status = pod.status?.containerStatuses?.find((s) => s.name === container);
+  if (!pod.spec.nodeName || status === undefined) return `pod ${podName} does not have a host assigned`;
+  const reason = status.state.waiting?.reason ?? 'ContainerCreating';
+  if (reason === 'ErrImagePull') return `container "${container}" in pod "${podName}" is waiting to start: image can't be pulled`;
+  if (reason === 'ImagePullBackOff') return `container "${container}" in pod "${podName}" is waiting to start: trying and failing to pull image`;
+  return `container "${container}" in pod "${podName}" is waiting to start: ${reason}`;
+}
+
+export function servePodLog(store: ObjectStore, logs: LogSource, namespace: string, name: string, query: URLSearchParams, res: ServerResponse): void {
+  const pod = store.get('pods', namespace, name) as Pod | undefined;
+  if (pod === undefined) throw notFound('pods', name);
+  const container = chooseContainer(pod, query.get('container'));
+  if (query.get('previous') === 'true') {
+    throw badRequest(`previous terminated container "${container}" in pod "${name}" not found`);
+  }
+  const log = logs(pod.metadata.uid ?? '', container);
+  if (log === undefined) throw badRequest(waitingMessage(pod, container));
+
+  const timestamps = query.get('timestamps') === 'true';
+  const text = log.read({ tailLines: optionalInt(query, 'tailLines'), limitBytes: optionalInt(query, 'limitBytes'), timestamps });
+  res.writeHead(200, { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' });
+  if (query.get('follow') !== 'true') {
+    res.end(text);
+    return;
+  }
+  res.write(text);
+  const stop = log.follow(
+    (more) => res.write(more),
+    () => res.end(),
+    timestamps,
+  );
+  res.on('close', stop);
+}

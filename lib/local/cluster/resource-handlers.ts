@@ -1,0 +1,181 @@
+/** The verbs on stored objects (get, list, create, delete, deletecollection), with apiserver semantics. */
+import { forbidden, invalid, notFound, badRequest } from './api-errors.js';
+import { formatTime, type KubeObject, type Pod } from './objects.js';
+import type { ResourceType } from './resources.js';
+import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
+import type { ObjectStore } from './store.js';
+
+export interface ApiContext {
+  store: ObjectStore;
+  now: () => Date;
+}
+
+/** The object as a GET returns it: kind and apiVersion first. */
+export function withKind(resource: ResourceType, object: KubeObject): KubeObject {
+  return { kind: resource.kind, apiVersion: 'v1', ...object };
+}
+
+/** List items carry no kind/apiVersion on the wire; the list's kind says what they are. */
+function asListItem(object: KubeObject): KubeObject {
+  const { kind: _kind, apiVersion: _apiVersion, ...rest } = object;
+  return rest as KubeObject;
+}
+
+export interface Selection {
+  matches(object: KubeObject): boolean;
+}
+
+export function selection(resource: ResourceType, namespace: string | undefined, query: URLSearchParams): Selection {
+  const labels = parseLabelSelector(query.get('labelSelector'));
+  const fields = parseFieldSelector(query.get('fieldSelector'), resource.fieldLabels);
+  return {
+    matches: (o) =>
+      (namespace === undefined || o.metadata.namespace === namespace) &&
+      matchesLabels(labels, o.metadata.labels) &&
+      matchesFields(fields, o),
+  };
+}
+
+function requireNamespace(ctx: ApiContext, resource: ResourceType, namespace: string | undefined): void {
+  if (resource.namespaced && namespace !== undefined && ctx.store.get('namespaces', undefined, namespace) === undefined) {
+    throw notFound('namespaces', namespace);
+  }
+}
+
+export function listObjects(ctx: ApiContext, resource: ResourceType, namespace: string | undefined, query: URLSearchParams): KubeObject[] {
+  const chosen = selection(resource, namespace, query);
+  return ctx.store.list(resource.name, namespace).filter((o) => chosen.matches(o));
+}
+
+export function listBody(ctx: ApiContext, resource: ResourceType, items: KubeObject[]) {
+  return {
+    kind: `${resource.kind}List`,
+    apiVersion: 'v1',
+    metadata: { resourceVersion: ctx.store.resourceVersion },
+    items: items.map(asListItem),
+  };
+}
+
+export function getObject(ctx: ApiContext, resource: ResourceType, namespace: string | undefined, name: string): KubeObject {
+  const found = ctx.store.get(resource.name, namespace, name);
+  if (found === undefined) throw notFound(resource.name, name);
+  return withKind(resource, found);
+}
+
+const GENERATED_NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+function generateSuffix(): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i += 1) suffix += GENERATED_NAME_ALPHABET[Math.floor(Math.random() * GENERATED_NAME_ALPHABET.length)];
+  return suffix;
+}
+
+export function createObject(ctx: ApiContext, resource: ResourceType, namespace: string | undefined, body: unknown): KubeObject {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw badRequest(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+  }
+  const object = structuredClone(body) as KubeObject;
+  object.metadata = typeof object.metadata === 'object' && object.metadata !== null ? object.metadata : {};
+  if (object.kind !== undefined && object.kind !== resource.kind) {
+    throw badRequest(`the API version in the data (${String(object.apiVersion)}) does not match the expected API version (v1)`);
+  }
+  if (resource.namespaced) {
+    if (object.metadata.namespace !== undefined && object.metadata.namespace !== '' && object.metadata.namespace !== namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    object.metadata.namespace = namespace;
+  } else {
+    delete object.metadata.namespace;
+  }
+  requireNamespace(ctx, resource, namespace);
+  if (!object.metadata.name && object.metadata.generateName) {
+    object.metadata.name = `${object.metadata.generateName}${generateSuffix()}`;
+  }
+  for (const field of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds'] as const) {
+    delete object.metadata[field];
+  }
+  const problems = resource.validate(object);
+  if (problems.length > 0) throw invalid(resource.kind, object.metadata.name ?? '', problems);
+  resource.applyDefaults(object);
+  object.kind = resource.kind;
+  object.apiVersion = 'v1';
+  return withKind(resource, ctx.store.create(resource.name, object));
+}
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+}
+
+function deletePod(ctx: ApiContext, pod: Pod, options: DeleteOptions): KubeObject | undefined {
+  const { namespace, name, uid } = pod.metadata;
+  const period = options.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
+  const phase = pod.status?.phase;
+  // The apiserver's rule: an unscheduled or finished pod has nothing to stop, so it goes at once.
+  if (period <= 0 || !pod.spec.nodeName || phase === 'Succeeded' || phase === 'Failed') {
+    return ctx.store.remove('pods', namespace, name ?? '', uid);
+  }
+  if (pod.metadata.deletionTimestamp) return pod;
+  return ctx.store.update(
+    'pods',
+    namespace,
+    name ?? '',
+    (draft) => {
+      draft.metadata.deletionTimestamp = formatTime(new Date(ctx.now().getTime() + period * 1000));
+      draft.metadata.deletionGracePeriodSeconds = period;
+    },
+    uid,
+  );
+}
+
+function deleteNamespace(ctx: ApiContext, namespace: KubeObject): KubeObject | undefined {
+  const name = namespace.metadata.name ?? '';
+  if (name === 'default') throw forbidden('namespaces', name, 'this namespace may not be deleted');
+  for (const resource of ['pods', 'events', 'secrets']) {
+    for (const object of ctx.store.list(resource, name)) ctx.store.remove(resource, name, object.metadata.name ?? '');
+  }
+  const removed = ctx.store.remove('namespaces', undefined, name);
+  if (removed === undefined) return undefined;
+  return { ...removed, status: { phase: 'Terminating' }, metadata: { ...removed.metadata, deletionTimestamp: formatTime(ctx.now()) } };
+}
+
+export function deleteObject(
+  ctx: ApiContext,
+  resource: ResourceType,
+  namespace: string | undefined,
+  name: string,
+  options: DeleteOptions,
+): KubeObject {
+  requireNamespace(ctx, resource, namespace);
+  const current = ctx.store.get(resource.name, namespace, name);
+  if (current === undefined) throw notFound(resource.name, name);
+  let result: KubeObject | undefined;
+  if (resource.name === 'pods') result = deletePod(ctx, current as Pod, options);
+  else if (resource.name === 'namespaces') result = deleteNamespace(ctx, current);
+  else result = ctx.store.remove(resource.name, namespace, name);
+  return withKind(resource, result ?? current);
+}
+
+export function deleteCollection(
+  ctx: ApiContext,
+  resource: ResourceType,
+  namespace: string | undefined,
+  query: URLSearchParams,
+  options: DeleteOptions,
+) {
+  requireNamespace(ctx, resource, namespace);
+  const doomed = listObjects(ctx, resource, namespace, query);
+  const deleted = doomed.map((o) => deleteObject(ctx, resource, o.metadata.namespace, o.metadata.name ?? '', options));
+  return listBody(ctx, resource, deleted);
+}
+
+/** Grace period from the query or from a DeleteOptions body (kubectl sends the body). */
+export function deleteOptionsFrom(query: URLSearchParams, body: unknown): DeleteOptions {
+  const fromQuery = query.get('gracePeriodSeconds');
+  if (fromQuery !== null && fromQuery !== '') {
+    const value = Number(fromQuery);
+    if (!Number.isInteger(value)) throw badRequest(`invalid value for gracePeriodSeconds: ${fromQuery}`);
+    return { gracePeriodSeconds: value };
+  }
+  const fromBody = (body as { gracePeriodSeconds?: unknown } | undefined)?.gracePeriodSeconds;
+  return typeof fromBody === 'number' ? { gracePeriodSeconds: fromBody } : {};
+}

@@ -1,0 +1,131 @@
+/**
+ * The resources the embedded API serves: one table that routing, discovery, validation and field
+ * selectors all read, so they cannot disagree.
+ */
+import { badRequest, type FieldProblem } from './api-errors.js';
+import type { KubeObject, Pod, Secret } from './objects.js';
+import { applyPodDefaults } from './pod-defaults.js';
+import { checkObjectName, validatePod, validateSecret } from './validation.js';
+
+export interface ResourceType {
+  name: string;
+  singularName: string;
+  kind: string;
+  namespaced: boolean;
+  verbs: string[];
+  shortNames?: string[];
+  categories?: string[];
+  /** Field labels a fieldSelector may use (metadata.name and metadata.namespace always work). */
+  fieldLabels: string[];
+  /** Validates a new object (after generateName); returns problems for a 422. */
+  validate(object: KubeObject): FieldProblem[];
+  /** Fills the defaults the apiserver fills. */
+  applyDefaults(object: KubeObject): void;
+}
+
+const META_FIELDS = ['metadata.name', 'metadata.namespace'];
+const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'watch'];
+
+export const RESOURCES: Record<string, ResourceType> = {
+  namespaces: {
+    name: 'namespaces',
+    singularName: 'namespace',
+    kind: 'Namespace',
+    namespaced: false,
+    verbs: ['create', 'delete', 'get', 'list', 'watch'],
+    shortNames: ['ns'],
+    fieldLabels: [...META_FIELDS, 'status.phase'],
+    validate: (o) => checkObjectName(o.metadata.name, 'label'),
+    applyDefaults: (o) => {
+      o.metadata.labels = { ...o.metadata.labels, 'kubernetes.io/metadata.name': o.metadata.name ?? '' };
+      o.spec = { finalizers: ['kubernetes'] };
+      o.status = { phase: 'Active' };
+    },
+  },
+  nodes: {
+    name: 'nodes',
+    singularName: 'node',
+    kind: 'Node',
+    namespaced: false,
+    verbs: ['get', 'list', 'watch'],
+    shortNames: ['no'],
+    fieldLabels: [...META_FIELDS, 'spec.unschedulable'],
+    validate: () => [],
+    applyDefaults: () => {},
+  },
+  pods: {
+    name: 'pods',
+    singularName: 'pod',
+    kind: 'Pod',
+    namespaced: true,
+    verbs: ALL_VERBS,
+    shortNames: ['po'],
+    categories: ['all'],
+    fieldLabels: [
+      ...META_FIELDS,
+      'spec.nodeName',
+      'spec.restartPolicy',
+      'spec.schedulerName',
+      'spec.serviceAccountName',
+      'status.phase',
+      'status.podIP',
+      'status.nominatedNodeName',
+    ],
+    validate: (o) => validatePod(o as Pod),
+    applyDefaults: (o) => applyPodDefaults(o as Pod),
+  },
+  events: {
+    name: 'events',
+    singularName: 'event',
+    kind: 'Event',
+    namespaced: true,
+    verbs: ALL_VERBS,
+    shortNames: ['ev'],
+    fieldLabels: [
+      ...META_FIELDS,
+      'involvedObject.kind',
+      'involvedObject.namespace',
+      'involvedObject.name',
+      'involvedObject.uid',
+      'involvedObject.apiVersion',
+      'involvedObject.resourceVersion',
+      'involvedObject.fieldPath',
+      'reason',
+      'reportingComponent',
+      'source',
+      'type',
+    ],
+    validate: (o) => checkObjectName(o.metadata.name, 'subdomain'),
+    applyDefaults: (o) => {
+      o.count ??= 1;
+      o.type ??= 'Normal';
+    },
+  },
+  secrets: {
+    name: 'secrets',
+    singularName: 'secret',
+    kind: 'Secret',
+    namespaced: true,
+    verbs: ALL_VERBS,
+    fieldLabels: [...META_FIELDS, 'type'],
+    validate: (o) => validateSecret(o as Secret),
+    applyDefaults: (o) => {
+      const secret = o as Secret;
+      secret.type ??= 'Opaque';
+      // stringData is write-only: the apiserver folds it into data and never returns it.
+      const data: Record<string, string> = { ...secret.data };
+      for (const [key, value] of Object.entries(secret.stringData ?? {})) {
+        data[key] = Buffer.from(String(value), 'utf8').toString('base64');
+      }
+      for (const [key, value] of Object.entries(data)) {
+        if (typeof value !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value)) {
+          throw badRequest(`Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 0 (key "${key}")`);
+        }
+      }
+      secret.data = data;
+      delete secret.stringData;
+    },
+  },
+};
+
+export const POD_LOG_SUBRESOURCE = 'log';

@@ -1,0 +1,41 @@
+/** How fast the simulated node moves. Defaults feel like a real node; tests pass small numbers. */
+export interface KubeletTimings {
+  /** Pod created -> scheduled onto the node. */
+  scheduleMs: number;
+  /** One image pull (the Pulled event reports the time taken). */
+  pullMs: number;
+  /** Image ready -> container created and started. */
+  createMs: number;
+  /** ErrImagePull -> the next sync reports ImagePullBackOff. */
+  syncMs: number;
+  /** First image pull back-off; it doubles after each failed pull, up to backoffMaxMs (kubelet: 10 s .. 300 s). */
+  backoffInitialMs: number;
+  backoffMaxMs: number;
+  /** How often a container that cannot be configured (missing Secret) is retried. */
+  configRetryMs: number;
+  /** How long a deleted pod with nothing running shows as Terminating before it disappears. */
+  terminatingMs: number;
+}
+
+export const DEFAULT_TIMINGS: KubeletTimings = {
+  scheduleMs: 50,
+  pullMs: 800,
+  createMs: 150,
+  syncMs: 1_000,
+  backoffInitialMs: 10_000,
+  backoffMaxMs: 300_000,
+  configRetryMs: 2_000,
+  terminatingMs: 300,
+};
+
+/** A preset for tests: every transition within tens of milliseconds. */
+export const FAST_TIMINGS: KubeletTimings = {
+  scheduleMs: 2,
+  pullMs: 10,
+  createMs: 2,
+  syncMs: 15,
+  backoffInitialMs: 40,
+  backoffMaxMs: 160,
+  configRetryMs: 30,
+  terminatingMs: 20,
+};

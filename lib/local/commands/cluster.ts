@@ -1,0 +1,89 @@
+/** `step-runner cluster`: the embedded cluster alone, with a kubeconfig for kubectl. */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { LOCAL_PROCESS_NOTICE, startEmbeddedCluster } from '../cluster/index.js';
+
+export const summary = 'cluster [--port N] [--host H] [--kubeconfig-out FILE] [--workspace DIR] [--images FILE]...';
+
+export const help = `Usage: step-runner ${summary}
+
+Starts the embedded Kubernetes cluster and keeps it running until Ctrl-C.
+  --port N               port to listen on (default: any free port)
+  --host H               address to listen on (default: 127.0.0.1)
+  --kubeconfig-out FILE  where to write the kubeconfig (default: .step-runner/kubeconfig)
+  --workspace DIR        working directory of step processes (default: the current directory)
+  --images FILE          extra image catalog (JSON, repeatable); see lib/local/images/README.md`;
+
+export interface CommandIO {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  /** Resolves when the user asks the command to stop (SIGINT/SIGTERM). */
+  stopSignal: Promise<string>;
+}
+
+class UsageError extends Error {}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string', default: '127.0.0.1' },
+        'kubeconfig-out': { type: 'string', default: '.step-runner/kubeconfig' },
+        workspace: { type: 'string' },
+        images: { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Exit 2 for usage problems (the CLI contract), 1 when the cluster cannot start. */
+export async function run(argv: string[], io: CommandIO): Promise<number> {
+  try {
+    return await serve(argv, io);
+  } catch (error) {
+    io.err(`step-runner cluster: ${(error as Error).message}`);
+    if (!(error instanceof UsageError)) return 1;
+    io.err(`Usage: step-runner ${summary}`);
+    return 2;
+  }
+}
+
+async function serve(argv: string[], io: CommandIO): Promise<number> {
+  const options = parse(argv);
+  if (options.help) {
+    io.out(help);
+    return 0;
+  }
+  const port = options.port === undefined ? 0 : Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got "${options.port}"`);
+
+  const cluster = await startEmbeddedCluster({
+    host: options.host,
+    port,
+    workspace: options.workspace === undefined ? undefined : resolve(options.workspace),
+    catalogFiles: (options.images ?? []).map((f) => resolve(f)),
+  });
+  const kubeconfig = resolve(options['kubeconfig-out']);
+  await mkdir(dirname(kubeconfig), { recursive: true });
+  await writeFile(kubeconfig, cluster.kubeconfigYaml(), { mode: 0o600 });
+
+  io.out(`Embedded Kubernetes API listening on ${cluster.url}`);
+  io.out(LOCAL_PROCESS_NOTICE);
+  io.out(`Kubeconfig written to ${kubeconfig}`);
+  io.out(`  export KUBECONFIG=${kubeconfig}`);
+  io.out('  kubectl get pods,events');
+  io.out('Press Ctrl-C to stop.');
+
+  const signal = await io.stopSignal;
+  io.out(`Received ${signal}, stopping the cluster...`);
+  await cluster.stop();
+  return 0;
+}

@@ -1,0 +1,72 @@
+/** `step-runner cluster` as a user starts it: the launcher, flags, kubeconfig, and a clean stop. */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import { parse } from 'yaml';
+import { main } from '../lib/local/cli.js';
+
+const launcher = join(process.cwd(), 'bin', 'step-runner.js');
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'step-runner-cli-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test.each([
+  [['bogus'], /unknown command "bogus"[\s\S]*Usage: step-runner <command>/],
+  [['cluster', '--bogus'], /Unknown option '--bogus'[\s\S]*Usage: step-runner cluster/],
+  [['cluster', '--port', 'many'], /--port must be a port number, got "many"/],
+])('step-runner %j exits 2 with usage', async (args, message) => {
+  const errors: string[] = [];
+  const spy = jest.spyOn(console, 'error').mockImplementation((line: string) => void errors.push(line));
+  try {
+    expect(await main(args)).toBe(2);
+  } finally {
+    spy.mockRestore();
+  }
+  expect(errors.join('\n')).toMatch(message);
+});
+
+test('the launcher runs the TypeScript CLI (usage, exit 2)', () => {
+  const result = spawnSync(process.execPath, [launcher, 'bogus'], { encoding: 'utf8', timeout: 20_000 });
+  expect(result.status).toBe(2);
+  expect(result.stderr).toMatch(/Usage: step-runner <command>[\s\S]*run[\s\S]*cluster/);
+});
+
+test('with no command it runs the example build and shows it like the console', () => {
+  const result = spawnSync(process.execPath, [launcher], { encoding: 'utf8', timeout: 60_000, cwd: dir });
+  expect(result.stderr).toBe('');
+  expect(result.stdout).toContain('not inside their images');
+  expect(result.stdout).toMatch(/▶ \[1\/3\] greet[\s\S]*│ Hello from step one[\s\S]*✓ \[3\/3\] inspect succeeded/);
+  expect(result.stdout).toMatch(/Execution SUCCEEDED in \d+\.\ds/);
+  expect(result.stdout).not.toContain('"level"');
+  expect(result.status).toBe(0);
+}, 60_000);
+
+test('cluster serves the API, writes a kubeconfig, and stops cleanly on SIGINT', async () => {
+  const kubeconfig = join(dir, 'nested', 'kubeconfig');
+  const child = spawn(process.execPath, [launcher, 'cluster', '--kubeconfig-out', kubeconfig, '--workspace', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    while (!out.includes('Ctrl-C')) {
+      if (child.exitCode !== null) throw new Error(`exited early: ${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+    expect(url).toBeDefined();
+    expect(out).toContain('not inside their images');
+    expect(out).toContain(`export KUBECONFIG=${kubeconfig}`);
+    const config = parse(readFileSync(kubeconfig, 'utf8')) as { clusters: { cluster: { server: string } }[]; 'current-context': string };
+    expect(config.clusters[0]?.cluster.server).toBe(url);
+    const version = (await (await fetch(`${url}/version`)).json()) as { major: string };
+    expect(version.major).toBe('1');
+  } finally {
+    child.kill('SIGINT');
+  }
+  expect(await exited).toBe(0);
+});
