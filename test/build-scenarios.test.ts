@@ -118,26 +118,28 @@ describe('a build on the embedded cluster', () => {
     await expectNoPodsLeft(id);
   });
 
-  it('stops at a missing image on the poll that first sees it, and never launches the next step', async () => {
+  it('stops at a missing image on the poll that first sees it, and never launches a later step', async () => {
     const { id, summary, events } = await build(
-      `version: 1\nsteps:\n${step('one', 'alpine:3.20', ['echo first'])}${step('two', 'alpine:3.99-nope', ['echo never'])}${step('three', 'alpine:3.20', ['echo never'])}`,
+      `version: 1\nsteps:\n${step('one', 'alpine:3.20', ['echo first'])}${step('two', 'alpine:3.99-nope', ['echo never'])}${step('three', 'alpine:3.20', ['echo never'])}${step('four', 'alpine:3.20', ['echo never'])}`,
     );
     expect(summary.status).toBe('FAILED');
     expect(summary.error).toBe('ImagePullFailed');
     expect(summary.cause).toContain('"two"');
     expect(summary.cause).toContain('alpine:3.99-nope');
     expect(summary.cause).toContain('not found');
-    expect(summary.steps.map((s) => s.status)).toEqual(['succeeded', 'failed', 'not-run']);
+    expect(summary.steps.map((s) => s.status)).toEqual(['succeeded', 'failed', 'not-run', 'not-run']);
 
     // No poll ever reported the pull failure as merely pending: the first that saw it ended the step.
     const stepTwo = polls(events, 1);
     expect(stepTwo.at(-1)).toMatchObject({ phase: 'failed', error: 'ImagePullFailed' });
     expect(stepTwo.slice(0, -1).filter((p) => /ImagePull|ErrImage/.test(p.reason))).toEqual([]);
 
-    // The kubelet did report it, and step three's pod was never created.
+    // The kubelet did report it, and the later steps' pods were never created.
     const pulled = await eventsAbout(stepPodName(id, 'two'));
     expect(pulled.some((e) => e.reason === 'Failed' && e.message?.includes('not found'))).toBe(true);
     expect(await eventsAbout(stepPodName(id, 'three'))).toEqual([]);
+    expect(await eventsAbout(stepPodName(id, 'four'))).toEqual([]);
+    expect(events.filter((e) => e.type === 'MapIterationStarted').map((e) => e.index)).toEqual([0, 1]);
     await expectNoPodsLeft(id);
   });
 

@@ -5,6 +5,7 @@
  */
 import type { ExecutionStarter, StartedExecution } from '../forge/execution-starter.js';
 import type { BuildInput } from '../workflow/state-data.js';
+import type { StepPodView } from './console/pod-view.js';
 import { localExecutionArn, summarize, type ExecutionEvent, type ExecutionStatus, type ExecutionSummary, type LocalExecution } from './executor.js';
 
 /** `run --json`'s object; RUNNING until the execution ends. */
@@ -33,8 +34,24 @@ export interface LocalExecutionsOptions {
   now?(): Date;
 }
 
+/** What changed, for subscribers (the console page's live updates, the pod observer). */
+export type ExecutionChange =
+  | { kind: 'started'; name: string }
+  | { kind: 'event'; name: string; event: ExecutionEvent }
+  | { kind: 'pod'; name: string; index: number }
+  | { kind: 'ended'; name: string };
+
+/** One execution as the console page shows it: the listed fields, its whole history and its steps' pods. */
+export interface ExecutionDetail {
+  execution: ListedExecution;
+  history: readonly ExecutionEvent[];
+  /** By Map iteration index: the step's pod as last seen (a pod is deleted when its step ends). */
+  pods: ReadonlyMap<number, StepPodView>;
+}
+
 interface Entry {
   name: string;
+  pods: Map<number, StepPodView>;
   input: BuildInput;
   startedAt: Date;
   history: ExecutionEvent[];
@@ -47,6 +64,7 @@ interface Entry {
 
 export class LocalExecutions implements ExecutionStarter {
   private readonly entries = new Map<string, Entry>();
+  private readonly listeners = new Set<(change: ExecutionChange) => void>();
 
   constructor(private readonly options: LocalExecutionsOptions) {}
 
@@ -61,6 +79,7 @@ export class LocalExecutions implements ExecutionStarter {
 
     const entry: Entry = {
       name,
+      pods: new Map(),
       input,
       startedAt: this.options.now?.() ?? new Date(),
       history: [],
@@ -70,9 +89,11 @@ export class LocalExecutions implements ExecutionStarter {
       done: Promise.resolve(),
     };
     this.entries.set(name, entry);
+    this.notify({ kind: 'started', name });
     const execution = this.options.run(name, input, (event) => {
       entry.history.push(event);
       this.options.onEvent?.(name, input, event);
+      this.notify({ kind: 'event', name, event });
     });
     entry.execution = execution;
     entry.done = execution.result.then(
@@ -92,7 +113,42 @@ export class LocalExecutions implements ExecutionStarter {
 
   /** Newest first. */
   list(): ListedExecution[] {
-    return [...this.entries.values()].reverse().map((entry) => ({
+    return [...this.entries.values()].reverse().map((entry) => this.listed(entry));
+  }
+
+  /** Everything the console page draws for one execution. */
+  detail(name: string): ExecutionDetail | undefined {
+    const entry = this.entries.get(name);
+    return entry && { execution: this.listed(entry), history: entry.history, pods: entry.pods };
+  }
+
+  /** Keeps how a step's pod was last seen; the pod itself is deleted when the step ends. */
+  recordPod(name: string, index: number, pod: StepPodView): void {
+    const entry = this.entries.get(name);
+    if (!entry) return;
+    entry.pods.set(index, pod);
+    this.notify({ kind: 'pod', name, index });
+  }
+
+  /** Called on every change of every execution; returns the unsubscribe function. */
+  subscribe(listener: (change: ExecutionChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private notify(change: ExecutionChange): void {
+    // A failing subscriber (a closed page) must not stop the build's own bookkeeping.
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch {
+        /* the subscriber's own problem */
+      }
+    }
+  }
+
+  private listed(entry: Entry): ListedExecution {
+    return {
       name: entry.name,
       executionArn: localExecutionArn(entry.name),
       startedAt: entry.startedAt.toISOString(),
@@ -103,7 +159,7 @@ export class LocalExecutions implements ExecutionStarter {
       commit: entry.input.build.commit ?? null,
       ref: entry.input.build.ref ?? null,
       ...this.view(entry),
-    }));
+    };
   }
 
   /** Aborts what is still running (its pods are deleted) and waits for every execution to end. */
@@ -121,5 +177,6 @@ export class LocalExecutions implements ExecutionStarter {
     entry.summary = summary;
     entry.stoppedAt = this.options.now?.() ?? new Date();
     this.options.onEnd?.(entry.name, summary);
+    this.notify({ kind: 'ended', name: entry.name });
   }
 }

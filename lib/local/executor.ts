@@ -2,7 +2,7 @@ import './polyfills.js';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { Step } from '../pipeline/types.js';
 import { loadDefinition, localArn, resolveResources, taskStates } from '../workflow/definition.js';
-import type { BuildInput, PreparedBuild, StepResult } from '../workflow/state-data.js';
+import type { BuildInput, PreparedBuild, StepInput, StepResult } from '../workflow/state-data.js';
 import { localLambdaContext } from './lambda-context.js';
 import { lambdaFunctions } from './lambda-functions.js';
 
@@ -65,9 +65,11 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
   });
 
   // Step Functions launches no further Map iteration once one has failed. aws-local-stepfunctions
-  // (3.0.0) starts the next queued iteration before it notices, which would create the next step's
-  // pod; once a step has failed, LaunchStep refuses to run.
-  let stepFailed = false;
+  // (3.0.0) goes on starting queued iterations after a failure (and runs those it no longer aborts),
+  // which would create later steps' pods. With one step at a time, step i may start only once step
+  // i-1 has finished successfully, so LaunchStep refuses otherwise and those iterations are hidden.
+  const succeeded = new Set<number>();
+  const mayRun = (index: number | undefined) => index === undefined || index === 0 || succeeded.has(index - 1);
   const handlers: Record<string, (event: unknown) => Promise<unknown>> = {};
   const tasks = taskStates(definition);
   const retriedStates: Record<string, number> = {};
@@ -75,9 +77,10 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
     const fn = lambdaFunctions[functionId];
     if (!fn) throw new Error(`Task state ${state} calls ${functionId}, which serverless.yml does not define`);
     handlers[state] = async (event) => {
-      if (state === 'LaunchStep' && stepFailed) throw new StepNotLaunched('an earlier step failed');
+      const index = (event as Partial<StepInput>).index;
+      if (!mayRun(index)) throw new StepNotLaunched(`step ${index} was not launched: an earlier step failed`);
       const output = await fn.handler(event as never, localLambdaContext(fn.name));
-      if ((output as Partial<StepResult> | undefined)?.status === 'failed') stepFailed = true;
+      if (index !== undefined && (output as Partial<StepResult> | undefined)?.status === 'succeeded') succeeded.add(index);
       return output;
     };
     if (options.retryMs !== undefined) retriedStates[state] = options.retryMs;
@@ -98,7 +101,7 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
   const history: ExecutionEvent[] = [];
   const pump = (async () => {
     for await (const event of execution.eventLogs as AsyncGenerator<ExecutionEvent>) {
-      if (isAfterFailedIteration(event, history)) continue;
+      if (!mayRun(event.index)) continue;
       history.push(event);
       options.onEvent?.(event);
     }
@@ -120,13 +123,6 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
       execution.abort();
     },
   };
-}
-
-/** Events of iterations the local library started after an earlier one failed (see above). */
-function isAfterFailedIteration(event: ExecutionEvent, history: ExecutionEvent[]): boolean {
-  if (event.index === undefined) return false;
-  const failed = history.find((e) => e.index !== undefined && (e.type === 'StateFailed' || e.type === 'MapIterationFailed'));
-  return failed?.index !== undefined && event.index > failed.index;
 }
 
 async function cleanupAfterAbort(input: BuildInput, history: ExecutionEvent[]): Promise<void> {
