@@ -36,14 +36,32 @@ test('the launcher runs the TypeScript CLI (usage, exit 2)', () => {
   expect(result.stderr).toMatch(/Usage: step-runner <command>[\s\S]*run[\s\S]*cluster/);
 });
 
-test('with no command it runs the example build and shows it like the console', () => {
-  const result = spawnSync(process.execPath, [launcher], { encoding: 'utf8', timeout: 60_000, cwd: dir });
-  expect(result.stderr).toBe('');
-  expect(result.stdout).toContain('not inside their images');
-  expect(result.stdout).toMatch(/▶ \[1\/3\] greet[\s\S]*│ Hello from step one[\s\S]*✓ \[3\/3\] inspect succeeded/);
-  expect(result.stdout).toMatch(/Execution SUCCEEDED in \d+\.\ds/);
-  expect(result.stdout).not.toContain('"level"');
-  expect(result.status).toBe(0);
+test('with no command it runs the example build like the console shows it, then keeps serving the page', async () => {
+  const child = spawn(process.execPath, [launcher], { cwd: dir, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    while (!/Execution (SUCCEEDED|FAILED)/.test(out)) {
+      if (child.exitCode !== null) throw new Error(`exited early: ${out}${err}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(out).toContain('not inside their images');
+    expect(out).toMatch(/▶ \[1\/3\] greet[\s\S]*│ Hello from step one[\s\S]*✓ \[3\/3\] inspect succeeded/);
+    expect(out).toMatch(/Execution SUCCEEDED in \d+\.\ds/);
+    expect(out).not.toContain('"level"');
+    const page = /Example build .*: (http:\/\/127\.0\.0\.1:\d+\/executions\/\S+)/.exec(out)?.[1];
+    expect(page).toBeDefined();
+    const html = await fetch(page!, { headers: { accept: 'text/html' } });
+    expect(html.headers.get('content-type')).toContain('text/html');
+    expect(await html.text()).toContain('SUCCEEDED');
+  } finally {
+    child.kill('SIGINT');
+  }
+  expect(await exited).toBe(0);
+  expect(err).toBe('');
 }, 60_000);
 
 test('cluster serves the API, writes a kubeconfig, and stops cleanly on SIGINT', async () => {

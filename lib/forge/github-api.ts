@@ -72,6 +72,8 @@ export function gitHubApi(options: GitHubApiOptions = {}): GitHubApi {
     } catch {
       message = '';
     }
+    // A proxy or GitHub Enterprise may quote the credentials it refused; they must not travel on.
+    if (options.token) message = message.split(options.token).join('***');
     return new GitHubApiError(
       `${operation}: GitHub API answered ${response.status}${message ? ` (${message.slice(0, 200)})` : ''}`,
       operation,

@@ -24,16 +24,27 @@ export function kubeFailure(error: unknown): KubeFailure {
     return {
       status: error.code,
       ...(status.reason ? { reason: status.reason } : {}),
-      message: status.message ?? `HTTP ${error.code}`,
+      message: redactCredentials(status.message ?? `HTTP ${error.code}`),
       headers: error.headers ?? {},
     };
   }
   const networkCode = errnoCode(error);
   return {
-    message: error instanceof Error ? error.message : String(error),
+    message: redactCredentials(error instanceof Error ? error.message : String(error)),
     headers: {},
     ...(networkCode ? { networkCode } : {}),
   };
+}
+
+/**
+ * A failure's words end up in Causes, state outputs and logs. An authenticating proxy in front of
+ * the API server (or a webhook token authenticator) may quote the credentials it refused: an EKS
+ * token (`k8s-aws-v1.` + a presigned URL) or any bearer token never goes further than this.
+ */
+export function redactCredentials(text: string): string {
+  return text
+    .replace(/k8s-aws-v1\.[A-Za-z0-9_=-]+/g, 'k8s-aws-v1.***')
+    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 ***');
 }
 
 /** The HTTP status of an API error, or undefined for anything else. */

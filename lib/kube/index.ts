@@ -17,4 +17,7 @@ export { launchStepPod, type LaunchResult } from './launch.js';
 export { observeStep } from './observe.js';
 export { readStepLog, readWholeStepLog, DEFAULT_STEP_LOG_TAIL, type StepLogOptions } from './logs.js';
 export { deleteStepPod, deleteBuildPods } from './cleanup.js';
+export { readSecretValues, secretNeedles, maskSecrets, SECRET_MASK } from './secret-values.js';
 export { classifyStep } from './classify.js';
+export { podProgress } from './pod-progress.js';
+export { watchPodUntil, type WatchedPod } from './watch-pod.js';

@@ -9,7 +9,8 @@ export type ObserveApi = Pick<CoreV1Api, 'readNamespacedPod' | 'listNamespacedEv
 /**
  * One poll of a step: its pod (null once it is gone) and the events about it, in two API requests
  * made side by side. The classifier needs both: the container status says ErrImagePull, but the
- * registry's own words often only reach the events.
+ * registry's own words often only reach the events. A caller that already holds the pod (from a
+ * watch) passes it as `knownPod`, and only the events are read.
  */
 export async function observeStep(
   api: ObserveApi,
@@ -17,9 +18,10 @@ export async function observeStep(
   podName: string,
   now: () => Date = () => new Date(),
   retry?: KubeRetryOptions,
+  knownPod?: V1Pod | null,
 ): Promise<Observation> {
   const [pod, events] = await Promise.all([
-    readPod(api, namespace, podName, retry),
+    knownPod !== undefined ? knownPod : readPod(api, namespace, podName, retry),
     listPodEvents(api, namespace, podName, retry),
   ]);
   return { pod, events: eventsOf(pod, events), observedAt: now() };

@@ -55,8 +55,9 @@ export async function main(argv: string[]): Promise<number> {
       return stopSignal();
     },
   };
-  // `npm start` with no command: the example build, shown the way the console shows it.
-  const [name, ...rest] = argv.length === 0 ? ['run', DEFAULT_EXAMPLE] : argv;
+  // `npm start` with no command: the local stack (webhooks and the console page) and the example
+  // build once, shown the way the console shows it; then it keeps serving until Ctrl-C.
+  const [name, ...rest] = argv.length === 0 ? ['serve', '--example', DEFAULT_EXAMPLE] : argv;
   // The handlers' Powertools logger writes JSON lines meant for CloudWatch; on a terminal the
   // console-like output says the same, so they stay quiet unless asked for. Set before any
   // command module (and so the logger) is loaded.

@@ -64,7 +64,9 @@ export class ConsoleOutput {
     const output = event.state?.output as Record<string, unknown> | undefined;
     switch (state) {
       case 'PrepareBuild': {
-        const prepared = output as unknown as PreparedBuild;
+        const prepared = output as unknown as Partial<PreparedBuild>;
+        // A rejected pipeline leaves PrepareBuild through its Catch, with the failure and no steps.
+        if (!prepared.steps) return [`  ✗ PrepareBuild: ${(output?.failure as { Error?: string } | undefined)?.Error ?? 'failed'}`];
         this.steps = prepared.steps.map((s) => s.name);
         return [
           `  ✓ PrepareBuild: namespace ${prepared.namespace}`,

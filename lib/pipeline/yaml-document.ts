@@ -182,6 +182,8 @@ function yamlErrorMessage(code: string, message: string, text: string, offset: n
       return key ? `the key "${key}" appears twice in the same map` : 'a key appears twice in the same map';
     }
     default: {
+      // yaml reports its own stack overflow as a parse error; say what the user can change.
+      if (/call stack size/i.test(message)) return 'the YAML is nested too deeply to read; a pipeline needs only a few levels';
       const first = message.split('\n')[0] ?? message;
       const plain = first.replace(/ at line \d+, column \d+:?$/, '').replace(/\.$/, '');
       return `YAML syntax error: ${plain.charAt(0).toLowerCase()}${plain.slice(1)}`;

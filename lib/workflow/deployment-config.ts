@@ -13,8 +13,17 @@ export interface DeploymentConfig {
   namespace: string;
   imagePullGraceSeconds: number;
   unschedulableGraceSeconds: number;
+  /** How long one PollStep may watch a pending pod for its next change (0: plain polling only). */
+  pendingWatchSeconds: number;
   logs: { kind: 's3'; bucket: string; prefix: string } | { kind: 'directory'; path: string };
 }
+
+/**
+ * While a pod is pending, a PollStep that holds a watch for up to this long answers the moment
+ * the kubelet reports a change (a pull failure above all) and costs three state transitions per
+ * watch instead of per second. Bounded well below the Lambda timeout.
+ */
+export const DEFAULT_PENDING_WATCH_SECONDS = 20;
 
 export const EnvNames = {
   clusterName: 'EKS_CLUSTER_NAME',
@@ -24,6 +33,7 @@ export const EnvNames = {
   namespace: 'STEP_RUNNER_NAMESPACE',
   imagePullGrace: 'IMAGE_PULL_GRACE_SECONDS',
   unschedulableGrace: 'UNSCHEDULABLE_GRACE_SECONDS',
+  pendingWatch: 'PENDING_WATCH_SECONDS',
   logsBucket: 'STEP_LOGS_BUCKET',
   logsPrefix: 'STEP_LOGS_PREFIX',
   logsDir: 'STEP_LOGS_DIR',
@@ -40,6 +50,7 @@ export function deploymentConfig(env: NodeJS.ProcessEnv = process.env): Deployme
     namespace: env[EnvNames.namespace] || 'default',
     imagePullGraceSeconds: seconds(env, EnvNames.imagePullGrace, DEFAULT_CLASSIFY_OPTIONS.imagePullGraceSeconds),
     unschedulableGraceSeconds: seconds(env, EnvNames.unschedulableGrace, DEFAULT_CLASSIFY_OPTIONS.unschedulableGraceSeconds),
+    pendingWatchSeconds: seconds(env, EnvNames.pendingWatch, DEFAULT_PENDING_WATCH_SECONDS),
     logs: bucket
       ? { kind: 's3', bucket, prefix: env[EnvNames.logsPrefix] ?? 'builds/' }
       : { kind: 'directory', path: env[EnvNames.logsDir] || '.step-runner/logs' },

@@ -35,6 +35,11 @@ describe('poll schedule', () => {
     expect(waits).toEqual([1, 1, 2, 5, 20, 50, PollSchedule.RUNNING_MAX_SECONDS]);
   });
 
+  it('does not wait after a poll that watched the pending pod, since the watch was the wait', () => {
+    expect(nextPollSeconds(pending, { elapsedSeconds: 3, runningSeconds: 0, timeoutSeconds: 600, watched: true })).toBe(0);
+    expect(nextPollSeconds(running, { elapsedSeconds: 3, runningSeconds: 1, timeoutSeconds: 600, watched: true })).toBe(1);
+  });
+
   it('never waits past the step deadline', () => {
     expect(nextPollSeconds(running, { elapsedSeconds: 590, runningSeconds: 588, timeoutSeconds: 600 })).toBe(11);
     expect(nextPollSeconds(running, { elapsedSeconds: 605, runningSeconds: 603, timeoutSeconds: 600 })).toBe(1);

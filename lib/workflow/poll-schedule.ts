@@ -9,7 +9,9 @@ import { StepPhases, type StepStatus } from '../kube/types.js';
  *   since a pull that has not failed by then is a large image still downloading;
  * - running: doubling from one second up to RUNNING_MAX_SECONDS, so short steps finish promptly
  *   and a long step costs a few polls a minute at most;
- * - never past the step's deadline: the poll right after activeDeadlineSeconds reports the timeout.
+ * - never past the step's deadline: the poll right after activeDeadlineSeconds reports the timeout;
+ * - no wait at all after a poll that held a watch on a pending pod: the watch was the wait, and
+ *   the next one starts from the change it saw (see tasks/poll-step.ts).
  *
  * Wait states take whole seconds, hence integers throughout.
  */
@@ -27,9 +29,12 @@ export interface PollClock {
   runningSeconds: number;
   /** The step's timeout (activeDeadlineSeconds). */
   timeoutSeconds: number;
+  /** The poll watched the pending pod (so it has waited already). */
+  watched?: boolean;
 }
 
 export function nextPollSeconds(status: Pick<StepStatus, 'phase'>, clock: PollClock): number {
+  if (clock.watched && status.phase === StepPhases.Pending) return 0;
   const wanted =
     status.phase === StepPhases.Running ? runningInterval(clock.runningSeconds) : pendingInterval(clock.elapsedSeconds);
   // One second past the deadline is when the kubelet has had the chance to mark the pod failed.

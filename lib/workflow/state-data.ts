@@ -27,6 +27,8 @@ export interface BuildInput {
 export interface BuildSettings {
   imagePullGraceSeconds: number;
   unschedulableGraceSeconds: number;
+  /** See DEFAULT_PENDING_WATCH_SECONDS; absent or 0: plain polling. */
+  pendingWatchSeconds?: number;
 }
 
 /** PrepareBuild's output, the input of RunSteps. */
@@ -48,6 +50,8 @@ export interface PollState {
   message?: string;
   nextPollSeconds: number;
   polls: number;
+  /** podProgress() of the pod as last seen: a watch waits for it to change. */
+  progress?: string;
   error?: ErrorName;
   cause?: string;
   exitCode?: number;

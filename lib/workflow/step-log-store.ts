@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 
 /** Where FinishStep keeps a step's whole log: S3 on AWS, a folder locally. */
 export interface StepLogStore {
@@ -13,11 +13,18 @@ function safeSegment(text: string): string {
   return text.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_');
 }
 
-export function s3LogStore(client: S3Client, bucket: string, prefix: string): StepLogStore {
+/**
+ * The S3 SDK is loaded on first use only: every task shares one bundle's imports, and only
+ * FinishStep writes logs, so PollStep's cold start should not pay for it.
+ */
+export function s3LogStore(bucket: string, prefix: string, client?: S3Client): StepLogStore {
+  let s3: S3Client | undefined = client;
   return {
     async put(buildId, step, log) {
+      const { S3Client, PutObjectCommand } = await import('@aws-sdk/client-s3');
+      s3 ??= new S3Client({});
       const key = `${prefix}${safeSegment(buildId)}/${safeSegment(step)}.log`;
-      await client.send(
+      await s3.send(
         new PutObjectCommand({ Bucket: bucket, Key: key, Body: log, ContentType: 'text/plain; charset=utf-8' }),
       );
       return `s3://${bucket}/${key}`;

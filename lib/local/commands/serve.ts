@@ -11,23 +11,31 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { ForgeEnvNames } from '../../forge/config.js';
 import { fixedPipelineSource, type PipelineText } from '../../forge/pipeline-source.js';
 import { MAX_BODY_BYTES } from '../../forge/request.js';
 import { createWebhookHandler, staticSecrets } from '../../forge/webhook-handler.js';
 import { WebhookRoutes } from '../../forge/webhook.js';
+import { kubeConfigFromFile } from '../../kube/index.js';
 import { parsePipeline } from '../../pipeline/index.js';
+import { loadDefinition } from '../../workflow/definition.js';
 import { logger as sharedLogger } from '../../workflow/lambda-task.js';
 import { LOCAL_PROCESS_NOTICE, startEmbeddedCluster, type EmbeddedCluster, type KubeletTimings } from '../cluster/index.js';
+import { stateGraph } from '../console/asl-graph.js';
+import { layoutGraph } from '../console/graph-layout.js';
+import { observeStepPods } from '../console/pod-observer.js';
 import { ConsoleOutput } from '../console-output.js';
 import { startLocalExecution } from '../executor.js';
 import { LocalExecutions } from '../executions.js';
+import { createConsoleRoutes } from '../http/console-routes.js';
 import { createLocalHttpServer } from '../http/server.js';
 import { useLocalTaskEnvironment } from '../task-environment.js';
 import type { CommandIO } from './cluster.js';
+import { localBuildId } from './run.js';
 
 export const summary =
-  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--secret S] [--kubeconfig F [--context C]] [--namespace NS] [--workspace DIR] [--images FILE] [--verbose]';
+  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--secret S] [--example FILE] [--kubeconfig F [--context C]] [--namespace NS] [--workspace DIR] [--images FILE] [--verbose]';
 
 export const help = `Usage: step-runner ${summary}
 
@@ -35,12 +43,15 @@ Serves the webhook endpoints locally, with the Lambda handler's own code:
   POST ${WebhookRoutes.github}           GitHub (X-Hub-Signature-256)
   POST ${WebhookRoutes.generic}   generic: {"repository","commit","ref","pipeline"} (X-Signature-256)
   GET  /executions        every build so far; GET /executions/NAME: its run --json object
+  GET  /                  in a browser: the console page (graph, steps, pod events, logs, history)
 Builds run on the local executor, on the embedded cluster unless --kubeconfig is given.
   --pipeline FILE   the pipeline GitHub deliveries build (default: examples/hello.yml), since a
                     local server cannot read the repository
   --secret S        the webhook secret (default: $${ForgeEnvNames.githubWebhookSecret}; the generic webhook
                     uses $${ForgeEnvNames.genericWebhookSecret}, else this one). Unsigned requests are refused:
                     without a secret the endpoint answers 404.
+  --example FILE    run this pipeline once as soon as the server is up (what \`npm start\` does)
+  --port N          default: $PORT, else 3000
   --verbose         the handlers' log lines too`;
 
 const DEFAULT_PIPELINE = fileURLToPath(new URL('../../../examples/hello.yml', import.meta.url));
@@ -136,6 +147,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       onEnd: (name) => consoles.delete(name),
     });
     cleanups.push(() => executions.stopAll());
+    // The console page shows each step's pod events, read from the cluster the builds run on.
+    const podKube = kubeConfigFromFile(kubeconfig, options.context).makeApiClient(CoreV1Api);
+    cleanups.push(observeStepPods(executions, async () => podKube, print));
 
     const secrets = {
       githubWebhookSecret: options.secret,
@@ -151,7 +165,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         ...(options.namespace ? { namespace: options.namespace } : {}),
       },
     });
-    const server = createLocalHttpServer({ webhook, executions, maxBodyBytes: MAX_BODY_BYTES, onRequest: print });
+    const consolePage = createConsoleRoutes({ executions, graph: layoutGraph(stateGraph(loadDefinition())) });
+    const server = createLocalHttpServer({ webhook, executions, console: consolePage, maxBodyBytes: MAX_BODY_BYTES, onRequest: print });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => resolve());
@@ -191,13 +206,17 @@ async function readPipeline(file: string, shownAs: string): Promise<PipelineText
 
 class UsageError extends Error {}
 
-export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): LocalServerOptions & { help?: boolean; verbose?: boolean } {
+export function parseServeArgs(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): LocalServerOptions & { help?: boolean; verbose?: boolean; example?: string } {
   let values;
   try {
     values = parseArgs({
       args: argv,
       options: {
-        port: { type: 'string', default: '3000' },
+        port: { type: 'string', default: env.PORT || '3000' },
+        example: { type: 'string' },
         host: { type: 'string', default: '127.0.0.1' },
         pipeline: { type: 'string' },
         secret: { type: 'string' },
@@ -231,6 +250,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     ...(values.namespace ? { namespace: values.namespace } : {}),
     ...(values.workspace ? { workspace: values.workspace } : {}),
     ...(values.images ? { images: values.images } : {}),
+    ...(values.example ? { example: values.example } : {}),
     ...(values.help ? { help: true } : {}),
     ...(values.verbose ? { verbose: true } : {}),
   };
@@ -250,7 +270,6 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
     io.out(help);
     return 0;
   }
-  sharedLogger.setLogLevel(options.verbose ? 'INFO' : 'SILENT');
   let server: LocalServer;
   try {
     server = await startLocalServer({ ...options, print: io.out });
@@ -262,9 +281,22 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
   io.out(`  POST ${server.url}${WebhookRoutes.github}          GitHub webhooks build ${options.pipeline ?? 'examples/hello.yml'}`);
   io.out(`  POST ${server.url}${WebhookRoutes.generic}  generic webhooks`);
   io.out(`  GET  ${server.url}/executions`);
+  io.out(`Console page: ${server.url}/ (open it in a browser)`);
   if (!options.secret) io.out(`GitHub webhooks are refused (404) until a secret is given: --secret or ${ForgeEnvNames.githubWebhookSecret}.`);
   if (!options.genericSecret && !options.secret) io.out(`Generic webhooks are refused (404) until a secret is given: ${ForgeEnvNames.genericWebhookSecret} or --secret.`);
   io.out('Commit statuses are printed here, not posted. Press Ctrl-C to stop.');
+  if (options.example) {
+    try {
+      const example = await readPipeline(path.resolve(options.example), options.example);
+      const id = localBuildId(example.file);
+      await server.executions.start(id, { build: { id, trigger: 'local run' }, pipeline: example });
+      io.out(`Example build ${options.example}: ${server.url}/executions/${id}`);
+    } catch (error) {
+      io.err(`step-runner serve: ${(error as Error).message}`);
+      await server.close();
+      return error instanceof ServeRejected ? 2 : 1;
+    }
+  }
 
   const signal = await io.stopSignal;
   io.out(`Received ${signal}: aborting running builds and deleting their pods...`);

@@ -1,11 +1,13 @@
 /**
  * The local server's HTTP side: POST /webhook and /webhook/generic go to the Lambda handler as API
- * Gateway would pass them; GET /executions and /executions/NAME read the local registry.
+ * Gateway would pass them; GET /executions and /executions/NAME read the local registry (JSON),
+ * and, when given, the console page's routes answer browsers at / and /executions/...
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { ExecutionView, ListedExecution } from '../executions.js';
 import { localLambdaContext } from '../lambda-context.js';
+import type { ConsoleRoutes } from './console-routes.js';
 import { httpResponseFrom, lambdaEventFrom } from './lambda-event.js';
 
 export interface LocalHttpOptions {
@@ -13,6 +15,8 @@ export interface LocalHttpOptions {
   executions: { list(): ListedExecution[]; get(name: string): ExecutionView | undefined };
   /** Bodies are read up to this many bytes and one more, so the handler can tell "too large". */
   maxBodyBytes: number;
+  /** The console page (HTML, live updates, logs); without it only the JSON routes answer. */
+  console?: ConsoleRoutes;
   /** One line per request, e.g. `POST /webhook 202`. */
   onRequest?(line: string): void;
 }
@@ -46,6 +50,8 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
     return;
   }
 
+  if (options.console && (await options.console(request, response, path))) return;
+
   if (path === '/executions' || path.startsWith('/executions/')) {
     if (method !== 'GET') return send(response, 405, { error: 'MethodNotAllowed', message: `${method} ${path}: use GET.` });
     if (path === '/executions') return send(response, 200, options.executions.list());
@@ -56,7 +62,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
       : send(response, 404, { error: 'ExecutionDoesNotExist', message: `No execution named ${name} on this server.` });
   }
 
-  send(response, 404, { error: 'RouteNotFound', message: 'Try POST /webhook, POST /webhook/generic, GET /executions.' });
+  send(response, 404, { error: 'RouteNotFound', message: options.console ? 'Try POST /webhook, POST /webhook/generic, GET /executions, or open / in a browser.' : 'Try POST /webhook, POST /webhook/generic, GET /executions.' });
 }
 
 /** The body up to `limit` bytes; the rest is read and dropped so the answer can still be sent. */

@@ -1,4 +1,4 @@
-import { launchStepPod, stepPodManifest } from '../../kube/index.js';
+import { launchStepPod, podProgress, stepPodManifest } from '../../kube/index.js';
 import type { PollState, StepInput } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 
@@ -15,8 +15,11 @@ export async function launchStep(input: StepInput, deps: TaskDeps): Promise<Poll
     launchedAt: new Date(launchedAt).toISOString(),
     runningSince: null,
     phase: 'pending',
-    reason: 'PodCreated',
-    nextPollSeconds: 1,
+    // Visible in the execution history: a retried LaunchStep says it found its pod, not made one.
+    reason: adopted ? 'PodAdopted' : 'PodCreated',
+    // With a watch the first poll may start at once: it waits for the pod's first change itself.
+    nextPollSeconds: (input.settings.pendingWatchSeconds ?? 0) > 0 ? 0 : 1,
     polls: 0,
+    progress: podProgress(pod),
   };
 }

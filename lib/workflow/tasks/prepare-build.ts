@@ -19,6 +19,7 @@ export function prepareBuild(input: BuildInput, config: DeploymentConfig, log: T
     settings: {
       imagePullGraceSeconds: pipeline.imagePullGraceSeconds ?? config.imagePullGraceSeconds,
       unschedulableGraceSeconds: config.unschedulableGraceSeconds,
+      pendingWatchSeconds: config.pendingWatchSeconds,
     },
     steps: pipeline.steps,
   };

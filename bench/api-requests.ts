@@ -1,0 +1,51 @@
+/**
+ * Kubernetes API requests per poll: the deployed PollStep handler (functions/poll-step.ts) called
+ * directly, as Lambda calls it, against the embedded cluster, counting the requests that reach its
+ * HTTP layer during each invocation. One step that runs and succeeds, one whose image is missing,
+ * so every phase the classifier reports is covered.
+ */
+import { handler as launchStep } from '../functions/launch-step.js';
+import { handler as pollStep } from '../functions/poll-step.js';
+import { localLambdaContext } from '../lib/local/lambda-context.js';
+import { deploymentConfig } from '../lib/workflow/deployment-config.js';
+import type { PollState, StepInput } from '../lib/workflow/state-data.js';
+import type { TaskLog } from '../lib/workflow/task-deps.js';
+import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
+import type { RequestCounter } from './request-counter.js';
+
+export interface PollRequests {
+  phase: string;
+  requests: number;
+}
+
+const PIPELINE = `version: 1
+steps:
+  - name: works
+    image: alpine:3.20
+    commands: ["sleep 1"]
+  - name: missing
+    image: alpine:3.99-does-not-exist
+    commands: [make]
+`;
+
+export async function measureApiRequestsPerPoll(counter: RequestCounter, namespace: string): Promise<PollRequests[]> {
+  const silent = { info: () => undefined, warn: () => undefined } as unknown as TaskLog;
+  // The settings every step gets come from the real PrepareBuild, as the Map's ItemSelector passes them.
+  const prepared = prepareBuild(
+    { build: { id: `requests-${Date.now().toString(36)}`, trigger: 'benchmark' }, pipeline: { file: 'bench.yml', text: PIPELINE }, namespace },
+    deploymentConfig(),
+    silent,
+  );
+  const measured: PollRequests[] = [];
+  for (const [index, step] of prepared.steps.entries()) {
+    const input: StepInput = { build: prepared.build, namespace: prepared.namespace, settings: prepared.settings, step, index };
+    let poll = (await launchStep(input as never, localLambdaContext('launchStep'))) as PollState;
+    for (let i = 0; i < 100 && poll.phase !== 'succeeded' && poll.phase !== 'failed'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      counter.sinceMark();
+      poll = (await pollStep({ ...input, poll } as never, localLambdaContext('pollStep'))) as PollState;
+      measured.push({ phase: `${poll.phase} (${poll.reason})`, requests: counter.sinceMark().length });
+    }
+  }
+  return measured;
+}

@@ -1,0 +1,109 @@
+/**
+ * A stand-in for the Kubernetes API in simulated time, for the cost benchmark: one step pod that
+ * is pending (scheduled, image pulling) for a while, then runs for the step's duration, then
+ * exits 0. It answers the calls the real task code makes (create, read, events, log, delete) with
+ * the objects a kubelet would report at the simulated moment, so the real classifier and the real
+ * poll schedule decide everything else.
+ */
+import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
+import type { TaskDeps } from '../lib/workflow/task-deps.js';
+import type { SimulatedClock } from './simulated-clock.js';
+
+export interface StepTimeline {
+  /** Created -> running: scheduling, image pull, container start. */
+  pendingSeconds: number;
+  /** Running -> exited 0. */
+  runningSeconds: number;
+}
+
+export interface SimulatedCluster {
+  api: CoreV1Api;
+  /** TaskDeps.watchPod in simulated time: the clock moves to the pod's next change, or by the timeout. */
+  watchPod: NonNullable<TaskDeps['watchPod']>;
+  /** Simulated seconds spent inside watches (billed Lambda time). */
+  watchedSeconds(): number;
+}
+
+export function simulatedCluster(clock: SimulatedClock, timeline: StepTimeline): SimulatedCluster {
+  const pods = new Map<string, { pod: V1Pod; createdAt: number }>();
+
+  const podAt = (entry: { pod: V1Pod; createdAt: number }): V1Pod => {
+    const age = (clock.now().getTime() - entry.createdAt) / 1000;
+    const startedAt = new Date(entry.createdAt + timeline.pendingSeconds * 1000);
+    const finishedAt = new Date(startedAt.getTime() + timeline.runningSeconds * 1000);
+    const base = { name: 'step', image: entry.pod.spec!.containers[0]!.image!, imageID: '', ready: false, restartCount: 0 };
+    const scheduled = [{ type: 'PodScheduled', status: 'True' }];
+    let status: V1Pod['status'];
+    if (age < timeline.pendingSeconds) {
+      status = {
+        phase: 'Pending',
+        conditions: scheduled,
+        containerStatuses: [{ ...base, state: { waiting: { reason: 'ContainerCreating' } } }],
+      };
+    } else if (age < timeline.pendingSeconds + timeline.runningSeconds) {
+      status = {
+        phase: 'Running',
+        startTime: startedAt,
+        conditions: scheduled,
+        containerStatuses: [{ ...base, ready: true, started: true, state: { running: { startedAt } } }],
+      };
+    } else {
+      status = {
+        phase: 'Succeeded',
+        startTime: startedAt,
+        conditions: scheduled,
+        containerStatuses: [
+          { ...base, state: { terminated: { exitCode: 0, reason: 'Completed', startedAt, finishedAt } } },
+        ],
+      };
+    }
+    return { ...entry.pod, spec: { ...entry.pod.spec!, nodeName: 'sim-node' }, status };
+  };
+
+  const api = {
+    async createNamespacedPod({ body }: { body: V1Pod }) {
+      const createdAt = clock.now().getTime();
+      const pod: V1Pod = {
+        ...body,
+        metadata: { ...body.metadata, uid: `uid-${pods.size + 1}`, creationTimestamp: new Date(createdAt) },
+      };
+      pods.set(pod.metadata!.name!, { pod, createdAt });
+      return podAt({ pod, createdAt });
+    },
+    async readNamespacedPod({ name }: { name: string }) {
+      const entry = pods.get(name);
+      if (!entry) throw Object.assign(new Error('not found'), { code: 404, body: '{"reason":"NotFound"}', headers: {} });
+      return podAt(entry);
+    },
+    async listNamespacedEvent() {
+      return { items: [] };
+    },
+    async readNamespacedPodLog() {
+      return 'simulated step output\n';
+    },
+    async deleteNamespacedPod({ name }: { name: string }) {
+      pods.delete(name);
+      return {};
+    },
+    async listNamespacedPod() {
+      return { items: [...pods.values()].map(podAt) };
+    },
+  };
+  let watchedSeconds = 0;
+  const watchPod: SimulatedCluster['watchPod'] = async (_namespace, podName, until, timeoutMs) => {
+    const entry = pods.get(podName);
+    if (!entry) return undefined;
+    const current = podAt(entry);
+    if (until(current)) return { pod: current, settled: true };
+    // The pod changes only when it starts and when it ends.
+    const changes = [timeline.pendingSeconds, timeline.pendingSeconds + timeline.runningSeconds].map((s) => entry.createdAt + s * 1000);
+    const now = clock.now().getTime();
+    const next = changes.find((at) => at > now);
+    const waited = Math.min(timeoutMs, next === undefined ? timeoutMs : next - now) / 1000;
+    clock.advance(waited);
+    watchedSeconds += waited;
+    const pod = podAt(entry);
+    return { pod, settled: until(pod) };
+  };
+  return { api: api as unknown as CoreV1Api, watchPod, watchedSeconds: () => watchedSeconds };
+}

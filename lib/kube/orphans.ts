@@ -1,0 +1,88 @@
+import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
+import { unexpectedKubeError } from './api-error.js';
+import { deleteStepPod } from './cleanup.js';
+import { withKubeRetries, type KubeRetryOptions } from './retry.js';
+import { Labels, MANAGED_BY } from './types.js';
+
+/**
+ * Runner pods that no execution will ever clean up: CleanupBuild could not reach the cluster, an
+ * execution was deleted, a Lambda died between two states. A scheduled sweep finds them by the
+ * runner's label and by their own deadline, so it needs no record of which executions are alive.
+ */
+
+/**
+ * How long after a pod's deadline it counts as orphaned. Past activeDeadlineSeconds the kubelet
+ * stops the pod and the very next poll fails the step; the margin covers FinishStep and
+ * CleanupBuild retries, so the sweep never deletes a pod whose build is still reading its log.
+ */
+export const DEFAULT_ORPHAN_MARGIN_SECONDS = 600;
+
+/** Why a pod is or is not an orphan; `orphan` only for a runner pod past its deadline and margin. */
+export type OrphanVerdict =
+  | 'orphan'
+  | 'not-ours'
+  | 'already-deleting'
+  | 'no-deadline'
+  | 'within-deadline';
+
+/**
+ * The one decision of the sweep, pure so it can be checked case by case. A pod is only ever
+ * touched if the runner created it (its managed-by label) and if its own spec says when it
+ * had to be done by: a pod without activeDeadlineSeconds is not the runner's doing, whatever
+ * its labels say, and there is no deadline to be past.
+ */
+export function orphanVerdict(pod: V1Pod, now: Date, marginSeconds: number): OrphanVerdict {
+  if (pod.metadata?.labels?.[Labels.managedBy] !== MANAGED_BY) return 'not-ours';
+  if (pod.metadata.deletionTimestamp) return 'already-deleting';
+  const created = timeOf(pod.metadata.creationTimestamp);
+  const deadline = pod.spec?.activeDeadlineSeconds;
+  if (created === undefined || typeof deadline !== 'number' || !(deadline > 0)) return 'no-deadline';
+  const orphanAt = created + (deadline + marginSeconds) * 1000;
+  return now.getTime() >= orphanAt ? 'orphan' : 'within-deadline';
+}
+
+export function selectOrphanedPods(pods: readonly V1Pod[], now: Date, marginSeconds: number): V1Pod[] {
+  return pods.filter((pod) => orphanVerdict(pod, now, marginSeconds) === 'orphan');
+}
+
+/** The client gives Date objects, raw JSON gives strings; anything unreadable is no time at all. */
+function timeOf(value: Date | string | undefined): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const time = new Date(value).getTime();
+  return Number.isNaN(time) ? undefined : time;
+}
+
+export interface OrphanSweepOptions {
+  now: () => Date;
+  marginSeconds: number;
+  retry?: KubeRetryOptions;
+}
+
+/**
+ * Lists the runner's pods in one namespace and deletes the orphans among them; returns their
+ * names. The label selector keeps the listing small; the verdict checks the label again, so a
+ * server that ignored the selector still could not lead the sweep to someone else's pod.
+ */
+export async function deleteOrphanedPods(
+  api: Pick<CoreV1Api, 'listNamespacedPod' | 'deleteNamespacedPod'>,
+  namespace: string,
+  options: OrphanSweepOptions,
+): Promise<string[]> {
+  const operation = `list runner pods in ${namespace}`;
+  let pods;
+  try {
+    pods = await withKubeRetries(
+      operation,
+      () => api.listNamespacedPod({ namespace, labelSelector: `${Labels.managedBy}=${MANAGED_BY}` }),
+      options.retry,
+    );
+  } catch (error) {
+    throw unexpectedKubeError(operation, error);
+  }
+  const deleted: string[] = [];
+  for (const pod of selectOrphanedPods(pods.items, options.now(), options.marginSeconds)) {
+    const name = pod.metadata?.name;
+    if (name && await deleteStepPod(api, namespace, name, options.retry)) deleted.push(name);
+  }
+  return deleted;
+}

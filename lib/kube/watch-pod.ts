@@ -1,0 +1,56 @@
+import { Watch, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { fieldSelector } from './field-selector.js';
+
+export interface WatchedPod {
+  /** The last version the watch delivered; null once the pod was deleted. */
+  pod: V1Pod | null;
+  /** True when `until` said yes; false when the time ran out first. */
+  settled: boolean;
+}
+
+/**
+ * Holds one watch on one pod until `until(pod)` is true or `timeoutMs` passes. A watch without a
+ * resourceVersion first delivers the pod as it is, so a single request both reads the pod and
+ * waits for it to move on. Resolves undefined when the watch delivered nothing (it failed, or the
+ * pod does not exist): the caller then reads the pod the plain way.
+ */
+export function watchPodUntil(
+  kubeConfig: KubeConfig,
+  namespace: string,
+  podName: string,
+  until: (pod: V1Pod | null) => boolean,
+  timeoutMs: number,
+): Promise<WatchedPod | undefined> {
+  return new Promise((resolve) => {
+    let seen: WatchedPod | undefined;
+    let controller: AbortController | undefined;
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      controller?.abort();
+      resolve(seen);
+    };
+    const timer = setTimeout(finish, timeoutMs);
+    const onEvent = (type: string, object: unknown) => {
+      if (type === 'ERROR' || type === 'BOOKMARK') return;
+      // Watch objects arrive as plain JSON (timestamps as strings); the classifier reads both forms.
+      const pod = type === 'DELETED' ? null : (object as V1Pod);
+      seen = { pod, settled: until(pod) };
+      if (seen.settled) finish();
+    };
+    new Watch(kubeConfig)
+      .watch(
+        `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`,
+        { fieldSelector: fieldSelector({ 'metadata.name': podName }), timeoutSeconds: Math.max(1, Math.ceil(timeoutMs / 1000)) },
+        onEvent,
+        // The server ended the watch or the connection failed: what was seen stands.
+        () => finish(),
+      )
+      .then((c) => {
+        controller = c;
+        if (finished) c.abort();
+      }, finish);
+  });
+}

@@ -1,0 +1,137 @@
+/* global document, window, EventSource, URL, history */
+// The console page's only script: live updates over server-sent events, step selection, local
+// times. The server renders (and escapes) every piece of HTML; this file swaps the pieces in and
+// recolours the graph, so the page works, minus the live part, without it.
+'use strict';
+
+(function () {
+  const LABELS = {
+    succeeded: 'succeeded',
+    failed: 'failed',
+    caught: 'caught error',
+    'in-progress': 'in progress',
+    'not-run': 'not run',
+    cancelled: 'cancelled',
+  };
+  const STATUSES = Object.keys(LABELS);
+
+  function localTimes(root) {
+    root.querySelectorAll('time[datetime]').forEach(function (el) {
+      const date = new Date(el.getAttribute('datetime'));
+      if (Number.isNaN(date.getTime())) return;
+      const pad = function (n, w) { return String(n).padStart(w || 2, '0'); };
+      const clock = pad(date.getHours()) + ':' + pad(date.getMinutes()) + ':' + pad(date.getSeconds()) + '.' + pad(date.getMilliseconds(), 3);
+      el.textContent = el.dataset.format === 'time'
+        ? clock
+        : date.getFullYear() + '-' + pad(date.getMonth() + 1) + '-' + pad(date.getDate()) + ' ' + clock;
+      el.title = date.toString();
+    });
+  }
+
+  function setStatusClass(el, status) {
+    STATUSES.forEach(function (s) { el.classList.remove('status-' + s); });
+    el.classList.add('status-' + status);
+  }
+
+  /** Swaps server-rendered regions in, keeping keyboard focus on the step that had it. */
+  function swapRegions(fragments) {
+    const active = document.activeElement;
+    const focusedStep = active && active.dataset ? active.dataset.step : undefined;
+    const focusedIn = active && active.closest ? active.closest('[id^="x-"]') : null;
+    Object.keys(fragments).forEach(function (id) {
+      const el = document.getElementById(id);
+      if (el && el.innerHTML !== fragments[id]) el.innerHTML = fragments[id];
+    });
+    if (focusedStep !== undefined && focusedIn) {
+      const again = document.querySelector('#' + focusedIn.id + ' [data-step="' + focusedStep + '"]');
+      if (again) again.focus();
+    }
+    localTimes(document);
+  }
+
+  function executionPage(page) {
+    const modelEl = document.getElementById('x-model');
+    let model = modelEl ? JSON.parse(modelEl.textContent) : null;
+    const fromUrl = new URL(window.location.href).searchParams.get('step');
+    // The reader's choice wins over the default (the failed step, else the running one).
+    let chosen = fromUrl !== null && fromUrl !== '' ? Number(fromUrl) : null;
+
+    function selected() {
+      if (!model) return null;
+      const known = model.steps.some(function (s) { return s.index === chosen; });
+      return known ? chosen : model.defaultStep;
+    }
+
+    function apply() {
+      if (!model) return;
+      const index = selected();
+      const iteration = model.states.iterations.find(function (it) { return it.index === index; });
+      document.querySelectorAll('g.node.state').forEach(function (node) {
+        const scope = node.dataset.scope;
+        const runs = scope ? (iteration ? iteration.states : {}) : model.states.top;
+        const run = runs[node.dataset.state];
+        const status = run ? run.status : 'not-run';
+        setStatusClass(node, status);
+        const sub = node.querySelector('text.sub');
+        if (sub) sub.textContent = [node.dataset.type, LABELS[status], run && run.visits > 1 ? run.visits + '×' : ''].filter(Boolean).join(' · ');
+      });
+      document.querySelectorAll('#x-steps [data-step]').forEach(function (link) {
+        if (Number(link.dataset.step) === index) link.setAttribute('aria-current', 'true');
+        else link.removeAttribute('aria-current');
+      });
+      document.querySelectorAll('[data-step-detail]').forEach(function (panel) {
+        panel.hidden = Number(panel.dataset.stepDetail) !== index;
+      });
+      const caption = document.getElementById('x-graph-caption');
+      const step = model.steps.find(function (s) { return s.index === index; });
+      if (caption) {
+        caption.textContent = step
+          ? 'Inside RunSteps: iteration ' + (step.index + 1) + ' of ' + model.steps.length + ', step ' + step.name
+          : 'Inside RunSteps: no iteration yet';
+      }
+      page.dataset.selected = index === null ? '' : String(index);
+    }
+
+    // Links keep working without the script (?step=N); with it, no reload.
+    page.addEventListener('click', function (event) {
+      const link = event.target.closest('a[data-step]');
+      if (!link || event.metaKey || event.ctrlKey || event.shiftKey) return;
+      event.preventDefault();
+      chosen = Number(link.dataset.step);
+      history.replaceState(null, '', '?step=' + chosen);
+      apply();
+      const detail = document.querySelector('[data-step-detail="' + chosen + '"]');
+      if (detail && link.closest('#x-banner')) detail.scrollIntoView({ block: 'nearest' });
+    });
+
+    apply();
+    localTimes(document);
+    if (!model || model.status !== 'RUNNING') return;
+    const source = new EventSource(page.dataset.stream);
+    source.addEventListener('update', function (event) {
+      const update = JSON.parse(event.data);
+      model = update.model;
+      swapRegions(update.fragments);
+      apply();
+    });
+    source.addEventListener('end', function () {
+      source.close();
+      page.dataset.live = 'ended';
+    });
+    page.dataset.live = 'on';
+  }
+
+  function listPage(page) {
+    localTimes(document);
+    const source = new EventSource(page.dataset.stream);
+    source.addEventListener('update', function (event) {
+      swapRegions(JSON.parse(event.data).fragments);
+    });
+    page.dataset.live = 'on';
+  }
+
+  const execution = document.querySelector('.execution-page');
+  if (execution) executionPage(execution);
+  const list = document.querySelector('.list-page');
+  if (list) listPage(list);
+})();

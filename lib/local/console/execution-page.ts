@@ -1,0 +1,220 @@
+/**
+ * One execution's page, and the same regions as fragments for live updates: the status, the
+ * failure banner, the summary, the graph (coloured for the selected step's iteration), the steps
+ * with their pod, events and log, and the event history. Pure.
+ */
+import type { PodEventView, StepPodView } from './pod-view.js';
+import type { ExecutionModel, Failure, HistoryRow, StepView } from './execution-model.js';
+import { duration, executionHref, executionPill, statusPill, timeTag } from './format.js';
+import type { GraphLayout } from './graph-layout.js';
+import { graphSvg } from './graph-svg.js';
+import { html, jsonForScript, type Html } from './html.js';
+import { pageShell } from './page-shell.js';
+import { STATUS_LABELS, type StateStatus } from './state-status.js';
+
+export const streamHref = (name: string) => `${executionHref(name)}/stream`;
+export const logHref = (name: string, index: number) => `${executionHref(name)}/steps/${index}/log`;
+
+/** What the page's script needs to recolour the graph and pick the step, sent with each update. */
+export interface ClientModel {
+  status: ExecutionModel['execution']['status'];
+  states: ExecutionModel['states'];
+  defaultStep: number | null;
+  steps: { index: number; name: string }[];
+}
+
+export function clientModel(model: ExecutionModel): ClientModel {
+  return {
+    status: model.execution.status,
+    states: model.states,
+    defaultStep: model.defaultStep,
+    steps: model.steps.map((s) => ({ index: s.index, name: s.name })),
+  };
+}
+
+type RegionId = 'x-status' | 'x-banner' | 'x-summary' | 'x-steps' | 'x-details' | 'x-history';
+
+function regions(model: ExecutionModel, selected: number | null, now: Date): Record<RegionId, Html> {
+  return {
+    'x-status': executionPill(model.execution.status),
+    'x-banner': banner(model, now),
+    'x-summary': summary(model, now),
+    'x-steps': stepList(model.steps, selected),
+    'x-details': stepDetails(model, selected),
+    'x-history': historyRows(model.history),
+  };
+}
+
+/** Region id -> its HTML, for live updates: the page's script swaps each one in. */
+export function executionFragments(model: ExecutionModel, selected: number | null, now: Date): Record<string, string> {
+  return Object.fromEntries(Object.entries(regions(model, selected, now)).map(([id, part]) => [id, part.text]));
+}
+
+export function executionPage(model: ExecutionModel, layout: GraphLayout, requestedStep: number | null, now: Date): Html {
+  const name = model.execution.name;
+  const selected = requestedStep !== null && model.steps.some((s) => s.index === requestedStep) ? requestedStep : model.defaultStep;
+  const iteration = model.states.iterations.find((it) => it.index === selected);
+  const svg = graphSvg(layout, (node) => (node.scope ? iteration?.states[node.state] : model.states.top[node.state]));
+  const parts = regions(model, selected, now);
+  const region = (id: RegionId) => parts[id];
+  return pageShell(
+    name,
+    html`<div class="execution-page" data-name="${name}" data-stream="${streamHref(name)}" data-selected="${selected ?? ''}">
+<nav class="crumbs" aria-label="Breadcrumb"><a href="/">Executions</a> / <span>${name}</span></nav>
+<div class="title-row"><h1>${name}</h1><span id="x-status">${region('x-status')}</span></div>
+<div id="x-banner">${region('x-banner')}</div>
+<section id="x-summary" class="summary" aria-label="Execution details">${region('x-summary')}</section>
+<div class="columns">
+<section class="panel graph-panel" aria-labelledby="graph-title">
+<h2 id="graph-title">Graph view</h2>
+<p class="graph-caption" id="x-graph-caption">${graphCaption(model, selected)}</p>
+<div class="graph-scroll">${svg}</div>
+${legend()}
+</section>
+<section class="panel steps-panel" aria-labelledby="steps-title">
+<h2 id="steps-title">Steps <span class="muted">(RunSteps iterations)</span></h2>
+<ol id="x-steps" class="steps">${region('x-steps')}</ol>
+<div id="x-details">${region('x-details')}</div>
+</section>
+</div>
+<section class="panel" aria-labelledby="history-title">
+<h2 id="history-title">Event history</h2>
+<div class="table-scroll">
+<table class="history">
+<thead><tr><th scope="col">ID</th><th scope="col">Type</th><th scope="col">State</th><th scope="col">Step</th><th scope="col">Elapsed</th><th scope="col">Timestamp</th><th scope="col">Detail</th></tr></thead>
+<tbody id="x-history">${region('x-history')}</tbody>
+</table>
+</div>
+</section>
+</div>
+<script type="application/json" id="x-model">${jsonForScript(clientModel(model))}</script>`,
+  );
+}
+
+function graphCaption(model: ExecutionModel, selected: number | null): Html {
+  const step = model.steps.find((s) => s.index === selected);
+  return step
+    ? html`Inside RunSteps: iteration <strong>${step.index + 1}</strong> of ${model.steps.length}, step <strong>${step.name}</strong>`
+    : html`Inside RunSteps: no iteration yet`;
+}
+
+function legend(): Html {
+  const shown: StateStatus[] = ['succeeded', 'failed', 'caught', 'in-progress', 'not-run', 'cancelled'];
+  return html`<ul class="legend" aria-label="Legend">${shown.map((s) => html`<li><span class="swatch status-${s}"></span>${STATUS_LABELS[s]}</li>`)}</ul>`;
+}
+
+function banner(model: ExecutionModel, now: Date): Html {
+  const x = model.execution;
+  if (model.failure) return failureBanner(model.failure, model.execution.status === 'RUNNING');
+  if (x.status === 'SUCCEEDED') {
+    return html`<section class="banner banner-succeeded"><h2>Execution succeeded</h2><p>${model.steps.length} step(s) in ${duration(Date.parse(x.stoppedAt ?? '') - Date.parse(x.startedAt))}.</p></section>`;
+  }
+  if (x.status === 'RUNNING') {
+    const current = model.steps.find((s) => s.status === 'in-progress');
+    return html`<section class="banner banner-running"><h2>Running</h2><p>${
+      current ? html`Step <strong>${current.name}</strong> (${current.index + 1} of ${model.steps.length}): ${current.lastPoll ? `${current.lastPoll.phase} (${current.lastPoll.reason})` : 'launching'}` : 'Preparing the build'
+    } · ${duration(now.getTime() - Date.parse(x.startedAt))} so far</p></section>`;
+  }
+  return html`<section class="banner banner-cancelled"><h2>Execution ${x.status.toLowerCase().replace('_', ' ')}</h2></section>`;
+}
+
+function failureBanner(failure: Failure, stillRunning: boolean): Html {
+  const where = failure.step
+    ? html`in step <a href="?step=${failure.step.index}" data-step="${failure.step.index}">${failure.step.name}</a> (iteration ${failure.step.index + 1} of RunSteps)${failure.state ? html`, state <code>${failure.state}</code>` : ''}`
+    : failure.state
+      ? html`in state <code>${failure.state}</code>`
+      : '';
+  return html`<section class="banner banner-failed" role="alert" aria-labelledby="banner-title">
+<h2 id="banner-title">${stillRunning ? 'A step failed' : 'Execution failed'}: <span class="error-label">Error</span> <code class="error-name">${failure.error}</code></h2>
+${where ? html`<p class="where">${where}${stillRunning ? ' — cleaning up the build' : ''}</p>` : ''}
+${failure.cause ? html`<p class="cause-label">Cause</p><pre class="cause">${failure.cause}</pre>` : ''}
+</section>`;
+}
+
+function summary(model: ExecutionModel, now: Date): Html {
+  const x = model.execution;
+  const end = x.stoppedAt ? Date.parse(x.stoppedAt) : now.getTime();
+  return html`<dl>
+<div><dt>Trigger</dt><dd>${x.trigger ?? '—'}</dd></div>
+<div><dt>Repository</dt><dd>${x.repository ?? '—'}</dd></div>
+<div><dt>Commit</dt><dd>${x.commit ? html`<code title="${x.commit}">${x.commit.slice(0, 12)}</code>` : '—'}${x.ref ? html` <span class="muted">${x.ref}</span>` : ''}</dd></div>
+<div><dt>Started</dt><dd>${timeTag(x.startedAt)}</dd></div>
+<div><dt>Duration</dt><dd>${duration(end - Date.parse(x.startedAt))}${x.stoppedAt ? '' : ' so far'}</dd></div>
+<div><dt>Execution ARN</dt><dd><code class="arn">${x.executionArn}</code></dd></div>
+</dl>`;
+}
+
+function stepList(steps: StepView[], selected: number | null): Html {
+  if (steps.length === 0) return html`<li class="muted">No steps yet: PrepareBuild has not finished.</li>`;
+  return html`${steps.map(
+    (s) => html`<li><a class="step status-${s.status}" href="?step=${s.index}" data-step="${s.index}"${selected === s.index ? html` aria-current="true"` : ''}>
+<span class="dot" aria-hidden="true"></span><span class="step-name">${s.index + 1}. ${s.name}</span>
+<span class="step-status">${STATUS_LABELS[s.status]}${s.result?.error ? html` · <code>${s.result.error}</code>` : ''}</span></a></li>`,
+  )}`;
+}
+
+function stepDetails(model: ExecutionModel, selected: number | null): Html {
+  return html`${model.steps.map((s) => stepDetail(model, s, selected === s.index))}`;
+}
+
+function stepDetail(model: ExecutionModel, step: StepView, shown: boolean): Html {
+  const name = model.execution.name;
+  const result = step.result;
+  const notRun =
+    step.status === 'not-run'
+      ? model.execution.status === 'RUNNING'
+        ? 'Waiting for the steps before it.'
+        : 'Not run: the build ended before this step was launched.'
+      : null;
+  return html`<section class="step-detail" data-step-detail="${step.index}" aria-label="Step ${step.name}"${shown ? '' : html` hidden`}>
+<h3>${step.name} ${statusPill(step.status)}</h3>
+<p class="muted">Image <code>${step.image}</code></p>
+${notRun ? html`<p>${notRun}</p>` : ''}
+${result ? html`<dl class="facts">
+<div><dt>Result</dt><dd>${result.status}${result.exitCode !== null ? `, exit code ${result.exitCode}` : ''}</dd></div>
+${result.error ? html`<div><dt>Error</dt><dd><code class="error-name">${result.error}</code></dd></div>` : ''}
+</dl>` : ''}
+${step.lastPoll ? html`<h4>Last poll</h4><p>#${step.lastPoll.polls}: <strong>${step.lastPoll.phase}</strong> (${step.lastPoll.reason})${step.lastPoll.message ? html` — <span class="message">${step.lastPoll.message}</span>` : ''}</p>` : ''}
+${podSection(step.pod)}
+${logSection(step, logHref(name, step.index))}
+</section>`;
+}
+
+function podSection(pod: StepPodView | null): Html {
+  if (!pod) return html`<h4>Pod</h4><p class="muted">Not created yet.</p>`;
+  const c = pod.container;
+  return html`<h4>Pod <code>${pod.podName}</code></h4>
+<dl class="facts">
+<div><dt>Phase</dt><dd>${pod.phase}${pod.deleted ? html` <span class="muted">(as last seen; the pod was deleted when its step ended)</span>` : ''}</dd></div>
+${c ? html`<div><dt>Container</dt><dd>${c.state}${c.reason ? html` <strong>${c.reason}</strong>` : ''}${c.exitCode !== null ? ` (exit ${c.exitCode})` : ''}${c.message ? html`<br><span class="message">${c.message}</span>` : ''}</dd></div>` : ''}
+${pod.node ? html`<div><dt>Node</dt><dd>${pod.node}</dd></div>` : ''}
+</dl>
+<h4>Events</h4>
+${pod.events.length === 0 ? html`<p class="muted">No events.</p>` : eventsTable(pod.events)}`;
+}
+
+function eventsTable(events: PodEventView[]): Html {
+  return html`<div class="table-scroll"><table class="pod-events">
+<thead><tr><th scope="col">Type</th><th scope="col">Reason</th><th scope="col">From</th><th scope="col">Count</th><th scope="col">Last seen</th><th scope="col">Message</th></tr></thead>
+<tbody>${events.map(
+    (e) => html`<tr class="${e.type === 'Warning' ? 'warning' : ''}"><td>${e.type}</td><td><strong>${e.reason}</strong></td><td data-label="from">${e.source}</td><td data-label="count">${e.count}</td><td data-label="last seen">${timeTag(e.lastSeen, false)}</td><td class="message">${e.message}</td></tr>`,
+  )}</tbody>
+</table></div>`;
+}
+
+function logSection(step: StepView, href: string): Html {
+  const result = step.result;
+  if (!result) return step.status === 'in-progress' ? html`<h4>Log</h4><p class="muted">The log is kept when the step ends.</p>` : html``;
+  const local = result.log !== null && !result.log.startsWith('s3://');
+  return html`<h4>Log</h4>
+${result.logTail ? html`<pre class="log">${result.logTail}</pre>` : html`<p class="muted">The step wrote nothing.</p>`}
+${local ? html`<p><a href="${href}">Whole log</a></p>` : result.log ? html`<p class="muted">Whole log: <code>${result.log}</code></p>` : ''}`;
+}
+
+function historyRows(rows: HistoryRow[]): Html {
+  return html`${rows.map(
+    (r) => html`<tr class="${r.failure ? 'failure' : ''}">
+<td>${r.id}</td><td>${r.type}</td><td>${r.state ?? ''}</td><td class="nowrap">${r.step ? `${r.step.index + 1}. ${r.step.name}` : ''}</td><td class="num">${r.elapsedMs} ms</td><td>${timeTag(r.timestamp, false)}</td><td class="message">${r.detail ?? ''}</td>
+</tr>`,
+  )}`;
+}

@@ -1,0 +1,190 @@
+/**
+ * The console page's routes on the local server (I/O only; the pages are rendered in
+ * lib/local/console):
+ *   GET /, GET /executions            the list, when a browser asks for HTML
+ *   GET /executions/NAME              one execution, when a browser asks for HTML
+ *   GET /executions/NAME/stream       its live updates (server-sent events)
+ *   GET /executions/NAME/steps/I/log  a step's whole log (text/plain)
+ *   GET /console/stream               the list's live updates
+ *   GET /console/assets/FILE          the stylesheet and the script
+ * Anything else, and every request that does not ask for HTML, falls through to the JSON routes,
+ * so scripts and curl get what they always got.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { consoleAsset } from '../console/assets.js';
+import { executionModel } from '../console/execution-model.js';
+import { clientModel, executionFragments, executionPage } from '../console/execution-page.js';
+import type { GraphLayout } from '../console/graph-layout.js';
+import { LIST_STREAM, listPage, listRows } from '../console/list-page.js';
+import { ASSET_PREFIX } from '../console/page-shell.js';
+import type { ExecutionChange, ExecutionDetail, ListedExecution } from '../executions.js';
+
+export interface ConsoleSource {
+  list(): ListedExecution[];
+  detail(name: string): ExecutionDetail | undefined;
+  subscribe(listener: (change: ExecutionChange) => void): () => void;
+}
+
+export interface ConsoleRoutesOptions {
+  executions: ConsoleSource;
+  /** The state machine's graph, laid out once: the definition does not change while serving. */
+  graph: GraphLayout;
+  now?: () => Date;
+  /** Live updates are sent at most this often, so a burst of polls is one update. */
+  throttleMs?: number;
+}
+
+/** Handles the request and returns true, or returns false to let the JSON routes answer it. */
+export type ConsoleRoutes = (request: IncomingMessage, response: ServerResponse, path: string) => Promise<boolean>;
+
+export function createConsoleRoutes(options: ConsoleRoutesOptions): ConsoleRoutes {
+  const now = options.now ?? (() => new Date());
+  const throttleMs = options.throttleMs ?? 150;
+
+  return async (request, response, path) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+
+    if (path.startsWith(ASSET_PREFIX)) {
+      const asset = await consoleAsset(path.slice(ASSET_PREFIX.length));
+      if (!asset) return false;
+      response.writeHead(200, { 'content-type': asset.contentType, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }).end(asset.body);
+      return true;
+    }
+    if (path === LIST_STREAM) {
+      stream(request, response, options, () => ({ fragments: { 'x-list': listRows(options.executions.list(), now()).text } }), () => true, () => false, throttleMs);
+      return true;
+    }
+
+    const segments = path.split('/').slice(1);
+    if (segments[0] !== 'executions' && path !== '/') return false;
+    let name: string | undefined;
+    try {
+      name = segments[1] === undefined || segments[1] === '' ? undefined : decodeURIComponent(segments[1]);
+    } catch {
+      return false;
+    }
+    const rest = segments.slice(2);
+
+    if (name === undefined) {
+      if (!wantsHtml(request)) return false;
+      sendHtml(response, 200, listPage(options.executions.list(), now()).text);
+      return true;
+    }
+    const detail = options.executions.detail(name);
+    if (!detail) {
+      if (!wantsHtml(request) || rest.length > 0) return false;
+      sendHtml(response, 404, listPage(options.executions.list(), now(), `No execution named ${name} on this server.`).text);
+      return true;
+    }
+
+    if (rest.length === 0) {
+      if (!wantsHtml(request)) return false;
+      const step = new URL(request.url ?? '/', 'http://local').searchParams.get('step');
+      const requested = step !== null && /^\d+$/.test(step) ? Number(step) : null;
+      sendHtml(response, 200, executionPage(executionModel(detail), options.graph, requested, now()).text);
+      return true;
+    }
+    if (rest.length === 1 && rest[0] === 'stream') {
+      const current = () => {
+        const model = executionModel(options.executions.detail(name)!);
+        return { model: clientModel(model), fragments: executionFragments(model, model.defaultStep, now()) };
+      };
+      const ended = () => options.executions.detail(name)?.execution.status !== 'RUNNING';
+      stream(request, response, options, current, (change) => change.name === name, ended, throttleMs);
+      return true;
+    }
+    if (rest.length === 3 && rest[0] === 'steps' && /^\d+$/.test(rest[1] ?? '') && rest[2] === 'log') {
+      await sendLog(response, detail, Number(rest[1]));
+      return true;
+    }
+    return false;
+  };
+}
+
+/** A browser navigating asks for text/html; fetch(), curl and scripts do not. */
+export function wantsHtml(request: IncomingMessage): boolean {
+  return /\btext\/html\b/.test(request.headers.accept ?? '');
+}
+
+function sendHtml(response: ServerResponse, status: number, body: string): void {
+  response
+    .writeHead(status, {
+      'content-type': 'text/html; charset=utf-8',
+      vary: 'Accept',
+      'cache-control': 'no-store',
+      // Everything the page uses comes from this server; nothing may be loaded from elsewhere.
+      'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'",
+    })
+    .end(body);
+}
+
+/**
+ * Server-sent events: one `update` now, then one per burst of changes, then `end` once `ended()`
+ * says so. The client closes on `end`; a dropped connection is resumed by EventSource itself.
+ */
+function stream(
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: ConsoleRoutesOptions,
+  current: () => unknown,
+  concerns: (change: ExecutionChange) => boolean,
+  ended: () => boolean,
+  throttleMs: number,
+): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', vary: 'Accept' });
+  response.write('retry: 1000\n\n');
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const send = () => {
+    timer = undefined;
+    if (closed) return;
+    response.write(`event: update\ndata: ${JSON.stringify(current())}\n\n`);
+    if (ended()) {
+      response.write('event: end\ndata: {}\n\n');
+      close();
+      response.end();
+    }
+  };
+  const unsubscribe = options.executions.subscribe((change) => {
+    if (closed || !concerns(change)) return;
+    // An execution's end is sent at once; anything else waits for the burst to pass.
+    if (change.kind === 'ended') {
+      if (timer) clearTimeout(timer);
+      send();
+    } else timer ??= setTimeout(send, throttleMs);
+  });
+  // Proxies and browsers drop idle connections; a comment line keeps this one open.
+  const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), 15_000);
+  const close = () => {
+    closed = true;
+    unsubscribe();
+    clearInterval(heartbeat);
+    if (timer) clearTimeout(timer);
+  };
+  request.on('close', close);
+  send();
+}
+
+/** Only the file FinishStep recorded for that step in this execution's history is served. */
+async function sendLog(response: ServerResponse, detail: ExecutionDetail, index: number): Promise<void> {
+  const finished = detail.history.find(
+    (e) => e.type === 'StateExited' && e.index === index && (e.state?.name === 'FinishStep' || e.state?.name === 'FinishFailedStep'),
+  );
+  const output = finished?.state?.output as { log?: string | null; result?: { log?: string | null } } | undefined;
+  const file = output?.result?.log ?? output?.log ?? null;
+  const plain = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
+  if (!file || file.startsWith('s3://')) {
+    response.writeHead(404, plain).end(file ? `The log is in ${file}.\n` : 'No log was kept for this step (yet).\n');
+    return;
+  }
+  try {
+    const info = await stat(file);
+    response.writeHead(200, { ...plain, 'content-length': info.size });
+  } catch {
+    response.writeHead(410, plain).end(`The log file ${file} is gone.\n`);
+    return;
+  }
+  createReadStream(file).pipe(response);
+}

@@ -1,0 +1,198 @@
+/**
+ * The console page end to end, in real headless Chromium (Debian's, driven by playwright-core;
+ * no browser is downloaded): the local server on the embedded cluster (fast kubelet), builds
+ * started by signed generic webhooks, and the page watched the way a person would. Screenshots go
+ * to test-artifacts/ for a human to look at.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { sign } from '@octokit/webhooks-methods';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { FAST_TIMINGS } from '../lib/local/cluster/index.js';
+import { startLocalServer, type LocalServer } from '../lib/local/commands/serve.js';
+import { logger } from '../lib/workflow/lambda-task.js';
+
+// Callbacks passed to page.evaluate run in the browser; the project's tsconfig has no DOM types.
+declare const document: { activeElement: unknown; documentElement: { scrollWidth: number } };
+declare const window: { innerWidth: number; notReloaded?: boolean };
+declare function getComputedStyle(element: unknown): { outlineStyle: string };
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = 'test-artifacts';
+const SECRET = 'console-page-secret-5e1f';
+const hasChromium = existsSync(CHROMIUM);
+
+if (!hasChromium) {
+  // Visible in the test output: a developer machine without Chromium skips; CI installs it (.ci/run).
+  console.warn(`SKIPPED console page browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH).`);
+}
+const describeInBrowser = hasChromium ? describe : describe.skip;
+
+let server: LocalServer;
+let browser: Browser;
+
+async function startBuild(pipelineFile: string, delivery: string): Promise<string> {
+  const body = JSON.stringify({
+    repository: 'team/app',
+    commit: `${delivery.padEnd(12, '0')}c0ffee`,
+    ref: 'refs/heads/main',
+    pipeline: readFileSync(pipelineFile, 'utf8'),
+  });
+  const response = await fetch(`${server.url}/webhook/generic`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-delivery-id': delivery, 'x-signature-256': await sign(SECRET, body) },
+    body,
+  });
+  expect(response.status).toBe(202);
+  return ((await response.json()) as { executionName: string }).executionName;
+}
+
+async function statusOf(name: string): Promise<string> {
+  const response = await fetch(`${server.url}/executions/${name}`);
+  return ((await response.json()) as { status: string }).status;
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Every request the page makes, to prove none leaves this server. */
+function recordRequests(page: Page): string[] {
+  const urls: string[] = [];
+  page.on('request', (request) => urls.push(request.url()));
+  return urls;
+}
+
+describeInBrowser('the console page in Chromium', () => {
+  beforeAll(async () => {
+    logger.setLogLevel('SILENT');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    server = await startLocalServer({ port: 0, secret: SECRET, timings: FAST_TIMINGS, waitMs: 20, retryMs: 20 });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('marks the step whose image cannot be pulled, shows ImagePullFailed and its Cause, and the kubelet events of the step', async () => {
+    const name = await startBuild('examples/missing-image.yml', 'missing-image-1');
+    await until(async () => (await statusOf(name)) !== 'RUNNING');
+
+    const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    const requests = recordRequests(page);
+    await page.goto(`${server.url}/executions/${name}`);
+
+    const banner = page.locator('.banner-failed');
+    await expect(banner.locator('.error-name').textContent()).resolves.toBe('ImagePullFailed');
+    const cause = await banner.locator('.cause').textContent();
+    expect(cause).toContain('Step "count" could not start');
+    expect(cause).toContain('alpine:3.99-does-not-exist');
+    await expect(banner.textContent()).resolves.toContain('in step count');
+
+    // The graph, coloured as the console does: the Map caught the failure, the iteration failed.
+    const nodeClass = (id: string) => page.locator(`g[data-node="${id}"]`).getAttribute('class');
+    await expect(nodeClass('RunSteps')).resolves.toContain('status-caught');
+    await expect(nodeClass('BuildFailed')).resolves.toContain('status-failed');
+    await expect(nodeClass('ReportSucceeded')).resolves.toContain('status-not-run');
+    await expect(nodeClass('RunSteps/StepFailed')).resolves.toContain('status-failed');
+    await expect(nodeClass('RunSteps/FinishStep')).resolves.toContain('status-not-run');
+    const stepClass = (i: number) => page.locator(`#x-steps a[data-step="${i}"]`).getAttribute('class');
+    await expect(stepClass(0)).resolves.toContain('status-succeeded');
+    await expect(stepClass(1)).resolves.toContain('status-failed');
+    await expect(stepClass(2)).resolves.toContain('status-not-run');
+
+    // Keyboard only: Tab to the first step, Enter; its iteration is the one coloured now.
+    await tabTo(page, '#x-steps a[data-step="0"]');
+    await page.keyboard.press('Enter');
+    await expect(nodeClass('RunSteps/FinishStep')).resolves.toContain('status-succeeded');
+    await expect(nodeClass('RunSteps/StepFailed')).resolves.toContain('status-not-run');
+    await expect(page.locator('[data-step-detail="0"] pre.log').textContent()).resolves.toContain('Hello from step one');
+    const logHref = await page.locator('[data-step-detail="0"] a', { hasText: 'Whole log' }).getAttribute('href');
+    const log = await fetch(new URL(logHref!, server.url));
+    expect(log.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await log.text()).toContain('+ uname -s');
+
+    // Then the failed step: its pod's events as the kubelet recorded them, registry words included.
+    await tabTo(page, '#x-steps a[data-step="1"]');
+    await page.keyboard.press('Enter');
+    const detail = page.locator('[data-step-detail="1"]');
+    await expect(detail.isVisible()).resolves.toBe(true);
+    await expect(nodeClass('RunSteps/StepFailed')).resolves.toContain('status-failed');
+    const reasons = await detail.locator('table.pod-events tbody tr td:nth-child(2)').allTextContents();
+    expect(reasons).toEqual(expect.arrayContaining(['Scheduled', 'Pulling', 'Failed', 'BackOff']));
+    await expect(detail.locator('table.pod-events').textContent()).resolves.toContain('Failed to pull image "alpine:3.99-does-not-exist"');
+    await expect(detail.textContent()).resolves.toContain('the pod was deleted when its step ended');
+    // Focus is visible on the selected step.
+    const outline = await page.locator('#x-steps a[data-step="1"]').evaluate((el) => getComputedStyle(el).outlineStyle);
+    expect(outline).not.toBe('none');
+
+    // The event history, like the console's table.
+    const types = await page.locator('#x-history tr td:nth-child(2)').allTextContents();
+    expect(types[0]).toBe('ExecutionStarted');
+    expect(types.at(-1)).toBe('ExecutionFailed');
+
+    await page.screenshot({ path: `${ARTIFACTS}/console-failed-build.png`, fullPage: true });
+    await page.locator('.graph-panel').screenshot({ path: `${ARTIFACTS}/console-failed-build-graph.png` });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator('h1').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${ARTIFACTS}/console-failed-build-phone.png` });
+    await detail.screenshot({ path: `${ARTIFACTS}/console-failed-step-phone.png` });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    expect(requests.filter((url) => !url.startsWith(server.url))).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('lists a new build as it starts, and its page turns green live, without a reload', async () => {
+    const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    const requests = recordRequests(page);
+    await page.goto(`${server.url}/`);
+    const rowsBefore = await page.locator('#x-list tr[data-execution]').count();
+
+    const name = await startBuild('examples/hello.yml', 'hello-1');
+    const row = page.locator(`#x-list tr[data-execution="${name}"]`);
+    await row.waitFor({ timeout: 10_000 });
+    expect(await page.locator('#x-list tr[data-execution]').count()).toBe(rowsBefore + 1);
+    await page.screenshot({ path: `${ARTIFACTS}/console-list.png` });
+
+    await row.locator('a').click();
+    await page.waitForURL(`**/executions/${name}`);
+    await page.locator('.execution-page[data-live="on"]').waitFor({ timeout: 5_000 });
+    await expect(page.locator('#x-status [data-status]').getAttribute('data-status')).resolves.toBe('RUNNING');
+    // Anything set now is gone if the page reloads.
+    await page.evaluate(() => (window.notReloaded = true));
+    await page.locator('g[data-node="RunSteps"].status-in-progress').waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: `${ARTIFACTS}/console-passing-build-running.png` });
+
+    await page.locator('#x-status [data-status="SUCCEEDED"]').waitFor({ timeout: 30_000 });
+    await page.locator('.execution-page[data-live="ended"]').waitFor({ timeout: 5_000 });
+    expect(await page.evaluate(() => window.notReloaded)).toBe(true);
+    await expect(page.locator('.banner-succeeded').isVisible()).resolves.toBe(true);
+    for (const state of ['PrepareBuild', 'RunSteps', 'ReportSucceeded', 'BuildSucceeded']) {
+      await expect(page.locator(`g[data-node="${state}"]`).getAttribute('class')).resolves.toContain('status-succeeded');
+    }
+    await expect(page.locator('g[data-node="CleanupBuild"]').getAttribute('class')).resolves.toContain('status-not-run');
+    const steps = await page.locator('#x-steps a[data-step]').evaluateAll((links) => links.map((l) => l.className));
+    expect(steps).toEqual([expect.stringContaining('status-succeeded'), expect.stringContaining('status-succeeded'), expect.stringContaining('status-succeeded')]);
+    await page.screenshot({ path: `${ARTIFACTS}/console-passing-build.png` });
+    expect(requests.filter((url) => !url.startsWith(server.url))).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
+
+/** Presses Tab until `selector` has the focus: proves it is reachable from the keyboard. */
+async function tabTo(page: Page, selector: string): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    if (await page.locator(selector).evaluate((el) => el === document.activeElement)) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`${selector} cannot be reached with Tab`);
+}

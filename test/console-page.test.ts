@@ -1,0 +1,247 @@
+/**
+ * The console page without a browser: the graph comes from the definition, the colours from the
+ * history, build text is escaped, and the HTTP routes answer browsers with HTML and everyone else
+ * with the JSON they always got. (test/console-page-browser.test.ts drives it in Chromium.)
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { Step } from '../lib/pipeline/types.js';
+import { loadDefinition, taskStates, type AslDefinition } from '../lib/workflow/definition.js';
+import { stateGraph } from '../lib/local/console/asl-graph.js';
+import { executionModel } from '../lib/local/console/execution-model.js';
+import { executionPage } from '../lib/local/console/execution-page.js';
+import { layoutGraph } from '../lib/local/console/graph-layout.js';
+import { executionStates } from '../lib/local/console/state-status.js';
+import { LocalExecutions } from '../lib/local/executions.js';
+import { summarize, type ExecutionEvent } from '../lib/local/executor.js';
+import { createConsoleRoutes } from '../lib/local/http/console-routes.js';
+import { createLocalHttpServer } from '../lib/local/http/server.js';
+
+const STEPS = ['greet', 'count', 'inspect'].map((name) => ({ name, image: `${name}:1` }) as Step);
+const CAUSE = 'Step "count" could not start: image "count:1" could not be pulled (ErrImagePull). The registry said: not found.';
+
+/** The history of a build whose second step's image cannot be pulled, in the executor's order. */
+function failedBuildHistory(): ExecutionEvent[] {
+  let t = 1_700_000_000_000;
+  const ev = (type: string, state?: [string, string], index?: number, extra: Partial<ExecutionEvent> = {}): ExecutionEvent => ({
+    type,
+    timestamp: (t += 5),
+    ...(state ? { state: { name: state[0], type: state[1] } } : {}),
+    ...(index === undefined ? {} : { index }),
+    ...extra,
+  });
+  const task = (name: string, index?: number, output?: unknown) => [
+    ev('StateEntered', [name, 'Task'], index),
+    { ...ev('StateExited', [name, 'Task'], index), state: { name, type: 'Task', output } },
+  ];
+  const poll = (index: number, phase: string) => ({ namespace: 'default', poll: { podName: `pod-${index}`, phase, reason: phase === 'failed' ? 'ErrImagePull' : 'Running', polls: 1 } });
+  return [
+    ev('ExecutionStarted'),
+    ...task('PrepareBuild', undefined, { namespace: 'default', steps: STEPS }),
+    ...task('ReportStarted'),
+    ev('StateEntered', ['RunSteps', 'Map']),
+    ev('MapIterationStarted', undefined, 0),
+    ...task('LaunchStep', 0, poll(0, 'pending')),
+    ...[1, 2].flatMap(() => [ev('StateEntered', ['WaitForStep', 'Wait'], 0), ev('StateExited', ['WaitForStep', 'Wait'], 0), ...task('PollStep', 0, poll(0, 'running'))]),
+    ...task('FinishStep', 0, { step: 'greet', status: 'succeeded', exitCode: 0, error: null, cause: null, logTail: 'hello', log: null }),
+    ev('MapIterationSucceeded', undefined, 0),
+    ev('MapIterationStarted', undefined, 1),
+    ...task('LaunchStep', 1, poll(1, 'pending')),
+    ...task('PollStep', 1, poll(1, 'failed')),
+    ...task('FinishFailedStep', 1, { result: { step: 'count', status: 'failed', exitCode: null, error: 'ImagePullFailed', cause: CAUSE, logTail: '', log: null } }),
+    ev('StateEntered', ['StepFailed', 'Fail'], 1),
+    ev('StateFailed', ['StepFailed', 'Fail'], 1, { Error: 'ImagePullFailed', Cause: CAUSE }),
+    ev('MapIterationFailed', undefined, 1, { Error: 'ImagePullFailed', Cause: CAUSE }),
+    ev('StateFailed', ['RunSteps', 'Map'], undefined, { Error: 'ImagePullFailed', Cause: CAUSE }),
+    ev('StateCaught', ['RunSteps', 'Map']),
+    ev('StateExited', ['RunSteps', 'Map']),
+    ...task('CleanupBuild'),
+    ...task('ReportFailed'),
+    ev('StateEntered', ['BuildFailed', 'Fail']),
+    ev('StateFailed', ['BuildFailed', 'Fail'], undefined, { Error: 'ImagePullFailed', Cause: CAUSE }),
+    ev('ExecutionFailed', undefined, undefined, { Error: 'ImagePullFailed', Cause: CAUSE }),
+  ];
+}
+
+describe('the graph is drawn from the definition', () => {
+  const definition = loadDefinition();
+  const graph = stateGraph(definition);
+
+  it('has a box for every state, the Map iteration states inside the Map group', () => {
+    const boxes = graph.nodes.filter((n) => n.kind === 'state');
+    const expected = [...Object.keys(definition.States), ...Object.keys(definition.States.RunSteps!.ItemProcessor!.States)];
+    expect(boxes.map((n) => n.state).sort()).toEqual(expected.sort());
+    for (const { state } of taskStates(definition)) expect(boxes.some((n) => n.state === state)).toBe(true);
+    const inMap = boxes.filter((n) => n.parent === 'group:RunSteps').map((n) => n.state);
+    expect(inMap.sort()).toEqual(['RunSteps', ...Object.keys(definition.States.RunSteps!.ItemProcessor!.States)].sort());
+  });
+
+  it('draws Choice rules, the Default loop and Catch paths as the definition says', () => {
+    const edge = (from: string, to: string) => graph.edges.filter((e) => e.from === from && e.to === to);
+    expect(edge('RunSteps/StepStatus', 'RunSteps/FinishStep')).toEqual([expect.objectContaining({ kind: 'choice', label: '$.poll.phase == "succeeded"' })]);
+    expect(edge('RunSteps/StepStatus', 'RunSteps/WaitForStep')).toEqual([expect.objectContaining({ kind: 'default' })]);
+    // The Map's way out on failure leaves from the bottom of its group.
+    expect(edge('exit:RunSteps', 'CleanupBuild')).toEqual([expect.objectContaining({ kind: 'catch', label: 'Catch #1: States.ALL' })]);
+    expect(edge('exit:RunSteps', 'ReportSucceeded')).toEqual([expect.objectContaining({ kind: 'next' })]);
+  });
+
+  it('follows a changed definition: a new state and transition appear without touching the page', () => {
+    const changed = structuredClone(definition) as AslDefinition;
+    changed.States.NotifyChat = { Type: 'Pass', Next: 'BuildSucceeded' };
+    changed.States.ReportSucceeded!.Next = 'NotifyChat';
+    const edges = stateGraph(changed).edges;
+    expect(edges).toContainEqual(expect.objectContaining({ from: 'ReportSucceeded', to: 'NotifyChat', kind: 'next' }));
+    expect(edges).toContainEqual(expect.objectContaining({ from: 'NotifyChat', to: 'BuildSucceeded' }));
+  });
+
+  it('lays states out without overlaps, each Map state inside its group', () => {
+    const layout = layoutGraph(graph);
+    const boxes = layout.nodes.filter((n) => n.kind === 'state');
+    for (const a of boxes) {
+      for (const b of boxes) {
+        if (a === b) continue;
+        const apart = Math.abs(a.x - b.x) * 2 >= a.width + b.width || Math.abs(a.y - b.y) * 2 >= a.height + b.height;
+        expect({ a: a.id, b: b.id, apart }).toEqual({ a: a.id, b: b.id, apart: true });
+      }
+    }
+    const group = layout.groups.find((g) => g.state === 'RunSteps')!;
+    for (const node of boxes.filter((n) => n.parent === 'group:RunSteps')) {
+      expect(Math.abs(node.x - group.x) * 2 + node.width).toBeLessThanOrEqual(group.width);
+      expect(Math.abs(node.y - group.y) * 2 + node.height).toBeLessThanOrEqual(group.height);
+    }
+  });
+});
+
+describe('states are coloured from the history', () => {
+  it('marks the failed iteration red, the Map that caught it orange, what never ran grey', () => {
+    const { top, iterations } = executionStates(failedBuildHistory(), false);
+    expect(top.RunSteps?.status).toBe('caught');
+    expect(top.CleanupBuild?.status).toBe('succeeded');
+    expect(top.BuildFailed?.status).toBe('failed');
+    expect(top.ReportSucceeded).toBeUndefined();
+    expect(iterations.map((it) => it.status)).toEqual(['succeeded', 'failed']);
+    expect(iterations[0]!.states.WaitForStep).toEqual({ status: 'succeeded', visits: 2 });
+    expect(iterations[1]!.states.StepFailed?.status).toBe('failed');
+    expect(iterations[1]!.states.FinishStep).toBeUndefined();
+  });
+
+  it('shows the running state blue, and a state cut off by the end of the execution as cancelled', () => {
+    const history = failedBuildHistory();
+    const midway = history.slice(0, history.findIndex((e) => e.type === 'StateEntered' && e.state?.name === 'PollStep' && e.index === 1) + 1);
+    expect(executionStates(midway, true).iterations[1]!.states.PollStep?.status).toBe('in-progress');
+    expect(executionStates(midway, true).top.RunSteps?.status).toBe('in-progress');
+    expect(executionStates(midway, false).iterations[1]!.states.PollStep?.status).toBe('cancelled');
+  });
+
+  it('names the state and step that failed in the banner, with the Error and Cause', () => {
+    const history = failedBuildHistory();
+    const model = executionModel({ execution: listed('x', history), history, pods: new Map() });
+    expect(model.failure).toEqual({ error: 'ImagePullFailed', cause: CAUSE, state: 'StepFailed', step: { index: 1, name: 'count' }, final: true });
+    expect(model.defaultStep).toBe(1);
+    expect(model.steps.map((s) => s.status)).toEqual(['succeeded', 'failed', 'not-run']);
+  });
+});
+
+describe('text from a build is escaped', () => {
+  it('cannot inject markup through a Cause, a log, a pod event or an execution name', () => {
+    const evil = '</script><img src=x onerror=alert(1)>';
+    const history = failedBuildHistory().map((e) => (e.Cause ? { ...e, Cause: evil } : e));
+    const finished = history.find((e) => e.type === 'StateExited' && e.state?.name === 'FinishStep')!;
+    (finished.state!.output as { logTail: string }).logTail = `<b>${evil}</b>`;
+    const pods = new Map([[1, { podName: 'p', phase: 'Pending', container: null, node: null, deleted: true, observedAt: '', events: [{ type: 'Warning', reason: 'Failed', message: evil, count: 1, source: 'kubelet', firstSeen: null, lastSeen: null }] }]]);
+    const detail = { execution: { ...listed(`run-<i>`, history), cause: evil }, history, pods };
+    const page = executionPage(executionModel(detail), layoutGraph(stateGraph(loadDefinition())), 1, new Date()).text;
+    expect(page).not.toContain('<img');
+    expect(page).not.toContain('<b>');
+    expect(page).not.toContain('<i>');
+    expect(page).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    // The JSON for the script cannot close its <script> element either.
+    expect(page.match(/<\/script>/g)).toHaveLength(2);
+  });
+});
+
+describe('the same addresses answer browsers with HTML and scripts with JSON', () => {
+  let server: Server;
+  let base: string;
+  let executions: LocalExecutions;
+
+  beforeAll(async () => {
+    executions = new LocalExecutions({
+      // A recorded build instead of the executor: this is about the HTTP side.
+      run: (_name, _input, onEvent) => {
+        const history = failedBuildHistory();
+        return {
+          result: Promise.resolve().then(() => {
+            history.forEach(onEvent);
+            return summarize(history, false);
+          }),
+          abort: () => {},
+        };
+      },
+      consoleUrl: (name) => `/executions/${name}`,
+    });
+    await executions.start('build-1', { build: { id: 'b1', trigger: 'generic', repository: 'team/app', commit: 'abc1234def' }, pipeline: { file: 'p', text: '' } });
+    await executions.stopAll();
+    server = createLocalHttpServer({
+      webhook: async () => ({ statusCode: 404 }),
+      executions,
+      console: createConsoleRoutes({ executions, graph: layoutGraph(stateGraph(loadDefinition())) }),
+      maxBodyBytes: 1024,
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const browser = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+  const curl = { accept: '*/*' };
+
+  it('lists executions as a page for a browser, as JSON for curl', async () => {
+    for (const path of ['/', '/executions']) {
+      const page = await fetch(base + path, { headers: browser });
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await page.text()).toContain('href="/executions/build-1"');
+    }
+    const json = await fetch(`${base}/executions`, { headers: curl });
+    expect(json.headers.get('content-type')).toBe('application/json');
+    expect(await json.json()).toEqual(JSON.parse(JSON.stringify(executions.list())));
+    expect((await fetch(`${base}/`, { headers: curl })).status).toBe(404);
+  });
+
+  it('shows one execution as a page for a browser, and the run --json object for curl and fetch()', async () => {
+    const page = await fetch(`${base}/executions/build-1`, { headers: browser });
+    const html = await page.text();
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(html).toContain('ImagePullFailed');
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+    for (const headers of [curl, {}]) {
+      const json = await fetch(`${base}/executions/build-1`, { headers });
+      expect(await json.json()).toEqual(JSON.parse(JSON.stringify(executions.get('build-1'))));
+    }
+    const missing = await fetch(`${base}/executions/nope`, { headers: curl });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error: 'ExecutionDoesNotExist' });
+  });
+
+  it('streams an ended execution once, then says it has ended', async () => {
+    const stream = await (await fetch(`${base}/executions/build-1/stream`)).text();
+    expect(stream).toMatch(/event: update\ndata: \{.*"status":"FAILED"/);
+    expect(stream).toContain('event: end');
+  });
+});
+
+function listed(name: string, history: ExecutionEvent[]) {
+  const summary = summarize(history, false);
+  return {
+    ...summary,
+    name,
+    executionArn: `arn:${name}`,
+    startedAt: new Date(history[0]!.timestamp).toISOString(),
+    stoppedAt: new Date(history.at(-1)!.timestamp).toISOString(),
+    buildId: name,
+    trigger: 'generic',
+    repository: 'team/app',
+    commit: 'abc1234',
+    ref: null,
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * The two cleanups that only exist on AWS, against the embedded cluster over HTTP: the scheduled
+ * sweep for orphaned runner pods, and the EventBridge cleanup of an aborted or timed-out execution.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { stepPodManifest } from '../lib/kube/index.js';
+import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { buildIdFor } from '../lib/forge/execution-name.js';
+import type { Step } from '../lib/pipeline/types.js';
+import type { TaskDeps } from '../lib/workflow/task-deps.js';
+import { cleanupOrphans } from '../lib/workflow/tasks/cleanup-orphans.js';
+import { cleanupEndedExecution } from '../lib/workflow/tasks/cleanup-ended-execution.js';
+
+const NAMESPACE = 'default';
+const MARGIN = 600;
+let cluster: EmbeddedCluster;
+let api: CoreV1Api;
+let scratch: string;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), 'deploy-cleanup-'));
+  cluster = await startEmbeddedCluster({ workspace: scratch, timings: FAST_TIMINGS });
+  api = cluster.kubeConfig().makeApiClient(CoreV1Api);
+});
+
+afterAll(async () => {
+  await cluster.stop();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+const quiet = { info: () => undefined, warn: () => undefined } as unknown as TaskDeps['log'];
+const depsAt = (now: () => Date): TaskDeps => ({
+  kube: async () => api,
+  now,
+  log: quiet,
+  logs: { put: async () => 'unused' },
+});
+
+const step = (name: string, timeoutSeconds: number): Step => ({
+  name,
+  image: 'alpine:3.20',
+  commands: ['sleep 30'],
+  env: {},
+  pull: 'if-not-present',
+  timeoutSeconds,
+  secrets: [],
+});
+
+async function runnerPod(buildId: string, stepName: string, timeoutSeconds = 3600): Promise<string> {
+  const created = await api.createNamespacedPod({
+    namespace: NAMESPACE,
+    body: stepPodManifest({ buildId, step: step(stepName, timeoutSeconds), namespace: NAMESPACE }),
+  });
+  return created.metadata!.name!;
+}
+
+async function foreignPod(name: string, labels: Record<string, string>): Promise<string> {
+  const body: V1Pod = {
+    metadata: { name, labels },
+    spec: { restartPolicy: 'Never', activeDeadlineSeconds: 60, containers: [{ name: 'main', image: 'alpine:3.20', command: ['sleep', '30'] }] },
+  };
+  await api.createNamespacedPod({ namespace: NAMESPACE, body });
+  return name;
+}
+
+/** Pods that exist and are not on their way out. */
+async function livePods(): Promise<string[]> {
+  const list = await api.listNamespacedPod({ namespace: NAMESPACE });
+  return list.items.filter((p) => !p.metadata?.deletionTimestamp).map((p) => p.metadata!.name!).sort();
+}
+
+afterEach(async () => {
+  await api.deleteCollectionNamespacedPod({ namespace: NAMESPACE }).catch(() => undefined);
+});
+
+describe('the scheduled orphan sweep', () => {
+  it('deletes the runner pod past its deadline and touches neither live runner pods nor foreign ones', async () => {
+    const expired = await runnerPod('sweep-build-a', 'short', 60);
+    const live = await runnerPod('sweep-build-b', 'long', 3600);
+    const plain = await foreignPod('someone-elses-job', { app: 'web' });
+    const otherTool = await foreignPod('helm-hook', { 'app.kubernetes.io/managed-by': 'Helm' });
+
+    // Every pod was created a moment ago; the sweep runs as if 60 s + the margin + 5 s had passed,
+    // which is past the short step's deadline and far within the long one's.
+    const later = new Date(Date.now() + (60 + MARGIN + 5) * 1000);
+    const result = await cleanupOrphans(NAMESPACE, MARGIN, depsAt(() => later));
+
+    expect(result.deletedPods).toEqual([expired]);
+    expect(await livePods()).toEqual([live, otherTool, plain].sort());
+  });
+
+  it('deletes nothing while every runner pod is within its deadline and margin', async () => {
+    await runnerPod('sweep-build-c', 'short', 60);
+    const soon = new Date(Date.now() + (60 + MARGIN - 30) * 1000);
+    const result = await cleanupOrphans(NAMESPACE, MARGIN, depsAt(() => soon));
+    expect(result.deletedPods).toEqual([]);
+    expect(await livePods()).toHaveLength(1);
+  });
+});
+
+describe('the cleanup of an aborted or timed-out execution', () => {
+  const statusChange = (name: string, input: string | null, status = 'ABORTED') => ({
+    'detail-type': 'Step Functions Execution Status Change',
+    detail: { executionArn: `arn:aws:states:eu-west-1:123456789012:execution:m:${name}`, name, status, input },
+  });
+
+  it("deletes the pods of the build named in the execution's input, and no other build's", async () => {
+    await runnerPod('ended-build', 'one');
+    await runnerPod('ended-build', 'two');
+    const other = await runnerPod('still-running-build', 'one');
+    const input = JSON.stringify({ build: { id: 'ended-build', trigger: 'github push' }, pipeline: { file: '.step-runner.yml', text: 'version: 1' } });
+
+    const result = await cleanupEndedExecution(statusChange('gh-x-1', input, 'TIMED_OUT'), NAMESPACE, depsAt(() => new Date()));
+
+    expect(result).toEqual({ build: 'ended-build', deletedPods: 2 });
+    expect(await livePods()).toEqual([other]);
+  });
+
+  it('finds the build from the execution name when EventBridge left the input out', async () => {
+    const name = 'gh-repo-abc1234-delivery-0123456789';
+    const pod = await runnerPod(buildIdFor(name), 'one');
+    const result = await cleanupEndedExecution(statusChange(name, null), NAMESPACE, depsAt(() => new Date()));
+    expect(result.deletedPods).toBe(1);
+    expect(await livePods()).not.toContain(pod);
+  });
+});

@@ -1,0 +1,338 @@
+/**
+ * `osls package` as a user runs it before deploying: offline, with no AWS credentials. Asserts on
+ * the CloudFormation template it writes: what gets deployed, who may do what, and that the state
+ * machine is the very definition the local runner and the tests execute.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, rmdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { loadDefinition, localArn, resolveResources, taskStates, type AslDefinition } from '../lib/workflow/definition.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const WORK_FOLDER = `.esbuild/package-test-${process.pid}`;
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Resource = { Type: string; Condition?: string; Properties: Record<string, Json> };
+interface Template {
+  Resources: Record<string, Resource>;
+  Conditions?: Record<string, Json>;
+}
+
+let outDir: string;
+let template: Template;
+let packageLog: string;
+
+beforeAll(async () => {
+  outDir = await mkdtemp(path.join(tmpdir(), 'package-test-'));
+  // No credentials, no profile, no region from the environment: packaging must need none.
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')));
+  Object.assign(env, {
+    AWS_CONFIG_FILE: path.join(outDir, 'no-aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: path.join(outDir, 'no-aws-credentials'),
+    SLS_TELEMETRY_DISABLED: '1',
+    SLS_NOTIFICATIONS_MODE: 'off',
+    STEP_RUNNER_ESBUILD_WORK_FOLDER: WORK_FOLDER,
+  });
+  const osls = path.join(ROOT, 'node_modules/osls/bin/serverless.js');
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, [osls, 'package', '--package', outDir], {
+    cwd: ROOT,
+    env,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  packageLog = `${stdout}\n${stderr}`;
+  template = JSON.parse(await readFile(path.join(outDir, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+}, 240_000);
+
+afterAll(async () => {
+  await rm(outDir, { recursive: true, force: true });
+  await rm(path.join(ROOT, WORK_FOLDER), { recursive: true, force: true });
+  // The shared work folder goes too, once no other packaging run is using it.
+  await rmdir(path.join(ROOT, '.esbuild')).catch(() => undefined);
+});
+
+// --- reading the template ---------------------------------------------------------------------
+
+const FAKE = { 'AWS::Partition': 'aws', 'AWS::Region': 'us-east-1', 'AWS::AccountId': '000000000000' } as Record<string, string>;
+
+/**
+ * A CloudFormation value as a string, the intrinsics replaced by readable stand-ins: pseudo
+ * parameters by fixed values, `Ref X` by `ref:X`, `GetAtt X.Arn` by `arn-of:X`.
+ */
+function render(value: Json): string {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    if ('Ref' in value) return FAKE[value.Ref as string] ?? `ref:${value.Ref as string}`;
+    if ('Fn::GetAtt' in value) {
+      const [id, attribute] = value['Fn::GetAtt'] as string[];
+      return attribute === 'Arn' ? `arn-of:${id}` : `${attribute}-of:${id}`;
+    }
+    if ('Fn::Join' in value) {
+      const [separator, parts] = value['Fn::Join'] as [string, Json[]];
+      return parts.map(render).join(separator);
+    }
+    if ('Fn::Sub' in value) {
+      const sub = value['Fn::Sub'];
+      const [text, params] = (Array.isArray(sub) ? sub : [sub, {}]) as [string, Record<string, Json>];
+      return text.replace(/\$\{([^}]+)\}/g, (whole, name: string) =>
+        name in params ? render(params[name]!) : (FAKE[name] ?? whole),
+      );
+    }
+  }
+  throw new Error(`cannot render ${JSON.stringify(value)}`);
+}
+
+const resourcesOfType = (type: string) => Object.entries(template.Resources).filter(([, r]) => r.Type === type);
+const asList = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+interface Statement {
+  role: string;
+  actions: string[];
+  resources: string[];
+}
+
+function statements(): Statement[] {
+  return resourcesOfType('AWS::IAM::Role').flatMap(([role, resource]) =>
+    ((resource.Properties.Policies ?? []) as { PolicyDocument: { Statement: Record<string, Json>[] } }[]).flatMap((policy) =>
+      policy.PolicyDocument.Statement.map((statement) => {
+        expect({ role, effect: statement.Effect }).toEqual({ role, effect: 'Allow' });
+        return {
+          role,
+          actions: asList(statement.Action as string | string[]),
+          resources: asList(statement.Resource as Json).map(render),
+        };
+      }),
+    ),
+  );
+}
+
+const grants = (action: string) => statements().filter((s) => s.actions.includes(action));
+
+/** The role a function runs with: its own, or the runner's (the framework's default role). */
+function roleOf(functionId: string): string {
+  const role = template.Resources[functionId]!.Properties.Role as { 'Fn::GetAtt': string[] };
+  return role['Fn::GetAtt'][0]!;
+}
+
+/** The file names inside a zip, from its central directory (no unzip tool needed). */
+function zipEntries(zip: Buffer): string[] {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = zip.readUInt16LE(end + 10);
+  let offset = zip.readUInt32LE(end + 16);
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const nameLength = zip.readUInt16LE(offset + 28);
+    const extraLength = zip.readUInt16LE(offset + 30);
+    const commentLength = zip.readUInt16LE(offset + 32);
+    names.push(zip.subarray(offset + 46, offset + 46 + nameLength).toString('utf8'));
+    offset += 46 + nameLength + extraLength + commentLength;
+  }
+  return names.sort();
+}
+
+// --- what is deployed -------------------------------------------------------------------------
+
+const HANDLERS: Record<string, string> = {
+  WebhookLambdaFunction: 'functions/webhook.handler',
+  ReportStatusLambdaFunction: 'functions/report-status.handler',
+  PrepareBuildLambdaFunction: 'functions/prepare-build.handler',
+  LaunchStepLambdaFunction: 'functions/launch-step.handler',
+  PollStepLambdaFunction: 'functions/poll-step.handler',
+  FinishStepLambdaFunction: 'functions/finish-step.handler',
+  CleanupBuildLambdaFunction: 'functions/cleanup-build.handler',
+  CleanupEndedExecutionLambdaFunction: 'functions/cleanup-ended-execution.handler',
+  CleanupOrphansLambdaFunction: 'functions/cleanup-orphans.handler',
+};
+
+describe('osls package', () => {
+  it('packages offline, and asl-validator checks the definition while it does', () => {
+    expect(packageLog).toMatch(/State machine "build" definition is valid/);
+  });
+
+  it('deploys every function on nodejs22.x / arm64, each zip holding only its own minified ESM bundle and source map', async () => {
+    const functions = resourcesOfType('AWS::Lambda::Function');
+    expect(Object.fromEntries(functions.map(([id, f]) => [id, f.Properties.Handler]))).toEqual(HANDLERS);
+    for (const [id, fn] of functions) {
+      expect({ id, runtime: fn.Properties.Runtime, architectures: fn.Properties.Architectures }).toEqual({
+        id,
+        runtime: 'nodejs22.x',
+        architectures: ['arm64'],
+      });
+      const zipName = path.basename(render((fn.Properties.Code as { S3Key: Json }).S3Key));
+      const file = (fn.Properties.Handler as string).replace(/\.handler$/, '');
+      const zip = await readFile(path.join(outDir, zipName));
+      expect(zipEntries(zip)).toEqual([`${file}.mjs`, `${file}.mjs.map`]);
+    }
+    const zips = (await readdir(outDir)).filter((name) => name.endsWith('.zip'));
+    expect(zips).toHaveLength(functions.length);
+  });
+
+  it('routes POST /webhook and POST /webhook/generic of an HTTP API to the webhook function', () => {
+    const integrations = Object.fromEntries(
+      resourcesOfType('AWS::ApiGatewayV2::Integration').map(([id, r]) => [id, render(r.Properties.IntegrationUri!)]),
+    );
+    const routes = resourcesOfType('AWS::ApiGatewayV2::Route').map(([, r]) => {
+      const integration = render(r.Properties.Target!).replace(/^integrations\/ref:/, '');
+      return [r.Properties.RouteKey, integrations[integration]];
+    });
+    expect(routes.sort()).toEqual([
+      ['POST /webhook', 'arn-of:WebhookLambdaFunction'],
+      ['POST /webhook/generic', 'arn-of:WebhookLambdaFunction'],
+    ]);
+    const webhookEnv = (template.Resources.WebhookLambdaFunction!.Properties.Environment as { Variables: Record<string, Json> }).Variables;
+    expect({
+      STATE_MACHINE_ARN: render(webhookEnv.STATE_MACHINE_ARN!),
+      GITHUB_WEBHOOK_SECRET_ID: webhookEnv.GITHUB_WEBHOOK_SECRET_ID,
+      GENERIC_WEBHOOK_SECRET_ID: webhookEnv.GENERIC_WEBHOOK_SECRET_ID,
+      GITHUB_TOKEN_SECRET_ID: webhookEnv.GITHUB_TOKEN_SECRET_ID,
+    }).toEqual({
+      STATE_MACHINE_ARN: 'ref:BuildStateMachine',
+      GITHUB_WEBHOOK_SECRET_ID: 'step-runner/github-webhook-secret',
+      GENERIC_WEBHOOK_SECRET_ID: 'step-runner/generic-webhook-secret',
+      GITHUB_TOKEN_SECRET_ID: 'step-runner/github-token',
+    });
+  });
+
+  it('deploys the definition of lib/workflow/state-machine.asl.yml, only the Lambda ARNs resolved', () => {
+    const machines = resourcesOfType('AWS::StepFunctions::StateMachine');
+    expect(machines.map(([id]) => id)).toEqual(['BuildStateMachine']);
+    const deployed = JSON.parse(render(machines[0]![1].Properties.DefinitionString!)) as AslDefinition;
+    const byFunctionName = Object.fromEntries(
+      resourcesOfType('AWS::Lambda::Function').map(([id, f]) => [f.Properties.FunctionName as string, id]),
+    );
+    // GetAtt [X, Arn] rendered as arn-of:X; a plugin version that inlines a static ARN names the
+    // function instead. Either way, map it to the ARN the local executor gives X.
+    const arnToLocal = (resource: string) =>
+      resource.startsWith('arn-of:')
+        ? localArn(resource.slice('arn-of:'.length))
+        : localArn(byFunctionName[resource.replace(/^.*:function:/, '')] ?? resource);
+    expect(normalise(deployed, arnToLocal)).toEqual(resolveResources(loadDefinition(), localArn));
+  });
+
+  it('keeps step logs in a bucket that expires them', () => {
+    const bucket = template.Resources.StepLogsBucket!.Properties;
+    expect(bucket.LifecycleConfiguration).toMatchObject({ Rules: [{ Status: 'Enabled', ExpirationInDays: 30 }] });
+  });
+
+  it('cleans up after an aborted or timed-out execution of this state machine, and sweeps orphans every 15 minutes', () => {
+    const rules = resourcesOfType('AWS::Events::Rule').map(([, r]) => r.Properties);
+    const ended = rules.filter((r) => r.EventPattern);
+    expect(ended).toHaveLength(1);
+    const pattern = ended[0]!.EventPattern as { detail: { stateMachineArn: Json[] } } & Record<string, Json>;
+    expect({ ...pattern, detail: { ...pattern.detail, stateMachineArn: pattern.detail.stateMachineArn.map(render) } }).toEqual({
+      source: ['aws.states'],
+      'detail-type': ['Step Functions Execution Status Change'],
+      detail: { status: ['ABORTED', 'TIMED_OUT'], stateMachineArn: ['ref:BuildStateMachine'] },
+    });
+    expect((ended[0]!.Targets as { Arn: Json }[]).map((t) => render(t.Arn))).toEqual(['arn-of:CleanupEndedExecutionLambdaFunction']);
+
+    const scheduled = rules.filter((r) => r.ScheduleExpression);
+    expect(scheduled.map((r) => [r.ScheduleExpression, (r.Targets as { Arn: Json }[]).map((t) => render(t.Arn))])).toEqual([
+      ['rate(15 minutes)', ['arn-of:CleanupOrphansLambdaFunction']],
+    ]);
+    expect(resourcesOfType('AWS::Lambda::Permission').map(([, p]) => render(p.Properties.FunctionName!)).sort()).toEqual(
+      expect.arrayContaining(['arn-of:CleanupEndedExecutionLambdaFunction', 'arn-of:CleanupOrphansLambdaFunction']),
+    );
+  });
+});
+
+describe('IAM in the packaged template', () => {
+  it('grants no action on every resource ("*") and no wildcard action', () => {
+    for (const statement of statements()) {
+      expect({ role: statement.role, resources: statement.resources.filter((r) => r === '*') }).toEqual({ role: statement.role, resources: [] });
+      expect({ role: statement.role, actions: statement.actions.filter((a) => a.includes('*')) }).toEqual({ role: statement.role, actions: [] });
+    }
+  });
+
+  it('lets the runner describe the configured cluster only and write step logs under builds/ only', () => {
+    expect(grants('eks:DescribeCluster')).toEqual([
+      { role: 'IamRoleLambdaExecution', actions: ['eks:DescribeCluster'], resources: ['arn:aws:eks:us-east-1:000000000000:cluster/ci'] },
+    ]);
+    expect(grants('s3:PutObject')).toEqual([
+      { role: 'IamRoleLambdaExecution', actions: ['s3:PutObject'], resources: ['arn-of:StepLogsBucket/builds/*'] },
+    ]);
+  });
+
+  it('lets only the webhook start executions, of this state machine only', () => {
+    expect(grants('states:StartExecution')).toEqual([
+      { role: 'WebhookRole', actions: ['states:StartExecution'], resources: ['ref:BuildStateMachine'] },
+    ]);
+  });
+
+  it('lets the webhook and reportStatus read their named secrets only', () => {
+    const secret = (name: string) => `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-??????`;
+    expect(grants('secretsmanager:GetSecretValue')).toEqual([
+      {
+        role: 'WebhookRole',
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [
+          secret('step-runner/github-webhook-secret'),
+          secret('step-runner/generic-webhook-secret'),
+          secret('step-runner/github-token'),
+        ],
+      },
+      { role: 'ReportStatusRole', actions: ['secretsmanager:GetSecretValue'], resources: [secret('step-runner/github-token')] },
+    ]);
+  });
+
+  it('gives the webhook and reportStatus their own roles, and every cluster-facing function the runner role', () => {
+    const roles = Object.fromEntries(Object.keys(HANDLERS).map((id) => [id, roleOf(id)]));
+    expect(roles).toEqual({
+      WebhookLambdaFunction: 'WebhookRole',
+      ReportStatusLambdaFunction: 'ReportStatusRole',
+      PrepareBuildLambdaFunction: 'IamRoleLambdaExecution',
+      LaunchStepLambdaFunction: 'IamRoleLambdaExecution',
+      PollStepLambdaFunction: 'IamRoleLambdaExecution',
+      FinishStepLambdaFunction: 'IamRoleLambdaExecution',
+      CleanupBuildLambdaFunction: 'IamRoleLambdaExecution',
+      CleanupEndedExecutionLambdaFunction: 'IamRoleLambdaExecution',
+      CleanupOrphansLambdaFunction: 'IamRoleLambdaExecution',
+    });
+  });
+
+  it('lets the state machine invoke the functions its Task states name, and no other', () => {
+    const invoked = grants('lambda:InvokeFunction');
+    expect(invoked.map((s) => s.role)).toEqual(['BuildStateMachineRole']);
+    const functions = new Set(invoked[0]!.resources.map((r) => r.replace(/^arn-of:/, '').replace(/:\*$/, '')));
+    expect([...functions].sort()).toEqual([...new Set(taskStates(loadDefinition()).map((t) => t.functionId))].sort());
+  });
+
+  it('offers an EKS access entry for the runner role, edit rights in the step namespace only, off by default', () => {
+    const entry = template.Resources.RunnerEksAccessEntry!;
+    expect(entry.Type).toBe('AWS::EKS::AccessEntry');
+    expect(template.Conditions?.[entry.Condition!]).toEqual({ 'Fn::Equals': ['false', 'true'] });
+    expect(render(entry.Properties.PrincipalArn!)).toBe('arn-of:IamRoleLambdaExecution');
+    expect(entry.Properties.ClusterName).toBe('ci');
+    const policies = (entry.Properties.AccessPolicies as { PolicyArn: Json; AccessScope: Json }[]).map((p) => ({
+      policy: render(p.PolicyArn),
+      scope: p.AccessScope,
+    }));
+    expect(policies).toEqual([
+      {
+        policy: 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSEditPolicy',
+        scope: { Type: 'namespace', Namespaces: ['step-runner'] },
+      },
+    ]);
+  });
+});
+
+/**
+ * The deployed definition in the local file's terms: Task ARNs mapped by `arnToLocal`, and the
+ * `QueryLanguage: JSONPath` that serverless-step-functions' validation step (asl-validator
+ * fills in defaults on the object it checks) writes into every state dropped, since JSONPath is
+ * what a state without the field uses anyway.
+ */
+function normalise(definition: AslDefinition, arnToLocal: (arn: string) => string): AslDefinition {
+  const visit = (machine: AslDefinition) => {
+    if (machine.QueryLanguage === 'JSONPath') delete machine.QueryLanguage;
+    for (const state of Object.values(machine.States)) {
+      if (state.QueryLanguage === 'JSONPath') delete state.QueryLanguage;
+      if (state.Type === 'Task' && typeof state.Resource === 'string') state.Resource = arnToLocal(state.Resource);
+      if (state.ItemProcessor) visit(state.ItemProcessor);
+    }
+  };
+  visit(definition);
+  return definition;
+}

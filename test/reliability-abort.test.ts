@@ -1,0 +1,97 @@
+/**
+ * Ctrl-C and a polite kill of the real CLI: `node bin/step-runner.js run FILE --kubeconfig K`
+ * against an embedded cluster of this test, with a step that would run for a minute. Once its
+ * pod runs, SIGINT (or SIGTERM) must abort the execution, delete the pod, and exit 1.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { kubeConfigFromFile } from '../lib/kube/index.js';
+import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+
+const BIN = fileURLToPath(new URL('../bin/step-runner.js', import.meta.url));
+const NAMESPACE = 'default';
+
+let cluster: EmbeddedCluster;
+let api: CoreV1Api;
+let scratch: string;
+let kubeconfig: string;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), 'reliability-abort-'));
+  cluster = await startEmbeddedCluster({ workspace: scratch, timings: FAST_TIMINGS });
+  kubeconfig = path.join(scratch, 'kubeconfig');
+  await writeFile(kubeconfig, cluster.kubeconfigYaml());
+  api = kubeConfigFromFile(kubeconfig).makeApiClient(CoreV1Api);
+  await writeFile(
+    path.join(scratch, 'long.yml'),
+    'version: 1\nsteps:\n  - name: long\n    image: alpine:3.20\n    commands: ["echo started", "sleep 60", "echo never"]\n  - name: after\n    image: alpine:3.20\n    commands: ["echo never"]\n',
+  );
+});
+
+afterAll(async () => {
+  await cluster.stop();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+async function runnerPods(): Promise<V1Pod[]> {
+  const list = await api.listNamespacedPod({ namespace: NAMESPACE, labelSelector: 'app.kubernetes.io/managed-by=serverless-step-runner' });
+  return list.items;
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+describe.each(['SIGINT', 'SIGTERM'] as const)('step-runner run, sent %s while a step runs', (signal) => {
+  it('aborts, deletes the pod and exits 1', async () => {
+    const { NODE_OPTIONS: _ignored, ...env } = process.env;
+    const child = spawn(process.execPath, [BIN, 'run', path.join(scratch, 'long.yml'), '--kubeconfig', kubeconfig, '--json'], {
+      cwd: scratch,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = exitOf(child);
+    try {
+      const pod = await waitFor(
+        'the step pod to run',
+        async () => (await runnerPods()).find((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp),
+        20_000,
+      );
+      expect(pod.metadata?.annotations?.['step-runner.dev/step-name']).toBe('long');
+
+      child.kill(signal);
+      const code = await Promise.race([exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 15_000))]);
+      expect({ code, stderr: code === 1 ? '' : stderr }).toEqual({ code: 1, stderr: '' });
+      const summary = JSON.parse(stdout.trim().split('\n').at(-1)!) as { status: string; steps: { name: string; status: string }[] };
+      expect(summary.status).toBe('ABORTED');
+      expect(summary.steps.map((s) => s.status)).toEqual(['not-run', 'not-run']);
+
+      // Deleted pods stay Terminating for a moment; then nothing of the build is left.
+      const left = await waitFor('the pods to go', async () => ((await runnerPods()).length === 0 ? [] : undefined), 5_000).catch(
+        async () => (await runnerPods()).map((p) => p.metadata?.name),
+      );
+      expect(left).toEqual([]);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    }
+  }, 45_000);
+});

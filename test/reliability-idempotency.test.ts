@@ -1,0 +1,198 @@
+/**
+ * What happens twice must happen once: a LaunchStep retried after a timeout (the Lambda handler
+ * invoked again with the same input) adopts its pod; a webhook delivered twice, or N times at
+ * once, starts one execution, on Step Functions and in the local registry alike.
+ */
+import { jest } from '@jest/globals';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { sign } from '@octokit/webhooks-methods';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { Annotations, Labels, kubeConfigFromFile, stepPodManifest, stepPodName } from '../lib/kube/index.js';
+import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { lambdaFunctions } from '../lib/local/lambda-functions.js';
+import { localLambdaContext } from '../lib/local/lambda-context.js';
+import { LocalExecutions } from '../lib/local/executions.js';
+import type { ExecutionSummary, LocalExecution } from '../lib/local/executor.js';
+import { useLocalTaskEnvironment } from '../lib/local/task-environment.js';
+import { stepFunctionsStarter, type ExecutionStarter } from '../lib/forge/execution-starter.js';
+import { createWebhookHandler, staticSecrets } from '../lib/forge/webhook-handler.js';
+import { fixedPipelineSource } from '../lib/forge/pipeline-source.js';
+import { logger } from '../lib/workflow/lambda-task.js';
+import type { PollState, StepInput } from '../lib/workflow/state-data.js';
+import type { Step } from '../lib/pipeline/types.js';
+
+const NAMESPACE = 'default';
+const SECRET = 'idempotency-webhook-secret';
+const PIPELINE = 'version: 1\nsteps:\n  - name: test\n    image: alpine:3.20\n    commands: [echo hi]\n';
+const STATE_MACHINE_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:build';
+
+let cluster: EmbeddedCluster;
+let api: CoreV1Api;
+let scratch: string;
+let restoreEnv: () => void;
+
+beforeAll(async () => {
+  // The handlers' JSON log lines are not what this file is about.
+  jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  scratch = await mkdtemp(path.join(tmpdir(), 'reliability-idem-'));
+  cluster = await startEmbeddedCluster({ workspace: scratch, timings: FAST_TIMINGS });
+  const kubeconfig = path.join(scratch, 'kubeconfig');
+  await writeFile(kubeconfig, cluster.kubeconfigYaml());
+  api = kubeConfigFromFile(kubeconfig).makeApiClient(CoreV1Api);
+  restoreEnv = useLocalTaskEnvironment({ kubeconfig, namespace: NAMESPACE, logsDir: path.join(scratch, 'logs') });
+});
+
+afterAll(async () => {
+  jest.restoreAllMocks();
+  restoreEnv();
+  await cluster.stop();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+const step: Step = { name: 'test', image: 'alpine:3.20', commands: ['sleep 5'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [] };
+
+function stepInput(buildId: string): StepInput {
+  return {
+    build: { id: buildId, trigger: 'test' },
+    namespace: NAMESPACE,
+    settings: { imagePullGraceSeconds: 60, unschedulableGraceSeconds: 120 },
+    step,
+    index: 0,
+  };
+}
+
+/** The deployed LaunchStep handler, invoked as Lambda would invoke it. */
+const launch = (input: StepInput) =>
+  lambdaFunctions.LaunchStepLambdaFunction!.handler(input as never, localLambdaContext('launchStep')) as Promise<PollState>;
+
+async function podsNamed(name: string) {
+  const list = await api.listNamespacedPod({ namespace: NAMESPACE, fieldSelector: `metadata.name=${name}` });
+  return list.items;
+}
+
+describe('LaunchStep invoked twice with the same input', () => {
+  it('creates one pod, and the second invocation adopts it', async () => {
+    const input = stepInput('idem-launch-1');
+    const first = await launch(input);
+    const second = await launch(structuredClone(input));
+
+    expect(first.podName).toBe(stepPodName('idem-launch-1', 'test'));
+    expect(second.podName).toBe(first.podName);
+    expect([first.reason, second.reason]).toEqual(['PodCreated', 'PodAdopted']);
+    // The step's clock does not restart: deadlines and grace periods count from the first launch.
+    expect(second.launchedAt).toBe(first.launchedAt);
+    const pods = await podsNamed(first.podName);
+    expect(pods).toHaveLength(1);
+  });
+
+  it('fails with PodConfigError, and touches nothing, when the name is taken by another build', async () => {
+    const input = stepInput('idem-launch-2');
+    const squatter = stepPodManifest({ buildId: 'idem-launch-2', step, namespace: NAMESPACE });
+    squatter.metadata!.labels![Labels.build] = 'someone-else';
+    squatter.metadata!.annotations![Annotations.build] = 'someone-else';
+    const existing = await api.createNamespacedPod({ namespace: NAMESPACE, body: squatter });
+
+    const error = await launch(input).catch((e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(Error);
+    // The name is what Step Functions shows as the Error.
+    expect((error as Error).name).toBe('PodConfigError');
+    expect((error as Error).message).toContain('build "someone-else"');
+    const pods = await podsNamed(squatter.metadata!.name!);
+    expect(pods.map((p) => p.metadata?.uid)).toEqual([existing.metadata?.uid]);
+  });
+});
+
+function webhookEvent(body: string, signature: string, deliveryId: string): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: '/webhook/generic',
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json', 'x-signature-256': signature, 'x-delivery-id': deliveryId },
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'api',
+      domainName: 'localhost',
+      domainPrefix: 'localhost',
+      http: { method: 'POST', path: '/webhook/generic', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
+      requestId: 'req',
+      routeKey: '$default',
+      stage: '$default',
+      time: '01/Jan/2026:00:00:00 +0000',
+      timeEpoch: 0,
+    },
+    body,
+    isBase64Encoded: false,
+  };
+}
+
+/** N copies of one signed delivery, sent at once through the same handler. */
+async function deliverConcurrently(starter: ExecutionStarter, copies: number) {
+  const handler = createWebhookHandler({
+    logger,
+    secrets: staticSecrets({ genericWebhookSecret: SECRET }),
+    deps: { starter, pipelines: () => fixedPipelineSource({ file: 'unused', text: '' }), log: logger },
+  });
+  const body = JSON.stringify({ repository: 'team/app', commit: 'abc1234', ref: 'refs/heads/main', pipeline: PIPELINE });
+  const signature = await sign(SECRET, body);
+  const answers = await Promise.all(
+    Array.from({ length: copies }, () => handler(webhookEvent(body, signature, 'delivery-77'), localLambdaContext('webhook')) as Promise<APIGatewayProxyStructuredResultV2>),
+  );
+  return answers.map((a) => ({ status: a.statusCode, json: JSON.parse(a.body ?? '{}') as Record<string, unknown> }));
+}
+
+function expectOneStarted(answers: { status?: number; json: Record<string, unknown> }[]) {
+  expect(answers.map((a) => a.status)).toEqual(answers.map(() => 202));
+  expect(answers.filter((a) => a.json.alreadyStarted !== true)).toHaveLength(1);
+  expect(new Set(answers.map((a) => a.json.executionArn)).size).toBe(1);
+}
+
+describe('one webhook delivered many times', () => {
+  const sfn = mockClient(SFNClient);
+  afterAll(() => sfn.restore());
+
+  it('starts one Step Functions execution when 8 copies arrive at once', async () => {
+    // Step Functions as it behaves: a name is taken once; later starts get ExecutionAlreadyExists.
+    const names = new Set<string>();
+    let calls = 0;
+    sfn.on(StartExecutionCommand).callsFake(async (input: { name: string }) => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (names.has(input.name)) throw new ExecutionAlreadyExists({ message: `Execution Already Exists: '${input.name}'`, $metadata: {} });
+      names.add(input.name);
+      return { executionArn: `arn:aws:states:eu-west-1:123456789012:execution:build:${input.name}`, startDate: new Date() };
+    });
+    const answers = await deliverConcurrently(stepFunctionsStarter(new SFNClient({ region: 'eu-west-1' }), STATE_MACHINE_ARN), 8);
+    expectOneStarted(answers);
+    // Every copy asked for the same name, which is what lets Step Functions keep it to one.
+    expect(calls).toBe(8);
+    expect(names.size).toBe(1);
+  });
+
+  it('starts one local execution when 8 copies arrive at once', async () => {
+    const runs: string[] = [];
+    const registry = new LocalExecutions({
+      consoleUrl: (name) => `http://localhost/executions/${name}`,
+      run: (name): LocalExecution => {
+        runs.push(name);
+        const summary: ExecutionSummary = { status: 'SUCCEEDED', error: null, cause: null, steps: [], events: [] };
+        return { result: new Promise((resolve) => setTimeout(() => resolve(summary), 20)), abort: () => {} };
+      },
+    });
+    const answers = await deliverConcurrently(registry, 8);
+    expectOneStarted(answers);
+    expect(runs).toHaveLength(1);
+    expect(registry.list()).toHaveLength(1);
+
+    // And once more after it ended: still the same execution, nothing new.
+    await registry.stopAll();
+    const again = await deliverConcurrently(registry, 2);
+    expect(again.every((a) => a.json.alreadyStarted === true)).toBe(true);
+    expect(runs).toHaveLength(1);
+  });
+});
