@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LOCAL_PROCESS_NOTICE, startEmbeddedCluster } from '../cluster/index.js';
+import { portOption, UsageError } from './usage.js';
 
 export const summary = 'cluster [--port N] [--host H] [--kubeconfig-out FILE] [--workspace DIR] [--images FILE]...';
 
@@ -22,7 +23,6 @@ export interface CommandIO {
   stopSignal: Promise<string>;
 }
 
-class UsageError extends Error {}
 
 function parse(argv: string[]) {
   try {
@@ -62,8 +62,7 @@ async function serve(argv: string[], io: CommandIO): Promise<number> {
     io.out(help);
     return 0;
   }
-  const port = options.port === undefined ? 0 : Number(options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got "${options.port}"`);
+  const port = options.port === undefined ? 0 : portOption(options.port);
 
   const cluster = await startEmbeddedCluster({
     host: options.host,

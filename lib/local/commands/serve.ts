@@ -33,6 +33,7 @@ import { createLocalHttpServer } from '../http/server.js';
 import { useLocalTaskEnvironment } from '../task-environment.js';
 import type { CommandIO } from './cluster.js';
 import { localBuildId } from './run.js';
+import { portOption, UsageError } from './usage.js';
 
 export const summary =
   'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--secret S] [--example FILE] [--kubeconfig F [--context C]] [--namespace NS] [--workspace DIR] [--images FILE] [--verbose]';
@@ -204,7 +205,6 @@ async function readPipeline(file: string, shownAs: string): Promise<PipelineText
   return { file: shownAs, text };
 }
 
-class UsageError extends Error {}
 
 export function parseServeArgs(
   argv: string[],
@@ -234,8 +234,7 @@ export function parseServeArgs(
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got "${values.port}"`);
+  const port = portOption(values.port);
   if (values.context && !values.kubeconfig) throw new UsageError('--context needs --kubeconfig');
   const secret = values.secret ?? env[ForgeEnvNames.githubWebhookSecret];
   const genericSecret = env[ForgeEnvNames.genericWebhookSecret];

@@ -1,0 +1,11 @@
+/** A command line the command cannot act on: reported with the usage, exit 2, nothing started. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** `--port` as a TCP port (0: any free one). */
+export function portOption(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got "${value}"`);
+  return port;
+}
