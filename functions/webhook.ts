@@ -40,6 +40,7 @@ export function createLambdaWebhookHandler(env: NodeJS.ProcessEnv = process.env,
       starter,
       pipelines: (s) => repositoryPipelineSource(gitHubApi({ ...(apiUrl ? { baseUrl: apiUrl } : {}), ...(s.githubToken ? { token: s.githubToken } : {}) })),
       log: logger,
+      buildForkPullRequests: env[ForgeEnvNames.buildForkPullRequests] === 'true',
     },
   });
 }

@@ -11,6 +11,7 @@ export const ForgeEnvNames = {
   genericWebhookSecretId: 'GENERIC_WEBHOOK_SECRET_ID',
   githubTokenSecretId: 'GITHUB_TOKEN_SECRET_ID',
   githubApiUrl: 'GITHUB_API_URL',
+  buildForkPullRequests: 'BUILD_FORK_PULL_REQUESTS',
   /** Local only. */
   githubWebhookSecret: 'GITHUB_WEBHOOK_SECRET',
   genericWebhookSecret: 'GENERIC_WEBHOOK_SECRET',

@@ -37,6 +37,18 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
     });
   });
 
+  it('ignores a pull request from a fork unless the deployment builds forks, saying why', () => {
+    const payload = pullRequest('opened') as { pull_request: { head: { repo: { full_name: string } | null } } };
+    payload.pull_request.head.repo = { full_name: 'mallory/Hello-World' };
+    expect(decideGitHubDelivery('pull_request', payload)).toEqual({
+      kind: 'ignored',
+      reason: expect.stringMatching(/^pull request #\d+ comes from a fork \(mallory\/Hello-World\): .*secrets.*BUILD_FORK_PULL_REQUESTS=true/),
+    });
+    expect(decideGitHubDelivery('pull_request', payload, { buildForkPullRequests: true })).toMatchObject({ kind: 'build' });
+    payload.pull_request.head.repo = null;
+    expect(decideGitHubDelivery('pull_request', payload)).toMatchObject({ kind: 'ignored', reason: expect.stringContaining('(deleted)') });
+  });
+
   it.each(['closed', 'labeled', 'assigned'])('ignores pull_request %s', (action) => {
     expect(decideGitHubDelivery('pull_request', pullRequest(action))).toEqual({
       kind: 'ignored',

@@ -30,13 +30,23 @@ export const BUILT_PULL_REQUEST_ACTIONS = ['opened', 'synchronize', 'reopened'] 
 const pullRequestPayload = z.object({
   action: z.string(),
   number: z.number().int(),
-  pull_request: z.object({ head: z.object({ sha }) }),
+  // head.repo is null when the fork it came from has been deleted.
+  pull_request: z.object({ head: z.object({ sha, repo: z.object({ full_name: z.string() }).nullable().optional() }) }),
   repository,
 });
 
+export interface GitHubPolicy {
+  /**
+   * Build pull requests from forks. Off by default: a fork's pull request brings its own
+   * `.step-runner.yml`, which would run on the cluster with the namespace's Secrets, so anyone able
+   * to open a pull request could read them (GitHub Actions withholds secrets from forks likewise).
+   */
+  buildForkPullRequests?: boolean;
+}
+
 const pingPayload = z.object({ zen: z.string().optional() });
 
-export function decideGitHubDelivery(event: string | undefined, payload: unknown): GitHubDecision {
+export function decideGitHubDelivery(event: string | undefined, payload: unknown, policy: GitHubPolicy = {}): GitHubDecision {
   if (!event) throw new InvalidPayload('The X-GitHub-Event header is missing.', MODULE);
   switch (event) {
     case 'ping':
@@ -44,7 +54,7 @@ export function decideGitHubDelivery(event: string | undefined, payload: unknown
     case 'push':
       return decidePush(parse(pushPayload, payload, event));
     case 'pull_request':
-      return decidePullRequest(parse(pullRequestPayload, payload, event));
+      return decidePullRequest(parse(pullRequestPayload, payload, event), policy);
     default:
       return { kind: 'ignored', reason: `"${printable(event)}" events do not start builds` };
   }
@@ -64,9 +74,16 @@ function decidePush(push: z.infer<typeof pushPayload>): GitHubDecision {
   };
 }
 
-function decidePullRequest(pr: z.infer<typeof pullRequestPayload>): GitHubDecision {
+function decidePullRequest(pr: z.infer<typeof pullRequestPayload>, policy: GitHubPolicy): GitHubDecision {
   if (!(BUILT_PULL_REQUEST_ACTIONS as readonly string[]).includes(pr.action)) {
     return { kind: 'ignored', reason: `pull_request "${printable(pr.action)}" does not start a build` };
+  }
+  const head = pr.pull_request.head.repo?.full_name;
+  if (head !== pr.repository.full_name && !policy.buildForkPullRequests) {
+    return {
+      kind: 'ignored',
+      reason: `pull request #${pr.number} comes from a fork (${printable(head ?? 'deleted')}): its pipeline would run with this repository's secrets; set BUILD_FORK_PULL_REQUESTS=true to build forks`,
+    };
   }
   // The head commit is fetched and reported on in the base repository: GitHub keeps every pull
   // request's head there as refs/pull/N/head, forks included.

@@ -40,6 +40,8 @@ export interface WebhookDeps {
   log: WebhookLog;
   /** Overrides the deployment's namespace in the execution input. */
   namespace?: string;
+  /** See GitHubPolicy: off unless the deployment says so. */
+  buildForkPullRequests?: boolean;
   maxBodyBytes?: number;
 }
 
@@ -69,7 +71,7 @@ export async function handleWebhook(event: APIGatewayProxyEventV2, secrets: Webh
   }
 
   const eventName = header(event, 'x-github-event');
-  const decision = decideGitHubDelivery(eventName, payload);
+  const decision = decideGitHubDelivery(eventName, payload, { buildForkPullRequests: deps.buildForkPullRequests === true });
   const delivery = header(event, 'x-github-delivery') ?? `body-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}`;
   if (decision.kind === 'ping') {
     deps.log.info('GitHub ping answered', { delivery: printable(delivery) });
