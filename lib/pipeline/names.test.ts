@@ -28,3 +28,11 @@ describe('Kubernetes naming rules', () => {
     expect(secretKeyProblem('a/b')).toMatch(/not a valid Secret key/);
   });
 });
+
+describe('names in messages', () => {
+  it('shows control characters escaped, so a hostile name cannot drive the terminal', () => {
+    const problem = dnsLabelProblem('a\u001b[31mred');
+    expect(problem).toContain('"a\\u001b[31mred"');
+    expect(problem).not.toContain('\u001b');
+  });
+});

@@ -8,24 +8,28 @@ const DNS_SUBDOMAIN = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SECRET_KEY = /^[-._a-zA-Z0-9]+$/;
 
-/** Step names become pod names and label values, hence DNS-1123 labels. Returns why not, or undefined. */
+/**
+ * Step names become pod names and label values, hence DNS-1123 labels. Returns why not, or
+ * undefined. Names are quoted with JSON.stringify so a control character in a hostile file is shown
+ * escaped, never sent raw to a terminal.
+ */
 export function dnsLabelProblem(name: string): string | undefined {
   if (name === '') return 'must not be empty';
-  if (name.length > DNS_LABEL_MAX) return `"${name}" is ${name.length} characters long; at most ${DNS_LABEL_MAX} are allowed`;
+  if (name.length > DNS_LABEL_MAX) return `${JSON.stringify(name)} is ${name.length} characters long; at most ${DNS_LABEL_MAX} are allowed`;
   if (DNS_LABEL.test(name)) return undefined;
   const fixed = name
     .toLowerCase()
     .replace(/[^-a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
   const hint = fixed !== '' && DNS_LABEL.test(fixed) && fixed.length <= DNS_LABEL_MAX ? ` (e.g. "${fixed}")` : '';
-  return `"${name}" must use only lowercase letters, digits and "-", and start and end with a letter or digit${hint}`;
+  return `${JSON.stringify(name)} must use only lowercase letters, digits and "-", and start and end with a letter or digit${hint}`;
 }
 
 export function dnsSubdomainProblem(name: string): string | undefined {
   if (name === '') return 'must not be empty';
-  if (name.length > DNS_SUBDOMAIN_MAX) return `"${name}" is ${name.length} characters long; at most ${DNS_SUBDOMAIN_MAX} are allowed`;
+  if (name.length > DNS_SUBDOMAIN_MAX) return `${JSON.stringify(name)} is ${name.length} characters long; at most ${DNS_SUBDOMAIN_MAX} are allowed`;
   if (DNS_SUBDOMAIN.test(name)) return undefined;
-  return `"${name}" is not a valid Kubernetes Secret name: use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit`;
+  return `${JSON.stringify(name)} is not a valid Kubernetes Secret name: use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit`;
 }
 
 export function envNameProblem(name: string): string | undefined {
