@@ -1,15 +1,36 @@
-import { ErrorNames, ImagePullFailed, errorFromStatus } from '../lib/workflow/errors.js';
+import {
+  ErrorNames,
+  ImagePullFailed,
+  InvalidImage,
+  InvalidPipeline,
+  KubernetesUnavailable,
+  PodConfigError,
+  PodLost,
+  StepFailed,
+  StepTimedOut,
+  Unschedulable,
+} from '../lib/workflow/errors.js';
 
-describe('error names', () => {
-  it('are the Step Functions Error the console shows', () => {
-    const error = new ImagePullFailed('step "build" could not pull "alpine:nope"');
-    expect(error.name).toBe('ImagePullFailed');
+// Lambda reports error.name as the errorType, which Step Functions shows as the Error.
+describe('error classes', () => {
+  it.each([
+    [new InvalidPipeline('m', { file: 'f' }), ErrorNames.InvalidPipeline],
+    [new InvalidImage('m', 'alpine:'), ErrorNames.InvalidImage],
+    [new ImagePullFailed('m'), ErrorNames.ImagePullFailed],
+    [new PodConfigError('m'), ErrorNames.PodConfigError],
+    [new Unschedulable('m'), ErrorNames.Unschedulable],
+    [new StepFailed('m'), ErrorNames.StepFailed],
+    [new StepTimedOut('m'), ErrorNames.StepTimedOut],
+    [new PodLost('m'), ErrorNames.PodLost],
+    [new KubernetesUnavailable('m', 'create pod ci/x', 5), ErrorNames.KubernetesUnavailable],
+  ])('%p is named %s, the Error the console shows', (error, name) => {
+    expect(error.name).toBe(name);
     expect(error).toBeInstanceOf(Error);
+    expect(error.message).toBe('m');
   });
 
-  it.each(Object.values(ErrorNames))('%s maps back from a classified status', (name) => {
-    const error = errorFromStatus(name, 'why');
-    expect(error.name).toBe(name);
-    expect(error.message).toBe('why');
+  it('covers every contract name', () => {
+    expect(Object.keys(ErrorNames)).toEqual(Object.values(ErrorNames));
+    expect(Object.keys(ErrorNames)).toHaveLength(9);
   });
 });

@@ -89,29 +89,3 @@ export class KubernetesUnavailable extends StepRunnerError {
     super(message, options);
   }
 }
-
-const byName = {
-  InvalidPipeline,
-  InvalidImage,
-  ImagePullFailed,
-  PodConfigError,
-  Unschedulable,
-  StepFailed,
-  StepTimedOut,
-  PodLost,
-  KubernetesUnavailable,
-} as const;
-
-/** For the classified failures that carry only a name and a Cause (the step status of a poll). */
-export function errorFromStatus(name: ErrorName, cause: string): StepRunnerError {
-  switch (name) {
-    case ErrorNames.InvalidPipeline:
-      return new InvalidPipeline(cause, { file: '' });
-    case ErrorNames.InvalidImage:
-      return new InvalidImage(cause, '');
-    case ErrorNames.KubernetesUnavailable:
-      return new KubernetesUnavailable(cause, 'unknown', 0);
-    default:
-      return new byName[name](cause);
-  }
-}
