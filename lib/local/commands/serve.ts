@@ -302,18 +302,3 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
   await server.close();
   return 0;
 }
-
-/** For callers outside the CLI dispatcher. */
-export function serveCommand(argv: string[], io?: CommandIO): Promise<number> {
-  return run(
-    argv,
-    io ?? {
-      out: (line) => console.log(line),
-      err: (line) => console.error(line),
-      stopSignal: new Promise((resolve) => {
-        process.once('SIGINT', () => resolve('SIGINT'));
-        process.once('SIGTERM', () => resolve('SIGTERM'));
-      }),
-    },
-  );
-}
