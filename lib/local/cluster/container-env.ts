@@ -2,7 +2,9 @@
  * A container's environment as the kubelet builds it: plain values, Secret keys and a few downward
  * API fields. Failures carry the kubelet's CreateContainerConfigError wording.
  */
+import type { NodeContext } from './node-context.js';
 import type { Container, Pod, Secret } from './objects.js';
+import type { PodHandle } from './pod-handle.js';
 
 export type EnvResult = { ok: true; env: Record<string, string> } | { ok: false; message: string };
 
@@ -45,4 +47,26 @@ export function containerEnv(pod: Pod, container: Container, secrets: SecretLook
     }
   }
   return { ok: true, env };
+}
+
+/**
+ * The container's environment once it can be built: while a Secret it needs is missing the
+ * container shows CreateContainerConfigError and is retried, as the kubelet does, because the
+ * Secret may still be created. Undefined when the pod goes first.
+ */
+export async function waitForContainerEnv(
+  pod: PodHandle,
+  container: Container,
+  node: Pick<NodeContext, 'store' | 'timings'>,
+): Promise<Record<string, string> | undefined> {
+  const secrets: SecretLookup = (namespace, name) => node.store.get('secrets', namespace, name) as Secret | undefined;
+  for (;;) {
+    const current = pod.current();
+    if (current === undefined) return undefined;
+    const result = containerEnv(current, container, secrets);
+    if (result.ok) return result.env;
+    pod.setContainerState(container.name, { waiting: { reason: 'CreateContainerConfigError', message: result.message } });
+    pod.event({ type: 'Warning', reason: 'Failed', message: `Error: ${result.message}`, container: container.name });
+    await pod.wait(node.timings.configRetryMs);
+  }
 }

@@ -3,6 +3,7 @@
  * of a real event recorder: the same reason, message and object bump `count` and `lastTimestamp`
  * on one Event instead of creating another.
  */
+import type { Clock } from './clock.js';
 import { formatTime, type CoreEvent, type Pod } from './objects.js';
 import type { ObjectStore } from './store.js';
 
@@ -22,7 +23,7 @@ export class EventRecorder {
   constructor(
     private readonly store: ObjectStore,
     private readonly nodeName: string,
-    private readonly now: () => Date = () => new Date(),
+    private readonly now: Clock,
   ) {}
 
   record(pod: Pod, spec: EventSpec): void {

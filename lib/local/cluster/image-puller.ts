@@ -5,9 +5,9 @@
 import { digestOf, resolveImage, type CatalogEntry, type ImageCatalog, type ImageReference } from './image-catalog.js';
 import { rateLimited, repositoryNotFound, tagNotFound, unauthorized, unknownHost } from './pull-errors.js';
 
-export type PullOutcome =
-  | { ok: true; reference: ImageReference; entry: CatalogEntry; size: number; imageID: string }
-  | { ok: false; error: string };
+export type PulledImage = { ok: true; reference: ImageReference; entry: CatalogEntry; size: number; imageID: string };
+
+export type PullOutcome = PulledImage | { ok: false; error: string };
 
 export class ImagePuller {
   private readonly present = new Set<string>();
@@ -18,7 +18,7 @@ export class ImagePuller {
   }
 
   /** The image as already on the node, without pulling; undefined when it is not present. */
-  presentImage(image: string): Extract<PullOutcome, { ok: true }> | undefined {
+  presentImage(image: string): PulledImage | undefined {
     const resolution = resolveImage(this.catalog, image);
     if (resolution.kind !== 'found' || !this.present.has(resolution.reference.full)) return undefined;
     return this.success(resolution.reference, resolution.entry);
@@ -49,7 +49,7 @@ export class ImagePuller {
     }
   }
 
-  private success(reference: ImageReference, entry: CatalogEntry): Extract<PullOutcome, { ok: true }> {
+  private success(reference: ImageReference, entry: CatalogEntry): PulledImage {
     const repository = `${reference.domain}/${reference.repository}`;
     return { ok: true, reference, entry, size: entry.size ?? 0, imageID: `${repository}@${digestOf(entry, reference)}` };
   }

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createApiServer } from './api-server.js';
+import { systemClock, type Clock } from './clock.js';
 import { EventRecorder } from './events.js';
 import type { FaultInjector } from './faults.js';
 import { buildCatalog, parseCatalogDocument, type CatalogEntry } from './image-catalog.js';
@@ -18,6 +19,7 @@ import { RESOURCES } from './resources.js';
 import { ObjectStore } from './store.js';
 import { DEFAULT_TIMINGS, type KubeletTimings } from './timings.js';
 
+export type { Clock } from './clock.js';
 export type { CatalogEntry } from './image-catalog.js';
 export type { Fault, FaultInjector, FaultRequest } from './faults.js';
 export { DEFAULT_TIMINGS, FAST_TIMINGS, type KubeletTimings } from './timings.js';
@@ -42,6 +44,8 @@ export interface EmbeddedClusterOptions {
   faults?: FaultInjector;
   /** Per-container log kept in memory; the oldest lines go first. Default 10 MiB. */
   logLimitBytes?: number;
+  /** Where every timestamp and reported duration comes from; default the system clock. Timers stay real. */
+  now?: Clock;
 }
 
 export interface EmbeddedCluster {
@@ -80,8 +84,8 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     ...(await Promise.all((options.catalogFiles ?? []).map((f) => loadCatalogFile(f)))).flat(),
     ...(options.images ? parseCatalogDocument({ images: options.images }, 'options.images') : []),
   ];
-  const now = () => new Date();
-  const store = new ObjectStore();
+  const now = options.now ?? systemClock;
+  const store = new ObjectStore(now);
   const context: ApiContext = { store, now };
   for (const namespace of new Set(['default', ...(options.namespaces ?? [])])) {
     createObject(context, RESOURCES.namespaces!, undefined, { metadata: { name: namespace } });

@@ -3,9 +3,10 @@
  * on, and serves container logs. Every pod runs on the single node; restartPolicy is treated as
  * Never whatever the spec says.
  */
+import type { NodeContext } from './node-context.js';
 import type { KubeObject, Pod } from './objects.js';
 import type { LogSource } from './pod-logs.js';
-import { PodWorker, type NodeContext } from './pod-worker.js';
+import { PodWorker } from './pod-worker.js';
 import type { NodeCapacity } from './scheduler.js';
 import type { StoreEvent } from './store.js';
 import type { KubeletTimings } from './timings.js';

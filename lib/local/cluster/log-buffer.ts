@@ -2,6 +2,7 @@
  * A container's log as the node keeps it: stdout and stderr interleaved line by line in arrival
  * order, each line with the time it was written, bounded in memory (oldest lines dropped first).
  */
+import type { Clock } from './clock.js';
 import { rfc3339Nano } from './time-format.js';
 
 export const DEFAULT_LOG_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -26,7 +27,10 @@ export class LogBuffer {
   private readonly followers = new Set<Follower>();
   private finished = false;
 
-  constructor(private readonly limitBytes = DEFAULT_LOG_LIMIT_BYTES) {}
+  constructor(
+    private readonly now: Clock,
+    private readonly limitBytes = DEFAULT_LOG_LIMIT_BYTES,
+  ) {}
 
   get ended(): boolean {
     return this.finished;
@@ -77,7 +81,7 @@ export class LogBuffer {
   }
 
   private push(text: string): void {
-    const line = { time: new Date(), text };
+    const line = { time: this.now(), text };
     this.lines.push(line);
     this.bytes += Buffer.byteLength(text);
     while (this.bytes > this.limitBytes && this.lines.length > 1) {

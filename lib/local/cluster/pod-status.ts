@@ -1,5 +1,5 @@
 /** Pure rules for a pod's phase and conditions from its container statuses, as the kubelet derives them. */
-import type { ContainerStatus, PodCondition, PodStatus } from './objects.js';
+import type { Container, ContainerStatus, Pod, PodCondition, PodStatus } from './objects.js';
 
 export function derivePhase(statuses: ContainerStatus[]): PodStatus['phase'] {
   if (statuses.length > 0 && statuses.every((s) => s.state.terminated)) {
@@ -48,4 +48,33 @@ export function nodeConditions(current: PodCondition[], statuses: ContainerStatu
   }
   conditions = setCondition(conditions, 'PodScheduled', 'True', now);
   return conditions.sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type));
+}
+
+function creatingStatus(container: Container): ContainerStatus {
+  return {
+    name: container.name,
+    image: container.image,
+    imageID: '',
+    ready: false,
+    started: false,
+    restartCount: 0,
+    state: { waiting: { reason: 'ContainerCreating' } },
+    lastState: {},
+  };
+}
+
+/** The status of a pod the node has just taken on: its IPs, its start time, every container being created. */
+export function admittedStatus(pod: Pod, ip: string, startTime: string): PodStatus {
+  const statuses = pod.spec.containers.map(creatingStatus);
+  return {
+    ...pod.status,
+    phase: 'Pending',
+    hostIP: ip,
+    hostIPs: [{ ip }],
+    podIP: ip,
+    podIPs: [{ ip }],
+    startTime,
+    containerStatuses: statuses,
+    conditions: nodeConditions(pod.status?.conditions ?? [], statuses, 'Pending', startTime),
+  };
 }

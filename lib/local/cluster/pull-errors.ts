@@ -1,6 +1,6 @@
 /**
  * What containerd says when a pull fails, word for word as the kubelet passes it on (see
- * /work/shared/fixtures/kube/image-pull-messages.json). lib/kube classifies on these words, so
+ * test/fixtures/kube/image-pull-messages.json). lib/kube classifies on these words, so
  * they must stay real.
  */
 import type { ImageReference } from './image-catalog.js';

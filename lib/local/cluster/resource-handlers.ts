@@ -1,5 +1,6 @@
 /** The verbs on stored objects (get, list, create, delete, deletecollection), with apiserver semantics. */
 import { forbidden, invalid, notFound, badRequest } from './api-errors.js';
+import type { Clock } from './clock.js';
 import { formatTime, type KubeObject, type Pod } from './objects.js';
 import type { ResourceType } from './resources.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
@@ -7,7 +8,7 @@ import type { ObjectStore } from './store.js';
 
 export interface ApiContext {
   store: ObjectStore;
-  now: () => Date;
+  now: Clock;
 }
 
 /** The object as a GET returns it: kind and apiVersion first. */

@@ -1,5 +1,8 @@
-/** Whether a pod fits the single node, with the scheduler's FailedScheduling wording. */
+/** The default scheduler for the single node: whether a pod fits, and binding it (or saying why not). */
+import type { NodeContext } from './node-context.js';
 import type { Pod } from './objects.js';
+import type { PodHandle } from './pod-handle.js';
+import { setCondition } from './pod-status.js';
 import { parseQuantity } from './quantity.js';
 
 export interface NodeCapacity {
@@ -24,4 +27,37 @@ export function fitPod(pod: Pod, capacity: NodeCapacity): Fit {
     fits: false,
     message: `0/1 nodes are available: ${short.join(', ')}. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.`,
   };
+}
+
+/**
+ * Binds the pod to the node (Scheduled) or leaves it Pending as Unschedulable (FailedScheduling).
+ * Returns the pod when it was bound.
+ */
+export async function schedule(
+  pod: PodHandle,
+  node: Pick<NodeContext, 'nodeName' | 'capacity' | 'timings'>,
+): Promise<Pod | undefined> {
+  await pod.wait(node.timings.scheduleMs);
+  const current = pod.current();
+  if (current === undefined) return undefined;
+  const fit = fitPod(current, node.capacity);
+  if (!fit.fits) {
+    // The real scheduler retries; with one node of fixed capacity the answer would not change.
+    pod.patch((p) => {
+      p.status = { ...p.status, phase: 'Pending', conditions: setCondition([], 'PodScheduled', 'False', pod.stamp(), 'Unschedulable', fit.message) };
+    });
+    pod.event({ type: 'Warning', reason: 'FailedScheduling', message: fit.message, component: 'default-scheduler' });
+    return undefined;
+  }
+  pod.patch((p) => {
+    p.spec.nodeName = node.nodeName;
+    p.status = { ...p.status, phase: 'Pending', conditions: setCondition(p.status?.conditions ?? [], 'PodScheduled', 'True', pod.stamp()) };
+  });
+  pod.event({
+    type: 'Normal',
+    reason: 'Scheduled',
+    message: `Successfully assigned ${pod.namespace}/${pod.name} to ${node.nodeName}`,
+    component: 'default-scheduler',
+  });
+  return current;
 }

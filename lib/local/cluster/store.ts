@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { alreadyExists } from './api-errors.js';
+import type { Clock } from './clock.js';
 import { formatTime, keyOf, type KubeObject } from './objects.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -28,8 +29,8 @@ export class ObjectStore {
   private readonly listeners = new Set<StoreListener>();
 
   constructor(
+    private readonly now: Clock,
     private readonly historyLimit = 10_000,
-    private readonly now: () => Date = () => new Date(),
   ) {}
 
   get resourceVersion(): string {

@@ -1,0 +1,42 @@
+/** Every time the embedded cluster writes or reports comes from the clock it is given. */
+import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from './index.js';
+import type { CoreEvent, KubeObject, Pod } from './objects.js';
+
+const PINNED = '2021-02-03T04:05:06Z';
+let cluster: EmbeddedCluster;
+
+beforeAll(async () => {
+  cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS, now: () => new Date(PINNED) });
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+async function get<T>(path: string, accept = 'application/json'): Promise<T> {
+  const res = await fetch(`${cluster.url}${path}`, { headers: { Accept: accept } });
+  return (accept === 'text/plain' ? await res.text() : await res.json()) as T;
+}
+
+test('timestamps, pull durations, log times and AGE all read the injected clock', async () => {
+  const body = { metadata: { name: 'pinned' }, spec: { containers: [{ name: 'step', image: 'alpine:3.20', imagePullPolicy: 'Always', command: ['/bin/sh', '-c', 'echo hi'] }] } };
+  await fetch(`${cluster.url}/api/v1/namespaces/default/pods`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  let pod: Pod;
+  do pod = await get<Pod>('/api/v1/namespaces/default/pods/pinned');
+  while (pod.status?.phase !== 'Succeeded');
+
+  const terminated = pod.status?.containerStatuses?.[0]?.state.terminated;
+  expect([pod.metadata.creationTimestamp, pod.status?.startTime, terminated?.startedAt, terminated?.finishedAt]).toEqual([PINNED, PINNED, PINNED, PINNED]);
+  expect(new Set(pod.status?.conditions?.map((c) => c.lastTransitionTime))).toEqual(new Set([PINNED]));
+
+  const events = (await get<{ items: CoreEvent[] }>('/api/v1/namespaces/default/events')).items;
+  expect(events.length).toBeGreaterThan(0);
+  expect(new Set(events.flatMap((e) => [e.firstTimestamp, e.lastTimestamp]))).toEqual(new Set([PINNED]));
+  expect(events.find((e) => e.reason === 'Pulled')?.message).toMatch(/ in 0ms \(0ms including waiting\)\./);
+
+  expect(await get<string>('/api/v1/namespaces/default/pods/pinned/log?timestamps=true', 'text/plain')).toBe('2021-02-03T04:05:06.000000000Z hi\n');
+  const table = await get<{ rows: { cells: unknown[] }[] }>('/api/v1/namespaces/default/pods/pinned', 'application/json;as=Table;v=v1;g=meta.k8s.io');
+  expect(table.rows[0]?.cells[4]).toBe('0s');
+  const namespace = await get<KubeObject>('/api/v1/namespaces/default');
+  expect(namespace.metadata.creationTimestamp).toBe(PINNED);
+});

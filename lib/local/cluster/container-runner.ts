@@ -1,0 +1,80 @@
+/**
+ * A pod's containers as the runtime runs them: each one created and started as a local process
+ * (see process-runner.ts), its log kept, and in the pod's status Created, Started, Running and
+ * finally terminated with the process's exit code. Stopping them early is termination's job; this
+ * only hands over the processes that are running.
+ */
+import { randomBytes } from 'node:crypto';
+import { containerArgv } from './container-command.js';
+import type { PulledImage } from './image-puller.js';
+import { LogBuffer } from './log-buffer.js';
+import type { NodeContext } from './node-context.js';
+import type { Container } from './objects.js';
+import type { PodHandle } from './pod-handle.js';
+import { startProcess, type StepProcess } from './process-runner.js';
+
+export class ContainerRunner {
+  /** Logs of the containers that have started, by container name. */
+  readonly logs = new Map<string, LogBuffer>();
+  private readonly processes = new Map<string, StepProcess>();
+
+  constructor(
+    private readonly pod: PodHandle,
+    private readonly node: Pick<NodeContext, 'timings' | 'workspace' | 'baseEnv' | 'logLimitBytes' | 'now'>,
+  ) {}
+
+  /** The processes running now, by container name. */
+  get running(): ReadonlyMap<string, StepProcess> {
+    return this.processes;
+  }
+
+  /** Creates, starts and waits for one container; its end is in the pod's status when this returns. */
+  async run(container: Container, image: PulledImage, env: Record<string, string>): Promise<void> {
+    const { pod, node } = this;
+    const containerID = `containerd://${randomBytes(32).toString('hex')}`;
+    const argv = containerArgv(container, image.entry);
+    if (argv.length === 0) {
+      const message = `failed to generate container "${containerID.slice(13)}" spec: failed to generate spec: no command specified`;
+      pod.setContainerState(container.name, { waiting: { reason: 'CreateContainerError', message } });
+      pod.event({ type: 'Warning', reason: 'Failed', message: `Error: ${message}`, container: container.name });
+      return;
+    }
+    await pod.wait(node.timings.createMs);
+    const log = new LogBuffer(node.now, node.logLimitBytes);
+    const started = await startProcess(argv, { cwd: node.workspace, env: { ...node.baseEnv, HOSTNAME: pod.name, ...env }, log });
+    pod.event({ type: 'Normal', reason: 'Created', message: `Created container: ${container.name}`, container: container.name });
+    this.logs.set(container.name, log);
+    if (!started.ok) {
+      log.end();
+      pod.setContainerState(
+        container.name,
+        { terminated: { exitCode: 128, reason: 'StartError', message: started.message, startedAt: '1970-01-01T00:00:00Z', finishedAt: pod.stamp(), containerID } },
+        { containerID, imageID: image.imageID },
+      );
+      pod.event({ type: 'Warning', reason: 'Failed', message: `Error: ${started.message}`, container: container.name });
+      return;
+    }
+    // The pod began stopping while the process started: termination has already looked for it.
+    if (pod.stopping) {
+      await started.process.stop(0);
+      return;
+    }
+    this.processes.set(container.name, started.process);
+    const startedAt = pod.stamp();
+    pod.setContainerState(container.name, { running: { startedAt } }, { containerID, imageID: image.imageID, ready: true, started: true });
+    pod.event({ type: 'Normal', reason: 'Started', message: `Started container ${container.name}`, container: container.name });
+
+    const exit = await started.process.exited;
+    this.processes.delete(container.name);
+    pod.setContainerState(container.name, {
+      terminated: {
+        exitCode: exit.exitCode,
+        ...(exit.signal !== undefined ? { signal: exit.signal } : {}),
+        reason: exit.exitCode === 0 ? 'Completed' : 'Error',
+        startedAt,
+        finishedAt: pod.stamp(),
+        containerID,
+      },
+    });
+  }
+}

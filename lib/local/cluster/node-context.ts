@@ -1,0 +1,22 @@
+/** What the simulated node gives every pod it runs: the API's store, its machinery and its settings. */
+import type { Clock } from './clock.js';
+import type { EventRecorder } from './events.js';
+import type { ImagePuller } from './image-puller.js';
+import type { NodeCapacity } from './scheduler.js';
+import type { ObjectStore } from './store.js';
+import type { KubeletTimings } from './timings.js';
+
+export interface NodeContext {
+  store: ObjectStore;
+  events: EventRecorder;
+  puller: ImagePuller;
+  timings: KubeletTimings;
+  nodeName: string;
+  nodeIP: string;
+  capacity: NodeCapacity;
+  workspace: string;
+  /** The environment every step process starts from (PATH and friends); the container's env goes on top. */
+  baseEnv: Record<string, string>;
+  logLimitBytes: number;
+  now: Clock;
+}

@@ -1,0 +1,81 @@
+/**
+ * The kubelet's hold on one pod: its API object (read fresh each time, since clients and other
+ * steps change it), the events about it, and the waits between steps. Once the pod is stopping,
+ * waits end with an AbortError and container states stay as they are, so that termination alone
+ * records how the containers ended.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { EventSpec } from './events.js';
+import { formatTime, type ContainerStatus, type Pod } from './objects.js';
+import type { NodeContext } from './node-context.js';
+import { derivePhase, nodeConditions } from './pod-status.js';
+
+export class PodHandle {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  private readonly stop = new AbortController();
+
+  constructor(
+    private readonly node: Pick<NodeContext, 'store' | 'events' | 'now'>,
+    private readonly created: Pod,
+  ) {
+    this.namespace = created.metadata.namespace ?? 'default';
+    this.name = created.metadata.name ?? '';
+    this.uid = created.metadata.uid ?? '';
+  }
+
+  get stopping(): boolean {
+    return this.stop.signal.aborted;
+  }
+
+  /** Ends every wait and freezes container states. */
+  markStopping(): void {
+    this.stop.abort();
+  }
+
+  /** The pod as the API holds it now; undefined once it is gone (or its name was reused). */
+  current(): Pod | undefined {
+    const pod = this.node.store.get('pods', this.namespace, this.name) as Pod | undefined;
+    return pod?.metadata.uid === this.uid ? pod : undefined;
+  }
+
+  patch(change: (pod: Pod) => void): void {
+    this.node.store.update('pods', this.namespace, this.name, (draft) => change(draft as Pod), this.uid);
+  }
+
+  remove(): void {
+    this.node.store.remove('pods', this.namespace, this.name, this.uid);
+  }
+
+  event(spec: EventSpec): void {
+    this.node.events.record(this.current() ?? this.created, spec);
+  }
+
+  /** Now, as the API writes times. */
+  stamp(): string {
+    return formatTime(this.node.now());
+  }
+
+  /** Replaces one container's state (and some status fields), then re-derives phase and conditions. */
+  setContainerState(name: string, state: ContainerStatus['state'], fields: Partial<ContainerStatus> = {}): void {
+    if (this.stopping) return;
+    const now = this.stamp();
+    this.patch((p) => {
+      const statuses = (p.status?.containerStatuses ?? []).map((s) =>
+        s.name === name ? { ...s, ...fields, state, ...(state.running ? {} : { ready: false, started: fields.started ?? false }) } : s,
+      );
+      const phase = derivePhase(statuses);
+      p.status = {
+        ...p.status,
+        phase,
+        containerStatuses: statuses,
+        conditions: nodeConditions(p.status?.conditions ?? [], statuses, phase, now),
+      };
+    });
+  }
+
+  wait(ms: number): Promise<void> {
+    return delay(ms, undefined, { signal: this.stop.signal });
+  }
+}

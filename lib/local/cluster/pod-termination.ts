@@ -1,0 +1,57 @@
+/**
+ * Ending a pod before its containers are done, because it was deleted or ran past
+ * activeDeadlineSeconds: Killing events, SIGTERM then SIGKILL after the grace period, and a final
+ * status saying how each container ended.
+ */
+import type { ContainerStatus, PodStatus } from './objects.js';
+import type { PodHandle } from './pod-handle.js';
+import { derivePhase, nodeConditions } from './pod-status.js';
+import type { ProcessExit, StepProcess } from './process-runner.js';
+
+export type TerminationCause = 'deleted' | 'deadline';
+
+export const DEADLINE_MESSAGE = 'Pod was active on the node longer than the specified deadline';
+
+/** The pod's status once its stopped containers have exited with `exits` (by container name). */
+export function terminatedStatus(
+  status: PodStatus | undefined,
+  exits: ReadonlyMap<string, ProcessExit>,
+  cause: TerminationCause,
+  finishedAt: string,
+): PodStatus {
+  const statuses = (status?.containerStatuses ?? []).map((s): ContainerStatus => {
+    const exit = exits.get(s.name);
+    if (exit !== undefined) {
+      const startedAt = s.state.running?.startedAt ?? null;
+      return { ...s, ready: false, started: false, state: { terminated: { exitCode: exit.exitCode, ...(exit.signal ? { signal: exit.signal } : {}), reason: 'Error', startedAt, finishedAt, containerID: s.containerID } } };
+    }
+    if (s.state.terminated) return s;
+    // Never started: the kubelet reports such containers as lost when the pod ends.
+    return { ...s, ready: false, started: false, state: { terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated', startedAt: null, finishedAt } } };
+  });
+  const phase = cause === 'deadline' ? 'Failed' : derivePhase(statuses);
+  return {
+    ...status,
+    phase,
+    ...(cause === 'deadline' ? { reason: 'DeadlineExceeded', message: DEADLINE_MESSAGE } : {}),
+    containerStatuses: statuses,
+    conditions: nodeConditions(status?.conditions ?? [], statuses, phase, finishedAt),
+  };
+}
+
+/** Stops the running processes and records the pod's end. Returns whether any process was running. */
+export async function terminatePod(
+  pod: PodHandle,
+  running: ReadonlyMap<string, StepProcess>,
+  graceMs: number,
+  cause: TerminationCause,
+): Promise<boolean> {
+  const stopping = [...running.entries()];
+  for (const [name] of stopping) pod.event({ type: 'Normal', reason: 'Killing', message: `Stopping container ${name}`, container: name });
+  const exits = new Map(await Promise.all(stopping.map(async ([name, p]) => [name, await p.stop(graceMs)] as const)));
+  const finishedAt = pod.stamp();
+  pod.patch((p) => {
+    p.status = terminatedStatus(p.status, exits, cause, finishedAt);
+  });
+  return stopping.length > 0;
+}
