@@ -1,15 +1,13 @@
 /**
- * Kubernetes API requests per poll: the deployed PollStep handler (functions/poll-step.ts) called
- * directly, as Lambda calls it, against the embedded cluster, counting the requests that reach its
+ * Kubernetes API requests per poll: the PollStep handler (built as functions/poll-step.ts builds
+ * it, over the local runtime) called directly, as Lambda calls it, against the embedded cluster, counting the requests that reach its
  * HTTP layer during each invocation. One step that runs and succeeds, one whose image is missing,
  * so every phase the classifier reports is covered.
  */
-import { handler as launchStep } from '../functions/launch-step.js';
-import { handler as pollStep } from '../functions/poll-step.js';
 import { localLambdaContext } from '../lib/local/lambda-context.js';
-import { deploymentConfig } from '../lib/workflow/deployment-config.js';
+import { launchStepHandler, pollStepHandler } from '../lib/workflow/handlers.js';
 import type { PollState, StepInput } from '../lib/workflow/state-data.js';
-import type { TaskLog } from '../lib/workflow/task-deps.js';
+import type { TaskLog, TaskRuntime } from '../lib/workflow/task-deps.js';
 import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
 import type { RequestCounter } from './request-counter.js';
 
@@ -28,12 +26,15 @@ steps:
     commands: [make]
 `;
 
-export async function measureApiRequestsPerPoll(counter: RequestCounter, namespace: string): Promise<PollRequests[]> {
+export async function measureApiRequestsPerPoll(counter: RequestCounter, runtime: TaskRuntime): Promise<PollRequests[]> {
+  const launchStep = launchStepHandler(runtime);
+  const pollStep = pollStepHandler(runtime);
+  const { namespace } = runtime.settings;
   const silent = { info: () => undefined, warn: () => undefined } as unknown as TaskLog;
   // The settings every step gets come from the real PrepareBuild, as the Map's ItemSelector passes them.
   const prepared = prepareBuild(
     { build: { id: `requests-${Date.now().toString(36)}`, trigger: 'benchmark' }, pipeline: { file: 'bench.yml', text: PIPELINE }, namespace },
-    deploymentConfig(),
+    runtime.settings,
     silent,
   );
   const measured: PollRequests[] = [];

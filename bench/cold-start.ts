@@ -42,11 +42,14 @@ async function sourceFiles(root: string, dir: string): Promise<string[]> {
     .map((e) => path.join(e.parentPath, e.name));
 }
 
+/** The settings a deployed PollStep starts with (it refuses to start without them). */
+const DEPLOYED_ENV = { AWS_REGION: 'us-east-1', EKS_CLUSTER_NAME: 'ci', STEP_RUNNER_NAMESPACE: 'step-runner', STEP_LOGS_BUCKET: 'step-logs' };
+
 async function initMs(file: string, nodeFlags: string[], cwd: string): Promise<number> {
   const { stdout } = await run(process.execPath, [...nodeFlags, path.join(cwd, 'measure-init.mjs'), file], {
     cwd,
-    // A clean environment: no loader (tsx) inherited, nothing Lambda would not have.
-    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', NODE_OPTIONS: '' },
+    // A clean environment: no loader (tsx) inherited, only what serverless.yml gives the function.
+    env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: '', ...DEPLOYED_ENV },
   });
   return (JSON.parse(stdout) as { initMs: number }).initMs;
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startEmbeddedCluster, DEFAULT_TIMINGS } from '../lib/local/cluster/index.js';
-import { useLocalTaskEnvironment } from '../lib/local/task-environment.js';
+import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { measureApiRequestsPerPoll } from './api-requests.js';
 import { measureColdStart } from './cold-start.js';
 import { DEFAULT_ASSUMPTIONS, orchestrationCost, type OrchestrationCost } from './orchestration-cost.js';
@@ -38,13 +38,13 @@ const counter = requestCounter();
 const cluster = await startEmbeddedCluster({ workspace: scratch, timings: DEFAULT_TIMINGS, faults: counter.hook });
 const kubeconfig = path.join(scratch, 'kubeconfig');
 await writeFile(kubeconfig, cluster.kubeconfigYaml());
-const restoreEnv = useLocalTaskEnvironment({ kubeconfig, namespace: NAMESPACE, logsDir: path.join(scratch, 'logs') });
+const runtime = localTaskRuntime({ kubeconfig, namespace: NAMESPACE, logsDir: path.join(scratch, 'logs') });
 
 try {
   print(`Embedded cluster at ${cluster.url}, DEFAULT_TIMINGS (schedule ${DEFAULT_TIMINGS.scheduleMs} ms, pull ${DEFAULT_TIMINGS.pullMs} ms)`);
 
   // 1. Surface latency of an image pull failure.
-  const surface = await measureSurfaceLatency(cluster.kubeConfig(), NAMESPACE, runs);
+  const surface = await measureSurfaceLatency(cluster.kubeConfig(), runtime, runs);
   const latencies = surface.map((r) => r.latencyMs);
   const surfaceLatencyMs = { median: round(median(latencies)), p90: round(percentile(latencies, 90)), runs: surface.length };
   print();
@@ -54,7 +54,7 @@ try {
   print(`  median ${surfaceLatencyMs.median} ms, p90 ${surfaceLatencyMs.p90} ms   target median <= ${TARGETS.surfaceLatencyMedianMs} ms: ${verdict(surfaceLatencyMs.median <= TARGETS.surfaceLatencyMedianMs, `${round(surfaceLatencyMs.median - TARGETS.surfaceLatencyMedianMs)} ms`)}`);
 
   // 2. Kubernetes API requests per poll.
-  const perPoll = await measureApiRequestsPerPoll(counter, NAMESPACE);
+  const perPoll = await measureApiRequestsPerPoll(counter, runtime);
   const apiRequestsPerPoll = Math.max(...perPoll.map((p) => p.requests));
   print();
   print('Kubernetes API requests per PollStep invocation (counted at the embedded API\'s HTTP layer)');
@@ -91,7 +91,6 @@ try {
   const figures = { surfaceLatencyMs, transitions, coldStart, apiRequestsPerPoll };
   if (values.json) process.stdout.write(`${JSON.stringify(figures)}\n`);
 } finally {
-  restoreEnv();
   await cluster.stop();
   await rm(scratch, { recursive: true, force: true });
 }

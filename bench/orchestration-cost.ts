@@ -10,9 +10,11 @@
  */
 import '../lib/local/polyfills.js';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { loadDefinition, localArn, resolveResources, taskStates } from '../lib/workflow/definition.js';
-import { DEFAULT_PENDING_WATCH_SECONDS, type DeploymentConfig } from '../lib/workflow/deployment-config.js';
-import type { BuildInput, PollState, StepInput } from '../lib/workflow/state-data.js';
+import { localLambdaArn as localArn } from '../lib/local/executor.js';
+import { loadDefinition, resolveResources, taskStates } from '../lib/workflow/definition.js';
+import { workflowSettings } from '../lib/workflow/settings.js';
+import type { BuildInput } from '../lib/contract/index.js';
+import type { PollState, StepInput } from '../lib/workflow/state-data.js';
 import type { TaskDeps, TaskLog } from '../lib/workflow/task-deps.js';
 import { cleanupBuild } from '../lib/workflow/tasks/cleanup-build.js';
 import { finishStep } from '../lib/workflow/tasks/finish-step.js';
@@ -53,15 +55,8 @@ export interface OrchestrationCost {
 
 const silent: TaskLog = { info: () => undefined, warn: () => undefined } as unknown as TaskLog;
 
-const CONFIG: DeploymentConfig = {
-  cluster: { kind: 'kubeconfig' },
-  namespace: 'default',
-  imagePullGraceSeconds: 60,
-  unschedulableGraceSeconds: 120,
-  // As deployed: PollStep watches a pending pod (in simulated time, see simulated-cluster.ts).
-  pendingWatchSeconds: DEFAULT_PENDING_WATCH_SECONDS,
-  logs: { kind: 'directory', path: 'unused' },
-};
+// As deployed: PollStep watches a pending pod (in simulated time, see simulated-cluster.ts).
+const CONFIG = workflowSettings({ namespace: 'default', imagePullGraceSeconds: 60, unschedulableGraceSeconds: 120 });
 
 /** One build with one step that runs `stepMinutes`, polled by the real schedule or every 5 s. */
 export async function orchestrationCost(
@@ -98,7 +93,7 @@ export async function orchestrationCost(
     FinishStepLambdaFunction: async (input: StepInput) => finishStep(input, deps),
     CleanupBuildLambdaFunction: async (input: { build: { id: string }; namespace?: string }) => cleanupBuild(input, CONFIG.namespace, deps),
     ReportStatusLambdaFunction: async (input: ReportStatusInput) =>
-      reportStatus(input, { sink: { post: async () => undefined }, log: silent }),
+      reportStatus(input, { reporter: { report: async () => ({ posted: false, reason: 'benchmark' }) }, log: silent }),
   };
 
   const definition = loadDefinition();

@@ -11,6 +11,7 @@
 import { Watch, type CoreV1Event, type KubeConfig } from '@kubernetes/client-node';
 import { stepPodName } from '../lib/kube/index.js';
 import { startLocalExecution } from '../lib/local/executor.js';
+import type { TaskRuntime } from '../lib/workflow/task-deps.js';
 
 export interface SurfaceRun {
   latencyMs: number;
@@ -50,7 +51,8 @@ async function watchFirstFailures(kubeConfig: KubeConfig, namespace: string) {
   };
 }
 
-export async function measureSurfaceLatency(kubeConfig: KubeConfig, namespace: string, runs: number): Promise<SurfaceRun[]> {
+export async function measureSurfaceLatency(kubeConfig: KubeConfig, runtime: TaskRuntime, runs: number): Promise<SurfaceRun[]> {
+  const { namespace } = runtime.settings;
   const watch = await watchFirstFailures(kubeConfig, namespace);
   const results: SurfaceRun[] = [];
   try {
@@ -61,6 +63,7 @@ export async function measureSurfaceLatency(kubeConfig: KubeConfig, namespace: s
       const execution = startLocalExecution(
         { build: { id: buildId, trigger: 'benchmark' }, pipeline: { file: 'missing-image.yml', text: MISSING_IMAGE_PIPELINE }, namespace },
         {
+          runtime,
           onEvent: (event) => {
             if (event.type === 'ExecutionFailed') endedAt = event.timestamp;
             if (event.type === 'StateEntered' && event.state?.name === 'PollStep') polls++;

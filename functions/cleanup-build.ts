@@ -1,9 +1,4 @@
-import { lambdaTask, logger } from '../lib/workflow/lambda-task.js';
-import { taskRuntime } from '../lib/workflow/task-runtime.js';
-import { cleanupBuild } from '../lib/workflow/tasks/cleanup-build.js';
-import type { PreparedBuild } from '../lib/workflow/state-data.js';
+import { lambdaTaskRuntime } from '../lib/lambda/task-runtime.js';
+import { cleanupBuildHandler } from '../lib/workflow/handlers.js';
 
-export const handler = lambdaTask(async (input: PreparedBuild) => {
-  const { config, deps } = taskRuntime(logger);
-  return cleanupBuild(input, config.namespace, deps);
-});
+export const handler = cleanupBuildHandler(lambdaTaskRuntime());

@@ -1,13 +1,5 @@
-import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logger } from '../lib/workflow/lambda-task.js';
-import { taskRuntime } from '../lib/workflow/task-runtime.js';
-import { cleanupOrphans, orphanMarginSeconds } from '../lib/workflow/tasks/cleanup-orphans.js';
+import { orphanMarginSeconds } from '../lib/lambda/settings.js';
+import { lambdaTaskRuntime } from '../lib/lambda/task-runtime.js';
+import { cleanupOrphansHandler } from '../lib/workflow/handlers.js';
 
-/** EventBridge schedule: the sweep for runner pods that no execution cleaned up. */
-export const handler = middy()
-  .use(injectLambdaContext(logger, { resetKeys: true }))
-  .handler(async () => {
-    const { config, deps } = taskRuntime(logger);
-    return cleanupOrphans(config.namespace, orphanMarginSeconds(), deps);
-  });
+export const handler = cleanupOrphansHandler(lambdaTaskRuntime(), orphanMarginSeconds(process.env));

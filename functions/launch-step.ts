@@ -1,6 +1,4 @@
-import { lambdaTask, logger } from '../lib/workflow/lambda-task.js';
-import { taskRuntime } from '../lib/workflow/task-runtime.js';
-import { launchStep } from '../lib/workflow/tasks/launch-step.js';
-import type { StepInput } from '../lib/workflow/state-data.js';
+import { lambdaTaskRuntime } from '../lib/lambda/task-runtime.js';
+import { launchStepHandler } from '../lib/workflow/handlers.js';
 
-export const handler = lambdaTask(async (input: StepInput) => launchStep(input, taskRuntime(logger).deps));
+export const handler = launchStepHandler(lambdaTaskRuntime());

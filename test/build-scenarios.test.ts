@@ -6,10 +6,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
-import { kubeConfigFromFile, stepPodName } from '../lib/kube/index.js';
+import { stepPodName } from '../lib/kube/index.js';
+import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import { startLocalExecution, type ExecutionEvent, type ExecutionSummary } from '../lib/local/executor.js';
-import { useLocalTaskEnvironment } from '../lib/local/task-environment.js';
+import { localTaskRuntime } from '../lib/local/task-runtime.js';
+import type { TaskRuntime } from '../lib/workflow/task-deps.js';
 import { runBuild } from '../lib/local/commands/run.js';
 import { ConsoleOutput } from '../lib/local/console-output.js';
 import type { PollState, StepResult } from '../lib/workflow/state-data.js';
@@ -19,7 +21,7 @@ let cluster: EmbeddedCluster;
 let api: CoreV1Api;
 let scratch: string;
 let kubeconfig: string;
-let restoreEnv: () => void;
+let runtime: TaskRuntime;
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(tmpdir(), 'scenarios-'));
@@ -37,11 +39,10 @@ beforeAll(async () => {
   kubeconfig = path.join(scratch, 'kubeconfig');
   await writeFile(kubeconfig, cluster.kubeconfigYaml());
   api = kubeConfigFromFile(kubeconfig).makeApiClient(CoreV1Api);
-  restoreEnv = useLocalTaskEnvironment({ kubeconfig, namespace: NAMESPACE, logsDir: path.join(scratch, 'logs') });
+  runtime = localTaskRuntime({ kubeconfig, namespace: NAMESPACE, logsDir: path.join(scratch, 'logs') });
 });
 
 afterAll(async () => {
-  restoreEnv();
   await cluster.stop();
   await rm(scratch, { recursive: true, force: true });
 });
@@ -54,6 +55,7 @@ async function build(pipeline: string, onEvent?: (event: ExecutionEvent, abort: 
   const execution = startLocalExecution(
     { build: { id, trigger: 'test' }, pipeline: { file: 'pipeline.yml', text: pipeline } },
     {
+      runtime,
       waitMs: 100,
       retryMs: 10,
       onEvent: (event) => {
@@ -63,7 +65,7 @@ async function build(pipeline: string, onEvent?: (event: ExecutionEvent, abort: 
     },
   );
   const summary: ExecutionSummary = await execution.result;
-  return { id, summary, events };
+  return { id, summary, events, refused: execution.refused };
 }
 
 /** Every PollStep result of one step (Map iteration), in order. */
@@ -119,7 +121,7 @@ describe('a build on the embedded cluster', () => {
   });
 
   it('stops at a missing image on the poll that first sees it, and never launches a later step', async () => {
-    const { id, summary, events } = await build(
+    const { id, summary, events, refused } = await build(
       `version: 1\nsteps:\n${step('one', 'alpine:3.20', ['echo first'])}${step('two', 'alpine:3.99-nope', ['echo never'])}${step('three', 'alpine:3.20', ['echo never'])}${step('four', 'alpine:3.20', ['echo never'])}`,
     );
     expect(summary.status).toBe('FAILED');
@@ -140,6 +142,14 @@ describe('a build on the embedded cluster', () => {
     expect(await eventsAbout(stepPodName(id, 'three'))).toEqual([]);
     expect(await eventsAbout(stepPodName(id, 'four'))).toEqual([]);
     expect(events.filter((e) => e.type === 'MapIterationStarted').map((e) => e.index)).toEqual([0, 1]);
+    // The definition's MaxConcurrency 1: step two started only once step one had ended.
+    const ended = events.findIndex((e) => e.type === 'MapIterationSucceeded' && e.index === 0);
+    expect(ended).toBeGreaterThan(-1);
+    expect(events.findIndex((e) => e.type === 'MapIterationStarted' && e.index === 1)).toBeGreaterThan(ended);
+    // What the local executor held back (aws-local-stepfunctions starts queued iterations after a
+    // failure; Step Functions does not) is only ever a later step, refused at its first task.
+    for (const refusal of refused) expect(refusal).toEqual({ index: expect.any(Number), state: 'LaunchStep' });
+    expect(refused.every((r) => r.index > 1)).toBe(true);
     await expectNoPodsLeft(id);
   });
 

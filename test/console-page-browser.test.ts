@@ -8,8 +8,9 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { sign } from '@octokit/webhooks-methods';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { FAST_TIMINGS } from '../lib/local/cluster/index.js';
-import { startLocalServer, type LocalServer } from '../lib/local/commands/serve.js';
+import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
 import { logger } from '../lib/workflow/lambda-task.js';
+import { describeRequiring } from './fixtures/requirements.js';
 
 // Callbacks passed to page.evaluate run in the browser; the project's tsconfig has no DOM types.
 declare const document: { activeElement: unknown; documentElement: { scrollWidth: number } };
@@ -19,13 +20,12 @@ declare function getComputedStyle(element: unknown): { outlineStyle: string };
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = 'test-artifacts';
 const SECRET = 'console-page-secret-5e1f';
-const hasChromium = existsSync(CHROMIUM);
-
-if (!hasChromium) {
-  // Visible in the test output: a developer machine without Chromium skips; CI installs it (.ci/run).
-  console.warn(`SKIPPED console page browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH).`);
-}
-const describeInBrowser = hasChromium ? describe : describe.skip;
+/** A developer machine without Chromium skips, saying why; under CI=true (which installs it, .ci/run) it fails. */
+const chromiumInstalled = {
+  present: existsSync(CHROMIUM),
+  missing: `no Chromium at ${CHROMIUM}`,
+  remedy: 'Install Debian\'s chromium package (apt-get install chromium), as .ci/run does, or set CHROMIUM_PATH',
+};
 
 let server: LocalServer;
 let browser: Browser;
@@ -66,7 +66,7 @@ function recordRequests(page: Page): string[] {
   return urls;
 }
 
-describeInBrowser('the console page in Chromium', () => {
+describeRequiring('the console page in Chromium', chromiumInstalled, () => {
   beforeAll(async () => {
     logger.setLogLevel('SILENT');
     mkdirSync(ARTIFACTS, { recursive: true });

@@ -1,15 +1,6 @@
-import {
-  ErrorNames,
-  ImagePullFailed,
-  InvalidImage,
-  InvalidPipeline,
-  KubernetesUnavailable,
-  PodConfigError,
-  PodLost,
-  StepFailed,
-  StepTimedOut,
-  Unschedulable,
-} from '../lib/workflow/errors.js';
+import { ErrorNames } from '../lib/contract/index.js';
+import { ImagePullFailed, KubernetesUnavailable, PodConfigError, PodLost, StepFailed, StepTimedOut, Unschedulable } from '../lib/kube/index.js';
+import { InvalidImage, InvalidPipeline } from '../lib/pipeline/index.js';
 
 // Lambda reports error.name as the errorType, which Step Functions shows as the Error.
 describe('error classes', () => {

@@ -14,14 +14,14 @@ import fc from 'fast-check';
 import { sign } from '@octokit/webhooks-methods';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { createWebhookHandler, staticSecrets } from '../lib/forge/webhook-handler.js';
-import { fixedPipelineSource } from '../lib/forge/pipeline-source.js';
+import { fixedPipelineSource } from '../lib/local/pipeline-file.js';
 import type { ExecutionStarter } from '../lib/forge/execution-starter.js';
 import { localLambdaContext } from '../lib/local/lambda-context.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
-import { deploymentConfig } from '../lib/workflow/deployment-config.js';
+import { workflowSettings } from '../lib/workflow/settings.js';
 import { stepPodManifest } from '../lib/kube/index.js';
-import type { BuildInput } from '../lib/workflow/state-data.js';
+import type { BuildInput } from '../lib/contract/index.js';
 
 const SECRET = 'hostile-webhook-secret';
 const GOOD_PIPELINE = 'version: 1\nsteps:\n  - name: test\n    image: alpine:3.20\n    commands: [echo hi]\n';
@@ -131,26 +131,46 @@ describe('signed but hostile', () => {
       fc.constantFrom('[[[[[[[[[[', 'a: &a [*a]', 'version: 1\nsteps: *x', GOOD_PIPELINE.replace('test', '$(id)'), GOOD_PIPELINE.replace('alpine:3.20', 'alpine;reboot')),
       fc.integer(),
     );
+    // Well-formed payloads (printable ASCII fields, a valid pipeline) holding values a shell would
+    // act on. The random ones above almost never get past the refusal (all four fields must be
+    // right at once), so without these what a started build does with hostile values went unchecked.
+    const printableHostile = fc.oneof(
+      fc.constantFrom('`id`', 'refs/heads/$(touch${IFS}pwned)', 'a;b|c&&d', '../../../etc/passwd', `x'y"z`, '$(reboot)', '<script>', 'a\\b{c}'),
+      fc.stringMatching(/^[\x21-\x7e]{1,60}$/),
+    );
+    const startable = fc.record({ repository: printableHostile, commit: printableHostile, ref: printableHostile, pipeline: fc.constant(GOOD_PIPELINE) });
+    // What the runs came to: a run that never started a build, or never had a shell-like value to
+    // look for, would check nothing below the refusal.
+    const seen = { refused: 0, started: 0, shellishChecked: 0 };
     await fc.assert(
-      fc.asyncProperty(fc.record({ repository: field, commit: field, ref: field, pipeline }, { requiredKeys: [] }), async (payload) => {
+      fc.asyncProperty(fc.oneof(fc.record({ repository: field, commit: field, ref: field, pipeline }, { requiredKeys: [] }), startable), async (payload) => {
         started.length = 0;
         const text = JSON.stringify(payload);
         const answer = await post({ body: text, headers: await signed(text) });
         expectSafeAnswer(answer, [202]);
-        if (answer.status !== 202) return;
+        if (answer.status !== 202) {
+          seen.refused++;
+          return;
+        }
+        seen.started++;
         // Started: then every pod it would launch carries the ref and repository nowhere in its spec.
         expect(started).toHaveLength(1);
         const input = started[0]!;
-        const prepared = prepareBuild(input, deploymentConfig({}), { info: () => {}, warn: () => {} });
+        const prepared = prepareBuild(input, workflowSettings({ namespace: 'default' }), { info: () => {}, warn: () => {} });
         for (const step of prepared.steps) {
           const spec = JSON.stringify(stepPodManifest({ buildId: input.build.id, step, namespace: 'ci' }).spec);
           // Checked for values a shell would act on; plain words may occur in any spec by chance.
           const shellish = [input.build.ref!, input.build.repository!].filter((v) => /[$`;|&<>(){}\\'"\n]/.test(v) && v.length >= 3);
+          if (shellish.length > 0) seen.shellishChecked++;
           for (const value of shellish) expect(spec.includes(JSON.stringify(value).slice(1, -1))).toBe(false);
         }
       }),
       { numRuns: 300 },
     );
+    // Half the runs are well-formed: most of them start, and most of those carry a shell-like value.
+    expect(seen.refused).toBeGreaterThanOrEqual(50);
+    expect(seen.started).toBeGreaterThanOrEqual(50);
+    expect(seen.shellishChecked).toBeGreaterThanOrEqual(25);
   });
 
   it('refuses GitHub payloads of the wrong shape with 400, and hostile pipelines with 400', async () => {
@@ -168,20 +188,53 @@ describe('signed but hostile', () => {
       },
       { requiredKeys: [] },
     );
+    // Deliveries of the right shape (a push to a branch, a pull request opened from the repository
+    // itself) holding values a shell would act on. The random shapes above almost never get as far
+    // as the pipeline, so without these the hostile pipelines were never refused at all.
+    const hex40 = fc.stringMatching(/^[0-9a-f]{40}$/);
+    const fullName = fc.constantFrom('o/r', 'o/r;x', '../x', 'o/$(id)');
+    const wellFormedPush = fc.record({
+      ref: fc.constantFrom('refs/heads/main', 'refs/heads/$(id)', 'refs/heads/a;b'),
+      after: hex40,
+      repository: fullName.map((name) => ({ full_name: name })),
+    });
+    const wellFormedPullRequest = fc
+      .record({ action: fc.constantFrom('opened', 'synchronize', 'reopened'), number: fc.nat(), sha: hex40, name: fullName })
+      .map(({ action, number, sha: head, name }) => ({ action, number, pull_request: { head: { sha: head, repo: { full_name: name } } }, repository: { full_name: name } }));
+    const deliveries = fc.oneof(
+      fc.tuple(fc.constantFrom('push', 'pull_request', 'ping'), payload as fc.Arbitrary<unknown>),
+      fc.tuple(fc.constant('push'), wellFormedPush as fc.Arbitrary<unknown>),
+      fc.tuple(fc.constant('pull_request'), wellFormedPullRequest as fc.Arbitrary<unknown>),
+    );
     const pipelines = fc.constantFrom(GOOD_PIPELINE, 'version: 2', '&a [*a, *a]', 'version: 1\nsteps:\n  - name: "`reboot`"\n    image: x\n    commands: [y]');
+    const seen = { shapeRefused: 0, pipelineRejected: 0, built: 0 };
     await fc.assert(
-      fc.asyncProperty(payload, fc.constantFrom('push', 'pull_request', 'ping'), pipelines, async (body, event, pipelineText) => {
+      fc.asyncProperty(deliveries, pipelines, async ([event, body], pipelineText) => {
         started.length = 0;
         githubPipeline = pipelineText;
         const text = JSON.stringify(body);
         const answer = await post({ path: '/webhook', body: text, headers: { ...(await signed(text)), 'x-github-event': event, 'x-github-delivery': 'd-1' } });
         expectSafeAnswer(answer, [200, 202]);
         if (answer.status >= 400 && answer.text.includes('PipelineRejected')) {
+          seen.pipelineRejected++;
           expect(JSON.parse(answer.text).pipelineError).toMatch(/^(InvalidPipeline|InvalidImage)$/);
+        } else if (answer.status === 400) {
+          seen.shapeRefused++;
+        }
+        if (started.length > 0) {
+          // Only a valid pipeline starts a build.
+          seen.built++;
+          expect(answer.status).toBe(202);
+          expect(started.map((input) => input.pipeline.text)).toEqual([GOOD_PIPELINE]);
         }
       }),
       { numRuns: 300 },
     );
+    // A third of the runs are random shapes, two thirds well-formed with one good pipeline in four:
+    // each kind of answer was reached many times over.
+    expect(seen.shapeRefused).toBeGreaterThanOrEqual(30);
+    expect(seen.pipelineRejected).toBeGreaterThanOrEqual(50);
+    expect(seen.built).toBeGreaterThanOrEqual(15);
   });
 
   it('refuses a body past 1 MiB (413) and 100 000-deep JSON (400) without starting anything', async () => {

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { deleteStepPod, launchStepPod, observeStep, readStepLog } from '../lib/kube/index.js';
-import { KubernetesUnavailable, PodConfigError } from '../lib/workflow/errors.js';
+import { KubernetesUnavailable, PodConfigError } from '../lib/kube/index.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 

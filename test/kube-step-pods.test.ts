@@ -10,7 +10,6 @@ import { FAST_TIMINGS, startEmbeddedCluster, type Fault } from '../lib/local/clu
 import { classifyStep } from '../lib/kube/classify.js';
 import {
   deleteBuildPods,
-  kubeConfigFromFile,
   deleteStepPod,
   launchStepPod,
   Labels,
@@ -21,8 +20,9 @@ import {
   stepPodManifest,
   type Observation,
 } from '../lib/kube/index.js';
+import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import type { Step } from '../lib/pipeline/types.js';
-import { KubernetesUnavailable, PodConfigError } from '../lib/workflow/errors.js';
+import { KubernetesUnavailable, PodConfigError } from '../lib/kube/index.js';
 
 const NAMESPACE = 'default';
 

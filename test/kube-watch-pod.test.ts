@@ -2,10 +2,13 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { kubeConfigFromFile, podProgress, stepPodManifest, watchPodUntil } from '../lib/kube/index.js';
+import { get as httpGet, type IncomingMessage } from 'node:http';
+import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
+import { podProgress, stepPodManifest, watchPodUntil } from '../lib/kube/index.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import { DEFAULT_STEP_TIMEOUT_SECONDS, type Step } from '../lib/pipeline/types.js';
+import { waitFor } from './fixtures/wait-for.js';
 
 let cluster: EmbeddedCluster;
 let kubeConfig: KubeConfig;
@@ -42,15 +45,64 @@ async function launch(name: string, image: string) {
   return api.createNamespacedPod({ namespace: 'default', body: manifest });
 }
 
+/** One version of a pod as a watch delivered it. */
+interface SeenVersion {
+  name: string;
+  resourceVersion: string;
+  waiting: string | undefined;
+}
+
+/**
+ * A witness: a watch of its own on every pod of the namespace, opened (and established) before the
+ * test acts, recording each version of each pod in the order the API server produced them.
+ */
+async function witnessPods(): Promise<{ seen: SeenVersion[]; stop(): void }> {
+  const seen: SeenVersion[] = [];
+  const response = await new Promise<IncomingMessage>((resolve, reject) => {
+    httpGet(`${cluster.url}/api/v1/namespaces/default/pods?watch=true`, resolve).on('error', reject);
+  });
+  let buffered = '';
+  response.setEncoding('utf8');
+  response.on('data', (chunk: string) => {
+    buffered += chunk;
+    let newline;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const { object } = JSON.parse(buffered.slice(0, newline)) as { object: V1Pod };
+      buffered = buffered.slice(newline + 1);
+      seen.push({
+        name: object.metadata?.name ?? '',
+        resourceVersion: object.metadata?.resourceVersion ?? '',
+        waiting: object.status?.containerStatuses?.[0]?.state?.waiting?.reason,
+      });
+    }
+  });
+  return { seen, stop: () => response.destroy() };
+}
+
 describe('watchPodUntil', () => {
   it('answers the moment the kubelet reports a pull failure, with the pod as it then is', async () => {
+    const witness = await witnessPods();
     const pod = await launch('missing', 'alpine:3.99-nope');
-    const started = Date.now();
-    const watched = await watchPodUntil(kubeConfig, 'default', pod.metadata!.name!, (p) => /ErrImagePull|BackOff/.test(podProgress(p)), 10_000);
+    const pullFailed = (p: V1Pod | null) => {
+      const container = podProgress(p).container;
+      return container?.state === 'waiting' && /ErrImagePull|BackOff/.test(container.reason);
+    };
+    const watched = await watchPodUntil(kubeConfig, 'default', pod.metadata!.name!, pullFailed, 10_000);
     expect(watched?.settled).toBe(true);
-    expect(podProgress(watched!.pod)).toMatch(/waiting:ErrImagePull/);
+    expect(podProgress(watched!.pod).container).toEqual({ state: 'waiting', reason: 'ErrImagePull' });
     expect(watched!.pod!.status?.containerStatuses?.[0]?.state?.waiting?.message).toContain('not found');
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // "The moment": the pod it answered with is the very first version in which the kubelet
+    // reported the failure (what the witness saw first), not a later one, nor the timeout.
+    try {
+      const first = await waitFor(
+        () => witness.seen.find((v) => v.name === pod.metadata!.name && /ErrImagePull|BackOff/.test(v.waiting ?? '')),
+        { timeoutMs: 5_000, what: 'the witness to see the pull failure' },
+      );
+      expect(first.waiting).toBe('ErrImagePull');
+      expect(watched!.pod!.metadata?.resourceVersion).toBe(first.resourceVersion);
+    } finally {
+      witness.stop();
+    }
   });
 
   it('gives the pod as it stands when nothing changes in time', async () => {

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { loadDefinition, localArn, resolveResources, taskStates, type AslDefinition } from '../lib/workflow/definition.js';
+import { localLambdaArn as localArn } from '../lib/local/executor.js';
+import { loadDefinition, resolveResources, taskStates, type AslDefinition } from '../lib/workflow/definition.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK_FOLDER = `.esbuild/package-test-${process.pid}`;

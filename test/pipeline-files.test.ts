@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parsePipeline } from '../lib/pipeline/index.js';
-import { InvalidImage, InvalidPipeline } from '../lib/workflow/errors.js';
+import { InvalidImage, InvalidPipeline } from '../lib/pipeline/index.js';
 
 const badDir = fileURLToPath(new URL('./fixtures/pipelines/bad/', import.meta.url));
 

@@ -12,7 +12,7 @@ import {
   validatePipelineData,
   type Pipeline,
 } from '../lib/pipeline/index.js';
-import { InvalidPipeline } from '../lib/workflow/errors.js';
+import { InvalidPipeline } from '../lib/pipeline/index.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/pipelines/good/${name}`, import.meta.url));
 const example = (name: string) => fileURLToPath(new URL(`../examples/${name}`, import.meta.url));

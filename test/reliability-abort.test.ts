@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { kubeConfigFromFile } from '../lib/kube/index.js';
+import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 
 const BIN = fileURLToPath(new URL('../bin/step-runner.js', import.meta.url));

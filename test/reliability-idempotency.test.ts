@@ -8,23 +8,26 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { sign } from '@octokit/webhooks-methods';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { Annotations, Labels, kubeConfigFromFile, stepPodManifest, stepPodName } from '../lib/kube/index.js';
+import { Annotations, Labels, stepPodManifest, stepPodName } from '../lib/kube/index.js';
+import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
-import { lambdaFunctions } from '../lib/local/lambda-functions.js';
+import { localLambdaFunctions } from '../lib/local/lambda-functions.js';
+import { printedStatusReporter } from '../lib/local/printed-status.js';
 import { localLambdaContext } from '../lib/local/lambda-context.js';
 import { LocalExecutions } from '../lib/local/executions.js';
 import type { ExecutionSummary, LocalExecution } from '../lib/local/executor.js';
-import { useLocalTaskEnvironment } from '../lib/local/task-environment.js';
+import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { stepFunctionsStarter, type ExecutionStarter } from '../lib/forge/execution-starter.js';
 import { createWebhookHandler, staticSecrets } from '../lib/forge/webhook-handler.js';
-import { fixedPipelineSource } from '../lib/forge/pipeline-source.js';
+import { fixedPipelineSource } from '../lib/local/pipeline-file.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import type { PollState, StepInput } from '../lib/workflow/state-data.js';
 import type { Step } from '../lib/pipeline/types.js';
+import { FakeStepFunctions } from './fixtures/step-functions.js';
 
 const NAMESPACE = 'default';
 const SECRET = 'idempotency-webhook-secret';
@@ -34,7 +37,7 @@ const STATE_MACHINE_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:bu
 let cluster: EmbeddedCluster;
 let api: CoreV1Api;
 let scratch: string;
-let restoreEnv: () => void;
+let lambdaFunctions: ReturnType<typeof localLambdaFunctions>;
 
 beforeAll(async () => {
   // The handlers' JSON log lines are not what this file is about.
@@ -44,12 +47,14 @@ beforeAll(async () => {
   const kubeconfig = path.join(scratch, 'kubeconfig');
   await writeFile(kubeconfig, cluster.kubeconfigYaml());
   api = kubeConfigFromFile(kubeconfig).makeApiClient(CoreV1Api);
-  restoreEnv = useLocalTaskEnvironment({ kubeconfig, namespace: NAMESPACE, logsDir: path.join(scratch, 'logs') });
+  lambdaFunctions = localLambdaFunctions(
+    localTaskRuntime({ kubeconfig, namespace: NAMESPACE, logsDir: path.join(scratch, 'logs') }),
+    printedStatusReporter(() => {}),
+  );
 });
 
 afterAll(async () => {
   jest.restoreAllMocks();
-  restoreEnv();
   await cluster.stop();
   await rm(scratch, { recursive: true, force: true });
 });
@@ -156,22 +161,32 @@ describe('one webhook delivered many times', () => {
   const sfn = mockClient(SFNClient);
   afterAll(() => sfn.restore());
 
-  it('starts one Step Functions execution when 8 copies arrive at once', async () => {
-    // Step Functions as it behaves: a name is taken once; later starts get ExecutionAlreadyExists.
-    const names = new Set<string>();
-    let calls = 0;
-    sfn.on(StartExecutionCommand).callsFake(async (input: { name: string }) => {
-      calls++;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      if (names.has(input.name)) throw new ExecutionAlreadyExists({ message: `Execution Already Exists: '${input.name}'`, $metadata: {} });
-      names.add(input.name);
-      return { executionArn: `arn:aws:states:eu-west-1:123456789012:execution:build:${input.name}`, startDate: new Date() };
-    });
-    const answers = await deliverConcurrently(stepFunctionsStarter(new SFNClient({ region: 'eu-west-1' }), STATE_MACHINE_ARN), 8);
-    expectOneStarted(answers);
-    // Every copy asked for the same name, which is what lets Step Functions keep it to one.
-    expect(calls).toBe(8);
-    expect(names.size).toBe(1);
+  it('starts one Step Functions execution when 8 copies arrive at once, and none when 2 more arrive after it ended', async () => {
+    // Step Functions as it behaves (test/fixtures/step-functions.ts): while the execution runs, the
+    // same name and input are answered 200 with that execution; once it has closed, with
+    // ExecutionAlreadyExists.
+    const stepFunctions = new FakeStepFunctions([STATE_MACHINE_ARN]).answerFor(sfn);
+    const starter = stepFunctionsStarter(new SFNClient({ region: 'eu-west-1' }), STATE_MACHINE_ARN);
+    const answers = await deliverConcurrently(starter, 8);
+
+    // Every copy asked for the same name with the same input, which is what lets Step Functions keep it to one.
+    const requests = sfn.commandCalls(StartExecutionCommand).map((call) => call.args[0].input);
+    expect(requests).toHaveLength(8);
+    expect(new Set(requests.map((r) => `${r.name} ${r.input}`)).size).toBe(1);
+    const [execution, ...others] = stepFunctions.list();
+    expect(others).toEqual([]);
+    expect(execution!.status).toBe('RUNNING');
+    // All 8 were answered 200 with that one execution: its ARN and its startDate.
+    expect(stepFunctions.outcomes.map((o) => o.error?.name)).toEqual(Array(8).fill(undefined));
+    expect(stepFunctions.outcomes.map((o) => o.output)).toEqual(Array(8).fill({ executionArn: execution!.executionArn, startDate: execution!.startDate }));
+    expect(answers.map((a) => [a.status, a.json.executionArn])).toEqual(Array(8).fill([202, execution!.executionArn]));
+
+    // The build ends; a late redelivery is refused by Step Functions and answered as already started.
+    stepFunctions.close(execution!.name, 'SUCCEEDED');
+    const late = await deliverConcurrently(starter, 2);
+    expect(stepFunctions.outcomes.slice(8).map((o) => o.error?.name)).toEqual(['ExecutionAlreadyExists', 'ExecutionAlreadyExists']);
+    expect(late).toEqual(Array(2).fill({ status: 202, json: expect.objectContaining({ executionArn: execution!.executionArn, alreadyStarted: true }) }));
+    expect(stepFunctions.list()).toHaveLength(1);
   });
 
   it('starts one local execution when 8 copies arrive at once', async () => {
@@ -181,7 +196,7 @@ describe('one webhook delivered many times', () => {
       run: (name): LocalExecution => {
         runs.push(name);
         const summary: ExecutionSummary = { status: 'SUCCEEDED', error: null, cause: null, steps: [], events: [] };
-        return { result: new Promise((resolve) => setTimeout(() => resolve(summary), 20)), abort: () => {} };
+        return { result: new Promise((resolve) => setTimeout(() => resolve(summary), 20)), abort: () => {}, refused: [] };
       },
     });
     const answers = await deliverConcurrently(registry, 8);

@@ -16,11 +16,12 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { kubeConfigFromFile, withKubeRetries, SECRET_MASK } from '../lib/kube/index.js';
+import { withKubeRetries, SECRET_MASK } from '../lib/kube/index.js';
+import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import { startLocalExecution, type ExecutionEvent } from '../lib/local/executor.js';
 import { ConsoleOutput } from '../lib/local/console-output.js';
-import { useLocalTaskEnvironment } from '../lib/local/task-environment.js';
+import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { runBuild } from '../lib/local/commands/run.js';
 import { gitHubApi } from '../lib/forge/github-api.js';
 import { logger } from '../lib/workflow/lambda-task.js';
@@ -108,21 +109,16 @@ function expectNoSecret(where: string, text: string) {
 describe('a step that prints its secrets', () => {
   it('keeps its output, masked, and the values appear in no output of the build', async () => {
     const logsDir = path.join(scratch, 'logs-executor');
-    const restore = useLocalTaskEnvironment({ kubeconfig, namespace: NAMESPACE, logsDir });
+    const runtime = localTaskRuntime({ kubeconfig, namespace: NAMESPACE, logsDir });
     const events: ExecutionEvent[] = [];
     const lines: string[] = [];
     const console = new ConsoleOutput('secrets');
-    let summary;
-    try {
-      const execution = startLocalExecution(
-        // A GitHub build, so ReportStatus prints the commit status it would post.
-        { build: { id: 'secrets-1', trigger: 'github push', repository: 'team/app', commit: 'a'.repeat(40) }, pipeline: { file: 'p.yml', text: PIPELINE } },
-        { waitMs: 50, retryMs: 10, onEvent: (event) => (events.push(event), lines.push(...console.lines(event))) },
-      );
-      summary = await execution.result;
-    } finally {
-      restore();
-    }
+    const execution = startLocalExecution(
+      // A GitHub build, so ReportStatus prints the commit status it would post.
+      { build: { id: 'secrets-1', trigger: 'github push', repository: 'team/app', commit: 'a'.repeat(40) }, pipeline: { file: 'p.yml', text: PIPELINE } },
+      { runtime, waitMs: 50, retryMs: 10, onEvent: (event) => (events.push(event), lines.push(...console.lines(event))) },
+    );
+    const summary = await execution.result;
 
     expect(summary).toMatchObject({ status: 'FAILED', error: 'StepFailed' });
     // The step did print the values (so masking had something to do) and the output is kept.

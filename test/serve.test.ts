@@ -5,7 +5,7 @@
  */
 import { sign } from '@octokit/webhooks-methods';
 import { FAST_TIMINGS } from '../lib/local/cluster/index.js';
-import { startLocalServer, type LocalServer } from '../lib/local/commands/serve.js';
+import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import { branchPush } from './fixtures/webhooks/examples.js';
 

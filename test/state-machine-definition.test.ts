@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parse } from 'yaml';
-import { DEFINITION_FILE, loadDefinition, localArn, resolveResources, taskStates } from '../lib/workflow/definition.js';
-import { lambdaFunctions } from '../lib/local/lambda-functions.js';
+import { localLambdaArn } from '../lib/local/executor.js';
+import { lambdaFunctionNames } from '../lib/local/lambda-functions.js';
+import { DEFINITION_FILE, loadDefinition, resolveResources, taskStates } from '../lib/workflow/definition.js';
 
 // asl-validator is CommonJS without types.
 const aslValidator = createRequire(import.meta.url)('asl-validator') as (definition: unknown) => {
@@ -19,7 +20,7 @@ describe('the state machine definition', () => {
   const definition = loadDefinition();
 
   it('passes asl-validator once its Lambda ARNs are resolved', () => {
-    const result = aslValidator(structuredClone(resolveResources(definition, localArn)));
+    const result = aslValidator(structuredClone(resolveResources(definition, localLambdaArn)));
     expect(result.errors).toEqual([]);
     expect(result.isValid).toBe(true);
   });
@@ -33,12 +34,12 @@ describe('the state machine definition', () => {
 
   it('calls only functions that serverless.yml defines, bound locally to the same handlers', () => {
     for (const { state, functionId } of taskStates(definition)) {
-      const local = lambdaFunctions[functionId];
-      expect({ state, bound: Boolean(local) }).toEqual({ state, bound: true });
-      const logicalId = `${local!.name[0]!.toUpperCase()}${local!.name.slice(1)}LambdaFunction`;
+      const name = lambdaFunctionNames[functionId];
+      expect({ state, bound: Boolean(name) }).toEqual({ state, bound: true });
+      const logicalId = `${name![0]!.toUpperCase()}${name!.slice(1)}LambdaFunction`;
       expect(logicalId).toBe(functionId);
-      const handlerFile = serverless.functions[local!.name]?.handler.replace(/\.handler$/, '');
-      expect(handlerFile).toBe(`functions/${local!.name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+      const handlerFile = serverless.functions[name!]?.handler.replace(/\.handler$/, '');
+      expect(handlerFile).toBe(`functions/${name!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
     }
   });
 

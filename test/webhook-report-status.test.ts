@@ -1,12 +1,14 @@
 /**
- * functions/report-status as the ReportStarted / ReportSucceeded / ReportFailed states invoke it:
+ * The ReportStatus function (lib/lambda/report-status.ts) as the ReportStarted / ReportSucceeded / ReportFailed states invoke it:
  * the token from Secrets Manager (aws-sdk-client-mock), the statuses API over loopback HTTP.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { clearCache } from '@middy/util';
 import { mockClient } from 'aws-sdk-client-mock';
-import { createReportStatusHandler } from '../functions/report-status.js';
+import { createReportStatusHandler } from '../lib/lambda/report-status.js';
 import { localLambdaContext } from '../lib/local/lambda-context.js';
+import { printedStatusReporter } from '../lib/local/printed-status.js';
+import { reportStatusHandler } from '../lib/workflow/handlers.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import type { ReportStatusInput } from '../lib/workflow/tasks/report-status.js';
 import { startFakeGitHub, type FakeGitHub } from './fixtures/webhooks/github-server.js';
@@ -90,11 +92,25 @@ describe('ReportStatus', () => {
     expect(github.requests).toHaveLength(0);
   });
 
-  it('prints the status instead of posting it when no token is configured (the local executor)', async () => {
+  it('refuses to start on AWS without the token secret, naming the setting', () => {
+    expect(() => createReportStatusHandler({ GITHUB_API_URL: github.url })).toThrow(
+      expect.objectContaining({ name: 'DeploymentSettingsError', message: expect.stringContaining('GITHUB_TOKEN_SECRET_ID is not set') }),
+    );
+  });
+
+  it('locally prints the status and says it was not posted', async () => {
     const lines: string[] = [];
-    const local = createReportStatusHandler({}, (line) => lines.push(line));
-    const result = await invoke(local, { build, outcome: 'failed', failure: { Error: 'StepFailed', Cause: 'Step "test" exited with code 1' } });
-    expect(result).toMatchObject({ posted: true, state: 'failure' });
+    const local = reportStatusHandler(() => printedStatusReporter((line) => lines.push(line)));
+    const result = await local(
+      { build, outcome: 'failed', failure: { Error: 'StepFailed', Cause: 'Step "test" exited with code 1' } },
+      localLambdaContext('reportStatus'),
+    );
+    expect(result).toEqual({
+      posted: false,
+      reason: expect.stringContaining('printed locally'),
+      state: 'failure',
+      description: 'StepFailed: Step "test" exited with code 1',
+    });
     expect(lines).toEqual(['commit status Codertocat/Hello-World@6113728 step-runner: failure "StepFailed: Step "test" exited with code 1"']);
     expect(github.requests).toHaveLength(0);
   });

@@ -1,22 +1,24 @@
 /**
  * functions/webhook end to end, as API Gateway invokes it: GitHub's own example payloads signed
  * here, secrets read from Secrets Manager and StartExecution sent to Step Functions through the
- * real AWS SDK request path (aws-sdk-client-mock answers at the client), and the GitHub contents
- * API served over loopback HTTP.
+ * real AWS SDK request path (aws-sdk-client-mock answers at the client, from a registry of
+ * executions that keeps names, inputs and statuses as the service does: test/fixtures/step-functions.ts),
+ * and the GitHub contents API served over loopback HTTP.
  */
 import { jest } from '@jest/globals';
-import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { clearCache } from '@middy/util';
 import { sign } from '@octokit/webhooks-methods';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { createLambdaWebhookHandler } from '../functions/webhook.js';
+import { createLambdaWebhookHandler } from '../lib/lambda/webhook.js';
 import { localLambdaContext } from '../lib/local/lambda-context.js';
 import { logger } from '../lib/workflow/lambda-task.js';
-import type { BuildInput } from '../lib/workflow/state-data.js';
+import type { BuildInput } from '../lib/contract/index.js';
 import { branchDeletion, branchPush, ping, pullRequest, tagPush } from './fixtures/webhooks/examples.js';
 import { startFakeGitHub, type FakeGitHub } from './fixtures/webhooks/github-server.js';
+import { FakeStepFunctions } from './fixtures/step-functions.js';
 
 const GITHUB_SECRET = 'gh-webhook-secret-3f9a7c1e';
 const GENERIC_SECRET = 'generic-webhook-secret-b81d44';
@@ -43,6 +45,8 @@ steps:
 
 const sfn = mockClient(SFNClient);
 const secretsManager = mockClient(SecretsManagerClient);
+/** The executions Step Functions holds; fresh per test. */
+let stepFunctions: FakeStepFunctions;
 let github: FakeGitHub;
 let handler: ReturnType<typeof createLambdaWebhookHandler>;
 
@@ -80,10 +84,9 @@ beforeEach(() => {
   github.files.set(`Codertocat/Hello-World@${PR_SHA}`, { text: GOOD_PIPELINE, form: 'json' });
   const values: Record<string, string> = { 'ci/github-webhook': GITHUB_SECRET, 'ci/generic-webhook': GENERIC_SECRET, 'ci/github-token': GITHUB_TOKEN };
   secretsManager.on(GetSecretValueCommand).callsFake(async (input: { SecretId: string }) => ({ SecretString: values[input.SecretId], Name: input.SecretId }));
-  sfn.on(StartExecutionCommand).callsFake(async (input: { name: string }) => ({
-    executionArn: `arn:aws:states:eu-west-1:123456789012:execution:serverless-step-runner-dev-build:${input.name}`,
-    startDate: new Date(),
-  }));
+  // A clock that moves a second per reading, so two starts can never share a startDate by chance.
+  let now = Date.parse('2026-03-01T10:00:00Z');
+  stepFunctions = new FakeStepFunctions([STATE_MACHINE_ARN], () => new Date((now += 1000))).answerFor(sfn);
   // A fresh handler (and secrets cache) per test, as a cold start has.
   clearCache();
   handler = createLambdaWebhookHandler(
@@ -228,24 +231,75 @@ describe('GitHub deliveries', () => {
     expect(github.requests).toHaveLength(0);
   });
 
-  it('starts a redelivery only once and answers with the execution that exists', async () => {
-    const first = await deliver('push', branchPush());
-    const name = startedInputs()[0]!.name;
-    sfn.on(StartExecutionCommand).rejects(new ExecutionAlreadyExists({ message: `Execution Already Exists: '${name}'`, $metadata: {} }));
-    const second = await deliver('push', branchPush());
-
-    expect(second.status).toBe(202);
-    expect(second.json).toMatchObject({ executionArn: first.json.executionArn, executionName: name, alreadyStarted: true });
-    // Both attempts asked for the same name: Step Functions is what keeps it to one build.
-    expect(startedInputs().map((s) => s.name)).toEqual([name, name]);
-  });
-
   it('gives a different delivery of the same commit its own build', async () => {
     await deliver('push', branchPush(), { delivery: 'aaaaaaaa-0000-0000-0000-000000000001' });
     await deliver('push', branchPush(), { delivery: 'aaaaaaaa-0000-0000-0000-000000000002' });
     const [a, b] = startedInputs();
     expect(a!.name).not.toBe(b!.name);
     expect(a!.input.build.id).not.toBe(b!.input.build.id);
+    expect(stepFunctions.list().map((e) => [e.name, e.status])).toEqual([[a!.name, 'RUNNING'], [b!.name, 'RUNNING']]);
+  });
+});
+
+describe('a redelivery, answered as Step Functions answers it', () => {
+  const arnOf = (name: string) => `arn:aws:states:eu-west-1:123456789012:execution:serverless-step-runner-dev-build:${name}`;
+
+  it('while the build runs: the same name and input get the running execution back (same ARN, same startDate), and nothing new starts', async () => {
+    const first = await deliver('push', branchPush());
+    const second = await deliver('push', branchPush());
+
+    const [a, b] = startedInputs();
+    expect(b!.name).toBe(a!.name);
+    expect(b!.input).toEqual(a!.input);
+    // Step Functions treated the second start as idempotent: 200, the first execution's ARN and startDate.
+    const [started, repeated] = stepFunctions.outcomes;
+    expect(started!.error).toBeUndefined();
+    expect(repeated!.error).toBeUndefined();
+    expect(repeated!.output).toEqual({ executionArn: arnOf(a!.name), startDate: new Date('2026-03-01T10:00:01Z') });
+    expect(repeated!.output).toEqual(started!.output);
+    expect(stepFunctions.list()).toEqual([expect.objectContaining({ name: a!.name, status: 'RUNNING' })]);
+
+    // That answer is all the webhook has, so it answers both deliveries alike: 202, that execution.
+    expect(first).toMatchObject({ status: 202, json: { executionArn: arnOf(a!.name), executionName: a!.name } });
+    expect(second.status).toBe(202);
+    expect(second.json).toEqual(first.json);
+  });
+
+  it.each(['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] as const)(
+    'after the build ended %s: Step Functions refuses the name with ExecutionAlreadyExists, and the sender is told it was already started',
+    async (status) => {
+      const first = await deliver('push', branchPush());
+      const name = startedInputs()[0]!.name;
+      stepFunctions.close(name, status);
+      const second = await deliver('push', branchPush());
+
+      expect(stepFunctions.outcomes.map((o) => o.error?.name)).toEqual([undefined, 'ExecutionAlreadyExists']);
+      expect(second).toMatchObject({
+        status: 202,
+        json: { executionArn: arnOf(name), executionName: name, consoleUrl: first.json.consoleUrl, alreadyStarted: true },
+      });
+      // Nothing was started again: one execution, still as it ended.
+      expect(stepFunctions.list()).toEqual([expect.objectContaining({ name, status })]);
+    },
+  );
+
+  it('with the same delivery id but another input: refused with ExecutionAlreadyExists, answered as already started, the first build left as it is', async () => {
+    const sign256 = async (text: string) => ({ 'x-signature-256': await sign(GENERIC_SECRET, text), 'x-delivery-id': 'reused-id-1' });
+    const body = (pipeline: string) => JSON.stringify({ repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline });
+    const other = GOOD_PIPELINE.replace('npm test', 'npm run lint');
+    const first = await post({ path: '/webhook/generic', body: body(GOOD_PIPELINE), headers: await sign256(body(GOOD_PIPELINE)) });
+    const second = await post({ path: '/webhook/generic', body: body(other), headers: await sign256(body(other)) });
+
+    const [a, b] = startedInputs();
+    expect(b!.name).toBe(a!.name);
+    expect(b!.input.pipeline.text).toBe(other);
+    expect(stepFunctions.outcomes.map((o) => o.error?.name)).toEqual([undefined, 'ExecutionAlreadyExists']);
+    expect(first.status).toBe(202);
+    expect(second).toMatchObject({ status: 202, json: { executionArn: arnOf(a!.name), executionName: a!.name, alreadyStarted: true } });
+    const [execution, ...more] = stepFunctions.list();
+    expect(more).toEqual([]);
+    expect(execution).toMatchObject({ name: a!.name, status: 'RUNNING' });
+    expect((JSON.parse(execution!.input) as BuildInput).pipeline.text).toBe(GOOD_PIPELINE);
   });
 });
 
@@ -351,10 +405,12 @@ describe('generic deliveries', () => {
   });
 
   it('names a delivery without X-Delivery-Id by its body, so a resend is the same execution', async () => {
-    await deliverGeneric(payload);
-    await deliverGeneric(payload);
+    const first = await deliverGeneric(payload);
+    const again = await deliverGeneric(payload);
     const [a, b] = startedInputs();
     expect(a!.name).toBe(b!.name);
+    expect(again.json.executionArn).toBe(first.json.executionArn);
+    expect(stepFunctions.list().map((e) => e.name)).toEqual([a!.name]);
   });
 
   it('refuses a wrong signature with 401', async () => {

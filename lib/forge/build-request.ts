@@ -1,4 +1,4 @@
-import type { BuildInput } from '../workflow/state-data.js';
+import type { BuildInput } from '../contract/index.js';
 import { buildIdFor } from './execution-name.js';
 
 /** `build.trigger` values. ReportStatus posts commit statuses only for the GitHub ones. */

@@ -1,23 +1,16 @@
 /**
- * Commit statuses for a build: what they say (pure) and where they go (a sink: GitHub's statuses
- * API on AWS, printed lines locally).
+ * Commit statuses for a build: what they say (pure), whether a build gets one, and where they go
+ * (a sink: GitHub's statuses API on AWS; lib/local prints them).
  */
-import type { BuildRef } from '../workflow/state-data.js';
+import { Outcomes, type BuildRef, type CaughtFailure, type Outcome } from '../contract/index.js';
+import { isGitHubTrigger } from './build-request.js';
+import { consoleUrlFor } from './execution-name.js';
 import type { CommitStatus, GitHubApi } from './github-api.js';
 
 /** The status's name on the commit; one per runner, replaced as the build moves on. */
 export const STATUS_CONTEXT = 'step-runner';
 /** GitHub refuses longer descriptions (422). */
 export const MAX_DESCRIPTION = 140;
-
-export const Outcomes = { started: 'started', succeeded: 'succeeded', failed: 'failed' } as const;
-export type Outcome = (typeof Outcomes)[keyof typeof Outcomes];
-
-/** What Step Functions puts at $.failure when a Catch fires. */
-export interface CaughtFailure {
-  Error?: string;
-  Cause?: string;
-}
 
 export function commitStatusFor(outcome: Outcome, failure?: CaughtFailure, targetUrl?: string): CommitStatus {
   const [state, description] =
@@ -68,20 +61,52 @@ export function truncate(text: string, max: number): string {
   return `${kept.replace(/[\s,;:.-]+$/, '')}…`;
 }
 
+export type CommitRef = Required<Pick<BuildRef, 'repository' | 'commit'>>;
+
+/** Whether a status reached the forge; one that did not says why. */
+export type StatusDelivery = { posted: true } | { posted: false; reason: string };
+
 export interface StatusSink {
-  post(build: Required<Pick<BuildRef, 'repository' | 'commit'>>, status: CommitStatus): Promise<void>;
+  post(commit: CommitRef, status: CommitStatus): Promise<StatusDelivery>;
 }
 
 export function gitHubStatusSink(api: Pick<GitHubApi, 'createCommitStatus'>): StatusSink {
-  return { post: (build, status) => api.createCommitStatus(build.repository, build.commit, status) };
-}
-
-/** Locally: one line per status, where the build's progress is printed. */
-export function printedStatusSink(print: (line: string) => void): StatusSink {
   return {
-    async post(build, status) {
-      const link = status.target_url ? ` (${status.target_url})` : '';
-      print(`commit status ${build.repository}@${build.commit.slice(0, 7)} ${status.context}: ${status.state} "${status.description}"${link}`);
+    async post(commit, status) {
+      await api.createCommitStatus(commit.repository, commit.commit, status);
+      return { posted: true };
     },
   };
+}
+
+/** What the ReportStatus states are asked; the answer says whether and what was posted. */
+export interface StatusRequest {
+  build: BuildRef;
+  outcome: Outcome;
+  executionArn?: string;
+  failure?: CaughtFailure;
+}
+
+export type StatusReport =
+  | { posted: true; state: string; description: string }
+  | { posted: false; reason: string; state?: string; description?: string };
+
+/** Commit statuses for GitHub builds only: another trigger has no commit to put one on. */
+export function commitStatusReporter(sink: StatusSink): { report(request: StatusRequest): Promise<StatusReport> } {
+  return {
+    async report({ build, outcome, failure, executionArn }) {
+      if (!isGitHubTrigger(build.trigger) || !build.repository || !build.commit) {
+        return { posted: false, reason: `not a GitHub build (${build.trigger ?? 'no trigger'}): no commit status` };
+      }
+      const status = commitStatusFor(outcome, failure, targetUrl(executionArn));
+      const delivery = await sink.post({ repository: build.repository, commit: build.commit }, status);
+      return { ...delivery, state: status.state, description: status.description };
+    },
+  };
+}
+
+/** The console page, for executions that have one (a local execution's ARN names no real region). */
+function targetUrl(executionArn: string | undefined): string | undefined {
+  const region = executionArn?.startsWith('arn:aws:states:') ? executionArn.split(':')[3] : undefined;
+  return region && /^[a-z]{2}(-[a-z]+)+-\d+$/.test(region) ? consoleUrlFor(executionArn!) : undefined;
 }

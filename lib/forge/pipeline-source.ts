@@ -1,12 +1,12 @@
 /**
- * Where a GitHub delivery's pipeline comes from: on AWS, the repository's `.step-runner.yml` at the
- * pushed commit; locally, a file given on the command line (a local server cannot read the repository).
+ * Where a GitHub delivery's pipeline comes from: the repository's `.step-runner.yml` at the pushed
+ * commit (lib/local serves a file given on the command line instead).
  */
 import type { BuildRequest } from './build-request.js';
 import { ForgeUnavailable, PipelineNotFound } from './errors.js';
 import { GitHubApiError, type GitHubApi } from './github-api.js';
 
-/** The contract's pipeline file name (design.md). */
+/** The contract's pipeline file name (docs/contracts.md#pipeline-file). */
 export const PIPELINE_FILE = '.step-runner.yml';
 
 export interface PipelineText {
@@ -41,8 +41,4 @@ export function repositoryPipelineSource(api: GitHubApi, file = PIPELINE_FILE): 
       return { file, text: read.text };
     },
   };
-}
-
-export function fixedPipelineSource(pipeline: PipelineText): PipelineSource {
-  return { load: async () => pipeline };
 }

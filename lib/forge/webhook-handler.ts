@@ -7,7 +7,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { secretText } from './config.js';
+import { secretText } from './secret-text.js';
 import { WebhookError } from './errors.js';
 import { handleWebhook, jsonAnswer, type WebhookDeps, type WebhookSecrets } from './webhook.js';
 

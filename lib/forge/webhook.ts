@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { parsePipeline } from '../pipeline/index.js';
-import { InvalidImage, InvalidPipeline } from '../workflow/errors.js';
+import { InvalidImage, InvalidPipeline } from '../pipeline/index.js';
 import { buildInputFor, type BuildRequest } from './build-request.js';
 import { MethodNotAllowed, PipelineRejected, RouteNotFound, WebhookNotConfigured } from './errors.js';
 import { executionName } from './execution-name.js';

@@ -1,4 +1,4 @@
-import { KubernetesUnavailable } from '../workflow/errors.js';
+import { KubernetesUnavailable } from './errors.js';
 
 /**
  * What a failed Kubernetes API call tells us, whatever threw it: @kubernetes/client-node 1.x

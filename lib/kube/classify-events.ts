@@ -5,13 +5,7 @@
  */
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { EventReasons } from './classify-reasons.js';
-
-/** Timestamps may arrive as Date (client-node deserialises them) or as ISO strings (raw JSON). */
-export function toMillis(value: Date | string | undefined | null): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  const ms = value instanceof Date ? value.getTime() : Date.parse(value);
-  return Number.isNaN(ms) ? undefined : ms;
-}
+import { toMillis } from './time.js';
 
 function defined(values: (number | undefined)[]): number[] {
   return values.filter((v): v is number => v !== undefined);
@@ -42,14 +36,18 @@ export function latestFirst(events: readonly CoreV1Event[]): CoreV1Event[] {
 }
 
 /**
- * Events about this pod. Pod names are deterministic (a relaunched step reuses its name), so when
- * both sides carry a uid, an event of an earlier pod with the same name is left out.
+ * Events about this pod (null: it is gone, and any pod event may tell why). Pod names are
+ * deterministic (a relaunched step reuses its name) and events outlive their pod by an hour, so
+ * when both sides carry a uid, an event of an earlier pod with the same name is left out. A side
+ * without a name or uid keeps the event: nothing says it is someone else's.
  */
-export function isAboutPod(event: CoreV1Event, pod: V1Pod): boolean {
+export function isAboutPod(event: CoreV1Event, pod: V1Pod | null): boolean {
   const ref = event.involvedObject;
   if (ref.kind !== undefined && ref.kind !== 'Pod') return false;
-  if (ref.name !== undefined && pod.metadata?.name !== undefined && ref.name !== pod.metadata.name) return false;
-  if (ref.uid !== undefined && pod.metadata?.uid !== undefined && ref.uid !== pod.metadata.uid) return false;
+  const name = pod?.metadata?.name;
+  if (ref.name !== undefined && name !== undefined && ref.name !== name) return false;
+  const uid = pod?.metadata?.uid;
+  if (ref.uid !== undefined && uid !== undefined && ref.uid !== uid) return false;
   return true;
 }
 

@@ -8,7 +8,7 @@ import {
   PodReasons,
   TerminatedReasons,
 } from './classify-reasons.js';
-import { toMillis } from './classify-events.js';
+import { toMillis } from './time.js';
 
 /**
  * The step's container: `step` when the pod has one, else the first container. Pods created by

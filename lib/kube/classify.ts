@@ -33,7 +33,7 @@
  *                                              (ContainerCreating, Pulling, …).
  */
 import type { CoreV1Event, V1ContainerStateTerminated, V1ContainerStateWaiting, V1Pod } from '@kubernetes/client-node';
-import { ErrorNames, type ErrorName } from '../workflow/errors.js';
+import { ErrorNames, type ErrorName } from '../contract/index.js';
 import {
   DEFAULT_CLASSIFY_OPTIONS,
   StepPhases,

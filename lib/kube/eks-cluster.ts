@@ -1,5 +1,5 @@
 import { DescribeClusterCommand, type EKSClient } from '@aws-sdk/client-eks';
-import { KubernetesUnavailable } from '../workflow/errors.js';
+import { KubernetesUnavailable } from './errors.js';
 
 export interface EksClusterEndpoint {
   /** https URL of the cluster's API server. */

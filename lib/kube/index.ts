@@ -1,15 +1,11 @@
 // The public face of lib/kube: connection, pod manifest and the step pod operations.
+export * from './errors.js';
 export * from './types.js';
 export { stepPodName, labelValue } from './pod-name.js';
 export { stepScript } from './step-script.js';
 export { stepPodManifest, type StepPodManifestInput } from './pod-manifest.js';
-export {
-  kubeConfigFromFile,
-  kubeConfigForEks,
-  KubeConfigError,
-  EksConnectionCache,
-  type EksConnectionOptions,
-} from './connection.js';
+export { kubeConfigForEks, EksConnectionCache, type EksConnectionOptions } from './connection.js';
+export { kubeClients, type KubeClients } from './clients.js';
 export { eksToken, type AwsCredentials, type AwsCredentialsProvider, type EksToken } from './eks-token.js';
 export { describeEksCluster, type EksClusterEndpoint } from './eks-cluster.js';
 export { withKubeRetries, type KubeRetryOptions } from './retry.js';
@@ -19,5 +15,6 @@ export { readStepLog, readWholeStepLog, DEFAULT_STEP_LOG_TAIL, type StepLogOptio
 export { deleteStepPod, deleteBuildPods } from './cleanup.js';
 export { readSecretValues, secretNeedles, maskSecrets, SECRET_MASK } from './secret-values.js';
 export { classifyStep } from './classify.js';
-export { podProgress } from './pod-progress.js';
+export { podProgress, sameProgress, isQuietPending, type PodProgress } from './pod-progress.js';
+export { secondsSince } from './time.js';
 export { watchPodUntil, type WatchedPod } from './watch-pod.js';

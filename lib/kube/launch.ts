@@ -1,5 +1,5 @@
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
-import { PodConfigError } from '../workflow/errors.js';
+import { PodConfigError } from './errors.js';
 import { describeKubeFailure, httpStatus, kubeFailure, unexpectedKubeError } from './api-error.js';
 import { withKubeRetries, type KubeRetryOptions } from './retry.js';
 import { Annotations, Labels } from './types.js';

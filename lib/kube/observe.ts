@@ -1,5 +1,6 @@
 import type { CoreV1Api, CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { httpStatus, unexpectedKubeError } from './api-error.js';
+import { isAboutPod } from './classify-events.js';
 import { fieldSelector } from './field-selector.js';
 import { withKubeRetries, type KubeRetryOptions } from './retry.js';
 import type { Observation } from './types.js';
@@ -24,7 +25,7 @@ export async function observeStep(
     knownPod !== undefined ? knownPod : readPod(api, namespace, podName, retry),
     listPodEvents(api, namespace, podName, retry),
   ]);
-  return { pod, events: eventsOf(pod, events), observedAt: now() };
+  return { pod, events: events.filter((event) => isAboutPod(event, pod)), observedAt: now() };
 }
 
 async function readPod(api: ObserveApi, namespace: string, name: string, retry?: KubeRetryOptions): Promise<V1Pod | null> {
@@ -54,18 +55,4 @@ async function listPodEvents(
   } catch (error) {
     throw unexpectedKubeError(operation, error);
   }
-}
-
-/**
- * Pod names are stable across retries, so events of an earlier pod with the same name (deleted and
- * launched again) linger for an hour; they must not be read as this pod's. Events without a uid
- * are kept, since nothing says they are someone else's.
- */
-function eventsOf(pod: V1Pod | null, events: CoreV1Event[]): CoreV1Event[] {
-  const uid = pod?.metadata?.uid;
-  return events.filter((event) => {
-    const involved = event.involvedObject;
-    if (involved.kind && involved.kind !== 'Pod') return false;
-    return !uid || !involved.uid || involved.uid === uid;
-  });
 }

@@ -2,6 +2,7 @@ import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import { unexpectedKubeError } from './api-error.js';
 import { deleteStepPod } from './cleanup.js';
 import { withKubeRetries, type KubeRetryOptions } from './retry.js';
+import { toMillis } from './time.js';
 import { Labels, MANAGED_BY } from './types.js';
 
 /**
@@ -34,7 +35,7 @@ export type OrphanVerdict =
 export function orphanVerdict(pod: V1Pod, now: Date, marginSeconds: number): OrphanVerdict {
   if (pod.metadata?.labels?.[Labels.managedBy] !== MANAGED_BY) return 'not-ours';
   if (pod.metadata.deletionTimestamp) return 'already-deleting';
-  const created = timeOf(pod.metadata.creationTimestamp);
+  const created = toMillis(pod.metadata.creationTimestamp);
   const deadline = pod.spec?.activeDeadlineSeconds;
   if (created === undefined || typeof deadline !== 'number' || !(deadline > 0)) return 'no-deadline';
   const orphanAt = created + (deadline + marginSeconds) * 1000;
@@ -43,13 +44,6 @@ export function orphanVerdict(pod: V1Pod, now: Date, marginSeconds: number): Orp
 
 export function selectOrphanedPods(pods: readonly V1Pod[], now: Date, marginSeconds: number): V1Pod[] {
   return pods.filter((pod) => orphanVerdict(pod, now, marginSeconds) === 'orphan');
-}
-
-/** The client gives Date objects, raw JSON gives strings; anything unreadable is no time at all. */
-function timeOf(value: Date | string | undefined): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  const time = new Date(value).getTime();
-  return Number.isNaN(time) ? undefined : time;
 }
 
 export interface OrphanSweepOptions {

@@ -1,24 +1,80 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { V1Pod } from '@kubernetes/client-node';
+import { ContainerWaitingReasons, PodConditionTypes, PodPhases } from './classify-reasons.js';
 import { STEP_CONTAINER } from './types.js';
 
 /**
- * A short word for where a pod stands, e.g. `Pending/waiting:ErrImagePull` or `Running/running`.
- * Two polls that see the same progress would classify it the same way, so a watch waits for this
- * to change rather than for any update (the kubelet rewrites a pod's status often).
+ * Where a pod stands, in the few facts a poll's classification turns on. Two polls that see the
+ * same progress would classify it the same way, so a watch waits for this to change rather than
+ * for any update (the kubelet rewrites a pod's status often). It rides in the Step Functions state
+ * ($.poll.progress), so it is plain JSON and small: a flag is only present when true, and no field
+ * is ever undefined, which keeps a value equal to itself after a trip through JSON.
  */
-export function podProgress(pod: V1Pod | null): string {
-  if (!pod) return 'gone';
-  const container =
-    pod.status?.containerStatuses?.find((c) => c.name === STEP_CONTAINER) ?? pod.status?.containerStatuses?.[0];
-  const state = container?.state;
-  const containerWord = state?.terminated
-    ? `terminated:${state.terminated.exitCode}`
-    : state?.running
-      ? 'running'
-      : state?.waiting
-        ? `waiting:${state.waiting.reason ?? ''}`
-        : 'none';
-  const unschedulable = pod.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False');
-  const deleting = pod.metadata?.deletionTimestamp ? '/deleting' : '';
-  return `${pod.status?.phase ?? 'Unknown'}${unschedulable ? '/unschedulable' : ''}/${containerWord}${deleting}`;
+export interface PodProgress {
+  /** The pod's status.phase (Unknown when it has none), or Gone once the pod no longer exists. */
+  phase: string;
+  /** The scheduler has said it cannot place the pod (PodScheduled=False). */
+  unschedulable?: true;
+  /** The step container's state; absent until the kubelet reports one. */
+  container?: ContainerProgress;
+  /** A deletion has been asked for. */
+  deleting?: true;
+}
+
+export type ContainerProgress =
+  | { state: 'waiting'; reason: string }
+  | { state: 'running' }
+  | { state: 'terminated'; exitCode: number };
+
+/** Not a Kubernetes phase: the pod was deleted, or never made. */
+const GONE = 'Gone';
+
+export function podProgress(pod: V1Pod | null): PodProgress {
+  if (!pod) return { phase: GONE };
+  const container = containerProgress(pod);
+  return {
+    phase: pod.status?.phase ?? PodPhases.Unknown,
+    ...(isUnschedulable(pod) ? { unschedulable: true } : {}),
+    ...(container ? { container } : {}),
+    ...(pod.metadata?.deletionTimestamp ? { deleting: true } : {}),
+  };
+}
+
+function containerProgress(pod: V1Pod): ContainerProgress | undefined {
+  const statuses = pod.status?.containerStatuses;
+  const state = (statuses?.find((c) => c.name === STEP_CONTAINER) ?? statuses?.[0])?.state;
+  if (state?.terminated) return { state: 'terminated', exitCode: state.terminated.exitCode };
+  if (state?.running) return { state: 'running' };
+  if (state?.waiting) return { state: 'waiting', reason: state.waiting.reason ?? '' };
+  return undefined;
+}
+
+function isUnschedulable(pod: V1Pod): boolean {
+  return Boolean(pod.status?.conditions?.some((c) => c.type === PodConditionTypes.PodScheduled && c.status === 'False'));
+}
+
+/**
+ * Whether two looks saw the pod in the same place. One side usually comes out of the state JSON,
+ * where it may be missing, or a string left by an execution that started before progress had this
+ * shape: neither matches a real progress, so the worst case is one poll that was not needed.
+ */
+export function sameProgress(a: PodProgress | undefined, b: PodProgress | undefined): boolean {
+  return isDeepStrictEqual(a, b);
+}
+
+/** Container waiting reasons that are only the way to running, not a problem. */
+const QUIET_WAITING_REASONS: ReadonlySet<string> = new Set([
+  ContainerWaitingReasons.ContainerCreating,
+  ContainerWaitingReasons.PodInitializing,
+]);
+
+/**
+ * The quiet steps every pod goes through on its way to running: waiting for the scheduler or the
+ * kubelet's first report, its container being created, its init containers running. A poll there
+ * would only classify "pending" again, so a watch waits past them.
+ */
+export function isQuietPending(progress: PodProgress): boolean {
+  if (progress.phase !== PodPhases.Pending || progress.unschedulable || progress.deleting) return false;
+  const { container } = progress;
+  return !container || (container.state === 'waiting' && QUIET_WAITING_REASONS.has(container.reason));
 }

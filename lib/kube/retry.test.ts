@@ -1,5 +1,5 @@
 import { ApiException } from '@kubernetes/client-node';
-import { KubernetesUnavailable } from '../workflow/errors.js';
+import { KubernetesUnavailable } from './errors.js';
 import { withKubeRetries } from './retry.js';
 
 function apiError(code: number, reason: string, message: string, headers: Record<string, string> = {}) {

@@ -1,5 +1,6 @@
-import { KubernetesUnavailable } from '../workflow/errors.js';
+import { KubernetesUnavailable } from './errors.js';
 import { describeKubeFailure, kubeFailure, type KubeFailure } from './api-error.js';
+import { toMillis } from './time.js';
 
 export interface KubeRetryOptions {
   /** Calls in all, the first included. */
@@ -80,8 +81,8 @@ function retryAfterMs(header: string | undefined): number | undefined {
   if (!header) return undefined;
   const seconds = Number(header.trim());
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+  const date = toMillis(header);
+  return date === undefined ? undefined : Math.max(0, date - Date.now());
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

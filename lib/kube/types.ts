@@ -1,5 +1,5 @@
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
-import type { ErrorName } from '../workflow/errors.js';
+import type { ErrorName } from '../contract/index.js';
 
 /** Labels that tie a pod to the runner, its build and its step (cleanup and adoption select on them). */
 export const Labels = {

@@ -1,6 +1,6 @@
 /**
  * `step-runner <command>`: one module per command under ./commands, loaded only when asked for.
- * Usage problems exit 2, as the CLI contract in design.md says.
+ * Usage problems exit 2, as the CLI contract in docs/contracts.md says.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

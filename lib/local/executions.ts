@@ -4,7 +4,7 @@
  * build starts, synchronously, so two deliveries of one delivery id race to one build.
  */
 import type { ExecutionStarter, StartedExecution } from '../forge/execution-starter.js';
-import type { BuildInput } from '../workflow/state-data.js';
+import type { BuildInput } from '../contract/index.js';
 import type { StepPodView } from './console/pod-view.js';
 import { localExecutionArn, summarize, type ExecutionEvent, type ExecutionStatus, type ExecutionSummary, type LocalExecution } from './executor.js';
 

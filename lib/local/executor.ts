@@ -1,10 +1,14 @@
 import './polyfills.js';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { Step } from '../pipeline/types.js';
-import { loadDefinition, localArn, resolveResources, taskStates } from '../workflow/definition.js';
-import type { BuildInput, PreparedBuild, StepInput, StepResult } from '../workflow/state-data.js';
+import type { BuildInput } from '../contract/index.js';
+import { loadDefinition, resolveResources, taskStates } from '../workflow/definition.js';
+import type { PreparedBuild, StepInput, StepResult } from '../workflow/state-data.js';
+import type { TaskRuntime } from '../workflow/task-deps.js';
+import type { StatusReporter } from '../workflow/tasks/report-status.js';
 import { localLambdaContext } from './lambda-context.js';
-import { lambdaFunctions } from './lambda-functions.js';
+import { localLambdaFunctions } from './lambda-functions.js';
+import { printedStatusReporter } from './printed-status.js';
 
 /** An event of the execution history, as aws-local-stepfunctions reports it. */
 export type ExecutionEvent = {
@@ -19,7 +23,7 @@ export type ExecutionEvent = {
 
 export type ExecutionStatus = 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
-/** The `run --json` object of design.md. */
+/** The `run --json` object (docs/contracts.md). */
 export interface ExecutionSummary {
   status: ExecutionStatus;
   error: string | null;
@@ -29,6 +33,10 @@ export interface ExecutionSummary {
 }
 
 export interface LocalExecutionOptions {
+  /** The cluster, the log store and the settings the handlers run with (localTaskRuntime). */
+  runtime: TaskRuntime;
+  /** Where commit statuses go (default: printed on stdout; nothing is posted locally). */
+  statuses?: StatusReporter;
   /** The execution's name (default: the build id); `$$.Execution.Id` is its local ARN. */
   executionName?: string;
   /** Called with each history event as it happens (the console output). */
@@ -43,12 +51,26 @@ export interface LocalExecution {
   result: Promise<ExecutionSummary>;
   /** Aborts the execution, then deletes the build's pods as the EventBridge cleanup rule does on AWS. */
   abort(): void;
+  /**
+   * The Map iterations this executor kept from starting, which Step Functions itself never starts
+   * (see startLocalExecution). Kept apart from the history, which shows what the service would show.
+   */
+  readonly refused: readonly RefusedIteration[];
+}
+
+/** A Map iteration refused at its first task: the step index and the state that was refused. */
+export interface RefusedIteration {
+  index: number;
+  state: string;
 }
 
 /** Where a local execution would live on AWS; ReportStatus links to it. */
 export function localExecutionArn(name: string): string {
   return `arn:aws:states:local:000000000000:execution:step-runner-local:${name}`;
 }
+
+/** A Lambda ARN in the account and region no real function has: the local executor binds by state name. */
+export const localLambdaArn = (functionId: string) => `arn:aws:lambda:us-east-1:000000000000:function:${functionId}`;
 
 class StepNotLaunched extends Error {
   override readonly name = 'StepNotLaunched';
@@ -58,27 +80,33 @@ class StepNotLaunched extends Error {
  * Runs one build through the real definition, each Task state bound to the same handler the
  * Lambda function runs, with a stand-in Lambda context and no AWS calls.
  */
-export function startLocalExecution(input: BuildInput, options: LocalExecutionOptions = {}): LocalExecution {
+export function startLocalExecution(input: BuildInput, options: LocalExecutionOptions): LocalExecution {
   const definition = loadDefinition();
-  const machine = new StateMachine(resolveResources(definition, localArn) as never, {
+  const functions = localLambdaFunctions(options.runtime, options.statuses ?? printedStatusReporter((line) => process.stdout.write(`${line}\n`)));
+  const machine = new StateMachine(resolveResources(definition, localLambdaArn) as never, {
     validationOptions: { checkPaths: true, checkArn: true },
   });
 
   // Step Functions launches no further Map iteration once one has failed. aws-local-stepfunctions
   // (3.0.0) goes on starting queued iterations after a failure (and runs those it no longer aborts),
   // which would create later steps' pods. With one step at a time, step i may start only once step
-  // i-1 has finished successfully, so LaunchStep refuses otherwise and those iterations are hidden.
+  // i-1 has finished successfully, so its first task is refused otherwise; the refusal is recorded
+  // in `refused`, and the iteration's events are left out of the history the service would show.
   const succeeded = new Set<number>();
+  const refused: RefusedIteration[] = [];
   const mayRun = (index: number | undefined) => index === undefined || index === 0 || succeeded.has(index - 1);
   const handlers: Record<string, (event: unknown) => Promise<unknown>> = {};
   const tasks = taskStates(definition);
   const retriedStates: Record<string, number> = {};
   for (const { state, functionId } of tasks) {
-    const fn = lambdaFunctions[functionId];
+    const fn = functions[functionId];
     if (!fn) throw new Error(`Task state ${state} calls ${functionId}, which serverless.yml does not define`);
     handlers[state] = async (event) => {
       const index = (event as Partial<StepInput>).index;
-      if (!mayRun(index)) throw new StepNotLaunched(`step ${index} was not launched: an earlier step failed`);
+      if (!mayRun(index)) {
+        refused.push({ index: index!, state });
+        throw new StepNotLaunched(`step ${index} was not launched: an earlier step failed`);
+      }
       const output = await fn.handler(event as never, localLambdaContext(fn.name));
       if (index !== undefined && (output as Partial<StepResult> | undefined)?.status === 'succeeded') succeeded.add(index);
       return output;
@@ -111,12 +139,13 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
   const result = (async () => {
     await execution.result.catch(() => undefined);
     await pump;
-    if (aborted) await cleanupAfterAbort(input, history);
+    if (aborted) await cleanupAfterAbort(input, history, functions.CleanupBuildLambdaFunction!);
     return summarize(history, aborted);
   })();
 
   return {
     result,
+    refused,
     abort() {
       if (aborted) return;
       aborted = true;
@@ -125,9 +154,12 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
   };
 }
 
-async function cleanupAfterAbort(input: BuildInput, history: ExecutionEvent[]): Promise<void> {
+async function cleanupAfterAbort(
+  input: BuildInput,
+  history: ExecutionEvent[],
+  cleanup: ReturnType<typeof localLambdaFunctions>[string],
+): Promise<void> {
   const prepared = preparedBuild(history);
-  const cleanup = lambdaFunctions.CleanupBuildLambdaFunction!;
   await cleanup.handler(
     { build: input.build, namespace: prepared?.namespace ?? input.namespace } as never,
     localLambdaContext(cleanup.name),

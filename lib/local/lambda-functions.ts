@@ -1,22 +1,40 @@
-import { handler as prepareBuild } from '../../functions/prepare-build.js';
-import { handler as launchStep } from '../../functions/launch-step.js';
-import { handler as pollStep } from '../../functions/poll-step.js';
-import { handler as finishStep } from '../../functions/finish-step.js';
-import { handler as cleanupBuild } from '../../functions/cleanup-build.js';
-import { handler as reportStatus } from '../../functions/report-status.js';
 import type { Context } from 'aws-lambda';
+import {
+  cleanupBuildHandler,
+  finishStepHandler,
+  launchStepHandler,
+  pollStepHandler,
+  prepareBuildHandler,
+  reportStatusHandler,
+} from '../workflow/handlers.js';
+import type { TaskRuntime } from '../workflow/task-deps.js';
+import type { StatusReporter } from '../workflow/tasks/report-status.js';
 
 export type LambdaHandler = (event: never, context: Context) => Promise<unknown>;
 
+type Create = (runtime: TaskRuntime, statuses: StatusReporter) => unknown;
+
 /**
- * The Lambda functions of serverless.yml by their CloudFormation logical id (what the definition's
- * `Fn::GetAtt` names), so the local executor calls the very handlers that are deployed.
+ * The Lambda functions the definition calls, by CloudFormation logical id (what its `Fn::GetAtt`
+ * names): the serverless.yml name, and the same factory functions/ builds the deployed handler with.
  */
-export const lambdaFunctions: Record<string, { name: string; handler: LambdaHandler }> = {
-  PrepareBuildLambdaFunction: { name: 'prepareBuild', handler: prepareBuild as LambdaHandler },
-  LaunchStepLambdaFunction: { name: 'launchStep', handler: launchStep as LambdaHandler },
-  PollStepLambdaFunction: { name: 'pollStep', handler: pollStep as LambdaHandler },
-  FinishStepLambdaFunction: { name: 'finishStep', handler: finishStep as LambdaHandler },
-  CleanupBuildLambdaFunction: { name: 'cleanupBuild', handler: cleanupBuild as LambdaHandler },
-  ReportStatusLambdaFunction: { name: 'reportStatus', handler: reportStatus as LambdaHandler },
+const FUNCTIONS: Record<string, { name: string; create: Create }> = {
+  PrepareBuildLambdaFunction: { name: 'prepareBuild', create: prepareBuildHandler },
+  LaunchStepLambdaFunction: { name: 'launchStep', create: launchStepHandler },
+  PollStepLambdaFunction: { name: 'pollStep', create: pollStepHandler },
+  FinishStepLambdaFunction: { name: 'finishStep', create: finishStepHandler },
+  CleanupBuildLambdaFunction: { name: 'cleanupBuild', create: cleanupBuildHandler },
+  ReportStatusLambdaFunction: { name: 'reportStatus', create: (_, statuses) => reportStatusHandler(() => statuses) },
 };
+
+/** serverless.yml's function name for each logical id the local executor can bind. */
+export const lambdaFunctionNames: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(FUNCTIONS).map(([id, fn]) => [id, fn.name]),
+);
+
+/** The handlers over the local runtime, so the local executor runs the very code that is deployed. */
+export function localLambdaFunctions(runtime: TaskRuntime, statuses: StatusReporter): Record<string, { name: string; handler: LambdaHandler }> {
+  return Object.fromEntries(
+    Object.entries(FUNCTIONS).map(([id, fn]) => [id, { name: fn.name, handler: fn.create(runtime, statuses) as LambdaHandler }]),
+  );
+}

@@ -1,4 +1,4 @@
-import { InvalidImage } from '../workflow/errors.js';
+import { InvalidImage } from './errors.js';
 import { checkImageReference, parseImageReference, type ImageReference } from './image-reference.js';
 
 const digest = 'sha256:' + 'a1b2c3d4'.repeat(8);

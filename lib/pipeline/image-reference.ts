@@ -4,7 +4,7 @@
  * tell a user what to change.
  */
 import { parseFamiliarName } from '@swimlane/docker-reference';
-import { InvalidImage, type PipelineLocation } from '../workflow/errors.js';
+import { InvalidImage, type PipelineLocation } from './errors.js';
 
 export interface ImageReference {
   /** As written in the pipeline file. */

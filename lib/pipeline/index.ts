@@ -5,3 +5,4 @@ export { checkImageReference, parseImageReference, imageProblemMessage, type Ima
 export { parseDuration, formatDuration, MAX_DURATION_SECONDS, type DurationResult } from './duration.js';
 export { validatePipelineData, pipelineSchema, MAX_STEPS, ProblemKinds, type ProblemKind, type SchemaProblem, type PipelineData } from './schema.js';
 export { MAX_PIPELINE_BYTES } from './yaml-document.js';
+export { InvalidPipeline, InvalidImage, type PipelineLocation } from './errors.js';

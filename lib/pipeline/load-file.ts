@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { InvalidPipeline } from '../workflow/errors.js';
+import { InvalidPipeline } from './errors.js';
 import { parsePipeline } from './parse.js';
 import type { Pipeline } from './types.js';
 

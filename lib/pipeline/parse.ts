@@ -7,7 +7,7 @@
  * InvalidPipeline carries the whole list. InvalidImage is thrown when bad image references are the
  * only thing wrong, so the console's Error names the actual cause.
  */
-import { InvalidImage, InvalidPipeline, type PipelineLocation } from '../workflow/errors.js';
+import { InvalidImage, InvalidPipeline, type PipelineLocation } from './errors.js';
 import { imageProblemMessage } from './image-reference.js';
 import { ProblemKinds, validatePipelineData, type PathSegment, type ProblemKind, type SchemaProblem } from './schema.js';
 import type { Pipeline } from './types.js';

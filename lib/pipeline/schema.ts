@@ -1,5 +1,5 @@
 /**
- * The pipeline file contract (design.md) as a zod schema, plus the checks that span several steps.
+ * The pipeline file contract (docs/contracts.md#pipeline-file) as a zod schema, plus the checks that span several steps.
  * Pure: it sees the data YAML produced, never the text, and reports problems by path; the loader
  * turns paths into lines.
  */

@@ -1,4 +1,4 @@
-/** The validated, normalised form of a pipeline file (the YAML contract lives in design.md). */
+/** The validated, normalised form of a pipeline file (the YAML contract: docs/contracts.md#pipeline-file). */
 
 /** YAML spelling -> Kubernetes imagePullPolicy. */
 export const PullPolicies = {

@@ -42,7 +42,7 @@ function functionIdOf(state: string, resource: unknown): string {
 
 /**
  * The definition as Step Functions receives it once CloudFormation has resolved the Lambda ARNs;
- * `arnOf` decides the ARN (locally a placeholder, since the local executor binds by state name).
+ * `arnOf` decides the ARN (lib/local uses a placeholder: its executor binds by state name).
  */
 export function resolveResources(definition: AslDefinition, arnOf: (functionId: string) => string): AslDefinition {
   const resolved = structuredClone(definition);
@@ -55,5 +55,3 @@ export function resolveResources(definition: AslDefinition, arnOf: (functionId: 
   visit(resolved);
   return resolved;
 }
-
-export const localArn = (functionId: string) => `arn:aws:lambda:us-east-1:000000000000:function:${functionId}`;

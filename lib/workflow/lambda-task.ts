@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context } from 'aws-lambda';
-import type { BuildRef } from './state-data.js';
+import type { BuildRef } from '../contract/index.js';
 
 export const logger = new Logger({ serviceName: 'serverless-step-runner' });
 
@@ -23,4 +23,11 @@ export function lambdaTask<In extends { build?: BuildRef; step?: { name: string 
       },
     })
     .handler(task);
+}
+
+/** An EventBridge target: the Powertools context in each line, and no build keys to append. */
+export function lambdaEventHandler<In, Out>(handle: (event: In) => Promise<Out>) {
+  return middy<In, Out>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .handler(handle);
 }

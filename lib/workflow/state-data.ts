@@ -4,25 +4,8 @@
  * rename must be made in both places; test/state-machine-definition.test.ts checks the paths.
  */
 import type { Step } from '../pipeline/types.js';
-import type { ErrorName } from './errors.js';
-
-export interface BuildRef {
-  /** Unique per build; the execution name and the pods' build label derive from it. */
-  id: string;
-  /** What started it, for people: "local run", "github push", ... */
-  trigger?: string;
-  repository?: string;
-  commit?: string;
-  ref?: string;
-}
-
-/** The execution input. */
-export interface BuildInput {
-  build: BuildRef;
-  pipeline: { file: string; text: string };
-  /** Overrides the deployment's namespace (STEP_RUNNER_NAMESPACE). */
-  namespace?: string;
-}
+import type { BuildRef, ErrorName } from '../contract/index.js';
+import type { PodProgress } from '../kube/index.js';
 
 export interface BuildSettings {
   imagePullGraceSeconds: number;
@@ -51,7 +34,7 @@ export interface PollState {
   nextPollSeconds: number;
   polls: number;
   /** podProgress() of the pod as last seen: a watch waits for it to change. */
-  progress?: string;
+  progress?: PodProgress;
   error?: ErrorName;
   cause?: string;
   exitCode?: number;

@@ -1,9 +1,13 @@
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { WatchedPod } from '../kube/watch-pod.js';
+import type { WatchedPod } from '../kube/index.js';
 import type { StepLogStore } from './step-log-store.js';
+import type { WorkflowSettings } from './settings.js';
 
-/** The I/O a task needs, injected so the same task code runs on Lambda, locally and in tests. */
+/**
+ * The I/O a task needs, injected so the same task code runs on Lambda (lib/lambda), locally
+ * (lib/local) and in tests: the caller chooses the cluster connection and the log store.
+ */
 export interface TaskDeps {
   kube(): Promise<CoreV1Api>;
   /**
@@ -18,3 +22,9 @@ export interface TaskDeps {
 
 /** The slice of the Powertools logger the tasks use. */
 export type TaskLog = Pick<Logger, 'info' | 'warn'>;
+
+/** Everything a task handler is built from: the deployment's settings and its I/O. */
+export interface TaskRuntime {
+  settings: WorkflowSettings;
+  deps: TaskDeps;
+}

@@ -1,14 +1,15 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { parsePipeline } from '../../pipeline/index.js';
-import { InvalidImage, InvalidPipeline } from '../../workflow/errors.js';
+import { InvalidImage, InvalidPipeline } from '../../pipeline/index.js';
 import { logger } from '../../workflow/lambda-task.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../cluster/index.js';
 import { ConsoleOutput } from '../console-output.js';
 import { startLocalExecution, type ExecutionSummary } from '../executor.js';
-import { useLocalTaskEnvironment } from '../task-environment.js';
+import { readPipelineFile } from '../pipeline-file.js';
+import { printedStatusReporter } from '../printed-status.js';
+import { localTaskRuntime } from '../task-runtime.js';
 import type { CommandIO } from './cluster.js';
 
 export const RUN_USAGE =
@@ -78,7 +79,6 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
   const workspace = path.resolve(options.workspace ?? path.dirname(file));
   const scratch = await mkdtemp(path.join(tmpdir(), 'step-runner-'));
   let cluster: EmbeddedCluster | undefined;
-  let restoreEnv = () => {};
   try {
     let kubeconfig = options.kubeconfig ? path.resolve(options.kubeconfig) : undefined;
     if (!kubeconfig) {
@@ -87,7 +87,7 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       await writeFile(kubeconfig, cluster.kubeconfigYaml());
       print(`Embedded cluster at ${cluster.url}: step commands run as local processes in ${workspace}, not inside their images.`);
     }
-    restoreEnv = useLocalTaskEnvironment({
+    const runtime = localTaskRuntime({
       kubeconfig,
       ...(options.context ? { context: options.context } : {}),
       namespace: options.namespace ?? 'default',
@@ -99,7 +99,7 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     const console = new ConsoleOutput(`${buildId} (${options.file})`);
     const execution = startLocalExecution(
       { build: { id: buildId, trigger: 'local run' }, pipeline: { file: options.file, text: loaded } },
-      { onEvent: (event) => console.lines(event).forEach(print) },
+      { runtime, statuses: printedStatusReporter(print), onEvent: (event) => console.lines(event).forEach(print) },
     );
     const stop = () => {
       print('Interrupted: aborting the execution and deleting its pods...');
@@ -115,7 +115,6 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     if (options.json) io.out(JSON.stringify(result));
     return result.status === 'SUCCEEDED' ? ExitCodes.succeeded : ExitCodes.failed;
   } finally {
-    restoreEnv();
     await cluster?.stop();
     await rm(scratch, { recursive: true, force: true });
   }
@@ -123,17 +122,8 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
 
 /** The pipeline's text, or why it was rejected before anything started. */
 async function readPipeline(file: string, shownAs: string): Promise<string | InvalidPipeline | InvalidImage> {
-  let text: string;
   try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    return new InvalidPipeline(`${shownAs}: cannot read the pipeline file (${(error as NodeJS.ErrnoException).code})`, {
-      file: shownAs,
-    });
-  }
-  try {
-    parsePipeline(text, shownAs);
-    return text;
+    return (await readPipelineFile(file, shownAs)).text;
   } catch (error) {
     if (error instanceof InvalidPipeline || error instanceof InvalidImage) return error;
     throw error;

@@ -1,5 +1,6 @@
 import { buildIdFor } from '../../forge/execution-name.js';
-import type { BuildRef, CleanupResult } from '../state-data.js';
+import type { BuildRef } from '../../contract/index.js';
+import type { CleanupResult } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 import { cleanupBuild } from './cleanup-build.js';
 

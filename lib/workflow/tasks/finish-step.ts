@@ -1,5 +1,5 @@
 import { deleteStepPod, maskSecrets, readSecretValues, readWholeStepLog, secretNeedles } from '../../kube/index.js';
-import { ErrorNames } from '../errors.js';
+import { ErrorNames } from '../../contract/index.js';
 import { logTail } from '../log-tail.js';
 import type { StepInput, StepResult } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';

@@ -1,5 +1,13 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { classifyStep, observeStep, podProgress } from '../../kube/index.js';
+import {
+  classifyStep,
+  isQuietPending,
+  observeStep,
+  podProgress,
+  sameProgress,
+  secondsSince,
+  type PodProgress,
+} from '../../kube/index.js';
 import { nextPollSeconds } from '../poll-schedule.js';
 import type { PollState, StepInput } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
@@ -31,8 +39,8 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
     },
   );
   const runningSince = previous.runningSince ?? (status.phase === 'running' ? now.toISOString() : null);
-  const elapsedSeconds = (now.getTime() - Date.parse(previous.launchedAt)) / 1000;
-  const runningSeconds = runningSince ? (now.getTime() - Date.parse(runningSince)) / 1000 : 0;
+  const elapsedSeconds = secondsSince(now, previous.launchedAt);
+  const runningSeconds = secondsSince(now, runningSince);
   const poll: PollState = {
     podName: previous.podName,
     launchedAt: previous.launchedAt,
@@ -81,8 +89,6 @@ async function watchPendingPod(
  * Worth a poll: the pod's progress differs from the last poll's and is not one of the quiet steps
  * every pod goes through on its way to running (a poll there would classify "pending" again).
  */
-function movedOn(progress: string, before: string | undefined): boolean {
-  return progress !== before && !QUIET_PENDING.has(progress);
+function movedOn(progress: PodProgress, before: PodProgress | undefined): boolean {
+  return !sameProgress(progress, before) && !isQuietPending(progress);
 }
-
-const QUIET_PENDING = new Set(['Pending/none', 'Pending/waiting:ContainerCreating', 'Pending/waiting:PodInitializing']);

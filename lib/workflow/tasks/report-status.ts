@@ -1,7 +1,4 @@
-import { commitStatusFor, type CaughtFailure, type Outcome, type StatusSink } from '../../forge/commit-status.js';
-import { isGitHubTrigger } from '../../forge/build-request.js';
-import { consoleUrlFor } from '../../forge/execution-name.js';
-import type { BuildRef } from '../state-data.js';
+import type { BuildRef, CaughtFailure, Outcome } from '../../contract/index.js';
 import type { TaskLog } from '../task-deps.js';
 
 /**
@@ -16,33 +13,29 @@ export interface ReportStatusInput {
   failure?: CaughtFailure;
 }
 
+/** `posted` only when the forge has the status; one that was only printed says so in `reason`. */
 export type ReportStatusResult =
   | { posted: true; state: string; description: string }
-  | { posted: false; reason: string };
+  | { posted: false; reason: string; state?: string; description?: string };
 
-/**
- * Posts the build's commit status. Never throws for a status that cannot be posted: a commit
- * status is a courtesy, and GitHub being unreachable must not fail (or hide the result of) a build.
- */
-export async function reportStatus(input: ReportStatusInput, deps: { sink: StatusSink; log: TaskLog }): Promise<ReportStatusResult> {
-  const { build } = input;
-  if (!isGitHubTrigger(build.trigger) || !build.repository || !build.commit) {
-    return { posted: false, reason: `not a GitHub build (${build.trigger ?? 'no trigger'}): no commit status` };
-  }
-  const status = commitStatusFor(input.outcome, input.failure, targetUrl(input.executionArn));
-  try {
-    await deps.sink.post({ repository: build.repository, commit: build.commit }, status);
-  } catch (error) {
-    const reason = (error as Error).message;
-    deps.log.warn('Commit status not posted; the build goes on', { repository: build.repository, commit: build.commit, state: status.state, reason });
-    return { posted: false, reason };
-  }
-  deps.log.info(`Commit status ${status.state} posted`, { repository: build.repository, commit: build.commit });
-  return { posted: true, state: status.state, description: status.description };
+/** Where a build's status goes: commit statuses on GitHub (lib/forge), printed lines locally. */
+export interface StatusReporter {
+  report(input: ReportStatusInput): Promise<ReportStatusResult>;
 }
 
-/** The console page, for executions that have one (a local execution's ARN names no real region). */
-function targetUrl(executionArn: string | undefined): string | undefined {
-  const region = executionArn?.startsWith('arn:aws:states:') ? executionArn.split(':')[3] : undefined;
-  return region && /^[a-z]{2}(-[a-z]+)+-\d+$/.test(region) ? consoleUrlFor(executionArn!) : undefined;
+/**
+ * Reports the build's status. Never throws for a status that cannot be reported: a commit status is
+ * a courtesy, and GitHub being unreachable must not fail (or hide the result of) a build.
+ */
+export async function reportStatus(input: ReportStatusInput, deps: { reporter: StatusReporter; log: TaskLog }): Promise<ReportStatusResult> {
+  const { build } = input;
+  try {
+    const result = await deps.reporter.report(input);
+    if (result.posted) deps.log.info(`Commit status ${result.state} posted`, { repository: build.repository, commit: build.commit });
+    return result;
+  } catch (error) {
+    const reason = (error as Error).message;
+    deps.log.warn('Commit status not posted; the build goes on', { repository: build.repository, commit: build.commit, reason });
+    return { posted: false, reason };
+  }
 }

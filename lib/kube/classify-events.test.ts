@@ -1,0 +1,33 @@
+import { describe, expect, it } from '@jest/globals';
+import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import { isAboutPod } from './classify-events.js';
+import { podEvent, stepPod } from '../../test/fixtures/kube/builders.js';
+
+const pod = stepPod({ step: 'web' });
+const pulled = (o: { uid?: string } = {}) => podEvent(pod, { reason: 'Pulled', message: 'Successfully pulled image', first: 2, ...o });
+const withRef = (event: CoreV1Event, ref: Partial<CoreV1Event['involvedObject']>): CoreV1Event => ({
+  ...event,
+  involvedObject: { ...event.involvedObject, ...ref },
+});
+const withoutUid = (event: CoreV1Event): CoreV1Event => {
+  const { uid: _uid, ...ref } = event.involvedObject;
+  return { ...event, involvedObject: ref };
+};
+
+describe('isAboutPod', () => {
+  const cases: [string, CoreV1Event, V1Pod | null, boolean][] = [
+    ['an event of this pod', pulled(), pod, true],
+    ['an event of an earlier pod with the same name (relaunched step)', pulled({ uid: 'a-previous-pod' }), pod, false],
+    ['an event that names no uid', withoutUid(pulled()), pod, true],
+    ['an event of another pod', withRef(pulled(), { name: 'b-42-other', uid: 'other-uid' }), pod, false],
+    ['an event of something else with the same name', withRef(pulled(), { kind: 'PersistentVolumeClaim' }), pod, false],
+    ['an event that names no kind', withRef(pulled(), { kind: undefined }), pod, true],
+    ['a pod event once the pod is gone (it may say why)', pulled({ uid: 'any-uid' }), null, true],
+    ['an event of something else once the pod is gone', withRef(pulled(), { kind: 'Node' }), null, false],
+    ['an event for a pod read without a uid', pulled(), { ...pod, metadata: { ...pod.metadata, uid: undefined } }, true],
+  ];
+
+  it.each(cases)('%s', (_name, event, about, expected) => {
+    expect(isAboutPod(event, about)).toBe(expected);
+  });
+});

@@ -1,0 +1,26 @@
+import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { watchPodUntil, type WatchedPod } from './watch-pod.js';
+
+/** The two ways the tasks reach a cluster: API calls and a bounded watch on one pod. */
+export interface KubeClients {
+  kube(): Promise<CoreV1Api>;
+  watchPod(namespace: string, podName: string, until: (pod: V1Pod | null) => boolean, timeoutMs: number): Promise<WatchedPod | undefined>;
+}
+
+/**
+ * Clients for whatever KubeConfig `kubeConfig` answers with: an EKS one renews its token, so it is
+ * asked on every call, and the API client is rebuilt only when the KubeConfig it answers changes.
+ */
+export function kubeClients(kubeConfig: () => Promise<KubeConfig>): KubeClients {
+  let last: { config: KubeConfig; api: CoreV1Api } | undefined;
+  return {
+    async kube() {
+      const config = await kubeConfig();
+      if (last?.config !== config) last = { config, api: config.makeApiClient(CoreV1Api) };
+      return last.api;
+    },
+    async watchPod(namespace, podName, until, timeoutMs) {
+      return watchPodUntil(await kubeConfig(), namespace, podName, until, timeoutMs);
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * The errors of running a step on Kubernetes. PodConfigError and KubernetesUnavailable are thrown
+ * by the API calls here; the others are what classifyStep reports as data (a pod's end is not an
+ * exception), named by the same classes so every Error of the contract has one.
+ */
+import { ErrorNames, StepRunnerError } from '../contract/index.js';
+
+export class ImagePullFailed extends StepRunnerError {
+  override readonly name = ErrorNames.ImagePullFailed;
+}
+
+export class PodConfigError extends StepRunnerError {
+  override readonly name = ErrorNames.PodConfigError;
+}
+
+export class Unschedulable extends StepRunnerError {
+  override readonly name = ErrorNames.Unschedulable;
+}
+
+export class StepFailed extends StepRunnerError {
+  override readonly name = ErrorNames.StepFailed;
+}
+
+export class StepTimedOut extends StepRunnerError {
+  override readonly name = ErrorNames.StepTimedOut;
+}
+
+export class PodLost extends StepRunnerError {
+  override readonly name = ErrorNames.PodLost;
+}
+
+export class KubernetesUnavailable extends StepRunnerError {
+  override readonly name = ErrorNames.KubernetesUnavailable;
+  constructor(
+    message: string,
+    /** The API call that kept failing, e.g. "create pod ci/build-1-test". */
+    readonly operation: string,
+    readonly attempts: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * A deployed function's settings, read from the environment serverless.yml gives it. A missing
+ * one stops the function at start, with its name: on AWS there is no sensible stand-in for a
+ * cluster, a namespace or a log bucket, and a quiet fallback would only fail later, elsewhere.
+ */
+import { DEFAULT_ORPHAN_MARGIN_SECONDS } from '../kube/orphans.js';
+import { workflowSettings, type WorkflowSettings } from '../workflow/settings.js';
+
+export const EnvNames = {
+  clusterName: 'EKS_CLUSTER_NAME',
+  region: 'AWS_REGION',
+  namespace: 'STEP_RUNNER_NAMESPACE',
+  imagePullGrace: 'IMAGE_PULL_GRACE_SECONDS',
+  unschedulableGrace: 'UNSCHEDULABLE_GRACE_SECONDS',
+  pendingWatch: 'PENDING_WATCH_SECONDS',
+  logsBucket: 'STEP_LOGS_BUCKET',
+  logsPrefix: 'STEP_LOGS_PREFIX',
+  orphanMargin: 'ORPHAN_MARGIN_SECONDS',
+  stateMachineArn: 'STATE_MACHINE_ARN',
+  githubWebhookSecretId: 'GITHUB_WEBHOOK_SECRET_ID',
+  genericWebhookSecretId: 'GENERIC_WEBHOOK_SECRET_ID',
+  githubTokenSecretId: 'GITHUB_TOKEN_SECRET_ID',
+  githubApiUrl: 'GITHUB_API_URL',
+  buildForkPullRequests: 'BUILD_FORK_PULL_REQUESTS',
+} as const;
+
+/** The function cannot run as deployed; the message names every setting that is wrong. */
+export class DeploymentSettingsError extends Error {
+  override readonly name = 'DeploymentSettingsError';
+}
+
+/** What the functions that run builds need: the cluster, where pods go and where logs go. */
+export interface RunnerSettings {
+  cluster: { clusterName: string; region: string };
+  workflow: WorkflowSettings;
+  logs: { bucket: string; prefix: string };
+}
+
+export function runnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
+  const read = reader(env);
+  const settings: RunnerSettings = {
+    cluster: { clusterName: read.required(EnvNames.clusterName), region: read.required(EnvNames.region) },
+    workflow: workflowSettings({
+      namespace: read.required(EnvNames.namespace),
+      ...read.seconds('imagePullGraceSeconds', EnvNames.imagePullGrace),
+      ...read.seconds('unschedulableGraceSeconds', EnvNames.unschedulableGrace),
+      ...read.seconds('pendingWatchSeconds', EnvNames.pendingWatch),
+    }),
+    logs: { bucket: read.required(EnvNames.logsBucket), prefix: env[EnvNames.logsPrefix] ?? 'builds/' },
+  };
+  read.check();
+  return settings;
+}
+
+/** The orphan sweep's margin past a pod's deadline (serverless.yml sets it). */
+export function orphanMarginSeconds(env: NodeJS.ProcessEnv): number {
+  const read = reader(env);
+  const { margin = DEFAULT_ORPHAN_MARGIN_SECONDS } = read.seconds('margin', EnvNames.orphanMargin);
+  read.check();
+  return margin;
+}
+
+/** Each problem is collected, so one failed start names them all. */
+export function reader(env: NodeJS.ProcessEnv) {
+  const problems: string[] = [];
+  return {
+    required(name: string): string {
+      const value = env[name];
+      if (value) return value;
+      problems.push(`${name} is not set`);
+      return '';
+    },
+    seconds<K extends string>(key: K, name: string): Partial<Record<K, number>> {
+      const raw = env[name];
+      if (raw === undefined || raw === '') return {};
+      const value = Number(raw);
+      if (Number.isInteger(value) && value >= 0) return { [key]: value } as Record<K, number>;
+      problems.push(`${name} must be a whole number of seconds, got "${raw}"`);
+      return {};
+    },
+    check(): void {
+      if (problems.length === 0) return;
+      throw new DeploymentSettingsError(
+        `This function cannot start: ${problems.join('; ')}. serverless.yml sets these for every function; check the deployment.`,
+      );
+    },
+  };
+}

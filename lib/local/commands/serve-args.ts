@@ -1,0 +1,78 @@
+import { parseArgs } from 'node:util';
+import { WebhookRoutes } from '../../forge/webhook.js';
+import type { LocalServerOptions } from '../local-server.js';
+import { portOption, UsageError } from './usage.js';
+
+/** The local server's secrets when not given on the command line (on AWS: Secrets Manager ids). */
+export const SecretEnvNames = {
+  github: 'GITHUB_WEBHOOK_SECRET',
+  generic: 'GENERIC_WEBHOOK_SECRET',
+} as const;
+
+export const summary =
+  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--secret S] [--example FILE] [--kubeconfig F [--context C]] [--namespace NS] [--workspace DIR] [--images FILE] [--verbose]';
+
+export const help = `Usage: step-runner ${summary}
+
+Serves the webhook endpoints locally, with the Lambda handler's own code:
+  POST ${WebhookRoutes.github}           GitHub (X-Hub-Signature-256)
+  POST ${WebhookRoutes.generic}   generic: {"repository","commit","ref","pipeline"} (X-Signature-256)
+  GET  /executions        every build so far; GET /executions/NAME: its run --json object
+  GET  /                  in a browser: the console page (graph, steps, pod events, logs, history)
+Builds run on the local executor, on the embedded cluster unless --kubeconfig is given.
+  --pipeline FILE   the pipeline GitHub deliveries build (default: examples/hello.yml), since a
+                    local server cannot read the repository
+  --secret S        the webhook secret (default: $${SecretEnvNames.github}; the generic webhook
+                    uses $${SecretEnvNames.generic}, else this one). Unsigned requests are refused:
+                    without a secret the endpoint answers 404.
+  --example FILE    run this pipeline once as soon as the server is up (what \`npm start\` does)
+  --port N          default: $PORT, else 3000
+  --verbose         the handlers' log lines too`;
+
+export type ServeArgs = LocalServerOptions & { help?: boolean; verbose?: boolean; example?: string };
+
+export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ServeArgs {
+  let values;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        port: { type: 'string', default: env.PORT || '3000' },
+        example: { type: 'string' },
+        host: { type: 'string', default: '127.0.0.1' },
+        pipeline: { type: 'string' },
+        secret: { type: 'string' },
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        namespace: { type: 'string' },
+        workspace: { type: 'string' },
+        images: { type: 'string', multiple: true },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const port = portOption(values.port);
+  if (values.context && !values.kubeconfig) throw new UsageError('--context needs --kubeconfig');
+  const secret = values.secret ?? env[SecretEnvNames.github];
+  const genericSecret = env[SecretEnvNames.generic];
+  return {
+    port,
+    host: values.host,
+    ...(values.pipeline ? { pipeline: values.pipeline } : {}),
+    ...(secret ? { secret } : {}),
+    ...(genericSecret ? { genericSecret } : {}),
+    ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
+    ...(values.context ? { context: values.context } : {}),
+    ...(values.namespace ? { namespace: values.namespace } : {}),
+    ...(values.workspace ? { workspace: values.workspace } : {}),
+    ...(values.images ? { images: values.images } : {}),
+    ...(values.example ? { example: values.example } : {}),
+    ...(values.help ? { help: true } : {}),
+    ...(values.verbose ? { verbose: true } : {}),
+  };
+}

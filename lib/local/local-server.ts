@@ -1,0 +1,168 @@
+/**
+ * The local stack behind `step-runner serve`: the webhook endpoints with the Lambda handler's own
+ * code, the local executor in place of Step Functions, the console page, and the embedded cluster
+ * unless a kubeconfig is given. Only the adapters differ from AWS: the pipeline is a file (a local
+ * server cannot read the repository), secrets are values, and commit statuses are printed.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { MAX_BODY_BYTES } from '../forge/request.js';
+import { createWebhookHandler, staticSecrets } from '../forge/webhook-handler.js';
+import { loadDefinition } from '../workflow/definition.js';
+import { logger as sharedLogger } from '../workflow/lambda-task.js';
+import { LOCAL_PROCESS_NOTICE, startEmbeddedCluster, type KubeletTimings } from './cluster/index.js';
+import { stateGraph } from './console/asl-graph.js';
+import { layoutGraph } from './console/graph-layout.js';
+import { observeStepPods } from './console/pod-observer.js';
+import { ConsoleOutput } from './console-output.js';
+import { startLocalExecution } from './executor.js';
+import { LocalExecutions } from './executions.js';
+import { createConsoleRoutes } from './http/console-routes.js';
+import { createLocalHttpServer } from './http/server.js';
+import { fixedPipelineSource, readPipelineFile } from './pipeline-file.js';
+import { printedStatusReporter } from './printed-status.js';
+import { localTaskRuntime } from './task-runtime.js';
+
+export const DEFAULT_PIPELINE = fileURLToPath(new URL('../../examples/hello.yml', import.meta.url));
+
+export interface LocalServerOptions {
+  port?: number;
+  host?: string;
+  /** The pipeline file GitHub deliveries build. */
+  pipeline?: string;
+  /** GitHub webhook secret; the generic one falls back to it. */
+  secret?: string;
+  genericSecret?: string;
+  kubeconfig?: string;
+  context?: string;
+  namespace?: string;
+  workspace?: string;
+  images?: string[];
+  /** Tests: a fast simulated kubelet, short waits between polls and retries. */
+  timings?: Partial<KubeletTimings>;
+  waitMs?: number;
+  retryMs?: number;
+  /** Progress lines (each build as the console shows it, one line per request, commit statuses). */
+  print?: (line: string) => void;
+  logger?: Logger;
+}
+
+export interface LocalServer {
+  /** http://HOST:PORT */
+  url: string;
+  executions: LocalExecutions;
+  /** Aborts running builds (their pods are deleted), then stops the server and the cluster. */
+  close(): Promise<void>;
+}
+
+/** The pipeline could not be used: said before anything starts (exit 2, like `run`). */
+export class ServeRejected extends Error {
+  override readonly name = 'ServeRejected';
+}
+
+export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
+  const print = options.print ?? (() => {});
+  const logger = options.logger ?? sharedLogger;
+  const pipeline = await readServedPipeline(options.pipeline ?? DEFAULT_PIPELINE, options.pipeline ?? path.relative(process.cwd(), DEFAULT_PIPELINE));
+
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const cleanup = async () => {
+    for (const step of cleanups.reverse()) await step();
+  };
+  try {
+    let kubeconfig = options.kubeconfig ? path.resolve(options.kubeconfig) : undefined;
+    if (!kubeconfig) {
+      const scratch = await mkdtemp(path.join(tmpdir(), 'step-runner-serve-'));
+      cleanups.push(() => rm(scratch, { recursive: true, force: true }));
+      const cluster = await startEmbeddedCluster({
+        ...(options.workspace ? { workspace: path.resolve(options.workspace) } : {}),
+        ...(options.images ? { catalogFiles: options.images.map((f) => path.resolve(f)) } : {}),
+        ...(options.timings ? { timings: options.timings } : {}),
+      });
+      cleanups.push(() => cluster.stop());
+      kubeconfig = path.join(scratch, 'kubeconfig');
+      await writeFile(kubeconfig, cluster.kubeconfigYaml(), { mode: 0o600 });
+      print(`Embedded cluster at ${cluster.url}. ${LOCAL_PROCESS_NOTICE}`);
+    }
+    const runtime = localTaskRuntime({
+      kubeconfig,
+      ...(options.context ? { context: options.context } : {}),
+      namespace: options.namespace ?? 'default',
+      logsDir: path.resolve('.step-runner/logs'),
+    });
+    const statuses = printedStatusReporter(print);
+
+    let baseUrl = '';
+    const consoles = new Map<string, ConsoleOutput>();
+    const executions = new LocalExecutions({
+      run: (executionName, input, onEvent) =>
+        startLocalExecution(input, {
+          runtime,
+          statuses,
+          executionName,
+          onEvent,
+          ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}),
+          ...(options.retryMs !== undefined ? { retryMs: options.retryMs } : {}),
+        }),
+      consoleUrl: (name) => `${baseUrl}/executions/${encodeURIComponent(name)}`,
+      onEvent: (name, input, event) => {
+        let console = consoles.get(name);
+        if (!console) {
+          const { trigger, repository, commit } = input.build;
+          console = new ConsoleOutput(`${name} (${[trigger, repository && commit ? `${repository}@${commit.slice(0, 7)}` : repository].filter(Boolean).join(' ')})`);
+          consoles.set(name, console);
+        }
+        console.lines(event).forEach(print);
+      },
+      onEnd: (name) => consoles.delete(name),
+    });
+    cleanups.push(() => executions.stopAll());
+    // The console page shows each step's pod events, read from the cluster the builds run on.
+    cleanups.push(observeStepPods(executions, runtime.deps.kube, print));
+
+    const webhook = createWebhookHandler({
+      logger,
+      secrets: staticSecrets({ githubWebhookSecret: options.secret, genericWebhookSecret: options.genericSecret ?? options.secret }),
+      deps: {
+        starter: executions,
+        pipelines: () => fixedPipelineSource(pipeline),
+        log: logger,
+        ...(options.namespace ? { namespace: options.namespace } : {}),
+      },
+    });
+    const consolePage = createConsoleRoutes({ executions, graph: layoutGraph(stateGraph(loadDefinition())) });
+    const server = createLocalHttpServer({ webhook, executions, console: consolePage, maxBodyBytes: MAX_BODY_BYTES, onRequest: print });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => resolve());
+    });
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    );
+    const { address, port } = server.address() as AddressInfo;
+    baseUrl = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+
+    let closing: Promise<void> | undefined;
+    return { url: baseUrl, executions, close: () => (closing ??= cleanup()) };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
+
+/** A pipeline the server builds, refused (ServeRejected) when it cannot be used. */
+export async function readServedPipeline(file: string, shownAs: string) {
+  try {
+    return await readPipelineFile(file, shownAs);
+  } catch (error) {
+    throw new ServeRejected(`${(error as Error).name}: ${(error as Error).message}`);
+  }
+}

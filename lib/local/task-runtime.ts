@@ -1,0 +1,34 @@
+import { kubeClients } from '../kube/index.js';
+import { logger } from '../workflow/lambda-task.js';
+import { workflowSettings, type WorkflowSettings } from '../workflow/settings.js';
+import type { TaskRuntime } from '../workflow/task-deps.js';
+import { directoryLogStore } from './directory-log-store.js';
+import { kubeConfigFromFile } from './kube-config-file.js';
+
+/** Where a local build runs: a cluster by kubeconfig (the embedded one's, or the user's own). */
+export interface LocalTarget {
+  kubeconfig: string;
+  context?: string;
+  namespace: string;
+  /** The folder step logs are kept in. */
+  logsDir: string;
+  /** Grace periods and the pending watch, where a caller wants other than the defaults. */
+  settings?: Partial<WorkflowSettings>;
+}
+
+/**
+ * The local counterpart of lib/lambda's runtime: the cluster through a kubeconfig file, logs in a
+ * folder. Read once: a bad kubeconfig or context is refused before any build starts.
+ */
+export function localTaskRuntime(target: LocalTarget): TaskRuntime {
+  const kubeConfig = kubeConfigFromFile(target.kubeconfig, target.context);
+  return {
+    settings: workflowSettings({ ...target.settings, namespace: target.namespace }),
+    deps: {
+      ...kubeClients(async () => kubeConfig),
+      logs: directoryLogStore(target.logsDir),
+      now: () => new Date(),
+      log: logger,
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * The Lambda handlers of serverless.yml, as factories over a TaskRuntime: functions/ builds each
+ * one with the AWS runtime (lib/lambda), the local executor with the local one (lib/local), so both
+ * run the same middy composition and the same task code, and only the injected I/O differs.
+ */
+import type { Context } from 'aws-lambda';
+import type { BuildInput } from '../contract/index.js';
+import { lambdaEventHandler, lambdaTask, logger } from './lambda-task.js';
+import type { PreparedBuild, StepInput } from './state-data.js';
+import type { TaskRuntime } from './task-deps.js';
+import { cleanupBuild } from './tasks/cleanup-build.js';
+import { cleanupEndedExecution, type ExecutionStatusChange } from './tasks/cleanup-ended-execution.js';
+import { cleanupOrphans } from './tasks/cleanup-orphans.js';
+import { finishStep } from './tasks/finish-step.js';
+import { launchStep } from './tasks/launch-step.js';
+import { pollStep } from './tasks/poll-step.js';
+import { prepareBuild } from './tasks/prepare-build.js';
+import { reportStatus, type ReportStatusInput, type ReportStatusResult, type StatusReporter } from './tasks/report-status.js';
+
+/** A watch must end well before the invocation does, or the poll is lost to a Lambda timeout. */
+export const WATCH_MARGIN_MS = 5_000;
+
+export const prepareBuildHandler = ({ settings, deps }: TaskRuntime) =>
+  lambdaTask(async (input: BuildInput) => prepareBuild(input, settings, deps.log));
+
+export const launchStepHandler = ({ deps }: TaskRuntime) => lambdaTask(async (input: StepInput) => launchStep(input, deps));
+
+export const pollStepHandler = ({ deps }: TaskRuntime) =>
+  lambdaTask(async (input: StepInput, context) =>
+    pollStep(input, deps, { maxWatchMs: context.getRemainingTimeInMillis() - WATCH_MARGIN_MS }),
+  );
+
+export const finishStepHandler = ({ deps }: TaskRuntime) => lambdaTask(async (input: StepInput) => finishStep(input, deps));
+
+export const cleanupBuildHandler = ({ settings, deps }: TaskRuntime) =>
+  lambdaTask(async (input: Pick<PreparedBuild, 'build'> & { namespace?: string }) => cleanupBuild(input, settings.namespace, deps));
+
+/**
+ * `reporterFor` sees the invocation's context, where a secrets middleware (lib/lambda) leaves the
+ * GitHub token.
+ */
+export const reportStatusHandler = (reporterFor: (context: Context) => StatusReporter) =>
+  lambdaTask<ReportStatusInput, ReportStatusResult>(async (input, context) =>
+    reportStatus(input, { reporter: reporterFor(context), log: logger }),
+  );
+
+/** EventBridge: an execution of the build state machine was ABORTED or TIMED_OUT. */
+export const cleanupEndedExecutionHandler = ({ settings, deps }: TaskRuntime) =>
+  lambdaEventHandler(async (event: ExecutionStatusChange) => cleanupEndedExecution(event, settings.namespace, deps));
+
+/** EventBridge schedule: the sweep for runner pods that no execution cleaned up. */
+export const cleanupOrphansHandler = ({ settings, deps }: TaskRuntime, marginSeconds: number) =>
+  lambdaEventHandler(async () => cleanupOrphans(settings.namespace, marginSeconds, deps));

@@ -1,0 +1,89 @@
+/**
+ * A deployed function starts only with its settings: each functions/ entry point is loaded in a
+ * fresh Node process, with only the environment serverless.yml would give it (tsx stands in for
+ * the bundle), so a missing setting is a failed start naming it, never a quiet local fallback.
+ */
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** What serverless.yml's provider environment gives every function, plus what Lambda sets. */
+const PROVIDER_ENV = {
+  AWS_REGION: 'eu-west-1',
+  EKS_CLUSTER_NAME: 'ci',
+  STEP_RUNNER_NAMESPACE: 'step-runner',
+  STEP_LOGS_BUCKET: 'step-logs',
+  STEP_LOGS_PREFIX: 'builds/',
+};
+const FUNCTION_ENV: Record<string, Record<string, string>> = {
+  webhook: { STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:123456789012:stateMachine:build', GITHUB_WEBHOOK_SECRET_ID: 'ci/github-webhook' },
+  'report-status': { GITHUB_TOKEN_SECRET_ID: 'ci/github-token' },
+  'cleanup-orphans': { ORPHAN_MARGIN_SECONDS: '600' },
+};
+/** The setting each of these cannot start without, beyond the provider's. */
+const OWN_REQUIRED: Record<string, string> = { webhook: 'STATE_MACHINE_ARN', 'report-status': 'GITHUB_TOKEN_SECRET_ID' };
+
+const entryPoints = readdirSync(new URL('../functions/', import.meta.url))
+  .filter((file) => file.endsWith('.ts'))
+  .map((file) => file.replace(/\.ts$/, ''))
+  .sort();
+
+type Start = { name: string; started: boolean; error?: string };
+
+/** One process for every case: a process per start would cost seconds each. */
+async function startAll(cases: { name: string; env: Record<string, string> }[]): Promise<Start[]> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', 'test/fixtures/start-functions.ts', JSON.stringify(cases)],
+    // Nothing of this machine's AWS set-up: only what each case gives.
+    { cwd: ROOT, env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: '', POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_EC2_METADATA_DISABLED: 'true' }, timeout: 120_000 },
+  );
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Start);
+}
+
+let withSettings: Start[];
+let withoutRunnerSettings: Start[];
+let withoutOwnSetting: Start[];
+
+beforeAll(async () => {
+  const starts = await startAll([
+    ...entryPoints.map((name) => ({ name, env: { ...PROVIDER_ENV, ...FUNCTION_ENV[name] } })),
+    ...entryPoints.filter((name) => !OWN_REQUIRED[name]).map((name) => ({ name, env: { AWS_REGION: 'eu-west-1', ...FUNCTION_ENV[name] } })),
+    ...Object.keys(OWN_REQUIRED).map((name) => ({ name, env: PROVIDER_ENV })),
+  ]);
+  withSettings = starts.slice(0, entryPoints.length);
+  withoutRunnerSettings = starts.slice(entryPoints.length, starts.length - Object.keys(OWN_REQUIRED).length);
+  withoutOwnSetting = starts.slice(starts.length - Object.keys(OWN_REQUIRED).length);
+}, 120_000);
+
+describe('a deployed function', () => {
+  it('exists for each of the nine functions of serverless.yml', () => {
+    expect(entryPoints).toEqual(
+      ['cleanup-build', 'cleanup-ended-execution', 'cleanup-orphans', 'finish-step', 'launch-step', 'poll-step', 'prepare-build', 'report-status', 'webhook'],
+    );
+  });
+
+  it('starts with the settings serverless.yml gives it', () => {
+    expect(withSettings).toEqual(entryPoints.map((name) => ({ name, started: true })));
+  });
+
+  it('refuses to start without the cluster, the namespace and the log bucket, naming each', () => {
+    expect(withoutRunnerSettings.map((s) => s.name)).toEqual(entryPoints.filter((name) => !OWN_REQUIRED[name]));
+    for (const start of withoutRunnerSettings) {
+      expect(start).toMatchObject({ started: false, error: expect.stringMatching(/^DeploymentSettingsError: This function cannot start/) });
+      for (const setting of ['EKS_CLUSTER_NAME', 'STEP_RUNNER_NAMESPACE', 'STEP_LOGS_BUCKET']) expect(start.error).toContain(`${setting} is not set`);
+    }
+  });
+
+  it('refuses to start the webhook without its state machine, and ReportStatus without its token', () => {
+    expect(withoutOwnSetting).toEqual(
+      Object.entries(OWN_REQUIRED).map(([name, setting]) => ({ name, started: false, error: expect.stringContaining(`${setting} is not set`) })),
+    );
+  });
+});
