@@ -8,7 +8,6 @@ import path from 'node:path';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { stepPodManifest } from '../lib/kube/index.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
-import { buildIdFor } from '../lib/forge/execution-name.js';
 import type { Step } from '../lib/pipeline/types.js';
 import type { TaskDeps } from '../lib/workflow/task-deps.js';
 import { cleanupOrphans } from '../lib/workflow/tasks/cleanup-orphans.js';
@@ -121,9 +120,15 @@ describe('the cleanup of an aborted or timed-out execution', () => {
 
   it('finds the build from the execution name when EventBridge left the input out', async () => {
     const name = 'gh-repo-abc1234-delivery-0123456789';
-    const pod = await runnerPod(buildIdFor(name), 'one');
+    // The build id the webhook gave this execution's build: the name, lower-cased, ending in the
+    // first 10 hex digits of sha256('["<name>"]') (lib/forge/execution-name.ts). Written out here:
+    // derived by the function the cleanup itself calls, it would agree with any mistake in it.
+    const buildId = 'gh-repo-abc1234-delivery-0123456789-e2c3f0841f';
+    const pod = await runnerPod(buildId, 'one');
+    const neighbour = await runnerPod('gh-repo-abc1234-delivery-0123456780-1b2c3d4e5f', 'one');
     const result = await cleanupEndedExecution(statusChange(name, null), NAMESPACE, depsAt(() => new Date()));
-    expect(result.deletedPods).toBe(1);
+    expect(result).toEqual({ build: buildId, deletedPods: 1 });
     expect(await livePods()).not.toContain(pod);
+    expect(await livePods()).toEqual([neighbour]);
   });
 });

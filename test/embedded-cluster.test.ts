@@ -4,6 +4,7 @@
  */
 import { ApiException, CoreV1Api, Watch, type CoreV1Event, type V1Pod } from '@kubernetes/client-node';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster, type Fault } from '../lib/local/cluster/index.js';
+import { waitFor } from './fixtures/wait-for.js';
 
 const NS = 'default';
 let cluster: EmbeddedCluster;
@@ -272,20 +273,29 @@ test('deletecollection by label removes only the labelled pods; list by label fi
 test('a watch sees ADDED, MODIFIED and DELETED; resuming from a resourceVersion replays what followed', async () => {
   const seen: string[] = [];
   let resumeFrom = '';
-  const gone = new Promise<void>((resolve, reject) => {
-    void new Watch(cluster.kubeConfig())
-      .watch(`/api/v1/namespaces/${NS}/pods`, { labelSelector: 'watch-me=yes' }, (type, pod: V1Pod) => {
-        seen.push(`${type} ${pod.status?.phase}`);
-        if (type === 'ADDED') resumeFrom = pod.metadata?.resourceVersion ?? '';
-        if (type === 'DELETED') resolve();
-      }, (err) => (err ? reject(err) : undefined))
-      .then((controller) => gone.finally(() => controller.abort()));
-  });
-  await new Promise((r) => setTimeout(r, 50));
-  await api.createNamespacedPod({ namespace: NS, body: podBody('watched', 'true', { labels: { 'watch-me': 'yes' } }) });
-  await waitForPod('watched', (p) => p.status?.phase === 'Succeeded');
-  await api.deleteNamespacedPod({ namespace: NS, name: 'watched' });
-  await gone;
+  let deleted!: () => void;
+  let failed!: (error: unknown) => void;
+  const gone = new Promise<void>((resolve, reject) => ((deleted = resolve), (failed = reject)));
+  // watch() resolves once the server has answered; the server subscribes the watch before it
+  // answers, so from here on it sees every change: no sleep needed before creating the pod.
+  const controller = await new Watch(cluster.kubeConfig()).watch(
+    `/api/v1/namespaces/${NS}/pods`,
+    { labelSelector: 'watch-me=yes' },
+    (type, pod: V1Pod) => {
+      seen.push(`${type} ${pod.status?.phase}`);
+      if (type === 'ADDED') resumeFrom = pod.metadata?.resourceVersion ?? '';
+      if (type === 'DELETED') deleted();
+    },
+    (err) => (err ? failed(err) : undefined),
+  );
+  try {
+    await api.createNamespacedPod({ namespace: NS, body: podBody('watched', 'true', { labels: { 'watch-me': 'yes' } }) });
+    await waitForPod('watched', (p) => p.status?.phase === 'Succeeded');
+    await api.deleteNamespacedPod({ namespace: NS, name: 'watched' });
+    await gone;
+  } finally {
+    controller.abort();
+  }
   expect(seen[0]).toBe('ADDED Pending');
   expect(seen).toContain('MODIFIED Running');
   expect(seen).toContain('MODIFIED Succeeded');
@@ -308,8 +318,13 @@ test('a running pod deleted with a grace period shows Terminating, gets SIGTERM,
   const script = 'echo pid=$$; trap "echo got TERM; sleep 0.3; exit 0" TERM; while :; do sleep 0.05; done';
   await api.createNamespacedPod({ namespace: NS, body: podBody('long', script) });
   await waitForPod('long', (p) => p.status?.phase === 'Running');
-  let log = '';
-  while (!log.includes('\n')) log = await api.readNamespacedPodLog({ namespace: NS, name: 'long' });
+  const log = await waitFor(
+    async () => {
+      const text = await api.readNamespacedPodLog({ namespace: NS, name: 'long' });
+      return text.includes('\n') && text;
+    },
+    { timeoutMs: 5_000, what: 'the pod to print its pid' },
+  );
   const pid = Number(/pid=(\d+)/.exec(log)?.[1]);
 
   const deleted = await api.deleteNamespacedPod({ namespace: NS, name: 'long', gracePeriodSeconds: 5 });
@@ -317,11 +332,10 @@ test('a running pod deleted with a grace period shows Terminating, gets SIGTERM,
   const table = await fetch(`${cluster.url}/api/v1/namespaces/${NS}/pods/long`, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
   expect(((await table.json()) as { rows: { cells: unknown[] }[] }).rows[0]?.cells[2]).toBe('Terminating');
 
-  const until = Date.now() + 5000;
-  while ((await api.listNamespacedPod({ namespace: NS, fieldSelector: 'metadata.name=long' })).items.length > 0 && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  expect((await api.listNamespacedPod({ namespace: NS, fieldSelector: 'metadata.name=long' })).items).toHaveLength(0);
+  await waitFor(async () => (await api.listNamespacedPod({ namespace: NS, fieldSelector: 'metadata.name=long' })).items.length === 0, {
+    timeoutMs: 5_000,
+    what: 'the deleted pod to disappear',
+  });
   expect(() => process.kill(pid, 0)).toThrow();
   const killing = (await podEvents('long')).find((e) => e.reason === 'Killing');
   expect(killing?.message).toBe('Stopping container step');

@@ -27,7 +27,8 @@ describe('classifyPullMessage on real runtime wording', () => {
 });
 
 describe('classifyPullMessage on the shared examples', () => {
-  const examples = loadExamples() ?? [];
+  // Throws (failing the file) when the repository copy is missing or empty.
+  const examples = loadExamples();
   const pullErrors = examples.flatMap((example) =>
     example.events
       .filter((e) => e.message.startsWith('Failed to pull image') || e.reason === 'InspectFailed')
@@ -35,6 +36,8 @@ describe('classifyPullMessage on the shared examples', () => {
   );
 
   it('has pull errors to judge', () => {
+    expect(examples.length).toBeGreaterThan(0);
+    expect(pullErrors.length).toBeGreaterThan(0);
     expect(pullErrors.length).toBeGreaterThanOrEqual(examples.length - 1);
   });
 

@@ -1,7 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { Pod } from 'kubernetes-models/v1/Pod';
 import type { Step } from '../pipeline/types.js';
 import { stepPodManifest } from './pod-manifest.js';
-import { stepScript } from './step-script.js';
 import { Annotations, Labels, MANAGED_BY, STEP_CONTAINER } from './types.js';
 
 const step: Step = {
@@ -84,7 +84,17 @@ describe('stepPodManifest', () => {
     expect(container.name).toBe(STEP_CONTAINER);
     expect(container.image).toBe('node:22-alpine');
     expect(container.imagePullPolicy).toBe('IfNotPresent');
-    expect(container.command).toEqual(['/bin/sh', '-c', stepScript(['npm ci', 'npm test'])]);
+    expect(container.command).toHaveLength(3);
+    expect(container.command!.slice(0, 2)).toEqual(['/bin/sh', '-c']);
+    expect(container.command![2]).toMatch(/\nnpm ci\n[\s\S]*\nnpm test\n/);
+  });
+
+  it('gives the container a command that echoes and runs each command in order', () => {
+    // Run here as the container would run it (with harmless commands): what it does, not what text it is.
+    const manifest = stepPodManifest({ buildId: 'b1', step: { ...step, commands: ['echo one', 'echo "two  spaces"'] }, namespace: 'ci' });
+    const [shell, ...args] = manifest.spec!.containers[0]!.command!;
+    const result = spawnSync(shell!, args, { encoding: 'utf8' });
+    expect({ status: result.status, stdout: result.stdout }).toEqual({ status: 0, stdout: '+ echo one\none\n+ echo "two  spaces"\ntwo  spaces\n' });
   });
 
   it('passes env plainly and secrets only as references', () => {
