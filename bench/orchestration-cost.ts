@@ -21,7 +21,8 @@ import { finishStep } from '../lib/workflow/tasks/finish-step.js';
 import { launchStep } from '../lib/workflow/tasks/launch-step.js';
 import { pollStep } from '../lib/workflow/tasks/poll-step.js';
 import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
-import { reportStatus, type ReportStatusInput } from '../lib/workflow/tasks/report-status.js';
+import type { StatusRequest } from '../lib/contract/index.js';
+import { reportStatus } from '../lib/workflow/tasks/report-status.js';
 import { simulatedCluster, type StepTimeline } from './simulated-cluster.js';
 import { SimulatedClock } from './simulated-clock.js';
 
@@ -92,7 +93,7 @@ export async function orchestrationCost(
     },
     FinishStepLambdaFunction: async (input: StepInput) => finishStep(input, deps),
     CleanupBuildLambdaFunction: async (input: { build: { id: string }; namespace?: string }) => cleanupBuild(input, CONFIG.namespace, deps),
-    ReportStatusLambdaFunction: async (input: ReportStatusInput) =>
+    ReportStatusLambdaFunction: async (input: StatusRequest) =>
       reportStatus(input, { reporter: { report: async () => ({ posted: false, reason: 'benchmark' }) }, log: silent }),
   };
 

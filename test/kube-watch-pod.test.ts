@@ -2,7 +2,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { get as httpGet, type IncomingMessage } from 'node:http';
+import { openWatch } from './fixtures/watch-events.js';
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { podProgress, stepPodManifest, watchPodUntil } from '../lib/kube/index.js';
@@ -58,23 +58,12 @@ interface SeenVersion {
  */
 async function witnessPods(): Promise<{ seen: SeenVersion[]; stop(): void }> {
   const seen: SeenVersion[] = [];
-  const response = await new Promise<IncomingMessage>((resolve, reject) => {
-    httpGet(`${cluster.url}/api/v1/namespaces/default/pods?watch=true`, resolve).on('error', reject);
-  });
-  let buffered = '';
-  response.setEncoding('utf8');
-  response.on('data', (chunk: string) => {
-    buffered += chunk;
-    let newline;
-    while ((newline = buffered.indexOf('\n')) >= 0) {
-      const { object } = JSON.parse(buffered.slice(0, newline)) as { object: V1Pod };
-      buffered = buffered.slice(newline + 1);
-      seen.push({
-        name: object.metadata?.name ?? '',
-        resourceVersion: object.metadata?.resourceVersion ?? '',
-        waiting: object.status?.containerStatuses?.[0]?.state?.waiting?.reason,
-      });
-    }
+  const response = await openWatch<V1Pod>(`${cluster.url}/api/v1/namespaces/default/pods?watch=true`, ({ object }) => {
+    seen.push({
+      name: object.metadata?.name ?? '',
+      resourceVersion: object.metadata?.resourceVersion ?? '',
+      waiting: object.status?.containerStatuses?.[0]?.state?.waiting?.reason,
+    });
   });
   return { seen, stop: () => response.destroy() };
 }

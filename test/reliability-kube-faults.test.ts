@@ -7,7 +7,7 @@
  * Pods are counted on a watch stream, which no fault touches: every ADDED is one pod created.
  */
 import { randomInt } from 'node:crypto';
-import { createServer, request as httpRequest, get as httpGet, type IncomingMessage, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,7 @@ import { startLocalExecution, type ExecutionEvent } from '../lib/local/executor.
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { stepPodName } from '../lib/kube/index.js';
 import { logger } from '../lib/workflow/lambda-task.js';
+import { openWatch } from './fixtures/watch-events.js';
 
 const NAMESPACE = 'default';
 /**
@@ -109,22 +110,8 @@ beforeEach(() => {
 });
 
 function watchPodCreations(url: string): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    httpGet(`${url}/api/v1/namespaces/${NAMESPACE}/pods?watch=true&timeoutSeconds=${WITNESS_TIMEOUT}`, (response) => {
-      let buffered = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        buffered += chunk;
-        let newline;
-        while ((newline = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, newline);
-          buffered = buffered.slice(newline + 1);
-          const event = JSON.parse(line) as { type: string; object: { metadata: { name: string } } };
-          if (event.type === 'ADDED') created.set(event.object.metadata.name, (created.get(event.object.metadata.name) ?? 0) + 1);
-        }
-      });
-      resolve(response);
-    }).on('error', reject);
+  return openWatch<{ metadata: { name: string } }>(`${url}/api/v1/namespaces/${NAMESPACE}/pods?watch=true&timeoutSeconds=${WITNESS_TIMEOUT}`, (event) => {
+    if (event.type === 'ADDED') created.set(event.object.metadata.name, (created.get(event.object.metadata.name) ?? 0) + 1);
   });
 }
 

@@ -10,7 +10,7 @@ import { localLambdaContext } from '../lib/local/lambda-context.js';
 import { printedStatusReporter } from '../lib/local/printed-status.js';
 import { reportStatusHandler } from '../lib/workflow/handlers.js';
 import { logger } from '../lib/workflow/lambda-task.js';
-import type { ReportStatusInput } from '../lib/workflow/tasks/report-status.js';
+import type { StatusRequest } from '../lib/contract/index.js';
 import { startFakeGitHub, type FakeGitHub } from './fixtures/webhooks/github-server.js';
 
 const TOKEN = 'ghp_statusTokenNeverShown0002';
@@ -38,7 +38,7 @@ beforeEach(() => {
 });
 
 const onAws = () => createReportStatusHandler({ GITHUB_TOKEN_SECRET_ID: 'ci/github-token', GITHUB_API_URL: github.url });
-const invoke = (handler: ReturnType<typeof createReportStatusHandler>, input: ReportStatusInput) =>
+const invoke = (handler: ReturnType<typeof createReportStatusHandler>, input: StatusRequest) =>
   handler(input, localLambdaContext('reportStatus'));
 
 describe('ReportStatus', () => {

@@ -56,3 +56,19 @@ export interface CaughtFailure {
   Error?: string;
   Cause?: string;
 }
+
+/**
+ * What the ReportStarted / ReportSucceeded / ReportFailed states hand ReportStatus (their
+ * Parameters: build.$: $.build, outcome, executionArn.$: $$.Execution.Id, failure.$: $.failure).
+ */
+export interface StatusRequest {
+  build: BuildRef;
+  outcome: Outcome;
+  executionArn?: string;
+  failure?: CaughtFailure;
+}
+
+/** ReportStatus's output: `posted` only when the forge has the status; else `reason` says why. */
+export type StatusReport =
+  | { posted: true; state: string; description: string }
+  | { posted: false; reason: string; state?: string; description?: string };

@@ -2,7 +2,7 @@
  * Commit statuses for a build: what they say (pure), whether a build gets one, and where they go
  * (a sink: GitHub's statuses API on AWS; lib/local prints them).
  */
-import { Outcomes, type BuildRef, type CaughtFailure, type Outcome } from '../contract/index.js';
+import { Outcomes, type BuildRef, type CaughtFailure, type Outcome, type StatusReport, type StatusRequest } from '../contract/index.js';
 import { isGitHubTrigger } from './build-request.js';
 import { consoleUrlFor } from './execution-name.js';
 import type { CommitStatus, GitHubApi } from './github-api.js';
@@ -78,18 +78,6 @@ export function gitHubStatusSink(api: Pick<GitHubApi, 'createCommitStatus'>): St
     },
   };
 }
-
-/** What the ReportStatus states are asked; the answer says whether and what was posted. */
-export interface StatusRequest {
-  build: BuildRef;
-  outcome: Outcome;
-  executionArn?: string;
-  failure?: CaughtFailure;
-}
-
-export type StatusReport =
-  | { posted: true; state: string; description: string }
-  | { posted: false; reason: string; state?: string; description?: string };
 
 /** Commit statuses for GitHub builds only: another trigger has no commit to put one on. */
 export function commitStatusReporter(sink: StatusSink): { report(request: StatusRequest): Promise<StatusReport> } {

@@ -4,7 +4,7 @@
  * run the same middy composition and the same task code, and only the injected I/O differs.
  */
 import type { Context } from 'aws-lambda';
-import type { BuildInput } from '../contract/index.js';
+import type { BuildInput, StatusReport, StatusRequest } from '../contract/index.js';
 import { lambdaEventHandler, lambdaTask, logger } from './lambda-task.js';
 import type { PreparedBuild, StepInput } from './state-data.js';
 import type { TaskRuntime } from './task-deps.js';
@@ -15,7 +15,7 @@ import { finishStep } from './tasks/finish-step.js';
 import { launchStep } from './tasks/launch-step.js';
 import { pollStep } from './tasks/poll-step.js';
 import { prepareBuild } from './tasks/prepare-build.js';
-import { reportStatus, type ReportStatusInput, type ReportStatusResult, type StatusReporter } from './tasks/report-status.js';
+import { reportStatus, type StatusReporter } from './tasks/report-status.js';
 
 /** A watch must end well before the invocation does, or the poll is lost to a Lambda timeout. */
 export const WATCH_MARGIN_MS = 5_000;
@@ -40,7 +40,7 @@ export const cleanupBuildHandler = ({ settings, deps }: TaskRuntime) =>
  * GitHub token.
  */
 export const reportStatusHandler = (reporterFor: (context: Context) => StatusReporter) =>
-  lambdaTask<ReportStatusInput, ReportStatusResult>(async (input, context) =>
+  lambdaTask<StatusRequest, StatusReport>(async (input, context) =>
     reportStatus(input, { reporter: reporterFor(context), log: logger }),
   );
 

@@ -1,33 +1,16 @@
-import type { BuildRef, CaughtFailure, Outcome } from '../../contract/index.js';
+import type { StatusReport, StatusRequest } from '../../contract/index.js';
 import type { TaskLog } from '../task-deps.js';
-
-/**
- * The ReportStarted / ReportSucceeded / ReportFailed states' Parameters:
- *   build.$: $.build, outcome: started|succeeded|failed, executionArn.$: $$.Execution.Id,
- *   and for failed, failure.$: $.failure.
- */
-export interface ReportStatusInput {
-  build: BuildRef;
-  outcome: Outcome;
-  executionArn?: string;
-  failure?: CaughtFailure;
-}
-
-/** `posted` only when the forge has the status; one that was only printed says so in `reason`. */
-export type ReportStatusResult =
-  | { posted: true; state: string; description: string }
-  | { posted: false; reason: string; state?: string; description?: string };
 
 /** Where a build's status goes: commit statuses on GitHub (lib/forge), printed lines locally. */
 export interface StatusReporter {
-  report(input: ReportStatusInput): Promise<ReportStatusResult>;
+  report(request: StatusRequest): Promise<StatusReport>;
 }
 
 /**
  * Reports the build's status. Never throws for a status that cannot be reported: a commit status is
  * a courtesy, and GitHub being unreachable must not fail (or hide the result of) a build.
  */
-export async function reportStatus(input: ReportStatusInput, deps: { reporter: StatusReporter; log: TaskLog }): Promise<ReportStatusResult> {
+export async function reportStatus(input: StatusRequest, deps: { reporter: StatusReporter; log: TaskLog }): Promise<StatusReport> {
   const { build } = input;
   try {
     const result = await deps.reporter.report(input);
