@@ -96,4 +96,65 @@ spec:
     expect(await kubectl('delete', 'pod', 'hello', 'nope')).toMatchObject({ code: 0 });
     expect((await kubectl('get', 'pods')).stderr).toContain('No resources found in default namespace.');
   });
+
+  test('get pvc and storageclass: a claim Pending until its first pod, then Bound; describe shows why; delete', async () => {
+    writeFileSync(
+      join(dir, 'workspace.yaml'),
+      `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: ws, labels: {step-runner.dev/build: "42"}}
+spec: {accessModes: [ReadWriteOnce], storageClassName: gp2, resources: {requests: {storage: 10Gi}}}
+`,
+    );
+    expect(await kubectl('create', '-f', join(dir, 'workspace.yaml'))).toMatchObject({ code: 0, stdout: 'persistentvolumeclaim/ws created\n' });
+    const pending = await kubectl('get', 'pvc');
+    expect(pending.stdout).toMatch(/^NAME\s+STATUS\s+VOLUME\s+CAPACITY\s+ACCESS MODES\s+STORAGECLASS\s+VOLUMEATTRIBUTESCLASS\s+AGE\nws\s+Pending\s+gp2\s+<unset>\s+\d+s\n$/);
+
+    const described = await waitFor(
+      async () => {
+        const shown = await kubectl('describe', 'pvc', 'ws');
+        return shown.stdout.includes('WaitForFirstConsumer') && shown;
+      },
+      { timeoutMs: 10_000, intervalMs: 100, what: 'kubectl describe pvc to show the WaitForFirstConsumer event' },
+    );
+    expect(described.stdout).toMatch(/Status:\s+Pending/);
+    expect(described.stdout).toMatch(/Normal\s+WaitForFirstConsumer\s+\S+\s+persistentvolume-controller\s+waiting for first consumer to be created before binding/);
+
+    const pod = `apiVersion: v1
+kind: Pod
+metadata: {name: uses-ws}
+spec:
+  restartPolicy: Never
+  volumes: [{name: workspace, persistentVolumeClaim: {claimName: ws}}]
+  containers:
+  - {name: step, image: alpine:3.20, workingDir: /workspace, volumeMounts: [{name: workspace, mountPath: /workspace}], command: [/bin/sh, -c, "echo hi > out.txt"]}
+`;
+    writeFileSync(join(dir, 'uses-ws.yaml'), pod);
+    expect(await kubectl('create', '-f', join(dir, 'uses-ws.yaml'))).toMatchObject({ code: 0 });
+    const bound = await waitFor(
+      async () => {
+        const shown = await kubectl('get', 'pvc', '-l', 'step-runner.dev/build=42');
+        return /\sBound\s/.test(shown.stdout) && shown;
+      },
+      { timeoutMs: 10_000, intervalMs: 100, what: 'kubectl get pvc to show the claim Bound' },
+    );
+    expect(bound.stdout).toMatch(/\nws\s+Bound\s+pvc-[0-9a-f-]{36}\s+10Gi\s+RWO\s+gp2\s+<unset>\s+\d+s\n$/);
+    expect((await kubectl('get', 'pvc', 'ws', '-o', 'jsonpath={.metadata.annotations.volume\\.kubernetes\\.io/selected-node}')).stdout).toBe('embedded-node');
+
+    const classes = await kubectl('get', 'storageclass');
+    expect(classes.stdout).toMatch(/^NAME\s+PROVISIONER\s+RECLAIMPOLICY\s+VOLUMEBINDINGMODE\s+ALLOWVOLUMEEXPANSION\s+AGE\n/);
+    expect(classes.stdout).toMatch(/\ngp2\s+ebs\.csi\.aws\.com\s+Delete\s+WaitForFirstConsumer\s+false\s+\d+s\n/);
+    expect(classes.stdout).toMatch(/\nstandard \(default\)\s+step-runner\.dev\/host-path\s+Delete\s+WaitForFirstConsumer\s+false\s+\d+s\n/);
+    expect((await kubectl('get', 'sc', 'gp3', '-o', 'jsonpath={.parameters.type}')).stdout).toBe('gp3');
+
+    // The pod holds the claim: deleting the claim does not finish until the pod is gone.
+    expect(await kubectl('delete', 'pvc', 'ws', '--wait=false')).toMatchObject({ code: 0, stdout: 'persistentvolumeclaim "ws" deleted\n' });
+    expect((await kubectl('get', 'pvc', 'ws')).stdout).toMatch(/\nws\s+Terminating\s+pvc-/);
+    expect(await kubectl('delete', 'pod', 'uses-ws')).toMatchObject({ code: 0 });
+    await waitFor(async () => (await kubectl('get', 'pvc')).stderr.includes('No resources found in default namespace.'), {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      what: 'the claim to go once its pod is deleted',
+    });
+  });
 });

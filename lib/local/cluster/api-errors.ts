@@ -73,7 +73,14 @@ export function forbidden(resource: string, name: string, why: string): ApiError
 /** A field problem, rendered as the apiserver's field.Error (`spec.containers: Required value`). */
 export interface FieldProblem {
   field: string;
-  reason: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueTooLong';
+  reason:
+    | 'FieldValueRequired'
+    | 'FieldValueInvalid'
+    | 'FieldValueNotSupported'
+    | 'FieldValueDuplicate'
+    | 'FieldValueNotFound'
+    | 'FieldValueForbidden'
+    | 'FieldValueTooLong';
   /** The text after the field path, e.g. `Required value` or `Invalid value: "X": why`. */
   message: string;
 }

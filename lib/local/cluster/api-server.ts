@@ -1,7 +1,7 @@
 /** The HTTP front of the embedded cluster: faults, routing, and the verbs, answered as the apiserver does. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ApiError, methodNotAllowed, noSuchPath } from './api-errors.js';
-import { apiGroupList, apiVersions, coreResourceList, SERVER_VERSION } from './discovery.js';
+import { apiGroup, apiGroupList, apiVersions, resourceList, SERVER_VERSION } from './discovery.js';
 import { faultError, type FaultInjector } from './faults.js';
 import { readJsonBody, sendError, sendJson } from './http-io.js';
 import { openApiDocument } from './openapi.js';
@@ -17,7 +17,7 @@ import {
   withKind,
   type ApiContext,
 } from './resource-handlers.js';
-import { POD_LOG_SUBRESOURCE } from './resources.js';
+import { POD_LOG_SUBRESOURCE, type ResourceType } from './resources.js';
 import { parseRoute, type Route } from './routes.js';
 import { toTable, wantsTable, type IncludeObject } from './tables.js';
 import { isWatchRequest, serveWatch, type OpenWatch } from './watch-stream.js';
@@ -62,8 +62,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         return sendJson(res, 200, apiVersions(address));
       case 'apis':
         return sendJson(res, 200, apiGroupList());
-      case 'core':
-        return sendJson(res, 200, coreResourceList());
+      case 'group':
+        return sendJson(res, 200, apiGroup(route.group));
+      case 'resourceList':
+        return sendJson(res, 200, resourceList(route.group));
       case 'healthz':
         res.writeHead(200, { 'Content-Type': 'text/plain' });
         res.end('ok');
@@ -82,7 +84,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         const { resource, namespace, name } = route;
         if (method === 'GET') {
           const object = getObject(ctx, resource, namespace, name);
-          return sendJson(res, 200, wantsTable(req.headers.accept) ? table(resource.name, resource.kind, [object], query) : object);
+          return sendJson(res, 200, wantsTable(req.headers.accept) ? table(resource, [object], query) : object);
         }
         if (method === 'DELETE' && resource.verbs.includes('delete')) {
           const body = await readJsonBody(req);
@@ -99,7 +101,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
             return;
           }
           const items = listObjects(ctx, resource, namespace, query);
-          const body = wantsTable(req.headers.accept) ? table(resource.name, resource.kind, items, query) : listBody(ctx, resource, items);
+          const body = wantsTable(req.headers.accept) ? table(resource, items, query) : listBody(ctx, resource, items);
           return sendJson(res, 200, body);
         }
         if (method === 'POST' && resource.verbs.includes('create') && (namespace !== undefined || !resource.namespaced)) {
@@ -115,9 +117,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
   }
 
-  function table(resource: string, kind: string, items: ReturnType<typeof withKind>[], query: URLSearchParams) {
+  function table(resource: ResourceType, items: ReturnType<typeof withKind>[], query: URLSearchParams) {
     const include = (query.get('includeObject') ?? 'Metadata') as IncludeObject;
-    return toTable(resource, kind, items, { now: ctx.now(), resourceVersion: ctx.store.resourceVersion, include });
+    return toTable(resource, items, { now: ctx.now(), resourceVersion: ctx.store.resourceVersion, include });
   }
 
   const server = createServer((req, res) => {

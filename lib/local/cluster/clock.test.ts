@@ -1,6 +1,6 @@
 /** Every time the embedded cluster writes or reports comes from the clock it is given. */
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from './index.js';
-import type { CoreEvent, KubeObject, Pod } from './objects.js';
+import type { CoreEvent, KubeObject, PersistentVolumeClaim, Pod } from './objects.js';
 
 const PINNED = '2021-02-03T04:05:06Z';
 let cluster: EmbeddedCluster;
@@ -39,4 +39,24 @@ test('timestamps, pull durations, log times and AGE all read the injected clock'
   expect(table.rows[0]?.cells[4]).toBe('0s');
   const namespace = await get<KubeObject>('/api/v1/namespaces/default');
   expect(namespace.metadata.creationTimestamp).toBe(PINNED);
+});
+
+test('claims, their events and their deletion read the injected clock too', async () => {
+  const post = (path: string, body: object) => fetch(`${cluster.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  await post('/api/v1/namespaces/default/persistentvolumeclaims', { metadata: { name: 'ws' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+  await post('/api/v1/namespaces/default/pods', {
+    metadata: { name: 'holds-ws' },
+    spec: { volumes: [{ name: 'ws', persistentVolumeClaim: { claimName: 'ws' } }], containers: [{ name: 'step', image: 'alpine:3.20', command: ['true'] }] },
+  });
+  let pod: Pod;
+  do pod = await get<Pod>('/api/v1/namespaces/default/pods/holds-ws');
+  while (pod.status?.phase !== 'Succeeded');
+
+  // Held by the pod, the deleted claim stays, with its deletion time.
+  await fetch(`${cluster.url}/api/v1/namespaces/default/persistentvolumeclaims/ws`, { method: 'DELETE' });
+  const claim = await get<PersistentVolumeClaim>('/api/v1/namespaces/default/persistentvolumeclaims/ws');
+  expect([claim.status?.phase, claim.metadata.creationTimestamp, claim.metadata.deletionTimestamp]).toEqual(['Bound', PINNED, PINNED]);
+  const events = (await get<{ items: CoreEvent[] }>('/api/v1/namespaces/default/events?fieldSelector=involvedObject.kind%3DPersistentVolumeClaim')).items;
+  expect(events.map((e) => e.reason)).toEqual(['WaitForFirstConsumer', 'ExternalProvisioning', 'Provisioning', 'ProvisioningSucceeded']);
+  expect(new Set(events.flatMap((e) => [e.firstTimestamp, e.lastTimestamp]))).toEqual(new Set([PINNED]));
 });

@@ -20,7 +20,7 @@ export class ContainerRunner {
 
   constructor(
     private readonly pod: PodHandle,
-    private readonly node: Pick<NodeContext, 'timings' | 'workspace' | 'baseEnv' | 'logLimitBytes' | 'now'>,
+    private readonly node: Pick<NodeContext, 'timings' | 'baseEnv' | 'logLimitBytes' | 'now'>,
   ) {}
 
   /** The processes running now, by container name. */
@@ -28,8 +28,8 @@ export class ContainerRunner {
     return this.processes;
   }
 
-  /** Creates, starts and waits for one container; its end is in the pod's status when this returns. */
-  async run(container: Container, image: PulledImage, env: Record<string, string>): Promise<void> {
+  /** Creates, starts (in `cwd`) and waits for one container; its end is in the pod's status when this returns. */
+  async run(container: Container, image: PulledImage, env: Record<string, string>, cwd: string): Promise<void> {
     const { pod, node } = this;
     const containerID = `containerd://${randomBytes(32).toString('hex')}`;
     const argv = containerArgv(container, image.entry);
@@ -41,7 +41,7 @@ export class ContainerRunner {
     }
     await pod.wait(node.timings.createMs);
     const log = new LogBuffer(node.now, node.logLimitBytes);
-    const started = await startProcess(argv, { cwd: node.workspace, env: { ...node.baseEnv, HOSTNAME: pod.name, ...env }, log });
+    const started = await startProcess(argv, { cwd, env: { ...node.baseEnv, HOSTNAME: pod.name, ...env }, log });
     pod.event({ type: 'Normal', reason: 'Created', message: `Created container: ${container.name}`, container: container.name });
     this.logs.set(container.name, log);
     if (!started.ok) {

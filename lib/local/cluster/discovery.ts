@@ -1,5 +1,5 @@
 /** Discovery documents: what kubectl reads before anything else to map "po" to /api/v1/.../pods. */
-import { RESOURCES, POD_LOG_SUBRESOURCE } from './resources.js';
+import { API_GROUPS, RESOURCES, POD_LOG_SUBRESOURCE } from './resources.js';
 
 export const SERVER_VERSION = {
   major: '1',
@@ -21,13 +21,24 @@ export function apiVersions(serverAddress: string) {
   };
 }
 
-/** No API groups are served; an empty list tells kubectl so without it probing further. */
-export function apiGroupList() {
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: [] };
+function groupEntry(name: string) {
+  const version = { groupVersion: `${name}/v1`, version: 'v1' };
+  return { name, versions: [version], preferredVersion: version };
 }
 
-export function coreResourceList() {
-  const resources = Object.values(RESOURCES).flatMap((r) => {
+/** The served groups besides the core one, each at v1 only. */
+export function apiGroupList() {
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: API_GROUPS.map(groupEntry) };
+}
+
+export function apiGroup(name: string) {
+  return { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(name) };
+}
+
+/** The resources of one group at v1 ('' for the core group). */
+export function resourceList(group: string) {
+  const inGroup = Object.values(RESOURCES).filter((r) => (r.group ?? '') === group);
+  const resources = inGroup.flatMap((r) => {
     const entry = {
       name: r.name,
       singularName: r.singularName,
@@ -40,5 +51,7 @@ export function coreResourceList() {
     if (r.name !== 'pods') return [entry];
     return [entry, { name: `pods/${POD_LOG_SUBRESOURCE}`, singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] }];
   });
-  return { kind: 'APIResourceList', groupVersion: 'v1', resources };
+  // As the apiserver answers: /api/v1 carries no apiVersion, a group's list does.
+  if (!group) return { kind: 'APIResourceList', groupVersion: 'v1', resources };
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/v1`, resources };
 }

@@ -1,10 +1,10 @@
 /**
- * Records events about pods the way kubelet and scheduler do, including the client-side aggregation
- * of a real event recorder: the same reason, message and object bump `count` and `lastTimestamp`
- * on one Event instead of creating another.
+ * Records events about pods and claims the way kubelet, scheduler and volume controllers do,
+ * including the client-side aggregation of a real event recorder: the same reason, message and
+ * object bump `count` and `lastTimestamp` on one Event instead of creating another.
  */
 import type { Clock } from './clock.js';
-import { formatTime, type CoreEvent, type Pod } from './objects.js';
+import { formatTime, type CoreEvent, type KubeObject } from './objects.js';
 import type { ObjectStore } from './store.js';
 
 export interface EventSpec {
@@ -13,7 +13,8 @@ export interface EventSpec {
   message: string;
   /** Container the event is about, e.g. "step" -> fieldPath spec.containers{step}. */
   container?: string;
-  component?: 'kubelet' | 'default-scheduler';
+  /** Who reports it: kubelet by default, or default-scheduler, persistentvolume-controller, a provisioner. */
+  component?: string;
 }
 
 export class EventRecorder {
@@ -26,12 +27,13 @@ export class EventRecorder {
     private readonly now: Clock,
   ) {}
 
-  record(pod: Pod, spec: EventSpec): void {
-    const namespace = pod.metadata.namespace ?? 'default';
-    const podName = pod.metadata.name ?? '';
+  /** `object` as stored, so its kind and apiVersion say what the event is about. */
+  record(object: KubeObject, spec: EventSpec): void {
+    const namespace = object.metadata.namespace ?? 'default';
+    const objectName = object.metadata.name ?? '';
     const component = spec.component ?? 'kubelet';
     const fieldPath = spec.container === undefined ? undefined : `spec.containers{${spec.container}}`;
-    const key = JSON.stringify([pod.metadata.uid, fieldPath, spec.type, spec.reason, spec.message, component]);
+    const key = JSON.stringify([object.metadata.uid, fieldPath, spec.type, spec.reason, spec.message, component]);
     const timestamp = formatTime(this.now());
 
     const existing = this.aggregated.get(key);
@@ -44,18 +46,18 @@ export class EventRecorder {
       if (updated !== undefined) return;
     }
 
-    const name = `${podName}.${this.nextHex()}`;
+    const name = `${objectName}.${this.nextHex()}`;
     const event: CoreEvent = {
       kind: 'Event',
       apiVersion: 'v1',
       metadata: { name, namespace },
       involvedObject: {
-        kind: 'Pod',
+        kind: object.kind ?? 'Pod',
         namespace,
-        name: podName,
-        uid: pod.metadata.uid,
-        apiVersion: 'v1',
-        resourceVersion: pod.metadata.resourceVersion,
+        name: objectName,
+        uid: object.metadata.uid,
+        apiVersion: object.apiVersion ?? 'v1',
+        resourceVersion: object.metadata.resourceVersion,
         ...(fieldPath ? { fieldPath } : {}),
       },
       reason: spec.reason,

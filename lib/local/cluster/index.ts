@@ -2,10 +2,13 @@
  * The embedded cluster: a Kubernetes API on loopback that @kubernetes/client-node and kubectl use
  * as they use EKS, with a simulated kubelet whose containers are local processes.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createApiServer } from './api-server.js';
+import { startClaimProtection } from './claim-protection.js';
 import { systemClock, type Clock } from './clock.js';
 import { EventRecorder } from './events.js';
 import type { FaultInjector } from './faults.js';
@@ -14,10 +17,14 @@ import { ImagePuller } from './image-puller.js';
 import { kubeConfigFor, kubeconfigYaml } from './kubeconfig.js';
 import { Kubelet, NODE_CAPACITY, NODE_NAME } from './kubelet.js';
 import { DEFAULT_LOG_LIMIT_BYTES } from './log-buffer.js';
+import { NodeDirs } from './node-dirs.js';
+import { startPersistentVolumeController } from './pv-controller.js';
 import { createObject, type ApiContext } from './resource-handlers.js';
 import { RESOURCES } from './resources.js';
+import { STORAGE_CLASSES } from './storage-classes.js';
 import { ObjectStore } from './store.js';
 import { DEFAULT_TIMINGS, type KubeletTimings } from './timings.js';
+import { VolumeProvisioner } from './volume-provisioner.js';
 
 export type { Clock } from './clock.js';
 export type { CatalogEntry } from './image-catalog.js';
@@ -51,10 +58,12 @@ export interface EmbeddedClusterOptions {
 export interface EmbeddedCluster {
   /** http://127.0.0.1:PORT */
   url: string;
+  /** The temporary folder holding volumes and the containers' own directories; stop() removes it. */
+  stateDir: string;
   kubeConfig(): KubeConfig;
   /** A kubeconfig file's content, usable by kubectl. */
   kubeconfigYaml(): string;
-  /** Kills step processes, ends watches and closes the server. */
+  /** Kills step processes, ends watches, closes the server and removes the state folder. */
   stop(): Promise<void>;
 }
 
@@ -90,6 +99,11 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
   for (const namespace of new Set(['default', ...(options.namespaces ?? [])])) {
     createObject(context, RESOURCES.namespaces!, undefined, { metadata: { name: namespace } });
   }
+  for (const storageClass of STORAGE_CLASSES) createObject(context, RESOURCES.storageclasses!, undefined, storageClass);
+  const stateDir = await mkdtemp(join(tmpdir(), 'step-runner-cluster-'));
+  const dirs = new NodeDirs(stateDir);
+  const timings = { ...DEFAULT_TIMINGS, ...options.timings };
+  const events = new EventRecorder(store, NODE_NAME, now);
 
   const host = options.host ?? '127.0.0.1';
   const baseEnv: Record<string, string> = {};
@@ -97,15 +111,20 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     const value = process.env[name];
     if (value !== undefined) baseEnv[name] = value;
   }
+  const controllers = [
+    startPersistentVolumeController({ store, events }, new VolumeProvisioner({ store, events, dirs, timings, nodeName: NODE_NAME })),
+    startClaimProtection(store),
+  ];
   const kubelet = new Kubelet({
     store,
-    events: new EventRecorder(store, NODE_NAME, now),
+    events,
     puller: new ImagePuller(buildCatalog(entries)),
-    timings: { ...DEFAULT_TIMINGS, ...options.timings },
+    timings,
     nodeName: NODE_NAME,
     nodeIP: '127.0.0.1',
     capacity: NODE_CAPACITY,
     workspace: options.workspace ?? process.cwd(),
+    dirs,
     baseEnv,
     logLimitBytes: options.logLimitBytes ?? DEFAULT_LOG_LIMIT_BYTES,
     now,
@@ -123,15 +142,18 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
   let stopping: Promise<void> | undefined;
   return {
     url,
+    stateDir,
     kubeConfig: () => kubeConfigFor(url),
     kubeconfigYaml: () => kubeconfigYaml(url),
     stop: () => {
       stopping ??= (async () => {
         await kubelet.stop();
+        await Promise.all(controllers.map((c) => c.stop()));
         api.closeWatches();
         const closed = new Promise<void>((resolve) => api.server.close(() => resolve()));
         api.server.closeAllConnections();
         await closed;
+        await rm(stateDir, { recursive: true, force: true });
       })();
       return stopping;
     },

@@ -2,6 +2,7 @@
 import type { Clock } from './clock.js';
 import type { EventRecorder } from './events.js';
 import type { ImagePuller } from './image-puller.js';
+import type { NodeDirs } from './node-dirs.js';
 import type { NodeCapacity } from './scheduler.js';
 import type { ObjectStore } from './store.js';
 import type { KubeletTimings } from './timings.js';
@@ -14,7 +15,10 @@ export interface NodeContext {
   nodeName: string;
   nodeIP: string;
   capacity: NodeCapacity;
+  /** Working directory of a container that names none. */
   workspace: string;
+  /** Where volumes and the containers' own directories are on this machine. */
+  dirs: NodeDirs;
   /** The environment every step process starts from (PATH and friends); the container's env goes on top. */
   baseEnv: Record<string, string>;
   logLimitBytes: number;

@@ -14,6 +14,7 @@ export interface ObjectMeta {
   deletionGracePeriodSeconds?: number;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  finalizers?: string[];
   [key: string]: unknown;
 }
 
@@ -40,15 +41,48 @@ export interface ResourceList {
   [key: string]: string | undefined;
 }
 
+export interface VolumeMount {
+  name: string;
+  mountPath: string;
+  subPath?: string;
+  readOnly?: boolean;
+}
+
 export interface Container {
   name: string;
   image: string;
   command?: string[];
   args?: string[];
   env?: EnvVar[];
+  workingDir?: string;
+  volumeMounts?: VolumeMount[];
   imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
   resources?: { requests?: ResourceList; limits?: ResourceList };
   [key: string]: unknown;
+}
+
+/** A pod volume: its name and one source (`persistentVolumeClaim`, `emptyDir`, `configMap`, ...). */
+export interface Volume {
+  name: string;
+  persistentVolumeClaim?: { claimName: string; readOnly?: boolean };
+  emptyDir?: { medium?: string; sizeLimit?: string };
+  [source: string]: unknown;
+}
+
+export interface NodeSelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt';
+  values?: string[];
+}
+
+export interface NodeSelectorTerm {
+  matchExpressions?: NodeSelectorRequirement[];
+  matchFields?: NodeSelectorRequirement[];
+}
+
+export interface Affinity {
+  nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms: NodeSelectorTerm[] } };
+  [kind: string]: unknown;
 }
 
 export interface PodCondition {
@@ -88,6 +122,9 @@ export interface ContainerStatus {
 
 export interface PodSpec {
   containers: Container[];
+  volumes?: Volume[];
+  affinity?: Affinity;
+  nodeSelector?: Record<string, string>;
   restartPolicy?: string;
   activeDeadlineSeconds?: number;
   terminationGracePeriodSeconds?: number;
@@ -134,6 +171,26 @@ export interface CoreEvent extends KubeObject {
   eventTime: string | null;
   reportingComponent: string;
   reportingInstance: string;
+}
+
+export interface PersistentVolumeClaim extends KubeObject {
+  spec: {
+    accessModes?: string[];
+    storageClassName?: string;
+    volumeName?: string;
+    volumeMode?: string;
+    resources?: { requests?: ResourceList };
+    [key: string]: unknown;
+  };
+  status?: { phase: 'Pending' | 'Bound' | 'Lost'; accessModes?: string[]; capacity?: ResourceList };
+}
+
+export interface StorageClass extends KubeObject {
+  provisioner: string;
+  parameters?: Record<string, string>;
+  reclaimPolicy: 'Delete' | 'Retain';
+  volumeBindingMode: 'Immediate' | 'WaitForFirstConsumer';
+  allowVolumeExpansion?: boolean;
 }
 
 export interface Secret extends KubeObject {

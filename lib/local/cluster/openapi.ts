@@ -15,7 +15,8 @@ export function openApiIndex() {
 
 export function openApiCoreDocument() {
   const paths: Record<string, unknown> = {};
-  for (const resource of Object.values(RESOURCES)) {
+  // Only the core group: the others served here are read-only, so nothing is created in them.
+  for (const resource of Object.values(RESOURCES).filter((r) => r.group === undefined)) {
     const path = resource.namespaced ? `/api/v1/namespaces/{namespace}/${resource.name}/{name}` : `/api/v1/${resource.name}/{name}`;
     paths[path] = {
       patch: {

@@ -9,6 +9,7 @@ import type { EventSpec } from './events.js';
 import { formatTime, type ContainerStatus, type Pod } from './objects.js';
 import type { NodeContext } from './node-context.js';
 import { derivePhase, nodeConditions } from './pod-status.js';
+import type { StoreEvent } from './store.js';
 
 export class PodHandle {
   readonly namespace: string;
@@ -77,5 +78,26 @@ export class PodHandle {
 
   wait(ms: number): Promise<void> {
     return delay(ms, undefined, { signal: this.stop.signal });
+  }
+
+  /** Until a change to the cluster that `wanted` accepts (an AbortError once the pod is stopping). */
+  waitForChange(wanted: (event: StoreEvent) => boolean): Promise<void> {
+    const { signal } = this.stop;
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const finish = (settle: () => void) => {
+        unsubscribe();
+        signal.removeEventListener('abort', aborted);
+        settle();
+      };
+      const aborted = () => finish(() => reject(signal.reason));
+      const unsubscribe = this.node.store.subscribe((event) => {
+        if (wanted(event)) finish(resolve);
+      });
+      signal.addEventListener('abort', aborted, { once: true });
+    });
   }
 }

@@ -1,10 +1,13 @@
 /**
  * One pod's life on the simulated node, in the order a kubelet drives it: scheduling, taking the
- * pod on, then for each container its image, its environment and its process; and the pod's end
+ * pod on, its volumes, then for each container its image, its environment and its process (in its
+ * working directory, its env's mount paths turned into host paths); and the pod's end
  * when it runs past its deadline, is deleted, or the cluster stops. Each step is its own module;
  * this only sequences them and owns the deadline.
  */
+import { mkdir, rm } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
+import { hostEnv, hostMounts, workingDirectory } from './container-paths.js';
 import { ContainerRunner } from './container-runner.js';
 import { waitForContainerEnv } from './container-env.js';
 import { ensureImage } from './image-manager.js';
@@ -14,6 +17,7 @@ import type { Container, Pod } from './objects.js';
 import { PodHandle } from './pod-handle.js';
 import { admittedStatus } from './pod-status.js';
 import { DEADLINE_MESSAGE, terminatePod, type TerminationCause } from './pod-termination.js';
+import { mountVolumes } from './pod-volumes.js';
 import { schedule } from './scheduler.js';
 
 export class PodWorker {
@@ -49,9 +53,10 @@ export class PodWorker {
     this.pod.remove();
   }
 
-  /** The pod is gone from the API already (deleted with grace 0): kill without writing anything. */
+  /** The pod is gone from the API: kill without writing anything, and drop its directories (emptyDirs). */
   async removed(): Promise<void> {
     await this.shutdown();
+    await rm(this.node.dirs.pod(this.pod.uid), { recursive: true, force: true });
   }
 
   /** The cluster is stopping: kill everything at once. */
@@ -73,16 +78,22 @@ export class PodWorker {
     if (deadlineSeconds !== undefined) {
       this.deadline = setTimeout(() => void this.deadlineExceeded(pod), deadlineSeconds * 1000);
     }
-    await Promise.all(pod.spec.containers.map((c) => this.runContainer(c)));
+    const volumes = await mountVolumes(this.pod, pod, this.node);
+    if (volumes !== undefined) await Promise.all(pod.spec.containers.map((c) => this.runContainer(c, volumes)));
     clearTimeout(this.deadline);
   }
 
-  private async runContainer(container: Container): Promise<void> {
+  private async runContainer(container: Container, volumes: ReadonlyMap<string, string>): Promise<void> {
     const image = await ensureImage(this.pod, container, this.node);
     if (image === undefined) return;
     const env = await waitForContainerEnv(this.pod, container, this.node);
     if (env === undefined) return;
-    await this.containers.run(container, image, env);
+    const mounts = hostMounts(container.volumeMounts ?? [], volumes);
+    const root = this.node.dirs.containerRoot(this.pod.uid, container.name);
+    const cwd = workingDirectory(container, mounts, root, this.node.workspace);
+    // A runtime creates a missing working directory; if it cannot, the start fails as runc's chdir does.
+    if (container.workingDir) await mkdir(cwd, { recursive: true }).catch(() => undefined);
+    await this.containers.run(container, image, hostEnv(env, mounts), cwd);
   }
 
   private async deadlineExceeded(pod: Pod): Promise<void> {

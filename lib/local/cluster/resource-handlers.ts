@@ -2,7 +2,7 @@
 import { forbidden, invalid, notFound, badRequest } from './api-errors.js';
 import type { Clock } from './clock.js';
 import { formatTime, type KubeObject, type Pod } from './objects.js';
-import type { ResourceType } from './resources.js';
+import { apiVersionOf, type ResourceType } from './resources.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
 import type { ObjectStore } from './store.js';
 
@@ -13,7 +13,7 @@ export interface ApiContext {
 
 /** The object as a GET returns it: kind and apiVersion first. */
 export function withKind(resource: ResourceType, object: KubeObject): KubeObject {
-  return { kind: resource.kind, apiVersion: 'v1', ...object };
+  return { kind: resource.kind, apiVersion: apiVersionOf(resource), ...object };
 }
 
 /** List items carry no kind/apiVersion on the wire; the list's kind says what they are. */
@@ -51,7 +51,7 @@ export function listObjects(ctx: ApiContext, resource: ResourceType, namespace: 
 export function listBody(ctx: ApiContext, resource: ResourceType, items: KubeObject[]) {
   return {
     kind: `${resource.kind}List`,
-    apiVersion: 'v1',
+    apiVersion: apiVersionOf(resource),
     metadata: { resourceVersion: ctx.store.resourceVersion },
     items: items.map(asListItem),
   };
@@ -78,7 +78,7 @@ export function createObject(ctx: ApiContext, resource: ResourceType, namespace:
   const object = structuredClone(body) as KubeObject;
   object.metadata = typeof object.metadata === 'object' && object.metadata !== null ? object.metadata : {};
   if (object.kind !== undefined && object.kind !== resource.kind) {
-    throw badRequest(`the API version in the data (${String(object.apiVersion)}) does not match the expected API version (v1)`);
+    throw badRequest(`the API version in the data (${String(object.apiVersion)}) does not match the expected API version (${apiVersionOf(resource)})`);
   }
   if (resource.namespaced) {
     if (object.metadata.namespace !== undefined && object.metadata.namespace !== '' && object.metadata.namespace !== namespace) {
@@ -99,7 +99,7 @@ export function createObject(ctx: ApiContext, resource: ResourceType, namespace:
   if (problems.length > 0) throw invalid(resource.kind, object.metadata.name ?? '', problems);
   resource.applyDefaults(object);
   object.kind = resource.kind;
-  object.apiVersion = 'v1';
+  object.apiVersion = apiVersionOf(resource);
   return withKind(resource, ctx.store.create(resource.name, object));
 }
 
@@ -128,10 +128,29 @@ function deletePod(ctx: ApiContext, pod: Pod, options: DeleteOptions): KubeObjec
   );
 }
 
+/**
+ * An object with finalizers is only marked: it stays, Terminating, until the controllers that own
+ * the finalizers let it go (claim-protection.ts for a claim's).
+ */
+function markForDeletion(ctx: ApiContext, resource: ResourceType, object: KubeObject): KubeObject | undefined {
+  if (object.metadata.deletionTimestamp) return object;
+  const { namespace, name, uid } = object.metadata;
+  return ctx.store.update(
+    resource.name,
+    namespace,
+    name ?? '',
+    (draft) => {
+      draft.metadata.deletionTimestamp = formatTime(ctx.now());
+      draft.metadata.deletionGracePeriodSeconds = 0;
+    },
+    uid,
+  );
+}
+
 function deleteNamespace(ctx: ApiContext, namespace: KubeObject): KubeObject | undefined {
   const name = namespace.metadata.name ?? '';
   if (name === 'default') throw forbidden('namespaces', name, 'this namespace may not be deleted');
-  for (const resource of ['pods', 'events', 'secrets']) {
+  for (const resource of ['pods', 'events', 'secrets', 'persistentvolumeclaims']) {
     for (const object of ctx.store.list(resource, name)) ctx.store.remove(resource, name, object.metadata.name ?? '');
   }
   const removed = ctx.store.remove('namespaces', undefined, name);
@@ -152,6 +171,7 @@ export function deleteObject(
   let result: KubeObject | undefined;
   if (resource.name === 'pods') result = deletePod(ctx, current as Pod, options);
   else if (resource.name === 'namespaces') result = deleteNamespace(ctx, current);
+  else if (current.metadata.finalizers?.length) result = markForDeletion(ctx, resource, current);
   else result = ctx.store.remove(resource.name, namespace, name);
   return withKind(resource, result ?? current);
 }

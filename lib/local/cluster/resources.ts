@@ -3,12 +3,17 @@
  * selectors all read, so they cannot disagree.
  */
 import { badRequest, type FieldProblem } from './api-errors.js';
-import type { KubeObject, Pod, Secret } from './objects.js';
+import { applyClaimDefaults } from './claim-defaults.js';
+import { checkObjectName } from './name-validation.js';
+import type { KubeObject, PersistentVolumeClaim, Pod, Secret } from './objects.js';
 import { applyPodDefaults } from './pod-defaults.js';
-import { checkObjectName, validatePod, validateSecret } from './validation.js';
+import { validatePod, validateSecret } from './validation.js';
+import { validateClaim } from './volume-validation.js';
 
 export interface ResourceType {
   name: string;
+  /** The API group; absent for the core group (/api/v1). Every served group is at version v1. */
+  group?: string;
   singularName: string;
   kind: string;
   namespaced: boolean;
@@ -24,6 +29,7 @@ export interface ResourceType {
 }
 
 const META_FIELDS = ['metadata.name', 'metadata.namespace'];
+const STORAGE_GROUP = 'storage.k8s.io';
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'watch'];
 
 export const RESOURCES: Record<string, ResourceType> = {
@@ -101,6 +107,29 @@ export const RESOURCES: Record<string, ResourceType> = {
       o.type ??= 'Normal';
     },
   },
+  persistentvolumeclaims: {
+    name: 'persistentvolumeclaims',
+    singularName: 'persistentvolumeclaim',
+    kind: 'PersistentVolumeClaim',
+    namespaced: true,
+    verbs: ALL_VERBS,
+    shortNames: ['pvc'],
+    fieldLabels: META_FIELDS,
+    validate: (o) => validateClaim(o as PersistentVolumeClaim),
+    applyDefaults: (o) => applyClaimDefaults(o as PersistentVolumeClaim),
+  },
+  storageclasses: {
+    name: 'storageclasses',
+    group: STORAGE_GROUP,
+    singularName: 'storageclass',
+    kind: 'StorageClass',
+    namespaced: false,
+    verbs: ['get', 'list', 'watch'],
+    shortNames: ['sc'],
+    fieldLabels: META_FIELDS,
+    validate: (o) => checkObjectName(o.metadata.name, 'subdomain'),
+    applyDefaults: () => {},
+  },
   secrets: {
     name: 'secrets',
     singularName: 'secret',
@@ -129,3 +158,17 @@ export const RESOURCES: Record<string, ResourceType> = {
 };
 
 export const POD_LOG_SUBRESOURCE = 'log';
+
+/** `v1` for the core group, `group/v1` for the others, as objects and lists carry it. */
+export function apiVersionOf(resource: Pick<ResourceType, 'group'>): string {
+  return resource.group ? `${resource.group}/v1` : 'v1';
+}
+
+/** The served resource `name` of `group` ('' for core), if any. */
+export function resourceOf(group: string, name: string): ResourceType | undefined {
+  const resource = RESOURCES[name];
+  return resource !== undefined && (resource.group ?? '') === group ? resource : undefined;
+}
+
+/** The API groups served besides the core group. */
+export const API_GROUPS: readonly string[] = [...new Set(Object.values(RESOURCES).flatMap((r) => (r.group ? [r.group] : [])))];

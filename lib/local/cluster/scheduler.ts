@@ -1,9 +1,17 @@
-/** The default scheduler for the single node: whether a pod fits, and binding it (or saying why not). */
+/**
+ * The default scheduler for the single node: whether a pod can go there, plugin by plugin in the
+ * scheduler's order (claims, node affinity, resources); for claims that wait for their first
+ * consumer, selecting this node and waiting for their volumes; then binding (`Scheduled`) or
+ * saying why not (`FailedScheduling`).
+ */
+import { ClaimAnnotations, Preemption, Scheduling, nodeRejection, preFilterRejection } from './control-plane-messages.js';
+import { matchesNodeSelection, type NodeIdentity } from './node-affinity.js';
 import type { NodeContext } from './node-context.js';
-import type { Pod } from './objects.js';
+import type { KubeObject, PersistentVolumeClaim, Pod, StorageClass } from './objects.js';
 import type { PodHandle } from './pod-handle.js';
 import { setCondition } from './pod-status.js';
 import { parseQuantity } from './quantity.js';
+import { checkClaims, claimNames, isBound, type ClaimOf, type ClassOf } from './volume-binding.js';
 
 export interface NodeCapacity {
   cpu: string;
@@ -11,53 +19,105 @@ export interface NodeCapacity {
   pods: string;
 }
 
-export type Fit = { fits: true } | { fits: false; message: string };
+export type Placement =
+  | { fits: true; claimsToProvision: PersistentVolumeClaim[] }
+  /** `claimsMayHelp`: a change to the pod's claims can change the verdict, so it is worth retrying then. */
+  | { fits: false; message: string; claimsMayHelp: boolean };
 
 function requested(pod: Pod, resource: 'cpu' | 'memory'): number {
   return pod.spec.containers.reduce((sum, c) => sum + (parseQuantity(c.resources?.requests?.[resource] ?? '0') ?? 0), 0);
 }
 
 /** Compares the pod's requests with the node's whole capacity (other pods' requests are not counted). */
-export function fitPod(pod: Pod, capacity: NodeCapacity): Fit {
-  const short: string[] = [];
-  if (requested(pod, 'cpu') > (parseQuantity(capacity.cpu) ?? 0)) short.push('1 Insufficient cpu');
-  if (requested(pod, 'memory') > (parseQuantity(capacity.memory) ?? 0)) short.push('1 Insufficient memory');
-  if (short.length === 0) return { fits: true };
-  return {
-    fits: false,
-    message: `0/1 nodes are available: ${short.join(', ')}. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.`,
-  };
+function insufficient(pod: Pod, capacity: NodeCapacity): string[] {
+  return (['cpu', 'memory'] as const).filter((r) => requested(pod, r) > (parseQuantity(capacity[r]) ?? 0)).map(Scheduling.insufficient);
+}
+
+export function placePod(pod: Pod, node: NodeIdentity & { capacity: NodeCapacity }, claimOf: ClaimOf, classOf: ClassOf): Placement {
+  const claims = checkClaims(pod, claimOf, classOf);
+  if (!claims.ok) return { fits: false, message: preFilterRejection(claims.message), claimsMayHelp: true };
+  if (!matchesNodeSelection(pod, node)) {
+    return { fits: false, message: nodeRejection([Scheduling.nodeAffinityMismatch], Preemption.notHelpful), claimsMayHelp: false };
+  }
+  const short = insufficient(pod, node.capacity);
+  if (short.length > 0) return { fits: false, message: nodeRejection(short, Preemption.noVictims), claimsMayHelp: false };
+  return { fits: true, claimsToProvision: claims.unbound };
+}
+
+type SchedulerNode = Pick<NodeContext, 'store' | 'nodeName' | 'capacity' | 'timings'>;
+
+function unschedulable(pod: PodHandle, message: string): void {
+  pod.patch((p) => {
+    p.status = { ...p.status, phase: 'Pending', conditions: setCondition(p.status?.conditions ?? [], 'PodScheduled', 'False', pod.stamp(), 'Unschedulable', message) };
+  });
+  pod.event({ type: 'Warning', reason: 'FailedScheduling', message, component: 'default-scheduler' });
+}
+
+/**
+ * The scheduler's PreBind for claims that wait for their first consumer: the selected-node
+ * annotation tells the volume controllers where to make the volume; then it waits until each claim
+ * is bound, or is no longer there to wait for.
+ */
+async function provisionOnNode(pod: PodHandle, claims: PersistentVolumeClaim[], node: SchedulerNode): Promise<void> {
+  const { store } = node;
+  for (const claim of claims) {
+    store.update(
+      'persistentvolumeclaims',
+      pod.namespace,
+      claim.metadata.name ?? '',
+      (draft) => {
+        draft.metadata.annotations = { ...draft.metadata.annotations, [ClaimAnnotations.selectedNode]: node.nodeName };
+      },
+      claim.metadata.uid,
+    );
+  }
+  const settled = () =>
+    claims.every((c) => {
+      const now = store.get('persistentvolumeclaims', pod.namespace, c.metadata.name ?? '') as PersistentVolumeClaim | undefined;
+      return now === undefined || now.metadata.uid !== c.metadata.uid || Boolean(now.metadata.deletionTimestamp) || isBound(now);
+    });
+  if (!settled()) await pod.waitForChange(settled);
 }
 
 /**
  * Binds the pod to the node (Scheduled) or leaves it Pending as Unschedulable (FailedScheduling).
+ * A pod turned away for its claims is tried again whenever a claim of its namespace changes, as the
+ * real scheduler requeues it; with one node of fixed capacity, nothing else would change the answer.
  * Returns the pod when it was bound.
  */
-export async function schedule(
-  pod: PodHandle,
-  node: Pick<NodeContext, 'nodeName' | 'capacity' | 'timings'>,
-): Promise<Pod | undefined> {
+export async function schedule(pod: PodHandle, node: SchedulerNode): Promise<Pod | undefined> {
+  const { store } = node;
+  const claimOf: ClaimOf = (name) => store.get('persistentvolumeclaims', pod.namespace, name) as PersistentVolumeClaim | undefined;
+  const classOf: ClassOf = (name) => store.get('storageclasses', undefined, name) as StorageClass | undefined;
   await pod.wait(node.timings.scheduleMs);
-  const current = pod.current();
-  if (current === undefined) return undefined;
-  const fit = fitPod(current, node.capacity);
-  if (!fit.fits) {
-    // The real scheduler retries; with one node of fixed capacity the answer would not change.
+  for (;;) {
+    const current = pod.current();
+    if (current === undefined) return undefined;
+    const labels = (store.get('nodes', undefined, node.nodeName) as KubeObject | undefined)?.metadata.labels ?? {};
+    const placement = placePod(current, { name: node.nodeName, labels, capacity: node.capacity }, claimOf, classOf);
+    if (!placement.fits) {
+      unschedulable(pod, placement.message);
+      if (!placement.claimsMayHelp) return undefined;
+      const names = claimNames(current);
+      await pod.waitForChange((e) => e.resource === 'persistentvolumeclaims' && e.object.metadata.namespace === pod.namespace && names.includes(e.object.metadata.name ?? ''));
+      await pod.wait(node.timings.scheduleMs);
+      continue;
+    }
+    if (placement.claimsToProvision.length > 0) {
+      await provisionOnNode(pod, placement.claimsToProvision, node);
+      // Bound now, or a claim went away meanwhile: the next look says which.
+      continue;
+    }
     pod.patch((p) => {
-      p.status = { ...p.status, phase: 'Pending', conditions: setCondition([], 'PodScheduled', 'False', pod.stamp(), 'Unschedulable', fit.message) };
+      p.spec.nodeName = node.nodeName;
+      p.status = { ...p.status, phase: 'Pending', conditions: setCondition(p.status?.conditions ?? [], 'PodScheduled', 'True', pod.stamp()) };
     });
-    pod.event({ type: 'Warning', reason: 'FailedScheduling', message: fit.message, component: 'default-scheduler' });
-    return undefined;
+    pod.event({
+      type: 'Normal',
+      reason: 'Scheduled',
+      message: `Successfully assigned ${pod.namespace}/${pod.name} to ${node.nodeName}`,
+      component: 'default-scheduler',
+    });
+    return current;
   }
-  pod.patch((p) => {
-    p.spec.nodeName = node.nodeName;
-    p.status = { ...p.status, phase: 'Pending', conditions: setCondition(p.status?.conditions ?? [], 'PodScheduled', 'True', pod.stamp()) };
-  });
-  pod.event({
-    type: 'Normal',
-    reason: 'Scheduled',
-    message: `Successfully assigned ${pod.namespace}/${pod.name} to ${node.nodeName}`,
-    component: 'default-scheduler',
-  });
-  return current;
 }

@@ -1,5 +1,7 @@
-import type { Pod } from './objects.js';
-import { podStatusText } from './tables.js';
+import type { PersistentVolumeClaim, Pod } from './objects.js';
+import { RESOURCES } from './resources.js';
+import { STORAGE_CLASSES } from './storage-classes.js';
+import { podStatusText, toTable } from './tables.js';
 import { humanDuration } from './time-format.js';
 
 function pod(status: Pod['status'], deleting = false): Pod {
@@ -39,4 +41,37 @@ test.each([
   [400 * 86400_000, '400d'],
 ])('AGE of %d ms is %s', (ms, expected) => {
   expect(humanDuration(ms)).toBe(expected);
+});
+
+const created = '2026-01-01T00:00:00Z';
+const at = { now: new Date('2026-01-01T00:05:00Z'), resourceVersion: '1' };
+
+test('kubectl get pvc: capacity and access modes once bound, Terminating once deleted', () => {
+  const pending: PersistentVolumeClaim = {
+    metadata: { name: 'ws', creationTimestamp: created },
+    spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'gp2', volumeMode: 'Filesystem', resources: { requests: { storage: '10Gi' } } },
+    status: { phase: 'Pending' },
+  };
+  const bound: PersistentVolumeClaim = {
+    ...pending,
+    metadata: { ...pending.metadata, deletionTimestamp: created },
+    spec: { ...pending.spec, volumeName: 'pvc-1' },
+    status: { phase: 'Bound', accessModes: ['ReadWriteOnce', 'ReadOnlyMany'], capacity: { storage: '10Gi' } },
+  };
+  const table = toTable(RESOURCES.persistentvolumeclaims!, [pending, bound], at);
+  expect(table.columnDefinitions?.map((c) => c.name)).toEqual(['Name', 'Status', 'Volume', 'Capacity', 'Access Modes', 'StorageClass', 'VolumeAttributesClass', 'Age', 'VolumeMode']);
+  expect(table.rows.map((r) => r.cells)).toEqual([
+    ['ws', 'Pending', '', '', '', 'gp2', '<unset>', '5m', 'Filesystem'],
+    ['ws', 'Terminating', 'pvc-1', '10Gi', 'RWO,ROX', 'gp2', '<unset>', '5m', 'Filesystem'],
+  ]);
+});
+
+test('kubectl get storageclass: the default class says so in its name', () => {
+  const classes = STORAGE_CLASSES.map((c) => ({ ...c, metadata: { ...c.metadata, creationTimestamp: created } }));
+  const table = toTable(RESOURCES.storageclasses!, classes, at);
+  expect(table.rows.map((r) => r.cells)).toEqual([
+    ['gp2', 'ebs.csi.aws.com', 'Delete', 'WaitForFirstConsumer', false, '5m'],
+    ['gp3', 'ebs.csi.aws.com', 'Delete', 'WaitForFirstConsumer', true, '5m'],
+    ['standard (default)', 'step-runner.dev/host-path', 'Delete', 'WaitForFirstConsumer', false, '5m'],
+  ]);
 });

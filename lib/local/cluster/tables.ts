@@ -2,7 +2,9 @@
  * Server-side printing: kubectl asks for `as=Table` and prints the cells as they come, so the STATUS
  * of a pod is computed here the way kubectl's printer computes it for a real cluster.
  */
-import type { CoreEvent, KubeObject, Pod } from './objects.js';
+import type { CoreEvent, KubeObject, PersistentVolumeClaim, Pod, StorageClass } from './objects.js';
+import { apiVersionOf, type ResourceType } from './resources.js';
+import { isDefaultClass } from './storage-classes.js';
 import { since } from './time-format.js';
 
 interface Column {
@@ -79,6 +81,42 @@ function eventRow(event: CoreEvent, now: Date): unknown[] {
   ];
 }
 
+const ACCESS_MODE_ABBREVIATIONS: Record<string, string> = {
+  ReadWriteOnce: 'RWO',
+  ReadOnlyMany: 'ROX',
+  ReadWriteMany: 'RWX',
+  ReadWriteOncePod: 'RWOP',
+};
+
+/** printPersistentVolumeClaim: capacity and access modes only once bound, from the status. */
+function claimRow(claim: PersistentVolumeClaim, now: Date): unknown[] {
+  const bound = Boolean(claim.spec.volumeName);
+  const modes = (claim.status?.accessModes ?? []).map((m) => ACCESS_MODE_ABBREVIATIONS[m] ?? m);
+  return [
+    claim.metadata.name,
+    claim.metadata.deletionTimestamp ? 'Terminating' : (claim.status?.phase ?? ''),
+    claim.spec.volumeName ?? '',
+    bound ? (claim.status?.capacity?.storage ?? '') : '',
+    bound ? modes.join(',') : '',
+    claim.spec.storageClassName ?? '',
+    (claim.spec.volumeAttributesClassName as string | undefined) || '<unset>',
+    since(claim.metadata.creationTimestamp, now),
+    claim.spec.volumeMode ?? '<unset>',
+  ];
+}
+
+/** printStorageClass: the default class is marked in its name. */
+function storageClassRow(storageClass: StorageClass, now: Date): unknown[] {
+  return [
+    isDefaultClass(storageClass) ? `${storageClass.metadata.name} (default)` : storageClass.metadata.name,
+    storageClass.provisioner,
+    storageClass.reclaimPolicy ?? 'Delete',
+    storageClass.volumeBindingMode ?? 'Immediate',
+    storageClass.allowVolumeExpansion ?? false,
+    since(storageClass.metadata.creationTimestamp, now),
+  ];
+}
+
 const COLUMNS: Record<string, { columns: Column[]; row: (o: KubeObject, now: Date) => unknown[] }> = {
   pods: {
     columns: [
@@ -117,6 +155,24 @@ const COLUMNS: Record<string, { columns: Column[]; row: (o: KubeObject, now: Dat
     columns: [NAME, col('Type'), col('Data', 0, 'string'), AGE],
     row: (o, now) => [o.metadata.name, o.type ?? 'Opaque', Object.keys((o.data as object | undefined) ?? {}).length, since(o.metadata.creationTimestamp, now)],
   },
+  persistentvolumeclaims: {
+    columns: [
+      NAME,
+      col('Status'),
+      col('Volume'),
+      col('Capacity'),
+      col('Access Modes'),
+      col('StorageClass'),
+      col('VolumeAttributesClass'),
+      AGE,
+      col('VolumeMode', 1),
+    ],
+    row: (o, now) => claimRow(o as PersistentVolumeClaim, now),
+  },
+  storageclasses: {
+    columns: [NAME, col('Provisioner'), col('ReclaimPolicy'), col('VolumeBindingMode'), col('AllowVolumeExpansion'), AGE],
+    row: (o, now) => storageClassRow(o as StorageClass, now),
+  },
   nodes: {
     columns: [NAME, col('Status'), col('Roles'), AGE, col('Version')],
     row: (o, now) => [o.metadata.name, 'Ready', '<none>', since(o.metadata.creationTimestamp, now), 'v1.33.0-embedded'],
@@ -130,24 +186,23 @@ export function wantsTable(accept: string | undefined): boolean {
   return accept !== undefined && /as=Table/.test(accept);
 }
 
-function rowObject(resourceKind: string, object: KubeObject, include: IncludeObject): unknown {
+function rowObject(resource: ResourceType, object: KubeObject, include: IncludeObject): unknown {
   if (include === 'None') return undefined;
-  if (include === 'Object') return { kind: resourceKind, apiVersion: 'v1', ...object };
+  if (include === 'Object') return { kind: resource.kind, apiVersion: apiVersionOf(resource), ...object };
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: object.metadata };
 }
 
 export function toTable(
-  resource: string,
-  kind: string,
+  resource: ResourceType,
   objects: KubeObject[],
   options: { now: Date; resourceVersion: string; include?: IncludeObject; withColumns?: boolean },
 ) {
-  const printer = COLUMNS[resource] ?? { columns: [NAME, AGE], row: (o: KubeObject, now: Date) => [o.metadata.name, since(o.metadata.creationTimestamp, now)] };
+  const printer = COLUMNS[resource.name] ?? { columns: [NAME, AGE], row: (o: KubeObject, now: Date) => [o.metadata.name, since(o.metadata.creationTimestamp, now)] };
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata: { resourceVersion: options.resourceVersion },
     columnDefinitions: options.withColumns === false ? null : printer.columns,
-    rows: objects.map((o) => ({ cells: printer.row(o, options.now), object: rowObject(kind, o, options.include ?? 'Metadata') })),
+    rows: objects.map((o) => ({ cells: printer.row(o, options.now), object: rowObject(resource, o, options.include ?? 'Metadata') })),
   };
 }

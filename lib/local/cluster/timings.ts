@@ -1,7 +1,9 @@
 /** How fast the simulated node moves. Defaults feel like a real node; tests pass small numbers. */
 export interface KubeletTimings {
-  /** Pod created -> scheduled onto the node. */
+  /** Pod created -> scheduled onto the node (and again before each retry of a pod waiting for a claim). */
   scheduleMs: number;
+  /** A claim's node selected -> its volume provisioned and the claim Bound. */
+  provisionMs: number;
   /** One image pull (the Pulled event reports the time taken). */
   pullMs: number;
   /** Image ready -> container created and started. */
@@ -19,6 +21,7 @@ export interface KubeletTimings {
 
 export const DEFAULT_TIMINGS: KubeletTimings = {
   scheduleMs: 50,
+  provisionMs: 1_000,
   pullMs: 800,
   createMs: 150,
   syncMs: 1_000,
@@ -31,6 +34,7 @@ export const DEFAULT_TIMINGS: KubeletTimings = {
 /** A preset for tests: every transition within tens of milliseconds. */
 export const FAST_TIMINGS: KubeletTimings = {
   scheduleMs: 2,
+  provisionMs: 5,
   pullMs: 10,
   createMs: 2,
   syncMs: 15,

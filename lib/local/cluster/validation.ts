@@ -1,62 +1,19 @@
-/** Create-time validation, with the apiserver's field paths and wording (tests and users match on them). */
+/** Create-time validation of pods and secrets, with the apiserver's field paths and wording (tests and users match on them). */
 import type { FieldProblem } from './api-errors.js';
-import type { Container, Pod, Secret } from './objects.js';
+import { duplicate, forbidden, invalidValue, notSupported, required } from './field-errors.js';
+import { checkDnsLabel, checkObjectName } from './name-validation.js';
+import type { Container, NodeSelectorRequirement, Pod, Secret } from './objects.js';
 import { QUANTITY_FORMAT_MESSAGE, parseQuantity } from './quantity.js';
+import { checkVolumeMounts, checkVolumes } from './volume-validation.js';
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-const LABEL_MESSAGE =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const SUBDOMAIN_MESSAGE =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-
-const quote = (value: unknown) => JSON.stringify(value);
-
-function invalidValue(field: string, value: unknown, why: string): FieldProblem {
-  return { field, reason: 'FieldValueInvalid', message: `Invalid value: ${quote(value)}: ${why}` };
-}
-
-function required(field: string, detail?: string): FieldProblem {
-  return { field, reason: 'FieldValueRequired', message: detail ? `Required value: ${detail}` : 'Required value' };
-}
-
-function notSupported(field: string, value: unknown, supported: string[]): FieldProblem {
-  return {
-    field,
-    reason: 'FieldValueNotSupported',
-    message: `Unsupported value: ${quote(value)}: supported values: ${supported.map((s) => quote(s)).join(', ')}`,
-  };
-}
-
-export function checkDnsLabel(field: string, value: string): FieldProblem[] {
-  const problems: FieldProblem[] = [];
-  if (value.length > 63) problems.push(invalidValue(field, value, 'must be no more than 63 characters'));
-  if (!DNS1123_LABEL.test(value)) problems.push(invalidValue(field, value, LABEL_MESSAGE));
-  return problems;
-}
-
-export function checkDnsSubdomain(field: string, value: string): FieldProblem[] {
-  const problems: FieldProblem[] = [];
-  if (value.length > 253) problems.push(invalidValue(field, value, 'must be no more than 253 characters'));
-  if (!DNS1123_SUBDOMAIN.test(value)) problems.push(invalidValue(field, value, SUBDOMAIN_MESSAGE));
-  return problems;
-}
-
-/** metadata.name: required (the caller resolves generateName first) and a valid name. */
-export function checkObjectName(name: string | undefined, kind: 'label' | 'subdomain'): FieldProblem[] {
-  if (name === undefined || name === '') return [required('metadata.name', 'name or generateName is required')];
-  return kind === 'label' ? checkDnsLabel('metadata.name', name) : checkDnsSubdomain('metadata.name', name);
-}
-
-function checkContainer(container: Partial<Container>, index: number, seen: Set<string>): FieldProblem[] {
+function checkContainer(container: Partial<Container>, index: number, seen: Set<string>, volumes: ReadonlySet<string>): FieldProblem[] {
   const at = `spec.containers[${index}]`;
   const problems: FieldProblem[] = [];
   if (typeof container.name !== 'string' || container.name === '') {
     problems.push(required(`${at}.name`));
   } else {
     problems.push(...checkDnsLabel(`${at}.name`, container.name));
-    if (seen.has(container.name)) problems.push({ field: `${at}.name`, reason: 'FieldValueDuplicate', message: `Duplicate value: ${quote(container.name)}` });
+    if (seen.has(container.name)) problems.push(duplicate(`${at}.name`, container.name));
     seen.add(container.name);
   }
   if (typeof container.image !== 'string' || container.image.trim() === '') problems.push(required(`${at}.image`));
@@ -78,18 +35,50 @@ function checkContainer(container: Partial<Container>, index: number, seen: Set<
       problems.push(required(`${at}.env[${i}].valueFrom.secretKeyRef.key`));
     }
   });
+  problems.push(...checkVolumeMounts(container, at, volumes));
   return problems;
+}
+
+/** ValidateNodeSelectorRequirement: the values each operator needs. */
+function checkNodeRequirement(requirement: Partial<NodeSelectorRequirement>, at: string): FieldProblem[] {
+  const values = requirement.values ?? [];
+  switch (requirement.operator) {
+    case 'In':
+    case 'NotIn':
+      return values.length === 0 ? [required(`${at}.values`, "must be specified when `operator` is 'In' or 'NotIn'")] : [];
+    case 'Exists':
+    case 'DoesNotExist':
+      return values.length > 0 ? [forbidden(`${at}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")] : [];
+    case 'Gt':
+    case 'Lt':
+      return values.length !== 1 ? [required(`${at}.values`, "must be specified single value when `operator` is 'Lt' or 'Gt'")] : [];
+    default:
+      return [invalidValue(`${at}.operator`, requirement.operator, 'not a valid selector operator')];
+  }
+}
+
+function checkNodeAffinity(pod: Pod): FieldProblem[] {
+  const selector = pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  if (selector === undefined) return [];
+  const at = 'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms';
+  const terms = selector.nodeSelectorTerms ?? [];
+  if (terms.length === 0) return [required(at, 'must have at least one node selector term')];
+  return terms.flatMap((term, i) =>
+    (term?.matchExpressions ?? []).flatMap((requirement, j) => checkNodeRequirement(requirement ?? {}, `${at}[${i}].matchExpressions[${j}]`)),
+  );
 }
 
 export function validatePod(pod: Pod): FieldProblem[] {
   const problems = checkObjectName(pod.metadata.name, 'subdomain');
   const spec = pod.spec as Partial<Pod['spec']> | undefined;
+  const volumes = checkVolumes(spec?.volumes ?? []);
+  problems.push(...volumes.problems);
   const containers = spec?.containers;
   if (!Array.isArray(containers) || containers.length === 0) {
     problems.push(required('spec.containers'));
   } else {
     const seen = new Set<string>();
-    containers.forEach((c, i) => problems.push(...checkContainer(c ?? {}, i, seen)));
+    containers.forEach((c, i) => problems.push(...checkContainer(c ?? {}, i, seen, volumes.names)));
   }
   const restart = spec?.restartPolicy;
   if (restart !== undefined && !['Always', 'OnFailure', 'Never'].includes(restart)) {
@@ -99,6 +88,7 @@ export function validatePod(pod: Pod): FieldProblem[] {
   if (deadline !== undefined && !(Number.isInteger(deadline) && deadline >= 1)) {
     problems.push(invalidValue('spec.activeDeadlineSeconds', deadline, 'must be between 1 and 2147483647, inclusive'));
   }
+  if (spec !== undefined) problems.push(...checkNodeAffinity(pod));
   return problems;
 }
 

@@ -41,7 +41,7 @@ export function serveWatch(
   const send = (type: WatchEventType | 'ERROR', object: KubeObject | object) => {
     let payload: unknown = type === 'ERROR' ? object : withKind(resource, object as KubeObject);
     if (asTable && type !== 'ERROR') {
-      payload = toTable(resource.name, resource.kind, [object as KubeObject], {
+      payload = toTable(resource, [object as KubeObject], {
         now: ctx.now(),
         resourceVersion: (object as KubeObject).metadata.resourceVersion ?? '',
         include,

@@ -1,0 +1,71 @@
+import type { PersistentVolumeClaim, Pod, StorageClass } from './objects.js';
+import { placePod } from './scheduler.js';
+import { STORAGE_CLASSES } from './storage-classes.js';
+
+const node = { name: 'embedded-node', labels: { 'kubernetes.io/hostname': 'embedded-node' }, capacity: { cpu: '4', memory: '8Gi', pods: '110' } };
+const classOf = (name: string): StorageClass | undefined => STORAGE_CLASSES.find((c) => c.metadata.name === name);
+
+function claim(name: string, spec: Partial<PersistentVolumeClaim['spec']>, extra: Partial<PersistentVolumeClaim> = {}): PersistentVolumeClaim {
+  return { metadata: { name, namespace: 'ci', uid: `uid-${name}` }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, ...spec }, status: { phase: 'Pending' }, ...extra };
+}
+
+const claims: Record<string, PersistentVolumeClaim> = {
+  waiting: claim('waiting', { storageClassName: 'gp2' }),
+  bound: claim('bound', { storageClassName: 'gp2', volumeName: 'pvc-uid-bound' }, { status: { phase: 'Bound' } }),
+  'no-such-class': claim('no-such-class', { storageClassName: 'fast' }),
+  'no-class': claim('no-class', { storageClassName: '' }),
+  leaving: claim('leaving', { storageClassName: 'gp2' }, { metadata: { name: 'leaving', deletionTimestamp: '2026-01-01T00:00:00Z' } }),
+};
+const claimOf = (name: string) => claims[name];
+
+function pod(claimNames: string[], spec: Partial<Pod['spec']> = {}): Pod {
+  return {
+    metadata: { name: 'step', namespace: 'ci' },
+    spec: {
+      containers: [{ name: 'step', image: 'alpine' }],
+      volumes: claimNames.map((c, i) => ({ name: `v${i}`, persistentVolumeClaim: { claimName: c } })),
+      ...spec,
+    },
+  };
+}
+
+const notHelpful = 'preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.';
+
+test.each([
+  ['a claim that does not exist', ['nope'], `0/1 nodes are available: persistentvolumeclaim "nope" not found. ${notHelpful}`],
+  ['a claim being deleted', ['leaving'], `0/1 nodes are available: persistentvolumeclaim "leaving" is being deleted. ${notHelpful}`],
+  ['a claim of an unknown class', ['no-such-class'], `0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. ${notHelpful}`],
+  ['a claim of no class', ['waiting', 'no-class'], `0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. ${notHelpful}`],
+])('%s: Unschedulable until its claims change', (_title, names, message) => {
+  expect(placePod(pod(names), node, claimOf, classOf)).toEqual({ fits: false, message, claimsMayHelp: true });
+});
+
+test('the missing claim is reported before a later claim of the pod', () => {
+  const placement = placePod(pod(['no-such-class', 'nope']), node, claimOf, classOf);
+  expect(placement).toMatchObject({ message: expect.stringContaining('persistentvolumeclaim "nope" not found') });
+});
+
+test('a claim waiting for its first consumer is provisioned for this pod; a bound one is not', () => {
+  expect(placePod(pod(['waiting', 'bound']), node, claimOf, classOf)).toEqual({ fits: true, claimsToProvision: [claims.waiting] });
+  expect(placePod(pod(['bound']), node, claimOf, classOf)).toEqual({ fits: true, claimsToProvision: [] });
+});
+
+test('pinned to another node: Unschedulable for good, and its claims are not provisioned', () => {
+  const pinned = pod(['waiting'], {
+    affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['ip-10-0-1-23.ec2.internal'] }] }] } } },
+  });
+  expect(placePod(pinned, node, claimOf, classOf)).toEqual({
+    fits: false,
+    message: `0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. ${notHelpful}`,
+    claimsMayHelp: false,
+  });
+});
+
+test('requests above the node: Insufficient, and preemption finds no victims', () => {
+  const big = pod([], { containers: [{ name: 'step', image: 'alpine', resources: { requests: { cpu: '8', memory: '64Gi' } } }] });
+  expect(placePod(big, node, claimOf, classOf)).toEqual({
+    fits: false,
+    message: '0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
+    claimsMayHelp: false,
+  });
+});
