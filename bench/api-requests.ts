@@ -7,7 +7,7 @@
 import { localLambdaContext } from '../lib/local/lambda-context.js';
 import { launchStepHandler, pollStepHandler } from '../lib/workflow/handlers.js';
 import type { PollState, StepInput } from '../lib/workflow/state-data.js';
-import type { TaskLog, TaskRuntime } from '../lib/workflow/task-deps.js';
+import type { TaskRuntime } from '../lib/workflow/task-deps.js';
 import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
 import type { RequestCounter } from './request-counter.js';
 
@@ -30,12 +30,11 @@ export async function measureApiRequestsPerPoll(counter: RequestCounter, runtime
   const launchStep = launchStepHandler(runtime);
   const pollStep = pollStepHandler(runtime);
   const { namespace } = runtime.settings;
-  const silent = { info: () => undefined, warn: () => undefined } as unknown as TaskLog;
   // The settings every step gets come from the real PrepareBuild, as the Map's ItemSelector passes them.
-  const prepared = prepareBuild(
-    { build: { id: `requests-${Date.now().toString(36)}`, trigger: 'benchmark' }, pipeline: { file: 'bench.yml', text: PIPELINE }, namespace },
+  const prepared = await prepareBuild(
+    { build: { id: `requests-${Date.now().toString(36)}`, trigger: 'benchmark' }, pipeline: { file: 'bench.yml', text: PIPELINE }, namespace, withoutSource: 'the benchmark measures its steps' },
     runtime.settings,
-    silent,
+    runtime.deps,
   );
   const measured: PollRequests[] = [];
   for (const [index, step] of prepared.steps.entries()) {

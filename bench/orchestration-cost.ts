@@ -83,7 +83,7 @@ export async function orchestrationCost(
   let invocations = 0;
   let polls = 0;
   const byFunction: Record<string, (input: never) => Promise<unknown>> = {
-    PrepareBuildLambdaFunction: async (input: BuildInput) => prepareBuild(input, CONFIG, silent),
+    PrepareBuildLambdaFunction: async (input: BuildInput) => prepareBuild(input, CONFIG, deps),
     LaunchStepLambdaFunction: async (input: StepInput) => fixed(await launchStep(input, deps)),
     PollStepLambdaFunction: async (input: StepInput) => {
       // WaitForStep waited exactly what the previous poll (or the launch) asked for.
@@ -116,6 +116,7 @@ export async function orchestrationCost(
   const name = `bench-${stepMinutes}m-${schedule}`.toLowerCase();
   const input: BuildInput = {
     build: { id: name, trigger: 'benchmark' },
+    withoutSource: 'the benchmark measures its steps',
       pipeline: {
         file: 'bench.yml',
       text: `version: 1\nsteps:\n  - name: work\n    image: alpine:3.20\n    timeout: 2h\n    commands: [make]\n`,

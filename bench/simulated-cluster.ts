@@ -5,7 +5,7 @@
  * the objects a kubelet would report at the simulated moment, so the real classifier and the real
  * poll schedule decide everything else.
  */
-import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Api, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import type { TaskDeps } from '../lib/workflow/task-deps.js';
 import type { SimulatedClock } from './simulated-clock.js';
 
@@ -26,6 +26,7 @@ export interface SimulatedCluster {
 
 export function simulatedCluster(clock: SimulatedClock, timeline: StepTimeline): SimulatedCluster {
   const pods = new Map<string, { pod: V1Pod; createdAt: number }>();
+  const claims = new Map<string, V1PersistentVolumeClaim>();
 
   const podAt = (entry: { pod: V1Pod; createdAt: number }): V1Pod => {
     const age = (clock.now().getTime() - entry.createdAt) / 1000;
@@ -87,6 +88,23 @@ export function simulatedCluster(clock: SimulatedClock, timeline: StepTimeline):
     },
     async listNamespacedPod() {
       return { items: [...pods.values()].map(podAt) };
+    },
+    // The build's workspace claim, bound at once; its first pod's node is where later pods go.
+    async createNamespacedPersistentVolumeClaim({ body }: { body: V1PersistentVolumeClaim }) {
+      claims.set(body.metadata!.name!, body);
+      return body;
+    },
+    async readNamespacedPersistentVolumeClaim({ name }: { name: string }) {
+      const claim = claims.get(name);
+      if (!claim) throw Object.assign(new Error('not found'), { code: 404, body: '{"reason":"NotFound"}', headers: {} });
+      return { ...claim, metadata: { ...claim.metadata, annotations: { ...claim.metadata?.annotations, 'volume.kubernetes.io/selected-node': 'sim-node' } } };
+    },
+    async listNamespacedPersistentVolumeClaim() {
+      return { items: [...claims.values()] };
+    },
+    async deleteNamespacedPersistentVolumeClaim({ name }: { name: string }) {
+      claims.delete(name);
+      return {};
     },
   };
   let watchedSeconds = 0;

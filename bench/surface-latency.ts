@@ -61,7 +61,7 @@ export async function measureSurfaceLatency(kubeConfig: KubeConfig, runtime: Tas
       let endedAt: number | undefined;
       let polls = 0;
       const execution = startLocalExecution(
-        { build: { id: buildId, trigger: 'benchmark' }, pipeline: { file: 'missing-image.yml', text: MISSING_IMAGE_PIPELINE }, namespace },
+        { build: { id: buildId, trigger: 'benchmark' }, pipeline: { file: 'missing-image.yml', text: MISSING_IMAGE_PIPELINE }, namespace, withoutSource: 'the benchmark measures its steps' },
         {
           runtime,
           onEvent: (event) => {

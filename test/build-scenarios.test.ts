@@ -53,7 +53,7 @@ async function build(pipeline: string, onEvent?: (event: ExecutionEvent, abort: 
   const events: ExecutionEvent[] = [];
   const abort = () => execution.abort();
   const execution = startLocalExecution(
-    { build: { id, trigger: 'test' }, pipeline: { file: 'pipeline.yml', text: pipeline } },
+    { build: { id, trigger: 'test' }, pipeline: { file: 'pipeline.yml', text: pipeline }, withoutSource: 'these builds test their steps, not a checkout' },
     {
       runtime,
       waitMs: 100,

@@ -4,6 +4,7 @@
  * started by signed generic webhooks, and the page watched the way a person would. Screenshots go
  * to test-artifacts/ for a human to look at.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { sign } from '@octokit/webhooks-methods';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -11,6 +12,7 @@ import { FAST_TIMINGS } from '../lib/local/cluster/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import { describeRequiring } from './fixtures/requirements.js';
+import { branchPush } from './fixtures/webhooks/examples.js';
 
 // Callbacks passed to page.evaluate run in the browser; the project's tsconfig has no DOM types.
 declare const document: { activeElement: unknown; documentElement: { scrollWidth: number } };
@@ -30,16 +32,33 @@ const chromiumInstalled = {
 let server: LocalServer;
 let browser: Browser;
 
+/** A generic delivery of a pipeline that needs no source. */
 async function startBuild(pipelineFile: string, delivery: string): Promise<string> {
   const body = JSON.stringify({
     repository: 'team/app',
     commit: `${delivery.padEnd(12, '0')}c0ffee`,
     ref: 'refs/heads/main',
-    pipeline: readFileSync(pipelineFile, 'utf8'),
+    pipeline: `checkout: false\n${readFileSync(pipelineFile, 'utf8')}`,
   });
   const response = await fetch(`${server.url}/webhook/generic`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-delivery-id': delivery, 'x-signature-256': await sign(SECRET, body) },
+    body,
+  });
+  expect(response.status).toBe(202);
+  return ((await response.json()) as { executionName: string }).executionName;
+}
+
+/**
+ * A GitHub push of this repository's HEAD: the server builds its default pipeline
+ * (examples/hello.yml) on a checkout of that commit from the current work tree.
+ */
+async function startGitHubBuild(delivery: string): Promise<string> {
+  const head = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+  const body = JSON.stringify({ ...branchPush(), after: head });
+  const response = await fetch(`${server.url}/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': delivery, 'x-hub-signature-256': await sign(SECRET, body) },
     body,
   });
   expect(response.status).toBe(202);
@@ -157,7 +176,7 @@ describeRequiring('the console page in Chromium', chromiumInstalled, () => {
     await page.goto(`${server.url}/`);
     const rowsBefore = await page.locator('#x-list tr[data-execution]').count();
 
-    const name = await startBuild('examples/hello.yml', 'hello-1');
+    const name = await startGitHubBuild('hello-1');
     const row = page.locator(`#x-list tr[data-execution="${name}"]`);
     await row.waitFor({ timeout: 10_000 });
     expect(await page.locator('#x-list tr[data-execution]').count()).toBe(rowsBefore + 1);
@@ -181,7 +200,9 @@ describeRequiring('the console page in Chromium', chromiumInstalled, () => {
     }
     await expect(page.locator('g[data-node="CleanupBuild"]').getAttribute('class')).resolves.toContain('status-not-run');
     const steps = await page.locator('#x-steps a[data-step]').evaluateAll((links) => links.map((l) => l.className));
-    expect(steps).toEqual([expect.stringContaining('status-succeeded'), expect.stringContaining('status-succeeded'), expect.stringContaining('status-succeeded')]);
+    // The checkout first, then the three steps of examples/hello.yml.
+    expect(steps).toEqual(Array(4).fill(expect.stringContaining('status-succeeded')));
+    await expect(page.locator('#x-steps a[data-step="0"]').textContent()).resolves.toContain('clone');
     await page.screenshot({ path: `${ARTIFACTS}/console-passing-build.png` });
     expect(requests.filter((url) => !url.startsWith(server.url))).toEqual([]);
     await page.close();

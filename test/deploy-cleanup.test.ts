@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { stepPodManifest } from '../lib/kube/index.js';
+import { stepPodManifest, workspaceClaimManifest } from '../lib/kube/index.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import type { Step } from '../lib/pipeline/types.js';
 import type { TaskDeps } from '../lib/workflow/task-deps.js';
@@ -56,6 +56,20 @@ async function runnerPod(buildId: string, stepName: string, timeoutSeconds = 360
   return created.metadata!.name!;
 }
 
+async function workspaceClaim(buildId: string, deadlineSeconds = 3600): Promise<string> {
+  const created = await api.createNamespacedPersistentVolumeClaim({
+    namespace: NAMESPACE,
+    body: workspaceClaimManifest({ buildId, namespace: NAMESPACE, settings: { storageClass: 'gp2', size: '1Gi', accessMode: 'ReadWriteOnce' }, deadlineSeconds }),
+  });
+  return created.metadata!.name!;
+}
+
+/** Claims not on their way out (a deleted claim lingers while a pod still names it). */
+async function liveClaims(): Promise<string[]> {
+  const list = await api.listNamespacedPersistentVolumeClaim({ namespace: NAMESPACE });
+  return list.items.filter((c) => !c.metadata?.deletionTimestamp).map((c) => c.metadata!.name!).sort();
+}
+
 async function foreignPod(name: string, labels: Record<string, string>): Promise<string> {
   const body: V1Pod = {
     metadata: { name, labels },
@@ -73,6 +87,7 @@ async function livePods(): Promise<string[]> {
 
 afterEach(async () => {
   await api.deleteCollectionNamespacedPod({ namespace: NAMESPACE }).catch(() => undefined);
+  await api.deleteCollectionNamespacedPersistentVolumeClaim({ namespace: NAMESPACE }).catch(() => undefined);
 });
 
 describe('the scheduled orphan sweep', () => {
@@ -91,6 +106,15 @@ describe('the scheduled orphan sweep', () => {
     expect(await livePods()).toEqual([live, otherTool, plain].sort());
   });
 
+  it("deletes a workspace claim past its build's deadline, and no claim of a build that may still run", async () => {
+    const expired = await workspaceClaim('sweep-build-d', 60);
+    const live = await workspaceClaim('sweep-build-e', 3600);
+    const later = new Date(Date.now() + (60 + MARGIN + 5) * 1000);
+    const result = await cleanupOrphans(NAMESPACE, MARGIN, depsAt(() => later));
+    expect(result.deletedClaims).toEqual([expired]);
+    expect(await liveClaims()).toEqual([live]);
+  });
+
   it('deletes nothing while every runner pod is within its deadline and margin', async () => {
     await runnerPod('sweep-build-c', 'short', 60);
     const soon = new Date(Date.now() + (60 + MARGIN - 30) * 1000);
@@ -106,16 +130,19 @@ describe('the cleanup of an aborted or timed-out execution', () => {
     detail: { executionArn: `arn:aws:states:eu-west-1:123456789012:execution:m:${name}`, name, status, input },
   });
 
-  it("deletes the pods of the build named in the execution's input, and no other build's", async () => {
+  it("deletes the pods and the workspace of the build named in the execution's input, and no other build's", async () => {
     await runnerPod('ended-build', 'one');
     await runnerPod('ended-build', 'two');
+    await workspaceClaim('ended-build');
     const other = await runnerPod('still-running-build', 'one');
+    const otherClaim = await workspaceClaim('still-running-build');
     const input = JSON.stringify({ build: { id: 'ended-build', trigger: 'github push' }, pipeline: { file: '.step-runner.yml', text: 'version: 1' } });
 
     const result = await cleanupEndedExecution(statusChange('gh-x-1', input, 'TIMED_OUT'), NAMESPACE, depsAt(() => new Date()));
 
-    expect(result).toEqual({ build: 'ended-build', deletedPods: 2 });
+    expect(result).toEqual({ build: 'ended-build', deletedPods: 2, deletedClaims: 1 });
     expect(await livePods()).toEqual([other]);
+    expect(await liveClaims()).toEqual([otherClaim]);
   });
 
   it('finds the build from the execution name when EventBridge left the input out', async () => {
@@ -127,7 +154,7 @@ describe('the cleanup of an aborted or timed-out execution', () => {
     const pod = await runnerPod(buildId, 'one');
     const neighbour = await runnerPod('gh-repo-abc1234-delivery-0123456780-1b2c3d4e5f', 'one');
     const result = await cleanupEndedExecution(statusChange(name, null), NAMESPACE, depsAt(() => new Date()));
-    expect(result).toEqual({ build: buildId, deletedPods: 1 });
+    expect(result).toEqual({ build: buildId, deletedPods: 1, deletedClaims: 0 });
     expect(await livePods()).not.toContain(pod);
     expect(await livePods()).toEqual([neighbour]);
   });

@@ -49,7 +49,9 @@ test('with no command it runs the example build like the console shows it, then 
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(out).toContain('not inside their images');
-    expect(out).toMatch(/▶ \[1\/3\] greet[\s\S]*│ Hello from step one[\s\S]*✓ \[3\/3\] inspect succeeded/);
+    // The checkout of this repository first, then the example's steps working in it.
+    expect(out).toMatch(/Example build source: .* at [0-9a-f]{7}/);
+    expect(out).toMatch(/▶ \[1\/4\] clone[\s\S]*checked out [0-9a-f]{40}[\s\S]*▶ \[2\/4\] greet[\s\S]*│ Hello from step one[\s\S]*│ made by greet[\s\S]*✓ \[4\/4\] inspect succeeded/);
     expect(out).toMatch(/Execution SUCCEEDED in \d+\.\ds/);
     expect(out).not.toContain('"level"');
     const page = /Example build .*: (http:\/\/127\.0\.0\.1:\d+\/executions\/\S+)/.exec(out)?.[1];

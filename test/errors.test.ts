@@ -1,5 +1,15 @@
 import { ErrorNames } from '../lib/contract/index.js';
-import { ImagePullFailed, KubernetesUnavailable, PodConfigError, PodLost, StepFailed, StepTimedOut, Unschedulable } from '../lib/kube/index.js';
+import {
+  CheckoutFailed,
+  ImagePullFailed,
+  KubernetesUnavailable,
+  PodConfigError,
+  PodLost,
+  StepFailed,
+  StepTimedOut,
+  Unschedulable,
+  WorkspaceUnavailable,
+} from '../lib/kube/index.js';
 import { InvalidImage, InvalidPipeline } from '../lib/pipeline/index.js';
 
 // Lambda reports error.name as the errorType, which Step Functions shows as the Error.
@@ -14,6 +24,8 @@ describe('error classes', () => {
     [new StepTimedOut('m'), ErrorNames.StepTimedOut],
     [new PodLost('m'), ErrorNames.PodLost],
     [new KubernetesUnavailable('m', 'create pod ci/x', 5), ErrorNames.KubernetesUnavailable],
+    [new CheckoutFailed('m'), ErrorNames.CheckoutFailed],
+    [new WorkspaceUnavailable('m'), ErrorNames.WorkspaceUnavailable],
   ])('%p is named %s, the Error the console shows', (error, name) => {
     expect(error.name).toBe(name);
     expect(error).toBeInstanceOf(Error);
@@ -22,6 +34,6 @@ describe('error classes', () => {
 
   it('covers every contract name', () => {
     expect(Object.keys(ErrorNames)).toEqual(Object.values(ErrorNames));
-    expect(Object.keys(ErrorNames)).toHaveLength(9);
+    expect(Object.keys(ErrorNames)).toHaveLength(11);
   });
 });

@@ -2,8 +2,9 @@
  * Hostile webhook requests through the real middy handler (the one Lambda and the local server
  * run): any body, any headers, signed or not. The answer is always a 4xx with a JSON
  * {error, message} (a 2xx only for a well-formed, signed, valid delivery), never a 500 or a stack
- * trace, and nothing is started for a refusal. Shell metacharacters in refs and repositories that
- * do start a build reach the execution input as data and no pod spec at all.
+ * trace, and nothing is started for a refusal. Shell metacharacters in refs, repositories and clone
+ * URLs that do start a build reach the pods only as data: as environment values (CI_REF, ...) and,
+ * in the clone step's script, single-quoted, where no shell acts on them.
  *
  * Corpora: random bytes (base64 bodies), random text, random JSON values, 100 000-deep JSON
  * arrays, a 1 MiB + 1 body, generic payloads with arbitrary field values and hostile inline
@@ -21,9 +22,28 @@ import { logger } from '../lib/workflow/lambda-task.js';
 import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
 import { workflowSettings } from '../lib/workflow/settings.js';
 import { stepPodManifest } from '../lib/kube/index.js';
+import { buildEnvironment } from '../lib/workflow/build-environment.js';
 import type { BuildInput } from '../lib/contract/index.js';
 
 const SECRET = 'hostile-webhook-secret';
+
+/** What a POSIX shell would act on: the text less its single-quoted parts and backslash escapes. */
+function outsideSingleQuotes(script: string): string {
+  let out = '';
+  for (let i = 0; i < script.length; i++) {
+    if (script[i] === '\\') i++;
+    else if (script[i] === "'") {
+      i = script.indexOf("'", i + 1);
+      if (i < 0) throw new Error('an unterminated single quote: the script would not even run');
+    }
+    else out += script[i];
+  }
+  return out;
+}
+const silent = { info: () => undefined, warn: () => undefined };
+/** PrepareBuild's one API call, the workspace claim, answered as the API server would. */
+const claimsAccepted = async () =>
+  ({ createNamespacedPersistentVolumeClaim: async ({ body }: { body: unknown }) => body }) as never;
 const GOOD_PIPELINE = 'version: 1\nsteps:\n  - name: test\n    image: alpine:3.20\n    commands: [echo hi]\n';
 const started: BuildInput[] = [];
 const starter: ExecutionStarter = {
@@ -138,7 +158,8 @@ describe('signed but hostile', () => {
       fc.constantFrom('`id`', 'refs/heads/$(touch${IFS}pwned)', 'a;b|c&&d', '../../../etc/passwd', `x'y"z`, '$(reboot)', '<script>', 'a\\b{c}'),
       fc.stringMatching(/^[\x21-\x7e]{1,60}$/),
     );
-    const startable = fc.record({ repository: printableHostile, commit: printableHostile, ref: printableHostile, pipeline: fc.constant(GOOD_PIPELINE) });
+    const cloneUrl = fc.oneof(fc.constant('https://git.example.com/team/app.git'), printableHostile.map((v) => `https://git.example.com/${v}`));
+    const startable = fc.record({ repository: printableHostile, commit: printableHostile, ref: printableHostile, pipeline: fc.constant(GOOD_PIPELINE), cloneUrl });
     // What the runs came to: a run that never started a build, or never had a shell-like value to
     // look for, would check nothing below the refusal.
     const seen = { refused: 0, started: 0, shellishChecked: 0 };
@@ -156,13 +177,20 @@ describe('signed but hostile', () => {
         // Started: then every pod it would launch carries the ref and repository nowhere in its spec.
         expect(started).toHaveLength(1);
         const input = started[0]!;
-        const prepared = prepareBuild(input, workflowSettings({ namespace: 'default' }), { info: () => {}, warn: () => {} });
+        const prepared = await prepareBuild(input, workflowSettings({ namespace: 'default' }), { kube: claimsAccepted, log: silent });
+        expect(prepared.steps.map((s) => s.name)).toEqual(['clone', 'test']);
         for (const step of prepared.steps) {
-          const spec = JSON.stringify(stepPodManifest({ buildId: input.build.id, step, namespace: 'ci' }).spec);
+          const container = stepPodManifest({ buildId: input.build.id, step, namespace: 'ci', buildEnv: buildEnvironment(input.build) }).spec!
+            .containers[0]!;
+          const unquoted = outsideSingleQuotes(container.command!.join('\n'));
           // Checked for values a shell would act on; plain words may occur in any spec by chance.
-          const shellish = [input.build.ref!, input.build.repository!].filter((v) => /[$`;|&<>(){}\\'"\n]/.test(v) && v.length >= 3);
+          const shellish = [input.build.ref!, input.build.repository!, input.source!.url].filter((v) => /[$`;|&<>(){}\\'"\n]/.test(v) && v.length >= 3);
           if (shellish.length > 0) seen.shellishChecked++;
-          for (const value of shellish) expect(spec.includes(JSON.stringify(value).slice(1, -1))).toBe(false);
+          for (const value of shellish) {
+            // In the script only ever single-quoted, and in the environment only ever a value.
+            expect(unquoted.includes(value)).toBe(false);
+            expect(container.env!.filter((e) => e.name.includes(value))).toEqual([]);
+          }
         }
       }),
       { numRuns: 300 },

@@ -23,6 +23,7 @@ describe('good pipeline files', () => {
     expect(await loadPipelineFile(path)).toEqual<Pipeline>({
       version: 1,
       file: path,
+      checkout: { depth: 1, submodules: false },
       steps: [
         {
           name: 'hello',
@@ -42,6 +43,7 @@ describe('good pipeline files', () => {
     const pipeline = await loadPipelineFile(fixture('full.yml'));
     const commonEnv = { CI: 'true', NODE_VERSION: '22.10', PORT: '08080', GREETING: 'hello world' };
     expect(pipeline.imagePullGraceSeconds).toBe(120);
+    expect(pipeline.checkout).toEqual({ depth: 0, submodules: true });
     expect(pipeline.steps).toEqual([
       {
         name: 'test',
@@ -55,7 +57,7 @@ describe('good pipeline files', () => {
           { env: 'DB_PASSWORD', secret: 'ci-db', key: 'password' },
           { env: 'API_TOKEN', secret: 'tokens.ci', key: 'api_token.v1' },
         ],
-        line: 6,
+        line: 9,
       },
       {
         name: 'package',
@@ -66,7 +68,7 @@ describe('good pipeline files', () => {
         timeoutSeconds: 600,
         resources: { memory: '1Gi' },
         secrets: [],
-        line: 27,
+        line: 30,
       },
     ]);
     const registry = parseImageReference(pipeline.steps[1]?.image ?? '');

@@ -143,7 +143,7 @@ async function deliverConcurrently(starter: ExecutionStarter, copies: number) {
     secrets: staticSecrets({ genericWebhookSecret: SECRET }),
     deps: { starter, pipelines: () => fixedPipelineSource({ file: 'unused', text: '' }), log: logger },
   });
-  const body = JSON.stringify({ repository: 'team/app', commit: 'abc1234', ref: 'refs/heads/main', pipeline: PIPELINE });
+  const body = JSON.stringify({ repository: 'team/app', commit: 'abc1234', ref: 'refs/heads/main', pipeline: PIPELINE, cloneUrl: 'https://git.example.com/team/app.git' });
   const signature = await sign(SECRET, body);
   const answers = await Promise.all(
     Array.from({ length: copies }, () => handler(webhookEvent(body, signature, 'delivery-77'), localLambdaContext('webhook')) as Promise<APIGatewayProxyStructuredResultV2>),

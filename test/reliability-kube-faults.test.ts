@@ -16,7 +16,7 @@ import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster, type Fault, t
 import { kubeconfigYaml } from '../lib/local/cluster/kubeconfig.js';
 import { startLocalExecution, type ExecutionEvent } from '../lib/local/executor.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
-import { stepPodName } from '../lib/kube/index.js';
+import { stepPodName, workspaceClaimName } from '../lib/kube/index.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import { openWatch } from './fixtures/watch-events.js';
 
@@ -121,7 +121,7 @@ async function build(pipeline: string, kubeconfig = path.join(scratch, 'kubeconf
   const runtime = localTaskRuntime({ kubeconfig, namespace: NAMESPACE, logsDir: path.join(scratch, 'logs') });
   const events: ExecutionEvent[] = [];
   const execution = startLocalExecution(
-    { build: { id, trigger: 'test' }, pipeline: { file: 'pipeline.yml', text: pipeline } },
+    { build: { id, trigger: 'test' }, pipeline: { file: 'pipeline.yml', text: pipeline }, withoutSource: 'these builds test their steps, not a checkout' },
     { runtime, waitMs: 50, retryMs: 10, onEvent: (event) => events.push(event) },
   );
   return { id, summary: await execution.result, events };
@@ -168,17 +168,14 @@ describe('an API that answers 503 to everything', () => {
     const { id, summary, events } = await build(GOOD);
     expect(summary.status).toBe('FAILED');
     expect(summary.error).toBe('KubernetesUnavailable');
-    const pod = stepPodName(id, 'one');
-    expect(summary.cause).toContain(`create pod ${NAMESPACE}/${pod}`);
+    // The build's first call is PrepareBuild creating its workspace claim.
+    expect(summary.cause).toContain(`create persistentvolumeclaim ${NAMESPACE}/${workspaceClaimName(id)}`);
     expect(summary.cause).toContain('failed 5 times');
     expect(summary.cause).toContain('503 ServiceUnavailable');
-    // The state machine retried LaunchStep (3 more times) before giving up.
-    expect(events.filter((e) => e.type === 'StateRetried' && e.state?.name === 'LaunchStep')).toHaveLength(3);
-    expect(summary.steps).toEqual([
-      { name: 'one', status: 'failed', exitCode: null, error: 'KubernetesUnavailable' },
-      { name: 'two', status: 'not-run', exitCode: null, error: null },
-    ]);
-    expect(created.get(pod)).toBeUndefined();
+    // The state machine retried PrepareBuild (3 more times) before giving up, and no step started.
+    expect(events.filter((e) => e.type === 'StateRetried' && e.state?.name === 'PrepareBuild')).toHaveLength(3);
+    expect(events.some((e) => e.state?.name === 'LaunchStep')).toBe(false);
+    expect(created.get(stepPodName(id, 'one'))).toBeUndefined();
   }, 25_000);
 });
 

@@ -1,8 +1,14 @@
 /**
  * `step-runner serve` end to end: the local server on the embedded cluster (fast kubelet, short
- * waits), a signed GitHub push example posted over HTTP, the build run by the local executor
- * through the real definition, and watched through GET /executions.
+ * waits), a signed GitHub push example posted over HTTP for a commit of a local repository
+ * (--source), the build (its checkout first) run by the local executor through the real
+ * definition, and watched through GET /executions.
  */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { sign } from '@octokit/webhooks-methods';
 import { FAST_TIMINGS } from '../lib/local/cluster/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
@@ -10,17 +16,34 @@ import { logger } from '../lib/workflow/lambda-task.js';
 import { branchPush } from './fixtures/webhooks/examples.js';
 
 const SECRET = 'local-serve-secret-77c2';
-const PIPELINE = 'test/fixtures/pipelines/good/minimal.yml';
+const PIPELINE = 'version: 1\nsteps:\n  - name: greet\n    image: alpine:3.20\n    commands: [cat greeting.txt]\n';
 
 let server: LocalServer;
+let repo: string;
+let commit: string;
 const printed: string[] = [];
+
+/** The repository GitHub deliveries check out from: one commit with a greeting and the pipeline. */
+async function sourceRepository(): Promise<{ dir: string; commit: string }> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'serve-source-'));
+  const git = (...args: string[]) =>
+    promisify(execFile)('git', ['-c', 'user.email=ci@example.com', '-c', 'user.name=CI', ...args], { cwd: dir }).then((r) => r.stdout.trim());
+  await git('init', '-q');
+  await writeFile(path.join(dir, 'greeting.txt'), 'hello from the commit\n');
+  await writeFile(path.join(dir, '.step-runner.yml'), PIPELINE);
+  await git('add', '.');
+  await git('commit', '-q', '-m', 'greeting');
+  return { dir, commit: await git('rev-parse', 'HEAD') };
+}
 
 beforeAll(async () => {
   logger.setLogLevel('SILENT');
+  ({ dir: repo, commit } = await sourceRepository());
   server = await startLocalServer({
     port: 0,
     secret: SECRET,
-    pipeline: PIPELINE,
+    pipeline: path.join(repo, '.step-runner.yml'),
+    source: repo,
     timings: FAST_TIMINGS,
     waitMs: 20,
     retryMs: 20,
@@ -30,6 +53,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
+  await rm(repo, { recursive: true, force: true });
 });
 
 async function deliver(body: string, headers: Record<string, string>) {
@@ -56,8 +80,13 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 }
 
 describe('step-runner serve', () => {
-  const body = JSON.stringify(branchPush());
+  // GitHub's own example push, for a commit the --source repository has.
+  const push = () => ({ ...branchPush(), after: commit });
   const delivery = '5f0e6a2c-0000-4000-8000-00000000c0de';
+  let body: string;
+  beforeAll(() => {
+    body = JSON.stringify(push());
+  });
 
   it('refuses a bad signature with 401 and starts nothing', async () => {
     const answer = await deliver(body, { 'x-github-delivery': delivery, 'x-hub-signature-256': await sign('wrong-secret', body) });
@@ -65,12 +94,12 @@ describe('step-runner serve', () => {
     expect((await get('/executions')).json).toEqual([]);
   });
 
-  it('runs a signed push on the embedded cluster until /executions/NAME reports SUCCEEDED with its steps', async () => {
+  it('checks the pushed commit out and runs the pipeline on it until /executions/NAME reports SUCCEEDED', async () => {
     const signature = await sign(SECRET, body);
     const answer = await deliver(body, { 'x-github-delivery': delivery, 'x-hub-signature-256': signature });
     expect(answer.status).toBe(202);
     const name = answer.json.executionName as string;
-    expect(name).toMatch(/^gh-Hello-World-6113728-5f0e6a2c-/);
+    expect(name).toMatch(new RegExp(`^gh-Hello-World-${commit.slice(0, 7)}-5f0e6a2c-`));
     expect(answer.json.consoleUrl).toBe(`${server.url}/executions/${name}`);
 
     const finished = await until(
@@ -82,8 +111,13 @@ describe('step-runner serve', () => {
       status: 'SUCCEEDED',
       error: null,
       cause: null,
-      steps: [expect.objectContaining({ status: 'succeeded', exitCode: 0 })],
+      steps: [
+        expect.objectContaining({ name: 'clone', status: 'succeeded', exitCode: 0 }),
+        expect.objectContaining({ name: 'greet', status: 'succeeded', exitCode: 0 }),
+      ],
     });
+    // The step read the file of the commit, from the workspace the checkout filled.
+    expect(printed.some((line) => line.includes('hello from the commit'))).toBe(true);
     expect((finished.json as { events: { type: string }[] }).events.at(-1)?.type).toBe('ExecutionSucceeded');
 
     const list = (await get('/executions')).json as Record<string, unknown>[];
@@ -93,7 +127,7 @@ describe('step-runner serve', () => {
         status: 'SUCCEEDED',
         trigger: 'github push',
         repository: 'Codertocat/Hello-World',
-        commit: '6113728f27ae82c7b1a177c8d03f9e96e0adf246',
+        commit,
         startedAt: expect.any(String),
       }),
     ]);
@@ -104,6 +138,22 @@ describe('step-runner serve', () => {
     expect((await get('/executions')).json).toHaveLength(1);
 
     expect(printed.some((line) => line.startsWith(`Execution ${name}`))).toBe(true);
+  }, 30_000);
+
+  it('fails the checkout, as on AWS, for a pushed commit the repository does not have', async () => {
+    const missing = JSON.stringify({ ...push(), after: '6113728f27ae82c7b1a177c8d03f9e96e0adf246' });
+    const answer = await deliver(missing, { 'x-github-delivery': 'missing-commit', 'x-hub-signature-256': await sign(SECRET, missing) });
+    expect(answer.status).toBe(202);
+    const finished = await until(
+      () => get(`/executions/${answer.json.executionName as string}`),
+      (r) => (r.json as { status: string }).status !== 'RUNNING',
+    );
+    expect(finished.json).toMatchObject({
+      status: 'FAILED',
+      error: 'CheckoutFailed',
+      steps: [expect.objectContaining({ name: 'clone', status: 'failed' }), expect.objectContaining({ name: 'greet', status: 'not-run' })],
+    });
+    expect((finished.json as { cause: string }).cause).toContain('6113728f27ae82c7b1a177c8d03f9e96e0adf246');
   }, 30_000);
 
   it('answers 404 for an execution it does not have', async () => {

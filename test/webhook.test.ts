@@ -189,8 +189,11 @@ describe('GitHub deliveries', () => {
         repository: 'Codertocat/Hello-World',
         commit: PUSH_SHA,
         ref: 'refs/heads/master',
+        event: 'push',
       },
       pipeline: { file: '.step-runner.yml', text: GOOD_PIPELINE },
+      // The clone step fetches the pushed commit from the repository GitHub named.
+      source: { url: 'https://github.com/Codertocat/Hello-World.git', commit: PUSH_SHA, ref: 'refs/heads/master' },
     });
     expect(started!.input.build.id.length).toBeLessThanOrEqual(63);
 
@@ -285,7 +288,8 @@ describe('a redelivery, answered as Step Functions answers it', () => {
 
   it('with the same delivery id but another input: refused with ExecutionAlreadyExists, answered as already started, the first build left as it is', async () => {
     const sign256 = async (text: string) => ({ 'x-signature-256': await sign(GENERIC_SECRET, text), 'x-delivery-id': 'reused-id-1' });
-    const body = (pipeline: string) => JSON.stringify({ repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline });
+    const body = (pipeline: string) =>
+      JSON.stringify({ repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline, cloneUrl: 'https://git.example.com/team/app.git' });
     const other = GOOD_PIPELINE.replace('npm test', 'npm run lint');
     const first = await post({ path: '/webhook/generic', body: body(GOOD_PIPELINE), headers: await sign256(body(GOOD_PIPELINE)) });
     const second = await post({ path: '/webhook/generic', body: body(other), headers: await sign256(body(other)) });
@@ -383,7 +387,13 @@ describe('refusals start nothing', () => {
 });
 
 describe('generic deliveries', () => {
-  const payload = { repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline: GOOD_PIPELINE };
+  const payload = {
+    repository: 'team/app',
+    commit: 'a1b2c3d4e5f6',
+    ref: 'refs/heads/main',
+    pipeline: GOOD_PIPELINE,
+    cloneUrl: 'https://git.example.com/team/app.git',
+  };
 
   async function deliverGeneric(body: unknown, options: { secret?: string; deliveryId?: string } = {}) {
     const text = JSON.stringify(body);
@@ -398,10 +408,35 @@ describe('generic deliveries', () => {
     const [started] = startedInputs();
     expect(started!.name).toMatch(/^generic-app-a1b2c3d-build-42-[0-9a-f]{10}$/);
     expect(started!.input).toMatchObject({
-      build: { trigger: 'generic', repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main' },
+      build: { trigger: 'generic', event: 'generic', repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main' },
       pipeline: { file: 'inline pipeline', text: GOOD_PIPELINE },
+      source: { url: 'https://git.example.com/team/app.git', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main' },
     });
     expect(github.requests).toHaveLength(0);
+  });
+
+  it('refuses, before anything starts, a pipeline that checks out when the delivery names no repository', async () => {
+    const { cloneUrl: _, ...withoutClone } = payload;
+    const answer = await deliverGeneric(withoutClone);
+    expect(answer).toMatchObject({ status: 400, json: { error: 'PipelineRejected', pipelineError: 'InvalidPipeline' } });
+    expect(answer.json.message).toBe(
+      'inline pipeline: the pipeline checks out its source, but this delivery names no repository to clone: send "cloneUrl", or set "checkout: false" in the pipeline.',
+    );
+    expect(startedInputs()).toHaveLength(0);
+    // The same pipeline without a checkout needs no repository.
+    expect((await deliverGeneric({ ...withoutClone, pipeline: `checkout: false\n${GOOD_PIPELINE}` })).status).toBe(202);
+    expect(startedInputs()[0]!.input).not.toHaveProperty('source');
+  });
+
+  it.each([
+    ['a URL with a password in it', 'https://ci:hunter2@git.example.com/team/app.git', 'must not carry a user or password'],
+    ['a local path', '/srv/git/app.git', 'must be an https://, http:// or git:// URL'],
+  ])('refuses %s as cloneUrl, without echoing it', async (_what, cloneUrl, message) => {
+    const answer = await deliverGeneric({ ...payload, cloneUrl });
+    expect(answer).toMatchObject({ status: 400, json: { error: 'InvalidPayload' } });
+    expect(answer.json.message).toContain(message);
+    expect(JSON.stringify(answer.json)).not.toContain('hunter2');
+    expect(startedInputs()).toHaveLength(0);
   });
 
   it('names a delivery without X-Delivery-Id by its body, so a resend is the same execution', async () => {

@@ -20,6 +20,8 @@ export const ErrorNames = {
   StepTimedOut: 'StepTimedOut',
   PodLost: 'PodLost',
   KubernetesUnavailable: 'KubernetesUnavailable',
+  CheckoutFailed: 'CheckoutFailed',
+  WorkspaceUnavailable: 'WorkspaceUnavailable',
 } as const;
 
 export type ErrorName = (typeof ErrorNames)[keyof typeof ErrorNames];
@@ -37,12 +39,34 @@ export interface BuildRef {
   repository?: string;
   commit?: string;
   ref?: string;
+  /** What kind of event started it: push, pull_request, generic or local (CI_EVENT). */
+  event?: string;
+}
+
+/** Where the build's checkout comes from: a repository git can fetch from, and the commit to check out. */
+export interface BuildSource {
+  /**
+   * https:// (or http://, git://), or for local runs a file:// URL or path on the machine the clone
+   * runs on. Never holds a credential.
+   */
+  url: string;
+  commit: string;
+  /** The ref the commit was pushed to, fetched when the server will not serve the commit by id. */
+  ref?: string;
 }
 
 /** The execution input: what a webhook (or `run`) starts a build with. */
 export interface BuildInput {
   build: BuildRef;
   pipeline: { file: string; text: string };
+  /** Absent: nothing to check out (a pipeline with `checkout: false` needs none). */
+  source?: BuildSource;
+  /**
+   * Why this build has no source although its pipeline checks out, when whoever started it knew
+   * (a local file outside any git work tree): it then runs with an empty workspace instead of
+   * being refused.
+   */
+  withoutSource?: string;
   /** Overrides the deployment's namespace. */
   namespace?: string;
 }

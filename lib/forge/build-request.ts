@@ -16,6 +16,10 @@ export interface BuildRequest {
   repository: string;
   commit: string;
   ref: string;
+  /** CI_EVENT: push, pull_request or generic. */
+  event: string;
+  /** Where the clone step fetches the commit from; absent: the build has no source. */
+  cloneUrl?: string;
 }
 
 export function isGitHubTrigger(trigger: string | undefined): boolean {
@@ -36,8 +40,10 @@ export function buildInputFor(
       repository: request.repository,
       commit: request.commit,
       ref: request.ref,
+      event: request.event,
     },
     pipeline,
+    ...(request.cloneUrl ? { source: { url: request.cloneUrl, commit: request.commit, ref: request.ref } } : {}),
     ...(namespace ? { namespace } : {}),
   };
 }

@@ -2,7 +2,10 @@
  * The generic webhook's payload -> a build request and its inline pipeline. Pure.
  *
  *   { "repository": "team/app", "commit": "<sha or any revision id>", "ref": "refs/heads/main",
- *     "pipeline": "version: 1\nsteps: ..." }
+ *     "pipeline": "version: 1\nsteps: ...", "cloneUrl": "https://git.example.com/team/app.git" }
+ *
+ * cloneUrl is optional: without it the build has no source, and a pipeline that checks out is
+ * refused. It may not carry a credential: it is echoed in the clone step's log.
  */
 import * as z from 'zod';
 import { Triggers, type BuildRequest } from './build-request.js';
@@ -25,6 +28,11 @@ const genericPayload = z.object({
   commit: text(100),
   ref: text(250),
   pipeline: z.string().min(1, 'must be the pipeline YAML as a string'),
+  cloneUrl: text(500)
+    // No ssh: the clone step has no key to offer.
+    .refine((url) => /^(https?|git):\/\//.test(url), 'must be an https://, http:// or git:// URL')
+    .refine((url) => !/^[a-z]+:\/\/[^/]*@/.test(url), 'must not carry a user or password: the clone step prints the URL in its log')
+    .optional(),
 });
 
 export interface GenericDelivery {
@@ -40,13 +48,13 @@ export function decideGenericDelivery(payload: unknown): GenericDelivery {
     const message =
       issue?.code === 'invalid_type' ? `expected ${issue.expected}` : (issue?.message ?? 'invalid');
     throw new InvalidPayload(
-      `The generic payload must be {"repository", "commit", "ref", "pipeline"} strings: ${field}: ${message}.`,
+      `The generic payload must be {"repository", "commit", "ref", "pipeline"} strings (and optionally "cloneUrl"): ${field}: ${message}.`,
       MODULE,
     );
   }
-  const { repository, commit, ref, pipeline } = result.data;
+  const { repository, commit, ref, pipeline, cloneUrl } = result.data;
   return {
-    request: { trigger: Triggers.generic, repository, commit, ref },
+    request: { trigger: Triggers.generic, event: 'generic', repository, commit, ref, ...(cloneUrl ? { cloneUrl } : {}) },
     pipeline: { file: INLINE_PIPELINE_FILE, text: pipeline },
   };
 }

@@ -12,11 +12,22 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
       kind: 'build',
       request: {
         trigger: 'github push',
+        event: 'push',
         repository: 'Codertocat/Hello-World',
         commit: '6113728f27ae82c7b1a177c8d03f9e96e0adf246',
         ref: 'refs/heads/master',
+        // The commit is fetched from where GitHub says the repository is.
+        cloneUrl: 'https://github.com/Codertocat/Hello-World.git',
       },
     });
+  });
+
+  it('takes the clone URL from the payload, as GitHub Enterprise servers send their own', () => {
+    const payload = branchPush() as unknown as { repository: { clone_url: string } };
+    payload.repository.clone_url = 'https://git.corp.example/team/app.git';
+    expect(decideGitHubDelivery('push', payload)).toMatchObject({ request: { cloneUrl: 'https://git.corp.example/team/app.git' } });
+    payload.repository.clone_url = 'https://user:token@git.corp.example/team/app.git';
+    expect(() => decideGitHubDelivery('push', payload)).toThrow(/repository\.clone_url: an http\(s\) URL without credentials/);
   });
 
   it('ignores tag pushes and branch deletions, saying why', () => {
@@ -30,9 +41,11 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
       kind: 'build',
       request: {
         trigger: 'github pull_request',
+        event: 'pull_request',
         repository: 'Codertocat/Hello-World',
         commit: 'ec26c3e57ca3a959ca5aad62de7213c562f8c821',
         ref: `refs/pull/${payload.number}/head`,
+        cloneUrl: 'https://github.com/Codertocat/Hello-World.git',
       },
     });
   });

@@ -15,7 +15,11 @@ export type GitHubDecision =
 const MODULE = 'github-event';
 const ZERO_SHA = /^0{40}$/;
 const sha = z.string().regex(/^[0-9a-f]{40}$/, 'a 40-character commit sha');
-const repository = z.object({ full_name: z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'owner/name') });
+// clone_url: GitHub's https URL of the repository (on GitHub Enterprise, the server's own).
+const repository = z.object({
+  full_name: z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'owner/name'),
+  clone_url: z.string().regex(/^https?:\/\/[^\s@]+$/, 'an http(s) URL without credentials').optional(),
+});
 
 const pushPayload = z.object({
   ref: z.string().min(1),
@@ -70,7 +74,14 @@ function decidePush(push: z.infer<typeof pushPayload>): GitHubDecision {
   if (!after.success) throw new InvalidPayload('The push payload\'s "after" is not a commit sha.', MODULE);
   return {
     kind: 'build',
-    request: { trigger: Triggers.githubPush, repository: push.repository.full_name, commit: after.data, ref: push.ref },
+    request: {
+      trigger: Triggers.githubPush,
+      event: 'push',
+      repository: push.repository.full_name,
+      commit: after.data,
+      ref: push.ref,
+      cloneUrl: cloneUrlOf(push.repository),
+    },
   };
 }
 
@@ -91,11 +102,18 @@ function decidePullRequest(pr: z.infer<typeof pullRequestPayload>, policy: GitHu
     kind: 'build',
     request: {
       trigger: Triggers.githubPullRequest,
+      event: 'pull_request',
       repository: pr.repository.full_name,
       commit: pr.pull_request.head.sha,
       ref: `refs/pull/${pr.number}/head`,
+      cloneUrl: cloneUrlOf(pr.repository),
     },
   };
+}
+
+/** GitHub sends clone_url; github.com's form is the fallback for a payload without it. */
+function cloneUrlOf(repo: z.infer<typeof repository>): string {
+  return repo.clone_url ?? `https://github.com/${repo.full_name}.git`;
 }
 
 function parse<T>(schema: z.ZodType<T>, payload: unknown, event: string): T {

@@ -40,6 +40,11 @@ export interface WebhookDeps {
   log: WebhookLog;
   /** Overrides the deployment's namespace in the execution input. */
   namespace?: string;
+  /**
+   * Where a GitHub delivery's commit is fetched from, instead of the repository's clone URL: the
+   * local server points deliveries at a repository on this machine.
+   */
+  gitHubCloneUrl?: (request: BuildRequest) => string;
   /** See GitHubPolicy: off unless the deployment says so. */
   buildForkPullRequests?: boolean;
   maxBodyBytes?: number;
@@ -81,12 +86,13 @@ export async function handleWebhook(event: APIGatewayProxyEventV2, secrets: Webh
     deps.log.info('GitHub delivery ignored', { delivery: printable(delivery), event: eventName, reason: decision.reason });
     return jsonAnswer(202, { ignored: decision.reason });
   }
-  const pipeline = await deps.pipelines(secrets).load(decision.request);
-  return start('gh', delivery, decision.request, pipeline, deps);
+  const request = deps.gitHubCloneUrl ? { ...decision.request, cloneUrl: deps.gitHubCloneUrl(decision.request) } : decision.request;
+  const pipeline = await deps.pipelines(secrets).load(request);
+  return start('gh', delivery, request, pipeline, deps);
 }
 
 async function start(source: string, delivery: string, request: BuildRequest, pipeline: PipelineText, deps: WebhookDeps): Promise<Answer> {
-  validatePipeline(pipeline);
+  validatePipeline(pipeline, request);
   const name = executionName({ source, delivery, repository: request.repository, commit: request.commit });
   const started = await deps.starter.start(name, buildInputFor(name, request, pipeline, deps.namespace));
   deps.log.info(started.alreadyStarted ? 'Redelivery: the build was already started' : 'Build started', {
@@ -105,14 +111,22 @@ async function start(source: string, delivery: string, request: BuildRequest, pi
 }
 
 /** The same validation PrepareBuild does, so a bad pipeline is refused before anything starts. */
-function validatePipeline(pipeline: PipelineText): void {
+function validatePipeline(pipeline: PipelineText, request: BuildRequest): void {
+  let parsed;
   try {
-    parsePipeline(pipeline.text, pipeline.file);
+    parsed = parsePipeline(pipeline.text, pipeline.file);
   } catch (error) {
     if (error instanceof InvalidPipeline || error instanceof InvalidImage) {
       throw new PipelineRejected(error.message, MODULE, error.name);
     }
     throw error;
+  }
+  if (parsed.checkout !== false && !request.cloneUrl) {
+    throw new PipelineRejected(
+      `${pipeline.file}: the pipeline checks out its source, but this delivery names no repository to clone: send "cloneUrl", or set "checkout: false" in the pipeline.`,
+      MODULE,
+      'InvalidPipeline',
+    );
   }
 }
 

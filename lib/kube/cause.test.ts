@@ -1,5 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { MAX_CAUSE_LENGTH, elideMiddle, pullFailedCause, runtimeWords, stripRpcPrefix } from './cause.js';
+import {
+  MAX_CAUSE_LENGTH,
+  checkoutFailedCause,
+  elideMiddle,
+  pullFailedCause,
+  runtimeWords,
+  stripRpcPrefix,
+  volumeWords,
+  workspaceUnavailableCause,
+} from './cause.js';
 
 describe('runtimeWords', () => {
   it.each([
@@ -38,5 +47,33 @@ describe('long messages', () => {
     expect(cause).toContain('Step "build"');
     expect(cause).toContain('registry.example.com/a/b:1');
     expect(cause).toContain('401 Unauthorized');
+  });
+});
+
+describe('workspace and checkout Causes', () => {
+  // EC2's encoded authorization message runs to about a thousand characters (aws-ebs-csi-driver#1449).
+  const unauthorized = `failed to provision volume with StorageClass "gp2": rpc error: code = Internal desc = Could not create volume "pvc-c338311b-294b-44b8": could not create volume in EC2: UnauthorizedOperation: You are not authorized to perform this operation. Encoded authorization failure message: ${'BNt6NUyO1G8R-Q-zsn9qc8g40HPz3mr4'.repeat(40)}\n\tstatus code: 403, request id: ceb3f6fb-d9a3-4a09-8b46-1527ac3fa6c7`;
+
+  it('one paragraph: the AWS SDK\'s second line joined, the gRPC wrapping gone', () => {
+    expect(volumeWords('AttachVolume.Attach failed for volume "pv" : rpc error: code = Internal desc = a\n\tstatus code: 400')).toBe(
+      'AttachVolume.Attach failed for volume "pv" : a status code: 400',
+    );
+  });
+
+  it('keeps step, claim, the reason and both ends of a long message within the limit', () => {
+    const cause = workspaceUnavailableCause(
+      { step: 'build', image: 'alpine:3.20' },
+      { claim: 'ws-b-42', reason: 'ProvisioningFailed', words: volumeWords(unauthorized) },
+    );
+    expect(cause.length).toBeLessThanOrEqual(MAX_CAUSE_LENGTH);
+    expect(cause).toContain('Step "build" (image "alpine:3.20") could not start: its workspace volume (claim "ws-b-42") could not be provisioned (ProvisioningFailed).');
+    expect(cause).toContain('The provisioner said: failed to provision volume with StorageClass "gp2"');
+    expect(cause).toContain('request id: ceb3f6fb-d9a3-4a09-8b46-1527ac3fa6c7');
+  });
+
+  it('names the checkout as the checkout', () => {
+    expect(checkoutFailedCause({ step: 'clone', image: 'alpine/git:v2.54.0' }, { exitCode: 128 })).toBe(
+      'The checkout (step "clone") failed with exit code 128.',
+    );
   });
 });

@@ -4,6 +4,7 @@
  * minus redundant wrapping (the kubelet's "Failed to pull image X:" and gRPC's "rpc error: code =
  * … desc ="), and elided in the middle only when a Cause would grow past MAX_CAUSE_LENGTH.
  */
+import { EventReasons, VolumeEventReasons } from './classify-reasons.js';
 
 /** Step Functions shows the Cause in full; beyond this a paragraph stops being readable. */
 export const MAX_CAUSE_LENGTH = 1000;
@@ -12,6 +13,8 @@ const ELLIPSIS = ' … ';
 export interface CauseSubject {
   step: string;
   image: string;
+  /** The build's checkout step: its Causes say "the checkout", which is what failed for the reader. */
+  checkout?: boolean;
 }
 
 /** Keeps the start (what failed) and the end (the registry's verdict) of a long message. */
@@ -69,7 +72,7 @@ function seconds(value: number): string {
 }
 
 function subject(s: CauseSubject): string {
-  return `Step "${s.step}" (image "${s.image}")`;
+  return s.checkout ? `The checkout (step "${s.step}")` : `Step "${s.step}" (image "${s.image}")`;
 }
 
 export function pullFailedCause(
@@ -140,6 +143,19 @@ export function exitCodeCause(
   );
 }
 
+/** The image is git's and the exit code git's: the log tail (FinishStep adds it) says the rest. */
+export function checkoutFailedCause(
+  s: CauseSubject,
+  detail: { exitCode: number; message?: string; signal?: number },
+): string {
+  const signal = detail.signal ? `, killed by signal ${detail.signal}` : '';
+  return composeCause(
+    `${subject({ ...s, checkout: true })} failed with exit code ${detail.exitCode}${signal}`,
+    'Its termination message',
+    detail.message,
+  );
+}
+
 export function timedOutCause(s: CauseSubject, detail: { deadlineSeconds?: number; words?: string }): string {
   const limit = detail.deadlineSeconds !== undefined ? ` after its limit of ${seconds(detail.deadlineSeconds)}` : '';
   return composeCause(`${subject(s)} timed out${limit} (DeadlineExceeded)`, 'The kubelet said', detail.words);
@@ -168,6 +184,52 @@ export function unschedulableCause(
 ): string {
   return composeCause(
     `${subject(s)} could not be placed on any node for ${seconds(detail.waitedSeconds)} (grace period ${seconds(detail.graceSeconds)}, Unschedulable)`,
+    'The scheduler said',
+    detail.words,
+  );
+}
+
+export type WorkspaceFailureReason =
+  | typeof VolumeEventReasons.ProvisioningFailed
+  | typeof EventReasons.FailedScheduling
+  | typeof VolumeEventReasons.FailedAttachVolume
+  | typeof VolumeEventReasons.FailedMount;
+
+/** Who reports each workspace failure, and what it means for the step, by the event's reason. */
+const WORKSPACE_FAILURES: Record<WorkspaceFailureReason, { failed: string; speaker: string }> = {
+  [VolumeEventReasons.ProvisioningFailed]: { failed: 'could not be provisioned', speaker: 'The provisioner said' },
+  [EventReasons.FailedScheduling]: { failed: 'kept the pod off every node', speaker: 'The scheduler said' },
+  [VolumeEventReasons.FailedAttachVolume]: { failed: 'could not be attached to its node', speaker: 'The attach/detach controller said' },
+  [VolumeEventReasons.FailedMount]: { failed: 'could not be mounted', speaker: 'The kubelet said' },
+};
+
+/** A controller's multi-line message (AWS SDK errors end in "\n\tstatus code: …") as one paragraph. */
+export function volumeWords(message: string): string {
+  return stripRpcPrefix(message).replace(/\s+/g, ' ').trim();
+}
+
+export function workspaceUnavailableCause(
+  s: CauseSubject,
+  detail: { claim: string; reason: WorkspaceFailureReason; words?: string; waitedSeconds?: number; graceSeconds?: number },
+): string {
+  const failure = WORKSPACE_FAILURES[detail.reason];
+  const waited =
+    detail.waitedSeconds !== undefined && detail.graceSeconds !== undefined
+      ? `; it kept failing for ${seconds(detail.waitedSeconds)} (grace period ${seconds(detail.graceSeconds)})`
+      : '';
+  return composeCause(
+    `${subject(s)} could not start: its workspace volume (claim "${detail.claim}") ${failure.failed} (${detail.reason})${waited}`,
+    failure.speaker,
+    detail.words,
+  );
+}
+
+/** No grace: the cluster autoscaler adds nodes, it cannot make a pinned pod fit its one node. */
+export function pinnedUnschedulableCause(s: CauseSubject, detail: { node: string; claim: string; words?: string }): string {
+  return composeCause(
+    `${subject(s)} could not be placed: it is pinned to node "${detail.node}" because the build's workspace volume ` +
+      `(claim "${detail.claim}") is attached there, and the scheduler cannot place it on that node (Unschedulable). ` +
+      'A new node cannot help a pinned step, so it fails without waiting',
     'The scheduler said',
     detail.words,
   );

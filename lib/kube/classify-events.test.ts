@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
-import { isAboutPod } from './classify-events.js';
-import { podEvent, stepPod } from '../../test/fixtures/kube/builders.js';
+import { isAboutClaim, isAboutPod } from './classify-events.js';
+import { claimEvent, podEvent, stepPod } from '../../test/fixtures/kube/builders.js';
 
 const pod = stepPod({ step: 'web' });
 const pulled = (o: { uid?: string } = {}) => podEvent(pod, { reason: 'Pulled', message: 'Successfully pulled image', first: 2, ...o });
@@ -29,5 +29,19 @@ describe('isAboutPod', () => {
 
   it.each(cases)('%s', (_name, event, about, expected) => {
     expect(isAboutPod(event, about)).toBe(expected);
+  });
+});
+
+describe('isAboutClaim', () => {
+  const failed = claimEvent('ws-b-42', { reason: 'ProvisioningFailed', message: 'storageclass.storage.k8s.io "gp3" not found', first: 1 });
+  const cases: [string, CoreV1Event, boolean][] = [
+    ['an event of the claim', failed, true],
+    ['an event of another build\'s claim', withRef(failed, { name: 'ws-b-41' }), false],
+    ['an event of a pod named like the claim', withRef(failed, { kind: 'Pod' }), false],
+    ['an event that names no kind', withRef(failed, { kind: undefined }), false],
+  ];
+
+  it.each(cases)('%s', (_name, event, expected) => {
+    expect(isAboutClaim(event, 'ws-b-42')).toBe(expected);
   });
 });

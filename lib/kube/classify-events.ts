@@ -4,7 +4,7 @@
  * `eventTime` or `series.lastObservedTime` move), so list order means nothing.
  */
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
-import { EventReasons } from './classify-reasons.js';
+import { EventReasons, InvolvedKinds, VolumeEventReasons } from './classify-reasons.js';
 import { toMillis } from './time.js';
 
 function defined(values: (number | undefined)[]): number[] {
@@ -43,12 +43,21 @@ export function latestFirst(events: readonly CoreV1Event[]): CoreV1Event[] {
  */
 export function isAboutPod(event: CoreV1Event, pod: V1Pod | null): boolean {
   const ref = event.involvedObject;
-  if (ref.kind !== undefined && ref.kind !== 'Pod') return false;
+  if (ref.kind !== undefined && ref.kind !== InvolvedKinds.Pod) return false;
   const name = pod?.metadata?.name;
   if (ref.name !== undefined && name !== undefined && ref.name !== name) return false;
   const uid = pod?.metadata?.uid;
   if (ref.uid !== undefined && uid !== undefined && ref.uid !== uid) return false;
   return true;
+}
+
+/**
+ * Events about the build's workspace claim. Claims are named per build and live no longer than
+ * it, so the name is enough; the claim's uid would cost a read of the claim on every poll.
+ */
+export function isAboutClaim(event: CoreV1Event, claimName: string): boolean {
+  const ref = event.involvedObject;
+  return ref.kind === InvolvedKinds.PersistentVolumeClaim && ref.name === claimName;
 }
 
 export function containerFieldPath(container: string): string {
@@ -101,4 +110,22 @@ export function hasBackOffDetail(message: string): boolean {
 
 export function isSchedulingFailure(event: CoreV1Event): boolean {
   return event.reason === EventReasons.FailedScheduling;
+}
+
+/** The attach/detach controller's and the kubelet's reports on the pod's volumes, failed or not. */
+export function isVolumeEvent(event: CoreV1Event): boolean {
+  return (
+    event.reason === VolumeEventReasons.FailedAttachVolume ||
+    event.reason === VolumeEventReasons.SuccessfulAttachVolume ||
+    event.reason === VolumeEventReasons.FailedMount
+  );
+}
+
+export function isVolumeFailure(event: CoreV1Event): boolean {
+  return event.reason === VolumeEventReasons.FailedAttachVolume || event.reason === VolumeEventReasons.FailedMount;
+}
+
+/** The provisioner's outcome on the claim: failed (Warning) or done. */
+export function isProvisioningOutcome(event: CoreV1Event): boolean {
+  return event.reason === VolumeEventReasons.ProvisioningFailed || event.reason === VolumeEventReasons.ProvisioningSucceeded;
 }

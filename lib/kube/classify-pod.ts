@@ -2,6 +2,7 @@
 import type { V1Container, V1ContainerStateTerminated, V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import { STEP_CONTAINER } from './types.js';
 import {
+  NodeLabels,
   PodConditionReasons,
   PodConditionTypes,
   PodPhases,
@@ -66,6 +67,31 @@ export function unschedulableMessage(pod: V1Pod): string | undefined {
 
 export function isScheduled(pod: V1Pod): boolean {
   return Boolean(pod.spec?.nodeName) || scheduledCondition(pod)?.status === 'True';
+}
+
+/**
+ * Still waiting for a node: pending and not scheduled (nor being deleted). The only time the
+ * claim's own events can tell more than the pod's: provisioning happens before the pod is placed.
+ */
+export function isAwaitingNode(pod: V1Pod): boolean {
+  return isPhase(pod, PodPhases.Pending) && !isScheduled(pod) && !isBeingDeleted(pod);
+}
+
+/** The claim the pod mounts: step pods mount one, the build's workspace. */
+export function workspaceClaim(pod: V1Pod): string | undefined {
+  return pod.spec?.volumes?.find((v) => v.persistentVolumeClaim)?.persistentVolumeClaim?.claimName || undefined;
+}
+
+/**
+ * The one node the pod may run on, when a required node affinity pins it there by hostname (as a
+ * step is pinned to where the build's workspace volume is attached). Several terms are
+ * alternatives and several values several nodes: neither is a pin.
+ */
+export function pinnedNode(pod: V1Pod): string | undefined {
+  const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  if (terms.length !== 1) return undefined;
+  const hostname = terms[0]?.matchExpressions?.find((e) => e.key === NodeLabels.hostname && e.operator === 'In');
+  return hostname?.values?.length === 1 ? hostname.values[0] : undefined;
 }
 
 export function isPhase(pod: V1Pod, phase: (typeof PodPhases)[keyof typeof PodPhases]): boolean {

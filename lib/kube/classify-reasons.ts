@@ -65,6 +65,43 @@ export const EventReasons = {
   DeadlineExceeded: 'DeadlineExceeded',
 } as const;
 
+/**
+ * Event `reason` values about a pod's volumes and its claim: the attach/detach controller and the
+ * kubelet on the pod (pkg/volume/util/operationexecutor, pkg/kubelet/volumemanager), the
+ * PersistentVolume controller and the external provisioner on the claim (pkg/controller/volume/
+ * persistentvolume, sig-storage-lib-external-provisioner).
+ */
+export const VolumeEventReasons = {
+  /** Pod: "Multi-Attach error for volume …", "AttachVolume.Attach failed for volume …". */
+  FailedAttachVolume: 'FailedAttachVolume',
+  /** Pod: "AttachVolume.Attach succeeded for volume …". */
+  SuccessfulAttachVolume: 'SuccessfulAttachVolume',
+  /** Pod: "MountVolume.MountDevice failed …", "Unable to attach or mount volumes: …". */
+  FailedMount: 'FailedMount',
+  /** Claim (Warning): the storage class is missing, or the provisioner's CreateVolume failed. */
+  ProvisioningFailed: 'ProvisioningFailed',
+  /** Claim (Normal): "Successfully provisioned volume pvc-…". */
+  ProvisioningSucceeded: 'ProvisioningSucceeded',
+  /** Claim (Normal): "External provisioner is provisioning volume for claim …". */
+  Provisioning: 'Provisioning',
+  /** Claim (Normal): the PersistentVolume controller waits for an external provisioner. */
+  ExternalProvisioning: 'ExternalProvisioning',
+  /** Claim (Normal): a WaitForFirstConsumer claim has no scheduled pod yet. */
+  WaitForFirstConsumer: 'WaitForFirstConsumer',
+} as const;
+
+/** `involvedObject.kind` of the objects whose events a poll reads. */
+export const InvolvedKinds = {
+  Pod: 'Pod',
+  PersistentVolumeClaim: 'PersistentVolumeClaim',
+} as const;
+
+/** Node labels the classifier reads in a pod's affinity. */
+export const NodeLabels = {
+  /** What a pod pinned to one node selects on (the kubelet sets it to the node's name). */
+  hostname: 'kubernetes.io/hostname',
+} as const;
+
 /** Step-level reasons this runner reports for states Kubernetes has no single word for. */
 export const StepReasons = {
   PodDeleted: 'PodDeleted',

@@ -1,5 +1,5 @@
 import { describe, expect, it, jest } from '@jest/globals';
-import { classifyStep } from './classify.js';
+import { classifyStep, PINNED_UNSCHEDULABLE_GRACE_SECONDS } from './classify.js';
 import type { StepStatus } from './types.js';
 import { MAX_CAUSE_LENGTH } from './cause.js';
 import { classifyCases, type Expected } from '../../test/fixtures/kube/cases.js';
@@ -11,7 +11,15 @@ import {
   observationFromExample,
 } from '../../test/fixtures/kube/shared-examples.js';
 import { itRequiring } from '../../test/fixtures/requirements.js';
-import type { StepIdentity } from './types.js';
+import {
+  CLAIM,
+  FIRST_SEEN,
+  WORKSPACE_NODE,
+  loadWorkspaceExamples,
+  workspaceObservation,
+  type WorkspaceExample,
+} from '../../test/fixtures/kube/workspace-examples.js';
+import { DEFAULT_CLASSIFY_OPTIONS, type StepIdentity } from './types.js';
 
 function expectStatus(status: StepStatus, expected: Expected, identity: StepIdentity): void {
   expect(status.phase).toBe(expected.phase);
@@ -20,7 +28,8 @@ function expectStatus(status: StepStatus, expected: Expected, identity: StepIden
     expect(status.error).toBe(expected.error);
     if (expected.exitCode !== undefined) expect(status.exitCode).toBe(expected.exitCode);
     expect(status.cause).toContain(`"${identity.step}"`);
-    expect(status.cause).toContain(identity.image);
+    // The checkout's Causes name it as the checkout: its image is the runner's git, not the pipeline's.
+    if (!identity.checkout) expect(status.cause).toContain(identity.image);
     expect(status.cause.length).toBeLessThanOrEqual(MAX_CAUSE_LENGTH);
     for (const word of expected.words ?? []) expect(status.cause).toContain(word);
   } else {
@@ -108,5 +117,75 @@ describe('shared image pull examples', () => {
     if (expected.afterGrace) {
       expectStatus(classifyStep(observationFromExample(example, 90), identity), expected.afterGrace, identity);
     }
+  });
+});
+
+describe('workspace examples (workspace-messages.json)', () => {
+  // Throws (failing the file) when the fixture is missing or empty.
+  const examples = loadWorkspaceExamples();
+  const identity = { step: 'build', image: 'alpine:3.20' };
+  const grace = DEFAULT_CLASSIFY_OPTIONS.workspaceGraceSeconds;
+  const atOnce = FIRST_SEEN + 1;
+  const pastGrace = FIRST_SEEN + grace + 1;
+  const named = (list: WorkspaceExample[]) => list.map((e) => [`${e.name} (${e.seen})`, e] as const);
+
+  it('covers every verdict and every place a workspace failure is reported', () => {
+    const kinds = new Set(examples.map((e) => `${e.verdict} ${e.event.reason}`));
+    for (const expected of [
+      'permanent ProvisioningFailed',
+      'transient ProvisioningFailed',
+      'waiting ExternalProvisioning',
+      'waiting WaitForFirstConsumer',
+      'permanent FailedScheduling',
+      'transient FailedScheduling',
+      'permanent FailedAttachVolume',
+      'transient FailedAttachVolume',
+      'transient FailedMount',
+    ]) {
+      expect(kinds).toContain(expected);
+    }
+    expect(examples.some((e) => e.pinned)).toBe(true);
+  });
+
+  it.each(named(examples.filter((e) => e.verdict === 'permanent')))('fails at once (pinned: once the previous pod is surely gone): %s', (_name, example) => {
+    if (example.pinned) {
+      // The previous step's pod may still hold the node's cpu for a few seconds.
+      expect(classifyStep(workspaceObservation(example, atOnce), identity)).toMatchObject({ phase: 'pending', reason: 'Unschedulable' });
+    }
+    const status = classifyStep(workspaceObservation(example, example.pinned ? PINNED_UNSCHEDULABLE_GRACE_SECONDS + 1 : atOnce), identity);
+    expect(status).toMatchObject({ phase: 'failed', error: example.error });
+    if (status.phase !== 'failed') throw new Error('not failed');
+    expect(status.cause).toContain('Step "build" (image "alpine:3.20")');
+    expect(status.cause).toContain(`claim "${CLAIM}"`);
+    expect(status.cause).not.toContain('grace period');
+    expect(status.cause.length).toBeLessThanOrEqual(MAX_CAUSE_LENGTH);
+    for (const word of example.keyWords) expect(status.cause).toContain(word);
+    if (example.pinned) expect(status.cause).toContain(`pinned to node "${WORKSPACE_NODE}"`);
+    else expect(status.reason).toBe(example.event.reason);
+  });
+
+  it.each(named(examples.filter((e) => e.verdict === 'transient')))('waits out its grace period, then fails: %s', (_name, example) => {
+    const within = classifyStep(workspaceObservation(example, pastGrace - 2), identity);
+    expect(within).toMatchObject({ phase: 'pending', reason: example.event.reason });
+    for (const word of example.keyWords) expect('message' in within ? within.message : '').toContain(word);
+
+    const after = classifyStep(workspaceObservation(example, pastGrace), identity);
+    expect(after).toMatchObject({ phase: 'failed', error: 'WorkspaceUnavailable', reason: example.event.reason });
+    if (after.phase !== 'failed') throw new Error('not failed');
+    expect(after.cause).toContain(`claim "${CLAIM}"`);
+    expect(after.cause).toContain(`grace period ${grace} s`);
+    for (const word of example.keyWords) expect(after.cause).toContain(word);
+  });
+
+  it.each(named(examples.filter((e) => e.verdict === 'waiting')))('stays pending with the controller\'s words: %s', (_name, example) => {
+    for (const seconds of [atOnce, pastGrace]) {
+      const status = classifyStep(workspaceObservation(example, seconds), identity);
+      expect(status).toMatchObject({ phase: 'pending', reason: example.event.reason });
+      for (const word of example.keyWords) expect('message' in status ? status.message : '').toContain(word);
+    }
+  });
+
+  it.each(named(examples.filter((e) => e.pinned)))('unpinned, the same scheduler words wait for the autoscaler: %s', (_name, example) => {
+    expect(classifyStep(workspaceObservation(example, atOnce, false), identity)).toMatchObject({ phase: 'pending', reason: 'Unschedulable' });
   });
 });

@@ -14,7 +14,8 @@
  *  6. Container terminated non-zero         -> StepFailed: OOMKilled (with the memory limit),
  *     StartError/ContainerCannotRun (command could not start), else exit code + termination
  *     message. Also read from lastState when the kubelet restarted it (RunContainerError,
- *     CrashLoopBackOff).
+ *     CrashLoopBackOff). CheckoutFailed instead when the step is the build's checkout: without
+ *     the source no later step can run, and git's own words are in the log tail FinishStep adds.
  *  7. Pod Failed without a terminated step  -> PodLost: the node rejected or lost the pod.
  *  8. Image problems (waiting reason, or the newest container event when the status has none):
  *     InvalidImageName / invalid reference  -> InvalidImage at once;
@@ -24,13 +25,36 @@
  *                                              first pull failure, then ImagePullFailed.
  *  9. CreateContainerConfigError / CreateContainerError -> PodConfigError at once (missing
  *     secret, key or config map: waiting will not create it). RunContainerError -> StepFailed.
- * 10. Unschedulable (PodScheduled=False or FailedScheduling, pod not yet on a node)
- *                                           -> pending until unschedulableGraceSeconds after pod
+ * 10. Workspace (the pod mounts the build's claim):
+ *     not yet on a node: the claim's newest provisioning outcome is ProvisioningFailed, or the
+ *     scheduler blames the claim (unbound claim, claim not found, volume node affinity conflict,
+ *     VolumeBinding prebind errors);
+ *     on a node, container still ContainerCreating with no container event yet: the newest of the
+ *     pod's FailedAttachVolume / SuccessfulAttachVolume / FailedMount events is a failure;
+ *     permanent words (storage class or claim not found, UnauthorizedOperation, invalid
+ *     parameters)                           -> WorkspaceUnavailable at once;
+ *     transient or unknown words (Multi-Attach while the previous node detaches, attach and
+ *     mount timeouts, DeadlineExceeded)     -> pending until workspaceGraceSeconds after the
+ *                                              first such failure, then WorkspaceUnavailable.
+ *     After 8 and 9: the kubelet reports image and container problems only once the volumes are
+ *     mounted, so a pod that reached them is past its workspace's troubles (and older volume
+ *     events say nothing any more). Before 11: a pod the claim keeps off every node is the
+ *     workspace's problem, with the provisioner's words and the workspace's grace, not the
+ *     autoscaler's.
+ * 11. Unschedulable (PodScheduled=False or FailedScheduling, pod not yet on a node):
+ *     pinned by required node affinity to the node holding the workspace volume
+ *                                           -> Unschedulable after PINNED_UNSCHEDULABLE_GRACE_SECONDS
+ *                                              at most: a new node cannot help, and the short
+ *                                              wait only lets the previous step's pod finish
+ *                                              leaving the node (its resources count until then);
+ *     otherwise                             -> pending until unschedulableGraceSeconds after pod
  *                                              creation (the autoscaler may add a node), then
  *                                              Unschedulable with the scheduler's words.
- * 11. Container running / pod Running       -> running.
- * 12. Otherwise                             -> pending with the kubelet's reason
- *                                              (ContainerCreating, Pulling, …).
+ * 12. Container running / pod Running       -> running.
+ * 13. Otherwise                             -> pending with the kubelet's reason
+ *                                              (ContainerCreating, Pulling, …), or, for a pod
+ *                                              waiting for its workspace volume, the claim's
+ *                                              (ExternalProvisioning, WaitForFirstConsumer, …).
  */
 import type { CoreV1Event, V1ContainerStateTerminated, V1ContainerStateWaiting, V1Pod } from '@kubernetes/client-node';
 import { ErrorNames, type ErrorName } from '../contract/index.js';
@@ -49,6 +73,7 @@ import {
   PodReasons,
   StepReasons,
   TerminatedReasons,
+  VolumeEventReasons,
 } from './classify-reasons.js';
 import {
   carriesPullError,
@@ -57,8 +82,11 @@ import {
   isAboutPod,
   isContainerEvent,
   isPodLevelEvent,
+  isProvisioningOutcome,
   isPullFailureEvent,
   isSchedulingFailure,
+  isVolumeEvent,
+  isVolumeFailure,
   latestFirst,
 } from './classify-events.js';
 import {
@@ -74,9 +102,11 @@ import {
   isStartError,
   isUnschedulableCondition,
   memoryLimit,
+  pinnedNode,
   startedAt,
   stepContainerName,
   unschedulableMessage,
+  workspaceClaim,
 } from './classify-pod.js';
 import {
   PullVerdicts,
@@ -86,7 +116,9 @@ import {
   isPullWaitingReason,
   type PullVerdict,
 } from './image-pull.js';
+import { WorkspaceVerdicts, blamesClaim, classifyWorkspaceMessage } from './workspace-failure.js';
 import {
+  checkoutFailedCause,
   configErrorCause,
   evictedCause,
   exitCodeCause,
@@ -96,12 +128,16 @@ import {
   podDeletedCause,
   podDeletingCause,
   podFailedCause,
+  pinnedUnschedulableCause,
   pullFailedCause,
   runtimeWords,
   startErrorCause,
   timedOutCause,
   unschedulableCause,
+  volumeWords,
+  workspaceUnavailableCause,
   type CauseSubject,
+  type WorkspaceFailureReason,
 } from './cause.js';
 
 /** Everything the rules read, gathered once per poll. */
@@ -114,8 +150,12 @@ interface Facts {
   running: boolean;
   /** This container's events, newest first. */
   containerEvents: CoreV1Event[];
-  /** Pod-level events (scheduler, eviction), newest first. */
+  /** Pod-level events (scheduler, eviction, volumes), newest first. */
   podEvents: CoreV1Event[];
+  /** The claim the pod mounts (the build's workspace), if any. */
+  claim?: string;
+  /** The claim's events, newest first; only read while the pod waits for a node. */
+  claimEvents: CoreV1Event[];
   now: number;
   options: ClassifyOptions;
 }
@@ -153,6 +193,7 @@ export function classifyStep(
     podFailed(facts) ??
     imageProblem(facts) ??
     configProblem(facts) ??
+    workspaceProblem(facts) ??
     unschedulable(facts) ??
     runningOrPending(facts)
   );
@@ -170,15 +211,18 @@ function gatherFacts(
   const events = observation.events.filter((e) => isAboutPod(e, pod));
   // A container the kubelet restarted keeps its real exit in lastState while it waits again.
   const lastTerminated = status?.state?.waiting ? status.lastState?.terminated : undefined;
+  const claim = workspaceClaim(pod);
   return {
     pod,
-    subject: { step: identity.step, image },
+    subject: { step: identity.step, image, ...(identity.checkout ? { checkout: true } : {}) },
     container,
     waiting: status?.state?.waiting,
     terminated: status?.state?.terminated ?? lastTerminated,
     running: Boolean(status?.state?.running),
     containerEvents: latestFirst(events.filter((e) => isContainerEvent(e, container))),
     podEvents: latestFirst(events.filter(isPodLevelEvent)),
+    ...(claim ? { claim } : {}),
+    claimEvents: latestFirst(observation.claimEvents ?? []),
     now: observation.observedAt.getTime(),
     options,
   };
@@ -217,9 +261,10 @@ function beingDeleted(f: Facts): StepStatus | undefined {
 function containerFailed(f: Facts): StepStatus | undefined {
   const t = f.terminated;
   if (!t) return undefined;
+  const error = f.subject.checkout ? ErrorNames.CheckoutFailed : ErrorNames.StepFailed;
   if (isOomKilled(t)) {
     return failed(
-      ErrorNames.StepFailed,
+      error,
       TerminatedReasons.OOMKilled,
       outOfMemoryCause(f.subject, { exitCode: t.exitCode, memoryLimit: memoryLimit(f.pod, f.container) }),
       t.exitCode,
@@ -227,16 +272,17 @@ function containerFailed(f: Facts): StepStatus | undefined {
   }
   if (isStartError(t)) {
     return failed(
-      ErrorNames.StepFailed,
+      error,
       t.reason ?? TerminatedReasons.StartError,
       startErrorCause(f.subject, { reason: t.reason ?? TerminatedReasons.StartError, exitCode: t.exitCode, words: t.message }),
       t.exitCode,
     );
   }
+  const detail = { exitCode: t.exitCode, reason: t.reason, message: t.message, signal: t.signal };
   return failed(
-    ErrorNames.StepFailed,
+    error,
     t.reason || TerminatedReasons.Error,
-    exitCodeCause(f.subject, { exitCode: t.exitCode, reason: t.reason, message: t.message, signal: t.signal }),
+    f.subject.checkout ? checkoutFailedCause(f.subject, detail) : exitCodeCause(f.subject, detail),
     t.exitCode,
   );
 }
@@ -344,13 +390,93 @@ function configProblem(f: Facts): StepStatus | undefined {
   return failed(ErrorNames.StepFailed, reason, startErrorCause(f.subject, { reason, words }));
 }
 
+/** What keeps the workspace from the step: the reporting event's reason, its words, and since when. */
+interface WorkspaceFailure {
+  reason: WorkspaceFailureReason;
+  words: string;
+  /** The first report of the same trouble: the grace period counts from here. */
+  since: number;
+}
+
+/** The earliest first-seen time of the events, else the pod's creation. */
+function firstSeen(f: Facts, events: readonly CoreV1Event[]): number {
+  const starts = events.map(eventFirstSeen).filter((t): t is number => t !== undefined);
+  return starts.length > 0 ? Math.min(...starts) : (createdAt(f.pod) ?? f.now);
+}
+
+/**
+ * Before a node: the provisioner's failure on the claim (unless a later success ended it), else a
+ * scheduling failure that blames the claim. The provisioner's words come first: with an unknown
+ * storage class the scheduler only says the claim is unbound.
+ */
+function placementFailure(f: Facts): WorkspaceFailure | undefined {
+  const blaming = f.podEvents.filter((e) => isSchedulingFailure(e) && blamesClaim(e.message ?? ''));
+  const provisioningFailures = f.claimEvents.filter((e) => e.reason === VolumeEventReasons.ProvisioningFailed);
+  const outcome = f.claimEvents.find(isProvisioningOutcome);
+  if (outcome?.reason === VolumeEventReasons.ProvisioningFailed) {
+    return {
+      reason: VolumeEventReasons.ProvisioningFailed,
+      words: outcome.message ?? '',
+      since: firstSeen(f, [...provisioningFailures, ...blaming]),
+    };
+  }
+  const words = unschedulableMessage(f.pod) ?? f.podEvents.find(isSchedulingFailure)?.message;
+  if (!words || !blamesClaim(words)) return undefined;
+  return { reason: EventReasons.FailedScheduling, words, since: firstSeen(f, blaming) };
+}
+
+/**
+ * On a node, before the kubelet reached the container (it does only once the volumes are
+ * mounted): the newest attach or mount report, if it is a failure.
+ */
+function attachOrMountFailure(f: Facts): WorkspaceFailure | undefined {
+  const creating = !f.waiting || f.waiting.reason === ContainerWaitingReasons.ContainerCreating;
+  if (!isPhase(f.pod, PodPhases.Pending) || f.running || !creating || f.containerEvents.length > 0) return undefined;
+  const newest = f.podEvents.find(isVolumeEvent);
+  if (!newest || !isVolumeFailure(newest)) return undefined;
+  return {
+    reason: newest.reason === VolumeEventReasons.FailedMount ? VolumeEventReasons.FailedMount : VolumeEventReasons.FailedAttachVolume,
+    words: newest.message ?? '',
+    since: firstSeen(f, f.podEvents.filter(isVolumeFailure)),
+  };
+}
+
+function workspaceProblem(f: Facts): StepStatus | undefined {
+  if (!f.claim) return undefined;
+  const failure = isScheduled(f.pod) ? attachOrMountFailure(f) : placementFailure(f);
+  if (!failure) return undefined;
+  const words = volumeWords(failure.words) || undefined;
+  const detail = { claim: f.claim, reason: failure.reason, words };
+  if (classifyWorkspaceMessage(failure.words) === WorkspaceVerdicts.Permanent) {
+    return failed(ErrorNames.WorkspaceUnavailable, failure.reason, workspaceUnavailableCause(f.subject, detail));
+  }
+  const waited = secondsBetween(failure.since, f.now);
+  if (waited < f.options.workspaceGraceSeconds) return pending(failure.reason, words);
+  return failed(
+    ErrorNames.WorkspaceUnavailable,
+    failure.reason,
+    workspaceUnavailableCause(f.subject, { ...detail, waitedSeconds: waited, graceSeconds: f.options.workspaceGraceSeconds }),
+  );
+}
+
+/**
+ * How long a pod pinned to its workspace's node may be unschedulable: the previous step's pod,
+ * deleted a moment ago, holds its cpu and memory there until it is gone (10 s of grace at most).
+ */
+export const PINNED_UNSCHEDULABLE_GRACE_SECONDS = 30;
+
 function unschedulable(f: Facts): StepStatus | undefined {
   if (isScheduled(f.pod)) return undefined;
   const event = f.podEvents.find(isSchedulingFailure);
   if (!isUnschedulableCondition(f.pod) && !event) return undefined;
   const words = unschedulableMessage(f.pod) ?? event?.message;
+  const node = pinnedNode(f.pod);
   const since = createdAt(f.pod) ?? (event ? eventFirstSeen(event) : undefined) ?? f.now;
   const waited = secondsBetween(since, f.now);
+  if (node && f.claim) {
+    if (waited < Math.min(PINNED_UNSCHEDULABLE_GRACE_SECONDS, f.options.unschedulableGraceSeconds)) return pending(StepReasons.Unschedulable, words);
+    return failed(ErrorNames.Unschedulable, StepReasons.Unschedulable, pinnedUnschedulableCause(f.subject, { node, claim: f.claim, words }));
+  }
   if (waited < f.options.unschedulableGraceSeconds) return pending(StepReasons.Unschedulable, words);
   return failed(
     ErrorNames.Unschedulable,
@@ -366,5 +492,7 @@ function runningOrPending(f: Facts): StepStatus {
   if (f.waiting?.reason) return pending(f.waiting.reason, f.waiting.message);
   const newest = f.containerEvents[0];
   if (newest?.reason) return pending(newest.reason, newest.message);
+  const claimNews = isScheduled(f.pod) ? undefined : f.claimEvents[0];
+  if (claimNews?.reason) return pending(claimNews.reason, claimNews.message);
   return pending(StepReasons.Pending);
 }

@@ -5,6 +5,7 @@ import { withKubeRetries, type KubeRetryOptions } from './retry.js';
 import { Annotations, Labels, MANAGED_BY } from './types.js';
 
 export type CleanupApi = Pick<CoreV1Api, 'deleteNamespacedPod' | 'listNamespacedPod'>;
+export type ClaimCleanupApi = Pick<CoreV1Api, 'deleteNamespacedPersistentVolumeClaim' | 'listNamespacedPersistentVolumeClaim'>;
 
 /** Deletes a step's pod. Returns false when it was already gone, which is just as good. */
 export async function deleteStepPod(
@@ -39,7 +40,7 @@ export async function deleteBuildPods(
   retry?: KubeRetryOptions,
 ): Promise<number> {
   const operation = `list pods of build ${buildId} in ${namespace}`;
-  const labelSelector = `${Labels.managedBy}=${MANAGED_BY},${Labels.build}=${labelValue(buildId)}`;
+  const labelSelector = buildSelector(buildId);
   let pods;
   try {
     pods = await withKubeRetries(operation, () => api.listNamespacedPod({ namespace, labelSelector }), retry);
@@ -56,4 +57,55 @@ export async function deleteBuildPods(
     if (await deleteStepPod(api, namespace, name, retry)) deleted++;
   }
   return deleted;
+}
+
+/**
+ * Deletes the build's workspace claim(s), found like its pods. A claim still mounted by a pod that
+ * is stopping is only marked for deletion: Kubernetes removes it (and its volume) once the pod is gone.
+ */
+export async function deleteBuildClaims(
+  api: ClaimCleanupApi,
+  namespace: string,
+  buildId: string,
+  retry?: KubeRetryOptions,
+): Promise<number> {
+  const operation = `list persistentvolumeclaims of build ${buildId} in ${namespace}`;
+  let claims;
+  try {
+    claims = await withKubeRetries(
+      operation,
+      () => api.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: buildSelector(buildId) }),
+      retry,
+    );
+  } catch (error) {
+    throw unexpectedKubeError(operation, error);
+  }
+  let deleted = 0;
+  for (const claim of claims.items) {
+    const name = claim.metadata?.name;
+    const exactBuild = claim.metadata?.annotations?.[Annotations.build];
+    if (!name || (exactBuild !== undefined && exactBuild !== buildId) || claim.metadata?.deletionTimestamp) continue;
+    if (await deleteClaim(api, namespace, name, retry)) deleted++;
+  }
+  return deleted;
+}
+
+export async function deleteClaim(
+  api: Pick<CoreV1Api, 'deleteNamespacedPersistentVolumeClaim'>,
+  namespace: string,
+  name: string,
+  retry?: KubeRetryOptions,
+): Promise<boolean> {
+  const operation = `delete persistentvolumeclaim ${namespace}/${name}`;
+  try {
+    await withKubeRetries(operation, () => api.deleteNamespacedPersistentVolumeClaim({ name, namespace }), retry);
+    return true;
+  } catch (error) {
+    if (httpStatus(error) === 404) return false;
+    throw unexpectedKubeError(operation, error);
+  }
+}
+
+function buildSelector(buildId: string): string {
+  return `${Labels.managedBy}=${MANAGED_BY},${Labels.build}=${labelValue(buildId)}`;
 }

@@ -29,6 +29,16 @@ export class PodLost extends StepRunnerError {
   override readonly name = ErrorNames.PodLost;
 }
 
+/** The build's checkout (its `clone` step) exited non-zero: git's own words are in the Cause. */
+export class CheckoutFailed extends StepRunnerError {
+  override readonly name = ErrorNames.CheckoutFailed;
+}
+
+/** The build's workspace volume could not be provisioned, bound, attached or mounted. */
+export class WorkspaceUnavailable extends StepRunnerError {
+  override readonly name = ErrorNames.WorkspaceUnavailable;
+}
+
 export class KubernetesUnavailable extends StepRunnerError {
   override readonly name = ErrorNames.KubernetesUnavailable;
   constructor(

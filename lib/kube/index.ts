@@ -1,8 +1,8 @@
 // The public face of lib/kube: connection, pod manifest and the step pod operations.
 export * from './errors.js';
 export * from './types.js';
-export { stepPodName, labelValue } from './pod-name.js';
-export { stepScript } from './step-script.js';
+export { stepPodName, labelValue, workspaceClaimName } from './pod-name.js';
+export { stepScript, shellQuote } from './step-script.js';
 export { stepPodManifest, type StepPodManifestInput } from './pod-manifest.js';
 export { kubeConfigForEks, EksConnectionCache, type EksConnectionOptions } from './connection.js';
 export { kubeClients, type KubeClients } from './clients.js';
@@ -12,7 +12,15 @@ export { withKubeRetries, type KubeRetryOptions } from './retry.js';
 export { launchStepPod, type LaunchResult } from './launch.js';
 export { observeStep } from './observe.js';
 export { readStepLog, readWholeStepLog, DEFAULT_STEP_LOG_TAIL, type StepLogOptions } from './logs.js';
-export { deleteStepPod, deleteBuildPods } from './cleanup.js';
+export { deleteStepPod, deleteBuildPods, deleteBuildClaims } from './cleanup.js';
+export {
+  ensureWorkspaceClaim,
+  workspaceClaimManifest,
+  workspaceNode,
+  WORKSPACE_PATH,
+  SELECTED_NODE_ANNOTATION,
+  type WorkspaceClaimSettings,
+} from './workspace.js';
 export { readSecretValues, secretNeedles, maskSecrets, SECRET_MASK } from './secret-values.js';
 export { classifyStep } from './classify.js';
 export { podProgress, sameProgress, isQuietPending, type PodProgress } from './pod-progress.js';

@@ -1,6 +1,8 @@
 import type { CoreV1Api, CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { httpStatus, unexpectedKubeError } from './api-error.js';
-import { isAboutPod } from './classify-events.js';
+import { isAboutClaim, isAboutPod } from './classify-events.js';
+import { isAwaitingNode, workspaceClaim } from './classify-pod.js';
+import { InvolvedKinds } from './classify-reasons.js';
 import { fieldSelector } from './field-selector.js';
 import { withKubeRetries, type KubeRetryOptions } from './retry.js';
 import type { Observation } from './types.js';
@@ -12,6 +14,12 @@ export type ObserveApi = Pick<CoreV1Api, 'readNamespacedPod' | 'listNamespacedEv
  * made side by side. The classifier needs both: the container status says ErrImagePull, but the
  * registry's own words often only reach the events. A caller that already holds the pod (from a
  * watch) passes it as `knownPod`, and only the events are read.
+ *
+ * Given the build's workspace `claimName`, the claim's events are read too, but only while the pod
+ * mounts that claim and waits for a node: the provisioner reports its failures on the claim, and
+ * nothing on the pod says so before the scheduler gives up (minutes later). A scheduled or running
+ * pod costs no third request; one whose pod is unknown until the first two answer costs it after
+ * them.
  */
 export async function observeStep(
   api: ObserveApi,
@@ -20,12 +28,30 @@ export async function observeStep(
   now: () => Date = () => new Date(),
   retry?: KubeRetryOptions,
   knownPod?: V1Pod | null,
+  claimName?: string,
 ): Promise<Observation> {
-  const [pod, events] = await Promise.all([
-    knownPod !== undefined ? knownPod : readPod(api, namespace, podName, retry),
-    listPodEvents(api, namespace, podName, retry),
-  ]);
-  return { pod, events: events.filter((event) => isAboutPod(event, pod)), observedAt: now() };
+  const readClaimEvents = async (pod: V1Pod | null): Promise<CoreV1Event[] | undefined> => {
+    if (!claimName || !needsClaimEvents(pod, claimName)) return undefined;
+    const events = await listClaimEvents(api, namespace, claimName, retry);
+    return events.filter((event) => isAboutClaim(event, claimName));
+  };
+  const observation = (pod: V1Pod | null, events: CoreV1Event[], claimEvents: CoreV1Event[] | undefined): Observation => ({
+    pod,
+    events: events.filter((event) => isAboutPod(event, pod)),
+    ...(claimEvents ? { claimEvents } : {}),
+    observedAt: now(),
+  });
+  if (knownPod !== undefined) {
+    const [events, claimEvents] = await Promise.all([listPodEvents(api, namespace, podName, retry), readClaimEvents(knownPod)]);
+    return observation(knownPod, events, claimEvents);
+  }
+  const [pod, events] = await Promise.all([readPod(api, namespace, podName, retry), listPodEvents(api, namespace, podName, retry)]);
+  return observation(pod, events, await readClaimEvents(pod));
+}
+
+/** Only a pod that mounts the claim and has no node yet: provisioning is over once it has one. */
+function needsClaimEvents(pod: V1Pod | null, claimName: string): boolean {
+  return pod !== null && isAwaitingNode(pod) && workspaceClaim(pod) === claimName;
 }
 
 async function readPod(api: ObserveApi, namespace: string, name: string, retry?: KubeRetryOptions): Promise<V1Pod | null> {
@@ -44,11 +70,35 @@ async function listPodEvents(
   name: string,
   retry?: KubeRetryOptions,
 ): Promise<CoreV1Event[]> {
-  const operation = `list events of pod ${namespace}/${name}`;
+  return listEvents(api, namespace, `list events of pod ${namespace}/${name}`, { 'involvedObject.name': name }, retry);
+}
+
+async function listClaimEvents(
+  api: ObserveApi,
+  namespace: string,
+  name: string,
+  retry?: KubeRetryOptions,
+): Promise<CoreV1Event[]> {
+  return listEvents(
+    api,
+    namespace,
+    `list events of persistentvolumeclaim ${namespace}/${name}`,
+    { 'involvedObject.kind': InvolvedKinds.PersistentVolumeClaim, 'involvedObject.name': name },
+    retry,
+  );
+}
+
+async function listEvents(
+  api: ObserveApi,
+  namespace: string,
+  operation: string,
+  fields: Record<string, string>,
+  retry?: KubeRetryOptions,
+): Promise<CoreV1Event[]> {
   try {
     const list = await withKubeRetries(
       operation,
-      () => api.listNamespacedEvent({ namespace, fieldSelector: fieldSelector({ 'involvedObject.name': name }) }),
+      () => api.listNamespacedEvent({ namespace, fieldSelector: fieldSelector(fields) }),
       retry,
     );
     return list.items;

@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { orphanVerdict, selectOrphanedPods, type OrphanVerdict } from './orphans.js';
+import { claimOrphanVerdict, orphanVerdict, selectOrphanedPods, type OrphanVerdict } from './orphans.js';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
 const MARGIN = 600;
@@ -63,5 +63,28 @@ describe('selectOrphanedPods', () => {
   it('with no margin, selects a pod the moment its deadline has passed', () => {
     expect(selectOrphanedPods([pod({ createdSecondsAgo: 3600 })], NOW, 0)).toHaveLength(1);
     expect(selectOrphanedPods([pod({ createdSecondsAgo: 3599 })], NOW, 0)).toHaveLength(0);
+  });
+});
+
+describe('claimOrphanVerdict', () => {
+  const claim = (annotations: Record<string, string>, createdSecondsAgo: number, managedBy = 'serverless-step-runner') => ({
+    metadata: {
+      name: 'c',
+      labels: { 'app.kubernetes.io/managed-by': managedBy },
+      annotations,
+      creationTimestamp: ago(createdSecondsAgo),
+    },
+  });
+  it.each([
+    ['past the build deadline written on it, and the margin', { 'step-runner.dev/active-deadline-seconds': '600' }, 600 + MARGIN, 'orphan'],
+    ['its build may still be running', { 'step-runner.dev/active-deadline-seconds': '600' }, 600 + MARGIN - 1, 'within-deadline'],
+    ['no deadline written: never touched', {}, 999_999, 'no-deadline'],
+    ['a deadline that is not a number', { 'step-runner.dev/active-deadline-seconds': 'soon' }, 999_999, 'no-deadline'],
+  ] as const)('%s', (_, annotations, age, expected) => {
+    expect(claimOrphanVerdict(claim({ ...annotations }, age), NOW, MARGIN)).toBe(expected);
+  });
+
+  it('leaves a claim the runner did not make, however old', () => {
+    expect(claimOrphanVerdict(claim({ 'step-runner.dev/active-deadline-seconds': '1' }, 999_999, 'someone-else'), NOW, MARGIN)).toBe('not-ours');
   });
 });

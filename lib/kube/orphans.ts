@@ -1,9 +1,10 @@
-import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Api, V1ObjectMeta, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { unexpectedKubeError } from './api-error.js';
-import { deleteStepPod } from './cleanup.js';
+import { deleteClaim, deleteStepPod } from './cleanup.js';
 import { withKubeRetries, type KubeRetryOptions } from './retry.js';
 import { toMillis } from './time.js';
 import { Labels, MANAGED_BY } from './types.js';
+import { CLAIM_DEADLINE_ANNOTATION } from './workspace.js';
 
 /**
  * Runner pods that no execution will ever clean up: CleanupBuild could not reach the cluster, an
@@ -33,10 +34,22 @@ export type OrphanVerdict =
  * its labels say, and there is no deadline to be past.
  */
 export function orphanVerdict(pod: V1Pod, now: Date, marginSeconds: number): OrphanVerdict {
-  if (pod.metadata?.labels?.[Labels.managedBy] !== MANAGED_BY) return 'not-ours';
-  if (pod.metadata.deletionTimestamp) return 'already-deleting';
-  const created = toMillis(pod.metadata.creationTimestamp);
-  const deadline = pod.spec?.activeDeadlineSeconds;
+  return verdict(pod.metadata, pod.spec?.activeDeadlineSeconds, now, marginSeconds);
+}
+
+/**
+ * The same decision for a build's workspace claim, whose deadline (its build's steps' timeouts
+ * added up) PrepareBuild wrote in an annotation, since a claim has no deadline of its own.
+ */
+export function claimOrphanVerdict(claim: V1PersistentVolumeClaim, now: Date, marginSeconds: number): OrphanVerdict {
+  const written = claim.metadata?.annotations?.[CLAIM_DEADLINE_ANNOTATION];
+  return verdict(claim.metadata, written === undefined ? undefined : Number(written), now, marginSeconds);
+}
+
+function verdict(metadata: V1ObjectMeta | undefined, deadline: number | undefined, now: Date, marginSeconds: number): OrphanVerdict {
+  if (metadata?.labels?.[Labels.managedBy] !== MANAGED_BY) return 'not-ours';
+  if (metadata.deletionTimestamp) return 'already-deleting';
+  const created = toMillis(metadata.creationTimestamp);
   if (created === undefined || typeof deadline !== 'number' || !(deadline > 0)) return 'no-deadline';
   const orphanAt = created + (deadline + marginSeconds) * 1000;
   return now.getTime() >= orphanAt ? 'orphan' : 'within-deadline';
@@ -77,6 +90,33 @@ export async function deleteOrphanedPods(
   for (const pod of selectOrphanedPods(pods.items, options.now(), options.marginSeconds)) {
     const name = pod.metadata?.name;
     if (name && await deleteStepPod(api, namespace, name, options.retry)) deleted.push(name);
+  }
+  return deleted;
+}
+
+/** The same sweep for workspace claims; returns the names of the claims it deleted. */
+export async function deleteOrphanedClaims(
+  api: Pick<CoreV1Api, 'listNamespacedPersistentVolumeClaim' | 'deleteNamespacedPersistentVolumeClaim'>,
+  namespace: string,
+  options: OrphanSweepOptions,
+): Promise<string[]> {
+  const operation = `list runner persistentvolumeclaims in ${namespace}`;
+  let claims;
+  try {
+    claims = await withKubeRetries(
+      operation,
+      () => api.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: `${Labels.managedBy}=${MANAGED_BY}` }),
+      options.retry,
+    );
+  } catch (error) {
+    throw unexpectedKubeError(operation, error);
+  }
+  const now = options.now();
+  const deleted: string[] = [];
+  for (const claim of claims.items) {
+    const name = claim.metadata?.name;
+    if (!name || claimOrphanVerdict(claim, now, options.marginSeconds) !== 'orphan') continue;
+    if (await deleteClaim(api, namespace, name, options.retry)) deleted.push(name);
   }
   return deleted;
 }

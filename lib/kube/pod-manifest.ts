@@ -1,8 +1,9 @@
-import type { V1EnvVar, V1Pod, V1ResourceRequirements } from '@kubernetes/client-node';
+import type { V1Affinity, V1EnvVar, V1Pod, V1ResourceRequirements } from '@kubernetes/client-node';
 import { PullPolicies, type Step, type StepResources } from '../pipeline/types.js';
 import { Annotations, Labels, MANAGED_BY, STEP_CONTAINER } from './types.js';
 import { labelValue, stepPodName } from './pod-name.js';
 import { stepScript } from './step-script.js';
+import { WORKSPACE_PATH, WORKSPACE_VOLUME } from './workspace.js';
 
 export interface StepPodManifestInput {
   buildId: string;
@@ -10,7 +11,16 @@ export interface StepPodManifestInput {
   namespace: string;
   /** More labels (e.g. repository, commit); the runner's own labels win on a clash. */
   extraLabels?: Record<string, string>;
+  /** The build's variables (CI, CI_COMMIT_SHA, ...); the step's own env and secrets win on a clash. */
+  buildEnv?: Record<string, string>;
+  /**
+   * The build's workspace claim, mounted at /workspace and used as the working directory; `node`
+   * pins the pod to where the claim's volume is, once its first pod has put it there.
+   */
+  workspace?: { claimName: string; node?: string };
 }
+
+export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 
 /**
  * Pods that stop quickly when deleted: a cancelled build should not hold a node for the default
@@ -18,7 +28,7 @@ export interface StepPodManifestInput {
  */
 export const STEP_TERMINATION_GRACE_SECONDS = 10;
 
-export function stepPodManifest({ buildId, step, namespace, extraLabels = {} }: StepPodManifestInput): V1Pod {
+export function stepPodManifest({ buildId, step, namespace, extraLabels = {}, buildEnv = {}, workspace }: StepPodManifestInput): V1Pod {
   const resources = stepResources(step.resources);
   return {
     apiVersion: 'v1',
@@ -46,13 +56,16 @@ export function stepPodManifest({ buildId, step, namespace, extraLabels = {} }: 
       // the namespace's Services through injected variables.
       automountServiceAccountToken: false,
       enableServiceLinks: false,
+      ...(workspace ? { volumes: [{ name: WORKSPACE_VOLUME, persistentVolumeClaim: { claimName: workspace.claimName } }] } : {}),
+      ...(workspace?.node ? { affinity: pinnedTo(workspace.node) } : {}),
       containers: [
         {
           name: STEP_CONTAINER,
           image: step.image,
           imagePullPolicy: PullPolicies[step.pull],
           command: ['/bin/sh', '-c', stepScript(step.commands)],
-          env: stepEnv(step),
+          env: stepEnv(step, buildEnv),
+          ...(workspace ? { workingDir: WORKSPACE_PATH, volumeMounts: [{ name: WORKSPACE_VOLUME, mountPath: WORKSPACE_PATH }] } : {}),
           ...(resources ? { resources } : {}),
           securityContext: {
             allowPrivilegeEscalation: false,
@@ -68,8 +81,26 @@ export function stepPodManifest({ buildId, step, namespace, extraLabels = {} }: 
   };
 }
 
-function stepEnv(step: Step): V1EnvVar[] {
-  const plain = Object.entries(step.env).map(([name, value]) => ({ name, value }));
+/**
+ * Required, not preferred: a ReadWriteOnce volume attached to one node cannot be mounted on
+ * another while it is attached there, so a pod elsewhere would wait on Multi-Attach errors.
+ */
+function pinnedTo(node: string): V1Affinity {
+  return {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchExpressions: [{ key: HOSTNAME_LABEL, operator: 'In', values: [node] }] }],
+      },
+    },
+  };
+}
+
+function stepEnv(step: Step, buildEnv: Record<string, string>): V1EnvVar[] {
+  const own = new Set([...Object.keys(step.env), ...step.secrets.map((s) => s.env)]);
+  const build = Object.entries(buildEnv)
+    .filter(([name]) => !own.has(name))
+    .map(([name, value]) => ({ name, value }));
+  const plain = [...build, ...Object.entries(step.env).map(([name, value]) => ({ name, value }))];
   // Only a reference goes into the spec: the value stays in the Secret, out of the pod's JSON,
   // the events and the state machine's inputs and outputs.
   const secret = step.secrets.map(({ env, secret: name, key }) => ({

@@ -12,9 +12,21 @@ const HASH_LENGTH = 8;
  * share a name, which the hash guarantees: it is taken over the unsanitised pair.
  */
 export function stepPodName(buildId: string, stepName: string): string {
-  const hash = createHash('sha256').update(JSON.stringify([buildId, stepName])).digest('hex').slice(0, HASH_LENGTH);
+  return buildObjectName(buildId, stepName);
+}
+
+/**
+ * The build's workspace claim: `<build>-workspace-<hash>`, by the same rules. A step named
+ * "workspace" gets the same name for its pod, which is harmless: a pod and a claim never clash.
+ */
+export function workspaceClaimName(buildId: string): string {
+  return buildObjectName(buildId, 'workspace');
+}
+
+function buildObjectName(buildId: string, part: string): string {
+  const hash = createHash('sha256').update(JSON.stringify([buildId, part])).digest('hex').slice(0, HASH_LENGTH);
   const room = MAX_LABEL_LENGTH - HASH_LENGTH - 1;
-  let readable = dnsLabelPart(`${buildId}-${stepName}`).slice(0, room).replace(/-+$/, '');
+  let readable = dnsLabelPart(`${buildId}-${part}`).slice(0, room).replace(/-+$/, '');
   // A DNS-1123 label may start with a digit, but a leading letter keeps the name valid for the
   // stricter RFC 1035 rules some tools (and Services) apply; build ids are often plain numbers.
   if (!/^[a-z]/.test(readable)) readable = `b${readable}`.slice(0, room).replace(/-+$/, '');

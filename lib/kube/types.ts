@@ -22,6 +22,11 @@ export const STEP_CONTAINER = 'step';
 export interface Observation {
   pod: V1Pod | null;
   events: CoreV1Event[];
+  /**
+   * The workspace claim's events (the provisioner reports on the claim, not the pod); read only
+   * while the pod waits for a node, since provisioning is over once it has one.
+   */
+  claimEvents?: CoreV1Event[];
   /** When the poll read it; grace periods are measured against this, never the wall clock. */
   observedAt: Date;
 }
@@ -30,6 +35,8 @@ export interface Observation {
 export interface StepIdentity {
   step: string;
   image: string;
+  /** The build's checkout (`clone`) step: a non-zero exit is CheckoutFailed, not StepFailed. */
+  checkout?: boolean;
 }
 
 export interface ClassifyOptions {
@@ -37,11 +44,18 @@ export interface ClassifyOptions {
   imagePullGraceSeconds: number;
   /** A pod the scheduler cannot place may wait this long (cluster autoscaler). Default 120 s. */
   unschedulableGraceSeconds: number;
+  /**
+   * Transient workspace failures (the previous step's node still detaching the volume, attach or
+   * mount timeouts) may last this long from the first one. Default 120 s: EBS usually detaches
+   * within a minute of the previous pod's end.
+   */
+  workspaceGraceSeconds: number;
 }
 
 export const DEFAULT_CLASSIFY_OPTIONS: ClassifyOptions = {
   imagePullGraceSeconds: 60,
   unschedulableGraceSeconds: 120,
+  workspaceGraceSeconds: 120,
 };
 
 export const StepPhases = {

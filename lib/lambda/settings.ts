@@ -4,7 +4,8 @@
  * cluster, a namespace or a log bucket, and a quiet fallback would only fail later, elsewhere.
  */
 import { DEFAULT_ORPHAN_MARGIN_SECONDS } from '../kube/orphans.js';
-import { workflowSettings, type WorkflowSettings } from '../workflow/settings.js';
+import { quantityProblem } from '../pipeline/index.js';
+import { DEFAULT_WORKSPACE, workflowSettings, type WorkflowSettings } from '../workflow/settings.js';
 
 export const EnvNames = {
   clusterName: 'EKS_CLUSTER_NAME',
@@ -16,6 +17,10 @@ export const EnvNames = {
   logsBucket: 'STEP_LOGS_BUCKET',
   logsPrefix: 'STEP_LOGS_PREFIX',
   orphanMargin: 'ORPHAN_MARGIN_SECONDS',
+  cloneImage: 'CLONE_IMAGE',
+  workspaceStorageClass: 'WORKSPACE_STORAGE_CLASS',
+  workspaceSize: 'WORKSPACE_SIZE',
+  workspaceAccessMode: 'WORKSPACE_ACCESS_MODE',
   stateMachineArn: 'STATE_MACHINE_ARN',
   githubWebhookSecretId: 'GITHUB_WEBHOOK_SECRET_ID',
   genericWebhookSecretId: 'GENERIC_WEBHOOK_SECRET_ID',
@@ -38,6 +43,8 @@ export interface RunnerSettings {
 
 export function runnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
   const read = reader(env);
+  // Set but empty: the cluster's default storage class.
+  const storageClass = env[EnvNames.workspaceStorageClass] ?? DEFAULT_WORKSPACE.storageClass;
   const settings: RunnerSettings = {
     cluster: { clusterName: read.required(EnvNames.clusterName), region: read.required(EnvNames.region) },
     workflow: workflowSettings({
@@ -45,6 +52,12 @@ export function runnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
       ...read.seconds('imagePullGraceSeconds', EnvNames.imagePullGrace),
       ...read.seconds('unschedulableGraceSeconds', EnvNames.unschedulableGrace),
       ...read.seconds('pendingWatchSeconds', EnvNames.pendingWatch),
+      ...(env[EnvNames.cloneImage] ? { cloneImage: env[EnvNames.cloneImage] } : {}),
+      workspace: {
+        ...(storageClass ? { storageClass } : {}),
+        size: read.quantity(EnvNames.workspaceSize) ?? DEFAULT_WORKSPACE.size,
+        accessMode: read.oneOf(EnvNames.workspaceAccessMode, ACCESS_MODES) ?? DEFAULT_WORKSPACE.accessMode,
+      },
     }),
     logs: { bucket: read.required(EnvNames.logsBucket), prefix: env[EnvNames.logsPrefix] ?? 'builds/' },
   };
@@ -59,6 +72,8 @@ export function orphanMarginSeconds(env: NodeJS.ProcessEnv): number {
   read.check();
   return margin;
 }
+
+const ACCESS_MODES = ['ReadWriteOnce', 'ReadWriteOncePod', 'ReadWriteMany'] as const;
 
 /** Each problem is collected, so one failed start names them all. */
 export function reader(env: NodeJS.ProcessEnv) {
@@ -77,6 +92,22 @@ export function reader(env: NodeJS.ProcessEnv) {
       if (Number.isInteger(value) && value >= 0) return { [key]: value } as Record<K, number>;
       problems.push(`${name} must be a whole number of seconds, got "${raw}"`);
       return {};
+    },
+    /** A storage size such as 10Gi: a bad one would fail every build's claim instead. */
+    quantity(name: string): string | undefined {
+      const raw = env[name];
+      if (raw === undefined || raw === '') return undefined;
+      const problem = quantityProblem(raw, 'memory');
+      if (!problem) return raw;
+      problems.push(`${name}: ${problem}`);
+      return undefined;
+    },
+    oneOf<T extends string>(name: string, allowed: readonly T[]): T | undefined {
+      const raw = env[name];
+      if (raw === undefined || raw === '') return undefined;
+      if ((allowed as readonly string[]).includes(raw)) return raw as T;
+      problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+      return undefined;
     },
     check(): void {
       if (problems.length === 0) return;

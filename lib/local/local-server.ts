@@ -24,6 +24,7 @@ import { LocalExecutions } from './executions.js';
 import { createConsoleRoutes } from './http/console-routes.js';
 import { createLocalHttpServer } from './http/server.js';
 import { fixedPipelineSource, readPipelineFile } from './pipeline-file.js';
+import { findWorkTree } from './source-snapshot.js';
 import { printedStatusReporter } from './printed-status.js';
 import { localTaskRuntime } from './task-runtime.js';
 
@@ -34,13 +35,17 @@ export interface LocalServerOptions {
   host?: string;
   /** The pipeline file GitHub deliveries build. */
   pipeline?: string;
+  /**
+   * The git repository GitHub deliveries check their commit out from, and the example build's
+   * source (as it is on disk): default, the work tree of the current directory.
+   */
+  source?: string;
   /** GitHub webhook secret; the generic one falls back to it. */
   secret?: string;
   genericSecret?: string;
   kubeconfig?: string;
   context?: string;
   namespace?: string;
-  workspace?: string;
   images?: string[];
   /** Tests: a fast simulated kubelet, short waits between polls and retries. */
   timings?: Partial<KubeletTimings>;
@@ -79,7 +84,6 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       const scratch = await mkdtemp(path.join(tmpdir(), 'step-runner-serve-'));
       cleanups.push(() => rm(scratch, { recursive: true, force: true }));
       const cluster = await startEmbeddedCluster({
-        ...(options.workspace ? { workspace: path.resolve(options.workspace) } : {}),
         ...(options.images ? { catalogFiles: options.images.map((f) => path.resolve(f)) } : {}),
         ...(options.timings ? { timings: options.timings } : {}),
       });
@@ -90,11 +94,16 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     }
     const runtime = localTaskRuntime({
       kubeconfig,
+      ownCluster: options.kubeconfig !== undefined,
       ...(options.context ? { context: options.context } : {}),
       namespace: options.namespace ?? 'default',
       logsDir: path.resolve('.step-runner/logs'),
     });
     const statuses = printedStatusReporter(print);
+    // On the embedded cluster, a delivery's commit comes from this repository (and a commit it
+    // does not have fails the checkout, as on AWS); a cluster of the user's own cannot reach this
+    // machine, so there deliveries clone from where GitHub says the repository is.
+    const sourceDir = options.kubeconfig ? undefined : await findWorkTree(path.resolve(options.source ?? '.'));
 
     let baseUrl = '';
     const consoles = new Map<string, ConsoleOutput>();
@@ -130,6 +139,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       deps: {
         starter: executions,
         pipelines: () => fixedPipelineSource(pipeline),
+        ...(sourceDir ? { gitHubCloneUrl: () => sourceDir } : {}),
         log: logger,
         ...(options.namespace ? { namespace: options.namespace } : {}),
       },

@@ -1,6 +1,6 @@
 import { kubeClients } from '../kube/index.js';
 import { logger } from '../workflow/lambda-task.js';
-import { workflowSettings, type WorkflowSettings } from '../workflow/settings.js';
+import { DEFAULT_WORKSPACE, workflowSettings, type WorkflowSettings } from '../workflow/settings.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import { directoryLogStore } from './directory-log-store.js';
 import { kubeConfigFromFile } from './kube-config-file.js';
@@ -14,6 +14,11 @@ export interface LocalTarget {
   logsDir: string;
   /** Grace periods and the pending watch, where a caller wants other than the defaults. */
   settings?: Partial<WorkflowSettings>;
+  /**
+   * A cluster of the user's own (--kubeconfig): its workspace claims use the cluster's default
+   * storage class (kind's, minikube's...), not EKS's gp2, which the embedded cluster has.
+   */
+  ownCluster?: boolean;
 }
 
 /**
@@ -23,7 +28,11 @@ export interface LocalTarget {
 export function localTaskRuntime(target: LocalTarget): TaskRuntime {
   const kubeConfig = kubeConfigFromFile(target.kubeconfig, target.context);
   return {
-    settings: workflowSettings({ ...target.settings, namespace: target.namespace }),
+    settings: workflowSettings({
+      ...(target.ownCluster ? { workspace: { size: DEFAULT_WORKSPACE.size, accessMode: DEFAULT_WORKSPACE.accessMode } } : {}),
+      ...target.settings,
+      namespace: target.namespace,
+    }),
     deps: {
       ...kubeClients(async () => kubeConfig),
       logs: directoryLogStore(target.logsDir),

@@ -6,3 +6,4 @@ export { parseDuration, formatDuration, MAX_DURATION_SECONDS, type DurationResul
 export { validatePipelineData, pipelineSchema, MAX_STEPS, ProblemKinds, type ProblemKind, type SchemaProblem, type PipelineData } from './schema.js';
 export { MAX_PIPELINE_BYTES } from './yaml-document.js';
 export { InvalidPipeline, InvalidImage, type PipelineLocation } from './errors.js';
+export { quantityProblem } from './quantity.js';

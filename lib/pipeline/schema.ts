@@ -9,7 +9,7 @@ import { parseDuration } from './duration.js';
 import { dnsLabelProblem, dnsSubdomainProblem, envNameProblem, secretKeyProblem } from './names.js';
 import { quantityProblem, type ResourceKind } from './quantity.js';
 import { suggestKey } from './suggest.js';
-import { DEFAULT_STEP_TIMEOUT_SECONDS, PullPolicies, type Pipeline, type PullPolicy } from './types.js';
+import { CHECKOUT_STEP, DEFAULT_CHECKOUT, DEFAULT_STEP_TIMEOUT_SECONDS, PullPolicies, type Pipeline, type PullPolicy } from './types.js';
 
 export const MAX_STEPS = 50;
 
@@ -129,6 +129,22 @@ const secret = z.strictObject(
   { error: (issue) => `each secret must be a map with env, secret and key, not ${describeValue(issue.input)}` },
 );
 
+const checkoutOptions = z.strictObject(
+  {
+    depth: z
+      .int({ error: (issue) => `must be a whole number of commits (0 for the whole history), not ${describeValue(issue.input)}` })
+      .min(0, { error: 'must be 0 (the whole history) or more' })
+      .optional(),
+    submodules: z.boolean({ error: (issue) => `must be true or false, not ${describeValue(issue.input)}` }).optional(),
+  },
+  { error: (issue) => `must be false, or a map with depth and/or submodules, not ${describeValue(issue.input)}` },
+);
+
+// `checkout: true` says what the default already does.
+const checkout = z.preprocess((value) => (value === true ? {} : value), z.union([z.literal(false), checkoutOptions], {
+  error: (issue) => `must be false, or a map with depth and/or submodules, not ${describeValue(issue.input)}`,
+}));
+
 const pullPolicyNames = Object.keys(PullPolicies) as [PullPolicy, ...PullPolicy[]];
 
 export const stepSchema = z.strictObject(
@@ -165,6 +181,7 @@ export const pipelineSchema = z.strictObject(
       .min(1, { error: 'must list at least one step' })
       .max(MAX_STEPS, { error: `lists too many steps; at most ${MAX_STEPS} are allowed` }),
     'image-pull-grace': durationSeconds.optional(),
+    checkout: checkout.optional(),
   },
   { error: (issue) => `a pipeline file must be a map with "version" and "steps", not ${describeValue(issue.input)}` },
 );
@@ -174,6 +191,7 @@ const knownKeys = {
   step: Object.keys(stepSchema.shape),
   resources: Object.keys(resources.shape),
   secret: Object.keys(secret.shape),
+  checkout: Object.keys(checkoutOptions.shape),
 };
 
 /** Validates what YAML produced; every problem is reported, not just the first. */
@@ -185,11 +203,12 @@ export function validatePipelineData(data: unknown): ValidationResult {
   const problems = withoutExplainedMissing([...(parsed.success ? [] : parsed.error.issues.flatMap(toProblems)), ...crossStepProblems(data)]);
   if (problems.length > 0 || !parsed.success) return { ok: false, problems };
 
-  const { version, steps, 'image-pull-grace': grace } = parsed.data;
+  const { version, steps, 'image-pull-grace': grace, checkout: checkoutGiven } = parsed.data;
   return {
     ok: true,
     pipeline: {
       version,
+      checkout: checkoutGiven === false ? false : { ...DEFAULT_CHECKOUT, ...withoutUndefined(checkoutGiven ?? {}) },
       steps: steps.map((step) => ({
         name: step.name,
         image: step.image,
@@ -239,6 +258,7 @@ function knownKeysAt(path: PathSegment[]): string[] {
   const parent = path[path.length - 2];
   if (path.length === 0) return knownKeys.pipeline;
   if (last === 'resources') return knownKeys.resources;
+  if (last === 'checkout' && path.length === 1) return knownKeys.checkout;
   if (parent === 'secrets') return knownKeys.secret;
   return knownKeys.step;
 }
@@ -250,11 +270,19 @@ function knownKeysAt(path: PathSegment[]): string[] {
 function crossStepProblems(data: unknown): SchemaProblem[] {
   if (!isRecord(data) || !Array.isArray(data['steps'])) return [];
   const problems: SchemaProblem[] = [];
+  const checksOut = data['checkout'] !== false;
   const firstIndexByName = new Map<string, number>();
   data['steps'].forEach((step: unknown, index: number) => {
     if (!isRecord(step)) return;
     const name = step['name'];
     if (typeof name === 'string') {
+      if (checksOut && name === CHECKOUT_STEP) {
+        problems.push({
+          path: ['steps', index, 'name'],
+          kind: 'other',
+          message: `"${CHECKOUT_STEP}" is the name of the build's checkout step; rename this step, or set "checkout: false" if the pipeline needs no source`,
+        });
+      }
       const first = firstIndexByName.get(name);
       if (first === undefined) firstIndexByName.set(name, index);
       else problems.push({ path: ['steps', index, 'name'], kind: 'other', message: `the name "${name}" is already used by steps[${first}]; step names must be unique` });

@@ -35,8 +35,23 @@ export interface Step {
   line?: number;
 }
 
+/** How the build checks its source out into the workspace (`checkout:`). */
+export interface CheckoutSettings {
+  /** Commits of history to fetch; 0: all of it. */
+  depth: number;
+  /** Check out the repository's submodules too (recursively). */
+  submodules: boolean;
+}
+
+export const DEFAULT_CHECKOUT: CheckoutSettings = { depth: 1, submodules: false };
+
+/** The build's first step when it checks its source out: no pipeline step may take the name. */
+export const CHECKOUT_STEP = 'clone';
+
 export interface Pipeline {
   version: 1;
+  /** `checkout: false`: the workspace starts empty and there is no `clone` step. */
+  checkout: CheckoutSettings | false;
   /** The file it came from, as given by the caller (for messages). */
   file: string;
   steps: Step[];

@@ -21,7 +21,7 @@ import { reportStatus, type StatusReporter } from './tasks/report-status.js';
 export const WATCH_MARGIN_MS = 5_000;
 
 export const prepareBuildHandler = ({ settings, deps }: TaskRuntime) =>
-  lambdaTask(async (input: BuildInput) => prepareBuild(input, settings, deps.log));
+  lambdaTask(async (input: BuildInput) => prepareBuild(input, settings, deps));
 
 export const launchStepHandler = ({ deps }: TaskRuntime) => lambdaTask(async (input: StepInput) => launchStep(input, deps));
 

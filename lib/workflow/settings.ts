@@ -2,7 +2,7 @@
  * The settings a deployment gives every build, as values: lib/lambda reads them from the
  * function's environment, lib/local from the command line. Nothing here reads process.env.
  */
-import { DEFAULT_CLASSIFY_OPTIONS } from '../kube/index.js';
+import { DEFAULT_CLASSIFY_OPTIONS, type WorkspaceClaimSettings } from '../kube/index.js';
 
 export interface WorkflowSettings {
   /** Where step pods go unless the execution input names another namespace. */
@@ -11,7 +11,20 @@ export interface WorkflowSettings {
   unschedulableGraceSeconds: number;
   /** How long one PollStep may watch a pending pod for its next change (0: plain polling only). */
   pendingWatchSeconds: number;
+  /** The image of the `clone` step: it needs git and a POSIX shell. */
+  cloneImage: string;
+  /** The build's workspace claim: one per build, shared by every step pod. */
+  workspace: WorkspaceClaimSettings;
 }
+
+/** A pinned, well-known git image (Alpine with git; its shell runs the checkout script). */
+export const DEFAULT_CLONE_IMAGE = 'alpine/git:v2.54.0';
+
+/**
+ * What a stock EKS cluster with the EBS CSI driver provisions: its `gp2` class binds when the
+ * first pod is scheduled, so the volume is created in that pod's zone.
+ */
+export const DEFAULT_WORKSPACE: WorkspaceClaimSettings = { storageClass: 'gp2', size: '10Gi', accessMode: 'ReadWriteOnce' };
 
 /**
  * While a pod is pending, a PollStep that holds a watch for up to this long answers the moment
@@ -26,6 +39,8 @@ export function workflowSettings(given: Pick<WorkflowSettings, 'namespace'> & Pa
     imagePullGraceSeconds: DEFAULT_CLASSIFY_OPTIONS.imagePullGraceSeconds,
     unschedulableGraceSeconds: DEFAULT_CLASSIFY_OPTIONS.unschedulableGraceSeconds,
     pendingWatchSeconds: DEFAULT_PENDING_WATCH_SECONDS,
+    cloneImage: DEFAULT_CLONE_IMAGE,
+    workspace: DEFAULT_WORKSPACE,
     ...given,
   };
 }

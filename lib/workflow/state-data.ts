@@ -10,6 +10,12 @@ import type { PodProgress } from '../kube/index.js';
 export interface BuildSettings {
   imagePullGraceSeconds: number;
   unschedulableGraceSeconds: number;
+  /** How long a workspace volume may fail to attach or mount (transient words) before the step fails. */
+  workspaceGraceSeconds?: number;
+  /** The build's workspace claim, mounted at /workspace by every step pod; absent: no workspace. */
+  workspace?: { claimName: string };
+  /** The name of the step that checks the source out (`clone`); absent: no checkout. */
+  checkoutStep?: string;
   /** See DEFAULT_PENDING_WATCH_SECONDS; absent or 0: plain polling. */
   pendingWatchSeconds?: number;
 }
@@ -65,4 +71,5 @@ export interface StepResult {
 
 export interface CleanupResult {
   deletedPods: number;
+  deletedClaims: number;
 }

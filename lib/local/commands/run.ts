@@ -2,18 +2,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { InvalidImage, InvalidPipeline } from '../../pipeline/index.js';
+import { InvalidImage, InvalidPipeline, parsePipeline } from '../../pipeline/index.js';
 import { logger } from '../../workflow/lambda-task.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../cluster/index.js';
 import { ConsoleOutput } from '../console-output.js';
 import { startLocalExecution, type ExecutionSummary } from '../executor.js';
+import { localSource } from '../local-source.js';
 import { readPipelineFile } from '../pipeline-file.js';
 import { printedStatusReporter } from '../printed-status.js';
 import { localTaskRuntime } from '../task-runtime.js';
 import type { CommandIO } from './cluster.js';
 
 export const RUN_USAGE =
-  'run <pipeline.yml> [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace DIR] [--images FILE] [--json] [--verbose]';
+  'run <pipeline.yml> [--source DIR] [--commit REF] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--images FILE] [--json] [--verbose]';
 
 export const ExitCodes = { succeeded: 0, failed: 1, rejected: 2 } as const;
 
@@ -22,7 +23,10 @@ export interface RunOptions {
   kubeconfig?: string;
   context?: string;
   namespace?: string;
-  workspace?: string;
+  /** The git work tree to check out (default: the one holding the pipeline file). */
+  source?: string;
+  /** Check this commit out instead of the work tree as it is on disk. */
+  commit?: string;
   images?: string;
   json?: boolean;
   verbose?: boolean;
@@ -50,7 +54,10 @@ export function parseRunArgs(args: string[]): RunOptions {
       kubeconfig: { type: 'string' },
       context: { type: 'string' },
       namespace: { type: 'string' },
+      source: { type: 'string' },
+      // The old name of --source, from before builds had a checkout.
       workspace: { type: 'string' },
+      commit: { type: 'string' },
       images: { type: 'string' },
       json: { type: 'boolean' },
       verbose: { type: 'boolean' },
@@ -58,7 +65,9 @@ export function parseRunArgs(args: string[]): RunOptions {
   });
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0) throw new TypeError(`usage: ${RUN_USAGE}`);
-  return { file, ...values };
+  const { workspace, ...rest } = values;
+  const source = rest.source ?? workspace;
+  return { file, ...rest, ...(source ? { source } : {}) };
 }
 
 /**
@@ -76,19 +85,34 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     return ExitCodes.rejected;
   }
 
-  const workspace = path.resolve(options.workspace ?? path.dirname(file));
+  let source;
+  try {
+    source = await localSource(file, {
+      checksOut: parsePipeline(loaded, options.file).checkout !== false,
+      ...(options.source ? { sourceDir: path.resolve(options.source) } : {}),
+      ...(options.commit ? { commit: options.commit } : {}),
+      remoteCluster: options.kubeconfig !== undefined,
+    });
+  } catch (error) {
+    io.err(`${(error as Error).name}: ${(error as Error).message}`);
+    if (options.json) io.out(JSON.stringify(rejectedSummary(error as Error)));
+    return ExitCodes.rejected;
+  }
+  print(`Source: ${source.description}`);
+
   const scratch = await mkdtemp(path.join(tmpdir(), 'step-runner-'));
   let cluster: EmbeddedCluster | undefined;
   try {
     let kubeconfig = options.kubeconfig ? path.resolve(options.kubeconfig) : undefined;
     if (!kubeconfig) {
-      cluster = await startEmbeddedCluster({ workspace, ...(options.images ? { catalogFiles: [options.images] } : {}) });
+      cluster = await startEmbeddedCluster(options.images ? { catalogFiles: [options.images] } : {});
       kubeconfig = path.join(scratch, 'kubeconfig');
       await writeFile(kubeconfig, cluster.kubeconfigYaml());
-      print(`Embedded cluster at ${cluster.url}: step commands run as local processes in ${workspace}, not inside their images.`);
+      print(`Embedded cluster at ${cluster.url}: step commands run as local processes in the build's workspace, not inside their images.`);
     }
     const runtime = localTaskRuntime({
       kubeconfig,
+      ownCluster: options.kubeconfig !== undefined,
       ...(options.context ? { context: options.context } : {}),
       namespace: options.namespace ?? 'default',
       logsDir: path.resolve('.step-runner/logs'),
@@ -98,7 +122,12 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     const buildId = localBuildId(file);
     const console = new ConsoleOutput(`${buildId} (${options.file})`);
     const execution = startLocalExecution(
-      { build: { id: buildId, trigger: 'local run' }, pipeline: { file: options.file, text: loaded } },
+      {
+        build: { id: buildId, trigger: 'local run', ...source.build },
+        pipeline: { file: options.file, text: loaded },
+        ...(source.source ? { source: source.source } : {}),
+        ...(source.withoutSource ? { withoutSource: source.withoutSource } : {}),
+      },
       { runtime, statuses: printedStatusReporter(print), onEvent: (event) => console.lines(event).forEach(print) },
     );
     const stop = () => {
@@ -117,6 +146,7 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
   } finally {
     await cluster?.stop();
     await rm(scratch, { recursive: true, force: true });
+    await source.dispose();
   }
 }
 

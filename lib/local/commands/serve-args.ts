@@ -10,7 +10,7 @@ export const SecretEnvNames = {
 } as const;
 
 export const summary =
-  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--secret S] [--example FILE] [--kubeconfig F [--context C]] [--namespace NS] [--workspace DIR] [--images FILE] [--verbose]';
+  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--source DIR] [--secret S] [--example FILE] [--kubeconfig F [--context C]] [--namespace NS] [--images FILE] [--verbose]';
 
 export const help = `Usage: step-runner ${summary}
 
@@ -22,6 +22,8 @@ Serves the webhook endpoints locally, with the Lambda handler's own code:
 Builds run on the local executor, on the embedded cluster unless --kubeconfig is given.
   --pipeline FILE   the pipeline GitHub deliveries build (default: examples/hello.yml), since a
                     local server cannot read the repository
+  --source DIR      the git repository GitHub deliveries check their commit out from, and the
+                    example build's source as it is on disk (default: the current work tree)
   --secret S        the webhook secret (default: $${SecretEnvNames.github}; the generic webhook
                     uses $${SecretEnvNames.generic}, else this one). Unsigned requests are refused:
                     without a secret the endpoint answers 404.
@@ -45,6 +47,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
         kubeconfig: { type: 'string' },
         context: { type: 'string' },
         namespace: { type: 'string' },
+        source: { type: 'string' },
+        // The old name of --source, from before builds had a checkout.
         workspace: { type: 'string' },
         images: { type: 'string', multiple: true },
         verbose: { type: 'boolean' },
@@ -69,7 +73,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
     ...(values.context ? { context: values.context } : {}),
     ...(values.namespace ? { namespace: values.namespace } : {}),
-    ...(values.workspace ? { workspace: values.workspace } : {}),
+    ...(values.source ?? values.workspace ? { source: (values.source ?? values.workspace)! } : {}),
     ...(values.images ? { images: values.images } : {}),
     ...(values.example ? { example: values.example } : {}),
     ...(values.help ? { help: true } : {}),

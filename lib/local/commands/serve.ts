@@ -3,7 +3,9 @@
  * run the example build if asked, and keep serving until Ctrl-C.
  */
 import path from 'node:path';
+import { parsePipeline } from '../../pipeline/index.js';
 import { WebhookRoutes } from '../../forge/webhook.js';
+import { localSource, type LocalSource } from '../local-source.js';
 import { readServedPipeline, ServeRejected, startLocalServer, type LocalServer } from '../local-server.js';
 import type { CommandIO } from './cluster.js';
 import { localBuildId } from './run.js';
@@ -40,15 +42,28 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
   if (!options.secret) io.out(`GitHub webhooks are refused (404) until a secret is given: --secret or ${SecretEnvNames.github}.`);
   if (!options.genericSecret && !options.secret) io.out(`Generic webhooks are refused (404) until a secret is given: ${SecretEnvNames.generic} or --secret.`);
   io.out('Commit statuses are printed here, not posted. Press Ctrl-C to stop.');
+  let source: LocalSource | undefined;
   if (options.example) {
     try {
       const example = await readServedPipeline(path.resolve(options.example), options.example);
+      source = await localSource(path.resolve(options.example), {
+        checksOut: parsePipeline(example.text, example.file).checkout !== false,
+        ...(options.source ? { sourceDir: path.resolve(options.source) } : {}),
+        remoteCluster: options.kubeconfig !== undefined,
+      });
+      io.out(`Example build source: ${source.description}`);
       const id = localBuildId(example.file);
-      await server.executions.start(id, { build: { id, trigger: 'local run' }, pipeline: example });
+      await server.executions.start(id, {
+        build: { id, trigger: 'local run', ...source.build },
+        pipeline: example,
+        ...(source.source ? { source: source.source } : {}),
+        ...(source.withoutSource ? { withoutSource: source.withoutSource } : {}),
+      });
       io.out(`Example build ${options.example}: ${server.url}/executions/${id}`);
     } catch (error) {
       io.err(`step-runner serve: ${(error as Error).message}`);
       await server.close();
+      await source?.dispose();
       return error instanceof ServeRejected ? 2 : 1;
     }
   }
@@ -56,5 +71,6 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
   const signal = await io.stopSignal;
   io.out(`Received ${signal}: aborting running builds and deleting their pods...`);
   await server.close();
+  await source?.dispose();
   return 0;
 }

@@ -1,15 +1,20 @@
-import { deleteBuildPods } from '../../kube/index.js';
+import { deleteBuildClaims, deleteBuildPods } from '../../kube/index.js';
 import type { CleanupResult, PreparedBuild } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 
-/** Deletes every pod of the build: the Catch path, an abort and a timeout all end here. */
+/**
+ * Deletes every pod of the build, then its workspace claim: the end of a build on every path
+ * (success, the Catch, an abort and a timeout all end here).
+ */
 export async function cleanupBuild(
   input: Pick<PreparedBuild, 'build'> & { namespace?: string },
   defaultNamespace: string,
   deps: TaskDeps,
 ): Promise<CleanupResult> {
   const namespace = input.namespace ?? defaultNamespace;
-  const deletedPods = await deleteBuildPods(await deps.kube(), namespace, input.build.id);
-  deps.log.info(`Deleted ${deletedPods} pod(s) of build ${input.build.id}`, { namespace });
-  return { deletedPods };
+  const api = await deps.kube();
+  const deletedPods = await deleteBuildPods(api, namespace, input.build.id);
+  const deletedClaims = await deleteBuildClaims(api, namespace, input.build.id);
+  deps.log.info(`Deleted ${deletedPods} pod(s) and ${deletedClaims} workspace claim(s) of build ${input.build.id}`, { namespace });
+  return { deletedPods, deletedClaims };
 }

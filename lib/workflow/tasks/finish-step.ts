@@ -6,8 +6,9 @@ import type { TaskDeps } from '../task-deps.js';
 
 /**
  * Keeps the step's log and deletes its pod, whatever the outcome. For a failed step the result
- * carries the Error and the Cause that StepFailed reports; a non-zero exit gets its log tail in
- * the Cause, since that is what a person reads first.
+ * carries the Error and the Cause that StepFailed reports; a non-zero exit (StepFailed, or
+ * CheckoutFailed with git's own words) gets its log tail in the Cause, since that is what a
+ * person reads first.
  *
  * A step may print the secrets it was given (on purpose or through `set -x`), so the values of the
  * Secret keys it references are masked in everything kept from here on: the stored log, the tail
@@ -26,7 +27,8 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   const tail = log ? logTail(log) : '';
   const failed = poll.phase === 'failed';
   let cause = failed ? mask(poll.cause ?? `Step "${input.step.name}" failed`) : null;
-  if (cause && poll.error === ErrorNames.StepFailed && tail) cause = `${cause}\nLast lines of the log:\n${tail}`;
+  const exited = poll.error === ErrorNames.StepFailed || poll.error === ErrorNames.CheckoutFailed;
+  if (cause && exited && tail) cause = `${cause}\nLast lines of the log:\n${tail}`;
   deps.log.info(`Step "${input.step.name}" ${failed ? 'failed' : 'succeeded'}; pod ${poll.podName} deleted`, {
     log: location,
   });

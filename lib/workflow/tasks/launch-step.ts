@@ -1,11 +1,22 @@
-import { launchStepPod, podProgress, stepPodManifest } from '../../kube/index.js';
+import { launchStepPod, podProgress, stepPodManifest, workspaceNode } from '../../kube/index.js';
+import { buildEnvironment } from '../build-environment.js';
 import type { PollState, StepInput } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 
 /** Creates the step's pod (or adopts the one a previous attempt created) and schedules the first poll. */
 export async function launchStep(input: StepInput, deps: TaskDeps): Promise<PollState> {
-  const manifest = stepPodManifest({ buildId: input.build.id, step: input.step, namespace: input.namespace });
-  const { pod, adopted } = await launchStepPod(await deps.kube(), manifest);
+  const api = await deps.kube();
+  const claimName = input.settings.workspace?.claimName;
+  // The first pod of the build puts the volume on a node; every later one must go there too.
+  const node = claimName ? await workspaceNode(api, input.namespace, claimName) : undefined;
+  const manifest = stepPodManifest({
+    buildId: input.build.id,
+    step: input.step,
+    namespace: input.namespace,
+    buildEnv: buildEnvironment(input.build),
+    ...(claimName ? { workspace: { claimName, ...(node ? { node } : {}) } } : {}),
+  });
+  const { pod, adopted } = await launchStepPod(api, manifest);
   const podName = pod.metadata?.name ?? manifest.metadata!.name!;
   // An adopted pod keeps its own creation time, so the step's deadline and grace periods do not restart.
   const launchedAt = pod.metadata?.creationTimestamp ?? deps.now();

@@ -1,5 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import {
+  DEFAULT_CLASSIFY_OPTIONS,
   classifyStep,
   isQuietPending,
   observeStep,
@@ -29,13 +30,15 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
   if (!previous) throw new Error('PollStep needs $.poll from LaunchStep');
   const watched = previous.phase === 'pending' ? await watchPendingPod(input, previous, deps, limits) : undefined;
   const now = deps.now();
-  const observation = await observeStep(await deps.kube(), input.namespace, previous.podName, () => now, undefined, watched);
+  const claimName = input.settings.workspace?.claimName;
+  const observation = await observeStep(await deps.kube(), input.namespace, previous.podName, () => now, undefined, watched, claimName);
   const status = classifyStep(
     observation,
-    { step: input.step.name, image: input.step.image },
+    { step: input.step.name, image: input.step.image, checkout: input.step.name === input.settings.checkoutStep },
     {
       imagePullGraceSeconds: input.settings.imagePullGraceSeconds,
       unschedulableGraceSeconds: input.settings.unschedulableGraceSeconds,
+      workspaceGraceSeconds: input.settings.workspaceGraceSeconds ?? DEFAULT_CLASSIFY_OPTIONS.workspaceGraceSeconds,
     },
   );
   const runningSince = previous.runningSince ?? (status.phase === 'running' ? now.toISOString() : null);

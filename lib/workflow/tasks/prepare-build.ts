@@ -1,27 +1,72 @@
-import { parsePipeline, parseImageReference } from '../../pipeline/index.js';
-import type { WorkflowSettings } from '../settings.js';
 import type { BuildInput } from '../../contract/index.js';
+import { ensureWorkspaceClaim, workspaceClaimManifest } from '../../kube/index.js';
+import { InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
+import { checkoutStep } from '../checkout-step.js';
+import type { WorkflowSettings } from '../settings.js';
 import type { PreparedBuild } from '../state-data.js';
-import type { TaskLog } from '../task-deps.js';
+import type { TaskDeps } from '../task-deps.js';
 
 /**
- * Validates the pipeline again (the webhook did too, but the execution input is the authority)
- * and fixes the build's namespace and settings. Nothing is pulled here: the kubelet pulls when
- * the step's pod starts, and a pull failure surfaces from that step's first polls.
+ * Past this a step's time before its timeout starts counting is over for sure: a pod pending for
+ * its image, a node or its volume fails within its grace periods (2 min each at most by default).
  */
-export function prepareBuild(input: BuildInput, settings: WorkflowSettings, log: TaskLog): PreparedBuild {
+const STEP_START_ALLOWANCE_SECONDS = 10 * 60;
+/** The state machine's TimeoutSeconds: no build outlives it, nor should its claim. */
+const EXECUTION_LIMIT_SECONDS = 24 * 60 * 60;
+
+/**
+ * How long the build may need its claim, written on it for the orphan sweep: every step's timeout
+ * and start allowance, and never past the execution's own limit.
+ */
+function claimDeadlineSeconds(steps: readonly { timeoutSeconds: number }[]): number {
+  const needed = steps.reduce((sum, step) => sum + step.timeoutSeconds + STEP_START_ALLOWANCE_SECONDS, 0);
+  return Math.min(needed, EXECUTION_LIMIT_SECONDS);
+}
+
+/**
+ * Validates the pipeline again (the webhook did too, but the execution input is the authority),
+ * puts the checkout first when the pipeline wants one, creates the build's workspace claim and
+ * fixes the build's namespace and settings. Nothing is pulled here: the kubelet pulls when the
+ * step's pod starts, and a pull failure surfaces from that step's first polls.
+ */
+export async function prepareBuild(input: BuildInput, settings: WorkflowSettings, deps: Pick<TaskDeps, 'kube' | 'log'>): Promise<PreparedBuild> {
   const pipeline = parsePipeline(input.pipeline.text, input.pipeline.file);
-  for (const step of pipeline.steps) {
-    log.info(`Preparing step "${step.name}": image ${parseImageReference(step.image).familiar}`, { step: step.name });
+  if (pipeline.checkout !== false && !input.source && input.withoutSource) {
+    deps.log.warn(`No checkout: ${input.withoutSource}`);
+  } else if (pipeline.checkout !== false && !input.source) {
+    throw new InvalidPipeline(
+      `${input.pipeline.file}: the pipeline checks out its source, but this build names no repository to clone; ` +
+        'set "checkout: false" if it needs none',
+      { file: input.pipeline.file, field: 'checkout' },
+    );
   }
+  const checkout = pipeline.checkout !== false && input.source ? checkoutStep(input.source, pipeline.checkout, settings.cloneImage) : undefined;
+  const steps = checkout ? [checkout, ...pipeline.steps] : pipeline.steps;
+  for (const step of steps) {
+    deps.log.info(`Preparing step "${step.name}": image ${parseImageReference(step.image).familiar}`, { step: step.name });
+  }
+
+  const namespace = input.namespace ?? settings.namespace;
+  const claim = workspaceClaimManifest({
+    buildId: input.build.id,
+    namespace,
+    settings: settings.workspace,
+    deadlineSeconds: claimDeadlineSeconds(steps),
+  });
+  const { adopted } = await ensureWorkspaceClaim(await deps.kube(), claim);
+  const claimName = claim.metadata!.name!;
+  deps.log.info(`${adopted ? 'Adopted' : 'Created'} workspace claim ${claimName}`, { claim: claimName });
+
   return {
     build: input.build,
-    namespace: input.namespace ?? settings.namespace,
+    namespace,
     settings: {
       imagePullGraceSeconds: pipeline.imagePullGraceSeconds ?? settings.imagePullGraceSeconds,
       unschedulableGraceSeconds: settings.unschedulableGraceSeconds,
       pendingWatchSeconds: settings.pendingWatchSeconds,
+      workspace: { claimName },
+      ...(checkout ? { checkoutStep: checkout.name } : {}),
     },
-    steps: pipeline.steps,
+    steps,
   };
 }

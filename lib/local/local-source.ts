@@ -1,0 +1,73 @@
+/**
+ * Where a local build's checkout comes from: the git work tree that holds the pipeline file (or
+ * --source DIR), as it is on disk, published to a temporary repository the clone step fetches from.
+ */
+import { execFile } from 'node:child_process';
+import { basename, dirname } from 'node:path';
+import { promisify } from 'node:util';
+import type { BuildRef, BuildSource } from '../contract/index.js';
+import { findWorkTree, snapshotSource } from './source-snapshot.js';
+
+export interface LocalSource {
+  source?: BuildSource;
+  /** Set when there is nothing to check out: said to the user and passed on as BuildInput.withoutSource. */
+  withoutSource?: string;
+  /** What the build knows of its source: repository, commit, ref, event. */
+  build: Omit<BuildRef, 'id'>;
+  /** For people: what the build checks out, or why nothing. */
+  description: string;
+  dispose(): Promise<void>;
+}
+
+export interface LocalSourceOptions {
+  /** False for a pipeline with `checkout: false`: nothing is looked up or copied. */
+  checksOut?: boolean;
+  /** The work tree to build (default: the one holding the pipeline file). */
+  sourceDir?: string;
+  /** Build this commit instead of the work tree as it is on disk. */
+  commit?: string;
+  /**
+   * A cluster of the user's own (--kubeconfig): its pods cannot reach a repository on this machine,
+   * and sending the content through the API is not built yet.
+   */
+  remoteCluster?: boolean;
+}
+
+const noSource = (why: string): LocalSource => ({
+  withoutSource: why,
+  build: { event: 'local' },
+  description: `no checkout: ${why}`,
+  dispose: async () => {},
+});
+
+export async function localSource(pipelineFile: string, options: LocalSourceOptions = {}): Promise<LocalSource> {
+  if (options.checksOut === false) return { build: { event: 'local' }, description: 'none (checkout: false)', dispose: async () => {} };
+  const dir = options.sourceDir ?? dirname(pipelineFile);
+  const workTree = await findWorkTree(dir);
+  if (!workTree) return noSource(`${dir} is not in a git work tree, so the workspace starts empty`);
+  if (options.remoteCluster) {
+    return noSource(
+      'checking local sources out into a cluster given by --kubeconfig is not supported yet, so the workspace starts empty',
+    );
+  }
+  const snapshot = await snapshotSource(workTree, options.commit ? { commit: options.commit } : {});
+  const ref = await currentBranchRef(workTree);
+  return {
+    source: { url: snapshot.url, commit: snapshot.commit },
+    build: { repository: basename(workTree), commit: snapshot.commit, ...(ref && !options.commit ? { ref } : {}), event: 'local' },
+    description: snapshot.description,
+    dispose: () => snapshot.dispose(),
+  };
+}
+
+async function currentBranchRef(workTree: string): Promise<string | undefined> {
+  try {
+    // No GIT_DIR or the like from the caller: this asks about the work tree, nothing else.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GIT_')));
+    const { stdout } = await promisify(execFile)('git', ['symbolic-ref', '-q', 'HEAD'], { cwd: workTree, env });
+    return stdout.trim() || undefined;
+  } catch {
+    // A detached HEAD has no branch.
+    return undefined;
+  }
+}

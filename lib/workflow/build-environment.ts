@@ -1,0 +1,33 @@
+/**
+ * The variables every step sees, describing its build (docs/contracts.md#build-variables). Their
+ * names are a contract: pipelines and scripts read them.
+ */
+import type { BuildRef } from '../contract/index.js';
+import { WORKSPACE_PATH } from '../kube/index.js';
+
+export const BuildVariables = {
+  ci: 'CI',
+  buildId: 'CI_BUILD_ID',
+  repository: 'CI_REPOSITORY',
+  commit: 'CI_COMMIT_SHA',
+  ref: 'CI_REF',
+  branch: 'CI_BRANCH',
+  event: 'CI_EVENT',
+  workspace: 'CI_WORKSPACE',
+} as const;
+
+/** The variables for one build; those the build does not know (no branch for a tag) are left out. */
+export function buildEnvironment(build: BuildRef): Record<string, string> {
+  const branch = build.ref?.startsWith('refs/heads/') ? build.ref.slice('refs/heads/'.length) : undefined;
+  const known: [string, string | undefined][] = [
+    [BuildVariables.ci, 'true'],
+    [BuildVariables.buildId, build.id],
+    [BuildVariables.repository, build.repository],
+    [BuildVariables.commit, build.commit],
+    [BuildVariables.ref, build.ref],
+    [BuildVariables.branch, branch],
+    [BuildVariables.event, build.event],
+    [BuildVariables.workspace, WORKSPACE_PATH],
+  ];
+  return Object.fromEntries(known.filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
+}

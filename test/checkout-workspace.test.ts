@@ -1,0 +1,167 @@
+/**
+ * A build of a real git repository, as a user tries one before committing: `run` checks the work
+ * tree out as it is on disk into the build's workspace, every step works there and sees what the
+ * steps before it wrote, and the user's repository is exactly as it was afterwards.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { runBuild } from '../lib/local/commands/run.js';
+import { startLocalExecution, type ExecutionSummary } from '../lib/local/executor.js';
+import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
+import { localSource } from '../lib/local/local-source.js';
+import { localTaskRuntime } from '../lib/local/task-runtime.js';
+import { logger } from '../lib/workflow/lambda-task.js';
+
+const run = promisify(execFile);
+let root: string;
+let repo: string;
+let git: (...args: string[]) => Promise<string>;
+
+const PIPELINE = `version: 1
+steps:
+  - name: read
+    image: alpine:3.20
+    commands:
+      - cat committed.txt draft.txt
+      - test ! -e local.env
+      - echo "built from $CI_COMMIT_SHA" > artifact.txt
+  - name: use
+    image: busybox:1.37
+    commands:
+      - cat artifact.txt
+      - test "$PWD" = "$CI_WORKSPACE"
+`;
+
+beforeAll(async () => {
+  logger.setLogLevel('SILENT');
+  root = await mkdtemp(path.join(tmpdir(), 'checkout-'));
+  repo = path.join(root, 'app');
+  git = (...args: string[]) =>
+    run('git', ['-c', 'user.email=ci@example.com', '-c', 'user.name=CI', ...args], { cwd: repo }).then((r) => r.stdout);
+  await run('git', ['init', '-q', '-b', 'main', repo]);
+  await writeFile(path.join(repo, 'committed.txt'), 'committed line\n');
+  await writeFile(path.join(repo, '.gitignore'), 'local.env\n');
+  await writeFile(path.join(repo, '.step-runner.yml'), PIPELINE);
+  await git('add', '.');
+  await git('commit', '-q', '-m', 'first');
+  // What a user has on disk before committing: an edit, a new file, and an ignored one.
+  await writeFile(path.join(repo, 'committed.txt'), 'committed line, edited\n');
+  await writeFile(path.join(repo, 'draft.txt'), 'not committed yet\n');
+  await writeFile(path.join(repo, 'local.env'), 'TOKEN=never-shipped\n');
+});
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+function io() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { out: (line: string) => out.push(line), err: (line: string) => err.push(line) } };
+}
+
+describe('run on a git work tree', () => {
+  it('checks out the work tree as it is on disk, shares the workspace between steps, and leaves the repository untouched', async () => {
+    const statusBefore = await git('status', '--porcelain=v2', '--branch');
+    const headBefore = await git('rev-parse', 'HEAD');
+    const { out, err, io: streams } = io();
+    const code = await runBuild({ file: path.join(repo, '.step-runner.yml'), json: true }, streams);
+    const summary = JSON.parse(out.at(-1)!) as ExecutionSummary;
+
+    expect({ code, status: summary.status, error: summary.error, cause: summary.cause }).toEqual({ code: 0, status: 'SUCCEEDED', error: null, cause: null });
+    expect(summary.steps.map((s) => [s.name, s.status])).toEqual([
+      ['clone', 'succeeded'],
+      ['read', 'succeeded'],
+      ['use', 'succeeded'],
+    ]);
+    const printed = err.join('\n');
+    expect(printed).toMatch(/Source: .*app at [0-9a-f]{7} with uncommitted changes/);
+    expect(printed).toContain('committed line, edited');
+    expect(printed).toContain('not committed yet');
+    expect(printed).toMatch(/built from [0-9a-f]{40}/);
+
+    expect(await git('status', '--porcelain=v2', '--branch')).toBe(statusBefore);
+    expect(await git('rev-parse', 'HEAD')).toBe(headBefore);
+    expect((await readdir(repo)).sort()).toEqual(['.git', '.gitignore', '.step-runner.yml', 'committed.txt', 'draft.txt', 'local.env']);
+  }, 60_000);
+
+  it('builds the commit named by --commit instead of the work tree', async () => {
+    const { out, io: streams } = io();
+    const code = await runBuild({ file: path.join(repo, '.step-runner.yml'), commit: 'HEAD', json: true }, streams);
+    const summary = JSON.parse(out.at(-1)!) as ExecutionSummary;
+    // The committed tree has no draft.txt: the read step fails on it, as it would on EKS.
+    expect({ code, status: summary.status, error: summary.error }).toEqual({ code: 1, status: 'FAILED', error: 'StepFailed' });
+    expect(summary.cause).toContain('draft.txt');
+    expect(summary.steps.map((s) => s.status)).toEqual(['succeeded', 'failed', 'not-run']);
+  }, 60_000);
+});
+
+describe('the build workspace on the cluster', () => {
+  let cluster: EmbeddedCluster;
+  let api: CoreV1Api;
+  let kubeconfig: string;
+
+  beforeAll(async () => {
+    // runBuild above set the handlers' log level for its own terminal.
+    logger.setLogLevel('SILENT');
+    cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS });
+    kubeconfig = path.join(root, 'kubeconfig');
+    await writeFile(kubeconfig, cluster.kubeconfigYaml());
+    api = kubeConfigFromFile(kubeconfig).makeApiClient(CoreV1Api);
+  });
+  afterAll(() => cluster.stop());
+
+  async function build(id: string, pipeline: string) {
+    const source = await localSource(path.join(repo, '.step-runner.yml'));
+    // Each step's pod as LaunchStep created it (read before the step ends and its pod is deleted).
+    const launched: Promise<V1Pod>[] = [];
+    try {
+      const execution = startLocalExecution(
+        { build: { id, trigger: 'test', ...source.build }, pipeline: { file: '.step-runner.yml', text: pipeline }, ...(source.source ? { source: source.source } : {}) },
+        {
+          runtime: localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs') }),
+          waitMs: 50,
+          retryMs: 10,
+          onEvent: (event) => {
+            if (event.type !== 'StateExited' || event.state?.name !== 'LaunchStep') return;
+            const name = (event.state.output as { poll: { podName: string } }).poll.podName;
+            launched.push(api.readNamespacedPod({ name, namespace: 'default' }));
+          },
+        },
+      );
+      const summary = await execution.result;
+      const pods = await Promise.all(launched);
+      return {
+        summary,
+        claims: pods.map((p) => p.spec?.volumes?.[0]?.persistentVolumeClaim?.claimName),
+        nodes: pods.map((p) => p.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchExpressions?.[0]?.values?.[0]),
+      };
+    } finally {
+      await source.dispose();
+    }
+  }
+
+  const leftOf = async (id: string) => ({
+    pods: (await api.listNamespacedPod({ namespace: 'default', labelSelector: `step-runner.dev/build=${id}` })).items.length,
+    claims: (await api.listNamespacedPersistentVolumeClaim({ namespace: 'default', labelSelector: `step-runner.dev/build=${id}` })).items.length,
+  });
+
+  it('mounts one claim in every pod, pins later pods to the first pod\'s node, and deletes the claim after success', async () => {
+    const { summary, claims, nodes } = await build('ws-success', PIPELINE);
+    expect(summary.status).toBe('SUCCEEDED');
+    expect(claims).toEqual(Array(3).fill(expect.stringMatching(/^ws-success-workspace-[0-9a-f]{8}$/)));
+    expect(new Set(claims).size).toBe(1);
+    // The clone's pod goes anywhere; the ones after it go where the volume went.
+    expect(nodes[0]).toBeUndefined();
+    expect(nodes.slice(1).every((node) => node !== undefined && node === nodes[1])).toBe(true);
+    expect(await leftOf('ws-success')).toEqual({ pods: 0, claims: 0 });
+  }, 60_000);
+
+  it('deletes the claim when a step fails, too', async () => {
+    const { summary } = await build('ws-failure', PIPELINE.replace('cat artifact.txt', 'exit 4'));
+    expect(summary).toMatchObject({ status: 'FAILED', error: 'StepFailed' });
+    expect(await leftOf('ws-failure')).toEqual({ pods: 0, claims: 0 });
+  }, 60_000);
+});
