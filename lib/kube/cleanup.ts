@@ -1,7 +1,7 @@
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { httpStatus, unexpectedKubeError } from './api-error.js';
 import { labelValue } from './pod-name.js';
-import { withKubeRetries, type KubeRetryOptions } from './retry.js';
+import { listWithRetries, withKubeRetries, type KubeRetryOptions } from './retry.js';
 import { Annotations, Labels, MANAGED_BY } from './types.js';
 
 export type CleanupApi = Pick<CoreV1Api, 'deleteNamespacedPod' | 'listNamespacedPod'>;
@@ -39,16 +39,13 @@ export async function deleteBuildPods(
   buildId: string,
   retry?: KubeRetryOptions,
 ): Promise<number> {
-  const operation = `list pods of build ${buildId} in ${namespace}`;
-  const labelSelector = buildSelector(buildId);
-  let pods;
-  try {
-    pods = await withKubeRetries(operation, () => api.listNamespacedPod({ namespace, labelSelector }), retry);
-  } catch (error) {
-    throw unexpectedKubeError(operation, error);
-  }
+  const pods = await listWithRetries(
+    `list pods of build ${buildId} in ${namespace}`,
+    () => api.listNamespacedPod({ namespace, labelSelector: buildSelector(buildId) }),
+    retry,
+  );
   let deleted = 0;
-  for (const pod of pods.items) {
+  for (const pod of pods) {
     const name = pod.metadata?.name;
     const exactBuild = pod.metadata?.annotations?.[Annotations.build];
     if (!name || (exactBuild !== undefined && exactBuild !== buildId)) continue;
@@ -69,19 +66,13 @@ export async function deleteBuildClaims(
   buildId: string,
   retry?: KubeRetryOptions,
 ): Promise<number> {
-  const operation = `list persistentvolumeclaims of build ${buildId} in ${namespace}`;
-  let claims;
-  try {
-    claims = await withKubeRetries(
-      operation,
-      () => api.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: buildSelector(buildId) }),
-      retry,
-    );
-  } catch (error) {
-    throw unexpectedKubeError(operation, error);
-  }
+  const claims = await listWithRetries(
+    `list persistentvolumeclaims of build ${buildId} in ${namespace}`,
+    () => api.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: buildSelector(buildId) }),
+    retry,
+  );
   let deleted = 0;
-  for (const claim of claims.items) {
+  for (const claim of claims) {
     const name = claim.metadata?.name;
     const exactBuild = claim.metadata?.annotations?.[Annotations.build];
     if (!name || (exactBuild !== undefined && exactBuild !== buildId) || claim.metadata?.deletionTimestamp) continue;

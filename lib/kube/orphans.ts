@@ -1,7 +1,6 @@
 import type { CoreV1Api, V1ObjectMeta, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
-import { unexpectedKubeError } from './api-error.js';
 import { deleteClaim, deleteStepPod } from './cleanup.js';
-import { withKubeRetries, type KubeRetryOptions } from './retry.js';
+import { listWithRetries, type KubeRetryOptions } from './retry.js';
 import { toMillis } from './time.js';
 import { Labels, MANAGED_BY } from './types.js';
 import { CLAIM_DEADLINE_ANNOTATION } from './workspace.js';
@@ -18,6 +17,8 @@ import { CLAIM_DEADLINE_ANNOTATION } from './workspace.js';
  * CleanupBuild retries, so the sweep never deletes a pod whose build is still reading its log.
  */
 export const DEFAULT_ORPHAN_MARGIN_SECONDS = 600;
+
+const RUNNER_SELECTOR = `${Labels.managedBy}=${MANAGED_BY}`;
 
 /** Why a pod is or is not an orphan; `orphan` only for a runner pod past its deadline and margin. */
 export type OrphanVerdict =
@@ -75,19 +76,13 @@ export async function deleteOrphanedPods(
   namespace: string,
   options: OrphanSweepOptions,
 ): Promise<string[]> {
-  const operation = `list runner pods in ${namespace}`;
-  let pods;
-  try {
-    pods = await withKubeRetries(
-      operation,
-      () => api.listNamespacedPod({ namespace, labelSelector: `${Labels.managedBy}=${MANAGED_BY}` }),
-      options.retry,
-    );
-  } catch (error) {
-    throw unexpectedKubeError(operation, error);
-  }
+  const pods = await listWithRetries(
+    `list runner pods in ${namespace}`,
+    () => api.listNamespacedPod({ namespace, labelSelector: RUNNER_SELECTOR }),
+    options.retry,
+  );
   const deleted: string[] = [];
-  for (const pod of selectOrphanedPods(pods.items, options.now(), options.marginSeconds)) {
+  for (const pod of selectOrphanedPods(pods, options.now(), options.marginSeconds)) {
     const name = pod.metadata?.name;
     if (name && await deleteStepPod(api, namespace, name, options.retry)) deleted.push(name);
   }
@@ -100,20 +95,14 @@ export async function deleteOrphanedClaims(
   namespace: string,
   options: OrphanSweepOptions,
 ): Promise<string[]> {
-  const operation = `list runner persistentvolumeclaims in ${namespace}`;
-  let claims;
-  try {
-    claims = await withKubeRetries(
-      operation,
-      () => api.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: `${Labels.managedBy}=${MANAGED_BY}` }),
-      options.retry,
-    );
-  } catch (error) {
-    throw unexpectedKubeError(operation, error);
-  }
+  const claims = await listWithRetries(
+    `list runner persistentvolumeclaims in ${namespace}`,
+    () => api.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: RUNNER_SELECTOR }),
+    options.retry,
+  );
   const now = options.now();
   const deleted: string[] = [];
-  for (const claim of claims.items) {
+  for (const claim of claims) {
     const name = claim.metadata?.name;
     if (!name || claimOrphanVerdict(claim, now, options.marginSeconds) !== 'orphan') continue;
     if (await deleteClaim(api, namespace, name, options.retry)) deleted.push(name);

@@ -1,5 +1,5 @@
 import { KubernetesUnavailable } from './errors.js';
-import { describeKubeFailure, kubeFailure, type KubeFailure } from './api-error.js';
+import { describeKubeFailure, kubeFailure, unexpectedKubeError, type KubeFailure } from './api-error.js';
 import { toMillis } from './time.js';
 
 export interface KubeRetryOptions {
@@ -86,3 +86,19 @@ function retryAfterMs(header: string | undefined): number | undefined {
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A list call with retries whose lasting failure names the listing: what every sweep and cleanup
+ * starts with.
+ */
+export async function listWithRetries<T>(
+  operation: string,
+  list: () => Promise<{ items: T[] }>,
+  retry?: KubeRetryOptions,
+): Promise<T[]> {
+  try {
+    return (await withKubeRetries(operation, list, retry)).items;
+  } catch (error) {
+    throw unexpectedKubeError(operation, error);
+  }
+}
