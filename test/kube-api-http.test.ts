@@ -82,7 +82,7 @@ describe('lib/kube over HTTP', () => {
       json(200, pod('p')),
       json(200, { kind: 'EventList', apiVersion: 'v1', metadata: {}, items: [] }),
     );
-    const observation = await observeStep(scripted.api, 'ci', 'p', () => new Date(0), fastRetry);
+    const observation = await observeStep(scripted.api, 'ci', 'p', { now: () => new Date(0), retry: fastRetry });
     expect(observation.pod?.metadata?.name).toBe('p');
     expect(scripted.requests.length).toBeGreaterThanOrEqual(4);
   });
@@ -98,7 +98,7 @@ describe('lib/kube over HTTP', () => {
 
   it('ends in KubernetesUnavailable with the server words when the API keeps failing', async () => {
     scripted = await scriptedApi(status(503, 'ServiceUnavailable', 'etcd cluster is unavailable'));
-    const error = await observeStep(scripted.api, 'ci', 'p', () => new Date(), fastRetry).catch((e: unknown) => e);
+    const error = await observeStep(scripted.api, 'ci', 'p', { retry: fastRetry }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KubernetesUnavailable);
     expect((error as Error).message).toMatch(/failed 5 times; last error: 503 ServiceUnavailable: etcd cluster is unavailable/);
   });
@@ -108,7 +108,7 @@ describe('lib/kube over HTTP', () => {
       if (req.url?.includes('/events')) return json(200, { kind: 'EventList', apiVersion: 'v1', metadata: {}, items: [] })(req, res, body);
       return status(404, 'NotFound', 'pods "a,b=c" not found')(req, res, body);
     });
-    const observation = await observeStep(scripted.api, 'ci', 'a,b=c', () => new Date(5), fastRetry);
+    const observation = await observeStep(scripted.api, 'ci', 'a,b=c', { now: () => new Date(5), retry: fastRetry });
     expect(observation).toEqual({ pod: null, events: [], observedAt: new Date(5) });
     expect(scripted.requests).toHaveLength(2);
     const eventsUrl = new URL(scripted.requests.find((r) => r.url.includes('/events'))!.url, 'http://x');

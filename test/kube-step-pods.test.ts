@@ -203,7 +203,7 @@ describe('step pods on an embedded cluster that fails now and then', () => {
       expect(faults).toHaveLength(0);
 
       faults.push(...Array.from({ length: 10 }, (): Fault => ({ kind: 'status', code: 503 })));
-      const error = await observeStep(flakyApi, NAMESPACE, manifest.metadata!.name!, () => new Date(), retry).catch(
+      const error = await observeStep(flakyApi, NAMESPACE, manifest.metadata!.name!, { retry }).catch(
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(KubernetesUnavailable);

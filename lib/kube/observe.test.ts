@@ -20,17 +20,17 @@ const earlier = podEvent(pod, { reason: 'Failed', message: 'Failed to pull image
 
 describe('observeStep', () => {
   it('leaves out the events of an earlier pod with the same name', async () => {
-    const observation = await observeStep(api(pod, [earlier, own]), 'ci', 'b-42-web', () => at(5));
+    const observation = await observeStep(api(pod, [earlier, own]), 'ci', 'b-42-web', { now: () => at(5) });
     expect(observation.events).toEqual([own]);
   });
 
   it('filters the same way for a pod a watch already delivered', async () => {
-    const observation = await observeStep(api(null, [earlier, own]), 'ci', 'b-42-web', () => at(5), undefined, pod);
+    const observation = await observeStep(api(null, [earlier, own]), 'ci', 'b-42-web', { now: () => at(5), knownPod: pod });
     expect(observation.events).toEqual([own]);
   });
 
   it('keeps every pod event once the pod is gone: one of them may say why', async () => {
-    const observation = await observeStep(api(null, [earlier, own]), 'ci', 'b-42-web', () => at(5), { maxAttempts: 1 });
+    const observation = await observeStep(api(null, [earlier, own]), 'ci', 'b-42-web', { now: () => at(5), retry: { maxAttempts: 1 } });
     expect(observation.pod).toBeNull();
     expect(observation.events).toEqual([earlier, own]);
   });
@@ -81,21 +81,21 @@ describe('observeStep with a workspace claim', () => {
 
   it.each(cases)('%s', async (_name, pod, claimName, requests, readsClaim) => {
     const fake = countingApi(pod, { pod: [], claim: claimEvents });
-    const observation = await observeStep(fake.api, 'ci', 'b-42-web', () => at(5), { maxAttempts: 1 }, undefined, claimName);
+    const observation = await observeStep(fake.api, 'ci', 'b-42-web', { now: () => at(5), retry: { maxAttempts: 1 }, ...(claimName ? { claimName } : {}) });
     expect(fake.requests).toHaveLength(requests);
     expect(observation.claimEvents).toEqual(readsClaim ? [provisioningFailed] : undefined);
   });
 
   it('asks for the claim\'s events by kind and name', async () => {
     const fake = countingApi(unplaced, { pod: [], claim: claimEvents });
-    await observeStep(fake.api, 'ci', 'b-42-web', () => at(5), undefined, undefined, CLAIM);
+    await observeStep(fake.api, 'ci', 'b-42-web', { now: () => at(5), claimName: CLAIM });
     expect(fake.requests).toContain(`list events involvedObject.kind=PersistentVolumeClaim,involvedObject.name=${CLAIM}`);
   });
 
   it('with the pod from a watch: one request, or two while it waits for a node', async () => {
     for (const [pod, requests] of [[creating, 1], [unplaced, 2]] as const) {
       const fake = countingApi(null, { pod: [], claim: claimEvents });
-      const observation = await observeStep(fake.api, 'ci', 'b-42-web', () => at(5), undefined, pod, CLAIM);
+      const observation = await observeStep(fake.api, 'ci', 'b-42-web', { now: () => at(5), knownPod: pod, claimName: CLAIM });
       expect(fake.requests).toHaveLength(requests);
       expect(fake.requests).not.toContain('read pod');
       expect(observation.pod).toBe(pod);

@@ -21,14 +21,21 @@ export type ObserveApi = Pick<CoreV1Api, 'readNamespacedPod' | 'listNamespacedEv
  * pod costs no third request; one whose pod is unknown until the first two answer costs it after
  * them.
  */
+export interface ObserveOptions {
+  /** When the poll reads; grace periods are measured against it. */
+  now?: () => Date;
+  retry?: KubeRetryOptions;
+  /** The pod as a watch just delivered it (null: gone); then only the events are read. */
+  knownPod?: V1Pod | null;
+  /** The build's workspace claim, whose events say why a pod waits for its volume. */
+  claimName?: string;
+}
+
 export async function observeStep(
   api: ObserveApi,
   namespace: string,
   podName: string,
-  now: () => Date = () => new Date(),
-  retry?: KubeRetryOptions,
-  knownPod?: V1Pod | null,
-  claimName?: string,
+  { now = () => new Date(), retry, knownPod, claimName }: ObserveOptions = {},
 ): Promise<Observation> {
   const readClaimEvents = async (pod: V1Pod | null): Promise<CoreV1Event[] | undefined> => {
     if (!claimName || !needsClaimEvents(pod, claimName)) return undefined;

@@ -33,7 +33,7 @@ export function observeStepPods(executions: LocalExecutions, kube: () => Promise
     const read = ++pod.reads;
     void (async () => {
       try {
-        const observation = await observeStep(await kube(), pod.namespace, pod.podName, () => new Date(), { maxAttempts: 1 });
+        const observation = await observeStep(await kube(), pod.namespace, pod.podName, { retry: { maxAttempts: 1 } });
         if (pod.reads !== read) return;
         pod.last = podView(pod.podName, observation, pod.last);
         executions.recordPod(change.name, event.index!, pod.last);

@@ -31,7 +31,11 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
   const watched = previous.phase === 'pending' ? await watchPendingPod(input, previous, deps, limits) : undefined;
   const now = deps.now();
   const claimName = input.settings.workspace?.claimName;
-  const observation = await observeStep(await deps.kube(), input.namespace, previous.podName, () => now, undefined, watched, claimName);
+  const observation = await observeStep(await deps.kube(), input.namespace, previous.podName, {
+    now: () => now,
+    ...(watched !== undefined ? { knownPod: watched } : {}),
+    ...(claimName ? { claimName } : {}),
+  });
   const status = classifyStep(
     observation,
     { step: input.step.name, image: input.step.image, checkout: input.step.name === input.settings.checkoutStep },
