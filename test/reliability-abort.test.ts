@@ -1,7 +1,8 @@
 /**
  * Ctrl-C and a polite kill of the real CLI: `node bin/step-runner.js run FILE --kubeconfig K`
  * against an embedded cluster of this test, with a step that would run for a minute. Once its
- * pod runs, SIGINT (or SIGTERM) must abort the execution, delete the pod, and exit 1.
+ * pod runs, SIGINT (or SIGTERM) must abort the execution, delete the pod and the build's workspace
+ * claim, and exit 1.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -42,6 +43,11 @@ async function runnerPods(): Promise<V1Pod[]> {
   return list.items;
 }
 
+async function runnerClaims(): Promise<string[]> {
+  const list = await api.listNamespacedPersistentVolumeClaim({ namespace: NAMESPACE, labelSelector: 'app.kubernetes.io/managed-by=serverless-step-runner' });
+  return list.items.map((c) => c.metadata!.name!);
+}
+
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -57,7 +63,7 @@ function exitOf(child: ChildProcess): Promise<number | null> {
 }
 
 describe.each(['SIGINT', 'SIGTERM'] as const)('step-runner run, sent %s while a step runs', (signal) => {
-  it('aborts, deletes the pod and exits 1', async () => {
+  it('aborts, deletes the pod and the workspace claim, and exits 1', async () => {
     const { NODE_OPTIONS: _ignored, ...env } = process.env;
     const child = spawn(process.execPath, [BIN, 'run', path.join(scratch, 'long.yml'), '--kubeconfig', kubeconfig, '--json'], {
       cwd: scratch,
@@ -76,6 +82,7 @@ describe.each(['SIGINT', 'SIGTERM'] as const)('step-runner run, sent %s while a 
         20_000,
       );
       expect(pod.metadata?.annotations?.['step-runner.dev/step-name']).toBe('long');
+      expect(await runnerClaims()).toHaveLength(1);
 
       child.kill(signal);
       const code = await Promise.race([exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 15_000))]);
@@ -89,6 +96,11 @@ describe.each(['SIGINT', 'SIGTERM'] as const)('step-runner run, sent %s while a 
         async () => (await runnerPods()).map((p) => p.metadata?.name),
       );
       expect(left).toEqual([]);
+      // The build's workspace goes with its pods (it lingers while a pod still names it).
+      const claimsLeft = await waitFor('the workspace claim to go', async () => ((await runnerClaims()).length === 0 ? [] : undefined), 5_000).catch(
+        runnerClaims,
+      );
+      expect(claimsLeft).toEqual([]);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       await exited;
