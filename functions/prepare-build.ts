@@ -1,4 +1,3 @@
-import { lambdaTaskRuntime } from '../lib/lambda/task-runtime.js';
-import { prepareBuildHandler } from '../lib/workflow/handlers.js';
+import { createPrepareBuildHandler } from '../lib/lambda/prepare-build.js';
 
-export const handler = prepareBuildHandler(lambdaTaskRuntime());
+export const handler = createPrepareBuildHandler();

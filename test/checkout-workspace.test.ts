@@ -16,6 +16,8 @@ import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { localSource } from '../lib/local/local-source.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { logger } from '../lib/workflow/lambda-task.js';
+import { cleanupBuild } from '../lib/workflow/tasks/cleanup-build.js';
+import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
 
 const run = promisify(execFile);
 let root: string;
@@ -158,6 +160,34 @@ describe('the build workspace on the cluster', () => {
     expect(nodes.slice(1).every((node) => node !== undefined && node === nodes[1])).toBe(true);
     expect(await leftOf('ws-success')).toEqual({ pods: 0, claims: 0 });
   }, 60_000);
+
+  it('hands a private repository\'s clone the token through a Secret of the build, deleted with the build', async () => {
+    const runtime = localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs') });
+    const token = 'ghs_buildToken0123456789abcdef';
+    const prepared = await prepareBuild(
+      {
+        build: { id: 'ws-private', trigger: 'github push' },
+        pipeline: { file: '.step-runner.yml', text: PIPELINE },
+        source: { url: 'https://github.com/team/private.git', commit: 'a'.repeat(40), credentials: 'github' },
+      },
+      runtime.settings,
+      runtime.deps,
+      { githubToken: token },
+    );
+    const [clone] = prepared.steps;
+    expect(clone!.secrets).toEqual([{ env: 'GIT_TOKEN', secret: expect.stringMatching(/^ws-private-git-credentials-/), key: 'token' }]);
+    expect(JSON.stringify(prepared)).not.toContain(token);
+    const secret = await api.readNamespacedSecret({ namespace: 'default', name: clone!.secrets[0]!.secret });
+    expect(Buffer.from(secret.data!.token!, 'base64').toString()).toBe(token);
+
+    expect(await cleanupBuild({ build: prepared.build, namespace: 'default' }, 'default', runtime.deps)).toEqual({
+      deletedPods: 0,
+      deletedClaims: 1,
+      deletedSecrets: 1,
+    });
+    const left = await api.listNamespacedSecret({ namespace: 'default', labelSelector: 'step-runner.dev/build=ws-private' });
+    expect(left.items).toEqual([]);
+  });
 
   it('deletes the claim when a step fails, too', async () => {
     const { summary } = await build('ws-failure', PIPELINE.replace('cat artifact.txt', 'exit 4'));

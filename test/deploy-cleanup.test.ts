@@ -140,7 +140,7 @@ describe('the cleanup of an aborted or timed-out execution', () => {
 
     const result = await cleanupEndedExecution(statusChange('gh-x-1', input, 'TIMED_OUT'), NAMESPACE, depsAt(() => new Date()));
 
-    expect(result).toEqual({ build: 'ended-build', deletedPods: 2, deletedClaims: 1 });
+    expect(result).toEqual({ build: 'ended-build', deletedPods: 2, deletedClaims: 1, deletedSecrets: 0 });
     expect(await livePods()).toEqual([other]);
     expect(await liveClaims()).toEqual([otherClaim]);
   });
@@ -154,7 +154,7 @@ describe('the cleanup of an aborted or timed-out execution', () => {
     const pod = await runnerPod(buildId, 'one');
     const neighbour = await runnerPod('gh-repo-abc1234-delivery-0123456780-1b2c3d4e5f', 'one');
     const result = await cleanupEndedExecution(statusChange(name, null), NAMESPACE, depsAt(() => new Date()));
-    expect(result).toEqual({ build: buildId, deletedPods: 1, deletedClaims: 0 });
+    expect(result).toEqual({ build: buildId, deletedPods: 1, deletedClaims: 0, deletedSecrets: 0 });
     expect(await livePods()).not.toContain(pod);
     expect(await livePods()).toEqual([neighbour]);
   });

@@ -262,9 +262,10 @@ describe('IAM in the packaged template', () => {
     ]);
   });
 
-  it('lets the webhook and reportStatus read their named secrets only', () => {
+  it('lets the webhook and reportStatus read their named secrets, and the runner the GitHub token only (for private clones)', () => {
     const secret = (name: string) => `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-??????`;
     expect(grants('secretsmanager:GetSecretValue')).toEqual([
+      { role: 'IamRoleLambdaExecution', actions: ['secretsmanager:GetSecretValue'], resources: [secret('step-runner/github-token')] },
       {
         role: 'WebhookRole',
         actions: ['secretsmanager:GetSecretValue'],

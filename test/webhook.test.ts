@@ -193,7 +193,8 @@ describe('GitHub deliveries', () => {
       },
       pipeline: { file: '.step-runner.yml', text: GOOD_PIPELINE },
       // The clone step fetches the pushed commit from the repository GitHub named.
-      source: { url: 'https://github.com/Codertocat/Hello-World.git', commit: PUSH_SHA, ref: 'refs/heads/master' },
+      // with the deployment's GitHub token, so a private repository checks out too.
+      source: { url: 'https://github.com/Codertocat/Hello-World.git', commit: PUSH_SHA, ref: 'refs/heads/master', credentials: 'github' },
     });
     expect(started!.input.build.id.length).toBeLessThanOrEqual(63);
 

@@ -53,6 +53,11 @@ export interface BuildSource {
   commit: string;
   /** The ref the commit was pushed to, fetched when the server will not serve the commit by id. */
   ref?: string;
+  /**
+   * `github`: the clone authenticates with the deployment's GitHub token, handed to the clone
+   * container through a Secret of the build's own (never in a spec, an input or a log).
+   */
+  credentials?: 'github';
 }
 
 /** The execution input: what a webhook (or `run`) starts a build with. */

@@ -1,4 +1,4 @@
-import type { BuildInput } from '../contract/index.js';
+import type { BuildInput, BuildSource } from '../contract/index.js';
 import { buildIdFor } from './execution-name.js';
 
 /** `build.trigger` values. ReportStatus posts commit statuses only for the GitHub ones. */
@@ -22,6 +22,12 @@ export interface BuildRequest {
   cloneUrl?: string;
 }
 
+/** GitHub's own https URLs get the token, so private repositories check out too. */
+function sourceOf(request: BuildRequest, url: string): BuildSource {
+  const github = isGitHubTrigger(request.trigger) && url.startsWith('https://');
+  return { url, commit: request.commit, ref: request.ref, ...(github ? { credentials: 'github' as const } : {}) };
+}
+
 export function isGitHubTrigger(trigger: string | undefined): boolean {
   return trigger === Triggers.githubPush || trigger === Triggers.githubPullRequest;
 }
@@ -43,7 +49,7 @@ export function buildInputFor(
       event: request.event,
     },
     pipeline,
-    ...(request.cloneUrl ? { source: { url: request.cloneUrl, commit: request.commit, ref: request.ref } } : {}),
+    ...(request.cloneUrl ? { source: sourceOf(request, request.cloneUrl) } : {}),
     ...(namespace ? { namespace } : {}),
   };
 }

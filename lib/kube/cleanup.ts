@@ -1,11 +1,10 @@
-import type { CoreV1Api } from '@kubernetes/client-node';
+import type { CoreV1Api, V1ObjectMeta } from '@kubernetes/client-node';
 import { httpStatus, unexpectedKubeError } from './api-error.js';
 import { labelValue } from './pod-name.js';
 import { listWithRetries, withKubeRetries, type KubeRetryOptions } from './retry.js';
 import { Annotations, Labels, MANAGED_BY } from './types.js';
 
 export type CleanupApi = Pick<CoreV1Api, 'deleteNamespacedPod' | 'listNamespacedPod'>;
-export type ClaimCleanupApi = Pick<CoreV1Api, 'deleteNamespacedPersistentVolumeClaim' | 'listNamespacedPersistentVolumeClaim'>;
 
 /** Deletes a step's pod. Returns false when it was already gone, which is just as good. */
 export async function deleteStepPod(
@@ -57,39 +56,67 @@ export async function deleteBuildPods(
 }
 
 /**
- * Deletes the build's workspace claim(s), found like its pods. A claim still mounted by a pod that
- * is stopping is only marked for deletion: Kubernetes removes it (and its volume) once the pod is gone.
+ * What the runner makes once per build besides its pods, found and deleted the same way: its
+ * workspace claim, and the Secret that holds its clone credentials. Each is labelled with the build
+ * and annotated with the build's deadline (for the orphan sweep).
  */
-export async function deleteBuildClaims(
-  api: ClaimCleanupApi,
+export interface BuildObjectKind {
+  /** For operation names: `persistentvolumeclaim`. */
+  name: string;
+  list(api: CoreV1Api, namespace: string, labelSelector: string): Promise<{ items: { metadata?: V1ObjectMeta }[] }>;
+  remove(api: CoreV1Api, namespace: string, name: string): Promise<unknown>;
+}
+
+export const BuildObjectKinds = {
+  claim: {
+    name: 'persistentvolumeclaim',
+    list: (api, namespace, labelSelector) => api.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
+    remove: (api, namespace, name) => api.deleteNamespacedPersistentVolumeClaim({ namespace, name }),
+  },
+  secret: {
+    name: 'secret',
+    list: (api, namespace, labelSelector) => api.listNamespacedSecret({ namespace, labelSelector }),
+    remove: (api, namespace, name) => api.deleteNamespacedSecret({ namespace, name }),
+  },
+} as const satisfies Record<string, BuildObjectKind>;
+
+/**
+ * Deletes the build's objects of one kind. A claim still mounted by a pod that is stopping is only
+ * marked for deletion: Kubernetes removes it (and its volume) once the pod is gone.
+ */
+export async function deleteBuildObjects(
+  api: CoreV1Api,
+  kind: BuildObjectKind,
   namespace: string,
   buildId: string,
   retry?: KubeRetryOptions,
 ): Promise<number> {
-  const claims = await listWithRetries(
-    `list persistentvolumeclaims of build ${buildId} in ${namespace}`,
-    () => api.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: buildSelector(buildId) }),
+  const objects = await listWithRetries(
+    `list ${kind.name}s of build ${buildId} in ${namespace}`,
+    () => kind.list(api, namespace, buildSelector(buildId)),
     retry,
   );
   let deleted = 0;
-  for (const claim of claims) {
-    const name = claim.metadata?.name;
-    const exactBuild = claim.metadata?.annotations?.[Annotations.build];
-    if (!name || (exactBuild !== undefined && exactBuild !== buildId) || claim.metadata?.deletionTimestamp) continue;
-    if (await deleteClaim(api, namespace, name, retry)) deleted++;
+  for (const object of objects) {
+    const name = object.metadata?.name;
+    const exactBuild = object.metadata?.annotations?.[Annotations.build];
+    if (!name || (exactBuild !== undefined && exactBuild !== buildId) || object.metadata?.deletionTimestamp) continue;
+    if (await deleteBuildObject(api, kind, namespace, name, retry)) deleted++;
   }
   return deleted;
 }
 
-export async function deleteClaim(
-  api: Pick<CoreV1Api, 'deleteNamespacedPersistentVolumeClaim'>,
+/** Deletes one object; false when it was already gone, which is just as good. */
+export async function deleteBuildObject(
+  api: CoreV1Api,
+  kind: BuildObjectKind,
   namespace: string,
   name: string,
   retry?: KubeRetryOptions,
 ): Promise<boolean> {
-  const operation = `delete persistentvolumeclaim ${namespace}/${name}`;
+  const operation = `delete ${kind.name} ${namespace}/${name}`;
   try {
-    await withKubeRetries(operation, () => api.deleteNamespacedPersistentVolumeClaim({ name, namespace }), retry);
+    await withKubeRetries(operation, () => kind.remove(api, namespace, name), retry);
     return true;
   } catch (error) {
     if (httpStatus(error) === 404) return false;

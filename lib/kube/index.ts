@@ -12,7 +12,9 @@ export { withKubeRetries, type KubeRetryOptions } from './retry.js';
 export { launchStepPod, type LaunchResult } from './launch.js';
 export { observeStep } from './observe.js';
 export { readStepLog, readWholeStepLog, DEFAULT_STEP_LOG_TAIL, type StepLogOptions } from './logs.js';
-export { deleteStepPod, deleteBuildPods, deleteBuildClaims } from './cleanup.js';
+export { deleteStepPod, deleteBuildPods, deleteBuildObjects, BuildObjectKinds, type BuildObjectKind } from './cleanup.js';
+export { deleteOrphanedBuildObjects, deleteOrphanedPods } from './orphans.js';
+export { ensureGitCredentials, gitCredentialsManifest, GIT_TOKEN_KEY } from './git-credentials.js';
 export {
   ensureWorkspaceClaim,
   workspaceClaimManifest,

@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { claimOrphanVerdict, orphanVerdict, selectOrphanedPods, type OrphanVerdict } from './orphans.js';
+import { buildObjectOrphanVerdict, orphanVerdict, selectOrphanedPods, type OrphanVerdict } from './orphans.js';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
 const MARGIN = 600;
@@ -66,7 +66,7 @@ describe('selectOrphanedPods', () => {
   });
 });
 
-describe('claimOrphanVerdict', () => {
+describe('buildObjectOrphanVerdict (workspace claims, clone credentials)', () => {
   const claim = (annotations: Record<string, string>, createdSecondsAgo: number, managedBy = 'serverless-step-runner') => ({
     metadata: {
       name: 'c',
@@ -81,10 +81,10 @@ describe('claimOrphanVerdict', () => {
     ['no deadline written: never touched', {}, 999_999, 'no-deadline'],
     ['a deadline that is not a number', { 'step-runner.dev/active-deadline-seconds': 'soon' }, 999_999, 'no-deadline'],
   ] as const)('%s', (_, annotations, age, expected) => {
-    expect(claimOrphanVerdict(claim({ ...annotations }, age), NOW, MARGIN)).toBe(expected);
+    expect(buildObjectOrphanVerdict(claim({ ...annotations }, age), NOW, MARGIN)).toBe(expected);
   });
 
   it('leaves a claim the runner did not make, however old', () => {
-    expect(claimOrphanVerdict(claim({ 'step-runner.dev/active-deadline-seconds': '1' }, 999_999, 'someone-else'), NOW, MARGIN)).toBe('not-ours');
+    expect(buildObjectOrphanVerdict(claim({ 'step-runner.dev/active-deadline-seconds': '1' }, 999_999, 'someone-else'), NOW, MARGIN)).toBe('not-ours');
   });
 });

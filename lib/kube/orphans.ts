@@ -1,9 +1,9 @@
-import type { CoreV1Api, V1ObjectMeta, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
-import { deleteClaim, deleteStepPod } from './cleanup.js';
+import type { CoreV1Api, V1ObjectMeta, V1Pod } from '@kubernetes/client-node';
+import { deleteBuildObject, deleteStepPod, type BuildObjectKind } from './cleanup.js';
 import { listWithRetries, type KubeRetryOptions } from './retry.js';
 import { toMillis } from './time.js';
 import { Labels, MANAGED_BY } from './types.js';
-import { CLAIM_DEADLINE_ANNOTATION } from './workspace.js';
+import { BUILD_DEADLINE_ANNOTATION } from './types.js';
 
 /**
  * Runner pods that no execution will ever clean up: CleanupBuild could not reach the cluster, an
@@ -39,12 +39,12 @@ export function orphanVerdict(pod: V1Pod, now: Date, marginSeconds: number): Orp
 }
 
 /**
- * The same decision for a build's workspace claim, whose deadline (its build's steps' timeouts
- * added up) PrepareBuild wrote in an annotation, since a claim has no deadline of its own.
+ * The same decision for a build's claim or Secret, whose deadline (its build's longest possible
+ * run) PrepareBuild wrote in an annotation, since neither has a deadline of its own.
  */
-export function claimOrphanVerdict(claim: V1PersistentVolumeClaim, now: Date, marginSeconds: number): OrphanVerdict {
-  const written = claim.metadata?.annotations?.[CLAIM_DEADLINE_ANNOTATION];
-  return verdict(claim.metadata, written === undefined ? undefined : Number(written), now, marginSeconds);
+export function buildObjectOrphanVerdict(object: { metadata?: V1ObjectMeta }, now: Date, marginSeconds: number): OrphanVerdict {
+  const written = object.metadata?.annotations?.[BUILD_DEADLINE_ANNOTATION];
+  return verdict(object.metadata, written === undefined ? undefined : Number(written), now, marginSeconds);
 }
 
 function verdict(metadata: V1ObjectMeta | undefined, deadline: number | undefined, now: Date, marginSeconds: number): OrphanVerdict {
@@ -89,23 +89,23 @@ export async function deleteOrphanedPods(
   return deleted;
 }
 
-/** The same sweep for workspace claims; returns the names of the claims it deleted. */
-export async function deleteOrphanedClaims(
-  api: Pick<CoreV1Api, 'listNamespacedPersistentVolumeClaim' | 'deleteNamespacedPersistentVolumeClaim'>,
+/**
+ * The same sweep for the build objects of one kind (workspace claims, clone credentials); returns
+ * the names of those it deleted.
+ */
+export async function deleteOrphanedBuildObjects(
+  api: CoreV1Api,
+  kind: BuildObjectKind,
   namespace: string,
   options: OrphanSweepOptions,
 ): Promise<string[]> {
-  const claims = await listWithRetries(
-    `list runner persistentvolumeclaims in ${namespace}`,
-    () => api.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: RUNNER_SELECTOR }),
-    options.retry,
-  );
+  const objects = await listWithRetries(`list runner ${kind.name}s in ${namespace}`, () => kind.list(api, namespace, RUNNER_SELECTOR), options.retry);
   const now = options.now();
   const deleted: string[] = [];
-  for (const claim of claims) {
-    const name = claim.metadata?.name;
-    if (!name || claimOrphanVerdict(claim, now, options.marginSeconds) !== 'orphan') continue;
-    if (await deleteClaim(api, namespace, name, options.retry)) deleted.push(name);
+  for (const object of objects) {
+    const name = object.metadata?.name;
+    if (!name || buildObjectOrphanVerdict(object, now, options.marginSeconds) !== 'orphan') continue;
+    if (await deleteBuildObject(api, kind, namespace, name, options.retry)) deleted.push(name);
   }
   return deleted;
 }

@@ -23,6 +23,11 @@ export function workspaceClaimName(buildId: string): string {
   return buildObjectName(buildId, 'workspace');
 }
 
+/** The Secret that hands the build's clone its credentials. */
+export function gitCredentialsName(buildId: string): string {
+  return buildObjectName(buildId, 'git-credentials');
+}
+
 function buildObjectName(buildId: string, part: string): string {
   const hash = createHash('sha256').update(JSON.stringify([buildId, part])).digest('hex').slice(0, HASH_LENGTH);
   const room = MAX_LABEL_LENGTH - HASH_LENGTH - 1;

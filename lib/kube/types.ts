@@ -15,6 +15,12 @@ export const Annotations = {
   step: 'step-runner.dev/step-name',
 } as const;
 
+/**
+ * On a build's claim and Secret: how long the build may need them (its longest possible run). The
+ * orphan sweep deletes them past this and its margin, as it deletes a pod past its deadline.
+ */
+export const BUILD_DEADLINE_ANNOTATION = 'step-runner.dev/active-deadline-seconds';
+
 /** The single container of a step pod. */
 export const STEP_CONTAINER = 'step';
 

@@ -7,7 +7,7 @@ import { WorkspaceUnavailable } from './errors.js';
 import { describeKubeFailure, httpStatus, kubeFailure, unexpectedKubeError } from './api-error.js';
 import { labelValue, workspaceClaimName } from './pod-name.js';
 import { withKubeRetries, type KubeRetryOptions } from './retry.js';
-import { Annotations, Labels, MANAGED_BY } from './types.js';
+import { Annotations, BUILD_DEADLINE_ANNOTATION, Labels, MANAGED_BY } from './types.js';
 
 /** Contract: the mount path, every step's working directory and the root of the checkout. */
 export const WORKSPACE_PATH = '/workspace';
@@ -19,8 +19,6 @@ export const WORKSPACE_VOLUME = 'workspace';
  */
 export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
 
-/** How long the build may hold its claim: the sweep deletes it past this and its margin. */
-export const CLAIM_DEADLINE_ANNOTATION = 'step-runner.dev/active-deadline-seconds';
 
 export interface WorkspaceClaimSettings {
   /** Absent: the cluster's default storage class. */
@@ -46,7 +44,7 @@ export function workspaceClaimManifest({ buildId, namespace, settings, deadlineS
       name: workspaceClaimName(buildId),
       namespace,
       labels: { [Labels.managedBy]: MANAGED_BY, [Labels.build]: labelValue(buildId) },
-      annotations: { [Annotations.build]: buildId, [CLAIM_DEADLINE_ANNOTATION]: String(deadlineSeconds) },
+      annotations: { [Annotations.build]: buildId, [BUILD_DEADLINE_ANNOTATION]: String(deadlineSeconds) },
     },
     spec: {
       accessModes: [settings.accessMode],

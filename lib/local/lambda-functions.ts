@@ -19,7 +19,7 @@ type Create = (runtime: TaskRuntime, statuses: StatusReporter) => unknown;
  * names): the serverless.yml name, and the same factory functions/ builds the deployed handler with.
  */
 const FUNCTIONS: Record<string, { name: string; create: Create }> = {
-  PrepareBuildLambdaFunction: { name: 'prepareBuild', create: prepareBuildHandler },
+  PrepareBuildLambdaFunction: { name: 'prepareBuild', create: (runtime) => prepareBuildHandler(runtime) },
   LaunchStepLambdaFunction: { name: 'launchStep', create: launchStepHandler },
   PollStepLambdaFunction: { name: 'pollStep', create: pollStepHandler },
   FinishStepLambdaFunction: { name: 'finishStep', create: finishStepHandler },

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { stepScript } from '../kube/index.js';
+import { startGitHttpServer } from '../../test/fixtures/git-http-server.js';
 import { checkoutStep } from './checkout-step.js';
 
 const run = promisify(execFile);
@@ -65,5 +66,52 @@ describe('the clone step', () => {
     const result = await clone('0123456789abcdef0123456789abcdef01234567');
     expect(result.ok).toBe(false);
     expect(result.ok ? '' : result.stderr).toMatch(/0123456789abcdef0123456789abcdef01234567|did not match|not our ref|unable to read tree/);
+  });
+});
+
+describe('the clone step of a private repository', () => {
+  const TOKEN = 'ghs_privateRepoToken0123456789';
+
+  /** The script with the token in the environment, as the Secret reference puts it there. */
+  async function privateClone(url: string, commit: string, token: string) {
+    const step = checkoutStep({ url, commit, ref: 'refs/heads/main', credentials: 'github' }, { depth: 1, submodules: false }, 'alpine/git:v2.54.0', 'b-1-git-credentials');
+    const workspace = await mkdtemp(path.join(root, 'private-'));
+    const env = { ...process.env, ...step.env, GIT_TOKEN: token, HOME: workspace };
+    const started = Date.now();
+    const result = await run('/bin/sh', ['-c', stepScript(step.commands)], { cwd: workspace, env, timeout: 20_000 }).then(
+      (r) => ({ ok: true, output: r.stdout + r.stderr }),
+      (e: { stdout?: string; stderr?: string; killed?: boolean }) => ({ ok: false, killed: e.killed, output: `${e.stdout ?? ''}${e.stderr ?? ''}` }),
+    );
+    return { ...result, step, workspace, seconds: (Date.now() - started) / 1000 };
+  }
+
+  it('takes the token from a Secret reference, checks out with it, and leaves it nowhere', async () => {
+    const server = await startGitHttpServer(root, TOKEN);
+    await run('git', ['clone', '-q', '--bare', origin, path.join(root, 'private.git')]);
+    try {
+      const result = await privateClone(server.url('private.git'), first, TOKEN);
+      expect(result.ok).toBe(true);
+      expect(result.step.secrets).toEqual([{ env: 'GIT_TOKEN', secret: 'b-1-git-credentials', key: 'token' }]);
+      expect(await readFile(path.join(result.workspace, 'README'), 'utf8')).toBe('first\n');
+      // Not in the spec's script, not in what it printed, not in the workspace's git config.
+      expect(result.step.commands.join('\n')).not.toContain(TOKEN);
+      expect(result.output).not.toContain(TOKEN);
+      expect(await readFile(path.join(result.workspace, '.git', 'config'), 'utf8')).not.toContain(TOKEN);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('fails at once, without waiting for a password, when the token is refused', async () => {
+    const server = await startGitHttpServer(root, TOKEN);
+    try {
+      const result = await privateClone(server.url('private.git'), first, 'ghs_revokedToken');
+      expect(result).toMatchObject({ ok: false, killed: false });
+      expect(result.output).toMatch(/Authentication failed|could not read Username|401/);
+      expect(result.output).not.toContain('ghs_revokedToken');
+      expect(server.refused).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -4,13 +4,24 @@
  * log and result), so it shows in the console and in `run --json` as `clone`.
  */
 import type { BuildSource } from '../contract/index.js';
-import { shellQuote } from '../kube/index.js';
+import { GIT_TOKEN_KEY, shellQuote } from '../kube/index.js';
 import { CHECKOUT_STEP, type CheckoutSettings, type Step } from '../pipeline/index.js';
 
 /** Long enough for a large repository over a slow link; a hung fetch ends here, not at 24 h. */
 export const CHECKOUT_TIMEOUT_SECONDS = 15 * 60;
 
-export function checkoutStep(source: BuildSource, checkout: CheckoutSettings, image: string): Step {
+/** The clone container's variable for the token; git reads it through the helper below. */
+const TOKEN_ENV = 'GIT_TOKEN';
+
+/**
+ * Hands git the token when the server asks, read from the environment at that moment: the token
+ * is in no command line, no echoed command and no file of the workspace (its .git/config keeps
+ * only this text, which later steps, without the variable, cannot use).
+ */
+const CREDENTIAL_HELPER = `!f() { echo username=x-access-token; echo "password=$${TOKEN_ENV}"; }; f`;
+
+/** `credentialsSecret`: the build's Secret holding the token for a private repository. */
+export function checkoutStep(source: BuildSource, checkout: CheckoutSettings, image: string, credentialsSecret?: string): Step {
   const depth = checkout.depth > 0 ? ` --depth=${checkout.depth}` : '';
   const url = shellQuote(source.url);
   const commit = shellQuote(source.commit);
@@ -19,6 +30,7 @@ export function checkoutStep(source: BuildSource, checkout: CheckoutSettings, im
   const fetchRef = source.ref ? ` || git fetch --no-tags origin ${shellQuote(source.ref)}` : '';
   const commands = [
     'git init -q .',
+    ...(credentialsSecret ? [`git config credential.helper ${shellQuote(CREDENTIAL_HELPER)}`] : []),
     `git remote add origin ${url}`,
     `git fetch --no-tags${depth} origin ${commit}${fetchRef}`,
     `git -c advice.detachedHead=false checkout -q ${commit}`,
@@ -33,6 +45,7 @@ export function checkoutStep(source: BuildSource, checkout: CheckoutSettings, im
     env: { GIT_TERMINAL_PROMPT: '0' },
     pull: 'if-not-present',
     timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS,
-    secrets: [],
+    // A reference only: FinishStep also masks the value, should git ever print it.
+    secrets: credentialsSecret ? [{ env: TOKEN_ENV, secret: credentialsSecret, key: GIT_TOKEN_KEY }] : [],
   };
 }

@@ -14,14 +14,15 @@ import { cleanupOrphans } from './tasks/cleanup-orphans.js';
 import { finishStep } from './tasks/finish-step.js';
 import { launchStep } from './tasks/launch-step.js';
 import { pollStep } from './tasks/poll-step.js';
-import { prepareBuild } from './tasks/prepare-build.js';
+import { prepareBuild, type BuildCredentials } from './tasks/prepare-build.js';
 import { reportStatus, type StatusReporter } from './tasks/report-status.js';
 
 /** A watch must end well before the invocation does, or the poll is lost to a Lambda timeout. */
 export const WATCH_MARGIN_MS = 5_000;
 
-export const prepareBuildHandler = ({ settings, deps }: TaskRuntime) =>
-  lambdaTask(async (input: BuildInput) => prepareBuild(input, settings, deps));
+/** `credentialsFor` sees the invocation's context, where lib/lambda's secrets middleware leaves the token. */
+export const prepareBuildHandler = ({ settings, deps }: TaskRuntime, credentialsFor: (context: Context) => BuildCredentials = () => ({})) =>
+  lambdaTask(async (input: BuildInput, context) => prepareBuild(input, settings, deps, credentialsFor(context)));
 
 export const launchStepHandler = ({ deps }: TaskRuntime) => lambdaTask(async (input: StepInput) => launchStep(input, deps));
 

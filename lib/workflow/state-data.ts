@@ -72,4 +72,5 @@ export interface StepResult {
 export interface CleanupResult {
   deletedPods: number;
   deletedClaims: number;
+  deletedSecrets: number;
 }

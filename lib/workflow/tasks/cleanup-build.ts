@@ -1,9 +1,9 @@
-import { deleteBuildClaims, deleteBuildPods } from '../../kube/index.js';
+import { BuildObjectKinds, deleteBuildObjects, deleteBuildPods } from '../../kube/index.js';
 import type { CleanupResult, PreparedBuild } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 
 /**
- * Deletes every pod of the build, then its workspace claim: the end of a build on every path
+ * Deletes every pod of the build, then its workspace claim and clone credentials: the end of a build on every path
  * (success, the Catch, an abort and a timeout all end here).
  */
 export async function cleanupBuild(
@@ -14,7 +14,10 @@ export async function cleanupBuild(
   const namespace = input.namespace ?? defaultNamespace;
   const api = await deps.kube();
   const deletedPods = await deleteBuildPods(api, namespace, input.build.id);
-  const deletedClaims = await deleteBuildClaims(api, namespace, input.build.id);
-  deps.log.info(`Deleted ${deletedPods} pod(s) and ${deletedClaims} workspace claim(s) of build ${input.build.id}`, { namespace });
-  return { deletedPods, deletedClaims };
+  const deletedClaims = await deleteBuildObjects(api, BuildObjectKinds.claim, namespace, input.build.id);
+  const deletedSecrets = await deleteBuildObjects(api, BuildObjectKinds.secret, namespace, input.build.id);
+  deps.log.info(`Deleted ${deletedPods} pod(s), ${deletedClaims} workspace claim(s) and ${deletedSecrets} credential Secret(s) of build ${input.build.id}`, {
+    namespace,
+  });
+  return { deletedPods, deletedClaims, deletedSecrets };
 }

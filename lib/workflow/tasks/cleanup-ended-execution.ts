@@ -57,7 +57,7 @@ export async function cleanupEndedExecution(
     deps.log.warn('An ended execution with neither a readable input nor a name: nothing to clean up', {
       executionArn: event.detail.executionArn,
     });
-    return { build: null, deletedPods: 0, deletedClaims: 0 };
+    return { build: null, deletedPods: 0, deletedClaims: 0, deletedSecrets: 0 };
   }
   const result = await cleanupBuild(ended, defaultNamespace, deps);
   return { build: ended.build.id, ...result };

@@ -1,24 +1,22 @@
-import { deleteOrphanedClaims, deleteOrphanedPods } from '../../kube/orphans.js';
+import { BuildObjectKinds, deleteOrphanedBuildObjects, deleteOrphanedPods } from '../../kube/index.js';
 import type { TaskDeps } from '../task-deps.js';
 
 /**
- * The scheduled sweep: deletes the runner's pods and workspace claims in the namespace that are
+ * The scheduled sweep: deletes the runner's pods, workspace claims and clone credentials in the namespace that are
  * long past their build's deadline.
  */
 export async function cleanupOrphans(
   namespace: string,
   marginSeconds: number,
   deps: TaskDeps,
-): Promise<{ namespace: string; deletedPods: string[]; deletedClaims: string[] }> {
+): Promise<{ namespace: string; deletedPods: string[]; deletedClaims: string[]; deletedSecrets: string[] }> {
   const api = await deps.kube();
-  const deletedPods = await deleteOrphanedPods(api, namespace, { now: deps.now, marginSeconds });
-  const deletedClaims = await deleteOrphanedClaims(api, namespace, { now: deps.now, marginSeconds });
-  if (deletedPods.length + deletedClaims.length > 0) {
-    deps.log.warn(`Deleted ${deletedPods.length} orphaned runner pod(s) and ${deletedClaims.length} workspace claim(s)`, {
-      namespace,
-      pods: deletedPods,
-      claims: deletedClaims,
-    });
-  } else deps.log.info('No orphaned runner pods or claims', { namespace });
-  return { namespace, deletedPods, deletedClaims };
+  const options = { now: deps.now, marginSeconds };
+  const deletedPods = await deleteOrphanedPods(api, namespace, options);
+  const deletedClaims = await deleteOrphanedBuildObjects(api, BuildObjectKinds.claim, namespace, options);
+  const deletedSecrets = await deleteOrphanedBuildObjects(api, BuildObjectKinds.secret, namespace, options);
+  const all = { pods: deletedPods, claims: deletedClaims, secrets: deletedSecrets };
+  if (deletedPods.length + deletedClaims.length + deletedSecrets.length > 0) deps.log.warn('Deleted orphaned runner objects', { namespace, ...all });
+  else deps.log.info('No orphaned runner pods, claims or Secrets', { namespace });
+  return { namespace, deletedPods, deletedClaims, deletedSecrets };
 }

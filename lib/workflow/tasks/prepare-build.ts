@@ -1,7 +1,7 @@
 import type { BuildInput } from '../../contract/index.js';
-import { ensureWorkspaceClaim, workspaceClaimManifest } from '../../kube/index.js';
+import { ensureGitCredentials, ensureWorkspaceClaim, gitCredentialsManifest, workspaceClaimManifest } from '../../kube/index.js';
 import { InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
-import { checkoutStep } from '../checkout-step.js';
+import { CHECKOUT_TIMEOUT_SECONDS, checkoutStep } from '../checkout-step.js';
 import type { WorkflowSettings } from '../settings.js';
 import type { PreparedBuild } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
@@ -29,7 +29,17 @@ function claimDeadlineSeconds(steps: readonly { timeoutSeconds: number }[]): num
  * fixes the build's namespace and settings. Nothing is pulled here: the kubelet pulls when the
  * step's pod starts, and a pull failure surfaces from that step's first polls.
  */
-export async function prepareBuild(input: BuildInput, settings: WorkflowSettings, deps: Pick<TaskDeps, 'kube' | 'log'>): Promise<PreparedBuild> {
+export interface BuildCredentials {
+  /** The deployment's GitHub token, for sources that ask for it (private repositories). */
+  githubToken?: string;
+}
+
+export async function prepareBuild(
+  input: BuildInput,
+  settings: WorkflowSettings,
+  deps: Pick<TaskDeps, 'kube' | 'log'>,
+  credentials: BuildCredentials = {},
+): Promise<PreparedBuild> {
   const pipeline = parsePipeline(input.pipeline.text, input.pipeline.file);
   if (pipeline.checkout !== false && !input.source && input.withoutSource) {
     deps.log.warn(`No checkout: ${input.withoutSource}`);
@@ -40,20 +50,23 @@ export async function prepareBuild(input: BuildInput, settings: WorkflowSettings
       { file: input.pipeline.file, field: 'checkout' },
     );
   }
-  const checkout = pipeline.checkout !== false && input.source ? checkoutStep(input.source, pipeline.checkout, settings.cloneImage) : undefined;
+  const namespace = input.namespace ?? settings.namespace;
+  const api = await deps.kube();
+  // The checkout's own timeout counts too: the credentials and the claim outlive it.
+  const deadlineSeconds = claimDeadlineSeconds([{ timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...pipeline.steps]);
+  const wantsToken = pipeline.checkout !== false && input.source?.credentials === 'github' && credentials.githubToken;
+  const credentialsSecret = wantsToken
+    ? await ensureGitCredentials(api, gitCredentialsManifest({ buildId: input.build.id, namespace, token: credentials.githubToken!, deadlineSeconds }))
+    : undefined;
+  const checkout =
+    pipeline.checkout !== false && input.source ? checkoutStep(input.source, pipeline.checkout, settings.cloneImage, credentialsSecret) : undefined;
   const steps = checkout ? [checkout, ...pipeline.steps] : pipeline.steps;
   for (const step of steps) {
     deps.log.info(`Preparing step "${step.name}": image ${parseImageReference(step.image).familiar}`, { step: step.name });
   }
 
-  const namespace = input.namespace ?? settings.namespace;
-  const claim = workspaceClaimManifest({
-    buildId: input.build.id,
-    namespace,
-    settings: settings.workspace,
-    deadlineSeconds: claimDeadlineSeconds(steps),
-  });
-  const { adopted } = await ensureWorkspaceClaim(await deps.kube(), claim);
+  const claim = workspaceClaimManifest({ buildId: input.build.id, namespace, settings: settings.workspace, deadlineSeconds });
+  const { adopted } = await ensureWorkspaceClaim(api, claim);
   const claimName = claim.metadata!.name!;
   deps.log.info(`${adopted ? 'Adopted' : 'Created'} workspace claim ${claimName}`, { claim: claimName });
 
