@@ -24,7 +24,8 @@
  *     transient or unknown words            -> pending until imagePullGraceSeconds after the
  *                                              first pull failure, then ImagePullFailed.
  *  9. CreateContainerConfigError / CreateContainerError -> PodConfigError at once (missing
- *     secret, key or config map: waiting will not create it). RunContainerError -> StepFailed.
+ *     secret, key or config map: waiting will not create it). RunContainerError -> StepFailed
+ *     (CheckoutFailed for the checkout).
  * 10. Workspace (the pod mounts the build's claim):
  *     not yet on a node: the claim's newest provisioning outcome is ProvisioningFailed, or the
  *     scheduler blames the claim (unbound claim, claim not found, volume node affinity conflict,
@@ -387,7 +388,8 @@ function configProblem(f: Facts): StepStatus | undefined {
   if (isConfig) {
     return failed(ErrorNames.PodConfigError, reason, configErrorCause(f.subject, { reason, words }));
   }
-  return failed(ErrorNames.StepFailed, reason, startErrorCause(f.subject, { reason, words }));
+  // The clone's command could not even start: still the checkout failing, as for an exit code.
+  return failed(f.subject.checkout ? ErrorNames.CheckoutFailed : ErrorNames.StepFailed, reason, startErrorCause(f.subject, { reason, words }));
 }
 
 /** What keeps the workspace from the step: the reporting event's reason, its words, and since when. */
