@@ -26,7 +26,7 @@ import { createLocalHttpServer } from './http/server.js';
 import { fixedPipelineSource, readPipelineFile } from './pipeline-file.js';
 import { findWorkTree } from './source-snapshot.js';
 import { printedStatusReporter } from './printed-status.js';
-import { localTaskRuntime } from './task-runtime.js';
+import { commandTaskRuntime } from './task-runtime.js';
 
 export const DEFAULT_PIPELINE = fileURLToPath(new URL('../../examples/hello.yml', import.meta.url));
 
@@ -92,13 +92,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       await writeFile(kubeconfig, cluster.kubeconfigYaml(), { mode: 0o600 });
       print(`Embedded cluster at ${cluster.url}. ${LOCAL_PROCESS_NOTICE}`);
     }
-    const runtime = localTaskRuntime({
-      kubeconfig,
-      ownCluster: options.kubeconfig !== undefined,
-      ...(options.context ? { context: options.context } : {}),
-      namespace: options.namespace ?? 'default',
-      logsDir: path.resolve('.step-runner/logs'),
-    });
+    const runtime = commandTaskRuntime(kubeconfig, options);
     const statuses = printedStatusReporter(print);
     // On the embedded cluster, a delivery's commit comes from this repository (and a commit it
     // does not have fails the checkout, as on AWS); a cluster of the user's own cannot reach this

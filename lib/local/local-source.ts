@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { basename, dirname } from 'node:path';
 import { promisify } from 'node:util';
-import type { BuildRef, BuildSource } from '../contract/index.js';
+import type { BuildInput, BuildRef, BuildSource } from '../contract/index.js';
 import { findWorkTree, snapshotSource } from './source-snapshot.js';
 
 export interface LocalSource {
@@ -70,4 +70,14 @@ async function currentBranchRef(workTree: string): Promise<string | undefined> {
     // A detached HEAD has no branch.
     return undefined;
   }
+}
+
+/** The execution input of a local build (`run`, the example of `serve`) of a pipeline from this source. */
+export function localBuildInput(id: string, pipeline: { file: string; text: string }, source: LocalSource): BuildInput {
+  return {
+    build: { id, trigger: 'local run', ...source.build },
+    pipeline,
+    ...(source.source ? { source: source.source } : {}),
+    ...(source.withoutSource ? { withoutSource: source.withoutSource } : {}),
+  };
 }

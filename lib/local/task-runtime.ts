@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { kubeClients } from '../kube/index.js';
 import { logger } from '../workflow/lambda-task.js';
 import { DEFAULT_WORKSPACE, workflowSettings, type WorkflowSettings } from '../workflow/settings.js';
@@ -40,4 +41,19 @@ export function localTaskRuntime(target: LocalTarget): TaskRuntime {
       log: logger,
     },
   };
+}
+
+/**
+ * The runtime of `run` and `serve`: the cluster they started or were given (`--kubeconfig`, then a
+ * cluster of the user's own), `--context`, `--namespace` (default `default`), logs in
+ * `.step-runner/logs`.
+ */
+export function commandTaskRuntime(kubeconfig: string, options: { kubeconfig?: string; context?: string; namespace?: string }): TaskRuntime {
+  return localTaskRuntime({
+    kubeconfig,
+    ownCluster: options.kubeconfig !== undefined,
+    ...(options.context ? { context: options.context } : {}),
+    namespace: options.namespace ?? 'default',
+    logsDir: path.resolve('.step-runner/logs'),
+  });
 }

@@ -7,10 +7,10 @@ import { logger } from '../../workflow/lambda-task.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../cluster/index.js';
 import { ConsoleOutput } from '../console-output.js';
 import { startLocalExecution, type ExecutionSummary } from '../executor.js';
-import { localSource } from '../local-source.js';
+import { localBuildInput, localSource } from '../local-source.js';
 import { readPipelineFile } from '../pipeline-file.js';
 import { printedStatusReporter } from '../printed-status.js';
-import { localTaskRuntime } from '../task-runtime.js';
+import { commandTaskRuntime } from '../task-runtime.js';
 import type { CommandIO } from './cluster.js';
 
 export const RUN_USAGE =
@@ -110,24 +110,13 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       await writeFile(kubeconfig, cluster.kubeconfigYaml());
       print(`Embedded cluster at ${cluster.url}: step commands run as local processes in the build's workspace, not inside their images.`);
     }
-    const runtime = localTaskRuntime({
-      kubeconfig,
-      ownCluster: options.kubeconfig !== undefined,
-      ...(options.context ? { context: options.context } : {}),
-      namespace: options.namespace ?? 'default',
-      logsDir: path.resolve('.step-runner/logs'),
-    });
+    const runtime = commandTaskRuntime(kubeconfig, options);
     logger.setLogLevel(options.verbose ? 'INFO' : 'SILENT');
 
     const buildId = localBuildId(file);
     const console = new ConsoleOutput(`${buildId} (${options.file})`);
     const execution = startLocalExecution(
-      {
-        build: { id: buildId, trigger: 'local run', ...source.build },
-        pipeline: { file: options.file, text: loaded },
-        ...(source.source ? { source: source.source } : {}),
-        ...(source.withoutSource ? { withoutSource: source.withoutSource } : {}),
-      },
+      localBuildInput(buildId, { file: options.file, text: loaded }, source),
       { runtime, statuses: printedStatusReporter(print), onEvent: (event) => console.lines(event).forEach(print) },
     );
     const stop = () => {

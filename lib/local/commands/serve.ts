@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { parsePipeline } from '../../pipeline/index.js';
 import { WebhookRoutes } from '../../forge/webhook.js';
-import { localSource, type LocalSource } from '../local-source.js';
+import { localBuildInput, localSource, type LocalSource } from '../local-source.js';
 import { readServedPipeline, ServeRejected, startLocalServer, type LocalServer } from '../local-server.js';
 import type { CommandIO } from './cluster.js';
 import { localBuildId } from './run.js';
@@ -53,12 +53,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
       });
       io.out(`Example build source: ${source.description}`);
       const id = localBuildId(example.file);
-      await server.executions.start(id, {
-        build: { id, trigger: 'local run', ...source.build },
-        pipeline: example,
-        ...(source.source ? { source: source.source } : {}),
-        ...(source.withoutSource ? { withoutSource: source.withoutSource } : {}),
-      });
+      await server.executions.start(id, localBuildInput(id, example, source));
       io.out(`Example build ${options.example}: ${server.url}/executions/${id}`);
     } catch (error) {
       io.err(`step-runner serve: ${(error as Error).message}`);
