@@ -5,9 +5,10 @@
  * deleting a claim that a pod still holds.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { ApiException, CoreV1Api, StorageV1Api, Watch, type CoreV1Event, type V1PersistentVolumeClaim, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, StorageV1Api, Watch, type CoreV1Event, type V1PersistentVolumeClaim, type V1Pod } from '@kubernetes/client-node';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import { waitFor } from './fixtures/wait-for.js';
+import { apiError } from './fixtures/api-error.js';
 
 const NS = 'builds';
 const SELECTED_NODE = 'volume.kubernetes.io/selected-node';
@@ -90,16 +91,6 @@ function waitForEvent(kind: string, name: string, reason: string): Promise<CoreV
   return waitFor(async () => (await eventsOf(kind, name)).find((e) => e.reason === reason), { timeoutMs: 8_000, what: `a ${reason} event about ${kind} ${name}` });
 }
 
-async function apiError(call: Promise<unknown>): Promise<{ code: number; status: Record<string, unknown> }> {
-  try {
-    await call;
-  } catch (error) {
-    if (!(error instanceof ApiException)) throw error;
-    const body = typeof error.body === 'string' ? JSON.parse(error.body) : error.body;
-    return { code: error.code, status: body as Record<string, unknown> };
-  }
-  throw new Error('the call succeeded');
-}
 
 test('a gp2 claim waits for its first consumer, then is bound on the node that pod was scheduled to', async () => {
   const created = await api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('first') });

@@ -2,9 +2,10 @@
  * The embedded cluster through @kubernetes/client-node, over real HTTP on loopback: what lib/kube
  * and users see of pods, events, logs, errors, selectors and watches.
  */
-import { ApiException, CoreV1Api, Watch, type CoreV1Event, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, Watch, type CoreV1Event, type V1Pod } from '@kubernetes/client-node';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster, type Fault } from '../lib/local/cluster/index.js';
 import { waitFor } from './fixtures/wait-for.js';
+import { apiError } from './fixtures/api-error.js';
 
 const NS = 'default';
 let cluster: EmbeddedCluster;
@@ -49,16 +50,6 @@ async function podEvents(name: string, namespace = NS): Promise<CoreV1Event[]> {
   return list.items;
 }
 
-async function apiError(call: Promise<unknown>): Promise<{ code: number; status: Record<string, unknown> }> {
-  try {
-    await call;
-  } catch (error) {
-    if (!(error instanceof ApiException)) throw error;
-    const body = typeof error.body === 'string' ? JSON.parse(error.body) : error.body;
-    return { code: error.code, status: body as Record<string, unknown> };
-  }
-  throw new Error('the call succeeded');
-}
 
 const terminated = (pod: V1Pod) => pod.status?.containerStatuses?.[0]?.state?.terminated;
 
