@@ -4,7 +4,7 @@
  * steps before it wrote, and the user's repository is exactly as it was afterwards.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -18,6 +18,7 @@ import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import { cleanupBuild } from '../lib/workflow/tasks/cleanup-build.js';
 import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
+import type { WorkflowSettings } from '../lib/workflow/settings.js';
 
 const run = promisify(execFile);
 let root: string;
@@ -115,15 +116,16 @@ describe('the build workspace on the cluster', () => {
   });
   afterAll(() => cluster.stop());
 
-  async function build(id: string, pipeline: string) {
-    const source = await localSource(path.join(repo, '.step-runner.yml'));
+  async function build(id: string, pipeline: string, settings: Partial<WorkflowSettings> = {}, commit?: string) {
+    const found = await localSource(path.join(repo, '.step-runner.yml'));
+    const source = commit && found.source ? { ...found, source: { ...found.source, commit } } : found;
     // Each step's pod as LaunchStep created it (read before the step ends and its pod is deleted).
     const launched: Promise<V1Pod>[] = [];
     try {
       const execution = startLocalExecution(
         { build: { id, trigger: 'test', ...source.build }, pipeline: { file: '.step-runner.yml', text: pipeline }, ...(source.source ? { source: source.source } : {}) },
         {
-          runtime: localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs') }),
+          runtime: localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs'), settings }),
           waitMs: 50,
           retryMs: 10,
           onEvent: (event) => {
@@ -137,16 +139,18 @@ describe('the build workspace on the cluster', () => {
       const pods = await Promise.all(launched);
       return {
         summary,
+        pods,
         claims: pods.map((p) => p.spec?.volumes?.[0]?.persistentVolumeClaim?.claimName),
         nodes: pods.map((p) => p.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchExpressions?.[0]?.values?.[0]),
       };
     } finally {
-      await source.dispose();
+      await found.dispose();
     }
   }
 
+  // A pod whose deletion was asked for may show as Terminating for a moment: it is not left behind.
   const leftOf = async (id: string) => ({
-    pods: (await api.listNamespacedPod({ namespace: 'default', labelSelector: `step-runner.dev/build=${id}` })).items.length,
+    pods: (await api.listNamespacedPod({ namespace: 'default', labelSelector: `step-runner.dev/build=${id}` })).items.filter((p) => !p.metadata?.deletionTimestamp).length,
     claims: (await api.listNamespacedPersistentVolumeClaim({ namespace: 'default', labelSelector: `step-runner.dev/build=${id}` })).items.length,
   });
 
@@ -194,4 +198,86 @@ describe('the build workspace on the cluster', () => {
     expect(summary).toMatchObject({ status: 'FAILED', error: 'StepFailed' });
     expect(await leftOf('ws-failure')).toEqual({ pods: 0, claims: 0 });
   }, 60_000);
+
+  describe('a cluster given by --kubeconfig, which cannot reach this machine', () => {
+    it('sends the work tree into the clone\'s container through the API, and builds it as on the embedded cluster', async () => {
+      const statusBefore = await git('status', '--porcelain=v2', '--branch');
+      const { out, err, io: streams } = io();
+      const code = await runBuild({ file: path.join(repo, '.step-runner.yml'), kubeconfig, json: true }, streams);
+      const summary = JSON.parse(out.at(-1)!) as ExecutionSummary;
+
+      expect({ code, status: summary.status, cause: summary.cause }).toEqual({ code: 0, status: 'SUCCEEDED', cause: null });
+      expect(summary.steps.map((step) => step.name)).toEqual(['clone', 'read', 'use']);
+      const printed = err.join('\n');
+      expect(printed).toMatch(/Sent the source to pod local-step-runner-[\w-]+-clone-/);
+      expect(printed).toContain('not committed yet');
+      expect(await git('status', '--porcelain=v2', '--branch')).toBe(statusBefore);
+    }, 60_000);
+
+    it('sends it to every step\'s pod when each checks out for itself (ephemeral)', async () => {
+      const { out, err, io: streams } = io();
+      const code = await runBuild({ file: path.join(repo, '.step-runner.yml'), kubeconfig, workspaceMode: 'ephemeral', json: true }, streams);
+      const summary = JSON.parse(out.at(-1)!) as ExecutionSummary;
+      // The pipeline's second step reads what the first wrote: an ephemeral workspace loses it, as on Fargate.
+      expect({ code, status: summary.status, error: summary.error }).toEqual({ code: 1, status: 'FAILED', error: 'StepFailed' });
+      expect(summary.steps.map((step) => [step.name, step.status])).toEqual([
+        ['read', 'succeeded'],
+        ['use', 'failed'],
+      ]);
+      expect(err.filter((line) => line.startsWith('Sent the source to pod'))).toHaveLength(2);
+      expect(summary.cause).toContain('artifact.txt');
+    }, 60_000);
+  });
+
+  describe('ephemeral, as on Fargate', () => {
+    const ephemeral = { workspaceMode: 'ephemeral' } as const;
+    const SEPARATE = `version: 1
+steps:
+  - name: read
+    image: alpine:3.20
+    commands:
+      - cat committed.txt draft.txt
+      - echo made here > artifact.txt
+  - name: use
+    image: busybox:1.37
+    commands:
+      - cat committed.txt
+      - test ! -e artifact.txt
+`;
+
+    it('checks out in each step pod, in an init container, on an emptyDir, with no claim and no clone step', async () => {
+      const { summary, pods } = await build('eph-success', SEPARATE, ephemeral);
+      expect({ status: summary.status, error: summary.error, cause: summary.cause }).toEqual({ status: 'SUCCEEDED', error: null, cause: null });
+      expect(summary.steps.map((step) => [step.name, step.status])).toEqual([
+        ['read', 'succeeded'],
+        ['use', 'succeeded'],
+      ]);
+      for (const pod of pods) {
+        expect(pod.spec?.volumes).toEqual([{ name: 'workspace', emptyDir: {} }]);
+        expect(pod.spec?.initContainers?.map((c) => [c.name, c.image, c.workingDir])).toEqual([['clone', 'alpine/git:v2.54.0', '/workspace']]);
+        expect(pod.spec?.affinity).toBeUndefined();
+      }
+      // The checkout's log comes first in the step's.
+      const log = await readFile(path.join(root, 'logs', 'eph-success', 'read.log'), 'utf8');
+      expect(log.indexOf('checked out')).toBeGreaterThanOrEqual(0);
+      expect(log.indexOf('checked out')).toBeLessThan(log.indexOf('not committed yet'));
+      expect(await leftOf('eph-success')).toEqual({ pods: 0, claims: 0 });
+    }, 60_000);
+
+    it('fails the step whose checkout fails as CheckoutFailed, naming it, with git\'s words', async () => {
+      const { summary } = await build('eph-checkout', SEPARATE, ephemeral, 'b'.repeat(40));
+      expect(summary).toMatchObject({ status: 'FAILED', error: 'CheckoutFailed' });
+      expect(summary.cause).toContain('The checkout of step "read" (init container "clone") failed with exit code');
+      expect(summary.cause).toMatch(/Last lines of the log:[\s\S]*(not our ref|remote ref|bbbbbbbb)/);
+      expect(summary.steps.map((step) => step.status)).toEqual(['failed', 'not-run']);
+      expect(await leftOf('eph-checkout')).toEqual({ pods: 0, claims: 0 });
+    }, 60_000);
+
+    it('fails at once when the clone image cannot be pulled, naming the init container and the image', async () => {
+      const { summary } = await build('eph-pull', SEPARATE, { ...ephemeral, cloneImage: 'alpine/git:v0.0.0-nope' });
+      expect(summary).toMatchObject({ status: 'FAILED', error: 'ImagePullFailed' });
+      expect(summary.cause).toContain('Step "read" could not start: the image "alpine/git:v0.0.0-nope" of its checkout (init container "clone") could not be pulled');
+      expect(await leftOf('eph-pull')).toEqual({ pods: 0, claims: 0 });
+    }, 60_000);
+  });
 });

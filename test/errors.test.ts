@@ -1,4 +1,5 @@
 import { ErrorNames } from '../lib/contract/index.js';
+import { CredentialsUnavailable } from '../lib/forge/github-app.js';
 import {
   CheckoutFailed,
   ImagePullFailed,
@@ -26,6 +27,7 @@ describe('error classes', () => {
     [new KubernetesUnavailable('m', 'create pod ci/x', 5), ErrorNames.KubernetesUnavailable],
     [new CheckoutFailed('m'), ErrorNames.CheckoutFailed],
     [new WorkspaceUnavailable('m'), ErrorNames.WorkspaceUnavailable],
+    [new CredentialsUnavailable('m'), ErrorNames.CredentialsUnavailable],
   ])('%p is named %s, the Error the console shows', (error, name) => {
     expect(error.name).toBe(name);
     expect(error).toBeInstanceOf(Error);
@@ -34,6 +36,6 @@ describe('error classes', () => {
 
   it('covers every contract name', () => {
     expect(Object.keys(ErrorNames)).toEqual(Object.values(ErrorNames));
-    expect(Object.keys(ErrorNames)).toHaveLength(11);
+    expect(Object.keys(ErrorNames)).toHaveLength(12);
   });
 });

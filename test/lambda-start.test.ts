@@ -18,9 +18,12 @@ const PROVIDER_ENV = {
   STEP_LOGS_BUCKET: 'step-logs',
   STEP_LOGS_PREFIX: 'builds/',
 };
+/** serverless.yml's default: no GitHub App, only where its key would be. */
+const NO_APP = { GITHUB_APP_ID: '', GITHUB_APP_PRIVATE_KEY_SECRET_ID: 'ci/github-app-key' };
 const FUNCTION_ENV: Record<string, Record<string, string>> = {
-  webhook: { STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:123456789012:stateMachine:build', GITHUB_WEBHOOK_SECRET_ID: 'ci/github-webhook' },
-  'report-status': { GITHUB_TOKEN_SECRET_ID: 'ci/github-token' },
+  webhook: { STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:123456789012:stateMachine:build', GITHUB_WEBHOOK_SECRET_ID: 'ci/github-webhook', ...NO_APP },
+  'report-status': { GITHUB_TOKEN_SECRET_ID: 'ci/github-token', ...NO_APP },
+  'prepare-build': { GITHUB_TOKEN_SECRET_ID: 'ci/github-token', ...NO_APP },
   'cleanup-orphans': { ORPHAN_MARGIN_SECONDS: '600' },
 };
 /** The setting each of these cannot start without, beyond the provider's. */

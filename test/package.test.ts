@@ -196,6 +196,17 @@ describe('osls package', () => {
     });
   });
 
+  it('tells the functions that talk to GitHub where the GitHub App is, and configures no App by default', () => {
+    for (const id of ['WebhookLambdaFunction', 'ReportStatusLambdaFunction', 'PrepareBuildLambdaFunction']) {
+      const env = (template.Resources[id]!.Properties.Environment as { Variables: Record<string, Json> }).Variables;
+      expect({ id, GITHUB_APP_ID: env.GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY_SECRET_ID: env.GITHUB_APP_PRIVATE_KEY_SECRET_ID }).toEqual({
+        id,
+        GITHUB_APP_ID: '',
+        GITHUB_APP_PRIVATE_KEY_SECRET_ID: 'step-runner/github-app-private-key',
+      });
+    }
+  });
+
   it('deploys the definition of lib/workflow/state-machine.asl.yml, only the Lambda ARNs resolved', () => {
     const machines = resourcesOfType('AWS::StepFunctions::StateMachine');
     expect(machines.map(([id]) => id)).toEqual(['BuildStateMachine']);
@@ -262,20 +273,17 @@ describe('IAM in the packaged template', () => {
     ]);
   });
 
-  it('lets the webhook and reportStatus read their named secrets, and the runner the GitHub token only (for private clones)', () => {
+  it('lets the webhook and reportStatus read their named secrets, and the runner the GitHub token and App key only (for private clones)', () => {
     const secret = (name: string) => `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-??????`;
+    const github = [secret('step-runner/github-token'), secret('step-runner/github-app-private-key')];
     expect(grants('secretsmanager:GetSecretValue')).toEqual([
-      { role: 'IamRoleLambdaExecution', actions: ['secretsmanager:GetSecretValue'], resources: [secret('step-runner/github-token')] },
+      { role: 'IamRoleLambdaExecution', actions: ['secretsmanager:GetSecretValue'], resources: github },
       {
         role: 'WebhookRole',
         actions: ['secretsmanager:GetSecretValue'],
-        resources: [
-          secret('step-runner/github-webhook-secret'),
-          secret('step-runner/generic-webhook-secret'),
-          secret('step-runner/github-token'),
-        ],
+        resources: [secret('step-runner/github-webhook-secret'), secret('step-runner/generic-webhook-secret'), ...github],
       },
-      { role: 'ReportStatusRole', actions: ['secretsmanager:GetSecretValue'], resources: [secret('step-runner/github-token')] },
+      { role: 'ReportStatusRole', actions: ['secretsmanager:GetSecretValue'], resources: github },
     ]);
   });
 

@@ -190,15 +190,18 @@ describe('GitHub deliveries', () => {
         commit: PUSH_SHA,
         ref: 'refs/heads/master',
         event: 'push',
+        // GitHub's example came through an App: its installation travels with the build.
+        installationId: 1,
       },
       pipeline: { file: '.step-runner.yml', text: GOOD_PIPELINE },
       // The clone step fetches the pushed commit from the repository GitHub named.
-      // with the deployment's GitHub token, so a private repository checks out too.
+      // with GitHub credentials, so a private repository checks out too.
       source: { url: 'https://github.com/Codertocat/Hello-World.git', commit: PUSH_SHA, ref: 'refs/heads/master', credentials: 'github' },
     });
     expect(started!.input.build.id.length).toBeLessThanOrEqual(63);
 
-    // The pipeline was read at the pushed commit, with the token from Secrets Manager.
+    // The pipeline was read at the pushed commit, with the token from Secrets Manager (this
+    // deployment has no GitHub App, so the installation is of no use to it).
     const [read] = github.requests;
     expect(read).toMatchObject({ method: 'GET', path: '/repos/Codertocat/Hello-World/contents/.step-runner.yml' });
     expect(read!.query.get('ref')).toBe(PUSH_SHA);

@@ -8,7 +8,7 @@
 /**
  * The errors a build can end with. A class's `name` is the `Error` the console shows (Lambda
  * reports `errorType` from `error.name`), so the names are a contract. The classes live beside the
- * code that raises them: lib/pipeline/errors.ts and lib/kube/errors.ts.
+ * code that raises them: lib/pipeline/errors.ts, lib/kube/errors.ts and lib/forge/github-app.ts.
  */
 export const ErrorNames = {
   InvalidPipeline: 'InvalidPipeline',
@@ -22,6 +22,7 @@ export const ErrorNames = {
   KubernetesUnavailable: 'KubernetesUnavailable',
   CheckoutFailed: 'CheckoutFailed',
   WorkspaceUnavailable: 'WorkspaceUnavailable',
+  CredentialsUnavailable: 'CredentialsUnavailable',
 } as const;
 
 export type ErrorName = (typeof ErrorNames)[keyof typeof ErrorNames];
@@ -41,6 +42,12 @@ export interface BuildRef {
   ref?: string;
   /** What kind of event started it: push, pull_request, generic or local (CI_EVENT). */
   event?: string;
+  /**
+   * The GitHub App installation the delivery came through (the payload's `installation.id`), so
+   * the tasks that need GitHub credentials can ask the deployment's App for a token of this
+   * installation. An id, not a credential: it grants nothing without the App's private key.
+   */
+  installationId?: number;
 }
 
 /** Where the build's checkout comes from: a repository git can fetch from, and the commit to check out. */
@@ -54,10 +61,18 @@ export interface BuildSource {
   /** The ref the commit was pushed to, fetched when the server will not serve the commit by id. */
   ref?: string;
   /**
-   * `github`: the clone authenticates with the deployment's GitHub token, handed to the clone
-   * container through a Secret of the build's own (never in a spec, an input or a log).
+   * `github`: the clone authenticates to GitHub, with an installation token of the deployment's
+   * GitHub App (for `build.installationId`) or else the deployment's GitHub token, handed to the
+   * clone container through a Secret of the build's own (never in a spec, an input or a log).
    */
   credentials?: 'github';
+  /**
+   * The runner that started the build sends the repository into the clone's container through the
+   * Kubernetes API (exec, as `kubectl cp` does), since the cluster cannot reach it: a local run
+   * against a cluster given by --kubeconfig. `url` then only names it for people; the clone waits
+   * for it in the workspace (UPLOADED_SOURCE in lib/workflow/checkout-step.ts).
+   */
+  upload?: true;
 }
 
 /** The execution input: what a webhook (or `run`) starts a build with. */

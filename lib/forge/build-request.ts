@@ -20,9 +20,11 @@ export interface BuildRequest {
   event: string;
   /** Where the clone step fetches the commit from; absent: the build has no source. */
   cloneUrl?: string;
+  /** The GitHub App installation the delivery came through (BuildRef.installationId). */
+  installationId?: number;
 }
 
-/** GitHub's own https URLs get the token, so private repositories check out too. */
+/** GitHub's own https URLs get GitHub credentials, so private repositories check out too. */
 function sourceOf(request: BuildRequest, url: string): BuildSource {
   const github = isGitHubTrigger(request.trigger) && url.startsWith('https://');
   return { url, commit: request.commit, ref: request.ref, ...(github ? { credentials: 'github' as const } : {}) };
@@ -47,6 +49,7 @@ export function buildInputFor(
       commit: request.commit,
       ref: request.ref,
       event: request.event,
+      ...(request.installationId !== undefined ? { installationId: request.installationId } : {}),
     },
     pipeline,
     ...(request.cloneUrl ? { source: sourceOf(request, request.cloneUrl) } : {}),

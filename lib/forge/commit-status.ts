@@ -5,7 +5,8 @@
 import { Outcomes, type BuildRef, type CaughtFailure, type Outcome, type StatusReport, type StatusRequest } from '../contract/index.js';
 import { isGitHubTrigger } from './build-request.js';
 import { consoleUrlFor } from './execution-name.js';
-import type { CommitStatus, GitHubApi } from './github-api.js';
+import { gitHubApi, type CommitStatus, type GitHubApi, type GitHubApiOptions } from './github-api.js';
+import { gitHubTokenFor, STATUS_PERMISSIONS, type GitHubCredentials } from './github-app.js';
 
 /** The status's name on the commit; one per runner, replaced as the build moves on. */
 export const STATUS_CONTEXT = 'step-runner';
@@ -61,7 +62,8 @@ export function truncate(text: string, max: number): string {
   return `${kept.replace(/[\s,;:.-]+$/, '')}…`;
 }
 
-export type CommitRef = Required<Pick<BuildRef, 'repository' | 'commit'>>;
+/** The installation, when the build came through a GitHub App, picks the credentials. */
+export type CommitRef = Required<Pick<BuildRef, 'repository' | 'commit'>> & Pick<BuildRef, 'installationId'>;
 
 /** Whether a status reached the forge; one that did not says why. */
 export type StatusDelivery = { posted: true } | { posted: false; reason: string };
@@ -79,6 +81,26 @@ export function gitHubStatusSink(api: Pick<GitHubApi, 'createCommitStatus'>): St
   };
 }
 
+/**
+ * GitHub's statuses API with the credentials each commit allows: an installation token of the App
+ * the build came through (statuses: write on that repository only), else the deployment's token.
+ * An App that cannot give a token throws, and ReportStatus reports the status as not posted.
+ */
+export function gitHubStatusSinkFor(credentials: GitHubCredentials, api: Omit<GitHubApiOptions, 'token'> = {}): StatusSink {
+  return {
+    async post(commit, status) {
+      const chosen = await gitHubTokenFor(credentials, commit, STATUS_PERMISSIONS);
+      if (!chosen) {
+        return {
+          posted: false,
+          reason: `no GitHub credentials for ${commit.repository}: the build did not come through a GitHub App installation, and the deployment has no GitHub token`,
+        };
+      }
+      return gitHubStatusSink(gitHubApi({ ...api, token: chosen.token })).post(commit, status);
+    },
+  };
+}
+
 /** Commit statuses for GitHub builds only: another trigger has no commit to put one on. */
 export function commitStatusReporter(sink: StatusSink): { report(request: StatusRequest): Promise<StatusReport> } {
   return {
@@ -87,7 +109,8 @@ export function commitStatusReporter(sink: StatusSink): { report(request: Status
         return { posted: false, reason: `not a GitHub build (${build.trigger ?? 'no trigger'}): no commit status` };
       }
       const status = commitStatusFor(outcome, failure, targetUrl(executionArn));
-      const delivery = await sink.post({ repository: build.repository, commit: build.commit }, status);
+      const commit = { repository: build.repository, commit: build.commit, ...(build.installationId !== undefined ? { installationId: build.installationId } : {}) };
+      const delivery = await sink.post(commit, status);
       return { ...delivery, state: status.state, description: status.description };
     },
   };

@@ -1,7 +1,8 @@
 /**
- * The two GitHub REST calls the runner makes, over fetch: read a file at a commit, and post a
- * commit status. The base URL is configurable (GitHub Enterprise, or a loopback server in tests);
- * the token is never part of an error message.
+ * The GitHub REST calls the runner makes, over fetch: read a file at a commit, post a commit
+ * status, and (authenticated as a GitHub App, with its JWT) create an installation access token.
+ * The base URL is configurable (GitHub Enterprise, or a loopback server in tests); the token is
+ * never part of an error message.
  */
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
 
@@ -21,9 +22,27 @@ export interface CommitStatus {
 
 export type FileRead = { found: true; text: string } | { found: false; reason: string };
 
+/** What an installation token may do: GitHub's permission names, e.g. `{ contents: 'read' }`. */
+export type InstallationPermissions = Readonly<Record<string, 'read' | 'write'>>;
+
+/** The body of POST /app/installations/{id}/access_tokens: at most these repositories and permissions. */
+export interface InstallationTokenRequest {
+  /** Repository names (without the owner: the installation's account owns them). */
+  repositories: string[];
+  permissions: InstallationPermissions;
+}
+
+export interface InstallationToken {
+  token: string;
+  /** ISO 8601, as GitHub answers it (an hour after creation). */
+  expiresAt: string;
+}
+
 export interface GitHubApi {
   readFile(repository: string, path: string, ref: string): Promise<FileRead>;
   createCommitStatus(repository: string, sha: string, status: CommitStatus): Promise<void>;
+  /** Needs the App's JWT as the token. */
+  createInstallationToken(installationId: number, request: InstallationTokenRequest): Promise<InstallationToken>;
 }
 
 /** A GitHub API call that did not succeed. `status` is 0 when no HTTP answer came back. */
@@ -114,6 +133,21 @@ export function gitHubApi(options: GitHubApiOptions = {}): GitHubApi {
       });
       if (!response.ok) throw await failure(operation, response);
       await response.body?.cancel();
+    },
+
+    async createInstallationToken(installationId, request) {
+      const operation = `POST access token for installation ${installationId}`;
+      const response = await call(operation, `/app/installations/${encodeURIComponent(String(installationId))}/access_tokens`, {
+        method: 'POST',
+        accept: 'application/vnd.github+json',
+        body: request,
+      });
+      if (!response.ok) throw await failure(operation, response);
+      const answer = (await response.json().catch(() => ({}))) as { token?: unknown; expires_at?: unknown };
+      if (typeof answer.token !== 'string' || answer.token === '') {
+        throw new GitHubApiError(`${operation}: GitHub API answered ${response.status} without a token`, operation, response.status);
+      }
+      return { token: answer.token, expiresAt: typeof answer.expires_at === 'string' ? answer.expires_at : '' };
     },
   };
 }

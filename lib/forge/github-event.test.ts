@@ -18,8 +18,25 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
         ref: 'refs/heads/master',
         // The commit is fetched from where GitHub says the repository is.
         cloneUrl: 'https://github.com/Codertocat/Hello-World.git',
+        // GitHub's example is a delivery of an App.
+        installationId: 1,
       },
     });
+  });
+
+  it("carries the GitHub App installation a delivery came through, and none for a repository's own webhook", () => {
+    const payload = branchPush() as { installation?: unknown };
+    payload.installation = { id: 48213977, node_id: 'MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNDgyMTM5Nzc=' };
+    expect(decideGitHubDelivery('push', payload)).toMatchObject({ request: { installationId: 48213977 } });
+    delete payload.installation;
+    expect(decideGitHubDelivery('push', payload)).toEqual({ kind: 'build', request: expect.not.objectContaining({ installationId: expect.anything() }) });
+    payload.installation = null;
+    expect(decideGitHubDelivery('push', payload)).toEqual({ kind: 'build', request: expect.not.objectContaining({ installationId: expect.anything() }) });
+    const pr = pullRequest('opened') as { installation?: unknown };
+    pr.installation = { id: 7 };
+    expect(decideGitHubDelivery('pull_request', pr)).toMatchObject({ request: { installationId: 7 } });
+    payload.installation = { id: '48213977' };
+    expect(() => decideGitHubDelivery('push', payload)).toThrow(/push payload .*installation\.id/);
   });
 
   it('takes the clone URL from the payload, as GitHub Enterprise servers send their own', () => {
@@ -37,6 +54,7 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
 
   it.each(['opened', 'synchronize', 'reopened'])('builds the head commit of a pull request %s', (action) => {
     const payload = pullRequest(action);
+    delete payload.installation;
     expect(decideGitHubDelivery('pull_request', payload)).toEqual({
       kind: 'build',
       request: {

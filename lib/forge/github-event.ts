@@ -21,11 +21,16 @@ const repository = z.object({
   clone_url: z.string().regex(/^https?:\/\/[^\s@]+$/, 'an http(s) URL without credentials').optional(),
 });
 
+// Present on the deliveries of a GitHub App (absent on a repository's own webhook): which
+// installation of the App the repository belongs to, so the build can get a token of it.
+const installation = z.object({ id: z.number().int().positive() }).nullish();
+
 const pushPayload = z.object({
   ref: z.string().min(1),
   after: z.string(),
   deleted: z.boolean().optional(),
   repository,
+  installation,
 });
 
 /** The actions that put a new head commit in front of reviewers. */
@@ -37,6 +42,7 @@ const pullRequestPayload = z.object({
   // head.repo is null when the fork it came from has been deleted.
   pull_request: z.object({ head: z.object({ sha, repo: z.object({ full_name: z.string() }).nullable().optional() }) }),
   repository,
+  installation,
 });
 
 export interface GitHubPolicy {
@@ -81,6 +87,7 @@ function decidePush(push: z.infer<typeof pushPayload>): GitHubDecision {
       commit: after.data,
       ref: push.ref,
       cloneUrl: cloneUrlOf(push.repository),
+      ...installationOf(push),
     },
   };
 }
@@ -107,6 +114,7 @@ function decidePullRequest(pr: z.infer<typeof pullRequestPayload>, policy: GitHu
       commit: pr.pull_request.head.sha,
       ref: `refs/pull/${pr.number}/head`,
       cloneUrl: cloneUrlOf(pr.repository),
+      ...installationOf(pr),
     },
   };
 }
@@ -114,6 +122,10 @@ function decidePullRequest(pr: z.infer<typeof pullRequestPayload>, policy: GitHu
 /** GitHub sends clone_url; github.com's form is the fallback for a payload without it. */
 function cloneUrlOf(repo: z.infer<typeof repository>): string {
   return repo.clone_url ?? `https://github.com/${repo.full_name}.git`;
+}
+
+function installationOf(payload: { installation?: { id: number } | null | undefined }): { installationId?: number } {
+  return payload.installation ? { installationId: payload.installation.id } : {};
 }
 
 function parse<T>(schema: z.ZodType<T>, payload: unknown, event: string): T {

@@ -4,7 +4,8 @@
  */
 import type { BuildRequest } from './build-request.js';
 import { ForgeUnavailable, PipelineNotFound } from './errors.js';
-import { GitHubApiError, type GitHubApi } from './github-api.js';
+import { gitHubApi, GitHubApiError, type GitHubApi, type GitHubApiOptions } from './github-api.js';
+import { CredentialsUnavailable, gitHubTokenFor, PIPELINE_PERMISSIONS, type GitHubCredentials } from './github-app.js';
 
 /** The contract's pipeline file name (docs/contracts.md#pipeline-file). */
 export const PIPELINE_FILE = '.step-runner.yml';
@@ -39,6 +40,26 @@ export function repositoryPipelineSource(api: GitHubApi, file = PIPELINE_FILE): 
         );
       }
       return { file, text: read.text };
+    },
+  };
+}
+
+/**
+ * The repository's pipeline file, read with the credentials the delivery allows: an installation
+ * token of the App it came through (contents: read on that repository only), else the
+ * deployment's token, else none (public repositories).
+ */
+export function gitHubPipelineSource(credentials: GitHubCredentials, api: Omit<GitHubApiOptions, 'token'> = {}, file = PIPELINE_FILE): PipelineSource {
+  return {
+    async load(request) {
+      let chosen;
+      try {
+        chosen = await gitHubTokenFor(credentials, request, PIPELINE_PERMISSIONS);
+      } catch (error) {
+        if (error instanceof CredentialsUnavailable) throw new ForgeUnavailable(`Could not read ${file} from ${request.repository}: ${error.message}`, MODULE);
+        throw error;
+      }
+      return repositoryPipelineSource(gitHubApi({ ...api, ...(chosen ? { token: chosen.token } : {}) }), file).load(request);
     },
   };
 }

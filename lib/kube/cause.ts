@@ -15,6 +15,8 @@ export interface CauseSubject {
   image: string;
   /** The build's checkout step: its Causes say "the checkout", which is what failed for the reader. */
   checkout?: boolean;
+  /** The checkout runs as this init container of the step's own pod (an ephemeral workspace). */
+  initContainer?: string;
 }
 
 /** Keeps the start (what failed) and the end (the registry's verdict) of a long message. */
@@ -72,7 +74,13 @@ function seconds(value: number): string {
 }
 
 function subject(s: CauseSubject): string {
+  if (s.initContainer) return `The checkout of step "${s.step}" (init container "${s.initContainer}")`;
   return s.checkout ? `The checkout (step "${s.step}")` : `Step "${s.step}" (image "${s.image}")`;
+}
+
+/** The image a pull is about: an init container's is not the step's own. */
+function image(s: CauseSubject): string {
+  return s.initContainer ? `the image "${s.image}" of its checkout (init container "${s.initContainer}")` : `image "${s.image}"`;
 }
 
 export function pullFailedCause(
@@ -83,14 +91,14 @@ export function pullFailedCause(
     detail.waitedSeconds !== undefined && detail.graceSeconds !== undefined
       ? `; pulling kept failing for ${seconds(detail.waitedSeconds)} (grace period ${seconds(detail.graceSeconds)})`
       : '';
-  const lead = `Step "${s.step}" could not start: image "${s.image}" could not be pulled (${detail.reason})${waited}`;
+  const lead = `Step "${s.step}" could not start: ${image(s)} could not be pulled (${detail.reason})${waited}`;
   if (!detail.words) return composeCause(`${lead}. The kubelet reported no registry message`);
   return composeCause(lead, 'The registry said', detail.words);
 }
 
 export function neverPullCause(s: CauseSubject, words?: string): string {
   return composeCause(
-    `Step "${s.step}" could not start: image "${s.image}" is not present on the node and the step's pull policy is never (ErrImageNeverPull)`,
+    `Step "${s.step}" could not start: ${image(s)} is not present on the node and the step's pull policy is never (ErrImageNeverPull)`,
     'The kubelet said',
     words,
   );
@@ -98,7 +106,7 @@ export function neverPullCause(s: CauseSubject, words?: string): string {
 
 export function invalidImageCause(s: CauseSubject, detail: { reason: string; words?: string }): string {
   return composeCause(
-    `Step "${s.step}" could not start: "${s.image}" is not a valid image reference (${detail.reason})`,
+    `Step "${s.step}" could not start: ${s.initContainer ? `its checkout's image "${s.image}" (init container "${s.initContainer}")` : `"${s.image}"`} is not a valid image reference (${detail.reason})`,
     'The kubelet said',
     detail.words,
   );

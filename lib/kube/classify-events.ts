@@ -60,12 +60,13 @@ export function isAboutClaim(event: CoreV1Event, claimName: string): boolean {
   return ref.kind === InvolvedKinds.PersistentVolumeClaim && ref.name === claimName;
 }
 
-export function containerFieldPath(container: string): string {
-  return `spec.containers{${container}}`;
+/** How the kubelet's events name a container: init containers under their own list. */
+export function containerFieldPath(container: string, init = false): string {
+  return `spec.${init ? 'initContainers' : 'containers'}{${container}}`;
 }
 
-export function isContainerEvent(event: CoreV1Event, container: string): boolean {
-  return event.involvedObject.fieldPath === containerFieldPath(container);
+export function isContainerEvent(event: CoreV1Event, container: string, init = false): boolean {
+  return event.involvedObject.fieldPath === containerFieldPath(container, init);
 }
 
 /** Scheduler and eviction events name the pod without a fieldPath. */

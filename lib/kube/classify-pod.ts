@@ -22,12 +22,34 @@ export function stepContainerName(pod: V1Pod): string {
   return specNames[0] ?? statusNames[0] ?? STEP_CONTAINER;
 }
 
-export function containerStatus(pod: V1Pod, name: string): V1ContainerStatus | undefined {
-  return pod.status?.containerStatuses?.find((c) => c.name === name);
+/** The container a poll is about: an init container until they have all done their part, then the step's. */
+export interface FocusContainer {
+  name: string;
+  /** An init container (the checkout of an ephemeral workspace): its events and status live apart. */
+  init: boolean;
 }
 
-export function containerSpec(pod: V1Pod, name: string): V1Container | undefined {
-  return pod.spec?.containers.find((c) => c.name === name);
+/**
+ * The kubelet runs init containers one by one, each to a successful end, before any other: so the
+ * first one that has not finished is where the pod stands, and the step container only waits
+ * (PodInitializing) until then. A sidecar (restartPolicy Always) has done its part once started.
+ */
+export function focusContainer(pod: V1Pod): FocusContainer {
+  for (const spec of pod.spec?.initContainers ?? []) {
+    const state = containerStatus(pod, spec.name, true);
+    const done = spec.restartPolicy === 'Always' ? Boolean(state?.started || state?.state?.running) : state?.state?.terminated?.exitCode === 0;
+    if (!done) return { name: spec.name, init: true };
+  }
+  return { name: stepContainerName(pod), init: false };
+}
+
+export function containerStatus(pod: V1Pod, name: string, init = false): V1ContainerStatus | undefined {
+  const statuses = init ? pod.status?.initContainerStatuses : pod.status?.containerStatuses;
+  return statuses?.find((c) => c.name === name);
+}
+
+export function containerSpec(pod: V1Pod, name: string, init = false): V1Container | undefined {
+  return (init ? pod.spec?.initContainers : pod.spec?.containers)?.find((c) => c.name === name);
 }
 
 export function isDeadlineExceeded(pod: V1Pod): boolean {
@@ -106,7 +128,7 @@ export function startedAt(pod: V1Pod): number | undefined {
   return toMillis(pod.status?.startTime);
 }
 
-export function memoryLimit(pod: V1Pod, container: string): string | undefined {
-  const limit = containerSpec(pod, container)?.resources?.limits?.memory;
+export function memoryLimit(pod: V1Pod, container: string, init = false): string | undefined {
+  const limit = containerSpec(pod, container, init)?.resources?.limits?.memory;
   return limit === undefined ? undefined : String(limit);
 }

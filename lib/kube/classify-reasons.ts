@@ -34,6 +34,8 @@ export const PodReasons = {
 export const PodPhases = {
   Pending: 'Pending',
   Running: 'Running',
+  /** The pod's checkout init container is running (an ephemeral workspace). */
+  CheckingOut: 'CheckingOut',
   Succeeded: 'Succeeded',
   Failed: 'Failed',
   Unknown: 'Unknown',
@@ -108,6 +110,8 @@ export const StepReasons = {
   PodDeleting: 'PodDeleting',
   Pending: 'Pending',
   Running: 'Running',
+  /** The pod's checkout init container is running (an ephemeral workspace). */
+  CheckingOut: 'CheckingOut',
   Succeeded: 'Succeeded',
   Unschedulable: 'Unschedulable',
   PodFailed: 'PodFailed',

@@ -29,7 +29,9 @@ function expectStatus(status: StepStatus, expected: Expected, identity: StepIden
     if (expected.exitCode !== undefined) expect(status.exitCode).toBe(expected.exitCode);
     expect(status.cause).toContain(`"${identity.step}"`);
     // The checkout's Causes name it as the checkout: its image is the runner's git, not the pipeline's.
-    if (!identity.checkout) expect(status.cause).toContain(identity.image);
+    const image = expected.image === undefined ? (identity.checkout ? null : identity.image) : expected.image;
+    if (image !== null) expect(status.cause).toContain(`"${image}"`);
+    if (image !== identity.image) expect(status.cause).not.toContain(`"${identity.image}"`);
     expect(status.cause.length).toBeLessThanOrEqual(MAX_CAUSE_LENGTH);
     for (const word of expected.words ?? []) expect(status.cause).toContain(word);
   } else {

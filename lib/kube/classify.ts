@@ -2,6 +2,10 @@
  * Step status classification: one poll's pod and events -> pending, running, succeeded, or a
  * terminal failure with a named Error and a readable Cause. Pure: time comes from the observation.
  *
+ * Every rule reads one container, the pod's focus (focusContainer): its first init container that
+ * has not finished (an ephemeral workspace's checkout, whose exit, start and pull failures are the
+ * checkout's: CheckoutFailed, ImagePullFailed naming the init container), else the step container.
+ *
  * Priority order (first match wins; each rule says why it sits where it does):
  *  1. Pod gone                              -> PodLost (PodDeleted).
  *  2. Pod reason DeadlineExceeded           -> StepTimedOut. Before the container: the kubelet
@@ -105,7 +109,7 @@ import {
   memoryLimit,
   pinnedNode,
   startedAt,
-  stepContainerName,
+  focusContainer,
   unschedulableMessage,
   workspaceClaim,
 } from './classify-pod.js';
@@ -145,7 +149,9 @@ import {
 interface Facts {
   pod: V1Pod;
   subject: CauseSubject;
+  /** The container the poll is about (see focusContainer). */
   container: string;
+  init: boolean;
   waiting?: V1ContainerStateWaiting;
   terminated?: V1ContainerStateTerminated;
   running: boolean;
@@ -206,21 +212,27 @@ function gatherFacts(
   identity: StepIdentity,
   options: ClassifyOptions,
 ): Facts {
-  const container = stepContainerName(pod);
-  const status = containerStatus(pod, container);
-  const image = identity.image || containerSpec(pod, container)?.image || status?.image || '';
+  const { name: container, init } = focusContainer(pod);
+  const status = containerStatus(pod, container, init);
+  const specImage = containerSpec(pod, container, init)?.image;
+  const image = (init ? specImage : identity.image || specImage) || status?.image || '';
   const events = observation.events.filter((e) => isAboutPod(e, pod));
   // A container the kubelet restarted keeps its real exit in lastState while it waits again.
   const lastTerminated = status?.state?.waiting ? status.lastState?.terminated : undefined;
   const claim = workspaceClaim(pod);
+  // The only init container a step pod has is its own checkout (an ephemeral workspace's).
+  const subject: CauseSubject = init
+    ? { step: identity.step, image, checkout: true, initContainer: container }
+    : { step: identity.step, image, ...(identity.checkout ? { checkout: true } : {}) };
   return {
     pod,
-    subject: { step: identity.step, image, ...(identity.checkout ? { checkout: true } : {}) },
+    subject,
     container,
+    init,
     waiting: status?.state?.waiting,
     terminated: status?.state?.terminated ?? lastTerminated,
     running: Boolean(status?.state?.running),
-    containerEvents: latestFirst(events.filter((e) => isContainerEvent(e, container))),
+    containerEvents: latestFirst(events.filter((e) => isContainerEvent(e, container, init))),
     podEvents: latestFirst(events.filter(isPodLevelEvent)),
     ...(claim ? { claim } : {}),
     claimEvents: latestFirst(observation.claimEvents ?? []),
@@ -267,7 +279,7 @@ function containerFailed(f: Facts): StepStatus | undefined {
     return failed(
       error,
       TerminatedReasons.OOMKilled,
-      outOfMemoryCause(f.subject, { exitCode: t.exitCode, memoryLimit: memoryLimit(f.pod, f.container) }),
+      outOfMemoryCause(f.subject, { exitCode: t.exitCode, memoryLimit: memoryLimit(f.pod, f.container, f.init) }),
       t.exitCode,
     );
   }
@@ -301,7 +313,9 @@ function podFailed(f: Facts): StepStatus | undefined {
 /** The waiting reason, or one derived from the newest container event when the status has none. */
 function pullReason(f: Facts): string | undefined {
   if (isPullWaitingReason(f.waiting?.reason)) return f.waiting.reason;
-  if (f.waiting?.reason && f.waiting.reason !== ContainerWaitingReasons.ContainerCreating) return undefined;
+  // An init container waits as PodInitializing, where a container says ContainerCreating.
+  const quiet = f.waiting?.reason === ContainerWaitingReasons.ContainerCreating || f.waiting?.reason === ContainerWaitingReasons.PodInitializing;
+  if (f.waiting?.reason && !quiet) return undefined;
   const newest = f.containerEvents[0];
   if (!newest || !isPullFailureEvent(newest)) return undefined;
   if (newest.reason === EventReasons.InspectFailed) return PullWaitingReasons.InvalidImageName;
@@ -489,7 +503,8 @@ function unschedulable(f: Facts): StepStatus | undefined {
 
 function runningOrPending(f: Facts): StepStatus {
   if (f.running || (isPhase(f.pod, PodPhases.Running) && !f.waiting)) {
-    return { phase: StepPhases.Running, reason: StepReasons.Running };
+    // The step's time runs from here too: the pod's deadline covers its checkout.
+    return { phase: StepPhases.Running, reason: f.init ? StepReasons.CheckingOut : StepReasons.Running };
   }
   if (f.waiting?.reason) return pending(f.waiting.reason, f.waiting.message);
   const newest = f.containerEvents[0];

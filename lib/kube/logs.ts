@@ -10,6 +10,8 @@ export interface StepLogOptions {
   tailLines?: number;
   /** And no more than this many bytes of them (the state machine's payloads are small). */
   limitBytes?: number;
+  /** Another container of the pod than the step's (its checkout init container). */
+  container?: string;
 }
 
 export const DEFAULT_STEP_LOG_TAIL = { tailLines: 100, limitBytes: 64 * 1024 } as const;
@@ -34,8 +36,9 @@ export async function readWholeStepLog(
   namespace: string,
   podName: string,
   retry?: KubeRetryOptions,
+  container?: string,
 ): Promise<string> {
-  return readLog(api, namespace, podName, {}, retry);
+  return readLog(api, namespace, podName, container ? { container } : {}, retry);
 }
 
 async function readLog(

@@ -130,4 +130,47 @@ describe('stepPodManifest', () => {
     });
     expect(security?.runAsNonRoot).toBeUndefined();
   });
+
+  describe('with an ephemeral workspace', () => {
+    const checkout: Step = {
+      name: 'clone',
+      image: 'alpine/git:v2.54.0',
+      commands: ['git init -q .', 'git fetch --no-tags --depth=1 origin 3f2a9c1'],
+      env: { GIT_TERMINAL_PROMPT: '0' },
+      pull: 'if-not-present',
+      timeoutSeconds: 900,
+      secrets: [{ env: 'GIT_TOKEN', secret: 'b1-git-credentials', key: 'token' }],
+    };
+    const manifest = stepPodManifest({ buildId: 'b1', step, namespace: 'ci', buildEnv: { CI_COMMIT_SHA: '3f2a9c1' }, workspace: { ephemeral: true }, checkout });
+
+    it('is a valid Pod by the Kubernetes schema', () => {
+      expect(() => validate(manifest)).not.toThrow();
+    });
+
+    it('gives the pod an emptyDir of its own at /workspace, and no claim nor pin', () => {
+      expect(manifest.spec?.volumes).toEqual([{ name: 'workspace', emptyDir: {} }]);
+      expect(manifest.spec?.affinity).toBeUndefined();
+      expect(manifest.spec?.containers[0]).toMatchObject({ workingDir: '/workspace', volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }] });
+    });
+
+    it('checks out first, in an init container sharing the workspace, the build variables and the lock-down', () => {
+      const [init, ...more] = manifest.spec?.initContainers ?? [];
+      expect(more).toEqual([]);
+      expect(init).toMatchObject({
+        name: 'clone',
+        image: 'alpine/git:v2.54.0',
+        workingDir: '/workspace',
+        volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }],
+        securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+      });
+      expect(init?.command?.[2]).toContain('git fetch --no-tags --depth=1 origin 3f2a9c1');
+      expect(init?.env).toEqual([
+        { name: 'CI_COMMIT_SHA', value: '3f2a9c1' },
+        { name: 'GIT_TERMINAL_PROMPT', value: '0' },
+        { name: 'GIT_TOKEN', valueFrom: { secretKeyRef: { name: 'b1-git-credentials', key: 'token' } } },
+      ]);
+      // The step's own secrets stay the step's: the clone does not see them, nor the step the token.
+      expect(manifest.spec?.containers[0]?.env?.map((e) => e.name)).not.toContain('GIT_TOKEN');
+    });
+  });
 });

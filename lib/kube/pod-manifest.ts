@@ -1,4 +1,4 @@
-import type { V1Affinity, V1EnvVar, V1Pod, V1ResourceRequirements } from '@kubernetes/client-node';
+import type { V1Affinity, V1Container, V1EnvVar, V1Pod, V1ResourceRequirements, V1Volume } from '@kubernetes/client-node';
 import { PullPolicies, type Step, type StepResources } from '../pipeline/types.js';
 import { Annotations, Labels, MANAGED_BY, STEP_CONTAINER } from './types.js';
 import { labelValue, stepPodName } from './pod-name.js';
@@ -13,12 +13,21 @@ export interface StepPodManifestInput {
   extraLabels?: Record<string, string>;
   /** The build's variables (CI, CI_COMMIT_SHA, ...); the step's own env and secrets win on a clash. */
   buildEnv?: Record<string, string>;
+  /** Mounted at /workspace, every container's working directory; absent: none. */
+  workspace?: PodWorkspace;
   /**
-   * The build's workspace claim, mounted at /workspace and used as the working directory; `node`
-   * pins the pod to where the claim's volume is, once its first pod has put it there.
+   * The checkout, run as an init container before the step when the workspace is the pod's own
+   * (ephemeral): each pod then fetches the source itself.
    */
-  workspace?: { claimName: string; node?: string };
+  checkout?: Step;
 }
+
+/**
+ * `claimName`: the build's claim, shared by its pods; `node` pins the pod to where the claim's
+ * volume is, once its first pod has put it there. `ephemeral`: an emptyDir that lives and dies
+ * with the pod, for clusters that cannot provision volumes (Fargate).
+ */
+export type PodWorkspace = { claimName: string; node?: string } | { ephemeral: true };
 
 export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 
@@ -28,8 +37,8 @@ export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
  */
 export const STEP_TERMINATION_GRACE_SECONDS = 10;
 
-export function stepPodManifest({ buildId, step, namespace, extraLabels = {}, buildEnv = {}, workspace }: StepPodManifestInput): V1Pod {
-  const resources = stepResources(step.resources);
+export function stepPodManifest({ buildId, step, namespace, extraLabels = {}, buildEnv = {}, workspace, checkout }: StepPodManifestInput): V1Pod {
+  const mounted = workspace !== undefined;
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -56,27 +65,37 @@ export function stepPodManifest({ buildId, step, namespace, extraLabels = {}, bu
       // the namespace's Services through injected variables.
       automountServiceAccountToken: false,
       enableServiceLinks: false,
-      ...(workspace ? { volumes: [{ name: WORKSPACE_VOLUME, persistentVolumeClaim: { claimName: workspace.claimName } }] } : {}),
-      ...(workspace?.node ? { affinity: pinnedTo(workspace.node) } : {}),
-      containers: [
-        {
-          name: STEP_CONTAINER,
-          image: step.image,
-          imagePullPolicy: PullPolicies[step.pull],
-          command: ['/bin/sh', '-c', stepScript(step.commands)],
-          env: stepEnv(step, buildEnv),
-          ...(workspace ? { workingDir: WORKSPACE_PATH, volumeMounts: [{ name: WORKSPACE_VOLUME, mountPath: WORKSPACE_PATH }] } : {}),
-          ...(resources ? { resources } : {}),
-          securityContext: {
-            allowPrivilegeEscalation: false,
-            capabilities: { drop: ['ALL'] },
-            seccompProfile: { type: 'RuntimeDefault' },
-            // runAsNonRoot is deliberately not set: most CI images (node, python, alpine...) run
-            // as root by default and would fail to start with CreateContainerConfigError. Dropping
-            // every capability and forbidding escalation already takes most of root's power.
-          },
-        },
-      ],
+      ...(workspace ? { volumes: [workspaceVolume(workspace)] } : {}),
+      ...(workspace && 'node' in workspace && workspace.node ? { affinity: pinnedTo(workspace.node) } : {}),
+      ...(checkout ? { initContainers: [stepContainer(checkout.name, checkout, buildEnv, mounted)] } : {}),
+      containers: [stepContainer(STEP_CONTAINER, step, buildEnv, mounted)],
+    },
+  };
+}
+
+function workspaceVolume(workspace: PodWorkspace): V1Volume {
+  return 'claimName' in workspace
+    ? { name: WORKSPACE_VOLUME, persistentVolumeClaim: { claimName: workspace.claimName } }
+    : { name: WORKSPACE_VOLUME, emptyDir: {} };
+}
+
+function stepContainer(name: string, step: Step, buildEnv: Record<string, string>, mounted: boolean): V1Container {
+  const resources = stepResources(step.resources);
+  return {
+    name,
+    image: step.image,
+    imagePullPolicy: PullPolicies[step.pull],
+    command: ['/bin/sh', '-c', stepScript(step.commands)],
+    env: stepEnv(step, buildEnv),
+    ...(mounted ? { workingDir: WORKSPACE_PATH, volumeMounts: [{ name: WORKSPACE_VOLUME, mountPath: WORKSPACE_PATH }] } : {}),
+    ...(resources ? { resources } : {}),
+    securityContext: {
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+      // runAsNonRoot is deliberately not set: most CI images (node, python, alpine...) run
+      // as root by default and would fail to start with CreateContainerConfigError. Dropping
+      // every capability and forbidding escalation already takes most of root's power.
     },
   };
 }

@@ -28,6 +28,25 @@ const cases: [string, V1Pod | null, PodProgress, boolean][] = [
     true,
   ],
   [
+    'its checkout init container waiting to start',
+    stepPod({ init: { name: 'clone', image: 'alpine/git:v2.54.0', state: waiting('PodInitializing') } }),
+    { phase: 'Pending', container: { state: 'waiting', reason: 'PodInitializing' }, init: 'clone' },
+    true,
+  ],
+  [
+    // The step container still says PodInitializing: only the init container shows the failure.
+    'its checkout init container failing to pull',
+    stepPod({ init: { name: 'clone', image: 'alpine/git:v2.54.0', state: waiting('ErrImagePull', 'rpc error: not found') } }),
+    { phase: 'Pending', container: { state: 'waiting', reason: 'ErrImagePull' }, init: 'clone' },
+    false,
+  ],
+  [
+    'its checkout done, the step container being created',
+    stepPod({ init: { name: 'clone', image: 'alpine/git:v2.54.0', state: terminated(0, 'Completed', { started: 1, finished: 2 }) }, state: waiting('ContainerCreating') }),
+    { phase: 'Pending', container: { state: 'waiting', reason: 'ContainerCreating' } },
+    true,
+  ],
+  [
     'image pull failed',
     stepPod({ state: waiting('ErrImagePull', 'rpc error: not found') }),
     { phase: 'Pending', container: { state: 'waiting', reason: 'ErrImagePull' } },

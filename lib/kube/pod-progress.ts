@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1ContainerState, V1Pod } from '@kubernetes/client-node';
 import { ContainerWaitingReasons, PodConditionTypes, PodPhases } from './classify-reasons.js';
-import { STEP_CONTAINER } from './types.js';
+import { containerStatus, focusContainer } from './classify-pod.js';
 
 /**
  * Where a pod stands, in the few facts a poll's classification turns on. Two polls that see the
@@ -15,8 +15,10 @@ export interface PodProgress {
   phase: string;
   /** The scheduler has said it cannot place the pod (PodScheduled=False). */
   unschedulable?: true;
-  /** The step container's state; absent until the kubelet reports one. */
+  /** The focus container's state (see focusContainer); absent until the kubelet reports one. */
   container?: ContainerProgress;
+  /** The focus is this init container (the checkout), not the step's own. */
+  init?: string;
   /** A deletion has been asked for. */
   deleting?: true;
 }
@@ -31,18 +33,18 @@ const GONE = 'Gone';
 
 export function podProgress(pod: V1Pod | null): PodProgress {
   if (!pod) return { phase: GONE };
-  const container = containerProgress(pod);
+  const focus = focusContainer(pod);
+  const container = containerProgress(containerStatus(pod, focus.name, focus.init)?.state);
   return {
     phase: pod.status?.phase ?? PodPhases.Unknown,
     ...(isUnschedulable(pod) ? { unschedulable: true } : {}),
     ...(container ? { container } : {}),
+    ...(focus.init ? { init: focus.name } : {}),
     ...(pod.metadata?.deletionTimestamp ? { deleting: true } : {}),
   };
 }
 
-function containerProgress(pod: V1Pod): ContainerProgress | undefined {
-  const statuses = pod.status?.containerStatuses;
-  const state = (statuses?.find((c) => c.name === STEP_CONTAINER) ?? statuses?.[0])?.state;
+function containerProgress(state: V1ContainerState | undefined): ContainerProgress | undefined {
   if (state?.terminated) return { state: 'terminated', exitCode: state.terminated.exitCode };
   if (state?.running) return { state: 'running' };
   if (state?.waiting) return { state: 'waiting', reason: state.waiting.reason ?? '' };

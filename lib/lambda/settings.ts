@@ -5,7 +5,7 @@
  */
 import { DEFAULT_ORPHAN_MARGIN_SECONDS } from '../kube/orphans.js';
 import { quantityProblem } from '../pipeline/index.js';
-import { DEFAULT_WORKSPACE, workflowSettings, type WorkflowSettings } from '../workflow/settings.js';
+import { DEFAULT_WORKSPACE, WorkspaceModes, workflowSettings, type WorkflowSettings } from '../workflow/settings.js';
 
 export const EnvNames = {
   clusterName: 'EKS_CLUSTER_NAME',
@@ -18,6 +18,7 @@ export const EnvNames = {
   logsPrefix: 'STEP_LOGS_PREFIX',
   orphanMargin: 'ORPHAN_MARGIN_SECONDS',
   cloneImage: 'CLONE_IMAGE',
+  workspaceMode: 'WORKSPACE_MODE',
   workspaceStorageClass: 'WORKSPACE_STORAGE_CLASS',
   workspaceSize: 'WORKSPACE_SIZE',
   workspaceAccessMode: 'WORKSPACE_ACCESS_MODE',
@@ -25,6 +26,8 @@ export const EnvNames = {
   githubWebhookSecretId: 'GITHUB_WEBHOOK_SECRET_ID',
   genericWebhookSecretId: 'GENERIC_WEBHOOK_SECRET_ID',
   githubTokenSecretId: 'GITHUB_TOKEN_SECRET_ID',
+  githubAppId: 'GITHUB_APP_ID',
+  githubAppPrivateKeySecretId: 'GITHUB_APP_PRIVATE_KEY_SECRET_ID',
   githubApiUrl: 'GITHUB_API_URL',
   buildForkPullRequests: 'BUILD_FORK_PULL_REQUESTS',
 } as const;
@@ -53,6 +56,7 @@ export function runnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
       ...read.seconds('unschedulableGraceSeconds', EnvNames.unschedulableGrace),
       ...read.seconds('pendingWatchSeconds', EnvNames.pendingWatch),
       ...(env[EnvNames.cloneImage] ? { cloneImage: env[EnvNames.cloneImage] } : {}),
+      workspaceMode: read.oneOf(EnvNames.workspaceMode, WORKSPACE_MODES) ?? WorkspaceModes.volume,
       workspace: {
         ...(storageClass ? { storageClass } : {}),
         size: read.quantity(EnvNames.workspaceSize) ?? DEFAULT_WORKSPACE.size,
@@ -75,6 +79,16 @@ export function orphanMarginSeconds(env: NodeJS.ProcessEnv): number {
 
 const ACCESS_MODES = ['ReadWriteOnce', 'ReadWriteOncePod', 'ReadWriteMany'] as const;
 
+/** The deployment's GitHub App: its id, and where its private key is kept. */
+export interface GitHubAppSettings {
+  appId: string;
+  privateKeySecretId: string;
+}
+
+// The App's id (digits), or its client id (GitHub's recommended JWT issuer since 2024).
+const APP_ID = /^(?:[1-9]\d{0,14}|Iv[0-9A-Za-z.]{4,40})$/;
+const WORKSPACE_MODES = Object.values(WorkspaceModes);
+
 /** Each problem is collected, so one failed start names them all. */
 export function reader(env: NodeJS.ProcessEnv) {
   const problems: string[] = [];
@@ -84,6 +98,11 @@ export function reader(env: NodeJS.ProcessEnv) {
       if (value) return value;
       problems.push(`${name} is not set`);
       return '';
+    },
+    /** One of two settings that can each do the job, e.g. a token or an App. */
+    requiredUnless(name: string, instead: string, why: string): void {
+      if (env[name] || env[instead]?.trim()) return;
+      problems.push(`${name} is not set, nor ${instead}: ${why}`);
     },
     seconds<K extends string>(key: K, name: string): Partial<Record<K, number>> {
       const raw = env[name];
@@ -101,6 +120,24 @@ export function reader(env: NodeJS.ProcessEnv) {
       if (!problem) return raw;
       problems.push(`${name}: ${problem}`);
       return undefined;
+    },
+    /**
+     * The GitHub App, when GITHUB_APP_ID is set (serverless.yml always sets the key's secret id, so
+     * that alone configures nothing).
+     */
+    gitHubApp(): GitHubAppSettings | undefined {
+      const raw = env[EnvNames.githubAppId]?.trim();
+      if (!raw) return undefined;
+      const privateKeySecretId = env[EnvNames.githubAppPrivateKeySecretId]?.trim();
+      if (!APP_ID.test(raw)) {
+        // Never echo what may be a pasted key or token.
+        const shown = /^[\x21-\x7e]{1,40}$/.test(raw) && !/key|token|secret|^gh[a-z]_|^github_pat_/i.test(raw) ? `"${raw}"` : `a value of ${raw.length} characters`;
+        problems.push(`${EnvNames.githubAppId} must be the GitHub App's id (digits, e.g. 123456) or its client id (Iv...), got ${shown}`);
+      }
+      if (!privateKeySecretId) {
+        problems.push(`${EnvNames.githubAppPrivateKeySecretId} is not set: with ${EnvNames.githubAppId} set, the App needs its private key (the Secrets Manager id of its .pem)`);
+      }
+      return APP_ID.test(raw) && privateKeySecretId ? { appId: raw, privateKeySecretId } : undefined;
     },
     oneOf<T extends string>(name: string, allowed: readonly T[]): T | undefined {
       const raw = env[name];

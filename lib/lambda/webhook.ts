@@ -1,29 +1,42 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { stepFunctionsStarter } from '../forge/execution-starter.js';
-import { gitHubApi } from '../forge/github-api.js';
-import { repositoryPipelineSource } from '../forge/pipeline-source.js';
+import type { GitHubCredentials } from '../forge/github-app.js';
+import { gitHubPipelineSource } from '../forge/pipeline-source.js';
 import { createWebhookHandler, staticSecrets, type SecretsMiddleware } from '../forge/webhook-handler.js';
 import { logger } from '../workflow/lambda-task.js';
+import { lambdaGitHubApp, type LambdaGitHubAppOptions } from './github-app.js';
 import { secretIds, secretsMiddleware } from './secrets.js';
 import { EnvNames, reader } from './settings.js';
+
+/** The pipeline is read at once; a token with less left than this is not reused. */
+const PIPELINE_TOKEN_REUSE_SECONDS = 5 * 60;
 
 /**
  * POST /webhook (GitHub) and POST /webhook/generic behind API Gateway (HTTP API, payload v2), with
  * secrets from Secrets Manager and builds started in Step Functions. A kind of webhook whose secret
- * id is not set is answered 404 (not configured); the state machine is required at start.
+ * id is not set is answered 404 (not configured); the state machine is required at start. A GitHub
+ * delivery's pipeline file is read with an installation token of the deployment's GitHub App when
+ * the delivery came through it, else with the deployment's token, else without one. `app` is for
+ * tests.
  */
-export function createLambdaWebhookHandler(env: NodeJS.ProcessEnv = process.env, sfn: SFNClient = new SFNClient({})) {
+export function createLambdaWebhookHandler(env: NodeJS.ProcessEnv = process.env, sfn: SFNClient = new SFNClient({}), app: LambdaGitHubAppOptions = {}) {
   const read = reader(env);
   const stateMachineArn = read.required(EnvNames.stateMachineArn);
+  const appSettings = read.gitHubApp();
   read.check();
   const ids = secretIds(env, ['githubWebhookSecret', 'genericWebhookSecret', 'githubToken']);
   const apiUrl = env[EnvNames.githubApiUrl];
+  const api = apiUrl ? { baseUrl: apiUrl } : {};
+  // One attempt: the webhook has 10 s, and GitHub's delivery page offers a redelivery.
+  const credentials: GitHubCredentials = appSettings
+    ? { app: lambdaGitHubApp(appSettings, { ...api, attempts: 1, reuseSeconds: PIPELINE_TOKEN_REUSE_SECONDS, ...app }) }
+    : {};
   return createWebhookHandler({
     logger,
     secrets: Object.keys(ids).length > 0 ? (secretsMiddleware(ids) as unknown as SecretsMiddleware) : staticSecrets({}),
     deps: {
       starter: stepFunctionsStarter(sfn, stateMachineArn),
-      pipelines: (s) => repositoryPipelineSource(gitHubApi({ ...(apiUrl ? { baseUrl: apiUrl } : {}), ...(s.githubToken ? { token: s.githubToken } : {}) })),
+      pipelines: (s) => gitHubPipelineSource({ ...credentials, ...(s.githubToken ? { token: s.githubToken } : {}) }, api),
       log: logger,
       buildForkPullRequests: env[EnvNames.buildForkPullRequests] === 'true',
     },

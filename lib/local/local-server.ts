@@ -27,6 +27,7 @@ import { fixedPipelineSource, readPipelineFile } from './pipeline-file.js';
 import { findWorkTree } from './source-snapshot.js';
 import { printedStatusReporter } from './printed-status.js';
 import { commandTaskRuntime } from './task-runtime.js';
+import type { WorkspaceMode } from '../workflow/settings.js';
 
 export const DEFAULT_PIPELINE = fileURLToPath(new URL('../../examples/hello.yml', import.meta.url));
 
@@ -46,6 +47,8 @@ export interface LocalServerOptions {
   kubeconfig?: string;
   context?: string;
   namespace?: string;
+  /** As the deployment's WORKSPACE_MODE (default volume). */
+  workspaceMode?: WorkspaceMode;
   images?: string[];
   /** Tests: a fast simulated kubelet, short waits between polls and retries. */
   timings?: Partial<KubeletTimings>;

@@ -1,6 +1,7 @@
 /**
  * Where a local build's checkout comes from: the git work tree that holds the pipeline file (or
- * --source DIR), as it is on disk, published to a temporary repository the clone step fetches from.
+ * --source DIR), as it is on disk, published to a temporary repository the clone step fetches from
+ * (on the embedded cluster, whose clone runs on this machine) or that is sent to it (any other).
  */
 import { execFile } from 'node:child_process';
 import { basename, dirname } from 'node:path';
@@ -28,7 +29,7 @@ export interface LocalSourceOptions {
   commit?: string;
   /**
    * A cluster of the user's own (--kubeconfig): its pods cannot reach a repository on this machine,
-   * and sending the content through the API is not built yet.
+   * so the source is sent to them (BuildSource.upload, see source-upload.ts).
    */
   remoteCluster?: boolean;
 }
@@ -45,15 +46,10 @@ export async function localSource(pipelineFile: string, options: LocalSourceOpti
   const dir = options.sourceDir ?? dirname(pipelineFile);
   const workTree = await findWorkTree(dir);
   if (!workTree) return noSource(`${dir} is not in a git work tree, so the workspace starts empty`);
-  if (options.remoteCluster) {
-    return noSource(
-      'checking local sources out into a cluster given by --kubeconfig is not supported yet, so the workspace starts empty',
-    );
-  }
   const snapshot = await snapshotSource(workTree, options.commit ? { commit: options.commit } : {});
   const ref = await currentBranchRef(workTree);
   return {
-    source: { url: snapshot.url, commit: snapshot.commit },
+    source: { url: snapshot.url, commit: snapshot.commit, ...(options.remoteCluster ? { upload: true as const } : {}) },
     build: { repository: basename(workTree), commit: snapshot.commit, ...(ref && !options.commit ? { ref } : {}), event: 'local' },
     description: snapshot.description,
     dispose: () => snapshot.dispose(),

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { kubeClients } from '../kube/index.js';
 import { logger } from '../workflow/lambda-task.js';
-import { DEFAULT_WORKSPACE, workflowSettings, type WorkflowSettings } from '../workflow/settings.js';
+import { DEFAULT_WORKSPACE, workflowSettings, type WorkflowSettings, type WorkspaceMode } from '../workflow/settings.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import { directoryLogStore } from './directory-log-store.js';
 import { kubeConfigFromFile } from './kube-config-file.js';
@@ -46,12 +46,16 @@ export function localTaskRuntime(target: LocalTarget): TaskRuntime {
 /**
  * The runtime of `run` and `serve`: the cluster they started or were given (`--kubeconfig`, then a
  * cluster of the user's own), `--context`, `--namespace` (default `default`), logs in
- * `.step-runner/logs`.
+ * `.step-runner/logs`, `--workspace-mode` (default `volume`, as deployed by default).
  */
-export function commandTaskRuntime(kubeconfig: string, options: { kubeconfig?: string; context?: string; namespace?: string }): TaskRuntime {
+export function commandTaskRuntime(
+  kubeconfig: string,
+  options: { kubeconfig?: string; context?: string; namespace?: string; workspaceMode?: WorkspaceMode },
+): TaskRuntime {
   return localTaskRuntime({
     kubeconfig,
     ownCluster: options.kubeconfig !== undefined,
+    ...(options.workspaceMode ? { settings: { workspaceMode: options.workspaceMode } } : {}),
     ...(options.context ? { context: options.context } : {}),
     namespace: options.namespace ?? 'default',
     logsDir: path.resolve('.step-runner/logs'),

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { stepScript } from '../kube/index.js';
 import { startGitHttpServer } from '../../test/fixtures/git-http-server.js';
-import { checkoutStep } from './checkout-step.js';
+import { UPLOADED_SOURCE, checkoutStep } from './checkout-step.js';
 
 const run = promisify(execFile);
 const git = (cwd: string, ...args: string[]) =>
@@ -113,5 +113,24 @@ describe('the clone step of a private repository', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('the clone step of an uploaded source', () => {
+  it('waits for the upload to be complete, fetches from it, and leaves a checkout like any other', async () => {
+    const step = checkoutStep({ url: '/home/me/app', commit: first, upload: true }, { depth: 1, submodules: false }, 'alpine/git:v2.54.0');
+    const workspace = await mkdtemp(path.join(root, 'upload-'));
+    const cloning = run('/bin/sh', ['-c', stepScript(step.commands)], { cwd: workspace, env: { ...process.env, ...step.env }, timeout: 30_000 });
+    // What the runner sends through exec: a bare repository, then the mark that it is complete.
+    await run('git', ['clone', '-q', '--bare', '--no-tags', `file://${origin}`, path.join(workspace, UPLOADED_SOURCE.dir)]);
+    await writeFile(path.join(workspace, UPLOADED_SOURCE.done), '');
+    const { stdout } = await cloning;
+
+    expect(stdout).toContain(`checked out ${first}: first`);
+    expect(await readFile(path.join(workspace, 'README'), 'utf8')).toBe('first\n');
+    expect(await git(workspace, 'rev-list', '--count', 'HEAD')).toBe('1');
+    // Nothing of the upload is left: the work tree is clean and no remote points at a deleted folder.
+    expect(await git(workspace, 'status', '--porcelain', '--ignored')).toBe('');
+    expect(await git(workspace, 'remote')).toBe('');
   });
 });

@@ -20,19 +20,31 @@ const TOKEN_ENV = 'GIT_TOKEN';
  */
 const CREDENTIAL_HELPER = `!f() { echo username=x-access-token; echo "password=$${TOKEN_ENV}"; }; f`;
 
+/**
+ * Where an uploaded source lands in the workspace (BuildSource.upload): a bare repository in
+ * `dir`, and `done` once it is complete. The clone fetches from it and then removes both, so the
+ * checkout looks like any other.
+ */
+export const UPLOADED_SOURCE = { dir: '.step-runner-source', done: '.step-runner-source.done' } as const;
+
+/** How long the clone waits for an uploaded source; the runner sends it as soon as the container runs. */
+export const UPLOAD_WAIT_SECONDS = 10 * 60;
+
 /** `credentialsSecret`: the build's Secret holding the token for a private repository. */
 export function checkoutStep(source: BuildSource, checkout: CheckoutSettings, image: string, credentialsSecret?: string): Step {
   const depth = checkout.depth > 0 ? ` --depth=${checkout.depth}` : '';
-  const url = shellQuote(source.url);
+  const url = shellQuote(source.upload ? UPLOADED_SOURCE.dir : source.url);
   const commit = shellQuote(source.commit);
   // Servers that will not hand out a commit by its id (not every git server allows it) still
   // serve the ref it was pushed to; the commit is then checked out from what that brought.
   const fetchRef = source.ref ? ` || git fetch --no-tags origin ${shellQuote(source.ref)}` : '';
   const commands = [
+    ...(source.upload ? [awaitUpload()] : []),
     'git init -q .',
     ...(credentialsSecret ? [`git config credential.helper ${shellQuote(CREDENTIAL_HELPER)}`] : []),
     `git remote add origin ${url}`,
     `git fetch --no-tags${depth} origin ${commit}${fetchRef}`,
+    ...(source.upload ? [`git remote remove origin && rm -rf ${UPLOADED_SOURCE.dir} ${UPLOADED_SOURCE.done}`] : []),
     `git -c advice.detachedHead=false checkout -q ${commit}`,
     ...(checkout.submodules ? [`git submodule update --init --recursive${depth}`] : []),
     'git log -1 --format="checked out %H: %s"',
@@ -48,4 +60,13 @@ export function checkoutStep(source: BuildSource, checkout: CheckoutSettings, im
     // A reference only: FinishStep also masks the value, should git ever print it.
     secrets: credentialsSecret ? [{ env: TOKEN_ENV, secret: credentialsSecret, key: GIT_TOKEN_KEY }] : [],
   };
+}
+
+/** One command (the step's log echoes it whole): wait for the upload's `done`, or fail saying who sends it. */
+function awaitUpload(): string {
+  const tries = UPLOAD_WAIT_SECONDS;
+  const why =
+    `no source arrived within ${UPLOAD_WAIT_SECONDS / 60} min: the step-runner that started this build sends it ` +
+    '(run --kubeconfig), and must still be running and allowed to create pods/exec';
+  return `i=0; until [ -e ${UPLOADED_SOURCE.done} ]; do if [ $i -ge ${tries} ]; then echo ${shellQuote(why)} >&2; exit 1; fi; i=$((i+1)); sleep 1; done`;
 }

@@ -13,9 +13,20 @@ export interface WorkflowSettings {
   pendingWatchSeconds: number;
   /** The image of the `clone` step: it needs git and a POSIX shell. */
   cloneImage: string;
-  /** The build's workspace claim: one per build, shared by every step pod. */
+  /** Where the workspace lives: see WorkspaceModes. */
+  workspaceMode: WorkspaceMode;
+  /** The build's workspace claim (mode `volume`): one per build, shared by every step pod. */
   workspace: WorkspaceClaimSettings;
 }
+
+/**
+ * `volume`: one claim per build, shared by its pods, checked out once by the `clone` step.
+ * `ephemeral`: no claim; each pod has an emptyDir and checks the source out itself, in an init
+ * container, for clusters without dynamic provisioning (Fargate). Nothing a step writes reaches
+ * the next one, and every step pays for a clone.
+ */
+export const WorkspaceModes = { volume: 'volume', ephemeral: 'ephemeral' } as const;
+export type WorkspaceMode = (typeof WorkspaceModes)[keyof typeof WorkspaceModes];
 
 /** A pinned, well-known git image (Alpine with git; its shell runs the checkout script). */
 export const DEFAULT_CLONE_IMAGE = 'alpine/git:v2.54.0';
@@ -40,6 +51,7 @@ export function workflowSettings(given: Pick<WorkflowSettings, 'namespace'> & Pa
     unschedulableGraceSeconds: DEFAULT_CLASSIFY_OPTIONS.unschedulableGraceSeconds,
     pendingWatchSeconds: DEFAULT_PENDING_WATCH_SECONDS,
     cloneImage: DEFAULT_CLONE_IMAGE,
+    workspaceMode: WorkspaceModes.volume,
     workspace: DEFAULT_WORKSPACE,
     ...given,
   };

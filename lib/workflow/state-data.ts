@@ -12,10 +12,15 @@ export interface BuildSettings {
   unschedulableGraceSeconds: number;
   /** How long a workspace volume may fail to attach or mount (transient words) before the step fails. */
   workspaceGraceSeconds?: number;
-  /** The build's workspace claim, mounted at /workspace by every step pod; absent: no workspace. */
-  workspace?: { claimName: string };
-  /** The name of the step that checks the source out (`clone`); absent: no checkout. */
+  /**
+   * Mounted at /workspace by every step pod: the build's claim, or (`ephemeral`) an emptyDir of
+   * each pod's own; absent: no workspace (executions started before there was one).
+   */
+  workspace?: { claimName: string } | { ephemeral: true };
+  /** The name of the step that checks the source out (`clone`); absent: no checkout step. */
   checkoutStep?: string;
+  /** With an ephemeral workspace: the checkout every step pod runs first, as an init container. */
+  checkout?: Step;
   /** See DEFAULT_PENDING_WATCH_SECONDS; absent or 0: plain polling. */
   pendingWatchSeconds?: number;
 }
@@ -73,4 +78,9 @@ export interface CleanupResult {
   deletedPods: number;
   deletedClaims: number;
   deletedSecrets: number;
+}
+
+/** The build's workspace claim, when its workspace is one (mode `volume`). */
+export function buildClaimName(settings: BuildSettings): string | undefined {
+  return settings.workspace && 'claimName' in settings.workspace ? settings.workspace.claimName : undefined;
 }

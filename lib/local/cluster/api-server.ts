@@ -1,10 +1,12 @@
 /** The HTTP front of the embedded cluster: faults, routing, and the verbs, answered as the apiserver does. */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { ApiError, methodNotAllowed, noSuchPath } from './api-errors.js';
 import { apiGroup, apiGroupList, apiVersions, resourceList, SERVER_VERSION } from './discovery.js';
 import { faultError, type FaultInjector } from './faults.js';
 import { readJsonBody, sendError, sendJson } from './http-io.js';
 import { openApiDocument } from './openapi.js';
+import { PodExecServer, type ExecSource, type UpgradeSocket } from './pod-exec.js';
 import { servePodLog, type LogSource } from './pod-logs.js';
 import {
   createObject,
@@ -17,7 +19,7 @@ import {
   withKind,
   type ApiContext,
 } from './resource-handlers.js';
-import { POD_LOG_SUBRESOURCE, type ResourceType } from './resources.js';
+import { POD_EXEC_SUBRESOURCE, POD_LOG_SUBRESOURCE, type ResourceType } from './resources.js';
 import { parseRoute, type Route } from './routes.js';
 import { toTable, wantsTable, type IncludeObject } from './tables.js';
 import { isWatchRequest, serveWatch, type OpenWatch } from './watch-stream.js';
@@ -25,20 +27,37 @@ import { isWatchRequest, serveWatch, type OpenWatch } from './watch-stream.js';
 export interface ApiServerOptions {
   context: ApiContext;
   logs: LogSource;
+  exec: ExecSource;
   faults?: FaultInjector;
 }
 
 export interface ApiServer {
   server: Server;
-  /** Ends every open watch stream (clients see the stream close, as on an apiserver restart). */
-  closeWatches(): void;
+  /** Ends every open watch stream and exec session (clients see them close, as on an apiserver restart). */
+  closeStreams(): void;
+}
+
+/**
+ * A response written straight onto the socket of a request that asked for an upgrade, for every
+ * answer that is not one (errors, and any other resource asked for with an Upgrade header).
+ */
+function responseOnSocket(req: IncomingMessage, socket: Socket): ServerResponse {
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket);
+  res.once('finish', () => {
+    res.detachSocket(socket);
+    socket.end();
+  });
+  return res;
 }
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const watches = new Set<OpenWatch>();
   const ctx = options.context;
+  const exec = new PodExecServer(ctx.store, options.exec);
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, upgrade?: UpgradeSocket): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = req.method ?? 'GET';
     const fault = options.faults?.({ method, path: url.pathname, query: url.searchParams });
@@ -50,10 +69,17 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
     const route = parseRoute(url.pathname);
     if (route === undefined) throw noSuchPath();
-    await dispatch(route, method, url.searchParams, req, res);
+    await dispatch(route, method, url.searchParams, req, res, upgrade);
   }
 
-  async function dispatch(route: Route, method: string, query: URLSearchParams, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function dispatch(
+    route: Route,
+    method: string,
+    query: URLSearchParams,
+    req: IncomingMessage,
+    res: ServerResponse,
+    upgrade: UpgradeSocket | undefined,
+  ): Promise<void> {
     const address = req.socket.localAddress && req.socket.localPort ? `${req.socket.localAddress}:${req.socket.localPort}` : '';
     switch (route.kind) {
       case 'version':
@@ -76,9 +102,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         return sendJson(res, 200, document);
       }
       case 'subresource': {
-        if (route.subresource !== POD_LOG_SUBRESOURCE || route.resource.name !== 'pods' || route.namespace === undefined) throw noSuchPath();
-        if (method !== 'GET') throw methodNotAllowed();
-        return servePodLog(ctx.store, options.logs, route.namespace, route.name, query, res);
+        if (route.resource.name !== 'pods' || route.namespace === undefined) throw noSuchPath();
+        if (route.subresource === POD_LOG_SUBRESOURCE) {
+          if (method !== 'GET') throw methodNotAllowed();
+          return servePodLog(ctx.store, options.logs, route.namespace, route.name, query, res);
+        }
+        if (route.subresource !== POD_EXEC_SUBRESOURCE) throw noSuchPath();
+        // GET for WebSocket (browsers and Go's clients can only upgrade a GET), POST for SPDY.
+        if (method !== 'GET' && method !== 'POST') throw methodNotAllowed();
+        return exec.serve(route.namespace, route.name, query, req, res, upgrade);
       }
       case 'item': {
         const { resource, namespace, name } = route;
@@ -122,8 +154,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     return toTable(resource, items, { now: ctx.now(), resourceVersion: ctx.store.resourceVersion, include });
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+  function respond(req: IncomingMessage, res: ServerResponse, upgrade?: UpgradeSocket): void {
+    handle(req, res, upgrade).catch((error: unknown) => {
       if (res.headersSent) {
         res.destroy();
         return;
@@ -134,12 +166,20 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           : new ApiError(500, 'InternalError', `Internal error occurred: ${(error as Error)?.message ?? String(error)}`);
       sendError(res, apiError);
     });
+  }
+
+  const server = createServer((req, res) => respond(req, res));
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    // The HTTP server stops watching a socket it hands over for an upgrade; a reset must not go unhandled.
+    socket.on('error', () => socket.destroy());
+    respond(req, responseOnSocket(req, socket), { socket, head });
   });
 
   return {
     server,
-    closeWatches: () => {
+    closeStreams: () => {
       for (const watch of [...watches]) watch.close();
+      exec.closeAll();
     },
   };
 }

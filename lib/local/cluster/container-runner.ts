@@ -2,10 +2,11 @@
  * A pod's containers as the runtime runs them: each one created and started as a local process
  * (see process-runner.ts), its log kept, and in the pod's status Created, Started, Running and
  * finally terminated with the process's exit code. Stopping them early is termination's job; this
- * only hands over the processes that are running.
+ * only hands over the processes that are running, and for exec their directory and environment.
  */
 import { randomBytes } from 'node:crypto';
 import { containerArgv } from './container-command.js';
+import type { ExecTarget } from './exec-process.js';
 import type { PulledImage } from './image-puller.js';
 import { LogBuffer } from './log-buffer.js';
 import type { NodeContext } from './node-context.js';
@@ -17,6 +18,8 @@ export class ContainerRunner {
   /** Logs of the containers that have started, by container name. */
   readonly logs = new Map<string, LogBuffer>();
   private readonly processes = new Map<string, StepProcess>();
+  /** The running containers, as an exec into one needs them, by container name. */
+  readonly execTargets = new Map<string, ExecTarget>();
 
   constructor(
     private readonly pod: PodHandle,
@@ -41,7 +44,8 @@ export class ContainerRunner {
     }
     await pod.wait(node.timings.createMs);
     const log = new LogBuffer(node.now, node.logLimitBytes);
-    const started = await startProcess(argv, { cwd, env: { ...node.baseEnv, HOSTNAME: pod.name, ...env }, log });
+    const processEnv = { ...node.baseEnv, HOSTNAME: pod.name, ...env };
+    const started = await startProcess(argv, { cwd, env: processEnv, log });
     pod.event({ type: 'Normal', reason: 'Created', message: `Created container: ${container.name}`, container: container.name });
     this.logs.set(container.name, log);
     if (!started.ok) {
@@ -60,12 +64,14 @@ export class ContainerRunner {
       return;
     }
     this.processes.set(container.name, started.process);
+    this.execTargets.set(container.name, { cwd, env: processEnv, exited: started.process.exited });
     const startedAt = pod.stamp();
     pod.setContainerState(container.name, { running: { startedAt } }, { containerID, imageID: image.imageID, ready: true, started: true });
     pod.event({ type: 'Normal', reason: 'Started', message: `Started container ${container.name}`, container: container.name });
 
     const exit = await started.process.exited;
     this.processes.delete(container.name);
+    this.execTargets.delete(container.name);
     pod.setContainerState(container.name, {
       terminated: {
         exitCode: exit.exitCode,

@@ -1,5 +1,5 @@
 /** Discovery documents: what kubectl reads before anything else to map "po" to /api/v1/.../pods. */
-import { API_GROUPS, RESOURCES, POD_LOG_SUBRESOURCE } from './resources.js';
+import { API_GROUPS, RESOURCES, POD_EXEC_SUBRESOURCE, POD_LOG_SUBRESOURCE } from './resources.js';
 
 export const SERVER_VERSION = {
   major: '1',
@@ -49,7 +49,11 @@ export function resourceList(group: string) {
       ...(r.categories ? { categories: r.categories } : {}),
     };
     if (r.name !== 'pods') return [entry];
-    return [entry, { name: `pods/${POD_LOG_SUBRESOURCE}`, singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] }];
+    return [
+      entry,
+      { name: `pods/${POD_EXEC_SUBRESOURCE}`, singularName: '', namespaced: true, kind: 'PodExecOptions', verbs: ['create', 'get'] },
+      { name: `pods/${POD_LOG_SUBRESOURCE}`, singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
+    ];
   });
   // As the apiserver answers: /api/v1 carries no apiVersion, a group's list does.
   if (!group) return { kind: 'APIResourceList', groupVersion: 'v1', resources };

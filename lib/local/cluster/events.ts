@@ -4,17 +4,23 @@
  * object bump `count` and `lastTimestamp` on one Event instead of creating another.
  */
 import type { Clock } from './clock.js';
-import { formatTime, type CoreEvent, type KubeObject } from './objects.js';
+import { formatTime, type CoreEvent, type KubeObject, type Pod } from './objects.js';
 import type { ObjectStore } from './store.js';
 
 export interface EventSpec {
   type: 'Normal' | 'Warning';
   reason: string;
   message: string;
-  /** Container the event is about, e.g. "step" -> fieldPath spec.containers{step}. */
+  /** Container the event is about, e.g. "step" -> fieldPath spec.containers{step} (spec.initContainers{…} for an init container). */
   container?: string;
   /** Who reports it: kubelet by default, or default-scheduler, persistentvolume-controller, a provisioner. */
   component?: string;
+}
+
+/** As the kubelet names a container in events: init containers under their own list. */
+function containerFieldPath(object: KubeObject, container: string): string {
+  const inits = ((object as Partial<Pod>).spec?.initContainers ?? []).map((c) => c.name);
+  return `spec.${inits.includes(container) ? 'initContainers' : 'containers'}{${container}}`;
 }
 
 export class EventRecorder {
@@ -32,7 +38,7 @@ export class EventRecorder {
     const namespace = object.metadata.namespace ?? 'default';
     const objectName = object.metadata.name ?? '';
     const component = spec.component ?? 'kubelet';
-    const fieldPath = spec.container === undefined ? undefined : `spec.containers{${spec.container}}`;
+    const fieldPath = spec.container === undefined ? undefined : containerFieldPath(object, spec.container);
     const key = JSON.stringify([object.metadata.uid, fieldPath, spec.type, spec.reason, spec.message, component]);
     const timestamp = formatTime(this.now());
 

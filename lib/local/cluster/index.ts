@@ -131,7 +131,7 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
   });
   kubelet.start();
 
-  const api = createApiServer({ context, logs: kubelet.logs, faults: options.faults });
+  const api = createApiServer({ context, logs: kubelet.logs, exec: kubelet.exec, faults: options.faults });
   await new Promise<void>((resolve, reject) => {
     api.server.once('error', reject);
     api.server.listen(options.port ?? 0, host, () => resolve());
@@ -149,7 +149,7 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
       stopping ??= (async () => {
         await kubelet.stop();
         await Promise.all(controllers.map((c) => c.stop()));
-        api.closeWatches();
+        api.closeStreams();
         const closed = new Promise<void>((resolve) => api.server.close(() => resolve()));
         api.server.closeAllConnections();
         await closed;

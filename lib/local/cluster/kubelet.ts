@@ -1,10 +1,12 @@
 /**
  * The simulated node: watches the store for pods and gives each one a PodWorker, passes deletions
- * on, and serves container logs. Every pod runs on the single node; restartPolicy is treated as
- * Never whatever the spec says.
+ * on, and serves container logs and exec. Every pod runs on the single node; restartPolicy is
+ * treated as Never whatever the spec says.
  */
+import { ExecProcesses } from './exec-process.js';
 import type { NodeContext } from './node-context.js';
 import type { KubeObject, Pod } from './objects.js';
+import type { ExecSource } from './pod-exec.js';
 import type { LogSource } from './pod-logs.js';
 import { PodWorker } from './pod-worker.js';
 import type { NodeCapacity } from './scheduler.js';
@@ -17,6 +19,7 @@ export const NODE_CAPACITY: NodeCapacity = { cpu: '4', memory: '8Gi', pods: '110
 export class Kubelet {
   private readonly workers = new Map<string, PodWorker>();
   private readonly pending = new Set<Promise<void>>();
+  private readonly execs = new ExecProcesses();
   private unsubscribe: () => void = () => {};
 
   constructor(private readonly node: NodeContext) {}
@@ -28,9 +31,15 @@ export class Kubelet {
 
   readonly logs: LogSource = (podUid, container) => this.workers.get(podUid)?.logs.get(container);
 
+  readonly exec: ExecSource = (podUid, container) => {
+    const target = this.workers.get(podUid)?.execTarget(container);
+    return target && ((argv, stdio) => this.execs.start(target, argv, stdio));
+  };
+
   async stop(): Promise<void> {
     this.unsubscribe();
     await Promise.all([...this.workers.values()].map((w) => w.shutdown()));
+    await this.execs.stopAll();
     await Promise.all([...this.pending]);
     this.workers.clear();
   }

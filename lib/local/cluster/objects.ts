@@ -121,6 +121,8 @@ export interface ContainerStatus {
 }
 
 export interface PodSpec {
+  /** Run one by one, each to a successful exit, before the containers start. */
+  initContainers?: Container[];
   containers: Container[];
   volumes?: Volume[];
   affinity?: Affinity;
@@ -137,6 +139,7 @@ export interface PodStatus {
   reason?: string;
   message?: string;
   conditions?: PodCondition[];
+  initContainerStatuses?: ContainerStatus[];
   containerStatuses?: ContainerStatus[];
   hostIP?: string;
   hostIPs?: { ip: string }[];

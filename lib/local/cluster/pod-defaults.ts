@@ -27,7 +27,7 @@ export function applyPodDefaults(pod: Pod): void {
   pod.spec.schedulerName ??= 'default-scheduler';
   pod.spec.serviceAccountName ??= 'default';
   pod.spec.securityContext ??= {};
-  for (const container of pod.spec.containers) {
+  for (const container of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
     container.imagePullPolicy ??= defaultPullPolicy(container.image);
     container.terminationMessagePath ??= '/dev/termination-log';
     container.terminationMessagePolicy ??= 'File';
@@ -38,5 +38,5 @@ export function applyPodDefaults(pod: Pod): void {
       container.resources.requests = { ...limits, ...container.resources.requests };
     }
   }
-  pod.status = { phase: 'Pending', qosClass: qosClass(pod.spec.containers) };
+  pod.status = { phase: 'Pending', qosClass: qosClass([...(pod.spec.initContainers ?? []), ...pod.spec.containers]) };
 }

@@ -58,20 +58,27 @@ export class PodHandle {
     return formatTime(this.node.now());
   }
 
-  /** Replaces one container's state (and some status fields), then re-derives phase and conditions. */
+  /** Replaces one container's (or init container's) state and some status fields, then re-derives phase and conditions. */
   setContainerState(name: string, state: ContainerStatus['state'], fields: Partial<ContainerStatus> = {}): void {
     if (this.stopping) return;
     const now = this.stamp();
+    // A finished init container counts as ready: it has done what the pod needed of it.
+    const replace = (statuses: ContainerStatus[] | undefined, init: boolean) =>
+      statuses?.map((s) => {
+        if (s.name !== name) return s;
+        const ready = init && state.terminated?.exitCode === 0;
+        return { ...s, ...fields, state, ...(state.running ? {} : { ready, started: fields.started ?? false }) };
+      });
     this.patch((p) => {
-      const statuses = (p.status?.containerStatuses ?? []).map((s) =>
-        s.name === name ? { ...s, ...fields, state, ...(state.running ? {} : { ready: false, started: fields.started ?? false }) } : s,
-      );
-      const phase = derivePhase(statuses);
+      const statuses = replace(p.status?.containerStatuses, false) ?? [];
+      const initStatuses = replace(p.status?.initContainerStatuses, true);
+      const phase = derivePhase(statuses, initStatuses);
       p.status = {
         ...p.status,
         phase,
+        ...(initStatuses ? { initContainerStatuses: initStatuses } : {}),
         containerStatuses: statuses,
-        conditions: nodeConditions(p.status?.conditions ?? [], statuses, phase, now),
+        conditions: nodeConditions(p.status?.conditions ?? [], statuses, phase, now, initStatuses),
       };
     });
   }

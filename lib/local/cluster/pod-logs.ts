@@ -5,6 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import { badRequest, notFound } from './api-errors.js';
 import type { LogBuffer } from './log-buffer.js';
+import { requestedContainer } from './pod-container.js';
 import type { Pod } from './objects.js';
 import type { ObjectStore } from './store.js';
 
@@ -19,21 +20,10 @@ function optionalInt(query: URLSearchParams, name: string): number | undefined {
   return value;
 }
 
-function chooseContainer(pod: Pod, requested: string | null): string {
-  const names = pod.spec.containers.map((c) => c.name);
-  const podName = pod.metadata.name ?? '';
-  if (requested) {
-    if (!names.includes(requested)) throw badRequest(`container ${requested} is not valid for pod ${podName}`);
-    return requested;
-  }
-  if (names.length === 1 && names[0] !== undefined) return names[0];
-  throw badRequest(`a container name must be specified for pod ${podName}, choose one of: [${names.join(' ')}]`);
-}
-
 /** The kubelet's refusal when a container has not started yet (validateContainerLogStatus). */
 function waitingMessage(pod: Pod, container: string): string {
   const podName = pod.metadata.name ?? '';
-  const status = pod.status?.containerStatuses?.find((s) => s.name === container);
+  const status = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find((s) => s.name === container);
   if (!pod.spec.nodeName || status === undefined) return `pod ${podName} does not have a host assigned`;
   const reason = status.state.waiting?.reason ?? 'ContainerCreating';
   if (reason === 'ErrImagePull') return `container "${container}" in pod "${podName}" is waiting to start: image can't be pulled`;
@@ -44,7 +34,7 @@ function waitingMessage(pod: Pod, container: string): string {
 export function servePodLog(store: ObjectStore, logs: LogSource, namespace: string, name: string, query: URLSearchParams, res: ServerResponse): void {
   const pod = store.get('pods', namespace, name) as Pod | undefined;
   if (pod === undefined) throw notFound('pods', name);
-  const container = chooseContainer(pod, query.get('container'));
+  const container = requestedContainer(pod, query.get('container') ?? '');
   if (query.get('previous') === 'true') {
     throw badRequest(`previous terminated container "${container}" in pod "${name}" not found`);
   }

@@ -1,7 +1,13 @@
 /** Pure rules for a pod's phase and conditions from its container statuses, as the kubelet derives them. */
 import type { Container, ContainerStatus, Pod, PodCondition, PodStatus } from './objects.js';
 
-export function derivePhase(statuses: ContainerStatus[]): PodStatus['phase'] {
+/**
+ * A pod's init containers must each end with exit 0 before its containers start; one that fails
+ * fails the pod (restartPolicy is treated as Never), and until they are through it is Pending.
+ */
+export function derivePhase(statuses: ContainerStatus[], initStatuses: ContainerStatus[] = []): PodStatus['phase'] {
+  if (initStatuses.some((s) => s.state.terminated && s.state.terminated.exitCode !== 0)) return 'Failed';
+  if (!initialized(initStatuses)) return 'Pending';
   if (statuses.length > 0 && statuses.every((s) => s.state.terminated)) {
     return statuses.some((s) => s.state.terminated?.exitCode !== 0) ? 'Failed' : 'Succeeded';
   }
@@ -30,14 +36,28 @@ export function setCondition(
   return [...others, next];
 }
 
+function initialized(initStatuses: ContainerStatus[]): boolean {
+  return initStatuses.every((s) => s.state.terminated?.exitCode === 0);
+}
+
 const ORDER = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'];
 
 /** The conditions of a pod that is bound to the node, for its current container statuses. */
-export function nodeConditions(current: PodCondition[], statuses: ContainerStatus[], phase: PodStatus['phase'], now: string): PodCondition[] {
+export function nodeConditions(
+  current: PodCondition[],
+  statuses: ContainerStatus[],
+  phase: PodStatus['phase'],
+  now: string,
+  initStatuses: ContainerStatus[] = [],
+): PodCondition[] {
   const terminal = phase === 'Succeeded' || phase === 'Failed';
   const unready = statuses.filter((s) => !s.ready).map((s) => s.name);
+  const incomplete = initStatuses.filter((s) => s.state.terminated?.exitCode !== 0).map((s) => s.name);
   let conditions = setCondition(current, 'PodReadyToStartContainers', terminal ? 'False' : 'True', now);
-  conditions = setCondition(conditions, 'Initialized', 'True', now);
+  conditions =
+    incomplete.length === 0
+      ? setCondition(conditions, 'Initialized', 'True', now)
+      : setCondition(conditions, 'Initialized', 'False', now, 'ContainersNotInitialized', `containers with incomplete status: [${incomplete.join(' ')}]`);
   for (const type of ['Ready', 'ContainersReady']) {
     conditions =
       unready.length === 0
@@ -50,7 +70,8 @@ export function nodeConditions(current: PodCondition[], statuses: ContainerStatu
   return conditions.sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type));
 }
 
-function creatingStatus(container: Container): ContainerStatus {
+/** ContainerCreating, or PodInitializing while the pod has init containers to run first. */
+function creatingStatus(container: Container, reason: string): ContainerStatus {
   return {
     name: container.name,
     image: container.image,
@@ -58,14 +79,16 @@ function creatingStatus(container: Container): ContainerStatus {
     ready: false,
     started: false,
     restartCount: 0,
-    state: { waiting: { reason: 'ContainerCreating' } },
+    state: { waiting: { reason } },
     lastState: {},
   };
 }
 
 /** The status of a pod the node has just taken on: its IPs, its start time, every container being created. */
 export function admittedStatus(pod: Pod, ip: string, startTime: string): PodStatus {
-  const statuses = pod.spec.containers.map(creatingStatus);
+  const initStatuses = (pod.spec.initContainers ?? []).map((c) => creatingStatus(c, 'PodInitializing'));
+  const waiting = initStatuses.length > 0 ? 'PodInitializing' : 'ContainerCreating';
+  const statuses = pod.spec.containers.map((c) => creatingStatus(c, waiting));
   return {
     ...pod.status,
     phase: 'Pending',
@@ -74,7 +97,8 @@ export function admittedStatus(pod: Pod, ip: string, startTime: string): PodStat
     podIP: ip,
     podIPs: [{ ip }],
     startTime,
+    ...(initStatuses.length > 0 ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,
-    conditions: nodeConditions(pod.status?.conditions ?? [], statuses, 'Pending', startTime),
+    conditions: nodeConditions(pod.status?.conditions ?? [], statuses, 'Pending', startTime, initStatuses),
   };
 }

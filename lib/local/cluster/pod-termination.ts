@@ -19,23 +19,30 @@ export function terminatedStatus(
   cause: TerminationCause,
   finishedAt: string,
 ): PodStatus {
+  const stopped = (s: ContainerStatus, exit: ProcessExit): ContainerStatus => {
+    const startedAt = s.state.running?.startedAt ?? null;
+    return { ...s, ready: false, started: false, state: { terminated: { exitCode: exit.exitCode, ...(exit.signal ? { signal: exit.signal } : {}), reason: 'Error', startedAt, finishedAt, containerID: s.containerID } } };
+  };
   const statuses = (status?.containerStatuses ?? []).map((s): ContainerStatus => {
     const exit = exits.get(s.name);
-    if (exit !== undefined) {
-      const startedAt = s.state.running?.startedAt ?? null;
-      return { ...s, ready: false, started: false, state: { terminated: { exitCode: exit.exitCode, ...(exit.signal ? { signal: exit.signal } : {}), reason: 'Error', startedAt, finishedAt, containerID: s.containerID } } };
-    }
+    if (exit !== undefined) return stopped(s, exit);
     if (s.state.terminated) return s;
     // Never started: the kubelet reports such containers as lost when the pod ends.
     return { ...s, ready: false, started: false, state: { terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated', startedAt: null, finishedAt } } };
   });
-  const phase = cause === 'deadline' ? 'Failed' : derivePhase(statuses);
+  // An init container stopped mid-run ends like a container; the ones after it never started.
+  const initStatuses = status?.initContainerStatuses?.map((s): ContainerStatus => {
+    const exit = exits.get(s.name);
+    return exit === undefined ? s : stopped(s, exit);
+  });
+  const phase = cause === 'deadline' ? 'Failed' : derivePhase(statuses, initStatuses);
   return {
     ...status,
     phase,
     ...(cause === 'deadline' ? { reason: 'DeadlineExceeded', message: DEADLINE_MESSAGE } : {}),
+    ...(initStatuses ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,
-    conditions: nodeConditions(status?.conditions ?? [], statuses, phase, finishedAt),
+    conditions: nodeConditions(status?.conditions ?? [], statuses, phase, finishedAt, initStatuses),
   };
 }
 

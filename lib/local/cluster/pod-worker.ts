@@ -10,6 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { hostEnv, hostMounts, workingDirectory } from './container-paths.js';
 import { ContainerRunner } from './container-runner.js';
 import { waitForContainerEnv } from './container-env.js';
+import type { ExecTarget } from './exec-process.js';
 import { ensureImage } from './image-manager.js';
 import type { LogBuffer } from './log-buffer.js';
 import type { NodeContext } from './node-context.js';
@@ -37,6 +38,11 @@ export class PodWorker {
   /** Logs of the containers that have started, by container name. */
   get logs(): ReadonlyMap<string, LogBuffer> {
     return this.containers.logs;
+  }
+
+  /** A running container's directory, environment and life, for exec; undefined when it is not running. */
+  execTarget(container: string): ExecTarget | undefined {
+    return this.containers.execTargets.get(container);
   }
 
   start(): void {
@@ -79,8 +85,20 @@ export class PodWorker {
       this.deadline = setTimeout(() => void this.deadlineExceeded(pod), deadlineSeconds * 1000);
     }
     const volumes = await mountVolumes(this.pod, pod, this.node);
-    if (volumes !== undefined) await Promise.all(pod.spec.containers.map((c) => this.runContainer(c, volumes)));
+    if (volumes !== undefined && (await this.runInitContainers(pod, volumes))) {
+      await Promise.all(pod.spec.containers.map((c) => this.runContainer(c, volumes)));
+    }
     clearTimeout(this.deadline);
+  }
+
+  /** In order, each to its end; whether they all exited 0, so the containers may start. */
+  private async runInitContainers(pod: Pod, volumes: ReadonlyMap<string, string>): Promise<boolean> {
+    for (const container of pod.spec.initContainers ?? []) {
+      await this.runContainer(container, volumes);
+      const status = this.pod.current()?.status?.initContainerStatuses?.find((s) => s.name === container.name);
+      if (status?.state.terminated?.exitCode !== 0) return false;
+    }
+    return true;
   }
 
   private async runContainer(container: Container, volumes: ReadonlyMap<string, string>): Promise<void> {

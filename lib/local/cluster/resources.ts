@@ -158,6 +158,7 @@ export const RESOURCES: Record<string, ResourceType> = {
 };
 
 export const POD_LOG_SUBRESOURCE = 'log';
+export const POD_EXEC_SUBRESOURCE = 'exec';
 
 /** `v1` for the core group, `group/v1` for the others, as objects and lists carry it. */
 export function apiVersionOf(resource: Pick<ResourceType, 'group'>): string {

@@ -7,7 +7,7 @@
 import { ClaimAnnotations, Preemption, Scheduling, nodeRejection, preFilterRejection } from './control-plane-messages.js';
 import { matchesNodeSelection, type NodeIdentity } from './node-affinity.js';
 import type { NodeContext } from './node-context.js';
-import type { KubeObject, PersistentVolumeClaim, Pod, StorageClass } from './objects.js';
+import type { Container, KubeObject, PersistentVolumeClaim, Pod, StorageClass } from './objects.js';
 import type { PodHandle } from './pod-handle.js';
 import { setCondition } from './pod-status.js';
 import { parseQuantity } from './quantity.js';
@@ -24,8 +24,11 @@ export type Placement =
   /** `claimsMayHelp`: a change to the pod's claims can change the verdict, so it is worth retrying then. */
   | { fits: false; message: string; claimsMayHelp: boolean };
 
+/** As the scheduler counts it: init containers run one at a time, before the containers, so the largest of them or the sum of the rest. */
 function requested(pod: Pod, resource: 'cpu' | 'memory'): number {
-  return pod.spec.containers.reduce((sum, c) => sum + (parseQuantity(c.resources?.requests?.[resource] ?? '0') ?? 0), 0);
+  const amount = (c: Container) => parseQuantity(c.resources?.requests?.[resource] ?? '0') ?? 0;
+  const containers = pod.spec.containers.reduce((sum, c) => sum + amount(c), 0);
+  return Math.max(containers, ...(pod.spec.initContainers ?? []).map(amount));
 }
 
 /** Compares the pod's requests with the node's whole capacity (other pods' requests are not counted). */

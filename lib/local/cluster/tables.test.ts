@@ -14,6 +14,19 @@ function pod(status: Pod['status'], deleting = false): Pod {
 
 const container = (state: object, ready = false) => ({ name: 'step', image: 'alpine', imageID: '', ready, started: ready, restartCount: 0, state, lastState: {} });
 
+/** A pod with one init container in `state`; its step container waits until that is done. */
+function initPod(state: object, phase: NonNullable<Pod['status']>['phase'] = 'Pending'): Pod {
+  return {
+    metadata: { name: 'p' },
+    spec: { initContainers: [{ name: 'clone', image: 'alpine/git' }], containers: [{ name: 'step', image: 'alpine' }] },
+    status: {
+      phase,
+      initContainerStatuses: [{ ...container(state), name: 'clone' }],
+      containerStatuses: [container({ waiting: { reason: 'PodInitializing' } })],
+    },
+  };
+}
+
 test.each([
   ['Pending', pod({ phase: 'Pending' })],
   ['ContainerCreating', pod({ phase: 'Pending', containerStatuses: [container({ waiting: { reason: 'ContainerCreating' } })] })],
@@ -25,6 +38,12 @@ test.each([
   ['ExitCode:7', pod({ phase: 'Failed', containerStatuses: [container({ terminated: { exitCode: 7, reason: '', finishedAt: 't' } })] })],
   ['DeadlineExceeded', pod({ phase: 'Failed', reason: 'DeadlineExceeded' })],
   ['Terminating', pod({ phase: 'Running', containerStatuses: [container({ running: { startedAt: 't' } }, true)] }, true)],
+  ['Init:0/1', initPod({ waiting: { reason: 'PodInitializing' } })],
+  ['Init:0/1', initPod({ running: { startedAt: 't' } })],
+  ['Init:ErrImagePull', initPod({ waiting: { reason: 'ErrImagePull', message: 'x' } })],
+  ['Init:Error', initPod({ terminated: { exitCode: 128, reason: 'Error', finishedAt: 't' } }, 'Failed')],
+  ['Init:ExitCode:3', initPod({ terminated: { exitCode: 3, reason: '', finishedAt: 't' } }, 'Failed')],
+  ['PodInitializing', initPod({ terminated: { exitCode: 0, reason: 'Completed', finishedAt: 't' } })],
 ])('kubectl shows %s', (expected, subject) => {
   expect(podStatusText(subject)).toBe(expected);
 });

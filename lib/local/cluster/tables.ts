@@ -27,7 +27,26 @@ const NAME = { ...col('Name', 0, 'string', 'name'), description: 'Name must be u
 const AGE = { ...col('Age'), description: 'CreationTimestamp is a timestamp representing the server time when this object was created.' };
 
 /** kubectl's STATUS column for a pod (printPod in kubectl's printers). */
+/** kubectl's Init:… text while an init container has not finished, else undefined. */
+function initStatusText(pod: Pod): string | undefined {
+  const statuses = pod.status?.initContainerStatuses ?? [];
+  for (const [i, status] of statuses.entries()) {
+    const { waiting, terminated } = status.state;
+    if (terminated?.exitCode === 0) continue;
+    if (terminated) {
+      if (terminated.reason) return `Init:${terminated.reason}`;
+      return terminated.signal ? `Init:Signal:${terminated.signal}` : `Init:ExitCode:${terminated.exitCode}`;
+    }
+    if (waiting?.reason && waiting.reason !== 'PodInitializing') return `Init:${waiting.reason}`;
+    return `Init:${i}/${pod.spec.initContainers?.length ?? statuses.length}`;
+  }
+  return undefined;
+}
+
 export function podStatusText(pod: Pod): string {
+  if (pod.metadata.deletionTimestamp) return 'Terminating';
+  const init = initStatusText(pod);
+  if (init !== undefined) return init;
   let reason: string = pod.status?.reason || pod.status?.phase || 'Pending';
   let hasRunning = false;
   const statuses = [...(pod.status?.containerStatuses ?? [])].reverse();
@@ -39,14 +58,13 @@ export function podStatusText(pod: Pod): string {
     else if (running && status.ready) hasRunning = true;
   }
   if (reason === 'Completed' && hasRunning) reason = 'Running';
-  if (pod.metadata.deletionTimestamp) reason = 'Terminating';
   return reason;
 }
 
 function podRow(pod: Pod, now: Date): unknown[] {
   const statuses = pod.status?.containerStatuses ?? [];
   const ready = statuses.filter((s) => s.ready).length;
-  const restarts = statuses.reduce((sum, s) => sum + s.restartCount, 0);
+  const restarts = [...(pod.status?.initContainerStatuses ?? []), ...statuses].reduce((sum, s) => sum + s.restartCount, 0);
   return [
     pod.metadata.name,
     `${ready}/${pod.spec.containers.length}`,

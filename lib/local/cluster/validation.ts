@@ -6,8 +6,8 @@ import type { Container, NodeSelectorRequirement, Pod, Secret } from './objects.
 import { QUANTITY_FORMAT_MESSAGE, parseQuantity } from './quantity.js';
 import { checkVolumeMounts, checkVolumes } from './volume-validation.js';
 
-function checkContainer(container: Partial<Container>, index: number, seen: Set<string>, volumes: ReadonlySet<string>): FieldProblem[] {
-  const at = `spec.containers[${index}]`;
+/** `at`: spec.containers[i] or spec.initContainers[i]; names are unique across both lists. */
+function checkContainer(container: Partial<Container>, at: string, seen: Set<string>, volumes: ReadonlySet<string>): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if (typeof container.name !== 'string' || container.name === '') {
     problems.push(required(`${at}.name`));
@@ -73,12 +73,14 @@ export function validatePod(pod: Pod): FieldProblem[] {
   const spec = pod.spec as Partial<Pod['spec']> | undefined;
   const volumes = checkVolumes(spec?.volumes ?? []);
   problems.push(...volumes.problems);
+  const seen = new Set<string>();
+  const initContainers = spec?.initContainers ?? [];
+  initContainers.forEach((c, i) => problems.push(...checkContainer(c ?? {}, `spec.initContainers[${i}]`, seen, volumes.names)));
   const containers = spec?.containers;
   if (!Array.isArray(containers) || containers.length === 0) {
     problems.push(required('spec.containers'));
   } else {
-    const seen = new Set<string>();
-    containers.forEach((c, i) => problems.push(...checkContainer(c ?? {}, i, seen, volumes.names)));
+    containers.forEach((c, i) => problems.push(...checkContainer(c ?? {}, `spec.containers[${i}]`, seen, volumes.names)));
   }
   const restart = spec?.restartPolicy;
   if (restart !== undefined && !['Always', 'OnFailure', 'Never'].includes(restart)) {

@@ -8,13 +8,16 @@ import { startEmbeddedCluster, type EmbeddedCluster } from '../cluster/index.js'
 import { ConsoleOutput } from '../console-output.js';
 import { startLocalExecution, type ExecutionSummary } from '../executor.js';
 import { localBuildInput, localSource } from '../local-source.js';
+import { uploaderFor, type SourceUploader } from '../source-upload.js';
 import { readPipelineFile } from '../pipeline-file.js';
 import { printedStatusReporter } from '../printed-status.js';
 import { commandTaskRuntime } from '../task-runtime.js';
 import type { CommandIO } from './cluster.js';
+import { workspaceModeOption } from './usage.js';
+import type { WorkspaceMode } from '../../workflow/settings.js';
 
 export const RUN_USAGE =
-  'run <pipeline.yml> [--source DIR] [--commit REF] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--images FILE] [--json] [--verbose]';
+  'run <pipeline.yml> [--source DIR] [--commit REF] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--images FILE] [--json] [--verbose]';
 
 export const ExitCodes = { succeeded: 0, failed: 1, rejected: 2 } as const;
 
@@ -23,6 +26,8 @@ export interface RunOptions {
   kubeconfig?: string;
   context?: string;
   namespace?: string;
+  /** As the deployment's WORKSPACE_MODE (default volume). */
+  workspaceMode?: WorkspaceMode;
   /** The git work tree to check out (default: the one holding the pipeline file). */
   source?: string;
   /** Check this commit out instead of the work tree as it is on disk. */
@@ -54,6 +59,7 @@ export function parseRunArgs(args: string[]): RunOptions {
       kubeconfig: { type: 'string' },
       context: { type: 'string' },
       namespace: { type: 'string' },
+      'workspace-mode': { type: 'string' },
       source: { type: 'string' },
       // The old name of --source, from before builds had a checkout.
       workspace: { type: 'string' },
@@ -65,9 +71,9 @@ export function parseRunArgs(args: string[]): RunOptions {
   });
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0) throw new TypeError(`usage: ${RUN_USAGE}`);
-  const { workspace, ...rest } = values;
+  const { workspace, 'workspace-mode': workspaceMode, ...rest } = values;
   const source = rest.source ?? workspace;
-  return { file, ...rest, ...(source ? { source } : {}) };
+  return { file, ...rest, ...(source ? { source } : {}), ...(workspaceMode ? { workspaceMode: workspaceModeOption(workspaceMode) } : {}) };
 }
 
 /**
@@ -86,9 +92,10 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
   }
 
   let source;
+  const pipeline = parsePipeline(loaded, options.file);
   try {
     source = await localSource(file, {
-      checksOut: parsePipeline(loaded, options.file).checkout !== false,
+      checksOut: pipeline.checkout !== false,
       ...(options.source ? { sourceDir: path.resolve(options.source) } : {}),
       ...(options.commit ? { commit: options.commit } : {}),
       remoteCluster: options.kubeconfig !== undefined,
@@ -102,6 +109,7 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
 
   const scratch = await mkdtemp(path.join(tmpdir(), 'step-runner-'));
   let cluster: EmbeddedCluster | undefined;
+  let uploader: SourceUploader | undefined;
   try {
     let kubeconfig = options.kubeconfig ? path.resolve(options.kubeconfig) : undefined;
     if (!kubeconfig) {
@@ -112,13 +120,18 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     }
     const runtime = commandTaskRuntime(kubeconfig, options);
     logger.setLogLevel(options.verbose ? 'INFO' : 'SILENT');
+    uploader = uploaderFor(source.source, pipeline.checkout, { kubeconfig, context: options.context }, print);
 
     const buildId = localBuildId(file);
     const console = new ConsoleOutput(`${buildId} (${options.file})`);
-    const execution = startLocalExecution(
-      localBuildInput(buildId, { file: options.file, text: loaded }, source),
-      { runtime, statuses: printedStatusReporter(print), onEvent: (event) => console.lines(event).forEach(print) },
-    );
+    const execution = startLocalExecution(localBuildInput(buildId, { file: options.file, text: loaded }, source), {
+      runtime,
+      statuses: printedStatusReporter(print),
+      onEvent: (event) => {
+        console.lines(event).forEach(print);
+        uploader?.onEvent(event);
+      },
+    });
     const stop = () => {
       print('Interrupted: aborting the execution and deleting its pods...');
       execution.abort();
@@ -133,6 +146,7 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     if (options.json) io.out(JSON.stringify(result));
     return result.status === 'SUCCEEDED' ? ExitCodes.succeeded : ExitCodes.failed;
   } finally {
+    await uploader?.dispose();
     await cluster?.stop();
     await rm(scratch, { recursive: true, force: true });
     await source.dispose();

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { WebhookRoutes } from '../../forge/webhook.js';
 import type { LocalServerOptions } from '../local-server.js';
-import { portOption, UsageError } from './usage.js';
+import { portOption, UsageError, workspaceModeOption } from './usage.js';
 
 /** The local server's secrets when not given on the command line (on AWS: Secrets Manager ids). */
 export const SecretEnvNames = {
@@ -10,7 +10,7 @@ export const SecretEnvNames = {
 } as const;
 
 export const summary =
-  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--source DIR] [--secret S] [--example FILE] [--kubeconfig F [--context C]] [--namespace NS] [--images FILE] [--verbose]';
+  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--source DIR] [--secret S] [--example FILE] [--kubeconfig F [--context C]] [--namespace NS] [--workspace-mode volume|ephemeral] [--images FILE] [--verbose]';
 
 export const help = `Usage: step-runner ${summary}
 
@@ -28,6 +28,8 @@ Builds run on the local executor, on the embedded cluster unless --kubeconfig is
                     uses $${SecretEnvNames.generic}, else this one). Unsigned requests are refused:
                     without a secret the endpoint answers 404.
   --example FILE    run this pipeline once as soon as the server is up (what \`npm start\` does)
+  --workspace-mode  volume (default: one claim per build, shared by its steps) or ephemeral (an
+                    emptyDir and a checkout in each step's pod), as the deployment's WORKSPACE_MODE
   --port N          default: $PORT, else 3000
   --verbose         the handlers' log lines too`;
 
@@ -47,6 +49,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
         kubeconfig: { type: 'string' },
         context: { type: 'string' },
         namespace: { type: 'string' },
+        'workspace-mode': { type: 'string' },
         source: { type: 'string' },
         // The old name of --source, from before builds had a checkout.
         workspace: { type: 'string' },
@@ -73,6 +76,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
     ...(values.context ? { context: values.context } : {}),
     ...(values.namespace ? { namespace: values.namespace } : {}),
+    ...(values['workspace-mode'] ? { workspaceMode: workspaceModeOption(values['workspace-mode']) } : {}),
     ...(values.source ?? values.workspace ? { source: (values.source ?? values.workspace)! } : {}),
     ...(values.images ? { images: values.images } : {}),
     ...(values.example ? { example: values.example } : {}),

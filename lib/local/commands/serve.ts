@@ -6,6 +6,7 @@ import path from 'node:path';
 import { parsePipeline } from '../../pipeline/index.js';
 import { WebhookRoutes } from '../../forge/webhook.js';
 import { localBuildInput, localSource, type LocalSource } from '../local-source.js';
+import { uploaderFor, type SourceUploader } from '../source-upload.js';
 import { readServedPipeline, ServeRejected, startLocalServer, type LocalServer } from '../local-server.js';
 import type { CommandIO } from './cluster.js';
 import { localBuildId } from './run.js';
@@ -43,21 +44,33 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
   if (!options.genericSecret && !options.secret) io.out(`Generic webhooks are refused (404) until a secret is given: ${SecretEnvNames.generic} or --secret.`);
   io.out('Commit statuses are printed here, not posted. Press Ctrl-C to stop.');
   let source: LocalSource | undefined;
+  let uploader: SourceUploader | undefined;
   if (options.example) {
     try {
       const example = await readServedPipeline(path.resolve(options.example), options.example);
+      const pipeline = parsePipeline(example.text, example.file);
       source = await localSource(path.resolve(options.example), {
-        checksOut: parsePipeline(example.text, example.file).checkout !== false,
+        checksOut: pipeline.checkout !== false,
         ...(options.source ? { sourceDir: path.resolve(options.source) } : {}),
         remoteCluster: options.kubeconfig !== undefined,
       });
       io.out(`Example build source: ${source.description}`);
       const id = localBuildId(example.file);
+      const sending = options.kubeconfig
+        ? uploaderFor(source.source, pipeline.checkout, { kubeconfig: path.resolve(options.kubeconfig), context: options.context }, io.out)
+        : undefined;
+      if (sending) {
+        server.executions.subscribe((change) => {
+          if (change.kind === 'event' && change.name === id) sending.onEvent(change.event);
+        });
+        uploader = sending;
+      }
       await server.executions.start(id, localBuildInput(id, example, source));
       io.out(`Example build ${options.example}: ${server.url}/executions/${id}`);
     } catch (error) {
       io.err(`step-runner serve: ${(error as Error).message}`);
       await server.close();
+      await uploader?.dispose();
       await source?.dispose();
       return error instanceof ServeRejected ? 2 : 1;
     }
@@ -66,6 +79,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
   const signal = await io.stopSignal;
   io.out(`Received ${signal}: aborting running builds and deleting their pods...`);
   await server.close();
+  await uploader?.dispose();
   await source?.dispose();
   return 0;
 }

@@ -18,10 +18,14 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   const poll = input.poll;
   if (!poll) throw new Error('FinishStep needs $.poll from PollStep');
   const api = await deps.kube();
+  const checkout = input.settings.checkout;
+  const secrets = [...(checkout?.secrets ?? []), ...input.step.secrets];
   // Read before the pod is deleted, so a failure here leaves the step retryable as it was.
-  const needles = input.step.secrets.length > 0 ? secretNeedles(await readSecretValues(api, input.namespace, input.step.secrets)) : [];
+  const needles = secrets.length > 0 ? secretNeedles(await readSecretValues(api, input.namespace, secrets)) : [];
   const mask = (text: string) => maskSecrets(text, needles);
-  const log = mask(await readWholeStepLog(api, input.namespace, poll.podName));
+  // A pod's own checkout (ephemeral workspace) comes first in its log, as it ran first.
+  const checkoutLog = checkout ? await readWholeStepLog(api, input.namespace, poll.podName, undefined, checkout.name) : '';
+  const log = mask(checkoutLog + (await readWholeStepLog(api, input.namespace, poll.podName)));
   const location = log ? await deps.logs.put(input.build.id, input.step.name, log) : null;
   await deleteStepPod(api, input.namespace, poll.podName);
   const tail = log ? logTail(log) : '';

@@ -1,20 +1,26 @@
-import { launchStepPod, podProgress, stepPodManifest, workspaceNode } from '../../kube/index.js';
+import { launchStepPod, podProgress, stepPodManifest, workspaceNode, type PodWorkspace } from '../../kube/index.js';
 import { buildEnvironment } from '../build-environment.js';
-import type { PollState, StepInput } from '../state-data.js';
+import { buildClaimName, type PollState, type StepInput } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 
 /** Creates the step's pod (or adopts the one a previous attempt created) and schedules the first poll. */
 export async function launchStep(input: StepInput, deps: TaskDeps): Promise<PollState> {
   const api = await deps.kube();
-  const claimName = input.settings.workspace?.claimName;
+  const claimName = buildClaimName(input.settings);
   // The first pod of the build puts the volume on a node; every later one must go there too.
   const node = claimName ? await workspaceNode(api, input.namespace, claimName) : undefined;
+  const workspace: PodWorkspace | undefined = claimName
+    ? { claimName, ...(node ? { node } : {}) }
+    : input.settings.workspace && 'ephemeral' in input.settings.workspace
+      ? { ephemeral: true }
+      : undefined;
   const manifest = stepPodManifest({
     buildId: input.build.id,
     step: input.step,
     namespace: input.namespace,
     buildEnv: buildEnvironment(input.build),
-    ...(claimName ? { workspace: { claimName, ...(node ? { node } : {}) } } : {}),
+    ...(workspace ? { workspace } : {}),
+    ...(input.settings.checkout ? { checkout: input.settings.checkout } : {}),
   });
   const { pod, adopted } = await launchStepPod(api, manifest);
   const podName = pod.metadata?.name ?? manifest.metadata!.name!;

@@ -10,7 +10,7 @@ import {
   type PodProgress,
 } from '../../kube/index.js';
 import { nextPollSeconds } from '../poll-schedule.js';
-import type { PollState, StepInput } from '../state-data.js';
+import { buildClaimName, type PollState, type StepInput } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 
 export interface PollLimits {
@@ -30,7 +30,7 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
   if (!previous) throw new Error('PollStep needs $.poll from LaunchStep');
   const watched = previous.phase === 'pending' ? await watchPendingPod(input, previous, deps, limits) : undefined;
   const now = deps.now();
-  const claimName = input.settings.workspace?.claimName;
+  const claimName = buildClaimName(input.settings);
   const observation = await observeStep(await deps.kube(), input.namespace, previous.podName, {
     now: () => now,
     ...(watched !== undefined ? { knownPod: watched } : {}),

@@ -2,7 +2,7 @@ import type { BuildInput } from '../../contract/index.js';
 import { ensureGitCredentials, ensureWorkspaceClaim, gitCredentialsManifest, workspaceClaimManifest } from '../../kube/index.js';
 import { InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
 import { CHECKOUT_TIMEOUT_SECONDS, checkoutStep } from '../checkout-step.js';
-import type { WorkflowSettings } from '../settings.js';
+import { WorkspaceModes, type WorkflowSettings } from '../settings.js';
 import type { PreparedBuild } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 
@@ -30,8 +30,12 @@ function claimDeadlineSeconds(steps: readonly { timeoutSeconds: number }[]): num
  * step's pod starts, and a pull failure surfaces from that step's first polls.
  */
 export interface BuildCredentials {
-  /** The deployment's GitHub token, for sources that ask for it (private repositories). */
-  githubToken?: string;
+  /**
+   * The GitHub token for sources that ask for it (private repositories): the deployment's, or a
+   * function that gets one for this build (a GitHub App installation token), called only when the
+   * build checks such a source out.
+   */
+  githubToken?: string | ((input: BuildInput) => Promise<string | undefined>);
 }
 
 export async function prepareBuild(
@@ -54,21 +58,22 @@ export async function prepareBuild(
   const api = await deps.kube();
   // The checkout's own timeout counts too: the credentials and the claim outlive it.
   const deadlineSeconds = claimDeadlineSeconds([{ timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...pipeline.steps]);
-  const wantsToken = pipeline.checkout !== false && input.source?.credentials === 'github' && credentials.githubToken;
-  const credentialsSecret = wantsToken
-    ? await ensureGitCredentials(api, gitCredentialsManifest({ buildId: input.build.id, namespace, token: credentials.githubToken!, deadlineSeconds }))
+  const wantsToken = pipeline.checkout !== false && input.source?.credentials === 'github';
+  let token: string | undefined;
+  if (wantsToken) token = typeof credentials.githubToken === 'function' ? await credentials.githubToken(input) : credentials.githubToken;
+  const credentialsSecret = token
+    ? await ensureGitCredentials(api, gitCredentialsManifest({ buildId: input.build.id, namespace, token, deadlineSeconds }))
     : undefined;
   const checkout =
     pipeline.checkout !== false && input.source ? checkoutStep(input.source, pipeline.checkout, settings.cloneImage, credentialsSecret) : undefined;
-  const steps = checkout ? [checkout, ...pipeline.steps] : pipeline.steps;
+  const ephemeral = settings.workspaceMode === WorkspaceModes.ephemeral;
+  // Ephemeral: each pod checks out for itself, so the checkout is no step of its own.
+  const steps = checkout && !ephemeral ? [checkout, ...pipeline.steps] : pipeline.steps;
+  if (checkout && ephemeral) deps.log.info(`Preparing checkout: image ${parseImageReference(checkout.image).familiar}, in every step's pod`);
   for (const step of steps) {
     deps.log.info(`Preparing step "${step.name}": image ${parseImageReference(step.image).familiar}`, { step: step.name });
   }
-
-  const claim = workspaceClaimManifest({ buildId: input.build.id, namespace, settings: settings.workspace, deadlineSeconds });
-  const { adopted } = await ensureWorkspaceClaim(api, claim);
-  const claimName = claim.metadata!.name!;
-  deps.log.info(`${adopted ? 'Adopted' : 'Created'} workspace claim ${claimName}`, { claim: claimName });
+  const workspace = ephemeral ? ({ ephemeral: true } as const) : await ensureClaim(input, namespace, settings, deadlineSeconds, deps);
 
   return {
     build: input.build,
@@ -77,9 +82,24 @@ export async function prepareBuild(
       imagePullGraceSeconds: pipeline.imagePullGraceSeconds ?? settings.imagePullGraceSeconds,
       unschedulableGraceSeconds: settings.unschedulableGraceSeconds,
       pendingWatchSeconds: settings.pendingWatchSeconds,
-      workspace: { claimName },
-      ...(checkout ? { checkoutStep: checkout.name } : {}),
+      workspace,
+      ...(checkout && !ephemeral ? { checkoutStep: checkout.name } : {}),
+      ...(checkout && ephemeral ? { checkout } : {}),
     },
     steps,
   };
+}
+
+async function ensureClaim(
+  input: BuildInput,
+  namespace: string,
+  settings: WorkflowSettings,
+  deadlineSeconds: number,
+  deps: Pick<TaskDeps, 'kube' | 'log'>,
+): Promise<{ claimName: string }> {
+  const claim = workspaceClaimManifest({ buildId: input.build.id, namespace, settings: settings.workspace, deadlineSeconds });
+  const { adopted } = await ensureWorkspaceClaim(await deps.kube(), claim);
+  const claimName = claim.metadata!.name!;
+  deps.log.info(`${adopted ? 'Adopted' : 'Created'} workspace claim ${claimName}`, { claim: claimName });
+  return { claimName };
 }

@@ -1,0 +1,16 @@
+import { describe, expect, it } from '@jest/globals';
+import { parseRunArgs } from './run.js';
+import { parseServeArgs } from './serve-args.js';
+
+describe('--workspace-mode', () => {
+  it('chooses where run and serve keep the workspace, as the deployment setting does', () => {
+    expect(parseRunArgs(['p.yml', '--workspace-mode', 'ephemeral']).workspaceMode).toBe('ephemeral');
+    expect(parseServeArgs(['--workspace-mode', 'volume'], {}).workspaceMode).toBe('volume');
+    expect(parseRunArgs(['p.yml']).workspaceMode).toBeUndefined();
+  });
+
+  it('refuses a mode that does not exist, naming the ones that do', () => {
+    expect(() => parseRunArgs(['p.yml', '--workspace-mode', 'fargate'])).toThrow('--workspace-mode must be one of volume, ephemeral, got "fargate"');
+    expect(() => parseServeArgs(['--workspace-mode', 'emptydir'], {})).toThrow(/must be one of volume, ephemeral/);
+  });
+});

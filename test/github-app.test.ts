@@ -1,0 +1,381 @@
+/**
+ * A deployment that authenticates to GitHub as a GitHub App: the PrepareBuild, ReportStatus and
+ * webhook functions as lib/lambda builds them, with the App's key (and the fallback token) read
+ * from Secrets Manager through the AWS SDK (aws-sdk-client-mock), GitHub over loopback HTTP, and
+ * PrepareBuild's Secret created in the embedded cluster. The installation token reaches the
+ * build's Secret and the GitHub calls, and nothing else: no output, no answer, no log line.
+ */
+import { jest } from '@jest/globals';
+import { generateKeyPairSync, verify } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { clearCache } from '@middy/util';
+import { sign } from '@octokit/webhooks-methods';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { BuildInput, StatusRequest } from '../lib/contract/index.js';
+import { createPrepareBuildHandler } from '../lib/lambda/prepare-build.js';
+import { createReportStatusHandler } from '../lib/lambda/report-status.js';
+import { createLambdaWebhookHandler } from '../lib/lambda/webhook.js';
+import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
+import { localLambdaContext } from '../lib/local/lambda-context.js';
+import { localTaskRuntime } from '../lib/local/task-runtime.js';
+import { logger } from '../lib/workflow/lambda-task.js';
+import type { PreparedBuild } from '../lib/workflow/state-data.js';
+import type { TaskRuntime } from '../lib/workflow/task-deps.js';
+import { cleanupBuild } from '../lib/workflow/tasks/cleanup-build.js';
+import { branchPush } from './fixtures/webhooks/examples.js';
+import { startFakeGitHub, type FakeGitHub } from './fixtures/webhooks/github-server.js';
+
+const APP_ID = '123456';
+const INSTALLATION = 678;
+const INSTALLATION_TOKEN = 'ghs_installationTokenNeverLogged0001';
+const DEPLOYMENT_TOKEN = 'ghp_deploymentTokenNeverLogged00001';
+const WEBHOOK_SECRET = 'gh-webhook-secret-app-5e1f';
+const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const PRIVATE_KEY = keys.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+/** A line of the key's body: any piece of it in a log would be a leak. */
+const KEY_LINE = PRIVATE_KEY.split('\n')[5]!;
+
+const SHA = '6113728f27ae82c7b1a177c8d03f9e96e0adf246';
+const CLONE_PIPELINE = 'version: 1\nsteps:\n  - name: test\n    image: alpine:3.20\n    commands: [ls]\n';
+
+const secretsManager = mockClient(SecretsManagerClient);
+const sfn = mockClient(SFNClient);
+let github: FakeGitHub;
+let cluster: EmbeddedCluster;
+let api: CoreV1Api;
+let runtime: TaskRuntime;
+let root: string;
+/** Everything the functions wrote (Powertools writes its JSON lines to stdout and stderr). */
+let logged = '';
+/** Every output, answer and error message the functions gave. */
+const given: string[] = [];
+
+beforeAll(async () => {
+  github = await startFakeGitHub();
+  cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS });
+  root = await mkdtemp(path.join(tmpdir(), 'github-app-'));
+  const kubeconfig = path.join(root, 'kubeconfig');
+  await writeFile(kubeconfig, cluster.kubeconfigYaml());
+  api = kubeConfigFromFile(kubeconfig).makeApiClient(CoreV1Api);
+  runtime = localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs') });
+  for (const stream of [process.stdout, process.stderr]) {
+    jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      logged += chunk.toString();
+      return true;
+    });
+  }
+  logger.setLogLevel('DEBUG');
+});
+
+afterAll(async () => {
+  jest.restoreAllMocks();
+  logger.setLogLevel('SILENT');
+  clearCache();
+  await cluster.stop();
+  await github.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  clearCache();
+  github.requests.length = 0;
+  github.installations.clear();
+  github.installations.set(INSTALLATION, { token: INSTALLATION_TOKEN });
+  github.files.clear();
+  secretsManager.reset();
+  const values: Record<string, string> = { 'ci/github-app-key': PRIVATE_KEY, 'ci/github-token': DEPLOYMENT_TOKEN, 'ci/github-webhook': WEBHOOK_SECRET };
+  secretsManager.on(GetSecretValueCommand).callsFake(async (input: { SecretId: string }) => {
+    if (!(input.SecretId in values)) throw new ResourceNotFoundException({ message: "Secrets Manager can't find the specified secret.", $metadata: {} });
+    return { SecretString: values[input.SecretId], Name: input.SecretId };
+  });
+  sfn.reset();
+});
+
+afterEach(() => {
+  const seen = `${logged}\n${given.join('\n')}`;
+  for (const secret of [INSTALLATION_TOKEN, DEPLOYMENT_TOKEN, WEBHOOK_SECRET, KEY_LINE, 'PRIVATE KEY']) expect(seen).not.toContain(secret);
+  // No JWT either: the App's, or any other.
+  expect(seen).not.toMatch(/eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]{10,}/);
+});
+
+const APP_ENV = {
+  GITHUB_APP_ID: APP_ID,
+  GITHUB_APP_PRIVATE_KEY_SECRET_ID: 'ci/github-app-key',
+  GITHUB_TOKEN_SECRET_ID: 'ci/github-token',
+};
+
+function buildInput(id: string, options: { installationId?: number; pipeline?: string } = {}): BuildInput {
+  return {
+    build: {
+      id,
+      trigger: 'github push',
+      repository: 'acme/private-app',
+      commit: SHA,
+      ref: 'refs/heads/main',
+      event: 'push',
+      ...(options.installationId !== undefined ? { installationId: options.installationId } : {}),
+    },
+    pipeline: { file: '.step-runner.yml', text: options.pipeline ?? CLONE_PIPELINE },
+    source: { url: 'https://github.com/acme/private-app.git', commit: SHA, ref: 'refs/heads/main', credentials: 'github' },
+  };
+}
+
+async function prepare(env: Record<string, string>, input: BuildInput): Promise<PreparedBuild> {
+  const handler = createPrepareBuildHandler({ GITHUB_API_URL: github.url, ...env }, runtime, { sleep: async () => undefined });
+  try {
+    const prepared = (await handler(input, localLambdaContext('prepareBuild'))) as PreparedBuild;
+    given.push(JSON.stringify(prepared));
+    return prepared;
+  } catch (error) {
+    given.push(`${(error as Error).name}: ${(error as Error).message}`);
+    throw error;
+  }
+}
+
+/** The token the clone container would get, read back from the build's Secret. */
+async function cloneSecretToken(prepared: PreparedBuild): Promise<string | undefined> {
+  const [clone] = prepared.steps;
+  const ref = clone?.secrets[0];
+  if (!ref) return undefined;
+  const secret = await api.readNamespacedSecret({ namespace: 'default', name: ref.secret });
+  return Buffer.from(secret.data![ref.key]!, 'base64').toString();
+}
+
+async function leftOf(buildId: string) {
+  const selector = { namespace: 'default', labelSelector: `step-runner.dev/build=${buildId}` };
+  const [secrets, claims] = await Promise.all([api.listNamespacedSecret(selector), api.listNamespacedPersistentVolumeClaim(selector)]);
+  return { secrets: secrets.items.length, claims: claims.items.length };
+}
+
+function tokenRequests() {
+  return github.requests.filter((r) => r.path.endsWith('/access_tokens'));
+}
+
+describe('PrepareBuild with a GitHub App', () => {
+  it('puts an installation token that can only read this repository into the build\'s Secret, and nowhere else', async () => {
+    const prepared = await prepare(APP_ENV, buildInput('app-clone', { installationId: INSTALLATION }));
+    expect(prepared.steps.map((s) => s.name)).toEqual(['clone', 'test']);
+    expect(prepared.steps[0]!.secrets).toEqual([{ env: 'GIT_TOKEN', secret: expect.stringMatching(/^app-clone-git-credentials-/), key: 'token' }]);
+    expect(await cloneSecretToken(prepared)).toBe(INSTALLATION_TOKEN);
+    expect(JSON.stringify(prepared)).not.toContain(INSTALLATION_TOKEN);
+    // The installation stays on the build, so ReportStatus can ask for its own token.
+    expect(prepared.build.installationId).toBe(INSTALLATION);
+
+    const [request, ...more] = tokenRequests();
+    expect(more).toEqual([]);
+    expect(request).toMatchObject({ method: 'POST', path: `/app/installations/${INSTALLATION}/access_tokens` });
+    expect(JSON.parse(request!.body)).toEqual({ repositories: ['private-app'], permissions: { contents: 'read' } });
+    const [header, payload, signature] = request!.headers.authorization!.replace(/^Bearer /, '').split('.');
+    expect(verify('RSA-SHA256', Buffer.from(`${header}.${payload}`), keys.publicKey, Buffer.from(signature!, 'base64url'))).toBe(true);
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as { iss: number; iat: number; exp: number };
+    expect(claims.iss).toBe(123456);
+    expect(claims.exp - claims.iat).toBe(600);
+    expect(logged).toContain('The clone authenticates with an installation token of GitHub App 123456 (installation 678; contents: read on acme/private-app only)');
+
+    await cleanupBuild({ build: prepared.build, namespace: 'default' }, 'default', runtime.deps);
+    expect(await leftOf('app-clone')).toEqual({ secrets: 0, claims: 0 });
+  });
+
+  it("falls back to the deployment's token for a build that did not come through the App", async () => {
+    const prepared = await prepare(APP_ENV, buildInput('app-no-installation'));
+    expect(await cloneSecretToken(prepared)).toBe(DEPLOYMENT_TOKEN);
+    expect(tokenRequests()).toEqual([]);
+    expect(logged).toContain("The clone authenticates with the deployment's GitHub token");
+    await cleanupBuild({ build: prepared.build, namespace: 'default' }, 'default', runtime.deps);
+  });
+
+  it("keeps using the deployment's token where no App is configured, as deployments before the App did", async () => {
+    const prepared = await prepare({ GITHUB_TOKEN_SECRET_ID: 'ci/github-token' }, buildInput('pat-only', { installationId: INSTALLATION }));
+    expect(await cloneSecretToken(prepared)).toBe(DEPLOYMENT_TOKEN);
+    expect(tokenRequests()).toEqual([]);
+    await cleanupBuild({ build: prepared.build, namespace: 'default' }, 'default', runtime.deps);
+  });
+
+  it('clones without credentials when there is neither', async () => {
+    const prepared = await prepare({}, buildInput('no-credentials', { installationId: INSTALLATION }));
+    expect(prepared.steps[0]!.secrets).toEqual([]);
+    expect(await leftOf('no-credentials')).toEqual({ secrets: 0, claims: 1 });
+    await cleanupBuild({ build: prepared.build, namespace: 'default' }, 'default', runtime.deps);
+  });
+
+  it('asks for no token when the pipeline does not check out', async () => {
+    github.installations.delete(INSTALLATION);
+    const prepared = await prepare(APP_ENV, buildInput('no-checkout', { installationId: INSTALLATION, pipeline: `version: 1\ncheckout: false\nsteps:\n  - name: test\n    image: alpine:3.20\n    commands: [ls]\n` }));
+    expect(prepared.steps.map((s) => s.name)).toEqual(['test']);
+    expect(tokenRequests()).toEqual([]);
+    await cleanupBuild({ build: prepared.build, namespace: 'default' }, 'default', runtime.deps);
+  });
+
+  it('fails the build as CredentialsUnavailable, naming the App, the installation and GitHub\'s words, before anything is created', async () => {
+    github.installations.delete(INSTALLATION);
+    await expect(prepare(APP_ENV, buildInput('app-uninstalled', { installationId: INSTALLATION }))).rejects.toMatchObject({
+      name: 'CredentialsUnavailable',
+      message:
+        'GitHub App 123456 could not get a token of installation 678 for acme/private-app (contents: read): GitHub API answered 404 (Not Found). ' +
+        'The App is no longer installed there (or GITHUB_API_URL points at another GitHub).',
+    });
+    expect(await leftOf('app-uninstalled')).toEqual({ secrets: 0, claims: 0 });
+  });
+
+  it("fails the build as CredentialsUnavailable when the App's key is unusable, never quoting it", async () => {
+    const values: Record<string, string> = { 'ci/github-app-key': 'MIIEowIBAAKCAQEA-not-a-pem', 'ci/github-token': DEPLOYMENT_TOKEN };
+    secretsManager.on(GetSecretValueCommand).callsFake(async (input: { SecretId: string }) => ({ SecretString: values[input.SecretId] }));
+    await expect(prepare(APP_ENV, buildInput('app-bad-key', { installationId: INSTALLATION }))).rejects.toMatchObject({
+      name: 'CredentialsUnavailable',
+      message: expect.stringMatching(/^GitHub App 123456: its private key \(Secrets Manager secret ci\/github-app-key\) is not a private key in PEM form/),
+    });
+    expect(given.at(-1)).not.toContain('MIIEowIBAAKCAQEA');
+    expect(tokenRequests()).toEqual([]);
+  });
+
+  it('fails the build as CredentialsUnavailable when the key cannot be read, with Secrets Manager\'s words', async () => {
+    await expect(
+      prepare({ ...APP_ENV, GITHUB_APP_PRIVATE_KEY_SECRET_ID: 'ci/no-such-key' }, buildInput('app-no-key', { installationId: INSTALLATION })),
+    ).rejects.toMatchObject({
+      name: 'CredentialsUnavailable',
+      message:
+        "GitHub App 123456: its private key (Secrets Manager secret ci/no-such-key) could not be read: ResourceNotFoundException: Secrets Manager can't find the specified secret.",
+    });
+    expect(tokenRequests()).toEqual([]);
+  });
+});
+
+describe('ReportStatus with a GitHub App', () => {
+  const build = { id: 'gh-app-status', trigger: 'github push', repository: 'Codertocat/Hello-World', commit: SHA, ref: 'refs/heads/master' };
+  const report = async (env: Record<string, string>, requests: StatusRequest[]) => {
+    const handler = createReportStatusHandler({ GITHUB_API_URL: github.url, ...env }, { sleep: async () => undefined });
+    const results = [];
+    for (const request of requests) results.push(await handler(request, localLambdaContext('reportStatus')));
+    given.push(JSON.stringify(results));
+    return results;
+  };
+  const statusRequests = () => github.requests.filter((r) => r.path.includes('/statuses/'));
+
+  it('posts with an installation token allowed statuses: write on the repository, and needs no other token', async () => {
+    const { GITHUB_TOKEN_SECRET_ID: _, ...appOnly } = APP_ENV;
+    const withInstallation = { ...build, installationId: INSTALLATION };
+    const results = await report(appOnly, [
+      { build: withInstallation, outcome: 'started' },
+      { build: withInstallation, outcome: 'succeeded' },
+    ]);
+    expect(results).toEqual([
+      { posted: true, state: 'pending', description: 'Build running' },
+      { posted: true, state: 'success', description: 'Build succeeded' },
+    ]);
+    // One token serves both statuses of a warm function.
+    expect(tokenRequests().map((r) => JSON.parse(r.body) as unknown)).toEqual([{ repositories: ['Hello-World'], permissions: { statuses: 'write' } }]);
+    expect(statusRequests().map((r) => r.headers.authorization)).toEqual([`Bearer ${INSTALLATION_TOKEN}`, `Bearer ${INSTALLATION_TOKEN}`]);
+    expect(secretsManager.commandCalls(GetSecretValueCommand).map((c) => c.args[0].input.SecretId)).toEqual(['ci/github-app-key']);
+  });
+
+  it("uses the deployment's token for a build without an installation, and says so when there is none", async () => {
+    await report(APP_ENV, [{ build, outcome: 'started' }]);
+    expect(statusRequests().map((r) => r.headers.authorization)).toEqual([`Bearer ${DEPLOYMENT_TOKEN}`]);
+
+    const { GITHUB_TOKEN_SECRET_ID: _, ...appOnly } = APP_ENV;
+    expect(await report(appOnly, [{ build, outcome: 'started' }])).toEqual([
+      {
+        posted: false,
+        reason: 'no GitHub credentials for Codertocat/Hello-World: the build did not come through a GitHub App installation, and the deployment has no GitHub token',
+        state: 'pending',
+        description: 'Build running',
+      },
+    ]);
+  });
+
+  it('does not fail the build when the App cannot get a token: the status is not posted, and the reason names the App', async () => {
+    github.installations.set(INSTALLATION, { status: 403, message: 'This installation has been suspended' });
+    const [result] = await report(APP_ENV, [{ build: { ...build, installationId: INSTALLATION }, outcome: 'failed', failure: { Error: 'StepFailed' } }]);
+    expect(result).toEqual({
+      posted: false,
+      reason: expect.stringMatching(/^GitHub App 123456 could not get a token of installation 678 for Codertocat\/Hello-World \(statuses: write\): GitHub API answered 403 \(This installation has been suspended\)/),
+    });
+    expect(statusRequests()).toEqual([]);
+  });
+});
+
+describe('the webhook with a GitHub App', () => {
+  const STATE_MACHINE_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:serverless-step-runner-dev-build';
+  const handler = () =>
+    createLambdaWebhookHandler(
+      { STATE_MACHINE_ARN, GITHUB_WEBHOOK_SECRET_ID: 'ci/github-webhook', GITHUB_API_URL: github.url, ...APP_ENV },
+      new SFNClient({ region: 'eu-west-1' }),
+    );
+  const deliver = async (payload: unknown) => {
+    const body = JSON.stringify(payload);
+    const event = {
+      version: '2.0',
+      routeKey: '$default',
+      rawPath: '/webhook',
+      rawQueryString: '',
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'push',
+        'x-github-delivery': '0b989ba4-242f-11e5-81e1-c7b6966d2516',
+        'x-hub-signature-256': await sign(WEBHOOK_SECRET, body),
+      },
+      requestContext: { http: { method: 'POST', path: '/webhook' }, stage: '$default', requestId: 'req-1' },
+      body,
+      isBase64Encoded: false,
+    } as unknown as APIGatewayProxyEventV2;
+    const answer = (await handler()(event, localLambdaContext('webhook'))) as APIGatewayProxyStructuredResultV2;
+    given.push(answer.body ?? '');
+    return { status: answer.statusCode, json: JSON.parse(answer.body ?? 'null') as Record<string, unknown> };
+  };
+  const push = () => ({ ...branchPush(), installation: { id: INSTALLATION } });
+
+  beforeEach(() => {
+    github.files.set(`Codertocat/Hello-World@${SHA}`, { text: CLONE_PIPELINE, form: 'raw' });
+    sfn.on(StartExecutionCommand).callsFake(async (input: { stateMachineArn: string; name: string }) => ({
+      executionArn: `${input.stateMachineArn.replace(':stateMachine:', ':execution:')}:${input.name}`,
+      startDate: new Date('2026-03-01T10:00:00Z'),
+    }));
+  });
+
+  it('reads the pipeline with an installation token that can read this repository, and starts the build with the installation', async () => {
+    expect((await deliver(push())).status).toBe(202);
+    expect(tokenRequests().map((r) => JSON.parse(r.body) as unknown)).toEqual([{ repositories: ['Hello-World'], permissions: { contents: 'read' } }]);
+    const read = github.requests.find((r) => r.path.endsWith('/contents/.step-runner.yml'));
+    expect(read!.headers.authorization).toBe(`Bearer ${INSTALLATION_TOKEN}`);
+    const [start] = sfn.commandCalls(StartExecutionCommand);
+    const input = JSON.parse(start!.args[0].input.input!) as BuildInput;
+    expect(input.build.installationId).toBe(INSTALLATION);
+    expect(input.source).toEqual({ url: 'https://github.com/Codertocat/Hello-World.git', commit: SHA, ref: 'refs/heads/master', credentials: 'github' });
+    expect(start!.args[0].input.input).not.toContain(INSTALLATION_TOKEN);
+  });
+
+  it('answers 502 ForgeUnavailable, naming the App, when the installation is gone, and starts nothing', async () => {
+    github.installations.delete(INSTALLATION);
+    const answer = await deliver(push());
+    expect(answer).toEqual({
+      status: 502,
+      json: {
+        error: 'ForgeUnavailable',
+        message: expect.stringMatching(/^Could not read \.step-runner\.yml from Codertocat\/Hello-World: GitHub App 123456 could not get a token of installation 678 .*404 \(Not Found\)/),
+      },
+    });
+    expect(sfn.commandCalls(StartExecutionCommand)).toEqual([]);
+  });
+});
+
+describe('the GitHub App settings', () => {
+  it('refuse a malformed App id or a missing key at start, naming the setting, never echoing what may be a key', () => {
+    const start = (env: Record<string, string>) => () => createReportStatusHandler({ GITHUB_API_URL: github.url, ...env });
+    expect(start({ GITHUB_APP_ID: 'my-app', GITHUB_APP_PRIVATE_KEY_SECRET_ID: 'ci/github-app-key' })).toThrow(
+      expect.objectContaining({ name: 'DeploymentSettingsError', message: expect.stringContaining('GITHUB_APP_ID must be the GitHub App\'s id (digits, e.g. 123456) or its client id (Iv...), got "my-app"') }),
+    );
+    expect(start({ GITHUB_APP_ID: '123456' })).toThrow(expect.objectContaining({ message: expect.stringContaining('GITHUB_APP_PRIVATE_KEY_SECRET_ID is not set') }));
+    expect(start({ GITHUB_APP_ID: PRIVATE_KEY, GITHUB_APP_PRIVATE_KEY_SECRET_ID: 'x' })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('PRIVATE KEY') }));
+    expect(start({ GITHUB_APP_ID: PRIVATE_KEY, GITHUB_APP_PRIVATE_KEY_SECRET_ID: 'x' })).toThrow(/got a value of \d+ characters/);
+    // The key's secret id alone (serverless.yml always sets it) configures no App.
+    expect(start({ GITHUB_APP_PRIVATE_KEY_SECRET_ID: 'ci/github-app-key' })).toThrow(/GITHUB_TOKEN_SECRET_ID is not set, nor GITHUB_APP_ID/);
+    expect(start({ GITHUB_APP_ID: 'Iv23liAbCdEf', GITHUB_APP_PRIVATE_KEY_SECRET_ID: 'ci/github-app-key' })).not.toThrow();
+  });
+});
