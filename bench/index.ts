@@ -12,6 +12,7 @@ import { startEmbeddedCluster, DEFAULT_TIMINGS } from '../lib/local/cluster/inde
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { measureApiRequestsPerPoll } from './api-requests.js';
 import { measureColdStart } from './cold-start.js';
+import { checkCost, timeToFailed } from './image-check.js';
 import { DEFAULT_ASSUMPTIONS, orchestrationCost, type OrchestrationCost } from './orchestration-cost.js';
 import { requestCounter } from './request-counter.js';
 import { median, percentile, round } from './stats.js';
@@ -25,6 +26,8 @@ export const TARGETS = {
   transitions10m: 60,
   coldStartRatio: 3,
   apiRequestsPerPoll: 2,
+  missingImageTimeToFailedMs: 2000,
+  imageCheckAddsMs: 500,
 };
 
 const { values } = parseArgs({ options: { json: { type: 'boolean' }, runs: { type: 'string' } } });
@@ -88,7 +91,26 @@ try {
   print(`  bundled ${coldStart.bundledInitMs} ms, unbundled ${coldStart.unbundledInitMs} ms, ratio ${coldStart.ratio}x   target >= ${TARGETS.coldStartRatio}x: ${verdict(coldStart.ratio >= TARGETS.coldStartRatio, `${round(TARGETS.coldStartRatio - coldStart.ratio, 2)}x`)}`);
   print(`  (bundled with --enable-source-maps: ${round(cold.bundledWithSourceMapsInitMs, 1)} ms, not set by default)`);
 
-  const figures = { surfaceLatencyMs, transitions, coldStart, apiRequestsPerPoll };
+  // 5. The image check: a missing image in the last of five 10-second steps, and what the check costs.
+  const checkedRuns = [];
+  for (let run = 0; run < 5; run++) checkedRuns.push(await timeToFailed(runtime, true));
+  const unchecked = await timeToFailed(runtime, false);
+  const checkCosts = await checkCost(runtime, cluster.registry, cluster.registry.url, runs);
+  const imageCheck = {
+    timeToFailedMs: { checked: round(median(checkedRuns.map((r) => r.ms))), unchecked: round(unchecked.ms) },
+    addsMs: { cold: round(checkCosts.coldMs - checkCosts.offMs, 1), warm: round(checkCosts.warmMs - checkCosts.offMs, 1) },
+    registryRequestsPerImage: round(checkCosts.requestsPerImage, 2),
+  };
+  print();
+  print('Image check: missing image in the last of five steps, each 10 s (StartExecution -> ExecutionFailed)');
+  print(`  check on:  ${checkedRuns.map((r) => round(r.ms)).join(' ')} ms (median ${imageCheck.timeToFailedMs.checked} ms), ${[...new Set(checkedRuns.map((r) => r.error))].join(', ')}, steps run ${checkedRuns[0]!.stepsRun}`);
+  print(`  check off: ${imageCheck.timeToFailedMs.unchecked} ms, ${unchecked.error}, steps run ${unchecked.stepsRun}`);
+  print(`  target <= ${TARGETS.missingImageTimeToFailedMs} ms: ${verdict(imageCheck.timeToFailedMs.checked <= TARGETS.missingImageTimeToFailedMs, `${imageCheck.timeToFailedMs.checked - TARGETS.missingImageTimeToFailedMs} ms`)}`);
+  print(`Image check cost, five images that exist (PrepareBuild medians of ${checkCosts.runs}: off ${round(checkCosts.offMs, 1)} ms, fresh checker ${round(checkCosts.coldMs, 1)} ms, warm ${round(checkCosts.warmMs, 1)} ms)`);
+  print(`  adds ${imageCheck.addsMs.cold} ms (fresh: a cold Lambda's first build), ${imageCheck.addsMs.warm} ms (verdicts cached); ${imageCheck.registryRequestsPerImage} registry requests per image (HEAD, token, HEAD)`);
+  print(`  target <= ${TARGETS.imageCheckAddsMs} ms: ${verdict(imageCheck.addsMs.cold <= TARGETS.imageCheckAddsMs, `${round(imageCheck.addsMs.cold - TARGETS.imageCheckAddsMs)} ms`)}`);
+
+  const figures = { surfaceLatencyMs, transitions, coldStart, apiRequestsPerPoll, imageCheck };
   if (values.json) process.stdout.write(`${JSON.stringify(figures)}\n`);
 } finally {
   await cluster.stop();

@@ -1,4 +1,3 @@
-import { lambdaTaskRuntime } from '../lib/lambda/task-runtime.js';
-import { cleanupEndedExecutionHandler } from '../lib/workflow/handlers.js';
+import { createCleanupEndedExecutionHandler } from '../lib/lambda/cleanup-ended-execution.js';
 
-export const handler = cleanupEndedExecutionHandler(lambdaTaskRuntime());
+export const handler = createCleanupEndedExecutionHandler();

@@ -1,4 +1,3 @@
-import { lambdaTaskRuntime } from '../lib/lambda/task-runtime.js';
-import { launchStepHandler } from '../lib/workflow/handlers.js';
+import { createLaunchStepHandler } from '../lib/lambda/launch-step.js';
 
-export const handler = launchStepHandler(lambdaTaskRuntime());
+export const handler = createLaunchStepHandler();

@@ -98,6 +98,8 @@ async function eventsAbout(podName: string): Promise<CoreV1Event[]> {
 
 const step = (name: string, image: string, commands: string[]) =>
   `  - name: ${name}\n    image: ${image}\n    commands:\n${commands.map((c) => `      - ${JSON.stringify(c)}`).join('\n')}\n`;
+/** A step whose image PrepareBuild does not check: the kubelet's pull failure is what these tests watch. */
+const unchecked = (name: string, image: string, commands: string[]) => `${step(name, image, commands)}    image-check: false\n`;
 
 describe('a build on the embedded cluster', () => {
   it('runs three steps in order, keeps their logs and leaves no pod', async () => {
@@ -122,7 +124,7 @@ describe('a build on the embedded cluster', () => {
 
   it('stops at a missing image on the poll that first sees it, and never launches a later step', async () => {
     const { id, summary, events, refused } = await build(
-      `version: 1\nsteps:\n${step('one', 'alpine:3.20', ['echo first'])}${step('two', 'alpine:3.99-nope', ['echo never'])}${step('three', 'alpine:3.20', ['echo never'])}${step('four', 'alpine:3.20', ['echo never'])}`,
+      `version: 1\nsteps:\n${step('one', 'alpine:3.20', ['echo first'])}${unchecked('two', 'alpine:3.99-nope', ['echo never'])}${step('three', 'alpine:3.20', ['echo never'])}${step('four', 'alpine:3.20', ['echo never'])}`,
     );
     expect(summary.status).toBe('FAILED');
     expect(summary.error).toBe('ImagePullFailed');
@@ -206,7 +208,7 @@ describe('a build on the embedded cluster', () => {
     const console = new ConsoleOutput('test');
     const lines: string[] = [];
     await build(
-      `version: 1\nsteps:\n${step('slow', 'alpine:3.20', ['sleep 1', 'echo done'])}${step('pull', 'alpine:3.99-nope', ['true'])}`,
+      `version: 1\nsteps:\n${step('slow', 'alpine:3.20', ['sleep 1', 'echo done'])}${unchecked('pull', 'alpine:3.99-nope', ['true'])}`,
       (event) => lines.push(...console.lines(event)),
     );
     const text = lines.join('\n');
@@ -239,7 +241,7 @@ describe('step-runner run', () => {
 
   it('prints the summary object as the last line of stdout with --json', async () => {
     const file = path.join(scratch, 'missing.yml');
-    await writeFile(file, `version: 1\nsteps:\n${step('pull', 'alpine:0.0-missing', ['true'])}`);
+    await writeFile(file, `version: 1\nsteps:\n${unchecked('pull', 'alpine:0.0-missing', ['true'])}`);
     const { out, io: streams } = io();
     const code = await runBuild({ file, kubeconfig, json: true }, streams);
     expect(code).toBe(1);

@@ -274,7 +274,7 @@ steps:
     }, 60_000);
 
     it('fails at once when the clone image cannot be pulled, naming the init container and the image', async () => {
-      const { summary } = await build('eph-pull', SEPARATE, { ...ephemeral, cloneImage: 'alpine/git:v0.0.0-nope' });
+      const { summary } = await build('eph-pull', SEPARATE, { ...ephemeral, cloneImage: 'alpine/git:v0.0.0-nope', imageCheck: false });
       expect(summary).toMatchObject({ status: 'FAILED', error: 'ImagePullFailed' });
       expect(summary.cause).toContain('Step "read" could not start: the image "alpine/git:v0.0.0-nope" of its checkout (init container "clone") could not be pulled');
       expect(await leftOf('eph-pull')).toEqual({ pods: 0, claims: 0 });

@@ -102,7 +102,7 @@ describeRequiring('the console page in Chromium', chromiumInstalled, () => {
   });
 
   it('marks the step whose image cannot be pulled, shows ImagePullFailed and its Cause, and the kubelet events of the step', async () => {
-    const name = await startBuild('examples/missing-image.yml', 'missing-image-1');
+    const name = await startBuild('test/fixtures/pipelines/good/missing-image-kubelet.yml', 'missing-image-1');
     await until(async () => (await statusOf(name)) !== 'RUNNING');
 
     const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
@@ -205,6 +205,46 @@ describeRequiring('the console page in Chromium', chromiumInstalled, () => {
     await expect(page.locator('#x-steps a[data-step="0"]').textContent()).resolves.toContain('clone');
     await page.screenshot({ path: `${ARTIFACTS}/console-passing-build.png` });
     expect(requests.filter((url) => !url.startsWith(server.url))).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('stops a running build after a confirmation, and starts it again with New execution, the two pages linked', async () => {
+    const name = await startBuild('test/fixtures/pipelines/good/long-step.yml', 'stop-from-page-1');
+    const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    await page.goto(`${server.url}/executions/${name}`);
+    await page.locator('.execution-page[data-live="on"]').waitFor({ timeout: 5_000 });
+    const stop = page.locator('#x-actions button[data-action="stop"]');
+
+    // Cancelling the confirmation stops nothing.
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await stop.click();
+    expect(asked).toEqual([expect.stringContaining(`Stop execution ${name}?`)]);
+    expect(await statusOf(name)).toBe('RUNNING');
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await stop.click();
+    await page.locator('#x-status [data-status="ABORTED"]').waitFor({ timeout: 15_000 });
+    expect(await statusOf(name)).toBe('ABORTED');
+    await expect(stop.count()).resolves.toBe(0);
+    await expect(page.locator('.banner-cancelled').textContent()).resolves.toContain('Execution aborted');
+    await page.screenshot({ path: `${ARTIFACTS}/console-stopped-build.png` });
+
+    await page.locator('#x-actions button[data-action="rerun"]').click();
+    await page.waitForURL(`**/executions/${name}-rerun-1`);
+    const back = page.locator('#x-summary a[data-rerun-of]');
+    await expect(back.textContent()).resolves.toBe(name);
+    await expect(page.locator('#x-status [data-status]').getAttribute('data-status')).resolves.toBe('RUNNING');
+    // Stopped from a script this time; the page follows it live, and holds still for the click.
+    const stopped = await fetch(`${server.url}/executions/${name}-rerun-1/stop`, { method: 'POST' });
+    expect(stopped.status).toBe(200);
+    await page.locator('#x-status [data-status="ABORTED"]').waitFor({ timeout: 15_000 });
+    await back.click();
+    await page.waitForURL(`**/executions/${name}`);
+    await expect(page.locator('#x-summary a[data-rerun]').textContent()).resolves.toBe(`${name}-rerun-1`);
     await page.close();
   }, 60_000);
 });

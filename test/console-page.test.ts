@@ -258,5 +258,7 @@ function listed(name: string, history: ExecutionEvent[]) {
     repository: 'team/app',
     commit: 'abc1234',
     ref: null,
+    rerunOf: null,
+    reruns: [] as string[],
   };
 }

@@ -173,6 +173,33 @@ test('with pull policy Never an image that was never pulled is ErrImageNeverPull
   expect((await podEvents('again')).map((e) => e.message)).toContain('Container image "alpine:3.20" already present on machine');
 });
 
+test('a Secret is replaced whole by PUT, as the apiserver updates, refusing a stale resourceVersion', async () => {
+  const created = await api.createNamespacedSecret({ namespace: NS, body: { metadata: { name: 'renewed', annotations: { a: '1' } }, stringData: { token: 'old' } } });
+  const replaced = await api.replaceNamespacedSecret({
+    namespace: NS,
+    name: 'renewed',
+    body: { metadata: { name: 'renewed', resourceVersion: created.metadata!.resourceVersion!, annotations: { a: '2' } }, stringData: { token: 'new' } },
+  });
+  expect(replaced.metadata).toMatchObject({ uid: created.metadata!.uid, creationTimestamp: created.metadata!.creationTimestamp, annotations: { a: '2' } });
+  expect(replaced.metadata!.resourceVersion).not.toBe(created.metadata!.resourceVersion);
+  expect(Buffer.from(replaced.data!.token!, 'base64').toString()).toBe('new');
+  expect(replaced.stringData).toBeUndefined();
+
+  // Based on the version before the replacement: someone else's change would be lost, so it is refused.
+  const stale = await apiError(
+    api.replaceNamespacedSecret({ namespace: NS, name: 'renewed', body: { metadata: { name: 'renewed', resourceVersion: created.metadata!.resourceVersion! }, stringData: { token: 'lost' } } }),
+  );
+  expect(stale).toMatchObject({
+    code: 409,
+    status: {
+      reason: 'Conflict',
+      message: 'Operation cannot be fulfilled on secrets "renewed": the object has been modified; please apply your changes to the latest version and try again',
+    },
+  });
+  const renamed = await apiError(api.replaceNamespacedSecret({ namespace: NS, name: 'renewed', body: { metadata: { name: 'other' } } }));
+  expect(renamed).toMatchObject({ code: 400, status: { message: 'the name of the object (other) does not match the name on the URL (renewed)' } });
+});
+
 test('env from a Secret: missing secret is CreateContainerConfigError until the secret exists', async () => {
   const body = podBody('with-secret', 'echo "password=$DB_PASSWORD plain=$PLAIN"');
   body.spec!.containers[0]!.env = [

@@ -18,15 +18,18 @@ import { sign } from '@octokit/webhooks-methods';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { BuildInput, StatusRequest } from '../lib/contract/index.js';
+import { createCleanupEndedExecutionHandler } from '../lib/lambda/cleanup-ended-execution.js';
+import { createLaunchStepHandler } from '../lib/lambda/launch-step.js';
 import { createPrepareBuildHandler } from '../lib/lambda/prepare-build.js';
 import { createReportStatusHandler } from '../lib/lambda/report-status.js';
 import { createLambdaWebhookHandler } from '../lib/lambda/webhook.js';
+import { stepPodManifest } from '../lib/kube/index.js';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { localLambdaContext } from '../lib/local/lambda-context.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { logger } from '../lib/workflow/lambda-task.js';
-import type { PreparedBuild } from '../lib/workflow/state-data.js';
+import type { PreparedBuild, StepInput } from '../lib/workflow/state-data.js';
 import type { TaskRuntime } from '../lib/workflow/task-deps.js';
 import { cleanupBuild } from '../lib/workflow/tasks/cleanup-build.js';
 import { branchPush } from './fixtures/webhooks/examples.js';
@@ -36,6 +39,7 @@ const APP_ID = '123456';
 const INSTALLATION = 678;
 const INSTALLATION_TOKEN = 'ghs_installationTokenNeverLogged0001';
 const DEPLOYMENT_TOKEN = 'ghp_deploymentTokenNeverLogged00001';
+const RENEWED_TOKEN = 'ghs_renewedInstallationTokenNever02';
 const WEBHOOK_SECRET = 'gh-webhook-secret-app-5e1f';
 const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PRIVATE_KEY = keys.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
@@ -100,7 +104,7 @@ beforeEach(() => {
 
 afterEach(() => {
   const seen = `${logged}\n${given.join('\n')}`;
-  for (const secret of [INSTALLATION_TOKEN, DEPLOYMENT_TOKEN, WEBHOOK_SECRET, KEY_LINE, 'PRIVATE KEY']) expect(seen).not.toContain(secret);
+  for (const secret of [INSTALLATION_TOKEN, RENEWED_TOKEN, DEPLOYMENT_TOKEN, WEBHOOK_SECRET, KEY_LINE, 'PRIVATE KEY']) expect(seen).not.toContain(secret);
   // No JWT either: the App's, or any other.
   expect(seen).not.toMatch(/eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]{10,}/);
 });
@@ -198,6 +202,25 @@ describe('PrepareBuild with a GitHub App', () => {
     await cleanupBuild({ build: prepared.build, namespace: 'default' }, 'default', runtime.deps);
   });
 
+  it("works in an App-only deployment whose token secret was never created (serverless.yml names one by default)", async () => {
+    const appOnly = { ...APP_ENV, GITHUB_TOKEN_SECRET_ID: 'ci/never-created' };
+    const prepared = await prepare(appOnly, buildInput('app-only', { installationId: INSTALLATION }));
+    expect(await cloneSecretToken(prepared)).toBe(INSTALLATION_TOKEN);
+    await cleanupBuild({ build: prepared.build, namespace: 'default' }, 'default', runtime.deps);
+
+    // A build that did not come through the App has nothing to fall back on: no credentials, said so.
+    const other = await prepare(appOnly, buildInput('app-only-no-installation'));
+    expect(other.steps[0]!.secrets).toEqual([]);
+    expect(logged).toContain('the clone goes without credentials');
+    await cleanupBuild({ build: other.build, namespace: 'default' }, 'default', runtime.deps);
+  });
+
+  it('still fails when the only credential, the token without an App, cannot be read', async () => {
+    const error = await prepare({ GITHUB_TOKEN_SECRET_ID: 'ci/never-created' }, buildInput('pat-missing')).catch((e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(Error);
+    expect(await leftOf('pat-missing')).toEqual({ secrets: 0, claims: 0 });
+  });
+
   it('clones without credentials when there is neither', async () => {
     const prepared = await prepare({}, buildInput('no-credentials', { installationId: INSTALLATION }));
     expect(prepared.steps[0]!.secrets).toEqual([]);
@@ -247,6 +270,60 @@ describe('PrepareBuild with a GitHub App', () => {
   });
 });
 
+describe('LaunchStep with an ephemeral workspace, where every step pod clones', () => {
+  const MINUTE = 60_000;
+  /** The ephemeral runtime, its clock `aheadMs` past the real one (the fake GitHub's tokens last an hour from real time). */
+  const ephemeral = (aheadMs = 0): TaskRuntime => {
+    const base = localTaskRuntime({ kubeconfig: path.join(root, 'kubeconfig'), namespace: 'default', logsDir: path.join(root, 'logs'), settings: { workspaceMode: 'ephemeral' } });
+    return { ...base, deps: { ...base.deps, now: () => new Date(Date.now() + aheadMs) } };
+  };
+  const launch = async (env: Record<string, string>, prepared: PreparedBuild, aheadMs: number) => {
+    const input: StepInput = { build: prepared.build, namespace: 'default', settings: prepared.settings, step: prepared.steps[0]!, index: 0 };
+    const handler = createLaunchStepHandler({ GITHUB_API_URL: github.url, ...env }, ephemeral(aheadMs), { sleep: async () => undefined });
+    given.push(JSON.stringify(await handler(input, localLambdaContext('launchStep'))));
+  };
+  const secretOf = async (prepared: PreparedBuild) => {
+    const ref = prepared.settings.checkout!.secrets[0]!;
+    const secret = await api.readNamespacedSecret({ namespace: 'default', name: ref.secret });
+    return { token: Buffer.from(secret.data![ref.key]!, 'base64').toString(), expiresAt: secret.metadata?.annotations?.['step-runner.dev/token-expires-at'] };
+  };
+  const prepareEphemeral = async (env: Record<string, string>, id: string, installationId?: number) => {
+    const handler = createPrepareBuildHandler({ GITHUB_API_URL: github.url, ...env }, ephemeral(), { sleep: async () => undefined });
+    const prepared = (await handler(buildInput(id, installationId !== undefined ? { installationId } : {}), localLambdaContext('prepareBuild'))) as PreparedBuild;
+    given.push(JSON.stringify(prepared));
+    return prepared;
+  };
+
+  it("renews the App's token in the build's Secret when a step starts near the end of its hour, and only then", async () => {
+    const prepared = await prepareEphemeral(APP_ENV, 'eph-renew', INSTALLATION);
+    const first = await secretOf(prepared);
+    expect(first.token).toBe(INSTALLATION_TOKEN);
+    expect(Date.parse(first.expiresAt!)).toBeGreaterThan(Date.now() + 55 * MINUTE);
+
+    await launch(APP_ENV, prepared, 10 * MINUTE);
+    expect(await secretOf(prepared)).toEqual(first);
+    expect(tokenRequests()).toHaveLength(1);
+
+    github.installations.set(INSTALLATION, { token: RENEWED_TOKEN });
+    await launch(APP_ENV, prepared, 45 * MINUTE);
+    expect((await secretOf(prepared)).token).toBe(RENEWED_TOKEN);
+    expect(tokenRequests().map((r) => JSON.parse(r.body) as unknown)).toEqual([
+      { repositories: ['private-app'], permissions: { contents: 'read' } },
+      { repositories: ['private-app'], permissions: { contents: 'read' } },
+    ]);
+    expect(logged).toContain("Renewed the clone's token in secret eph-renew-git-credentials-");
+    await cleanupBuild({ build: prepared.build, namespace: 'default' }, 'default', runtime.deps);
+  });
+
+  it("leaves the deployment's token, which does not expire, as it is", async () => {
+    const prepared = await prepareEphemeral({ GITHUB_TOKEN_SECRET_ID: 'ci/github-token' }, 'eph-pat');
+    expect(await secretOf(prepared)).toEqual({ token: DEPLOYMENT_TOKEN, expiresAt: undefined });
+    await launch({ GITHUB_TOKEN_SECRET_ID: 'ci/github-token' }, prepared, 5 * 60 * MINUTE);
+    expect((await secretOf(prepared)).token).toBe(DEPLOYMENT_TOKEN);
+    await cleanupBuild({ build: prepared.build, namespace: 'default' }, 'default', runtime.deps);
+  });
+});
+
 describe('ReportStatus with a GitHub App', () => {
   const build = { id: 'gh-app-status', trigger: 'github push', repository: 'Codertocat/Hello-World', commit: SHA, ref: 'refs/heads/master' };
   const report = async (env: Record<string, string>, requests: StatusRequest[]) => {
@@ -290,6 +367,12 @@ describe('ReportStatus with a GitHub App', () => {
     ]);
   });
 
+  it('posts through the App in a deployment whose token secret was never created', async () => {
+    const results = await report({ ...APP_ENV, GITHUB_TOKEN_SECRET_ID: 'ci/never-created' }, [{ build: { ...build, installationId: INSTALLATION }, outcome: 'started' }]);
+    expect(results).toEqual([{ posted: true, state: 'pending', description: 'Build running' }]);
+    expect(statusRequests().map((r) => r.headers.authorization)).toEqual([`Bearer ${INSTALLATION_TOKEN}`]);
+  });
+
   it('does not fail the build when the App cannot get a token: the status is not posted, and the reason names the App', async () => {
     github.installations.set(INSTALLATION, { status: 403, message: 'This installation has been suspended' });
     const [result] = await report(APP_ENV, [{ build: { ...build, installationId: INSTALLATION }, outcome: 'failed', failure: { Error: 'StepFailed' } }]);
@@ -301,14 +384,50 @@ describe('ReportStatus with a GitHub App', () => {
   });
 });
 
+describe('the cleanup of an execution that ended outside the definition', () => {
+  const build = { id: 'ended-app-build', trigger: 'github push', repository: 'Codertocat/Hello-World', commit: SHA, ref: 'refs/heads/master', installationId: INSTALLATION };
+  const ended = async (status: string, extra: Record<string, string> = {}) => {
+    const handler = createCleanupEndedExecutionHandler({ GITHUB_API_URL: github.url, ...APP_ENV }, runtime, { sleep: async () => undefined });
+    const event = {
+      'detail-type': 'Step Functions Execution Status Change',
+      detail: { executionArn: 'arn:aws:states:eu-west-1:123456789012:execution:m:ended-app-build', name: 'ended-app-build', status, input: JSON.stringify({ build }), ...extra },
+    };
+    const result = await handler(event, localLambdaContext('cleanupEndedExecution'));
+    given.push(JSON.stringify(result));
+    return result as { build: string | null; deletedPods: number; status?: { posted: boolean; state?: string } };
+  };
+  const posted = () => github.requests.filter((r) => r.path.includes('/statuses/')).map((r) => JSON.parse(r.body) as { state: string; description: string });
+
+  it('gives the commit of an aborted build an error status, through the App, and deletes its pods', async () => {
+    await api.createNamespacedPod({
+      namespace: 'default',
+      body: stepPodManifest({ buildId: build.id, namespace: 'default', step: { name: 'test', image: 'alpine:3.20', commands: ['sleep 30'], env: {}, secrets: [], pull: 'if-not-present', timeoutSeconds: 60 } }),
+    });
+    const result = await ended('ABORTED');
+    expect(result).toMatchObject({ build: build.id, deletedPods: 1, status: { posted: true, state: 'error' } });
+    expect(posted()).toEqual([expect.objectContaining({ state: 'error', description: expect.stringMatching(/^ExecutionAborted: The execution was stopped before the build ended/) })]);
+  });
+
+  it('reports a failure no Catch could take (States.DataLimitExceeded) with its Error and Cause', async () => {
+    await ended('FAILED', { error: 'States.DataLimitExceeded', cause: 'The state/task returned a result with a size exceeding the maximum number of bytes service limit.' });
+    expect(posted()).toEqual([expect.objectContaining({ state: 'error', description: expect.stringMatching(/^States\.DataLimitExceeded: The state\/task returned a result/) })]);
+  });
+
+  it('leaves alone a failure the definition reported itself', async () => {
+    const result = await ended('FAILED', { error: 'StepFailed', cause: 'Step "test" failed with exit code 1' });
+    expect(result).toEqual({ build: null, deletedPods: 0, deletedClaims: 0, deletedSecrets: 0 });
+    expect(posted()).toEqual([]);
+  });
+});
+
 describe('the webhook with a GitHub App', () => {
   const STATE_MACHINE_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:serverless-step-runner-dev-build';
-  const handler = () =>
+  const handler = (env: Record<string, string>) =>
     createLambdaWebhookHandler(
-      { STATE_MACHINE_ARN, GITHUB_WEBHOOK_SECRET_ID: 'ci/github-webhook', GITHUB_API_URL: github.url, ...APP_ENV },
+      { STATE_MACHINE_ARN, GITHUB_WEBHOOK_SECRET_ID: 'ci/github-webhook', GITHUB_API_URL: github.url, ...APP_ENV, ...env },
       new SFNClient({ region: 'eu-west-1' }),
     );
-  const deliver = async (payload: unknown) => {
+  const deliver = async (payload: unknown, env: Record<string, string> = {}) => {
     const body = JSON.stringify(payload);
     const event = {
       version: '2.0',
@@ -325,7 +444,7 @@ describe('the webhook with a GitHub App', () => {
       body,
       isBase64Encoded: false,
     } as unknown as APIGatewayProxyEventV2;
-    const answer = (await handler()(event, localLambdaContext('webhook'))) as APIGatewayProxyStructuredResultV2;
+    const answer = (await handler(env)(event, localLambdaContext('webhook'))) as APIGatewayProxyStructuredResultV2;
     given.push(answer.body ?? '');
     return { status: answer.statusCode, json: JSON.parse(answer.body ?? 'null') as Record<string, unknown> };
   };
@@ -349,6 +468,11 @@ describe('the webhook with a GitHub App', () => {
     expect(input.build.installationId).toBe(INSTALLATION);
     expect(input.source).toEqual({ url: 'https://github.com/Codertocat/Hello-World.git', commit: SHA, ref: 'refs/heads/master', credentials: 'github' });
     expect(start!.args[0].input.input).not.toContain(INSTALLATION_TOKEN);
+  });
+
+  it('starts builds in a deployment whose token secret was never created', async () => {
+    expect((await deliver(push(), { GITHUB_TOKEN_SECRET_ID: 'ci/never-created' })).status).toBe(202);
+    expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
   });
 
   it('answers 502 ForgeUnavailable, naming the App, when the installation is gone, and starts nothing', async () => {

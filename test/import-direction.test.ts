@@ -10,13 +10,14 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-const LEAVES = ['pipeline', 'kube', 'forge'] as const;
+const LEAVES = ['pipeline', 'kube', 'forge', 'registry'] as const;
 /** Which layers each layer may import (its own modules always). */
 const ALLOWED: Record<string, readonly string[]> = {
   contract: [],
   pipeline: ['contract', ...LEAVES],
   kube: ['contract', ...LEAVES],
   forge: ['contract', ...LEAVES],
+  registry: ['contract', ...LEAVES],
   workflow: ['contract', ...LEAVES],
   lambda: ['contract', ...LEAVES, 'workflow'],
   local: ['contract', ...LEAVES, 'workflow'],

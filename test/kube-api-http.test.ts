@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { deleteStepPod, launchStepPod, observeStep, readStepLog } from '../lib/kube/index.js';
+import { deleteStepPod, launchStepPod, observeStep, readStepLog, stepPodManifest } from '../lib/kube/index.js';
 import { KubernetesUnavailable, PodConfigError } from '../lib/kube/index.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
@@ -128,6 +128,35 @@ describe('lib/kube over HTTP', () => {
     expect(error).toBeInstanceOf(PodConfigError);
     expect((error as Error).message).toContain('spec.containers[0].image: Required value');
     expect(scripted.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ['Pod Security', 'pods "p" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true (pod or container "step" must set securityContext.runAsNonRoot=true)'],
+    ['a ResourceQuota that wants limits', 'pods "p" is forbidden: failed quota: compute-resources: must specify limits.cpu for: step; limits.memory for: step'],
+    ['a LimitRange', 'pods "p" is forbidden: maximum cpu usage per Container is 2, but limit is 4'],
+    ['a validating webhook', 'admission webhook "validation.gatekeeper.sh" denied the request: [must-have-team] you must provide labels: {"team"}'],
+  ])('fails a pod refused at admission by %s at once, as PodConfigError with the API server\'s words', async (_rule, message) => {
+    scripted = await scriptedApi(status(403, 'Forbidden', message));
+    const manifest = stepPodManifest({ buildId: 'b-1', namespace: 'ci', step: { name: 'test', image: 'node:22-alpine', commands: ['npm test'], env: {}, secrets: [], pull: 'if-not-present', timeoutSeconds: 600 } });
+    const error = await launchStepPod(scripted.api, manifest, fastRetry).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PodConfigError);
+    expect((error as Error).message).toMatch(
+      /^Namespace "ci" refused the pod for step "test" of build "b-1" at admission \(Pod Security, a ResourceQuota or LimitRange, or an admission webhook\): 403 Forbidden: /,
+    );
+    expect((error as Error).message.endsWith(message)).toBe(true);
+    expect(scripted.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ['the runner may not create pods (RBAC)', 'pods is forbidden: User "system:serviceaccount:ci:runner" cannot create resource "pods" in API group "" in the namespace "ci"'],
+    ['the quota is used up for now', 'pods "p" is forbidden: exceeded quota: compute-resources, requested: pods=1, used: pods=10, limited: pods=10'],
+  ])('leaves a 403 that is not about the pod itself as KubernetesUnavailable: %s', async (_why, message) => {
+    scripted = await scriptedApi(status(403, 'Forbidden', message));
+    const error = await launchStepPod(scripted.api, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ci' }, spec: { containers: [] } }, fastRetry).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(KubernetesUnavailable);
+    expect((error as Error).message).toContain(message);
   });
 
   it('turns a 403 into KubernetesUnavailable naming what was refused', async () => {

@@ -24,6 +24,8 @@ const FUNCTION_ENV: Record<string, Record<string, string>> = {
   webhook: { STATE_MACHINE_ARN: 'arn:aws:states:eu-west-1:123456789012:stateMachine:build', GITHUB_WEBHOOK_SECRET_ID: 'ci/github-webhook', ...NO_APP },
   'report-status': { GITHUB_TOKEN_SECRET_ID: 'ci/github-token', ...NO_APP },
   'prepare-build': { GITHUB_TOKEN_SECRET_ID: 'ci/github-token', ...NO_APP },
+  'launch-step': NO_APP,
+  'cleanup-ended-execution': { GITHUB_TOKEN_SECRET_ID: 'ci/github-token', ...NO_APP },
   'cleanup-orphans': { ORPHAN_MARGIN_SECONDS: '600' },
 };
 /** The setting each of these cannot start without, beyond the provider's. */

@@ -197,7 +197,7 @@ describe('osls package', () => {
   });
 
   it('tells the functions that talk to GitHub where the GitHub App is, and configures no App by default', () => {
-    for (const id of ['WebhookLambdaFunction', 'ReportStatusLambdaFunction', 'PrepareBuildLambdaFunction']) {
+    for (const id of ['WebhookLambdaFunction', 'ReportStatusLambdaFunction', 'PrepareBuildLambdaFunction', 'LaunchStepLambdaFunction', 'CleanupEndedExecutionLambdaFunction']) {
       const env = (template.Resources[id]!.Properties.Environment as { Variables: Record<string, Json> }).Variables;
       expect({ id, GITHUB_APP_ID: env.GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY_SECRET_ID: env.GITHUB_APP_PRIVATE_KEY_SECRET_ID }).toEqual({
         id,
@@ -228,7 +228,7 @@ describe('osls package', () => {
     expect(bucket.LifecycleConfiguration).toMatchObject({ Rules: [{ Status: 'Enabled', ExpirationInDays: 30 }] });
   });
 
-  it('cleans up after an aborted or timed-out execution of this state machine, and sweeps orphans every 15 minutes', () => {
+  it('cleans up after an execution of this state machine that ended outside it (aborted, timed out, failed), and sweeps orphans every 15 minutes', () => {
     const rules = resourcesOfType('AWS::Events::Rule').map(([, r]) => r.Properties);
     const ended = rules.filter((r) => r.EventPattern);
     expect(ended).toHaveLength(1);
@@ -236,7 +236,7 @@ describe('osls package', () => {
     expect({ ...pattern, detail: { ...pattern.detail, stateMachineArn: pattern.detail.stateMachineArn.map(render) } }).toEqual({
       source: ['aws.states'],
       'detail-type': ['Step Functions Execution Status Change'],
-      detail: { status: ['ABORTED', 'TIMED_OUT'], stateMachineArn: ['ref:BuildStateMachine'] },
+      detail: { status: ['ABORTED', 'TIMED_OUT', 'FAILED'], stateMachineArn: ['ref:BuildStateMachine'] },
     });
     expect((ended[0]!.Targets as { Arn: Json }[]).map((t) => render(t.Arn))).toEqual(['arn-of:CleanupEndedExecutionLambdaFunction']);
 
@@ -264,6 +264,12 @@ describe('IAM in the packaged template', () => {
     ]);
     expect(grants('s3:PutObject')).toEqual([
       { role: 'IamRoleLambdaExecution', actions: ['s3:PutObject'], resources: ['arn-of:StepLogsBucket/builds/*'] },
+    ]);
+  });
+
+  it('lets the runner ask ECR about images of the account\'s own repositories only (the image check)', () => {
+    expect(grants('ecr:DescribeImages')).toEqual([
+      { role: 'IamRoleLambdaExecution', actions: ['ecr:DescribeImages'], resources: ['arn:aws:ecr:*:000000000000:repository/*'] },
     ]);
   });
 

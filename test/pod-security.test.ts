@@ -4,14 +4,27 @@
  * rules). The checker below is written from that page's tables, control by control, and is pure,
  * so it is also shown to catch each violation it looks for.
  *
- * The one deliberate exception: "Running as Non-root" (runAsNonRoot: true) is not forced, because
- * most CI images (node, python, alpine...) run as root and would not start
+ * The one deliberate exception: "Running as Non-root" (runAsNonRoot: true) is not forced by
+ * default, because most CI images (node, python, alpine...) run as root and would not start
  * (CreateContainerConfigError). The step pod instead drops every capability and forbids
- * escalation; the checker reports the control and the test expects exactly that one finding.
+ * escalation; the checker reports the control and the test expects exactly that one finding. A
+ * deployment that names a user (STEP_RUN_AS_USER) meets that control too.
+ *
+ * Then the embedded cluster enforcing the levels on a labelled namespace, as the apiserver does:
+ * a build refused at once with its words, and the same build admitted with a user.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import fc from 'fast-check';
+import { CoreV1Api } from '@kubernetes/client-node';
 import type { V1Container, V1Pod, V1SecurityContext } from '@kubernetes/client-node';
 import { stepPodManifest } from '../lib/kube/index.js';
+import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { startLocalExecution } from '../lib/local/executor.js';
+import { printedStatusReporter } from '../lib/local/printed-status.js';
+import { localTaskRuntime } from '../lib/local/task-runtime.js';
+import { logger } from '../lib/workflow/lambda-task.js';
 import type { Step } from '../lib/pipeline/types.js';
 
 const BASELINE_CAPABILITIES = new Set([
@@ -124,6 +137,18 @@ describe('step pods and the restricted Pod Security Standard', () => {
     );
   });
 
+  it('pass entirely, for any step and either workspace, when the deployment names a non-root user', () => {
+    fc.assert(
+      fc.property(stepArbitrary, fc.boolean(), (step, ephemeral) => {
+        const checkout = { ...step, name: 'clone', secrets: [] };
+        const workspace = ephemeral ? ({ ephemeral: true } as const) : { claimName: 'b-workspace' };
+        const pod = stepPodManifest({ buildId: 'b', step, namespace: 'ci', runAsUser: 1000, workspace, ...(ephemeral ? { checkout } : {}) });
+        expect(podSecurityFindings(pod)).toEqual([]);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('would pass entirely if runAsNonRoot were set: nothing else stands in the way', () => {
     const pod = stepPodManifest({ buildId: 'b', step: { name: 's', image: 'alpine:3.20', commands: ['true'], env: {}, pull: 'always', timeoutSeconds: 60, secrets: [] }, namespace: 'ci' });
     pod.spec!.containers[0]!.securityContext!.runAsNonRoot = true;
@@ -158,5 +183,59 @@ describe('step pods and the restricted Pod Security Standard', () => {
     const pod = base();
     breakIt(pod);
     expect(podSecurityFindings(pod).map((f) => f.control)).toContain(control);
+  });
+});
+
+describe('a namespace at the restricted level, on the embedded cluster', () => {
+  let cluster: EmbeddedCluster;
+  let root: string;
+  const RESTRICTED = 'locked-down';
+
+  beforeAll(async () => {
+    logger.setLogLevel('SILENT');
+    cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS });
+    root = await mkdtemp(path.join(tmpdir(), 'pod-security-'));
+    await writeFile(path.join(root, 'kubeconfig'), cluster.kubeconfigYaml());
+    await cluster.kubeConfig().makeApiClient(CoreV1Api).createNamespace({
+      body: { metadata: { name: RESTRICTED, labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } } },
+    });
+  });
+  afterAll(async () => {
+    await cluster.stop();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  const build = (id: string, runAsUser?: number) => {
+    const launches: string[] = [];
+    const execution = startLocalExecution(
+      { build: { id, trigger: 'test' }, namespace: RESTRICTED, pipeline: { file: 'p.yml', text: 'version: 1\ncheckout: false\nsteps:\n  - name: test\n    image: alpine:3.20\n    commands: [id -u]\n' } },
+      {
+        runtime: localTaskRuntime({ kubeconfig: path.join(root, 'kubeconfig'), namespace: RESTRICTED, logsDir: path.join(root, 'logs'), ...(runAsUser ? { settings: { runAsUser } } : {}) }),
+        statuses: printedStatusReporter(() => {}),
+        waitMs: 20,
+        retryMs: 5,
+        onEvent: (event) => {
+          if (event.type === 'TaskStateEntered' || (event.type === 'StateEntered' && event.state?.name === 'LaunchStep')) launches.push(event.type);
+        },
+      },
+    );
+    return { launches, result: execution.result };
+  };
+
+  it('refuses the step pods of a deployment without a user at once, as PodConfigError with the apiserver\'s words', async () => {
+    const { launches, result } = await build('psa-refused');
+    const summary = await result;
+    expect({ status: summary.status, error: summary.error }).toEqual({ status: 'FAILED', error: 'PodConfigError' });
+    expect(summary.cause).toContain(
+      `Namespace "${RESTRICTED}" refused the pod for step "test" of build "psa-refused" at admission (Pod Security, a ResourceQuota or LimitRange, or an admission webhook): 403 Forbidden: pods "psa-refused-test-`,
+    );
+    expect(summary.cause).toContain('violates PodSecurity "restricted:latest": runAsNonRoot != true (pod or container "step" must set securityContext.runAsNonRoot=true)');
+    // Once: no retry can change a namespace's rule.
+    expect(launches).toHaveLength(1);
+  });
+
+  it('admits them when the deployment names a non-root user', async () => {
+    const summary = await build('psa-admitted', 1000).result;
+    expect({ status: summary.status, error: summary.error, cause: summary.cause }).toEqual({ status: 'SUCCEEDED', error: null, cause: null });
   });
 });

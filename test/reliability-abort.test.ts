@@ -89,6 +89,9 @@ describe.each(['SIGINT', 'SIGTERM'] as const)('step-runner run, sent %s while a 
       expect({ code, stderr: code === 1 ? '' : stderr }).toEqual({ code: 1, stderr: '' });
       const summary = JSON.parse(stdout.trim().split('\n').at(-1)!) as { status: string; steps: { name: string; status: string }[] };
       expect(summary.status).toBe('ABORTED');
+      // The console lines say it once; the CLI adds only what the cleanup did.
+      expect(stderr.match(/Execution ABORTED/g)).toHaveLength(1);
+      expect(stderr).toContain('Its pods and workspace claim were deleted.');
       expect(summary.steps.map((s) => s.status)).toEqual(['not-run', 'not-run']);
 
       // Deleted pods stay Terminating for a moment; then nothing of the build is left.

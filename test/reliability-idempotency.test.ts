@@ -19,7 +19,7 @@ import { localLambdaFunctions } from '../lib/local/lambda-functions.js';
 import { printedStatusReporter } from '../lib/local/printed-status.js';
 import { localLambdaContext } from '../lib/local/lambda-context.js';
 import { LocalExecutions } from '../lib/local/executions.js';
-import type { ExecutionSummary, LocalExecution } from '../lib/local/executor.js';
+import { startLocalExecution, type ExecutionSummary, type LocalExecution } from '../lib/local/executor.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { stepFunctionsStarter, type ExecutionStarter } from '../lib/forge/execution-starter.js';
 import { createWebhookHandler, staticSecrets } from '../lib/forge/webhook-handler.js';
@@ -156,6 +156,47 @@ function expectOneStarted(answers: { status?: number; json: Record<string, unkno
   expect(answers.filter((a) => a.json.alreadyStarted !== true)).toHaveLength(1);
   expect(new Set(answers.map((a) => a.json.executionArn)).size).toBe(1);
 }
+
+describe('invocations that Lambda could not complete (timeout, out of memory)', () => {
+  it('are retried on every task, and the build succeeds with one pod per step', async () => {
+    // The first invocation of each task state ends as Lambda reports a timeout or running out of
+    // memory, after its handler did its work: created the claim or the pod, read it, stored the log.
+    const failedOnce = new Set<string>();
+    const names = ['Lambda.Unknown', 'Lambda.ClientExecutionTimeoutException'];
+    const created: string[] = [];
+    const execution = startLocalExecution(
+      {
+        build: { id: 'lambda-unknown', trigger: 'test' },
+        pipeline: { file: 'p.yml', text: 'version: 1\ncheckout: false\nsteps:\n  - name: one\n    image: alpine:3.20\n    commands: [echo one]\n  - name: two\n    image: alpine:3.20\n    commands: [echo two]\n' },
+      },
+      {
+        runtime: localTaskRuntime({ kubeconfig: path.join(scratch, 'kubeconfig'), namespace: NAMESPACE, logsDir: path.join(scratch, 'logs') }),
+        statuses: printedStatusReporter(() => {}),
+        waitMs: 20,
+        retryMs: 5,
+        invocationFailure: (state) => {
+          if (failedOnce.has(state)) return undefined;
+          failedOnce.add(state);
+          return names[failedOnce.size % 2];
+        },
+        onEvent: (event) => {
+          if (event.type === 'StateExited' && event.state?.name === 'LaunchStep') created.push((event.state.output as { poll: PollState }).poll.reason);
+        },
+      },
+    );
+    const summary = await execution.result;
+
+    expect({ status: summary.status, error: summary.error }).toEqual({ status: 'SUCCEEDED', error: null });
+    expect(summary.steps.map((s) => s.status)).toEqual(['succeeded', 'succeeded']);
+    expect([...failedOnce].sort()).toEqual(
+      expect.arrayContaining(['PrepareBuild', 'ReportStarted', 'LaunchStep', 'PollStep', 'FinishStep', 'CleanupSucceededBuild', 'ReportSucceeded']),
+    );
+    // The retried LaunchStep found the pod its lost invocation had made.
+    expect(created).toEqual(['PodAdopted', 'PodCreated']);
+    const left = await api.listNamespacedPod({ namespace: NAMESPACE, labelSelector: 'step-runner.dev/build=lambda-unknown' });
+    expect(left.items.filter((p) => !p.metadata?.deletionTimestamp)).toEqual([]);
+  });
+});
 
 describe('one webhook delivered many times', () => {
   const sfn = mockClient(SFNClient);

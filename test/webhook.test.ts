@@ -419,6 +419,22 @@ describe('generic deliveries', () => {
     expect(github.requests).toHaveLength(0);
   });
 
+  it('400 lists every problem of the pipeline, each with its line, step and field; the message stays the first', async () => {
+    const pipeline = 'version: 1\nsteps:\n  - name: Test\n    image: Node:22\n    commands: [npm test]\n    timeout: later\n    enviroment: {}\n';
+    const answer = await deliverGeneric({ ...payload, pipeline });
+    expect(answer).toMatchObject({ status: 400, json: { error: 'PipelineRejected', pipelineError: 'InvalidPipeline' } });
+    const problems = answer.json.problems as { file: string; line: number; step: string; field: string; message: string }[];
+    expect(problems.map(({ file, line, step, field }) => ({ file, line, step, field }))).toEqual([
+      { file: 'inline pipeline', line: 3, step: 'Test', field: 'name' },
+      { file: 'inline pipeline', line: 4, step: 'Test', field: 'image' },
+      { file: 'inline pipeline', line: 6, step: 'Test', field: 'timeout' },
+      { file: 'inline pipeline', line: 7, step: 'Test', field: 'enviroment' },
+    ]);
+    expect(answer.json.message).toBe(`${problems[0]!.message} (and 3 more problems)`);
+    expect(problems[3]!.message).toContain('unknown field "enviroment"');
+    expect(startedInputs()).toHaveLength(0);
+  });
+
   it('refuses, before anything starts, a pipeline that checks out when the delivery names no repository', async () => {
     const { cloneUrl: _, ...withoutClone } = payload;
     const answer = await deliverGeneric(withoutClone);

@@ -91,8 +91,12 @@ export interface BuildInput {
   namespace?: string;
 }
 
-/** Which ReportStatus state is reporting: the `outcome` of its Parameters. */
-export const Outcomes = { started: 'started', succeeded: 'succeeded', failed: 'failed' } as const;
+/**
+ * Which ReportStatus state is reporting: the `outcome` of its Parameters. `stopped`: the execution
+ * ended outside the definition (aborted, timed out, or failed where no Catch runs), reported by
+ * the cleanup of ended executions, not by a state.
+ */
+export const Outcomes = { started: 'started', succeeded: 'succeeded', failed: 'failed', stopped: 'stopped' } as const;
 export type Outcome = (typeof Outcomes)[keyof typeof Outcomes];
 
 /** What Step Functions puts at $.failure when a Catch fires. */

@@ -20,6 +20,13 @@ describe('commit status text', () => {
     expect(status).toMatchObject({ state: 'failure', description: 'ImagePullFailed: Step "build" could not pull image node:99: manifest unknown' });
   });
 
+  it('says error, not failure, for a build stopped outside the definition, with why', () => {
+    expect(commitStatusFor('stopped', { Error: 'ExecutionAborted', Cause: 'The execution was stopped' })).toMatchObject({
+      state: 'error',
+      description: 'ExecutionAborted: The execution was stopped',
+    });
+  });
+
   it("shows a Lambda error's message, never its stack trace", () => {
     const cause = JSON.stringify({
       errorType: 'InvalidPipeline',

@@ -14,12 +14,15 @@ export const STATUS_CONTEXT = 'step-runner';
 export const MAX_DESCRIPTION = 140;
 
 export function commitStatusFor(outcome: Outcome, failure?: CaughtFailure, targetUrl?: string): CommitStatus {
+  // `error`, not `failure`: the build did not fail, it was stopped before it could say.
   const [state, description] =
     outcome === Outcomes.started
       ? (['pending', 'Build running'] as const)
       : outcome === Outcomes.succeeded
         ? (['success', 'Build succeeded'] as const)
-        : (['failure', failureDescription(failure)] as const);
+        : outcome === Outcomes.stopped
+          ? (['error', failureDescription(failure)] as const)
+          : (['failure', failureDescription(failure)] as const);
   return { state, description: truncate(description, MAX_DESCRIPTION), context: STATUS_CONTEXT, ...(targetUrl ? { target_url: targetUrl } : {}) };
 }
 

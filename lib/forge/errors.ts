@@ -4,6 +4,8 @@
  * log line says where a refusal came from without a stack trace. Messages are written for the
  * person reading GitHub's "Recent deliveries" page: they never contain a secret or the body.
  */
+import type { ProblemReport } from '../pipeline/index.js';
+
 export const WEBHOOK_ERROR_PACKAGE = 'serverless-step-runner/forge';
 
 export interface RaisedBy {
@@ -74,7 +76,10 @@ export class InvalidPayload extends WebhookError {
   readonly statusCode = 400;
 }
 
-/** The pipeline failed validation; the message is the pipeline error's (file, line, step, field). */
+/**
+ * The pipeline failed validation; the message is the pipeline error's (file, line, step, field),
+ * and `problems` lists every problem, so the sender fixes the file in one go.
+ */
 export class PipelineRejected extends WebhookError {
   override readonly name = 'PipelineRejected';
   readonly statusCode = 400;
@@ -83,12 +88,13 @@ export class PipelineRejected extends WebhookError {
     module: string,
     /** InvalidPipeline or InvalidImage: the Error the execution would have failed with. */
     readonly pipelineError: string,
+    readonly problems: readonly ProblemReport[] = [],
   ) {
     super(message, module);
   }
 
   override toJSON() {
-    return { ...super.toJSON(), pipelineError: this.pipelineError };
+    return { ...super.toJSON(), pipelineError: this.pipelineError, problems: this.problems };
   }
 }
 

@@ -215,7 +215,12 @@ describe('which token a call gets', () => {
 
   it("is the App's installation token when the build came through the App", async () => {
     const chosen = await gitHubTokenFor({ app: app(), token: 'ghp_deploymentToken' }, target, CLONE_PERMISSIONS);
-    expect(chosen).toEqual({ token: TOKEN, description: 'an installation token of GitHub App 123456 (installation 678; contents: read on acme/app only)' });
+    // With GitHub's expiry, so a build that clones later can renew it.
+    expect(chosen).toEqual({
+      token: TOKEN,
+      description: 'an installation token of GitHub App 123456 (installation 678; contents: read on acme/app only)',
+      expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+    });
   });
 
   it("is the deployment's token for a build without an installation, or a deployment without an App", async () => {

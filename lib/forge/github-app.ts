@@ -198,6 +198,8 @@ export interface ChosenToken {
   token: string;
   /** For log lines: which credential this is, never its value. */
   description: string;
+  /** When it stops working (ISO 8601): an installation token's hour; absent for the deployment's token. */
+  expiresAt?: string;
 }
 
 /**
@@ -213,9 +215,10 @@ export async function gitHubTokenFor(
 ): Promise<ChosenToken | undefined> {
   const { app } = credentials;
   if (app && target.installationId !== undefined && target.repository) {
-    const { token } = await app.installationToken(target.installationId, target.repository, permissions);
+    const { token, expiresAt } = await app.installationToken(target.installationId, target.repository, permissions);
     return {
       token,
+      expiresAt,
       description: `an installation token of GitHub App ${app.appId} (installation ${target.installationId}; ${describePermissions(permissions)} on ${target.repository} only)`,
     };
   }

@@ -7,8 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { parsePipeline } from '../pipeline/index.js';
-import { InvalidImage, InvalidPipeline } from '../pipeline/index.js';
+import { InvalidImage, InvalidPipeline, parsePipeline, problemReports } from '../pipeline/index.js';
 import { buildInputFor, type BuildRequest } from './build-request.js';
 import { MethodNotAllowed, PipelineRejected, RouteNotFound, WebhookNotConfigured } from './errors.js';
 import { executionName } from './execution-name.js';
@@ -117,16 +116,13 @@ function validatePipeline(pipeline: PipelineText, request: BuildRequest): void {
     parsed = parsePipeline(pipeline.text, pipeline.file);
   } catch (error) {
     if (error instanceof InvalidPipeline || error instanceof InvalidImage) {
-      throw new PipelineRejected(error.message, MODULE, error.name);
+      throw new PipelineRejected(error.message, MODULE, error.name, problemReports(error));
     }
     throw error;
   }
   if (parsed.checkout !== false && !request.cloneUrl) {
-    throw new PipelineRejected(
-      `${pipeline.file}: the pipeline checks out its source, but this delivery names no repository to clone: send "cloneUrl", or set "checkout: false" in the pipeline.`,
-      MODULE,
-      'InvalidPipeline',
-    );
+    const message = `${pipeline.file}: the pipeline checks out its source, but this delivery names no repository to clone: send "cloneUrl", or set "checkout: false" in the pipeline.`;
+    throw new PipelineRejected(message, MODULE, 'InvalidPipeline', [{ message, file: pipeline.file, line: null, column: null, step: null, field: 'checkout' }]);
   }
 }
 

@@ -98,6 +98,16 @@ function errnoCode(error: unknown): string | undefined {
 }
 
 /** "404 NotFound: pods \"x\" not found", for messages and Causes. */
+/**
+ * A 403 from admission rather than authorization: the runner may create pods, but the namespace
+ * refused this one (Pod Security, a ResourceQuota that wants requests, a LimitRange, a validating
+ * webhook). Waiting does not change such a rule. RBAC's refusals say "cannot VERB resource", and
+ * a quota that is only used up ("exceeded quota") frees as other pods end: neither is admission's.
+ */
+export function isAdmissionRefusal(failure: KubeFailure): boolean {
+  return failure.status === 403 && !/\bcannot [a-z]+ resource "/.test(failure.message) && !/\bexceeded quota\b/.test(failure.message);
+}
+
 export function describeKubeFailure(failure: KubeFailure): string {
   if (failure.status !== undefined) {
     return `${failure.status}${failure.reason ? ` ${failure.reason}` : ''}: ${failure.message}`;

@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import { CLUSTER_ID_HEADER, eksToken, EKS_TOKEN_PREFIX } from './eks-token.js';
+import { CLUSTER_ID_HEADER, eksToken, EKS_TOKEN_PREFIX, stsHostname } from './eks-token.js';
 
 const credentials = {
   accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
@@ -106,5 +106,16 @@ describe('eksToken', () => {
       now: () => signingDate,
     });
     expect(shortLived.expiresAt.getTime() - signingDate.getTime()).toBe(5 * 60_000);
+  });
+});
+
+describe('the STS endpoint the token is signed for', () => {
+  it.each([
+    ['eu-west-1', 'sts.eu-west-1.amazonaws.com'],
+    ['cn-north-1', 'sts.cn-north-1.amazonaws.com.cn'],
+    ['us-gov-west-1', 'sts.us-gov-west-1.amazonaws.com'],
+    ['us-iso-east-1', 'sts.us-iso-east-1.c2s.ic.gov'],
+  ])('follows the partition of %s', (region, host) => {
+    expect(stsHostname(region)).toBe(host);
   });
 });

@@ -1,4 +1,5 @@
 import { Sha256 } from '@aws-crypto/sha256-js';
+import { EKSClient } from '@aws-sdk/client-eks';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 
@@ -42,7 +43,7 @@ export interface EksTokenInput {
 export async function eksToken({ clusterName, region, credentials, now = () => new Date() }: EksTokenInput): Promise<EksToken> {
   const resolved = await credentials();
   const signingDate = now();
-  const hostname = `sts.${region}.amazonaws.com`;
+  const hostname = stsHostname(region);
   const signer = new SignatureV4({ credentials: resolved, region, service: 'sts', sha256: Sha256 });
   const presigned = await signer.presign(
     new HttpRequest({
@@ -73,4 +74,14 @@ function queryString(query: Record<string, string | string[] | null>): string {
 
 function rfc3986(text: string): string {
   return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/**
+ * STS in the region's partition: amazonaws.com, amazonaws.com.cn in China, c2s.ic.gov and the like
+ * in the isolated regions. The AWS SDK's own endpoint rules know the partitions; EKS and STS share
+ * a region's DNS suffix, so the EKS endpoint for the region gives it without a table of our own.
+ */
+export function stsHostname(region: string): string {
+  const { url } = new EKSClient({ region }).config.endpointProvider({ Region: region, UseFIPS: false, UseDualStack: false });
+  return url.hostname.replace(/^eks\./, 'sts.');
 }

@@ -14,7 +14,7 @@ export { observeStep } from './observe.js';
 export { readStepLog, readWholeStepLog, DEFAULT_STEP_LOG_TAIL, type StepLogOptions } from './logs.js';
 export { deleteStepPod, deleteBuildPods, deleteBuildObjects, BuildObjectKinds, type BuildObjectKind } from './cleanup.js';
 export { deleteOrphanedBuildObjects, deleteOrphanedPods } from './orphans.js';
-export { ensureGitCredentials, gitCredentialsManifest, GIT_TOKEN_KEY } from './git-credentials.js';
+export { ensureGitCredentials, gitCredentialsManifest, gitTokenExpiry, renewGitCredentials, GIT_TOKEN_KEY, TOKEN_EXPIRES_ANNOTATION } from './git-credentials.js';
 export {
   ensureWorkspaceClaim,
   workspaceClaimManifest,

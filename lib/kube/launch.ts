@@ -1,6 +1,6 @@
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import { PodConfigError } from './errors.js';
-import { describeKubeFailure, httpStatus, kubeFailure, unexpectedKubeError } from './api-error.js';
+import { describeKubeFailure, httpStatus, isAdmissionRefusal, kubeFailure, unexpectedKubeError } from './api-error.js';
 import { withKubeRetries, type KubeRetryOptions } from './retry.js';
 import { Annotations, Labels } from './types.js';
 
@@ -40,6 +40,13 @@ export async function launchStepPod(api: LaunchApi, manifest: V1Pod, retry?: Kub
       if (status === 400 || status === 404 || status === 422) {
         throw new PodConfigError(
           `The Kubernetes API rejected the pod for ${what} in namespace "${namespace}": ${describeKubeFailure(kubeFailure(error))}`,
+          { cause: error },
+        );
+      }
+      if (isAdmissionRefusal(kubeFailure(error))) {
+        throw new PodConfigError(
+          `Namespace "${namespace}" refused the pod for ${what} at admission (Pod Security, a ResourceQuota or LimitRange, or an admission webhook): ` +
+            describeKubeFailure(kubeFailure(error)),
           { cause: error },
         );
       }

@@ -118,6 +118,13 @@ describe('stepPodManifest', () => {
     expect(cpuOnly.spec?.containers[0]?.resources).toEqual({ requests: { cpu: '1' }, limits: { cpu: '1' } });
   });
 
+  it('runs every container as the deployment\'s non-root user when it names one, the workspace owned by its group', () => {
+    const manifest = stepPodManifest({ buildId: 'b1', step, namespace: 'ci', runAsUser: 1000, workspace: { ephemeral: true } });
+    expect(() => validate(manifest)).not.toThrow();
+    expect(manifest.spec?.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 });
+    expect(stepPodManifest({ buildId: 'b1', step, namespace: 'ci' }).spec?.securityContext).toBeUndefined();
+  });
+
   it('locks the step down without forcing a non-root user', () => {
     const spec = stepPodManifest({ buildId: 'b1', step, namespace: 'ci' }).spec!;
     expect(spec.automountServiceAccountToken).toBe(false);

@@ -1,4 +1,4 @@
-import type { V1Affinity, V1Container, V1EnvVar, V1Pod, V1ResourceRequirements, V1Volume } from '@kubernetes/client-node';
+import type { V1Affinity, V1Container, V1EnvVar, V1Pod, V1PodSecurityContext, V1ResourceRequirements, V1Volume } from '@kubernetes/client-node';
 import { PullPolicies, type Step, type StepResources } from '../pipeline/types.js';
 import { Annotations, Labels, MANAGED_BY, STEP_CONTAINER } from './types.js';
 import { labelValue, stepPodName } from './pod-name.js';
@@ -20,6 +20,12 @@ export interface StepPodManifestInput {
    * (ephemeral): each pod then fetches the source itself.
    */
   checkout?: Step;
+  /**
+   * Run every container as this non-root user (and group), the workspace volume owned by that
+   * group: what a namespace at the Pod Security `restricted` level demands. Absent: the images'
+   * own users, root for most CI images (the `baseline` level).
+   */
+  runAsUser?: number;
 }
 
 /**
@@ -37,7 +43,7 @@ export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
  */
 export const STEP_TERMINATION_GRACE_SECONDS = 10;
 
-export function stepPodManifest({ buildId, step, namespace, extraLabels = {}, buildEnv = {}, workspace, checkout }: StepPodManifestInput): V1Pod {
+export function stepPodManifest({ buildId, step, namespace, extraLabels = {}, buildEnv = {}, workspace, checkout, runAsUser }: StepPodManifestInput): V1Pod {
   const mounted = workspace !== undefined;
   return {
     apiVersion: 'v1',
@@ -65,12 +71,21 @@ export function stepPodManifest({ buildId, step, namespace, extraLabels = {}, bu
       // the namespace's Services through injected variables.
       automountServiceAccountToken: false,
       enableServiceLinks: false,
+      ...(runAsUser !== undefined ? { securityContext: nonRoot(runAsUser) } : {}),
       ...(workspace ? { volumes: [workspaceVolume(workspace)] } : {}),
       ...(workspace && 'node' in workspace && workspace.node ? { affinity: pinnedTo(workspace.node) } : {}),
       ...(checkout ? { initContainers: [stepContainer(checkout.name, checkout, buildEnv, mounted)] } : {}),
       containers: [stepContainer(STEP_CONTAINER, step, buildEnv, mounted)],
     },
   };
+}
+
+/**
+ * fsGroup: the kubelet makes the volume's files group-owned and group-writable, so a non-root
+ * step can write the workspace (and what the clone wrote there) on a claim or an emptyDir alike.
+ */
+function nonRoot(user: number): V1PodSecurityContext {
+  return { runAsNonRoot: true, runAsUser: user, runAsGroup: user, fsGroup: user };
 }
 
 function workspaceVolume(workspace: PodWorkspace): V1Volume {
@@ -93,9 +108,10 @@ function stepContainer(name: string, step: Step, buildEnv: Record<string, string
       allowPrivilegeEscalation: false,
       capabilities: { drop: ['ALL'] },
       seccompProfile: { type: 'RuntimeDefault' },
-      // runAsNonRoot is deliberately not set: most CI images (node, python, alpine...) run
-      // as root by default and would fail to start with CreateContainerConfigError. Dropping
-      // every capability and forbidding escalation already takes most of root's power.
+      // runAsNonRoot is not set unless the deployment names a user (runAsUser): most CI images
+      // (node, python, alpine...) run as root by default and would fail to start with
+      // CreateContainerConfigError. Dropping every capability and forbidding escalation
+      // already takes most of root's power.
     },
   };
 }

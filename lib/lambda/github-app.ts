@@ -4,10 +4,10 @@
  * the secrets middleware would: a build that needs no token never depends on the key, and a key
  * that cannot be read fails only the builds that need it, as CredentialsUnavailable.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { gitHubApp, type GitHubApp, type GitHubAppOptions } from '../forge/github-app.js';
 import { secretText } from '../forge/secret-text.js';
-import { SECRETS_CACHE_MS } from './secrets.js';
+import { cachedRead, secretsManagerClient } from './secrets.js';
 import type { GitHubAppSettings } from './settings.js';
 
 /** What a test may change: the GitHub API's address, the clock, the waits between attempts. */
@@ -22,40 +22,22 @@ export function lambdaGitHubApp(settings: GitHubAppSettings, options: LambdaGitH
   });
 }
 
-/**
- * A secret's text, fetched on first use and kept as long as the middleware keeps the others (a
- * rotated key is picked up within that time). A failed read is not kept: the next build tries again.
- */
+/** A secret's text (the App's PEM), read on first use and kept; see cachedRead. */
 export function cachedSecretText(secretId: string): () => Promise<string> {
-  let kept: { value: Promise<string>; at: number } | undefined;
-  return () => {
-    if (kept && Date.now() - kept.at < SECRETS_CACHE_MS) return kept.value;
-    const value = secretsManagerClient()
+  return cachedRead(() =>
+    secretsManagerClient()
       .send(new GetSecretValueCommand({ SecretId: secretId }))
       .then(({ SecretString }) => {
         const text = secretText(jsonOrText(SecretString));
         if (!text) throw new EmptySecret('the secret has no text value (store the .pem file as plain text)');
         return text;
-      });
-    const entry = { value, at: Date.now() };
-    kept = entry;
-    value.catch(() => {
-      if (kept === entry) kept = undefined;
-    });
-    return value;
-  };
+      }),
+  );
 }
 
 /** The secret exists but holds nothing usable. */
 export class EmptySecret extends Error {
   override readonly name = 'EmptySecret';
-}
-
-// Made on first use: a function whose builds need no key never builds an SDK client.
-let client: SecretsManagerClient | undefined;
-function secretsManagerClient(): SecretsManagerClient {
-  client ??= new SecretsManagerClient({});
-  return client;
 }
 
 /** A key/value secret made in the console is JSON; a PEM never starts with "{". */

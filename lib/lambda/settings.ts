@@ -19,9 +19,11 @@ export const EnvNames = {
   orphanMargin: 'ORPHAN_MARGIN_SECONDS',
   cloneImage: 'CLONE_IMAGE',
   workspaceMode: 'WORKSPACE_MODE',
+  stepRunAsUser: 'STEP_RUN_AS_USER',
   workspaceStorageClass: 'WORKSPACE_STORAGE_CLASS',
   workspaceSize: 'WORKSPACE_SIZE',
   workspaceAccessMode: 'WORKSPACE_ACCESS_MODE',
+  imageCheck: 'IMAGE_CHECK',
   stateMachineArn: 'STATE_MACHINE_ARN',
   githubWebhookSecretId: 'GITHUB_WEBHOOK_SECRET_ID',
   genericWebhookSecretId: 'GENERIC_WEBHOOK_SECRET_ID',
@@ -57,11 +59,13 @@ export function runnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
       ...read.seconds('pendingWatchSeconds', EnvNames.pendingWatch),
       ...(env[EnvNames.cloneImage] ? { cloneImage: env[EnvNames.cloneImage] } : {}),
       workspaceMode: read.oneOf(EnvNames.workspaceMode, WORKSPACE_MODES) ?? WorkspaceModes.volume,
+      ...read.userId('runAsUser', EnvNames.stepRunAsUser),
       workspace: {
         ...(storageClass ? { storageClass } : {}),
         size: read.quantity(EnvNames.workspaceSize) ?? DEFAULT_WORKSPACE.size,
         accessMode: read.oneOf(EnvNames.workspaceAccessMode, ACCESS_MODES) ?? DEFAULT_WORKSPACE.accessMode,
       },
+      imageCheck: read.oneOf(EnvNames.imageCheck, ['on', 'off'] as const) !== 'off',
     }),
     logs: { bucket: read.required(EnvNames.logsBucket), prefix: env[EnvNames.logsPrefix] ?? 'builds/' },
   };
@@ -110,6 +114,15 @@ export function reader(env: NodeJS.ProcessEnv) {
       const value = Number(raw);
       if (Number.isInteger(value) && value >= 0) return { [key]: value } as Record<K, number>;
       problems.push(`${name} must be a whole number of seconds, got "${raw}"`);
+      return {};
+    },
+    /** A numeric user id other than root's (Pod Security `restricted` forbids 0, and a name is not an id). */
+    userId<K extends string>(key: K, name: string): Partial<Record<K, number>> {
+      const raw = env[name];
+      if (raw === undefined || raw === '') return {};
+      const value = Number(raw);
+      if (/^\d+$/.test(raw) && value >= 1 && value <= 2147483647) return { [key]: value } as Record<K, number>;
+      problems.push(`${name} must be a numeric user id from 1 to 2147483647 (not root), got "${raw}"`);
       return {};
     },
     /** A storage size such as 10Gi: a bad one would fail every build's claim instead. */

@@ -1,4 +1,6 @@
+import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 import { kubeClients, kubeConfigForEks } from '../kube/index.js';
+import { ecrCheck, imageChecker } from '../registry/index.js';
 import { logger } from '../workflow/lambda-task.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import { s3LogStore } from './s3-log-store.js';
@@ -11,10 +13,13 @@ import { runnerSettings } from './settings.js';
  */
 export function lambdaTaskRuntime(env: NodeJS.ProcessEnv = process.env): TaskRuntime {
   const { cluster, workflow, logs } = runnerSettings(env);
+  const clients = kubeClients(() => kubeConfigForEks(cluster));
   return {
     settings: workflow,
     deps: {
-      ...kubeClients(() => kubeConfigForEks(cluster)),
+      ...clients,
+      // Built once per cold start, so its verdict cache lasts as long as the warm function.
+      checkImages: imageChecker({ kube: clients.kube, ecr: ecrCheck({ credentials: fromNodeProviderChain() }) }),
       logs: s3LogStore(logs.bucket, logs.prefix),
       now: () => new Date(),
       log: logger,

@@ -3,9 +3,10 @@ import { stepFunctionsStarter } from '../forge/execution-starter.js';
 import type { GitHubCredentials } from '../forge/github-app.js';
 import { gitHubPipelineSource } from '../forge/pipeline-source.js';
 import { createWebhookHandler, staticSecrets, type SecretsMiddleware } from '../forge/webhook-handler.js';
+import type { WebhookSecrets } from '../forge/webhook.js';
 import { logger } from '../workflow/lambda-task.js';
 import { lambdaGitHubApp, type LambdaGitHubAppOptions } from './github-app.js';
-import { secretIds, secretsMiddleware } from './secrets.js';
+import { secretIds, secretsMiddleware, secretsWithOptionalToken } from './secrets.js';
 import { EnvNames, reader } from './settings.js';
 
 /** The pipeline is read at once; a token with less left than this is not reused. */
@@ -33,7 +34,7 @@ export function createLambdaWebhookHandler(env: NodeJS.ProcessEnv = process.env,
     : {};
   return createWebhookHandler({
     logger,
-    secrets: Object.keys(ids).length > 0 ? (secretsMiddleware(ids) as unknown as SecretsMiddleware) : staticSecrets({}),
+    secrets: webhookSecrets(ids, appSettings !== undefined),
     deps: {
       starter: stepFunctionsStarter(sfn, stateMachineArn),
       pipelines: (s) => gitHubPipelineSource({ ...credentials, ...(s.githubToken ? { token: s.githubToken } : {}) }, api),
@@ -41,4 +42,10 @@ export function createLambdaWebhookHandler(env: NodeJS.ProcessEnv = process.env,
       buildForkPullRequests: env[EnvNames.buildForkPullRequests] === 'true',
     },
   });
+}
+
+/** With a GitHub App the deployment's token is a fallback that may not exist (secretsWithOptionalToken). */
+function webhookSecrets(ids: Partial<Record<keyof WebhookSecrets, string>>, app: boolean): SecretsMiddleware {
+  if (Object.keys(ids).length === 0) return staticSecrets({});
+  return (app ? secretsWithOptionalToken(ids) : secretsMiddleware(ids)) as unknown as SecretsMiddleware;
 }

@@ -32,7 +32,7 @@ const DEFAULT_EXAMPLE = fileURLToPath(new URL('../../examples/hello.yml', import
 export function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
-  return ['Usage: step-runner <command> [options]', '', 'Commands:', ...lines, '', 'Run `step-runner <command> --help` for its options.'].join('\n');
+  return ['Usage: step-runner <command> [options]', '', 'Commands:', ...lines, '', 'Run `step-runner <command> --help` (or `step-runner help <command>`) for its options and their defaults.'].join('\n');
 }
 
 function stopSignal(): Promise<string> {
@@ -63,6 +63,9 @@ export async function main(argv: string[]): Promise<number> {
   // command module (and so the logger) is loaded.
   process.env.POWERTOOLS_LOG_LEVEL ??= rest.includes('--verbose') ? 'INFO' : 'SILENT';
   if (name === '--help' || name === '-h' || name === 'help') {
+    // `help run` is `run --help`, as git and npm read it.
+    const topic = rest[0] === undefined ? undefined : COMMANDS[rest[0]];
+    if (topic) return (await topic.load()).run(['--help'], io);
     io.out(usage());
     return 0;
   }

@@ -1,3 +1,4 @@
+import { imageCheckNote } from '../workflow/image-check.js';
 import type { PollState, PreparedBuild, StepResult } from '../workflow/state-data.js';
 import type { ExecutionEvent } from './executor.js';
 
@@ -70,7 +71,7 @@ export class ConsoleOutput {
         this.steps = prepared.steps.map((s) => s.name);
         return [
           `  ✓ PrepareBuild: namespace ${prepared.namespace}`,
-          ...prepared.steps.map((s) => `      Preparing step "${s.name}": image ${s.image}`),
+          ...prepared.steps.map((s) => `      Preparing step "${s.name}": image ${s.image}${imageCheckNote(prepared.images, s.image)}`),
         ];
       }
       case 'LaunchStep':

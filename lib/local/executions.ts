@@ -6,22 +6,21 @@
 import type { ExecutionStarter, StartedExecution } from '../forge/execution-starter.js';
 import type { BuildInput } from '../contract/index.js';
 import type { StepPodView } from './console/pod-view.js';
+import { buildIdFor } from '../forge/execution-name.js';
+import { ExecutionDoesNotExist, ExecutionNotRunning } from './execution-errors.js';
+import { executionIdentity, type ExecutionIdentity } from './execution-identity.js';
+import { rerunName } from './rerun-name.js';
 import { localExecutionArn, summarize, type ExecutionEvent, type ExecutionStatus, type ExecutionSummary, type LocalExecution } from './executor.js';
 
 /** `run --json`'s object; RUNNING until the execution ends. */
 export type ExecutionView = Omit<ExecutionSummary, 'status'> & { status: ExecutionStatus | 'RUNNING' };
 
-export interface ListedExecution extends ExecutionView {
-  name: string;
-  executionArn: string;
-  startedAt: string;
-  stoppedAt: string | null;
-  buildId: string;
-  trigger: string | null;
-  repository: string | null;
-  commit: string | null;
-  ref: string | null;
-}
+export type ListedExecution = ExecutionView &
+  ExecutionIdentity & {
+    /** The execution this one re-ran (POST /executions/NAME/rerun), and the re-runs of this one. */
+    rerunOf: string | null;
+    reruns: string[];
+  };
 
 export interface LocalExecutionsOptions {
   /** Starts one build: startLocalExecution with the server's settings. */
@@ -59,6 +58,8 @@ interface Entry {
   summary: ExecutionSummary | undefined;
   stoppedAt: Date | undefined;
   done: Promise<void>;
+  rerunOf: string | undefined;
+  reruns: string[];
 }
 
 
@@ -69,6 +70,10 @@ export class LocalExecutions implements ExecutionStarter {
   constructor(private readonly options: LocalExecutionsOptions) {}
 
   async start(name: string, input: BuildInput): Promise<StartedExecution> {
+    return this.begin(name, input, undefined);
+  }
+
+  private begin(name: string, input: BuildInput, rerunOf: string | undefined): StartedExecution {
     const answer = (alreadyStarted: boolean): StartedExecution => ({
       executionArn: localExecutionArn(name),
       executionName: name,
@@ -87,6 +92,8 @@ export class LocalExecutions implements ExecutionStarter {
       summary: undefined,
       stoppedAt: undefined,
       done: Promise.resolve(),
+      rerunOf,
+      reruns: [],
     };
     this.entries.set(name, entry);
     this.notify({ kind: 'started', name });
@@ -105,15 +112,42 @@ export class LocalExecutions implements ExecutionStarter {
     return answer(false);
   }
 
-  /** The run --json object of one execution. */
-  get(name: string): ExecutionView | undefined {
+  /** The run --json object of one execution, with its name, ARN, trigger and times. */
+  get(name: string): ListedExecution | undefined {
     const entry = this.entries.get(name);
-    return entry && this.view(entry);
+    return entry && this.listed(entry);
   }
 
   /** Newest first. */
   list(): ListedExecution[] {
     return [...this.entries.values()].reverse().map((entry) => this.listed(entry));
+  }
+
+  /**
+   * Aborts a running execution, as Step Functions' StopExecution: its pods and claim are deleted
+   * (the executor's abort runs the cleanup), and the answer is the ended execution.
+   */
+  async stop(name: string): Promise<ListedExecution> {
+    const entry = this.entries.get(name);
+    if (!entry) throw new ExecutionDoesNotExist(`No execution named ${name} on this server.`);
+    if (entry.summary) throw new ExecutionNotRunning(`Execution ${name} has already ended: ${entry.summary.status}.`);
+    entry.execution?.abort();
+    await entry.done;
+    return this.listed(entry);
+  }
+
+  /**
+   * A new execution with the same input, as the console's "New execution" starts one; only the
+   * build id differs, since it names the pods and the workspace claim, and a re-run under the old
+   * one would adopt what the first run left instead of starting afresh.
+   */
+  async rerun(name: string): Promise<StartedExecution> {
+    const original = this.entries.get(name);
+    if (!original) throw new ExecutionDoesNotExist(`No execution named ${name} on this server.`);
+    const rerun = rerunName(name, (candidate) => this.entries.has(candidate));
+    const input: BuildInput = { ...original.input, build: { ...original.input.build, id: buildIdFor(rerun) } };
+    original.reruns.push(rerun);
+    return this.begin(rerun, input, name);
   }
 
   /** Everything the console page draws for one execution. */
@@ -149,15 +183,9 @@ export class LocalExecutions implements ExecutionStarter {
 
   private listed(entry: Entry): ListedExecution {
     return {
-      name: entry.name,
-      executionArn: localExecutionArn(entry.name),
-      startedAt: entry.startedAt.toISOString(),
-      stoppedAt: entry.stoppedAt?.toISOString() ?? null,
-      buildId: entry.input.build.id,
-      trigger: entry.input.build.trigger ?? null,
-      repository: entry.input.build.repository ?? null,
-      commit: entry.input.build.commit ?? null,
-      ref: entry.input.build.ref ?? null,
+      ...executionIdentity(entry.name, entry.input, entry.startedAt, entry.stoppedAt),
+      rerunOf: entry.rerunOf ?? null,
+      reruns: [...entry.reruns],
       ...this.view(entry),
     };
   }

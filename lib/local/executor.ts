@@ -3,6 +3,7 @@ import { StateMachine } from 'aws-local-stepfunctions';
 import type { Step } from '../pipeline/types.js';
 import type { BuildInput } from '../contract/index.js';
 import { loadDefinition, resolveResources, taskStates } from '../workflow/definition.js';
+import { cleanupEndedExecutionHandler } from '../workflow/handlers.js';
 import type { PreparedBuild, StepInput, StepResult } from '../workflow/state-data.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import type { StatusReporter } from '../workflow/tasks/report-status.js';
@@ -45,6 +46,20 @@ export interface LocalExecutionOptions {
   waitMs?: number;
   /** Tests only: pause this many ms between retries instead of the definition's intervals. */
   retryMs?: number;
+  /**
+   * Tests only: the Error (e.g. `Lambda.Unknown`) an invocation of this Task state ends with after
+   * its handler ran, as Step Functions reports an invocation that ran out of time or memory: the
+   * work done, the answer lost. Undefined: the invocation answers.
+   */
+  invocationFailure?: (state: string) => string | undefined;
+}
+
+/** An invocation that Lambda could not complete, under the name Step Functions gives it. */
+class LambdaInvocationFailure extends Error {
+  constructor(readonly errorName: string) {
+    super(`${errorName}: the invocation did not complete (injected)`);
+    this.name = errorName;
+  }
 }
 
 export interface LocalExecution {
@@ -82,7 +97,8 @@ class StepNotLaunched extends Error {
  */
 export function startLocalExecution(input: BuildInput, options: LocalExecutionOptions): LocalExecution {
   const definition = loadDefinition();
-  const functions = localLambdaFunctions(options.runtime, options.statuses ?? printedStatusReporter((line) => process.stdout.write(`${line}\n`)));
+  const statuses = options.statuses ?? printedStatusReporter((line) => process.stdout.write(`${line}\n`));
+  const functions = localLambdaFunctions(options.runtime, statuses);
   const machine = new StateMachine(resolveResources(definition, localLambdaArn) as never, {
     validationOptions: { checkPaths: true, checkArn: true },
   });
@@ -108,6 +124,8 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
         throw new StepNotLaunched(`step ${index} was not launched: an earlier step failed`);
       }
       const output = await fn.handler(event as never, localLambdaContext(fn.name));
+      const failure = options.invocationFailure?.(state);
+      if (failure) throw new LambdaInvocationFailure(failure);
       if (index !== undefined && (output as Partial<StepResult> | undefined)?.status === 'succeeded') succeeded.add(index);
       return output;
     };
@@ -139,7 +157,7 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
   const result = (async () => {
     await execution.result.catch(() => undefined);
     await pump;
-    if (aborted) await cleanupAfterAbort(input, history, functions.CleanupBuildLambdaFunction!);
+    if (aborted) await cleanupAfterAbort(input, name, options.runtime, statuses);
     return summarize(history, aborted);
   })();
 
@@ -154,16 +172,17 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
   };
 }
 
-async function cleanupAfterAbort(
-  input: BuildInput,
-  history: ExecutionEvent[],
-  cleanup: ReturnType<typeof localLambdaFunctions>[string],
-): Promise<void> {
-  const prepared = preparedBuild(history);
-  await cleanup.handler(
-    { build: input.build, namespace: prepared?.namespace ?? input.namespace } as never,
-    localLambdaContext(cleanup.name),
-  );
+/**
+ * What EventBridge does on AWS when an execution is aborted: the same cleanup-ended-execution
+ * handler, with the event it would get, deletes the build's objects and posts (here: prints) the
+ * commit's `error` status, since no state of the aborted execution could.
+ */
+async function cleanupAfterAbort(input: BuildInput, name: string, runtime: TaskRuntime, statuses: StatusReporter): Promise<void> {
+  const event = {
+    'detail-type': 'Step Functions Execution Status Change',
+    detail: { executionArn: localExecutionArn(name), name, status: 'ABORTED', input: JSON.stringify(input) },
+  };
+  await cleanupEndedExecutionHandler(runtime, () => statuses)(event, localLambdaContext('cleanupEndedExecution'));
 }
 
 function preparedBuild(history: ExecutionEvent[]): PreparedBuild | undefined {

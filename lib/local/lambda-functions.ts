@@ -20,7 +20,7 @@ type Create = (runtime: TaskRuntime, statuses: StatusReporter) => unknown;
  */
 const FUNCTIONS: Record<string, { name: string; create: Create }> = {
   PrepareBuildLambdaFunction: { name: 'prepareBuild', create: (runtime) => prepareBuildHandler(runtime) },
-  LaunchStepLambdaFunction: { name: 'launchStep', create: launchStepHandler },
+  LaunchStepLambdaFunction: { name: 'launchStep', create: (runtime) => launchStepHandler(runtime) },
   PollStepLambdaFunction: { name: 'pollStep', create: pollStepHandler },
   FinishStepLambdaFunction: { name: 'finishStep', create: finishStepHandler },
   CleanupBuildLambdaFunction: { name: 'cleanupBuild', create: cleanupBuildHandler },

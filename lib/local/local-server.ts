@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MAX_BODY_BYTES } from '../forge/request.js';
+import { InvalidImage, InvalidPipeline, problemLines } from '../pipeline/index.js';
 import { createWebhookHandler, staticSecrets } from '../forge/webhook-handler.js';
 import { loadDefinition } from '../workflow/definition.js';
 import { logger as sharedLogger } from '../workflow/lambda-task.js';
@@ -22,6 +23,8 @@ import { ConsoleOutput } from './console-output.js';
 import { startLocalExecution } from './executor.js';
 import { LocalExecutions } from './executions.js';
 import { createConsoleRoutes } from './http/console-routes.js';
+import { controlGuard } from './http/control-guard.js';
+import { createControlRoutes } from './http/control-routes.js';
 import { createLocalHttpServer } from './http/server.js';
 import { fixedPipelineSource, readPipelineFile } from './pipeline-file.js';
 import { findWorkTree } from './source-snapshot.js';
@@ -142,7 +145,11 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       },
     });
     const consolePage = createConsoleRoutes({ executions, graph: layoutGraph(stateGraph(loadDefinition())) });
-    const server = createLocalHttpServer({ webhook, executions, console: consolePage, maxBodyBytes: MAX_BODY_BYTES, onRequest: print });
+    const control = createControlRoutes({
+      executions,
+      guard: controlGuard({ host: options.host ?? '127.0.0.1', secrets: [options.secret, options.genericSecret] }),
+    });
+    const server = createLocalHttpServer({ webhook, executions, console: consolePage, control, maxBodyBytes: MAX_BODY_BYTES, onRequest: print });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => resolve());
@@ -170,6 +177,7 @@ export async function readServedPipeline(file: string, shownAs: string) {
   try {
     return await readPipelineFile(file, shownAs);
   } catch (error) {
+    if (error instanceof InvalidPipeline || error instanceof InvalidImage) throw new ServeRejected(problemLines(error).join('\n'));
     throw new ServeRejected(`${(error as Error).name}: ${(error as Error).message}`);
   }
 }

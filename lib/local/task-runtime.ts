@@ -1,16 +1,19 @@
 import path from 'node:path';
 import { kubeClients } from '../kube/index.js';
+import { imageChecker } from '../registry/index.js';
 import { logger } from '../workflow/lambda-task.js';
 import { DEFAULT_WORKSPACE, workflowSettings, type WorkflowSettings, type WorkspaceMode } from '../workflow/settings.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import { directoryLogStore } from './directory-log-store.js';
+import { imageRegistryOf } from './image-registry.js';
 import { kubeConfigFromFile } from './kube-config-file.js';
 
 /** Where a local build runs: a cluster by kubeconfig (the embedded one's, or the user's own). */
 export interface LocalTarget {
   kubeconfig: string;
   context?: string;
-  namespace: string;
+  /** Absent: the kubeconfig context's namespace, as kubectl takes it, else `default`. */
+  namespace?: string;
   /** The folder step logs are kept in. */
   logsDir: string;
   /** Grace periods and the pending watch, where a caller wants other than the defaults. */
@@ -28,14 +31,18 @@ export interface LocalTarget {
  */
 export function localTaskRuntime(target: LocalTarget): TaskRuntime {
   const kubeConfig = kubeConfigFromFile(target.kubeconfig, target.context);
+  const clients = kubeClients(async () => kubeConfig);
+  const mirror = imageRegistryOf(target.kubeconfig, target.context);
   return {
     settings: workflowSettings({
       ...(target.ownCluster ? { workspace: { size: DEFAULT_WORKSPACE.size, accessMode: DEFAULT_WORKSPACE.accessMode } } : {}),
       ...target.settings,
-      namespace: target.namespace,
+      namespace: target.namespace ?? (kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace || 'default'),
     }),
     deps: {
-      ...kubeClients(async () => kubeConfig),
+      ...clients,
+      // The embedded cluster's kubeconfig names its catalog registry; other clusters' nodes pull from the images' own.
+      checkImages: imageChecker({ kube: clients.kube, ...(mirror ? { mirror } : {}) }),
       logs: directoryLogStore(target.logsDir),
       now: () => new Date(),
       log: logger,
@@ -45,7 +52,7 @@ export function localTaskRuntime(target: LocalTarget): TaskRuntime {
 
 /**
  * The runtime of `run` and `serve`: the cluster they started or were given (`--kubeconfig`, then a
- * cluster of the user's own), `--context`, `--namespace` (default `default`), logs in
+ * cluster of the user's own), `--context`, `--namespace` (default: the context's, else `default`), logs in
  * `.step-runner/logs`, `--workspace-mode` (default `volume`, as deployed by default).
  */
 export function commandTaskRuntime(
@@ -57,7 +64,7 @@ export function commandTaskRuntime(
     ownCluster: options.kubeconfig !== undefined,
     ...(options.workspaceMode ? { settings: { workspaceMode: options.workspaceMode } } : {}),
     ...(options.context ? { context: options.context } : {}),
-    namespace: options.namespace ?? 'default',
+    ...(options.namespace ? { namespace: options.namespace } : {}),
     logsDir: path.resolve('.step-runner/logs'),
   });
 }

@@ -10,13 +10,19 @@ export interface PipelineLocation {
   column?: number;
 }
 
+/** One problem of a rejected file, readable on its own (file, line, step, field, what is wrong). */
+export interface LocatedProblem {
+  message: string;
+  location: PipelineLocation;
+}
+
 export class InvalidPipeline extends StepRunnerError {
   override readonly name = ErrorNames.InvalidPipeline;
   constructor(
     message: string,
     readonly location: PipelineLocation,
     /** Every problem found, when there were several; the message is the first of them. */
-    readonly problems: readonly { message: string; location: PipelineLocation }[] = [{ message, location }],
+    readonly problems: readonly LocatedProblem[] = [{ message, location }],
   ) {
     super(message);
   }
@@ -28,6 +34,8 @@ export class InvalidImage extends StepRunnerError {
     message: string,
     readonly image: string,
     readonly location?: PipelineLocation,
+    /** Every bad image reference of the file; the message is the first of them. */
+    readonly problems: readonly LocatedProblem[] = [{ message, location: location ?? { file: '' } }],
   ) {
     super(message);
   }

@@ -5,5 +5,6 @@ export { checkImageReference, parseImageReference, imageProblemMessage, type Ima
 export { parseDuration, formatDuration, MAX_DURATION_SECONDS, type DurationResult } from './duration.js';
 export { validatePipelineData, pipelineSchema, MAX_STEPS, ProblemKinds, type ProblemKind, type SchemaProblem, type PipelineData } from './schema.js';
 export { MAX_PIPELINE_BYTES } from './yaml-document.js';
-export { InvalidPipeline, InvalidImage, type PipelineLocation } from './errors.js';
+export { InvalidPipeline, InvalidImage, type PipelineLocation, type LocatedProblem } from './errors.js';
+export { problemReports, problemLines, type ProblemReport } from './problem-report.js';
 export { quantityProblem } from './quantity.js';

@@ -62,10 +62,10 @@ export function pipelineError(problems: readonly PipelineProblem[]): InvalidPipe
   if (!first) throw new TypeError('pipelineError needs at least one problem');
   const more = problems.length - 1;
   const suffix = more > 0 ? ` (and ${more} more problem${more === 1 ? '' : 's'})` : '';
-  if (problems.every((problem) => problem.kind === ProblemKinds.image)) {
-    return new InvalidImage(first.message + suffix, first.image ?? '', first.location);
-  }
   const list = problems.map(({ message, location }) => ({ message, location }));
+  if (problems.every((problem) => problem.kind === ProblemKinds.image)) {
+    return new InvalidImage(first.message + suffix, first.image ?? '', first.location, list);
+  }
   return new InvalidPipeline(first.message + suffix, first.location, list);
 }
 

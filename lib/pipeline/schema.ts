@@ -162,6 +162,7 @@ export const stepSchema = z.strictObject(
     timeout: durationSeconds.optional(),
     resources: resources.optional(),
     secrets: z.array(secret, { error: (issue) => `must be a list of {env, secret, key}, not ${describeValue(issue.input)}` }).optional(),
+    'image-check': z.boolean({ error: (issue) => `must be true or false, not ${describeValue(issue.input)}` }).optional(),
   },
   { error: (issue) => `each step must be a map (name, image, commands, ...), not ${describeValue(issue.input)}` },
 );
@@ -186,7 +187,8 @@ export const pipelineSchema = z.strictObject(
   { error: (issue) => `a pipeline file must be a map with "version" and "steps", not ${describeValue(issue.input)}` },
 );
 
-const knownKeys = {
+/** The keys each map of the file may have, from the schema itself (the README's key table is checked against it). */
+export const knownKeys = {
   pipeline: Object.keys(pipelineSchema.shape),
   step: Object.keys(stepSchema.shape),
   resources: Object.keys(resources.shape),
@@ -218,6 +220,7 @@ export function validatePipelineData(data: unknown): ValidationResult {
         timeoutSeconds: step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS,
         ...(step.resources ? { resources: withoutUndefined(step.resources) } : {}),
         secrets: step.secrets ?? [],
+        ...(step['image-check'] === false ? { imageCheck: false as const } : {}),
       })),
       ...(grace !== undefined ? { imagePullGraceSeconds: grace } : {}),
     },

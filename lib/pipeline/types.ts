@@ -31,6 +31,8 @@ export interface Step {
   timeoutSeconds: number;
   resources?: StepResources;
   secrets: SecretEnv[];
+  /** `image-check: false`: PrepareBuild does not ask the registry about this step's image. */
+  imageCheck?: false;
   /** 1-based line of the step in its file, for messages raised after parsing. */
   line?: number;
 }

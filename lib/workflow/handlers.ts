@@ -14,7 +14,8 @@ import { cleanupOrphans } from './tasks/cleanup-orphans.js';
 import { finishStep } from './tasks/finish-step.js';
 import { launchStep } from './tasks/launch-step.js';
 import { pollStep } from './tasks/poll-step.js';
-import { prepareBuild, type BuildCredentials } from './tasks/prepare-build.js';
+import type { BuildCredentials } from './build-credentials.js';
+import { prepareBuild } from './tasks/prepare-build.js';
 import { reportStatus, type StatusReporter } from './tasks/report-status.js';
 
 /** A watch must end well before the invocation does, or the poll is lost to a Lambda timeout. */
@@ -24,7 +25,9 @@ export const WATCH_MARGIN_MS = 5_000;
 export const prepareBuildHandler = ({ settings, deps }: TaskRuntime, credentialsFor: (context: Context) => BuildCredentials = () => ({})) =>
   lambdaTask(async (input: BuildInput, context) => prepareBuild(input, settings, deps, credentialsFor(context)));
 
-export const launchStepHandler = ({ deps }: TaskRuntime) => lambdaTask(async (input: StepInput) => launchStep(input, deps));
+/** `credentialsFor` as for PrepareBuild: a token that expires is renewed before a pod that reads it starts. */
+export const launchStepHandler = ({ deps }: TaskRuntime, credentialsFor: (context: Context) => BuildCredentials = () => ({})) =>
+  lambdaTask(async (input: StepInput, context) => launchStep(input, deps, credentialsFor(context)));
 
 export const pollStepHandler = ({ deps }: TaskRuntime) =>
   lambdaTask(async (input: StepInput, context) =>
@@ -45,9 +48,14 @@ export const reportStatusHandler = (reporterFor: (context: Context) => StatusRep
     reportStatus(input, { reporter: reporterFor(context), log: logger }),
   );
 
-/** EventBridge: an execution of the build state machine was ABORTED or TIMED_OUT. */
-export const cleanupEndedExecutionHandler = ({ settings, deps }: TaskRuntime) =>
-  lambdaEventHandler(async (event: ExecutionStatusChange) => cleanupEndedExecution(event, settings.namespace, deps));
+/**
+ * EventBridge: an execution of the build state machine was ABORTED, TIMED_OUT or FAILED;
+ * `reporterFor` as for ReportStatus, for the commit status no state posted.
+ */
+export const cleanupEndedExecutionHandler = ({ settings, deps }: TaskRuntime, reporterFor?: (context: Context) => StatusReporter) =>
+  lambdaEventHandler(async (event: ExecutionStatusChange, context: Context) =>
+    cleanupEndedExecution(event, settings.namespace, deps, reporterFor?.(context)),
+  );
 
 /** EventBridge schedule: the sweep for runner pods that no execution cleaned up. */
 export const cleanupOrphansHandler = ({ settings, deps }: TaskRuntime, marginSeconds: number) =>

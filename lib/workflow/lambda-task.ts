@@ -26,7 +26,7 @@ export function lambdaTask<In extends { build?: BuildRef; step?: { name: string 
 }
 
 /** An EventBridge target: the Powertools context in each line, and no build keys to append. */
-export function lambdaEventHandler<In, Out>(handle: (event: In) => Promise<Out>) {
+export function lambdaEventHandler<In, Out>(handle: (event: In, context: Context) => Promise<Out>) {
   return middy<In, Out>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .handler(handle);

@@ -15,8 +15,12 @@ export interface WorkflowSettings {
   cloneImage: string;
   /** Where the workspace lives: see WorkspaceModes. */
   workspaceMode: WorkspaceMode;
+  /** Every step's containers run as this non-root user (Pod Security `restricted`); absent: the images' users. */
+  runAsUser?: number;
   /** The build's workspace claim (mode `volume`): one per build, shared by every step pod. */
   workspace: WorkspaceClaimSettings;
+  /** PrepareBuild asks each image's registry whether the image exists (IMAGE_CHECK). */
+  imageCheck: boolean;
 }
 
 /**
@@ -53,6 +57,7 @@ export function workflowSettings(given: Pick<WorkflowSettings, 'namespace'> & Pa
     cloneImage: DEFAULT_CLONE_IMAGE,
     workspaceMode: WorkspaceModes.volume,
     workspace: DEFAULT_WORKSPACE,
+    imageCheck: true,
     ...given,
   };
 }

@@ -6,6 +6,7 @@
 import type { Step } from '../pipeline/types.js';
 import type { BuildRef, ErrorName } from '../contract/index.js';
 import type { PodProgress } from '../kube/index.js';
+import type { ImageCheckSummary } from './image-check.js';
 
 export interface BuildSettings {
   imagePullGraceSeconds: number;
@@ -21,6 +22,8 @@ export interface BuildSettings {
   checkoutStep?: string;
   /** With an ephemeral workspace: the checkout every step pod runs first, as an init container. */
   checkout?: Step;
+  /** The deployment's non-root user for every container (see WorkflowSettings.runAsUser). */
+  runAsUser?: number;
   /** See DEFAULT_PENDING_WATCH_SECONDS; absent or 0: plain polling. */
   pendingWatchSeconds?: number;
 }
@@ -31,6 +34,8 @@ export interface PreparedBuild {
   namespace: string;
   settings: BuildSettings;
   steps: Step[];
+  /** What the registries said of each image at PrepareBuild (digests, or why unchecked). */
+  images?: ImageCheckSummary[];
 }
 
 /** What LaunchStep and every PollStep leave at $.poll: the step's pod and how it was last seen. */

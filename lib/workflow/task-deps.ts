@@ -1,6 +1,7 @@
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WatchedPod } from '../kube/index.js';
+import type { ImageChecker } from '../registry/index.js';
 import type { StepLogStore } from './step-log-store.js';
 import type { WorkflowSettings } from './settings.js';
 
@@ -15,6 +16,11 @@ export interface TaskDeps {
    * undefined when the watch saw nothing. Without it, PollStep polls plainly.
    */
   watchPod?(namespace: string, podName: string, until: (pod: V1Pod | null) => boolean, timeoutMs: number): Promise<WatchedPod | undefined>;
+  /**
+   * Asks each image's registry whether it exists (lib/registry), never throwing. Without it,
+   * PrepareBuild leaves every image to the kubelet.
+   */
+  checkImages?: ImageChecker;
   logs: StepLogStore;
   now(): Date;
   log: TaskLog;

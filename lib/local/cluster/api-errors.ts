@@ -54,6 +54,16 @@ export function alreadyExists(resource: string, name: string): ApiError {
   return new ApiError(409, 'AlreadyExists', `${resource} "${name}" already exists`, { name, kind: resource });
 }
 
+/** An update based on a resourceVersion that is no longer the object's: optimistic concurrency. */
+export function conflict(resource: string, name: string): ApiError {
+  return new ApiError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${resource} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+    { name, kind: resource },
+  );
+}
+
 export function badRequest(message: string): ApiError {
   return new ApiError(400, 'BadRequest', message);
 }

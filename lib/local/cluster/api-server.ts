@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { ApiError, methodNotAllowed, noSuchPath } from './api-errors.js';
 import { apiGroup, apiGroupList, apiVersions, resourceList, SERVER_VERSION } from './discovery.js';
 import { faultError, type FaultInjector } from './faults.js';
+import { contextFor, isDryRun } from './dry-run.js';
 import { readJsonBody, sendError, sendJson } from './http-io.js';
 import { openApiDocument } from './openapi.js';
 import { PodExecServer, type ExecSource, type UpgradeSocket } from './pod-exec.js';
@@ -16,6 +17,7 @@ import {
   getObject,
   listBody,
   listObjects,
+  replaceObject,
   withKind,
   type ApiContext,
 } from './resource-handlers.js';
@@ -120,7 +122,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         }
         if (method === 'DELETE' && resource.verbs.includes('delete')) {
           const body = await readJsonBody(req);
-          return sendJson(res, 200, deleteObject(ctx, resource, namespace, name, deleteOptionsFrom(query, body)));
+          return sendJson(res, 200, deleteObject(contextFor(ctx, isDryRun('DeleteOptions', query, body)), resource, namespace, name, deleteOptionsFrom(query, body)));
+        }
+        if (method === 'PUT' && resource.verbs.includes('update')) {
+          return sendJson(res, 200, replaceObject(contextFor(ctx, isDryRun('UpdateOptions', query)), resource, namespace, name, await readJsonBody(req)));
         }
         throw methodNotAllowed();
       }
@@ -137,12 +142,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           return sendJson(res, 200, body);
         }
         if (method === 'POST' && resource.verbs.includes('create') && (namespace !== undefined || !resource.namespaced)) {
-          const created = createObject(ctx, resource, namespace, await readJsonBody(req));
+          const created = createObject(contextFor(ctx, isDryRun('CreateOptions', query)), resource, namespace, await readJsonBody(req));
           return sendJson(res, 201, created);
         }
         if (method === 'DELETE' && resource.verbs.includes('deletecollection') && namespace !== undefined) {
           const body = await readJsonBody(req);
-          return sendJson(res, 200, deleteCollection(ctx, resource, namespace, query, deleteOptionsFrom(query, body)));
+          return sendJson(res, 200, deleteCollection(contextFor(ctx, isDryRun('DeleteOptions', query, body)), resource, namespace, query, deleteOptionsFrom(query, body)));
         }
         throw methodNotAllowed();
       }

@@ -15,6 +15,7 @@ import type { FaultInjector } from './faults.js';
 import { buildCatalog, parseCatalogDocument, type CatalogEntry } from './image-catalog.js';
 import { ImagePuller } from './image-puller.js';
 import { kubeConfigFor, kubeconfigYaml } from './kubeconfig.js';
+import { startCatalogRegistry, type CatalogRegistry } from './catalog-registry.js';
 import { Kubelet, NODE_CAPACITY, NODE_NAME } from './kubelet.js';
 import { DEFAULT_LOG_LIMIT_BYTES } from './log-buffer.js';
 import { NodeDirs } from './node-dirs.js';
@@ -31,6 +32,8 @@ export type { CatalogEntry } from './image-catalog.js';
 export type { Fault, FaultInjector, FaultRequest } from './faults.js';
 export { DEFAULT_TIMINGS, FAST_TIMINGS, type KubeletTimings } from './timings.js';
 export { NODE_NAME } from './kubelet.js';
+export { IMAGE_REGISTRY_EXTENSION } from './kubeconfig.js';
+export type { CatalogRegistry } from './catalog-registry.js';
 
 export interface EmbeddedClusterOptions {
   /** Default 127.0.0.1. */
@@ -61,8 +64,10 @@ export interface EmbeddedCluster {
   /** The temporary folder holding volumes and the containers' own directories; stop() removes it. */
   stateDir: string;
   kubeConfig(): KubeConfig;
-  /** A kubeconfig file's content, usable by kubectl. */
+  /** A kubeconfig file's content, usable by kubectl; its cluster names the catalog registry. */
   kubeconfigYaml(): string;
+  /** The image catalog as a registry on loopback (catalog-registry.ts). */
+  registry: CatalogRegistry;
   /** Kills step processes, ends watches, closes the server and removes the state folder. */
   stop(): Promise<void>;
 }
@@ -115,10 +120,12 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     startPersistentVolumeController({ store, events }, new VolumeProvisioner({ store, events, dirs, timings, nodeName: NODE_NAME })),
     startClaimProtection(store),
   ];
+  const catalog = buildCatalog(entries);
+  const registry = await startCatalogRegistry(catalog, host);
   const kubelet = new Kubelet({
     store,
     events,
-    puller: new ImagePuller(buildCatalog(entries)),
+    puller: new ImagePuller(catalog),
     timings,
     nodeName: NODE_NAME,
     nodeIP: '127.0.0.1',
@@ -144,7 +151,8 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     url,
     stateDir,
     kubeConfig: () => kubeConfigFor(url),
-    kubeconfigYaml: () => kubeconfigYaml(url),
+    kubeconfigYaml: () => kubeconfigYaml(url, registry.url),
+    registry,
     stop: () => {
       stopping ??= (async () => {
         await kubelet.stop();
@@ -153,6 +161,7 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
         const closed = new Promise<void>((resolve) => api.server.close(() => resolve()));
         api.server.closeAllConnections();
         await closed;
+        await registry.stop();
         await rm(stateDir, { recursive: true, force: true });
       })();
       return stopping;

@@ -7,11 +7,18 @@ import { stringify } from 'yaml';
 
 export const CONTEXT_NAME = 'embedded';
 
-export function kubeconfigDocument(server: string, namespace = 'default') {
+/**
+ * The cluster extension naming the registry its node pulls from (the image catalog): a runner
+ * reading this kubeconfig asks that registry, as a node's mirror configuration would.
+ */
+export const IMAGE_REGISTRY_EXTENSION = 'step-runner.dev/image-registry';
+
+export function kubeconfigDocument(server: string, namespace = 'default', registry?: string) {
+  const extensions = registry ? { extensions: [{ name: IMAGE_REGISTRY_EXTENSION, extension: { mirror: registry } }] } : {};
   return {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: CONTEXT_NAME, cluster: { server, 'insecure-skip-tls-verify': true } }],
+    clusters: [{ name: CONTEXT_NAME, cluster: { server, 'insecure-skip-tls-verify': true, ...extensions } }],
     users: [{ name: CONTEXT_NAME, user: {} }],
     contexts: [{ name: CONTEXT_NAME, context: { cluster: CONTEXT_NAME, user: CONTEXT_NAME, namespace } }],
     'current-context': CONTEXT_NAME,
@@ -19,8 +26,8 @@ export function kubeconfigDocument(server: string, namespace = 'default') {
   };
 }
 
-export function kubeconfigYaml(server: string): string {
-  return stringify(kubeconfigDocument(server));
+export function kubeconfigYaml(server: string, registry?: string): string {
+  return stringify(kubeconfigDocument(server, 'default', registry));
 }
 
 export function kubeConfigFor(server: string): KubeConfig {

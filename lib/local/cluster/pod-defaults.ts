@@ -21,7 +21,8 @@ function qosClass(containers: Container[]): 'BestEffort' | 'Burstable' | 'Guaran
 }
 
 export function applyPodDefaults(pod: Pod): void {
-  pod.spec.restartPolicy ??= 'Always';
+  // A real apiserver defaults Always; what this node does, and so what it says, is Never.
+  pod.spec.restartPolicy ??= 'Never';
   pod.spec.terminationGracePeriodSeconds ??= 30;
   pod.spec.dnsPolicy ??= 'ClusterFirst';
   pod.spec.schedulerName ??= 'default-scheduler';

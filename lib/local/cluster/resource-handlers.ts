@@ -1,6 +1,7 @@
 /** The verbs on stored objects (get, list, create, delete, deletecollection), with apiserver semantics. */
-import { forbidden, invalid, notFound, badRequest } from './api-errors.js';
+import { badRequest, conflict, forbidden, invalid, notFound } from './api-errors.js';
 import type { Clock } from './clock.js';
+import { enforcedLevel, podSecurityRefusal, podSecurityViolations } from './pod-security.js';
 import { formatTime, type KubeObject, type Pod } from './objects.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
@@ -98,9 +99,58 @@ export function createObject(ctx: ApiContext, resource: ResourceType, namespace:
   const problems = resource.validate(object);
   if (problems.length > 0) throw invalid(resource.kind, object.metadata.name ?? '', problems);
   resource.applyDefaults(object);
+  if (resource.name === 'pods') admitPod(ctx, object as Pod, namespace);
   object.kind = resource.kind;
   object.apiVersion = apiVersionOf(resource);
   return withKind(resource, ctx.store.create(resource.name, object));
+}
+
+/** Validating admission, after the object itself is valid: the namespace's Pod Security level. */
+function admitPod(ctx: ApiContext, pod: Pod, namespace: string | undefined): void {
+  const enforced = enforcedLevel(ctx.store.get('namespaces', undefined, namespace ?? 'default'));
+  if (enforced === undefined) return;
+  const violations = podSecurityViolations(pod, enforced.level);
+  if (violations.length === 0) return;
+  throw forbidden('pods', pod.metadata.name ?? '', podSecurityRefusal(enforced, violations));
+}
+
+/**
+ * PUT: the whole object replaced by the body, as the apiserver's update does: same name and
+ * namespace, what the server owns (uid, creation time) kept, validated and defaulted as on create,
+ * and refused with a Conflict when the body's resourceVersion is not the stored one.
+ */
+export function replaceObject(ctx: ApiContext, resource: ResourceType, namespace: string | undefined, name: string, body: unknown): KubeObject {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw badRequest(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+  }
+  const object = structuredClone(body) as KubeObject;
+  object.metadata = typeof object.metadata === 'object' && object.metadata !== null ? object.metadata : {};
+  if (object.metadata.name !== name) throw badRequest(`the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+  if (resource.namespaced && object.metadata.namespace && object.metadata.namespace !== namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  const current = ctx.store.get(resource.name, namespace, name);
+  if (current === undefined) throw notFound(resource.name, name);
+  const version = object.metadata.resourceVersion;
+  if (version !== undefined && version !== '' && version !== current.metadata.resourceVersion) throw conflict(resource.name, name);
+  const problems = resource.validate(object);
+  if (problems.length > 0) throw invalid(resource.kind, name, problems);
+  resource.applyDefaults(object);
+  const updated = ctx.store.update(resource.name, namespace, name, (draft) => {
+    for (const key of Object.keys(draft)) if (key !== 'metadata') delete draft[key];
+    Object.assign(draft, object, {
+      kind: resource.kind,
+      apiVersion: apiVersionOf(resource),
+      metadata: {
+        ...object.metadata,
+        ...(resource.namespaced ? { namespace } : {}),
+        uid: current.metadata.uid,
+        creationTimestamp: current.metadata.creationTimestamp,
+      },
+    });
+  });
+  if (updated === undefined) throw notFound(resource.name, name);
+  return withKind(resource, updated);
 }
 
 export interface DeleteOptions {

@@ -135,7 +135,8 @@ export const RESOURCES: Record<string, ResourceType> = {
     singularName: 'secret',
     kind: 'Secret',
     namespaced: true,
-    verbs: ALL_VERBS,
+    // Replaced whole (PUT): a build's clone credentials are renewed in place.
+    verbs: [...ALL_VERBS, 'update'],
     fieldLabels: [...META_FIELDS, 'type'],
     validate: (o) => validateSecret(o as Secret),
     applyDefaults: (o) => {

@@ -82,9 +82,11 @@ export function validatePod(pod: Pod): FieldProblem[] {
   } else {
     containers.forEach((c, i) => problems.push(...checkContainer(c ?? {}, `spec.containers[${i}]`, seen, volumes.names)));
   }
+  // The embedded kubelet never restarts a container: a pod asking for restarts is refused rather
+  // than run otherwise than it says (`kubectl run` asks for Always unless given --restart=Never).
   const restart = spec?.restartPolicy;
-  if (restart !== undefined && !['Always', 'OnFailure', 'Never'].includes(restart)) {
-    problems.push(notSupported('spec.restartPolicy', restart, ['Always', 'Never', 'OnFailure']));
+  if (restart !== undefined && restart !== 'Never') {
+    problems.push(notSupported('spec.restartPolicy', restart, ['Never']));
   }
   const deadline = spec?.activeDeadlineSeconds;
   if (deadline !== undefined && !(Number.isInteger(deadline) && deadline >= 1)) {

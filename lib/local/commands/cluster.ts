@@ -14,7 +14,9 @@ Starts the embedded Kubernetes cluster and keeps it running until Ctrl-C.
   --host H               address to listen on (default: 127.0.0.1)
   --kubeconfig-out FILE  where to write the kubeconfig (default: .step-runner/kubeconfig)
   --workspace DIR        working directory of step processes (default: the current directory)
-  --images FILE          extra image catalog (JSON, repeatable); see lib/local/images/README.md`;
+  --images FILE          extra image catalog (JSON, repeatable); see lib/local/images/README.md
+                         (default: lib/local/images/catalog.json only)
+  -h, --help             this help`;
 
 export interface CommandIO {
   out: (line: string) => void;

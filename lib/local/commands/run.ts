@@ -1,11 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { InvalidImage, InvalidPipeline, parsePipeline } from '../../pipeline/index.js';
+import { InvalidImage, InvalidPipeline, parsePipeline, problemLines, problemReports, type ProblemReport } from '../../pipeline/index.js';
 import { logger } from '../../workflow/lambda-task.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../cluster/index.js';
 import { ConsoleOutput } from '../console-output.js';
+import { executionIdentity, type ExecutionIdentity } from '../execution-identity.js';
 import { startLocalExecution, type ExecutionSummary } from '../executor.js';
 import { localBuildInput, localSource } from '../local-source.js';
 import { uploaderFor, type SourceUploader } from '../source-upload.js';
@@ -13,67 +13,37 @@ import { readPipelineFile } from '../pipeline-file.js';
 import { printedStatusReporter } from '../printed-status.js';
 import { commandTaskRuntime } from '../task-runtime.js';
 import type { CommandIO } from './cluster.js';
-import { workspaceModeOption } from './usage.js';
-import type { WorkspaceMode } from '../../workflow/settings.js';
+import { parseRunArgs, RUN_HELP, RUN_USAGE, type RunOptions } from './run-args.js';
 
-export const RUN_USAGE =
-  'run <pipeline.yml> [--source DIR] [--commit REF] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--images FILE] [--json] [--verbose]';
+export { parseRunArgs, type RunOptions };
 
 export const ExitCodes = { succeeded: 0, failed: 1, rejected: 2 } as const;
 
-export interface RunOptions {
-  file: string;
-  kubeconfig?: string;
-  context?: string;
-  namespace?: string;
-  /** As the deployment's WORKSPACE_MODE (default volume). */
-  workspaceMode?: WorkspaceMode;
-  /** The git work tree to check out (default: the one holding the pipeline file). */
-  source?: string;
-  /** Check this commit out instead of the work tree as it is on disk. */
-  commit?: string;
-  images?: string;
-  json?: boolean;
-  verbose?: boolean;
-}
+/**
+ * `run --json`'s object (docs/contracts.md): the summary, the execution's identity as
+ * `GET /executions/NAME` gives it (null when nothing started), and every problem of a rejected
+ * pipeline (empty otherwise).
+ */
+export type RunSummary = ExecutionSummary & { [K in keyof ExecutionIdentity]: ExecutionIdentity[K] | null } & { problems: ProblemReport[] };
 
 export const summary = 'run one build through the state machine, on the embedded cluster unless --kubeconfig is given';
 
 /** The CLI entry: usage problems exit 2 like a rejected pipeline, since nothing was started. */
 export async function run(argv: string[], io: CommandIO): Promise<number> {
-  let options: RunOptions;
+  let options;
   try {
     options = parseRunArgs(argv);
   } catch (error) {
     io.err(`step-runner run: ${(error as Error).message}`);
+    io.err(`Usage: step-runner ${RUN_USAGE}`);
+    io.err('Run `step-runner run --help` for what each option does.');
     return ExitCodes.rejected;
   }
+  if ('help' in options) {
+    io.out(RUN_HELP);
+    return ExitCodes.succeeded;
+  }
   return runBuild(options, io);
-}
-
-export function parseRunArgs(args: string[]): RunOptions {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      kubeconfig: { type: 'string' },
-      context: { type: 'string' },
-      namespace: { type: 'string' },
-      'workspace-mode': { type: 'string' },
-      source: { type: 'string' },
-      // The old name of --source, from before builds had a checkout.
-      workspace: { type: 'string' },
-      commit: { type: 'string' },
-      images: { type: 'string' },
-      json: { type: 'boolean' },
-      verbose: { type: 'boolean' },
-    },
-  });
-  const [file, ...extra] = positionals;
-  if (!file || extra.length > 0) throw new TypeError(`usage: ${RUN_USAGE}`);
-  const { workspace, 'workspace-mode': workspaceMode, ...rest } = values;
-  const source = rest.source ?? workspace;
-  return { file, ...rest, ...(source ? { source } : {}), ...(workspaceMode ? { workspaceMode: workspaceModeOption(workspaceMode) } : {}) };
 }
 
 /**
@@ -86,8 +56,8 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
   const file = path.resolve(options.file);
   const loaded = await readPipeline(file, options.file);
   if (loaded instanceof Error) {
-    io.err(`${loaded.name}: ${loaded.message}`);
-    if (options.json) io.out(JSON.stringify(rejectedSummary(loaded)));
+    problemLines(loaded).forEach(io.err);
+    if (options.json) io.out(JSON.stringify(rejectedSummary(loaded, problemReports(loaded))));
     return ExitCodes.rejected;
   }
 
@@ -124,7 +94,9 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
 
     const buildId = localBuildId(file);
     const console = new ConsoleOutput(`${buildId} (${options.file})`);
-    const execution = startLocalExecution(localBuildInput(buildId, { file: options.file, text: loaded }, source), {
+    const input = localBuildInput(buildId, { file: options.file, text: loaded }, source);
+    const startedAt = new Date();
+    const execution = startLocalExecution(input, {
       runtime,
       statuses: printedStatusReporter(print),
       onEvent: (event) => {
@@ -142,8 +114,10 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
     });
-    if (result.status === 'ABORTED') print('Execution ABORTED; its pods were deleted.');
-    if (options.json) io.out(JSON.stringify(result));
+    // The console lines already said "Execution ABORTED"; what is left to say is the cleanup.
+    if (result.status === 'ABORTED') print('Its pods and workspace claim were deleted.');
+    const summary: RunSummary = { ...executionIdentity(buildId, input, startedAt, new Date()), ...result, problems: [] };
+    if (options.json) io.out(JSON.stringify(summary));
     return result.status === 'SUCCEEDED' ? ExitCodes.succeeded : ExitCodes.failed;
   } finally {
     await uploader?.dispose();
@@ -163,8 +137,24 @@ async function readPipeline(file: string, shownAs: string): Promise<string | Inv
   }
 }
 
-function rejectedSummary(error: Error): ExecutionSummary {
-  return { status: 'FAILED', error: error.name, cause: error.message, steps: [], events: [] };
+function rejectedSummary(error: Error, problems: ProblemReport[] = []): RunSummary {
+  return {
+    name: null,
+    executionArn: null,
+    startedAt: null,
+    stoppedAt: null,
+    buildId: null,
+    trigger: null,
+    repository: null,
+    commit: null,
+    ref: null,
+    status: 'FAILED',
+    error: error.name,
+    cause: error.message,
+    steps: [],
+    events: [],
+    problems,
+  };
 }
 
 /** Unique, readable and a valid label value: `local-<file>-<time>-<random>`. */

@@ -27,11 +27,21 @@ Builds run on the local executor, on the embedded cluster unless --kubeconfig is
   --secret S        the webhook secret (default: $${SecretEnvNames.github}; the generic webhook
                     uses $${SecretEnvNames.generic}, else this one). Unsigned requests are refused:
                     without a secret the endpoint answers 404.
-  --example FILE    run this pipeline once as soon as the server is up (what \`npm start\` does)
+  --example FILE    run this pipeline once as soon as the server is up (what \`npm start\` does;
+                    default: none)
+  --kubeconfig FILE run builds on that cluster, the step pods in their real images (default: an
+                    embedded cluster, whose step commands run as local processes)
+  --context NAME    the kubeconfig's context (needs --kubeconfig; default: its current context)
+  --namespace NS    where the step pods go (default: the kubeconfig context's, else default)
   --workspace-mode  volume (default: one claim per build, shared by its steps) or ephemeral (an
                     emptyDir and a checkout in each step's pod), as the deployment's WORKSPACE_MODE
+  --images FILE     an extra image catalog for the embedded cluster (JSON, repeatable; see
+                    lib/local/images/README.md)
   --port N          default: $PORT, else 3000
-  --verbose         the handlers' log lines too`;
+  --host H          the address to listen on (default: 127.0.0.1, this machine only). Beyond
+                    loopback, stopping and re-running builds needs the webhook secret too
+  --verbose         the handlers' log lines too (default: only the console-like lines)
+  -h, --help        this help`;
 
 export type ServeArgs = LocalServerOptions & { help?: boolean; verbose?: boolean; example?: string };
 

@@ -7,6 +7,7 @@ import { parsePipeline } from '../../pipeline/index.js';
 import { WebhookRoutes } from '../../forge/webhook.js';
 import { localBuildInput, localSource, type LocalSource } from '../local-source.js';
 import { uploaderFor, type SourceUploader } from '../source-upload.js';
+import { isLoopback } from '../http/control-guard.js';
 import { readServedPipeline, ServeRejected, startLocalServer, type LocalServer } from '../local-server.js';
 import type { CommandIO } from './cluster.js';
 import { localBuildId } from './run.js';
@@ -42,6 +43,13 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
   io.out(`Console page: ${server.url}/ (open it in a browser)`);
   if (!options.secret) io.out(`GitHub webhooks are refused (404) until a secret is given: --secret or ${SecretEnvNames.github}.`);
   if (!options.genericSecret && !options.secret) io.out(`Generic webhooks are refused (404) until a secret is given: ${SecretEnvNames.generic} or --secret.`);
+  if (!isLoopback(options.host ?? '127.0.0.1')) {
+    io.out(
+      options.secret || options.genericSecret
+        ? 'Beyond loopback: stopping and re-running builds needs the webhook secret (Authorization: Bearer <secret>).'
+        : 'Beyond loopback without a secret: nobody may stop or re-run builds; the pages and GET /executions are open to anyone who can reach this port.',
+    );
+  }
   io.out('Commit statuses are printed here, not posted. Press Ctrl-C to stop.');
   let source: LocalSource | undefined;
   let uploader: SourceUploader | undefined;

@@ -117,7 +117,8 @@ function stepResult(events: ExecutionEvent[]): StepResult | null {
 function failureOf(execution: ListedExecution, history: readonly ExecutionEvent[], stepName: (i: number) => string): Failure | null {
   const first = history.find((e) => e.type === 'StateFailed' || e.type === 'MapIterationFailed');
   const final = execution.status !== 'RUNNING' && execution.status !== 'SUCCEEDED';
-  if (!first && !final) return null;
+  // Stopped by a person, not failed: the page says "aborted", as the console does, in grey.
+  if (!first && (!final || execution.status === 'ABORTED')) return null;
   const error = (final ? execution.error : null) ?? first?.Error ?? execution.status;
   const cause = (final ? execution.cause : null) ?? (first?.Cause != null ? String(first.Cause) : '');
   return {

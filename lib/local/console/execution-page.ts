@@ -14,6 +14,8 @@ import { STATUS_LABELS, type StateStatus } from './state-status.js';
 
 export const streamHref = (name: string) => `${executionHref(name)}/stream`;
 export const logHref = (name: string, index: number) => `${executionHref(name)}/steps/${index}/log`;
+export const stopHref = (name: string) => `${executionHref(name)}/stop`;
+export const rerunHref = (name: string) => `${executionHref(name)}/rerun`;
 
 /** What the page's script needs to recolour the graph and pick the step, sent with each update. */
 export interface ClientModel {
@@ -32,11 +34,12 @@ export function clientModel(model: ExecutionModel): ClientModel {
   };
 }
 
-type RegionId = 'x-status' | 'x-banner' | 'x-summary' | 'x-steps' | 'x-details' | 'x-history';
+type RegionId = 'x-status' | 'x-actions' | 'x-banner' | 'x-summary' | 'x-steps' | 'x-details' | 'x-history';
 
 function regions(model: ExecutionModel, selected: number | null, now: Date): Record<RegionId, Html> {
   return {
     'x-status': executionPill(model.execution.status),
+    'x-actions': actions(model),
     'x-banner': banner(model, now),
     'x-summary': summary(model, now),
     'x-steps': stepList(model.steps, selected),
@@ -61,7 +64,8 @@ export function executionPage(model: ExecutionModel, layout: GraphLayout, reques
     name,
     html`<div class="execution-page" data-name="${name}" data-stream="${streamHref(name)}" data-selected="${selected ?? ''}">
 <nav class="crumbs" aria-label="Breadcrumb"><a href="/">Executions</a> / <span>${name}</span></nav>
-<div class="title-row"><h1>${name}</h1><span id="x-status">${region('x-status')}</span></div>
+<div class="title-row"><h1>${name}</h1><span id="x-status">${region('x-status')}</span><div id="x-actions" class="actions">${region('x-actions')}</div></div>
+<p id="x-action-error" class="action-error" role="alert" hidden></p>
 <div id="x-banner">${region('x-banner')}</div>
 <section id="x-summary" class="summary" aria-label="Execution details">${region('x-summary')}</section>
 <div class="columns">
@@ -89,6 +93,16 @@ ${legend()}
 </div>
 <script type="application/json" id="x-model">${jsonForScript(clientModel(model))}</script>`,
   );
+}
+
+/** The console's "Stop execution" (while it runs) and "New execution" (same input). */
+function actions(model: ExecutionModel): Html {
+  const name = model.execution.name;
+  const stop =
+    model.execution.status === 'RUNNING'
+      ? html`<button type="button" class="action action-stop" data-action="stop" data-href="${stopHref(name)}" data-confirm="Stop execution ${name}? Its running step is aborted and its pods are deleted.">Stop execution</button>`
+      : '';
+  return html`${stop}<button type="button" class="action" data-action="rerun" data-href="${rerunHref(name)}">New execution</button>`;
 }
 
 function graphCaption(model: ExecutionModel, selected: number | null): Html {
@@ -141,6 +155,8 @@ function summary(model: ExecutionModel, now: Date): Html {
 <div><dt>Started</dt><dd>${timeTag(x.startedAt)}</dd></div>
 <div><dt>Duration</dt><dd>${duration(end - Date.parse(x.startedAt))}${x.stoppedAt ? '' : ' so far'}</dd></div>
 <div><dt>Execution ARN</dt><dd><code class="arn">${x.executionArn}</code></dd></div>
+${x.rerunOf ? html`<div><dt>Re-run of</dt><dd><a href="${executionHref(x.rerunOf)}" data-rerun-of>${x.rerunOf}</a></dd></div>` : ''}
+${x.reruns.length > 0 ? html`<div><dt>Re-runs</dt><dd>${x.reruns.map((r, i) => html`${i > 0 ? ', ' : ''}<a href="${executionHref(r)}" data-rerun>${r}</a>`)}</dd></div>` : ''}
 </dl>`;
 }
 

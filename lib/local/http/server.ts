@@ -5,18 +5,21 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import type { ExecutionView, ListedExecution } from '../executions.js';
+import type { ListedExecution } from '../executions.js';
 import { localLambdaContext } from '../lambda-context.js';
 import type { ConsoleRoutes } from './console-routes.js';
+import type { ControlRoutes } from './control-routes.js';
 import { httpResponseFrom, lambdaEventFrom } from './lambda-event.js';
 
 export interface LocalHttpOptions {
   webhook(event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyResultV2>;
-  executions: { list(): ListedExecution[]; get(name: string): ExecutionView | undefined };
+  executions: { list(): ListedExecution[]; get(name: string): ListedExecution | undefined };
   /** Bodies are read up to this many bytes and one more, so the handler can tell "too large". */
   maxBodyBytes: number;
   /** The console page (HTML, live updates, logs); without it only the JSON routes answer. */
   console?: ConsoleRoutes;
+  /** POST /executions/NAME/stop and /rerun; without it they answer 405 like any other POST. */
+  control?: ControlRoutes;
   /** One line per request, e.g. `POST /webhook 202`. */
   onRequest?(line: string): void;
 }
@@ -50,6 +53,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
     return;
   }
 
+  if (options.control && (await options.control(request, response, path))) return;
   if (options.console && (await options.console(request, response, path))) return;
 
   if (path === '/executions' || path.startsWith('/executions/')) {

@@ -1,8 +1,9 @@
 import { buildIdFor } from '../../forge/execution-name.js';
-import type { BuildRef } from '../../contract/index.js';
+import { Outcomes, type BuildRef, type CaughtFailure, type StatusReport } from '../../contract/index.js';
 import type { CleanupResult } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 import { cleanupBuild } from './cleanup-build.js';
+import { reportStatus, type StatusReporter } from './report-status.js';
 
 /**
  * The part of a "Step Functions Execution Status Change" event that the cleanup reads. EventBridge
@@ -16,13 +17,29 @@ export interface ExecutionStatusChange {
     name?: string;
     status?: string;
     input?: string | null;
+    /** A FAILED execution's Error and Cause, as the console shows them. */
+    error?: string | null;
+    cause?: string | null;
   };
 }
 
 export type EndedBuild = { build: BuildRef; namespace?: string };
 
 /**
- * Which build an aborted or timed-out execution ran, and where. No Catch runs when an execution
+ * Why the build ended outside the definition, for its commit status; undefined for an execution
+ * whose own states already cleaned up and reported (a failure the definition's Catch took).
+ * Step Functions cannot catch `States.*` errors such as States.DataLimitExceeded or States.Runtime.
+ */
+export function stoppedBecause(event: ExecutionStatusChange): CaughtFailure | undefined {
+  const { status, error, cause } = event.detail;
+  if (status === 'ABORTED') return { Error: 'ExecutionAborted', Cause: 'The execution was stopped before the build ended; its pods were deleted' };
+  if (status === 'TIMED_OUT') return { Error: 'ExecutionTimedOut', Cause: 'The execution ran past its time limit (24 h); its pods were deleted' };
+  if (status === 'FAILED' && error?.startsWith('States.')) return { Error: error, ...(cause ? { Cause: cause } : {}) };
+  return undefined;
+}
+
+/**
+ * Which build an ended execution ran, and where. No Catch runs when an execution
  * is aborted or times out, so its pods are only found through this. Without a readable input the
  * build id still follows from the execution's name, exactly as the webhook derived it.
  */
@@ -36,6 +53,12 @@ export function endedBuildOf(event: ExecutionStatusChange): EndedBuild | undefin
   return event.detail.name ? { build: { id: buildIdFor(event.detail.name) } } : undefined;
 }
 
+/** The whole build the input names (repository, commit, installation...), which its commit status needs. */
+function buildRefOf(event: ExecutionStatusChange, id: string): BuildRef {
+  const build = parseInput(event.detail.input)?.build;
+  return typeof build === 'object' && build !== null && build.id === id ? (build as BuildRef) : { id };
+}
+
 function parseInput(input: string | null | undefined): { build?: { id?: unknown }; namespace?: unknown } | undefined {
   if (!input) return undefined;
   try {
@@ -46,12 +69,22 @@ function parseInput(input: string | null | undefined): { build?: { id?: unknown 
   }
 }
 
-/** Deletes the pods of the ended execution's build: the same cleanup as the CleanupBuild state. */
+/**
+ * Deletes the pods (and claim and credentials) of the ended execution's build, the same cleanup as
+ * the CleanupBuild state, and gives its commit an `error` status saying why, since no ReportFailed
+ * ran. An execution the definition ended itself needs neither.
+ */
 export async function cleanupEndedExecution(
   event: ExecutionStatusChange,
   defaultNamespace: string,
   deps: TaskDeps,
-): Promise<CleanupResult & { build: string | null }> {
+  statuses?: StatusReporter,
+): Promise<CleanupResult & { build: string | null; status?: StatusReport }> {
+  const failure = stoppedBecause(event);
+  if (!failure) {
+    deps.log.info(`Execution ${event.detail.status ?? 'ended'} through the definition, which cleaned up and reported itself`, { executionArn: event.detail.executionArn });
+    return { build: null, deletedPods: 0, deletedClaims: 0, deletedSecrets: 0 };
+  }
   const ended = endedBuildOf(event);
   if (!ended) {
     deps.log.warn('An ended execution with neither a readable input nor a name: nothing to clean up', {
@@ -60,5 +93,13 @@ export async function cleanupEndedExecution(
     return { build: null, deletedPods: 0, deletedClaims: 0, deletedSecrets: 0 };
   }
   const result = await cleanupBuild(ended, defaultNamespace, deps);
-  return { build: ended.build.id, ...result };
+  if (!statuses) return { build: ended.build.id, ...result };
+  const request = {
+    build: buildRefOf(event, ended.build.id),
+    outcome: Outcomes.stopped,
+    failure,
+    ...(event.detail.executionArn ? { executionArn: event.detail.executionArn } : {}),
+  };
+  const status = await reportStatus(request, { reporter: statuses, log: deps.log });
+  return { build: ended.build.id, ...result, status };
 }

@@ -1,11 +1,20 @@
-import { launchStepPod, podProgress, stepPodManifest, workspaceNode, type PodWorkspace } from '../../kube/index.js';
+import type { CoreV1Api } from '@kubernetes/client-node';
+import { GIT_TOKEN_KEY, gitTokenExpiry, launchStepPod, podProgress, renewGitCredentials, stepPodManifest, workspaceNode, type PodWorkspace } from '../../kube/index.js';
 import { buildEnvironment } from '../build-environment.js';
 import { buildClaimName, type PollState, type StepInput } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
+import { buildToken, type BuildCredentials } from '../build-credentials.js';
+
+/**
+ * A token that expires (a GitHub App's, an hour after PrepareBuild) is renewed when it has less
+ * than this left: enough for the pod to be scheduled, pull its images and start its clone.
+ */
+export const TOKEN_RENEW_MARGIN_MS = 20 * 60 * 1000;
 
 /** Creates the step's pod (or adopts the one a previous attempt created) and schedules the first poll. */
-export async function launchStep(input: StepInput, deps: TaskDeps): Promise<PollState> {
+export async function launchStep(input: StepInput, deps: TaskDeps, credentials: BuildCredentials = {}): Promise<PollState> {
   const api = await deps.kube();
+  await renewCheckoutToken(input, api, credentials, deps);
   const claimName = buildClaimName(input.settings);
   // The first pod of the build puts the volume on a node; every later one must go there too.
   const node = claimName ? await workspaceNode(api, input.namespace, claimName) : undefined;
@@ -21,6 +30,7 @@ export async function launchStep(input: StepInput, deps: TaskDeps): Promise<Poll
     buildEnv: buildEnvironment(input.build),
     ...(workspace ? { workspace } : {}),
     ...(input.settings.checkout ? { checkout: input.settings.checkout } : {}),
+    ...(input.settings.runAsUser !== undefined ? { runAsUser: input.settings.runAsUser } : {}),
   });
   const { pod, adopted } = await launchStepPod(api, manifest);
   const podName = pod.metadata?.name ?? manifest.metadata!.name!;
@@ -39,4 +49,19 @@ export async function launchStep(input: StepInput, deps: TaskDeps): Promise<Poll
     polls: 0,
     progress: podProgress(pod),
   };
+}
+
+/**
+ * With an ephemeral workspace every step's pod clones, with the token PrepareBuild stored in the
+ * build's Secret; a step that starts after that token's hour would fail its checkout.
+ */
+async function renewCheckoutToken(input: StepInput, api: CoreV1Api, credentials: BuildCredentials, deps: Pick<TaskDeps, 'now' | 'log'>): Promise<void> {
+  const secret = input.settings.checkout?.secrets.find((ref) => ref.key === GIT_TOKEN_KEY)?.secret;
+  if (!secret || !credentials.githubToken) return;
+  const expiry = await gitTokenExpiry(api, input.namespace, secret);
+  if (expiry === undefined || expiry - deps.now().getTime() > TOKEN_RENEW_MARGIN_MS) return;
+  const token = await buildToken(credentials, input.build);
+  if (!token) return;
+  await renewGitCredentials(api, input.namespace, secret, token);
+  deps.log.info(`Renewed the clone's token in secret ${secret}: the one PrepareBuild got expires at ${new Date(expiry).toISOString()}`);
 }

@@ -1,10 +1,12 @@
 import type { BuildInput } from '../../contract/index.js';
 import { ensureGitCredentials, ensureWorkspaceClaim, gitCredentialsManifest, workspaceClaimManifest } from '../../kube/index.js';
-import { InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
+import { CHECKOUT_STEP, InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
 import { CHECKOUT_TIMEOUT_SECONDS, checkoutStep } from '../checkout-step.js';
+import { checkBuildImages, imageCheckNote, imageCheckSummaries, imageUses, missingImages } from '../image-check.js';
 import { WorkspaceModes, type WorkflowSettings } from '../settings.js';
 import type { PreparedBuild } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
+import { buildToken, type BuildCredentials } from '../build-credentials.js';
 
 /**
  * Past this a step's time before its timeout starts counting is over for sure: a pod pending for
@@ -26,22 +28,15 @@ function claimDeadlineSeconds(steps: readonly { timeoutSeconds: number }[]): num
 /**
  * Validates the pipeline again (the webhook did too, but the execution input is the authority),
  * puts the checkout first when the pipeline wants one, creates the build's workspace claim and
- * fixes the build's namespace and settings. Nothing is pulled here: the kubelet pulls when the
- * step's pod starts, and a pull failure surfaces from that step's first polls.
+ * fixes the build's namespace and settings. Nothing is pulled here, but each image's registry is
+ * asked whether it exists, before any object is created: a missing image fails the build now
+ * rather than after every step before it has run. Anything short of "does not exist" is left to
+ * the kubelet, whose pull failures surface from that step's first polls.
  */
-export interface BuildCredentials {
-  /**
-   * The GitHub token for sources that ask for it (private repositories): the deployment's, or a
-   * function that gets one for this build (a GitHub App installation token), called only when the
-   * build checks such a source out.
-   */
-  githubToken?: string | ((input: BuildInput) => Promise<string | undefined>);
-}
-
 export async function prepareBuild(
   input: BuildInput,
   settings: WorkflowSettings,
-  deps: Pick<TaskDeps, 'kube' | 'log'>,
+  deps: Pick<TaskDeps, 'kube' | 'log' | 'checkImages'>,
   credentials: BuildCredentials = {},
 ): Promise<PreparedBuild> {
   const pipeline = parsePipeline(input.pipeline.text, input.pipeline.file);
@@ -55,23 +50,30 @@ export async function prepareBuild(
     );
   }
   const namespace = input.namespace ?? settings.namespace;
+  const checksOut = pipeline.checkout !== false && input.source !== undefined;
+  const uses = imageUses([...(checksOut ? [{ name: CHECKOUT_STEP, image: settings.cloneImage }] : []), ...pipeline.steps]);
+  const verdicts = await checkBuildImages(uses, namespace, settings.imageCheck, deps);
+  const missing = missingImages(uses, verdicts);
+  if (missing) throw missing;
+  const images = imageCheckSummaries(uses, verdicts);
   const api = await deps.kube();
   // The checkout's own timeout counts too: the credentials and the claim outlive it.
   const deadlineSeconds = claimDeadlineSeconds([{ timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...pipeline.steps]);
   const wantsToken = pipeline.checkout !== false && input.source?.credentials === 'github';
-  let token: string | undefined;
-  if (wantsToken) token = typeof credentials.githubToken === 'function' ? await credentials.githubToken(input) : credentials.githubToken;
+  const token = wantsToken ? await buildToken(credentials, input.build) : undefined;
   const credentialsSecret = token
-    ? await ensureGitCredentials(api, gitCredentialsManifest({ buildId: input.build.id, namespace, token, deadlineSeconds }))
+    ? await ensureGitCredentials(api, gitCredentialsManifest({ buildId: input.build.id, namespace, ...token, deadlineSeconds }))
     : undefined;
   const checkout =
     pipeline.checkout !== false && input.source ? checkoutStep(input.source, pipeline.checkout, settings.cloneImage, credentialsSecret) : undefined;
   const ephemeral = settings.workspaceMode === WorkspaceModes.ephemeral;
   // Ephemeral: each pod checks out for itself, so the checkout is no step of its own.
   const steps = checkout && !ephemeral ? [checkout, ...pipeline.steps] : pipeline.steps;
-  if (checkout && ephemeral) deps.log.info(`Preparing checkout: image ${parseImageReference(checkout.image).familiar}, in every step's pod`);
+  if (checkout && ephemeral) {
+    deps.log.info(`Preparing checkout: image ${parseImageReference(checkout.image).familiar}${imageCheckNote(images, checkout.image)}, in every step's pod`);
+  }
   for (const step of steps) {
-    deps.log.info(`Preparing step "${step.name}": image ${parseImageReference(step.image).familiar}`, { step: step.name });
+    deps.log.info(`Preparing step "${step.name}": image ${parseImageReference(step.image).familiar}${imageCheckNote(images, step.image)}`, { step: step.name });
   }
   const workspace = ephemeral ? ({ ephemeral: true } as const) : await ensureClaim(input, namespace, settings, deadlineSeconds, deps);
 
@@ -85,8 +87,10 @@ export async function prepareBuild(
       workspace,
       ...(checkout && !ephemeral ? { checkoutStep: checkout.name } : {}),
       ...(checkout && ephemeral ? { checkout } : {}),
+      ...(settings.runAsUser !== undefined ? { runAsUser: settings.runAsUser } : {}),
     },
     steps,
+    images,
   };
 }
 

@@ -49,6 +49,48 @@
     localTimes(document);
   }
 
+  // Beyond loopback the server asks for the webhook secret (401); it is asked for once per tab.
+  const SECRET_KEY = 'step-runner-secret';
+
+  function post(href, retried) {
+    const headers = {};
+    const secret = window.sessionStorage.getItem(SECRET_KEY);
+    if (secret) headers.authorization = 'Bearer ' + secret;
+    return window.fetch(href, { method: 'POST', headers: headers }).then(function (response) {
+      return response.json().then(function (body) {
+        if (response.status === 401 && !retried) {
+          const given = window.prompt('This server listens beyond this machine. Its webhook secret, to continue:');
+          if (given) {
+            window.sessionStorage.setItem(SECRET_KEY, given);
+            return post(href, true);
+          }
+        }
+        return { ok: response.ok, body: body };
+      });
+    });
+  }
+
+  /** Stop (after a confirmation) or New execution, as the console's buttons. */
+  function control(button) {
+    if (button.dataset.confirm && !window.confirm(button.dataset.confirm)) return;
+    const problem = document.getElementById('x-action-error');
+    problem.hidden = true;
+    button.disabled = true;
+    post(button.dataset.href, false)
+      .then(function (answer) {
+        if (!answer.ok) throw new Error(answer.body.error + ': ' + answer.body.message);
+        if (button.dataset.action === 'rerun') window.location.assign('/executions/' + encodeURIComponent(answer.body.executionName));
+        // The server sends the end on the live stream before it answers; only a page without
+        // one needs a reload to show it.
+        else if (!document.querySelector('.execution-page[data-live]')) window.location.reload();
+      })
+      .catch(function (error) {
+        button.disabled = false;
+        problem.textContent = error.message;
+        problem.hidden = false;
+      });
+  }
+
   function executionPage(page) {
     const modelEl = document.getElementById('x-model');
     let model = modelEl ? JSON.parse(modelEl.textContent) : null;
@@ -94,6 +136,8 @@
 
     // Links keep working without the script (?step=N); with it, no reload.
     page.addEventListener('click', function (event) {
+      const button = event.target.closest('button[data-action]');
+      if (button) return control(button);
       const link = event.target.closest('a[data-step]');
       if (!link || event.metaKey || event.ctrlKey || event.shiftKey) return;
       event.preventDefault();

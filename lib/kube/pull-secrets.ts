@@ -1,0 +1,48 @@
+/**
+ * The Docker configs the build's pods would pull with: step pods name no imagePullSecrets, so
+ * theirs are those of the namespace's `default` service account. Read once, without retries: the
+ * image check must stay fast, and without them it only knows less.
+ */
+import type { CoreV1Api } from '@kubernetes/client-node';
+
+export type PullSecretsApi = Pick<CoreV1Api, 'readNamespacedServiceAccount' | 'readNamespacedSecret'>;
+
+export interface PullSecretConfigs {
+  /** The `.dockerconfigjson` (or legacy `.dockercfg`) texts, in the service account's order. */
+  documents: string[];
+  /** Why some or all could not be read (no RBAC, no service account): said, not thrown. */
+  unreadable: string[];
+}
+
+const CONFIG_KEYS = ['.dockerconfigjson', '.dockercfg'];
+
+export async function readPullSecretConfigs(api: PullSecretsApi, namespace: string, serviceAccount = 'default'): Promise<PullSecretConfigs> {
+  const result: PullSecretConfigs = { documents: [], unreadable: [] };
+  let names: string[];
+  try {
+    const account = await api.readNamespacedServiceAccount({ name: serviceAccount, namespace });
+    names = (account.imagePullSecrets ?? []).map((ref) => ref.name).filter((name): name is string => !!name);
+  } catch (error) {
+    result.unreadable.push(`service account ${namespace}/${serviceAccount}: ${statusOf(error)}`);
+    return result;
+  }
+  const texts = await Promise.all(
+    names.map(async (name) => {
+      try {
+        const data = (await api.readNamespacedSecret({ name, namespace })).data ?? {};
+        const key = CONFIG_KEYS.find((k) => data[k] !== undefined);
+        return key ? Buffer.from(data[key]!, 'base64').toString('utf8') : undefined;
+      } catch (error) {
+        result.unreadable.push(`secret ${namespace}/${name}: ${statusOf(error)}`);
+        return undefined;
+      }
+    }),
+  );
+  result.documents = texts.filter((text): text is string => text !== undefined);
+  return result;
+}
+
+function statusOf(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'number' ? `HTTP ${code}` : error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,59 @@
+/**
+ * The check as a task runtime gives it to PrepareBuild: the build's pull secrets (read only when a
+ * registry asks for credentials), ECR through the function's role, a cache that lives as long as
+ * the runtime (a warm Lambda).
+ */
+import { readPullSecretConfigs, type PullSecretsApi } from '../kube/pull-secrets.js';
+import { checkImages, type CheckImagesOptions } from './check-images.js';
+import { dockerConfigLookup, firstOf } from './docker-config.js';
+import type { CredentialsLookup, ImageVerdict } from './types.js';
+import { verdictCache } from './verdict-cache.js';
+
+export interface ImageCheckReport {
+  verdicts: Map<string, ImageVerdict>;
+  /** What the check could not use, e.g. pull secrets it may not read. */
+  notes: string[];
+}
+
+export type ImageChecker = (images: readonly string[], namespace: string) => Promise<ImageCheckReport>;
+
+export interface ImageCheckerOptions extends Pick<CheckImagesOptions, 'timeoutMs' | 'mirror' | 'fetch' | 'ecr'> {
+  /** The cluster, for the pull secrets; none: no pull secrets. */
+  kube?: () => Promise<PullSecretsApi>;
+  /** Credentials of the deployment's own, tried after the pull secrets. */
+  credentials?: CredentialsLookup;
+}
+
+export function imageChecker(options: ImageCheckerOptions): ImageChecker {
+  const cache = verdictCache();
+  return async (images, namespace) => {
+    const notes: string[] = [];
+    let pullSecrets: Promise<CredentialsLookup> | undefined;
+    const fromPullSecrets: CredentialsLookup = async (registry) => {
+      pullSecrets ??= readPullSecrets(options.kube, namespace, notes);
+      return (await pullSecrets)(registry);
+    };
+    const verdicts = await checkImages(images, {
+      cache,
+      cacheScope: namespace,
+      credentials: firstOf(fromPullSecrets, options.credentials),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.mirror !== undefined ? { mirror: options.mirror } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.ecr ? { ecr: options.ecr } : {}),
+    });
+    return { verdicts, notes };
+  };
+}
+
+async function readPullSecrets(kube: ImageCheckerOptions['kube'], namespace: string, notes: string[]): Promise<CredentialsLookup> {
+  if (!kube) return async () => undefined;
+  try {
+    const { documents, unreadable } = await readPullSecretConfigs(await kube(), namespace);
+    if (unreadable.length > 0) notes.push(`pull secrets not read: ${unreadable.join('; ')}`);
+    return dockerConfigLookup(documents);
+  } catch (error) {
+    notes.push(`pull secrets not read: ${error instanceof Error ? error.message : String(error)}`);
+    return async () => undefined;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * PrepareBuild's image check: which images the build's pods will pull, what their registries say,
+ * and the one verdict that fails the build (a registry saying the manifest does not exist).
+ */
+import { ImagePullFailed } from '../kube/index.js';
+import type { Step } from '../pipeline/index.js';
+import type { ImageVerdict } from '../registry/index.js';
+import type { TaskDeps } from './task-deps.js';
+
+export interface ImageUse {
+  image: string;
+  /** The steps that pull it (`clone` for the checkout, in every pod when it is an init container). */
+  steps: string[];
+  /** Why it is not checked, when it is not. */
+  skip?: string;
+}
+
+/** What PrepareBuild's output says about each image: the digest it will pull, or why it did not check. */
+export interface ImageCheckSummary {
+  image: string;
+  steps: string[];
+  verdict: ImageVerdict['kind'];
+  digest?: string;
+  words?: string;
+}
+
+/** Distinct images in order of first use; a step's `image-check: false` skips its image for the build. */
+export function imageUses(steps: readonly Pick<Step, 'name' | 'image' | 'imageCheck'>[]): ImageUse[] {
+  const uses = new Map<string, ImageUse>();
+  for (const step of steps) {
+    const use = uses.get(step.image) ?? { image: step.image, steps: [] };
+    use.steps.push(step.name);
+    if (step.imageCheck === false) use.skip = `step "${step.name}" says image-check: false`;
+    uses.set(step.image, use);
+  }
+  return [...uses.values()];
+}
+
+export async function checkBuildImages(
+  uses: readonly ImageUse[],
+  namespace: string,
+  enabled: boolean,
+  deps: Pick<TaskDeps, 'checkImages' | 'log'>,
+): Promise<Map<string, ImageVerdict>> {
+  const verdicts = new Map<string, ImageVerdict>();
+  const why = !enabled ? 'the deployment turned the image check off' : !deps.checkImages ? 'this runtime has no image check' : undefined;
+  for (const use of uses) {
+    const skip = why ?? use.skip;
+    if (skip) verdicts.set(use.image, { kind: 'skipped', words: skip });
+  }
+  const asked = uses.filter((use) => !verdicts.has(use.image)).map((use) => use.image);
+  if (asked.length === 0 || !deps.checkImages) return verdicts;
+  // The check is advice: even a bug in it must leave the images to the kubelet, not fail the build.
+  const report = await deps.checkImages(asked, namespace).catch((error: unknown) => {
+    const words = `the check failed: ${error instanceof Error ? error.message : String(error)}`;
+    return { verdicts: new Map<string, ImageVerdict>(asked.map((image) => [image, { kind: 'inconclusive', reason: 'registry-error', words }])), notes: [] };
+  });
+  for (const note of report.notes) deps.log.warn(`Image check: ${note}`);
+  for (const image of asked) {
+    verdicts.set(image, report.verdicts.get(image) ?? { kind: 'inconclusive', reason: 'registry-error', words: 'no verdict' });
+  }
+  return verdicts;
+}
+
+/** The end of a "Preparing" line: what the check found for the image (PrepareBuild's log, `run`'s output). */
+export function imageCheckNote(summaries: readonly ImageCheckSummary[] | undefined, image: string): string {
+  const summary = summaries?.find((s) => s.image === image);
+  switch (summary?.verdict) {
+    case undefined:
+      return '';
+    case 'found':
+      return summary.digest ? ` (${summary.digest})` : ' (found in its registry)';
+    case 'not-found':
+      return ` (not found in its registry: ${summary.words})`;
+    case 'inconclusive':
+      return ` (registry check inconclusive: ${summary.words}; the kubelet will tell)`;
+    case 'skipped':
+      return ` (not checked: ${summary.words})`;
+  }
+}
+
+export function imageCheckSummaries(uses: readonly ImageUse[], verdicts: Map<string, ImageVerdict>): ImageCheckSummary[] {
+  return uses.map((use) => {
+    const verdict = verdicts.get(use.image);
+    return {
+      image: use.image,
+      steps: use.steps,
+      verdict: verdict?.kind ?? 'skipped',
+      ...(verdict?.kind === 'found' && verdict.digest ? { digest: verdict.digest } : {}),
+      ...(verdict?.kind === 'inconclusive' ? { words: `${verdict.reason}: ${verdict.words}` } : {}),
+      ...(verdict?.kind === 'not-found' || verdict?.kind === 'skipped' ? { words: verdict.words } : {}),
+    };
+  });
+}
+
+/** ImagePullFailed, as a kubelet's report would be, naming each missing image and its steps. */
+export function missingImages(uses: readonly ImageUse[], verdicts: Map<string, ImageVerdict>): ImagePullFailed | undefined {
+  const missing = uses.flatMap((use) => {
+    const verdict = verdicts.get(use.image);
+    return verdict?.kind === 'not-found' ? [{ use, words: verdict.words }] : [];
+  });
+  if (missing.length === 0) return undefined;
+  const lines = missing.map(
+    ({ use, words }) =>
+      `${use.steps.length > 1 ? 'Steps' : 'Step'} ${use.steps.map((s) => `"${s}"`).join(', ')}: image "${use.image}" does not exist; its registry answered: ${words}.`,
+  );
+  return new ImagePullFailed(
+    `${lines.join('\n')}\nNo step ran: PrepareBuild asked each image's registry before creating any pod. ` +
+      'Fix the image reference (or push the image); a step with "image-check: false" leaves its image to the kubelet.',
+  );
+}

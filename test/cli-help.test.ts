@@ -1,0 +1,52 @@
+/** Every command answers --help (and `help <command>`) with each of its options explained. */
+import { jest } from '@jest/globals';
+import { main } from '../lib/local/cli.js';
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const log = jest.spyOn(console, 'log').mockImplementation((line: string) => void out.push(line));
+  const error = jest.spyOn(console, 'error').mockImplementation((line: string) => void err.push(line));
+  try {
+    return { code: await main(args), out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    log.mockRestore();
+    error.mockRestore();
+  }
+}
+
+/** The options a usage line names, e.g. `--source` from `[--source DIR]`. */
+function optionsOf(usage: string): string[] {
+  return [...new Set([...usage.matchAll(/\[(--[a-z-]+)/g)].map((m) => m[1]!))];
+}
+
+describe.each(['run', 'serve', 'cluster'])('step-runner %s', (command) => {
+  it.each([[[command, '--help']], [[command, '-h']], [['help', command]]])('%j prints its help on stdout, exit 0', async (args) => {
+    const { code, out, err } = await cli(args);
+    expect({ code, err }).toEqual({ code: 0, err: '' });
+    expect(out).toMatch(new RegExp(`^Usage: step-runner ${command} `));
+  });
+
+  it('explains every option of its usage line, one line each', async () => {
+    const { out } = await cli([command, '--help']);
+    const [usage, ...body] = out.split('\n');
+    const options = optionsOf(usage!);
+    expect(options.length).toBeGreaterThan(2);
+    const explained = body.filter((line) => /^ {2}(-h, )?--[a-z-]+/.test(line)).map((line) => line.trim().replace(/^-h, /, '').split(/\s/)[0]);
+    expect(options.filter((option) => !explained.includes(option))).toEqual([]);
+  });
+});
+
+test('run without a file, or with an unknown option, exits 2 and points at --help', async () => {
+  for (const args of [['run'], ['run', 'p.yml', '--bogus']]) {
+    const { code, err } = await cli(args);
+    expect(code).toBe(2);
+    expect(err).toMatch(/Usage: step-runner run <pipeline\.yml>[\s\S]*step-runner run --help/);
+  }
+});
+
+test('the top-level help says how to get a command\'s help', async () => {
+  const { code, out } = await cli(['--help']);
+  expect(code).toBe(0);
+  expect(out).toContain('step-runner <command> --help');
+});

@@ -1,0 +1,103 @@
+/**
+ * Stop and re-run on the local server, end to end: a generic webhook starts a long build on an
+ * embedded cluster of this test's own (so its pods can be listed), POST /executions/NAME/stop
+ * aborts it and its pods go, and POST /executions/NAME/rerun starts the same input again under a
+ * new name, the two linked both ways.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sign } from '@octokit/webhooks-methods';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
+import { logger } from '../lib/workflow/lambda-task.js';
+
+const SECRET = 'stop-rerun-secret-3a9f';
+const LONG = 'version: 1\ncheckout: false\nsteps:\n  - name: long\n    image: alpine:3.20\n    commands: ["sleep 60"]\n';
+
+let cluster: EmbeddedCluster;
+let server: LocalServer;
+let scratch: string;
+let api: CoreV1Api;
+
+beforeAll(async () => {
+  logger.setLogLevel('SILENT');
+  scratch = await mkdtemp(path.join(tmpdir(), 'stop-rerun-'));
+  cluster = await startEmbeddedCluster({ workspace: scratch, timings: FAST_TIMINGS });
+  const kubeconfig = path.join(scratch, 'kubeconfig');
+  await writeFile(kubeconfig, cluster.kubeconfigYaml());
+  api = cluster.kubeConfig().makeApiClient(CoreV1Api);
+  server = await startLocalServer({ port: 0, secret: SECRET, kubeconfig, waitMs: 20, retryMs: 20, print: () => {} });
+}, 30_000);
+
+afterAll(async () => {
+  await server?.close();
+  await cluster?.stop();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+async function deliver(delivery: string): Promise<string> {
+  const body = JSON.stringify({ repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline: LONG });
+  const response = await fetch(`${server.url}/webhook/generic`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-delivery-id': delivery, 'x-signature-256': await sign(SECRET, body) },
+    body,
+  });
+  expect(response.status).toBe(202);
+  return ((await response.json()) as { executionName: string }).executionName;
+}
+
+async function call(method: string, route: string) {
+  const response = await fetch(`${server.url}${route}`, { method });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+async function runningPods(): Promise<string[]> {
+  const pods = await api.listNamespacedPod({ namespace: 'default', labelSelector: 'app.kubernetes.io/managed-by=serverless-step-runner' });
+  return pods.items.filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp).map((p) => p.metadata!.name!);
+}
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const podsNamed = (buildId: string) => async () =>
+  (await api.listNamespacedPod({ namespace: 'default', labelSelector: `step-runner.dev/build=${buildId}` })).items.filter((p) => !p.metadata?.deletionTimestamp);
+
+test('stop aborts a running build and deletes its pods; stopping it again is 409', async () => {
+  const name = await deliver('stop-1');
+  await eventually('the step pod to run', async () => ((await runningPods()).length > 0 ? true : undefined));
+  const { buildId } = (await call('GET', `/executions/${name}`)).json as { buildId: string };
+
+  const stopped = await call('POST', `/executions/${name}/stop`);
+  expect(stopped).toMatchObject({ status: 200, json: { name, status: 'ABORTED', stoppedAt: expect.any(String) } });
+  expect(await podsNamed(buildId)()).toEqual([]);
+  expect((await call('GET', `/executions/${name}`)).json).toMatchObject({ status: 'ABORTED' });
+
+  expect(await call('POST', `/executions/${name}/stop`)).toMatchObject({ status: 409, json: { error: 'ExecutionNotRunning' } });
+  expect(await call('POST', '/executions/nope/stop')).toMatchObject({ status: 404, json: { error: 'ExecutionDoesNotExist' } });
+  // The old answer for other methods stays.
+  expect((await call('DELETE', `/executions/${name}`)).status).toBe(405);
+}, 45_000);
+
+test('rerun starts the same input under a new name and build id, linked both ways', async () => {
+  const name = await deliver('rerun-1');
+  const answer = await call('POST', `/executions/${name}/rerun`);
+  expect(answer).toMatchObject({ status: 201, json: { executionName: `${name}-rerun-1`, rerunOf: name, consoleUrl: `${server.url}/executions/${name}-rerun-1` } });
+  const rerun = answer.json.executionName as string;
+
+  const original = (await call('GET', `/executions/${name}`)).json;
+  const again = (await call('GET', `/executions/${rerun}`)).json;
+  expect(original).toMatchObject({ reruns: [rerun], rerunOf: null });
+  expect(again).toMatchObject({ rerunOf: name, reruns: [], trigger: original.trigger, repository: 'team/app', commit: 'a1b2c3d4e5f6', status: 'RUNNING' });
+  expect(again.buildId).not.toBe(original.buildId);
+
+  for (const execution of [name, rerun]) expect((await call('POST', `/executions/${execution}/stop`)).status).toBe(200);
+}, 45_000);
