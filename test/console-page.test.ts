@@ -18,6 +18,11 @@ import { createConsoleRoutes } from '../lib/local/http/console-routes.js';
 import { createLocalHttpServer } from '../lib/local/http/server.js';
 
 const STEPS = ['greet', 'count', 'inspect'].map((name) => ({ name, image: `${name}:1` }) as Step);
+/** What PrepareBuild's registry check said of each step's image. */
+const IMAGES = [
+  { image: 'greet:1', verdict: 'found', digest: 'sha256:9b2a3c4d5e6f7081' },
+  { image: 'count:1', verdict: 'inconclusive', words: 'the registry answered 429 Too Many Requests' },
+];
 const CAUSE = 'Step "count" could not start: image "count:1" could not be pulled (ErrImagePull). The registry said: not found.';
 
 /** The history of a build whose second step's image cannot be pulled, in the executor's order. */
@@ -37,7 +42,7 @@ function failedBuildHistory(): ExecutionEvent[] {
   const poll = (index: number, phase: string) => ({ namespace: 'default', poll: { podName: `pod-${index}`, phase, reason: phase === 'failed' ? 'ErrImagePull' : 'Running', polls: 1 } });
   return [
     ev('ExecutionStarted'),
-    ...task('PrepareBuild', undefined, { namespace: 'default', steps: STEPS }),
+    ...task('PrepareBuild', undefined, { namespace: 'default', steps: STEPS, images: IMAGES }),
     ...task('ReportStarted'),
     ev('StateEntered', ['RunSteps', 'Map']),
     ev('MapIterationStarted', undefined, 0),
@@ -139,6 +144,18 @@ describe('states are coloured from the history', () => {
     expect(model.failure).toEqual({ error: 'ImagePullFailed', cause: CAUSE, state: 'StepFailed', step: { index: 1, name: 'count' }, final: true });
     expect(model.defaultStep).toBe(1);
     expect(model.steps.map((s) => s.status)).toEqual(['succeeded', 'failed', 'not-run']);
+  });
+
+  it("shows what the registry check said of each step's image: its digest, or why it could not tell", () => {
+    const history = failedBuildHistory();
+    const model = executionModel({ execution: listed('x', history), history, pods: new Map() });
+    expect(model.steps.map((s) => s.imageCheck)).toEqual([
+      'sha256:9b2a3c4d5e6f7081',
+      'registry check inconclusive: the registry answered 429 Too Many Requests; the kubelet will tell',
+      '',
+    ]);
+    const page = executionPage(model, layoutGraph(stateGraph(loadDefinition())), 0, new Date()).text;
+    expect(page).toContain('<span class="image-check">sha256:9b2a3c4d5e6f7081</span>');
   });
 });
 

@@ -4,22 +4,12 @@
  * never start; one whose image cannot be pulled keeps the pod Pending; each has its own status,
  * events (spec.initContainers{NAME}) and log, as the kubelet reports them.
  */
-import { CoreV1Api, type CoreV1Event, type V1Pod } from '@kubernetes/client-node';
-import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
 import { waitFor } from './fixtures/wait-for.js';
 
 const NS = 'init';
-let cluster: EmbeddedCluster;
-let api: CoreV1Api;
-
-beforeAll(async () => {
-  cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS, namespaces: [NS] });
-  api = cluster.kubeConfig().makeApiClient(CoreV1Api);
-});
-
-afterAll(async () => {
-  await cluster?.stop();
-});
+const kube = embeddedClusterForFile(NS);
 
 const mount = { workingDir: '/workspace', volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }] };
 
@@ -39,7 +29,7 @@ function podWithInits(name: string, inits: { name: string; script: string; image
 async function podWhen(name: string, wanted: (pod: V1Pod) => boolean, what: string): Promise<V1Pod> {
   return waitFor(
     async () => {
-      const pod = await api.readNamespacedPod({ name, namespace: NS });
+      const pod = await kube.api.readNamespacedPod({ name, namespace: NS });
       return wanted(pod) ? pod : undefined;
     },
     { timeoutMs: 15_000, what: `pod ${name} ${what}` },
@@ -47,7 +37,7 @@ async function podWhen(name: string, wanted: (pod: V1Pod) => boolean, what: stri
 }
 
 async function eventsOf(name: string): Promise<CoreV1Event[]> {
-  return (await api.listNamespacedEvent({ namespace: NS, fieldSelector: `involvedObject.name=${name}` })).items;
+  return (await kube.api.listNamespacedEvent({ namespace: NS, fieldSelector: `involvedObject.name=${name}` })).items;
 }
 
 test('runs init containers in order, each to its end, before the container, sharing the volume', async () => {
@@ -56,7 +46,7 @@ test('runs init containers in order, each to its end, before the container, shar
     { name: 'first', script: 'sleep 0.3; echo one > order' },
     { name: 'second', script: 'test "$(cat order)" = one && echo two >> order' },
   ];
-  await api.createNamespacedPod({ namespace: NS, body: podWithInits('ordered', inits, 'cat order') });
+  await kube.api.createNamespacedPod({ namespace: NS, body: podWithInits('ordered', inits, 'cat order') });
   const pod = await podWhen('ordered', (p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed', 'to end');
 
   expect(pod.status?.phase).toBe('Succeeded');
@@ -65,7 +55,7 @@ test('runs init containers in order, each to its end, before the container, shar
     ['second', 0, 'Completed', true],
   ]);
   expect(pod.status?.conditions?.find((c) => c.type === 'Initialized')?.status).toBe('True');
-  expect(await api.readNamespacedPodLog({ name: 'ordered', namespace: NS, container: 'step' })).toBe('one\ntwo\n');
+  expect(await kube.api.readNamespacedPodLog({ name: 'ordered', namespace: NS, container: 'step' })).toBe('one\ntwo\n');
 
   const started = (await eventsOf('ordered')).filter((e) => e.reason === 'Started').map((e) => e.involvedObject.fieldPath);
   expect(started).toEqual(['spec.initContainers{first}', 'spec.initContainers{second}', 'spec.containers{step}']);
@@ -73,7 +63,7 @@ test('runs init containers in order, each to its end, before the container, shar
 
 test('an init container that fails fails the pod, and the container never starts', async () => {
   const inits = [{ name: 'clone', script: 'echo "fatal: repository not found" >&2; exit 128' }];
-  await api.createNamespacedPod({ namespace: NS, body: podWithInits('init-fails', inits, 'echo should-not-run > ran') });
+  await kube.api.createNamespacedPod({ namespace: NS, body: podWithInits('init-fails', inits, 'echo should-not-run > ran') });
   const pod = await podWhen('init-fails', (p) => p.status?.phase === 'Failed', 'to fail');
 
   expect(pod.status?.initContainerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 128, reason: 'Error' });
@@ -83,15 +73,15 @@ test('an init container that fails fails the pod, and the container never starts
     reason: 'ContainersNotInitialized',
     message: 'containers with incomplete status: [clone]',
   });
-  expect(await api.readNamespacedPodLog({ name: 'init-fails', namespace: NS, container: 'clone' })).toContain('fatal: repository not found');
+  expect(await kube.api.readNamespacedPodLog({ name: 'init-fails', namespace: NS, container: 'clone' })).toContain('fatal: repository not found');
   // The step container never ran, so it has no log yet, in the kubelet's words.
-  const refused = await api.readNamespacedPodLog({ name: 'init-fails', namespace: NS, container: 'step' }).catch((e: unknown) => e);
+  const refused = await kube.api.readNamespacedPodLog({ name: 'init-fails', namespace: NS, container: 'step' }).catch((e: unknown) => e);
   expect(String((refused as { body?: unknown }).body ?? refused)).toContain('is waiting to start: PodInitializing');
 });
 
 test('an init container whose image cannot be pulled keeps the pod Pending, its events on spec.initContainers', async () => {
   const inits = [{ name: 'clone', script: 'true', image: 'alpine/git:v0.0.0-nope' }];
-  await api.createNamespacedPod({ namespace: NS, body: podWithInits('init-pull', inits, 'true') });
+  await kube.api.createNamespacedPod({ namespace: NS, body: podWithInits('init-pull', inits, 'true') });
   const pod = await podWhen('init-pull', (p) => p.status?.initContainerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff', 'to back off');
 
   expect(pod.status?.phase).toBe('Pending');
@@ -103,6 +93,6 @@ test('an init container whose image cannot be pulled keeps the pod Pending, its 
 
 test('init containers are validated like containers, their names unique across both lists', async () => {
   const body = podWithInits('dup', [{ name: 'step', script: 'true' }], 'true');
-  const error = await api.createNamespacedPod({ namespace: NS, body }).catch((e: unknown) => e);
+  const error = await kube.api.createNamespacedPod({ namespace: NS, body }).catch((e: unknown) => e);
   expect(String((error as { body?: unknown }).body)).toContain('spec.containers[0].name: Duplicate value: \\"step\\"');
 });

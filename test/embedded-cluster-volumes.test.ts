@@ -6,24 +6,15 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { CoreV1Api, StorageV1Api, Watch, type CoreV1Event, type V1PersistentVolumeClaim, type V1Pod } from '@kubernetes/client-node';
-import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { FAST_TIMINGS, startEmbeddedCluster } from '../lib/local/cluster/index.js';
+import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
 import { waitFor } from './fixtures/wait-for.js';
 import { apiError } from './fixtures/api-error.js';
 
 const NS = 'builds';
 const SELECTED_NODE = 'volume.kubernetes.io/selected-node';
 const NOT_HELPFUL = 'preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.';
-let cluster: EmbeddedCluster;
-let api: CoreV1Api;
-
-beforeAll(async () => {
-  cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS, namespaces: [NS] });
-  api = cluster.kubeConfig().makeApiClient(CoreV1Api);
-});
-
-afterAll(async () => {
-  await cluster?.stop();
-});
+const kube = embeddedClusterForFile(NS);
 
 /** `storageClassName` null: none named, so the cluster's default applies. */
 function claimBody(name: string, storageClassName: string | null = 'gp2', labels: Record<string, string> = {}): V1PersistentVolumeClaim {
@@ -69,8 +60,8 @@ function pinnedTo(node: string): Partial<V1Pod['spec']> {
   };
 }
 
-const readPod = (name: string) => api.readNamespacedPod({ namespace: NS, name });
-const readClaim = (name: string) => api.readNamespacedPersistentVolumeClaim({ namespace: NS, name });
+const readPod = (name: string) => kube.api.readNamespacedPod({ namespace: NS, name });
+const readClaim = (name: string) => kube.api.readNamespacedPersistentVolumeClaim({ namespace: NS, name });
 
 function waitForPod(name: string, done: (pod: V1Pod) => boolean, what: string): Promise<V1Pod> {
   return waitFor(async () => {
@@ -80,10 +71,10 @@ function waitForPod(name: string, done: (pod: V1Pod) => boolean, what: string): 
 }
 
 const finished = (name: string) => waitForPod(name, (p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed', 'to finish');
-const log = (name: string, container?: string) => api.readNamespacedPodLog({ namespace: NS, name, ...(container ? { container } : {}) });
+const log = (name: string, container?: string) => kube.api.readNamespacedPodLog({ namespace: NS, name, ...(container ? { container } : {}) });
 
 async function eventsOf(kind: string, name: string): Promise<CoreV1Event[]> {
-  const list = await api.listNamespacedEvent({ namespace: NS, fieldSelector: `involvedObject.kind=${kind},involvedObject.name=${name}` });
+  const list = await kube.api.listNamespacedEvent({ namespace: NS, fieldSelector: `involvedObject.kind=${kind},involvedObject.name=${name}` });
   return list.items;
 }
 
@@ -93,7 +84,7 @@ function waitForEvent(kind: string, name: string, reason: string): Promise<CoreV
 
 
 test('a gp2 claim waits for its first consumer, then is bound on the node that pod was scheduled to', async () => {
-  const created = await api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('first') });
+  const created = await kube.api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('first') });
   expect(created.status?.phase).toBe('Pending');
   expect(created.metadata?.finalizers).toEqual(['kubernetes.io/pvc-protection']);
   expect(created.spec?.volumeMode).toBe('Filesystem');
@@ -103,7 +94,7 @@ test('a gp2 claim waits for its first consumer, then is bound on the node that p
   expect(beforeConsumer.status?.phase).toBe('Pending');
   expect(beforeConsumer.metadata?.annotations?.[SELECTED_NODE]).toBeUndefined();
 
-  await api.createNamespacedPod({ namespace: NS, body: stepPod('first-step', 'first', 'true') });
+  await kube.api.createNamespacedPod({ namespace: NS, body: stepPod('first-step', 'first', 'true') });
   const pod = await finished('first-step');
   expect(pod.status?.phase).toBe('Succeeded');
 
@@ -128,30 +119,30 @@ test('a gp2 claim waits for its first consumer, then is bound on the node that p
 });
 
 test("a build's steps share files through the claim: /workspace is the working directory, CI_WORKSPACE points there", async () => {
-  await api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('shared') });
-  await api.createNamespacedPod({ namespace: NS, body: stepPod('writes', 'shared', 'echo hi > out.txt') });
+  await kube.api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('shared') });
+  await kube.api.createNamespacedPod({ namespace: NS, body: stepPod('writes', 'shared', 'echo hi > out.txt') });
   expect((await finished('writes')).status?.phase).toBe('Succeeded');
   const node = (await readClaim('shared')).metadata?.annotations?.[SELECTED_NODE] ?? '';
 
   // The next step, pinned where the volume went, as the runner pins it.
   const reads = 'cat out.txt; test "$PWD" = "$CI_WORKSPACE" && cat "$CI_WORKSPACE/out.txt"';
-  await api.createNamespacedPod({ namespace: NS, body: stepPod('reads', 'shared', reads, pinnedTo(node)) });
+  await kube.api.createNamespacedPod({ namespace: NS, body: stepPod('reads', 'shared', reads, pinnedTo(node)) });
   expect((await finished('reads')).status?.phase).toBe('Succeeded');
   expect(await log('reads')).toBe('hi\nhi\n');
 });
 
 test('a workingDir below the mount is made in the volume; one outside every mount is the container\'s own', async () => {
-  await api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('deep') });
+  await kube.api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('deep') });
   const below = stepPod('below', 'deep', 'echo deep > file');
   below.spec!.containers[0]!.workingDir = '/workspace/src/app';
   const outside = stepPod('outside', 'deep', 'echo lost > file');
   outside.spec!.containers[0]!.workingDir = '/tmp/build';
-  await api.createNamespacedPod({ namespace: NS, body: below });
-  await api.createNamespacedPod({ namespace: NS, body: outside });
+  await kube.api.createNamespacedPod({ namespace: NS, body: below });
+  await kube.api.createNamespacedPod({ namespace: NS, body: outside });
   expect((await finished('below')).status?.phase).toBe('Succeeded');
   expect((await finished('outside')).status?.phase).toBe('Succeeded');
 
-  await api.createNamespacedPod({ namespace: NS, body: stepPod('lists', 'deep', 'cat src/app/file; ls -A') });
+  await kube.api.createNamespacedPod({ namespace: NS, body: stepPod('lists', 'deep', 'cat src/app/file; ls -A') });
   expect((await finished('lists')).status?.phase).toBe('Succeeded');
   expect(await log('lists')).toBe('deep\nsrc\n');
 });
@@ -165,7 +156,7 @@ test("an emptyDir is shared by the pod's containers, starts empty in every pod, 
     volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }],
   });
   const waitForNote = 'i=0; while [ ! -f note ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i+1)); done; cat note; pwd';
-  await api.createNamespacedPod({
+  await kube.api.createNamespacedPod({
     namespace: NS,
     body: { metadata: { name: 'scratchpad' }, spec: { restartPolicy: 'Never', volumes: [{ name: 'scratch', emptyDir: {} }], containers: [scratch('writer', 'echo shared > note'), scratch('reader', waitForNote)] } },
   });
@@ -174,23 +165,23 @@ test("an emptyDir is shared by the pod's containers, starts empty in every pod, 
   expect(note).toBe('shared');
   expect(existsSync(`${dir}/note`)).toBe(true);
 
-  await api.createNamespacedPod({
+  await kube.api.createNamespacedPod({
     namespace: NS,
     body: { metadata: { name: 'fresh-scratch' }, spec: { restartPolicy: 'Never', volumes: [{ name: 'scratch', emptyDir: {} }], containers: [scratch('step', 'ls -A')] } },
   });
   expect((await finished('fresh-scratch')).status?.phase).toBe('Succeeded');
   expect(await log('fresh-scratch')).toBe('');
 
-  await api.deleteNamespacedPod({ namespace: NS, name: 'scratchpad' });
+  await kube.api.deleteNamespacedPod({ namespace: NS, name: 'scratchpad' });
   await waitFor(() => !existsSync(dir), { timeoutMs: 5_000, what: "the deleted pod's emptyDir to be removed" });
 });
 
 test('an unknown storage class: the claim fails to provision and its pod stays Pending, Unschedulable', async () => {
-  await api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('fast', 'fast-ssd') });
+  await kube.api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('fast', 'fast-ssd') });
   const failed = await waitForEvent('PersistentVolumeClaim', 'fast', 'ProvisioningFailed');
   expect(failed).toMatchObject({ type: 'Warning', message: 'storageclass.storage.k8s.io "fast-ssd" not found', source: { component: 'persistentvolume-controller' } });
 
-  await api.createNamespacedPod({ namespace: NS, body: stepPod('no-volume', 'fast', 'true') });
+  await kube.api.createNamespacedPod({ namespace: NS, body: stepPod('no-volume', 'fast', 'true') });
   const message = `0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. ${NOT_HELPFUL}`;
   const scheduling = await waitForEvent('Pod', 'no-volume', 'FailedScheduling');
   expect(scheduling).toMatchObject({ type: 'Warning', message, involvedObject: { kind: 'Pod', name: 'no-volume' }, source: { component: 'default-scheduler' } });
@@ -202,20 +193,20 @@ test('an unknown storage class: the claim fails to provision and its pod stays P
 });
 
 test('a pod whose claim does not exist yet waits, Unschedulable, and runs once the claim is created', async () => {
-  await api.createNamespacedPod({ namespace: NS, body: stepPod('early', 'late', 'echo ran') });
+  await kube.api.createNamespacedPod({ namespace: NS, body: stepPod('early', 'late', 'echo ran') });
   const scheduling = await waitForEvent('Pod', 'early', 'FailedScheduling');
   expect(scheduling.message).toBe(`0/1 nodes are available: persistentvolumeclaim "late" not found. ${NOT_HELPFUL}`);
   expect((await readPod('early')).status?.phase).toBe('Pending');
 
-  await api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('late') });
+  await kube.api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('late') });
   expect((await finished('early')).status?.phase).toBe('Succeeded');
   expect(await log('early')).toBe('ran\n');
   expect((await readClaim('late')).status?.phase).toBe('Bound');
 });
 
 test("pinned to another node: Pending, Unschedulable, and the claim's volume is not made; pinned here: it runs", async () => {
-  await api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('pinned') });
-  await api.createNamespacedPod({ namespace: NS, body: stepPod('elsewhere', 'pinned', 'true', pinnedTo('ip-10-0-1-23.ec2.internal')) });
+  await kube.api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('pinned') });
+  await kube.api.createNamespacedPod({ namespace: NS, body: stepPod('elsewhere', 'pinned', 'true', pinnedTo('ip-10-0-1-23.ec2.internal')) });
   const scheduling = await waitForEvent('Pod', 'elsewhere', 'FailedScheduling');
   const message = `0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. ${NOT_HELPFUL}`;
   expect(scheduling.message).toBe(message);
@@ -224,69 +215,69 @@ test("pinned to another node: Pending, Unschedulable, and the claim's volume is 
   expect(claim.status?.phase).toBe('Pending');
   expect(claim.metadata?.annotations?.[SELECTED_NODE]).toBeUndefined();
 
-  await api.createNamespacedPod({ namespace: NS, body: stepPod('here', 'pinned', 'true', pinnedTo('embedded-node')) });
+  await kube.api.createNamespacedPod({ namespace: NS, body: stepPod('here', 'pinned', 'true', pinnedTo('embedded-node')) });
   expect((await finished('here')).status?.phase).toBe('Succeeded');
   expect((await readPod('elsewhere')).status?.phase).toBe('Pending');
 });
 
 test('the node is labelled with its own name as kubernetes.io/hostname', async () => {
-  const nodes = await api.listNode();
+  const nodes = await kube.api.listNode();
   expect(nodes.items.map((n) => [n.metadata?.name, n.metadata?.labels?.['kubernetes.io/hostname']])).toEqual([['embedded-node', 'embedded-node']]);
 });
 
 test('deleting a claim a pod holds leaves it Terminating until the pod is deleted; then its volume goes', async () => {
-  await api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('doomed') });
-  await api.createNamespacedPod({ namespace: NS, body: stepPod('holder', 'doomed', 'echo old > old.txt; pwd') });
+  await kube.api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('doomed') });
+  await kube.api.createNamespacedPod({ namespace: NS, body: stepPod('holder', 'doomed', 'echo old > old.txt; pwd') });
   expect((await finished('holder')).status?.phase).toBe('Succeeded');
   const volumeDir = (await log('holder')).trim();
   expect(existsSync(`${volumeDir}/old.txt`)).toBe(true);
 
-  const deleted = await api.deleteNamespacedPersistentVolumeClaim({ namespace: NS, name: 'doomed' });
+  const deleted = await kube.api.deleteNamespacedPersistentVolumeClaim({ namespace: NS, name: 'doomed' });
   expect(deleted.metadata?.deletionTimestamp).toBeDefined();
   const terminating = await readClaim('doomed');
   expect(terminating.metadata?.deletionTimestamp).toBeDefined();
   expect(terminating.metadata?.finalizers).toEqual(['kubernetes.io/pvc-protection']);
 
-  await api.createNamespacedPod({ namespace: NS, body: stepPod('latecomer', 'doomed', 'ls -A') });
+  await kube.api.createNamespacedPod({ namespace: NS, body: stepPod('latecomer', 'doomed', 'ls -A') });
   expect((await waitForEvent('Pod', 'latecomer', 'FailedScheduling')).message).toBe(
     `0/1 nodes are available: persistentvolumeclaim "doomed" is being deleted. ${NOT_HELPFUL}`,
   );
 
-  await api.deleteNamespacedPod({ namespace: NS, name: 'holder' });
+  await kube.api.deleteNamespacedPod({ namespace: NS, name: 'holder' });
   await waitFor(async () => (await apiError(readClaim('doomed'))).code === 404, { timeoutMs: 5_000, what: 'the released claim to disappear' });
   await waitFor(() => !existsSync(volumeDir), { timeoutMs: 5_000, what: "the deleted claim's volume to be removed" });
 
   // A new claim of the same name is a new, empty volume.
-  await api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('doomed') });
+  await kube.api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('doomed') });
   expect((await finished('latecomer')).status?.phase).toBe('Succeeded');
   expect(await log('latecomer')).toBe('');
 });
 
 test('an unused claim is deleted at once; deleting it again is 404 NotFound', async () => {
-  await api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('unused') });
-  await api.deleteNamespacedPersistentVolumeClaim({ namespace: NS, name: 'unused' });
+  await kube.api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('unused') });
+  await kube.api.deleteNamespacedPersistentVolumeClaim({ namespace: NS, name: 'unused' });
   await waitFor(async () => (await apiError(readClaim('unused'))).code === 404, { timeoutMs: 5_000, what: 'the unused claim to disappear' });
-  expect(await apiError(api.deleteNamespacedPersistentVolumeClaim({ namespace: NS, name: 'unused' }))).toEqual({
+  expect(await apiError(kube.api.deleteNamespacedPersistentVolumeClaim({ namespace: NS, name: 'unused' }))).toEqual({
     code: 404,
     status: expect.objectContaining({ reason: 'NotFound', message: 'persistentvolumeclaims "unused" not found', details: { name: 'unused', kind: 'persistentvolumeclaims' } }),
   });
 });
 
 test('claims: 409 AlreadyExists, 422 Invalid with field paths, the default class when none is named, lists by label', async () => {
-  await api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('build-7', null, { 'step-runner.dev/build': '7' }) });
+  await kube.api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('build-7', null, { 'step-runner.dev/build': '7' }) });
   expect((await readClaim('build-7')).spec?.storageClassName).toBe('standard');
-  expect(await apiError(api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('build-7') }))).toMatchObject({
+  expect(await apiError(kube.api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('build-7') }))).toMatchObject({
     code: 409,
     status: { reason: 'AlreadyExists', message: 'persistentvolumeclaims "build-7" already exists' },
   });
-  const invalid = await apiError(api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: { metadata: { name: 'bad' }, spec: { resources: { requests: { storage: '1Gi' } } } } }));
+  const invalid = await apiError(kube.api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: { metadata: { name: 'bad' }, spec: { resources: { requests: { storage: '1Gi' } } } } }));
   expect(invalid).toMatchObject({
     code: 422,
     status: { reason: 'Invalid', message: 'PersistentVolumeClaim "bad" is invalid: spec.accessModes: Required value: at least 1 access mode is required' },
   });
 
-  await api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('build-8', 'gp3', { 'step-runner.dev/build': '8' }) });
-  const listed = await api.listNamespacedPersistentVolumeClaim({ namespace: NS, labelSelector: 'app.kubernetes.io/managed-by=serverless-step-runner,step-runner.dev/build in (7,8)' });
+  await kube.api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('build-8', 'gp3', { 'step-runner.dev/build': '8' }) });
+  const listed = await kube.api.listNamespacedPersistentVolumeClaim({ namespace: NS, labelSelector: 'app.kubernetes.io/managed-by=serverless-step-runner,step-runner.dev/build in (7,8)' });
   expect(listed.items.map((c) => c.metadata?.name)).toEqual(['build-7', 'build-8']);
   expect(listed.kind).toBe('PersistentVolumeClaimList');
 });
@@ -294,7 +285,7 @@ test('claims: 409 AlreadyExists, 422 Invalid with field paths, the default class
 test('a mount naming a volume the pod does not have is 422 Invalid, with the field path', async () => {
   const body = stepPod('bad-mount', 'shared', 'true');
   body.spec!.containers[0]!.volumeMounts = [{ name: 'x', mountPath: '/workspace' }];
-  const refused = await apiError(api.createNamespacedPod({ namespace: NS, body }));
+  const refused = await apiError(kube.api.createNamespacedPod({ namespace: NS, body }));
   expect(refused).toMatchObject({
     code: 422,
     status: {
@@ -309,7 +300,7 @@ test('a watch on claims sees one added, bound by its first pod, and deleted', as
   const seen: string[] = [];
   let gone!: () => void;
   const deleted = new Promise<void>((resolve) => (gone = resolve));
-  const controller = await new Watch(cluster.kubeConfig()).watch(
+  const controller = await new Watch(kube.cluster.kubeConfig()).watch(
     `/api/v1/namespaces/${NS}/persistentvolumeclaims`,
     { fieldSelector: 'metadata.name=watched' },
     (type, claim: V1PersistentVolumeClaim) => {
@@ -319,11 +310,11 @@ test('a watch on claims sees one added, bound by its first pod, and deleted', as
     () => undefined,
   );
   try {
-    await api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('watched') });
-    await api.createNamespacedPod({ namespace: NS, body: stepPod('watcher', 'watched', 'true') });
+    await kube.api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('watched') });
+    await kube.api.createNamespacedPod({ namespace: NS, body: stepPod('watcher', 'watched', 'true') });
     await finished('watcher');
-    await api.deleteNamespacedPod({ namespace: NS, name: 'watcher' });
-    await api.deleteNamespacedPersistentVolumeClaim({ namespace: NS, name: 'watched' });
+    await kube.api.deleteNamespacedPod({ namespace: NS, name: 'watcher' });
+    await kube.api.deleteNamespacedPersistentVolumeClaim({ namespace: NS, name: 'watched' });
     await deleted;
   } finally {
     controller.abort();
@@ -334,7 +325,7 @@ test('a watch on claims sees one added, bound by its first pod, and deleted', as
 });
 
 test('storage classes are served read-only: gp2 and gp3 for EBS, standard the default', async () => {
-  const storage = cluster.kubeConfig().makeApiClient(StorageV1Api);
+  const storage = kube.cluster.kubeConfig().makeApiClient(StorageV1Api);
   const classes = await storage.listStorageClass();
   expect(classes.items.map((c) => [c.metadata?.name, c.provisioner, c.volumeBindingMode])).toEqual([
     ['gp2', 'ebs.csi.aws.com', 'WaitForFirstConsumer'],
@@ -342,7 +333,7 @@ test('storage classes are served read-only: gp2 and gp3 for EBS, standard the de
     ['standard', 'step-runner.dev/host-path', 'WaitForFirstConsumer'],
   ]);
   expect((await storage.readStorageClass({ name: 'standard' })).metadata?.annotations).toEqual({ 'storageclass.kubernetes.io/is-default-class': 'true' });
-  const refused = await fetch(`${cluster.url}/apis/storage.k8s.io/v1/storageclasses`, { method: 'POST', body: JSON.stringify({ metadata: { name: 'mine' } }) });
+  const refused = await fetch(`${kube.cluster.url}/apis/storage.k8s.io/v1/storageclasses`, { method: 'POST', body: JSON.stringify({ metadata: { name: 'mine' } }) });
   expect(refused.status).toBe(405);
 });
 
@@ -373,14 +364,14 @@ describe('the words are those recorded from real clusters (test/fixtures/kube/wo
   const said = (event: CoreV1Event) => ({ reason: event.reason, type: event.type, message: event.message });
 
   test('on the claim: the same events, word for word, for the same names', async () => {
-    await api.createNamespace({ body: { metadata: { name: 'volume-expand-6492' } } });
-    await api.createNamespacedPersistentVolumeClaim({ namespace: 'volume-expand-6492', body: claimBody('aws46qr4') });
-    await api.createNamespacedPod({ namespace: 'volume-expand-6492', body: stepPod('expand', 'aws46qr4', 'true') });
-    await api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('high-speed', 'cinder-high-speed') });
+    await kube.api.createNamespace({ body: { metadata: { name: 'volume-expand-6492' } } });
+    await kube.api.createNamespacedPersistentVolumeClaim({ namespace: 'volume-expand-6492', body: claimBody('aws46qr4') });
+    await kube.api.createNamespacedPod({ namespace: 'volume-expand-6492', body: stepPod('expand', 'aws46qr4', 'true') });
+    await kube.api.createNamespacedPersistentVolumeClaim({ namespace: NS, body: claimBody('high-speed', 'cinder-high-speed') });
 
     const onClaim = async (reason: string) =>
       waitFor(
-        async () => (await api.listNamespacedEvent({ namespace: 'volume-expand-6492', fieldSelector: `involvedObject.name=aws46qr4,reason=${reason}` })).items[0],
+        async () => (await kube.api.listNamespacedEvent({ namespace: 'volume-expand-6492', fieldSelector: `involvedObject.name=aws46qr4,reason=${reason}` })).items[0],
         { timeoutMs: 8_000, what: `the ${reason} event` },
       );
     for (const name of ['WaitForFirstConsumer claim before the scheduler picked a node', 'external provisioner not done yet (current wording)', 'the CSI provisioner at work']) {
@@ -393,9 +384,9 @@ describe('the words are those recorded from real clusters (test/fixtures/kube/wo
   });
 
   test("on the pod: the scheduler's words (its layout is v1.27+'s, one node)", async () => {
-    await api.createNamespacedPod({ namespace: NS, body: stepPod('minecraft', 'minecraft-data-pvc', 'true') });
-    await api.createNamespacedPod({ namespace: NS, body: stepPod('high-speed-user', 'high-speed', 'true') });
-    await api.createNamespacedPod({ namespace: NS, body: stepPod('pinned-away', 'shared', 'true', pinnedTo('ip-10-0-12-34.eu-west-1.compute.internal')) });
+    await kube.api.createNamespacedPod({ namespace: NS, body: stepPod('minecraft', 'minecraft-data-pvc', 'true') });
+    await kube.api.createNamespacedPod({ namespace: NS, body: stepPod('high-speed-user', 'high-speed', 'true') });
+    await kube.api.createNamespacedPod({ namespace: NS, body: stepPod('pinned-away', 'shared', 'true', pinnedTo('ip-10-0-12-34.eu-west-1.compute.internal')) });
     const cases = [
       ['minecraft', 'claim does not exist'],
       ['high-speed-user', 'claim not bound yet (Immediate class, or a class that does not exist)'],

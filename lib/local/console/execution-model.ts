@@ -3,6 +3,7 @@
  * (which state failed, with the Error and Cause), one entry per step (Map iteration) with its
  * states, last poll, result and pod, and the history rows. Pure.
  */
+import { imageCheckNote } from '../../workflow/image-check.js';
 import type { Step } from '../../pipeline/types.js';
 import type { PollState, PreparedBuild, StepResult } from '../../workflow/state-data.js';
 import type { ExecutionDetail, ListedExecution } from '../executions.js';
@@ -24,6 +25,8 @@ export interface StepView {
   index: number;
   name: string;
   image: string;
+  /** What PrepareBuild's registry check said of the image (its digest, or why it could not tell); '' when unchecked. */
+  imageCheck: string;
   status: StateStatus;
   lastPoll: PollState | null;
   polls: number;
@@ -70,6 +73,7 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
       index,
       name: step.name,
       image: step.image,
+      imageCheck: imageCheckNote(prepared?.images, step.image).trim().replace(/^\((.*)\)$/, '$1'),
       status: states.iterations.find((it) => it.index === index)?.status ?? 'not-run',
       lastPoll,
       polls: lastPoll?.polls ?? 0,

@@ -184,7 +184,7 @@ function stepDetail(model: ExecutionModel, step: StepView, shown: boolean): Html
       : null;
   return html`<section class="step-detail" data-step-detail="${step.index}" aria-label="Step ${step.name}"${shown ? '' : html` hidden`}>
 <h3>${step.name} ${statusPill(step.status)}</h3>
-<p class="muted">Image <code>${step.image}</code></p>
+<p class="muted">Image <code>${step.image}</code>${step.imageCheck ? html` <span class="image-check">${step.imageCheck}</span>` : ''}</p>
 ${notRun ? html`<p>${notRun}</p>` : ''}
 ${result ? html`<dl class="facts">
 <div><dt>Result</dt><dd>${result.status}${result.exitCode !== null ? `, exit code ${result.exitCode}` : ''}</dd></div>
