@@ -22,7 +22,7 @@ import { createCleanupEndedExecutionHandler } from '../lib/lambda/cleanup-ended-
 import { createLaunchStepHandler } from '../lib/lambda/launch-step.js';
 import { createPrepareBuildHandler } from '../lib/lambda/prepare-build.js';
 import { createReportStatusHandler } from '../lib/lambda/report-status.js';
-import { createLambdaWebhookHandler } from '../lib/lambda/webhook.js';
+import { createLambdaWebhookHandler, WEBHOOK_GITHUB_CALL_MS } from '../lib/lambda/webhook.js';
 import { stepPodManifest } from '../lib/kube/index.js';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
@@ -473,6 +473,18 @@ describe('the webhook with a GitHub App', () => {
   it('starts builds in a deployment whose token secret was never created', async () => {
     expect((await deliver(push(), { GITHUB_TOKEN_SECRET_ID: 'ci/never-created' })).status).toBe(202);
     expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
+  });
+
+  it('answers with its own 502, well inside GitHub\'s 10 s, when GitHub does not answer, and starts nothing', async () => {
+    github.hang = true;
+    try {
+      const answer = await deliver(push());
+      expect(answer.status).toBe(502);
+      expect(JSON.stringify(answer.json)).toContain(`no answer within ${WEBHOOK_GITHUB_CALL_MS.installationToken} ms`);
+      expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+    } finally {
+      github.hang = false;
+    }
   });
 
   it('answers 502 ForgeUnavailable, naming the App, when the installation is gone, and starts nothing', async () => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { WEBHOOK_GITHUB_CALL_MS } from '../lib/lambda/webhook.js';
 import { localLambdaArn as localArn } from '../lib/local/executor.js';
 import { loadDefinition, resolveResources, taskStates, type AslDefinition } from '../lib/workflow/definition.js';
 
@@ -194,6 +195,14 @@ describe('osls package', () => {
       GENERIC_WEBHOOK_SECRET_ID: 'step-runner/generic-webhook-secret',
       GITHUB_TOKEN_SECRET_ID: 'step-runner/github-token',
     });
+  });
+
+  it("gives the webhook time for its GitHub calls' own limits, inside GitHub's 10 s per delivery", () => {
+    const timeout = template.Resources.WebhookLambdaFunction!.Properties.Timeout as number;
+    const calls = WEBHOOK_GITHUB_CALL_MS.installationToken + WEBHOOK_GITHUB_CALL_MS.pipelineFile;
+    // What is left is for the secrets, the signature and StartExecution.
+    expect(timeout * 1000).toBeLessThanOrEqual(10_000);
+    expect(calls).toBeLessThanOrEqual(timeout * 1000 - 3_000);
   });
 
   it('tells the functions that talk to GitHub where the GitHub App is, and configures no App by default', () => {

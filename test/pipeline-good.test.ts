@@ -95,12 +95,21 @@ describe('examples', () => {
 });
 
 describe('limits', () => {
-  const steps = (count: number) =>
-    'version: 1\nsteps:\n' + Array.from({ length: count }, (_, i) => `  - { name: s${i}, image: alpine, commands: [echo ${i}] }\n`).join('');
+  const steps = (count: number, timeout?: string) =>
+    'version: 1\nsteps:\n' +
+    Array.from({ length: count }, (_, i) => `  - { name: s${i}, image: alpine, commands: [echo ${i}]${timeout ? `, timeout: ${timeout}` : ''} }\n`).join('');
 
   test(`${MAX_STEPS} steps are accepted and one more is not`, () => {
-    expect(parsePipeline(steps(MAX_STEPS), 'p.yml').steps).toHaveLength(MAX_STEPS);
-    expect(() => parsePipeline(steps(MAX_STEPS + 1), 'p.yml')).toThrow('p.yml line 2: steps: lists too many steps; at most 50 are allowed');
+    expect(parsePipeline(steps(MAX_STEPS, '20m'), 'p.yml').steps).toHaveLength(MAX_STEPS);
+    expect(() => parsePipeline(steps(MAX_STEPS + 1, '20m'), 'p.yml')).toThrow('p.yml line 2: steps: lists too many steps; at most 50 are allowed');
+  });
+
+  test('step timeouts that add up past the 24 h an execution may run are refused when read, not found TIMED_OUT later', () => {
+    expect(parsePipeline(steps(24), 'p.yml').steps).toHaveLength(24);
+    expect(() => parsePipeline(steps(25), 'p.yml')).toThrow(
+      'p.yml line 2: steps: the steps\' timeouts add up to 25h (a step without "timeout" counts 1h), more than the 24h a build may run, past which Step Functions stops it as TIMED_OUT; give the steps shorter "timeout"s',
+    );
+    expect(() => parsePipeline(steps(7, '4h'), 'p.yml')).toThrow(/add up to 28h/);
   });
 
   test('an oversized file is refused before it is parsed', () => {

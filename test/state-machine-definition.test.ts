@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parse } from 'yaml';
 import { localLambdaArn } from '../lib/local/executor.js';
+import { BUILD_TIME_LIMIT_SECONDS } from '../lib/pipeline/index.js';
 import { lambdaFunctionNames } from '../lib/local/lambda-functions.js';
 import { DEFINITION_FILE, loadDefinition, resolveResources, taskStates } from '../lib/workflow/definition.js';
 
@@ -18,6 +19,10 @@ const serverless = parse(readFileSync(new URL('../serverless.yml', import.meta.u
 
 describe('the state machine definition', () => {
   const definition = loadDefinition();
+
+  it('ends an execution at the limit pipelines are checked against', () => {
+    expect(loadDefinition().TimeoutSeconds).toBe(BUILD_TIME_LIMIT_SECONDS);
+  });
 
   it('passes asl-validator once its Lambda ARNs are resolved', () => {
     const result = aslValidator(structuredClone(resolveResources(definition, localLambdaArn)));

@@ -9,6 +9,14 @@ import { lambdaGitHubApp, type LambdaGitHubAppOptions } from './github-app.js';
 import { secretIds, secretsMiddleware, secretsWithOptionalToken } from './secrets.js';
 import { EnvNames, reader } from './settings.js';
 
+/**
+ * How long each GitHub call of a delivery may take: GitHub gives up on a delivery after 10 s, as
+ * the function's own timeout does (serverless.yml), and the answer must be the handler's own
+ * (502 ForgeUnavailable naming the call), not a timeout. Together they leave 3 s for the secrets,
+ * the signature and StartExecution.
+ */
+export const WEBHOOK_GITHUB_CALL_MS = { installationToken: 3_000, pipelineFile: 4_000 } as const;
+
 /** The pipeline is read at once; a token with less left than this is not reused. */
 const PIPELINE_TOKEN_REUSE_SECONDS = 5 * 60;
 
@@ -27,10 +35,18 @@ export function createLambdaWebhookHandler(env: NodeJS.ProcessEnv = process.env,
   read.check();
   const ids = secretIds(env, ['githubWebhookSecret', 'genericWebhookSecret', 'githubToken']);
   const apiUrl = env[EnvNames.githubApiUrl];
-  const api = apiUrl ? { baseUrl: apiUrl } : {};
+  const api = { ...(apiUrl ? { baseUrl: apiUrl } : {}), timeoutMs: WEBHOOK_GITHUB_CALL_MS.pipelineFile };
   // One attempt: the webhook has 10 s, and GitHub's delivery page offers a redelivery.
   const credentials: GitHubCredentials = appSettings
-    ? { app: lambdaGitHubApp(appSettings, { ...api, attempts: 1, reuseSeconds: PIPELINE_TOKEN_REUSE_SECONDS, ...app }) }
+    ? {
+        app: lambdaGitHubApp(appSettings, {
+          ...api,
+          timeoutMs: WEBHOOK_GITHUB_CALL_MS.installationToken,
+          attempts: 1,
+          reuseSeconds: PIPELINE_TOKEN_REUSE_SECONDS,
+          ...app,
+        }),
+      }
     : {};
   return createWebhookHandler({
     logger,

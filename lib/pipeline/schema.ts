@@ -5,11 +5,11 @@
  */
 import * as z from 'zod';
 import { checkImageReference } from './image-reference.js';
-import { parseDuration } from './duration.js';
+import { formatDuration, parseDuration } from './duration.js';
 import { dnsLabelProblem, dnsSubdomainProblem, envNameProblem, secretKeyProblem } from './names.js';
 import { quantityProblem, type ResourceKind } from './quantity.js';
 import { suggestKey } from './suggest.js';
-import { CHECKOUT_STEP, DEFAULT_CHECKOUT, DEFAULT_STEP_TIMEOUT_SECONDS, PullPolicies, type Pipeline, type PullPolicy } from './types.js';
+import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_CHECKOUT, DEFAULT_STEP_TIMEOUT_SECONDS, PullPolicies, type Pipeline, type PullPolicy } from './types.js';
 
 export const MAX_STEPS = 50;
 
@@ -206,6 +206,13 @@ export function validatePipelineData(data: unknown): ValidationResult {
   if (problems.length > 0 || !parsed.success) return { ok: false, problems };
 
   const { version, steps, 'image-pull-grace': grace, checkout: checkoutGiven } = parsed.data;
+  const total = steps.reduce((sum, step) => sum + (step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS), 0);
+  if (total > BUILD_TIME_LIMIT_SECONDS) {
+    const message =
+      `the steps' timeouts add up to ${formatDuration(total)} (a step without "timeout" counts ${formatDuration(DEFAULT_STEP_TIMEOUT_SECONDS)}), ` +
+      `more than the ${formatDuration(BUILD_TIME_LIMIT_SECONDS)} a build may run, past which Step Functions stops it as TIMED_OUT; give the steps shorter "timeout"s`;
+    return { ok: false, problems: [{ path: ['steps'], message, kind: ProblemKinds.other }] };
+  }
   return {
     ok: true,
     pipeline: {

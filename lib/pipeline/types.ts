@@ -62,3 +62,9 @@ export interface Pipeline {
 }
 
 export const DEFAULT_STEP_TIMEOUT_SECONDS = 60 * 60;
+
+/**
+ * The longest a build may run: the state machine's TimeoutSeconds, past which Step Functions ends
+ * the execution TIMED_OUT. A pipeline whose step timeouts add up to more is refused when read.
+ */
+export const BUILD_TIME_LIMIT_SECONDS = 24 * 60 * 60;

@@ -1,6 +1,6 @@
 import type { BuildInput } from '../../contract/index.js';
 import { ensureGitCredentials, ensureWorkspaceClaim, gitCredentialsManifest, workspaceClaimManifest } from '../../kube/index.js';
-import { CHECKOUT_STEP, InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
+import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
 import { CHECKOUT_TIMEOUT_SECONDS, checkoutStep } from '../checkout-step.js';
 import { checkBuildImages, imageCheckNote, imageCheckSummaries, imageUses, missingImages } from '../image-check.js';
 import { WorkspaceModes, type WorkflowSettings } from '../settings.js';
@@ -13,8 +13,6 @@ import { buildToken, type BuildCredentials } from '../build-credentials.js';
  * its image, a node or its volume fails within its grace periods (2 min each at most by default).
  */
 const STEP_START_ALLOWANCE_SECONDS = 10 * 60;
-/** The state machine's TimeoutSeconds: no build outlives it, nor should its claim. */
-const EXECUTION_LIMIT_SECONDS = 24 * 60 * 60;
 
 /**
  * How long the build may need its claim, written on it for the orphan sweep: every step's timeout
@@ -22,7 +20,8 @@ const EXECUTION_LIMIT_SECONDS = 24 * 60 * 60;
  */
 function claimDeadlineSeconds(steps: readonly { timeoutSeconds: number }[]): number {
   const needed = steps.reduce((sum, step) => sum + step.timeoutSeconds + STEP_START_ALLOWANCE_SECONDS, 0);
-  return Math.min(needed, EXECUTION_LIMIT_SECONDS);
+  // No build outlives the execution's limit, nor should its claim.
+  return Math.min(needed, BUILD_TIME_LIMIT_SECONDS);
 }
 
 /**
