@@ -17,7 +17,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK_FOLDER = `.esbuild/package-test-${process.pid}`;
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type Resource = { Type: string; Condition?: string; Properties: Record<string, Json> };
+type Resource = { Type: string; Condition?: string; DeletionPolicy?: string; Properties: Record<string, Json> };
 interface Template {
   Resources: Record<string, Resource>;
   Conditions?: Record<string, Json>;
@@ -232,9 +232,22 @@ describe('osls package', () => {
     expect(normalise(deployed, arnToLocal)).toEqual(resolveResources(loadDefinition(), localArn));
   });
 
-  it('keeps step logs in a bucket that expires them', () => {
-    const bucket = template.Resources.StepLogsBucket!.Properties;
-    expect(bucket.LifecycleConfiguration).toMatchObject({ Rules: [{ Status: 'Enabled', ExpirationInDays: 30 }] });
+  it('keeps step logs in a bucket that expires them, refuses requests without TLS, and outlives the stack', () => {
+    const bucket = template.Resources.StepLogsBucket!;
+    expect(bucket.Properties.LifecycleConfiguration).toMatchObject({ Rules: [{ Status: 'Enabled', ExpirationInDays: 30 }] });
+    expect(bucket.DeletionPolicy).toBe('Retain');
+    const policy = resourcesOfType('AWS::S3::BucketPolicy').find(([, p]) => render(p.Properties.Bucket!) === 'ref:StepLogsBucket')?.[1].Properties;
+    expect((policy?.PolicyDocument as { Statement: Json[] } | undefined)?.Statement).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+  });
+
+  it('keeps every log group, the functions\' and the HTTP API access log, for the retention the params say', () => {
+    const groups = resourcesOfType('AWS::Logs::LogGroup').map(([id, g]) => [id, g.Properties.RetentionInDays]);
+    expect(groups.length).toBeGreaterThanOrEqual(10);
+    expect(groups.filter(([, days]) => days !== 30)).toEqual([]);
+    const stage = resourcesOfType('AWS::ApiGatewayV2::Stage')[0]![1].Properties;
+    expect(render((stage.AccessLogSettings as { DestinationArn: Json }).DestinationArn)).toBe('arn-of:HttpApiLogGroup');
   });
 
   it('cleans up after an execution of this state machine that ended outside it (aborted, timed out, failed), and sweeps orphans every 15 minutes', () => {

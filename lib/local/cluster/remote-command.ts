@@ -65,8 +65,10 @@ export class RemoteCommandChannels {
     ws.on('error', () => {});
     ws.on('message', (data) => this.receive(asBuffer(data)));
     ws.once('close', () => this.endInput());
-    // An empty frame on the lowest writable channel tells the client the streams are up.
-    this.send(opened.stdout ? STDOUT : opened.stderr ? STDERR : ERROR, Buffer.alloc(0));
+    // An empty frame on the lowest writable channel tells a v4 client the streams are up (the
+    // kubelet's handshake). A v5 client (client-go, kubectl) starts reading before it has made its
+    // streams, and would log an early frame as "Unknown stream id" on the user's stderr.
+    if (protocol !== 'v5.channel.k8s.io') this.send(opened.stdout ? STDOUT : opened.stderr ? STDERR : ERROR, Buffer.alloc(0));
   }
 
   startInput(input: ChannelInput): void {
