@@ -6,13 +6,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { sign } from '@octokit/webhooks-methods';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { FAST_TIMINGS } from '../lib/local/cluster/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import { describeRequiring } from './fixtures/requirements.js';
 import { branchPush } from './fixtures/webhooks/examples.js';
+import { sign } from '@octokit/webhooks-methods';
+import { deliverGeneric } from './fixtures/webhooks/generic-delivery.js';
 
 // Callbacks passed to page.evaluate run in the browser; the project's tsconfig has no DOM types.
 declare const document: { activeElement: unknown; documentElement: { scrollWidth: number } };
@@ -34,19 +35,12 @@ let browser: Browser;
 
 /** A generic delivery of a pipeline that needs no source. */
 async function startBuild(pipelineFile: string, delivery: string): Promise<string> {
-  const body = JSON.stringify({
+  return deliverGeneric(server.url, SECRET, delivery, {
     repository: 'team/app',
     commit: `${delivery.padEnd(12, '0')}c0ffee`,
     ref: 'refs/heads/main',
     pipeline: `checkout: false\n${readFileSync(pipelineFile, 'utf8')}`,
   });
-  const response = await fetch(`${server.url}/webhook/generic`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-delivery-id': delivery, 'x-signature-256': await sign(SECRET, body) },
-    body,
-  });
-  expect(response.status).toBe(202);
-  return ((await response.json()) as { executionName: string }).executionName;
 }
 
 /**

@@ -4,16 +4,13 @@
  * answers, and nothing is stored or run; `kubectl run` without --restart=Never is refused as the
  * apiserver refuses an unsupported value.
  */
-import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { KUBECTL_ON_PATH, kubectlIn } from './fixtures/kubectl.js';
 import { describeRequiring } from './fixtures/requirements.js';
 
-const hasKubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
-const run = promisify(execFile);
 
 let cluster: EmbeddedCluster;
 let dir: string;
@@ -106,17 +103,8 @@ describe('restartPolicy', () => {
   });
 });
 
-describeRequiring('kubectl', { present: hasKubectl, missing: 'kubectl is not on PATH', remedy: "Install Debian's kubectl package (apt-get install kubectl), as .ci/run does" }, () => {
-  async function kubectl(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-    const env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir };
-    try {
-      const { stdout, stderr } = await run('kubectl', [`--cache-dir=${join(dir, 'cache')}`, ...args], { env, timeout: 20_000 });
-      return { stdout, stderr, code: 0 };
-    } catch (error) {
-      const e = error as { stdout: string; stderr: string; code: number };
-      return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-    }
-  }
+describeRequiring('kubectl', KUBECTL_ON_PATH, () => {
+  const kubectl = kubectlIn(() => dir);
 
   test('kubectl run --dry-run=server answers "created (server dry run)" and creates nothing', async () => {
     const answer = await kubectl('run', 'tryout', '--image=alpine:3.20', '--restart=Never', '--dry-run=server', '--', 'sh', '-c', 'touch ran.txt');

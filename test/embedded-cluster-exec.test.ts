@@ -5,7 +5,7 @@
  * kubelet's after it, and exec'd processes ending with their pod and with the cluster. kubectl is
  * needed on PATH for its part (CI installs it; under CI=true a missing kubectl fails).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -15,6 +15,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { CoreV1Api, Exec, type V1Pod, type V1Status } from '@kubernetes/client-node';
 import WebSocket from 'ws';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { KUBECTL_ON_PATH } from './fixtures/kubectl.js';
 import { describeRequiring } from './fixtures/requirements.js';
 import { waitFor } from './fixtures/wait-for.js';
 
@@ -384,9 +385,7 @@ describe('exec over v4.channel.k8s.io: the kubelet answers itself', () => {
   });
 });
 
-const hasKubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
-
-describeRequiring('kubectl exec and cp', { present: hasKubectl, missing: 'kubectl is not on PATH', remedy: "Install Debian's kubectl package (apt-get install kubectl), as .ci/run does" }, () => {
+describeRequiring('kubectl exec and cp', KUBECTL_ON_PATH, () => {
   function kubectl(args: string[], input?: string): Promise<{ stdout: string; stderr: string; code: number | null }> {
     const env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir };
     const child = spawn('kubectl', [`--cache-dir=${join(dir, 'cache')}`, ...args], { env, cwd: dir });

@@ -3,39 +3,21 @@
  * kubectl (.ci/run), and under CI=true a missing kubectl fails this test; on a developer machine
  * without it the test is skipped, with the reason printed.
  */
-import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { KUBECTL_ON_PATH, kubectlIn } from './fixtures/kubectl.js';
 import { describeRequiring } from './fixtures/requirements.js';
 import { waitFor } from './fixtures/wait-for.js';
 
-const hasKubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
-const run = promisify(execFile);
 
 let cluster: EmbeddedCluster;
 let dir: string;
 
-async function kubectl(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  const env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir };
-  try {
-    const { stdout, stderr } = await run('kubectl', [`--cache-dir=${join(dir, 'cache')}`, ...args], { env, timeout: 20_000 });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const e = error as { stdout: string; stderr: string; code: number };
-    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-  }
-}
+const kubectl = kubectlIn(() => dir);
 
-const kubectlOnPath = {
-  present: hasKubectl,
-  missing: 'kubectl is not on PATH',
-  remedy: "Install Debian's kubectl package (apt-get install kubectl), as .ci/run does",
-};
-
-describeRequiring('kubectl', kubectlOnPath, () => {
+describeRequiring('kubectl', KUBECTL_ON_PATH, () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'step-runner-kubectl-'));
     cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS, workspace: dir });

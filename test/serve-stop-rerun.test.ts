@@ -7,11 +7,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sign } from '@octokit/webhooks-methods';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
 import { logger } from '../lib/workflow/lambda-task.js';
+import { deliverGeneric } from './fixtures/webhooks/generic-delivery.js';
 
 const SECRET = 'stop-rerun-secret-3a9f';
 const LONG = 'version: 1\ncheckout: false\nsteps:\n  - name: long\n    image: alpine:3.20\n    commands: ["sleep 60"]\n';
@@ -38,14 +38,7 @@ afterAll(async () => {
 });
 
 async function deliver(delivery: string): Promise<string> {
-  const body = JSON.stringify({ repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline: LONG });
-  const response = await fetch(`${server.url}/webhook/generic`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-delivery-id': delivery, 'x-signature-256': await sign(SECRET, body) },
-    body,
-  });
-  expect(response.status).toBe(202);
-  return ((await response.json()) as { executionName: string }).executionName;
+  return deliverGeneric(server.url, SECRET, delivery, { repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline: LONG });
 }
 
 async function call(method: string, route: string) {

@@ -1,7 +1,7 @@
 /** `run`'s command line: its options, their defaults, and the help that says so. */
 import { parseArgs } from 'node:util';
 import type { WorkspaceMode } from '../../workflow/settings.js';
-import { UsageError, workspaceModeOption } from './usage.js';
+import { BUILD_TARGET_OPTIONS, UsageError, workspaceModeOption } from './usage.js';
 
 export const RUN_USAGE =
   'run <pipeline.yml> [--source DIR] [--commit REF] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--images FILE] [--json] [--verbose]';
@@ -54,13 +54,7 @@ export function parseRunArgs(args: string[]): RunOptions | { help: true } {
       args,
       allowPositionals: true,
       options: {
-        kubeconfig: { type: 'string' },
-        context: { type: 'string' },
-        namespace: { type: 'string' },
-        'workspace-mode': { type: 'string' },
-        source: { type: 'string' },
-        // The old name of --source, from before builds had a checkout.
-        workspace: { type: 'string' },
+        ...BUILD_TARGET_OPTIONS,
         commit: { type: 'string' },
         images: { type: 'string' },
         json: { type: 'boolean' },

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { WebhookRoutes } from '../../forge/webhook.js';
 import type { LocalServerOptions } from '../local-server.js';
-import { portOption, UsageError, workspaceModeOption } from './usage.js';
+import { BUILD_TARGET_OPTIONS, portOption, UsageError, workspaceModeOption } from './usage.js';
 
 /** The local server's secrets when not given on the command line (on AWS: Secrets Manager ids). */
 export const SecretEnvNames = {
@@ -56,13 +56,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
         host: { type: 'string', default: '127.0.0.1' },
         pipeline: { type: 'string' },
         secret: { type: 'string' },
-        kubeconfig: { type: 'string' },
-        context: { type: 'string' },
-        namespace: { type: 'string' },
-        'workspace-mode': { type: 'string' },
-        source: { type: 'string' },
-        // The old name of --source, from before builds had a checkout.
-        workspace: { type: 'string' },
+        ...BUILD_TARGET_OPTIONS,
         images: { type: 'string', multiple: true },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },

@@ -18,3 +18,14 @@ export function workspaceModeOption(value: string): WorkspaceMode {
   if (!modes.includes(value)) throw new UsageError(`--workspace-mode must be one of ${modes.join(', ')}, got "${value}"`);
   return value as WorkspaceMode;
 }
+
+/** The options `run` and `serve` share: which cluster and namespace builds go to, the workspace mode and the source. */
+export const BUILD_TARGET_OPTIONS = {
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  namespace: { type: 'string' },
+  'workspace-mode': { type: 'string' },
+  source: { type: 'string' },
+  // The old name of --source, from before builds had a checkout.
+  workspace: { type: 'string' },
+} as const;
