@@ -115,7 +115,7 @@ describe('a build on the embedded cluster', () => {
     const started = events.filter((e) => e.type === 'MapIterationStarted').map((e) => e.index);
     expect(started).toEqual([0, 1, 2]);
     const results = events
-      .filter((e) => e.type === 'StateExited' && e.state?.name === 'FinishStep')
+      .filter((e) => e.type === 'TaskSucceeded' && e.state?.name === 'FinishStep')
       .map((e) => e.state?.output as StepResult);
     expect(results.map((r) => r.logTail)).toEqual(['+ echo first\nfirst', '+ echo second\nsecond', '+ echo third\nthird']);
     expect(await readFile(results[1]!.log!, 'utf8')).toContain('second');

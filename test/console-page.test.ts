@@ -35,8 +35,10 @@ function failedBuildHistory(): ExecutionEvent[] {
     ...(index === undefined ? {} : { index }),
     ...extra,
   });
-  const task = (name: string, index?: number, output?: unknown) => [
+  // TaskSucceeded holds what the task returned; StateExited the state's output after ResultSelector/ResultPath.
+  const task = (name: string, index?: number, returned?: unknown, output: unknown = returned) => [
     ev('StateEntered', [name, 'Task'], index),
+    { ...ev('TaskSucceeded', [name, 'Task'], index), state: { name, type: 'Task', output: returned } },
     { ...ev('StateExited', [name, 'Task'], index), state: { name, type: 'Task', output } },
   ];
   const poll = (index: number, phase: string) => ({ namespace: 'default', poll: { podName: `pod-${index}`, phase, reason: phase === 'failed' ? 'ErrImagePull' : 'Running', polls: 1 } });
@@ -48,12 +50,15 @@ function failedBuildHistory(): ExecutionEvent[] {
     ev('MapIterationStarted', undefined, 0),
     ...task('LaunchStep', 0, poll(0, 'pending')),
     ...[1, 2].flatMap(() => [ev('StateEntered', ['WaitForStep', 'Wait'], 0), ev('StateExited', ['WaitForStep', 'Wait'], 0), ...task('PollStep', 0, poll(0, 'running'))]),
-    ...task('FinishStep', 0, { step: 'greet', status: 'succeeded', exitCode: 0, error: null, cause: null, logTail: 'hello', log: null }),
+    ...task('FinishStep', 0, { step: 'greet', status: 'succeeded', exitCode: 0, error: null, cause: null, logTail: 'hello', log: null }, { step: 'greet', status: 'succeeded', exitCode: 0, log: null }),
     ev('MapIterationSucceeded', undefined, 0),
     ev('MapIterationStarted', undefined, 1),
     ...task('LaunchStep', 1, poll(1, 'pending')),
     ...task('PollStep', 1, poll(1, 'failed')),
-    ...task('FinishFailedStep', 1, { result: { step: 'count', status: 'failed', exitCode: null, error: 'ImagePullFailed', cause: CAUSE, logTail: '', log: null } }),
+    ...(() => {
+      const result = { step: 'count', status: 'failed', exitCode: null, error: 'ImagePullFailed', cause: CAUSE, logTail: '', log: null };
+      return task('FinishFailedStep', 1, result, { result });
+    })(),
     ev('StateEntered', ['StepFailed', 'Fail'], 1),
     ev('StateFailed', ['StepFailed', 'Fail'], 1, { Error: 'ImagePullFailed', Cause: CAUSE }),
     ev('MapIterationFailed', undefined, 1, { Error: 'ImagePullFailed', Cause: CAUSE }),
@@ -86,7 +91,7 @@ describe('the graph is drawn from the definition', () => {
     expect(edge('RunSteps/StepStatus', 'RunSteps/FinishStep')).toEqual([expect.objectContaining({ kind: 'choice', label: '$.poll.phase == "succeeded"' })]);
     expect(edge('RunSteps/StepStatus', 'RunSteps/WaitForStep')).toEqual([expect.objectContaining({ kind: 'default' })]);
     // The Map's way out on failure leaves from the bottom of its group.
-    expect(edge('exit:RunSteps', 'CleanupBuild')).toEqual([expect.objectContaining({ kind: 'catch', label: 'Catch #1: States.ALL' })]);
+    expect(edge('exit:RunSteps', 'ReadFailure')).toEqual([expect.objectContaining({ kind: 'catch', label: 'Catch #1: States.ALL' })]);
     expect(edge('exit:RunSteps', 'CleanupSucceededBuild')).toEqual([expect.objectContaining({ kind: 'next' })]);
   });
 
@@ -163,7 +168,7 @@ describe('text from a build is escaped', () => {
   it('cannot inject markup through a Cause, a log, a pod event or an execution name', () => {
     const evil = '</script><img src=x onerror=alert(1)>';
     const history = failedBuildHistory().map((e) => (e.Cause ? { ...e, Cause: evil } : e));
-    const finished = history.find((e) => e.type === 'StateExited' && e.state?.name === 'FinishStep')!;
+    const finished = history.find((e) => e.type === 'TaskSucceeded' && e.state?.name === 'FinishStep')!;
     (finished.state!.output as { logTail: string }).logTail = `<b>${evil}</b>`;
     const pods = new Map([[1, { podName: 'p', phase: 'Pending', container: null, node: null, deleted: true, observedAt: '', events: [{ type: 'Warning', reason: 'Failed', message: evil, count: 1, source: 'kubelet', firstSeen: null, lastSeen: null }] }]]);
     const detail = { execution: { ...listed(`run-<i>`, history), cause: evil }, history, pods };

@@ -280,6 +280,19 @@ describe('signed but hostile', () => {
     expectSafeAnswer(yamlDeep);
   });
 
+  it('refuses a pipeline too large for the build\'s state data with 413, naming the file and the limit', async () => {
+    const pipeline = `${GOOD_PIPELINE}${'# padding\n'.repeat(7000)}`;
+    const body = JSON.stringify({ repository: 'a/b', commit: 'c', ref: 'r', pipeline, cloneUrl: 'https://example.com/a/b.git' });
+    const answer = await post({ body, headers: await signed(body) });
+    expect(answer.status).toBe(413);
+    expectSafeAnswer(answer);
+    expect(JSON.parse(answer.text)).toMatchObject({
+      error: 'PipelineTooLarge',
+      pipelineError: 'InvalidPipeline',
+      message: expect.stringMatching(/: the file is 69 KiB; a pipeline file may be at most 64 KiB/),
+    });
+  });
+
   it('never logged a stack trace for any of it', () => {
     expect(written).not.toContain('"level":"ERROR"');
     expect(written).not.toMatch(/"stack":/);

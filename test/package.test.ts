@@ -148,6 +148,27 @@ const HANDLERS: Record<string, string> = {
   CleanupOrphansLambdaFunction: 'functions/cleanup-orphans.handler',
 };
 
+/**
+ * The one grant on Resource "*" the template may hold: CloudWatch Logs' vended-log delivery
+ * actions, which take no resource ARN (AWS, "Using CloudWatch Logs to log execution history in
+ * Step Functions"). serverless-step-functions gives them to the state machine's role for its
+ * `loggingConfig`; exactly these actions, for that role only.
+ */
+const LOG_DELIVERY_ON_ANY_RESOURCE: Statement = {
+  role: 'BuildStateMachineRole',
+  actions: [
+    'logs:CreateLogDelivery',
+    'logs:GetLogDelivery',
+    'logs:UpdateLogDelivery',
+    'logs:DeleteLogDelivery',
+    'logs:ListLogDeliveries',
+    'logs:PutResourcePolicy',
+    'logs:DescribeResourcePolicies',
+    'logs:DescribeLogGroups',
+  ],
+  resources: ['*'],
+};
+
 describe('osls package', () => {
   it('packages offline, and asl-validator checks the definition while it does', () => {
     expect(packageLog).toMatch(/State machine "build" definition is valid/);
@@ -242,12 +263,30 @@ describe('osls package', () => {
     );
   });
 
-  it('keeps every log group, the functions\' and the HTTP API access log, for the retention the params say', () => {
+  it('keeps every log group, the functions\', the HTTP API access log and the state machine\'s, for the retention the params say', () => {
     const groups = resourcesOfType('AWS::Logs::LogGroup').map(([id, g]) => [id, g.Properties.RetentionInDays]);
-    expect(groups.length).toBeGreaterThanOrEqual(10);
+    expect(groups.length).toBeGreaterThanOrEqual(11);
     expect(groups.filter(([, days]) => days !== 30)).toEqual([]);
     const stage = resourcesOfType('AWS::ApiGatewayV2::Stage')[0]![1].Properties;
     expect(render((stage.AccessLogSettings as { DestinationArn: Json }).DestinationArn)).toBe('arn-of:HttpApiLogGroup');
+  });
+
+  it("logs the state machine's errors, with their Error and Cause, to a log group of its own under /aws/vendedlogs/states/", () => {
+    const logging = template.Resources.BuildStateMachine!.Properties.LoggingConfiguration as {
+      Level: string;
+      IncludeExecutionData: boolean;
+      Destinations: { CloudWatchLogsLogGroup: { LogGroupArn: Json } }[];
+    };
+    expect(['ERROR', 'ALL']).toContain(logging.Level);
+    expect({
+      includeExecutionData: logging.IncludeExecutionData,
+      destinations: logging.Destinations.map((d) => render(d.CloudWatchLogsLogGroup.LogGroupArn)),
+    }).toEqual({ includeExecutionData: true, destinations: ['arn-of:BuildStateMachineLogGroup'] });
+    const group = template.Resources.BuildStateMachineLogGroup!;
+    expect(group.Type).toBe('AWS::Logs::LogGroup');
+    // params.logRetentionDays, the same as the functions' log groups.
+    expect(group.Properties).toEqual({ LogGroupName: '/aws/vendedlogs/states/serverless-step-runner-dev-build', RetentionInDays: 30 });
+    expect(group.Properties.RetentionInDays).toBe(template.Resources.PrepareBuildLogGroup!.Properties.RetentionInDays);
   });
 
   it('cleans up after an execution of this state machine that ended outside it (aborted, timed out, failed), and sweeps orphans every 15 minutes', () => {
@@ -273,9 +312,13 @@ describe('osls package', () => {
 });
 
 describe('IAM in the packaged template', () => {
-  it('grants no action on every resource ("*") and no wildcard action', () => {
+  it('grants no action on every resource ("*") but the state machine\'s log delivery, and no wildcard action', () => {
+    const onAnyResource = statements().filter((s) => s.resources.includes('*'));
+    // The exception and nothing else: that role, exactly those actions, in a statement of its own.
+    expect(onAnyResource.map((s) => ({ ...s, actions: [...s.actions].sort() }))).toEqual([
+      { ...LOG_DELIVERY_ON_ANY_RESOURCE, actions: [...LOG_DELIVERY_ON_ANY_RESOURCE.actions].sort() },
+    ]);
     for (const statement of statements()) {
-      expect({ role: statement.role, resources: statement.resources.filter((r) => r === '*') }).toEqual({ role: statement.role, resources: [] });
       expect({ role: statement.role, actions: statement.actions.filter((a) => a.includes('*')) }).toEqual({ role: statement.role, actions: [] });
     }
   });

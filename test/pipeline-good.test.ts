@@ -6,6 +6,7 @@ import {
   DEFAULT_STEP_TIMEOUT_SECONDS,
   MAX_PIPELINE_BYTES,
   MAX_STEPS,
+  MAX_STEPS_JSON_BYTES,
   loadPipelineFile,
   parseImageReference,
   parsePipeline,
@@ -114,7 +115,23 @@ describe('limits', () => {
 
   test('an oversized file is refused before it is parsed', () => {
     const text = steps(1) + '# padding\n'.repeat(MAX_PIPELINE_BYTES / 10);
-    expect(() => parsePipeline(text, 'big.yml')).toThrow(new InvalidPipeline('big.yml: the file is 257 KiB; a pipeline file may be at most 256 KiB', { file: 'big.yml' }));
+    expect(() => parsePipeline(text, 'big.yml')).toThrow(
+      new InvalidPipeline("big.yml: the file is 65 KiB; a pipeline file may be at most 64 KiB, so that the build's data stays within Step Functions' 256 KiB per state", { file: 'big.yml' }),
+    );
+  });
+
+  test('steps that aliases blow up past what a state can carry are refused', () => {
+    const long = 'x'.repeat(8 * 1024);
+    const text = `version: 1
+steps:
+  - name: a
+    image: alpine
+    commands: [&c "${long}", ${Array(20).fill('*c').join(', ')}]
+`;
+    expect(Buffer.byteLength(text)).toBeLessThan(MAX_PIPELINE_BYTES);
+    expect(() => parsePipeline(text, 'p.yml')).toThrow(
+      `p.yml: the steps come to 169 KiB once their aliases are expanded; at most ${MAX_STEPS_JSON_BYTES / 1024} KiB fit in the build's state data (Step Functions' 256 KiB per state)`,
+    );
   });
 
   test('a file that does not exist is an InvalidPipeline naming it', async () => {

@@ -52,6 +52,6 @@ describe('the state machine definition', () => {
     expect(definition.States.BuildFailed).toMatchObject({ Type: 'Fail', ErrorPath: '$.failure.Error', CausePath: '$.failure.Cause' });
     const runSteps = definition.States.RunSteps!;
     expect(runSteps).toMatchObject({ Type: 'Map', MaxConcurrency: 1 });
-    expect(runSteps.Catch).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'CleanupBuild' })]);
+    expect(runSteps.Catch).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'ReadFailure' })]);
   });
 });

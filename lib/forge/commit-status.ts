@@ -39,17 +39,19 @@ export function failureDescription(failure: CaughtFailure | undefined): string {
  * people (the trace never leaves the console). A Fail state's Cause is the text itself.
  */
 export function causeText(cause: string | undefined): string {
-  if (!cause) return '';
-  let text = cause;
-  if (cause.trimStart().startsWith('{')) {
-    try {
-      const parsed = JSON.parse(cause) as { errorMessage?: unknown };
-      if (typeof parsed.errorMessage === 'string') text = parsed.errorMessage;
-    } catch {
-      // Not JSON after all: the text is the cause.
-    }
+  return lambdaErrorMessage(cause ?? '').replace(/\s+/g, ' ').trim();
+}
+
+/** The errorMessage of Lambda's error JSON, or the Cause itself when it is text already. */
+export function lambdaErrorMessage(cause: string): string {
+  if (!cause.trimStart().startsWith('{')) return cause;
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
+    return typeof parsed.errorMessage === 'string' ? parsed.errorMessage : cause;
+  } catch {
+    // Not JSON after all: the text is the cause.
+    return cause;
   }
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 /**

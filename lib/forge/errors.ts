@@ -81,8 +81,8 @@ export class InvalidPayload extends WebhookError {
  * and `problems` lists every problem, so the sender fixes the file in one go.
  */
 export class PipelineRejected extends WebhookError {
-  override readonly name = 'PipelineRejected';
-  readonly statusCode = 400;
+  override readonly name: string = 'PipelineRejected';
+  readonly statusCode: number = 400;
   constructor(
     message: string,
     module: string,
@@ -96,6 +96,12 @@ export class PipelineRejected extends WebhookError {
   override toJSON() {
     return { ...super.toJSON(), pipelineError: this.pipelineError, problems: this.problems };
   }
+}
+
+/** The pipeline file is larger than a build's state data can carry (MAX_PIPELINE_BYTES). */
+export class PipelineTooLarge extends PipelineRejected {
+  override readonly name = 'PipelineTooLarge';
+  override readonly statusCode = 413;
 }
 
 /** The repository has no pipeline file at the pushed commit (or the token cannot read it). */

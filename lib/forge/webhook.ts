@@ -7,9 +7,9 @@
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { InvalidImage, InvalidPipeline, parsePipeline, problemReports } from '../pipeline/index.js';
+import { InvalidImage, InvalidPipeline, parsePipeline, pipelineSizeProblem, problemReports } from '../pipeline/index.js';
 import { buildInputFor, type BuildRequest } from './build-request.js';
-import { MethodNotAllowed, PipelineRejected, RouteNotFound, WebhookNotConfigured } from './errors.js';
+import { MethodNotAllowed, PipelineRejected, PipelineTooLarge, RouteNotFound, WebhookNotConfigured } from './errors.js';
 import { executionName } from './execution-name.js';
 import type { ExecutionStarter } from './execution-starter.js';
 import { decideGenericDelivery } from './generic-event.js';
@@ -111,6 +111,11 @@ async function start(source: string, delivery: string, request: BuildRequest, pi
 
 /** The same validation PrepareBuild does, so a bad pipeline is refused before anything starts. */
 function validatePipeline(pipeline: PipelineText, request: BuildRequest): void {
+  const tooLarge = pipelineSizeProblem(pipeline.text);
+  if (tooLarge) {
+    const message = `${pipeline.file}: ${tooLarge}.`;
+    throw new PipelineTooLarge(message, MODULE, 'InvalidPipeline', [{ message, file: pipeline.file, line: null, column: null, step: null, field: null }]);
+  }
   let parsed;
   try {
     parsed = parsePipeline(pipeline.text, pipeline.file);

@@ -1,6 +1,6 @@
 import { imageCheckNote } from '../workflow/image-check.js';
 import type { PollState, PreparedBuild, StepResult } from '../workflow/state-data.js';
-import type { ExecutionEvent } from './executor.js';
+import { isFinishState, type ExecutionEvent } from './executor.js';
 
 /**
  * Turns the execution history into the lines a person would read in the Step Functions console:
@@ -27,6 +27,8 @@ export class ConsoleOutput {
         return state === 'RunSteps' ? [`  ▶ RunSteps: ${this.steps.length} step(s), one at a time`] : [];
       case 'StateExited':
         return this.exited(event, indent);
+      case 'TaskSucceeded':
+        return isFinishState(state) ? this.finished(event, indent) : [];
       case 'StateRetried':
         return [`${indent}↻ ${state} retried`];
       case 'StateFailed':
@@ -78,24 +80,25 @@ export class ConsoleOutput {
         return [`${indent}✓ LaunchStep: pod ${(output?.poll as PollState | undefined)?.podName}`];
       case 'PollStep':
         return this.poll(event.index ?? 0, output?.poll as PollState, indent);
-      case 'FinishStep':
-      case 'FinishFailedStep': {
-        const result = (state === 'FinishStep' ? output : output?.result) as unknown as StepResult;
-        const polls = this.lastPoll.get(event.index ?? 0);
-        const folded = polls && polls.count > 1 ? [`${indent}  (same for ${polls.count} polls in a row)`] : [];
-        const exit = result.exitCode === null ? '' : `, exit ${result.exitCode}`;
-        return [
-          ...folded,
-          `${indent}${result.status === 'succeeded' ? '✓' : '✗'} ${state}: ${result.status}${exit}; pod deleted`,
-          ...(result.logTail ? result.logTail.split('\n').map((line) => `${indent}  │ ${line}`) : []),
-          ...(result.log ? [`${indent}  log: ${result.log}`] : []),
-        ];
-      }
       case 'CleanupBuild':
         return [`  ✓ CleanupBuild: deleted ${(output?.cleanup as { deletedPods?: number } | undefined)?.deletedPods ?? 0} pod(s)`];
       default:
         return [];
     }
+  }
+
+  /** The step's whole result, log tail included, is what FinishStep returned (not its trimmed output). */
+  private finished(event: ExecutionEvent, indent: string): string[] {
+    const result = event.state?.output as StepResult;
+    const polls = this.lastPoll.get(event.index ?? 0);
+    const folded = polls && polls.count > 1 ? [`${indent}  (same for ${polls.count} polls in a row)`] : [];
+    const exit = result.exitCode === null ? '' : `, exit ${result.exitCode}`;
+    return [
+      ...folded,
+      `${indent}${result.status === 'succeeded' ? '✓' : '✗'} ${event.state?.name}: ${result.status}${exit}; pod deleted`,
+      ...(result.logTail ? result.logTail.split('\n').map((line) => `${indent}  │ ${line}`) : []),
+      ...(result.log ? [`${indent}  log: ${result.log}`] : []),
+    ];
   }
 
   /** A poll is printed when its outcome differs from the previous one; repeats are counted. */

@@ -11,7 +11,10 @@ import { localLambdaContext } from './lambda-context.js';
 import { localLambdaFunctions } from './lambda-functions.js';
 import { printedStatusReporter } from './printed-status.js';
 
-/** An event of the execution history, as aws-local-stepfunctions reports it. */
+/**
+ * An event of the execution history, as aws-local-stepfunctions reports it, plus TaskSucceeded
+ * (what a task returned, before ResultSelector and ResultPath) as Step Functions records it.
+ */
 export type ExecutionEvent = {
   type: string;
   timestamp: number;
@@ -54,6 +57,18 @@ export interface LocalExecutionOptions {
   invocationFailure?: (state: string) => string | undefined;
 }
 
+/**
+ * A task's error as Lambda hands it to Step Functions: the Error is the error's name, and the Cause
+ * the runtime's JSON payload, so what the definition does with it locally is what it does on AWS.
+ */
+class LambdaFunctionError extends Error {
+  constructor(thrown: unknown) {
+    const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+    super(JSON.stringify({ errorType: error.name, errorMessage: error.message, trace: (error.stack ?? '').split('\n') }));
+    this.name = error.name;
+  }
+}
+
 /** An invocation that Lambda could not complete, under the name Step Functions gives it. */
 class LambdaInvocationFailure extends Error {
   constructor(readonly errorName: string) {
@@ -87,6 +102,8 @@ export function localExecutionArn(name: string): string {
 /** A Lambda ARN in the account and region no real function has: the local executor binds by state name. */
 export const localLambdaArn = (functionId: string) => `arn:aws:lambda:us-east-1:000000000000:function:${functionId}`;
 
+const taskKey = (state: string, index: number | undefined) => `${state}#${index ?? ''}`;
+
 class StepNotLaunched extends Error {
   override readonly name = 'StepNotLaunched';
 }
@@ -112,6 +129,8 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
   const refused: RefusedIteration[] = [];
   const mayRun = (index: number | undefined) => index === undefined || index === 0 || succeeded.has(index - 1);
   const handlers: Record<string, (event: unknown) => Promise<unknown>> = {};
+  // What each task returned, before ResultSelector and ResultPath: the history's TaskSucceeded.
+  const taskOutputs = new Map<string, unknown>();
   const tasks = taskStates(definition);
   const retriedStates: Record<string, number> = {};
   for (const { state, functionId } of tasks) {
@@ -123,7 +142,13 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
         refused.push({ index: index!, state });
         throw new StepNotLaunched(`step ${index} was not launched: an earlier step failed`);
       }
-      const output = await fn.handler(event as never, localLambdaContext(fn.name));
+      let output: unknown;
+      try {
+        output = await fn.handler(event as never, localLambdaContext(fn.name));
+      } catch (error) {
+        throw new LambdaFunctionError(error);
+      }
+      taskOutputs.set(taskKey(state, index), output);
       const failure = options.invocationFailure?.(state);
       if (failure) throw new LambdaInvocationFailure(failure);
       if (index !== undefined && (output as Partial<StepResult> | undefined)?.status === 'succeeded') succeeded.add(index);
@@ -145,11 +170,19 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
   });
 
   const history: ExecutionEvent[] = [];
+  const record = (event: ExecutionEvent) => {
+    history.push(event);
+    options.onEvent?.(event);
+  };
   const pump = (async () => {
     for await (const event of execution.eventLogs as AsyncGenerator<ExecutionEvent>) {
       if (!mayRun(event.index)) continue;
-      history.push(event);
-      options.onEvent?.(event);
+      const key = taskKey(event.state?.name ?? '', event.index);
+      if (event.type === 'StateExited' && event.state?.type === 'Task' && taskOutputs.has(key)) {
+        record({ type: 'TaskSucceeded', timestamp: event.timestamp, state: { name: event.state.name, type: 'Task', output: taskOutputs.get(key) }, index: event.index });
+        taskOutputs.delete(key);
+      }
+      record(event);
     }
   })();
 
@@ -216,18 +249,22 @@ export function summarize(history: ExecutionEvent[], aborted: boolean): Executio
 function stepOutcomes(history: ExecutionEvent[]): ExecutionSummary['steps'] {
   const steps: Step[] = preparedBuild(history)?.steps ?? [];
   return steps.map((step, index) => {
-    const finished = history.find(
-      (e) =>
-        e.type === 'StateExited' &&
-        e.index === index &&
-        (e.state?.name === 'FinishStep' || e.state?.name === 'FinishFailedStep'),
-    );
-    const result = (finished?.state?.output as { result?: StepResult } & Partial<StepResult>) ?? undefined;
-    const outcome = result?.result ?? (result as StepResult | undefined);
-    if (outcome?.status) return { name: step.name, status: outcome.status, exitCode: outcome.exitCode, error: outcome.error };
+    const outcome = finishedStep(history, index);
+    if (outcome) return { name: step.name, status: outcome.status, exitCode: outcome.exitCode, error: outcome.error };
     // A task of the iteration failed outright (e.g. the cluster stayed unreachable).
     const failed = history.find((e) => e.type === 'MapIterationFailed' && e.index === index);
     if (failed) return { name: step.name, status: 'failed', exitCode: null, error: failed.Error ?? null };
     return { name: step.name, status: 'not-run', exitCode: null, error: null };
   });
+}
+
+export const isFinishState = (state: string | undefined) => state === 'FinishStep' || state === 'FinishFailedStep';
+
+/**
+ * What FinishStep (or FinishFailedStep) returned for a step, log tail included: the history's
+ * TaskSucceeded, since the state's own output keeps only what the Map collects.
+ */
+export function finishedStep(events: readonly ExecutionEvent[], index?: number): StepResult | undefined {
+  const finished = events.find((e) => e.type === 'TaskSucceeded' && isFinishState(e.state?.name) && (index === undefined || e.index === index));
+  return finished?.state?.output as StepResult | undefined;
 }

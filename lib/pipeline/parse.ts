@@ -46,8 +46,20 @@ export function checkPipeline(text: string, file: string): PipelineCheck {
     const line = read.locate(['steps', index])?.line;
     return line === undefined ? step : { ...step, line };
   });
+  const expanded = Buffer.byteLength(JSON.stringify(steps), 'utf8');
+  if (expanded > MAX_STEPS_JSON_BYTES) {
+    const location = { file };
+    const message = `${where(location)}the steps come to ${Math.ceil(expanded / 1024)} KiB once their aliases are expanded; at most ${MAX_STEPS_JSON_BYTES / 1024} KiB fit in the build's state data (Step Functions' 256 KiB per state)`;
+    return { ok: false, problems: [{ message, location, kind: ProblemKinds.other }] };
+  }
   return { ok: true, pipeline: { ...validated.pipeline, steps, file } };
 }
+
+/**
+ * The steps as PrepareBuild hands them to RunSteps. YAML aliases can make them larger than the file
+ * (MAX_PIPELINE_BYTES), and they must leave room in a state's 256 KiB for the rest of the build.
+ */
+export const MAX_STEPS_JSON_BYTES = 128 * 1024;
 
 /** Throws InvalidPipeline or InvalidImage (see the module comment for which) unless the file is valid. */
 export function parsePipeline(text: string, file: string): Pipeline {

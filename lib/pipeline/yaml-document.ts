@@ -5,7 +5,12 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node } from 'yaml';
 import type { PathSegment } from './schema.js';
 
-export const MAX_PIPELINE_BYTES = 256 * 1024;
+/**
+ * The largest pipeline file. The text travels in the execution's input, and its steps in PrepareBuild's
+ * output and every state of RunSteps; Step Functions fails an execution whose state data passes
+ * 256 KiB (States.DataLimitExceeded, which no Catch handles), so a file keeps to a quarter of that.
+ */
+export const MAX_PIPELINE_BYTES = 64 * 1024;
 /** Far above any real pipeline, far below what hurts: an alias bomb expands to millions. */
 export const MAX_EXPANDED_NODES = 10_000;
 /** yaml's own guard, kept as a second line behind the expansion count. */
@@ -25,15 +30,20 @@ export type YamlRead =
   | { ok: true; data: unknown; locate: (path: readonly PathSegment[]) => Position | undefined }
   | { ok: false; problems: YamlProblem[] };
 
+/** Why a pipeline text is too large to run (see MAX_PIPELINE_BYTES), or undefined. */
+export function pipelineSizeProblem(text: string): string | undefined {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= MAX_PIPELINE_BYTES) return undefined;
+  return `the file is ${Math.ceil(bytes / 1024)} KiB; a pipeline file may be at most ${MAX_PIPELINE_BYTES / 1024} KiB, so that the build's data stays within Step Functions' 256 KiB per state`;
+}
+
 /**
  * Parses one YAML document. Merge keys (`<<: *defaults`) are allowed because CI files use them;
  * duplicate keys, several documents, oversized text and alias bombs are problems, not surprises.
  */
 export function readYaml(text: string): YamlRead {
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > MAX_PIPELINE_BYTES) {
-    return { ok: false, problems: [{ message: `the file is ${Math.ceil(bytes / 1024)} KiB; a pipeline file may be at most ${MAX_PIPELINE_BYTES / 1024} KiB` }] };
-  }
+  const tooLarge = pipelineSizeProblem(text);
+  if (tooLarge) return { ok: false, problems: [{ message: tooLarge }] };
   const lineCounter = new LineCounter();
   const documents = parseAllDocuments(text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false });
   // Errors "at the end of the file" would name the line after the last one.

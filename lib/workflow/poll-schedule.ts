@@ -42,6 +42,11 @@ export function nextPollSeconds(status: Pick<StepStatus, 'phase'>, clock: PollCl
   return Math.max(1, Math.min(wanted, untilDeadline));
 }
 
+/** LaunchStep's wait before the first poll: none when that poll watches the pod, which is its own wait. */
+export function firstPollSeconds(pendingWatchSeconds: number): number {
+  return pendingWatchSeconds > 0 ? 0 : 1;
+}
+
 function pendingInterval(elapsedSeconds: number): number {
   return elapsedSeconds < PollSchedule.PENDING_FAST_SECONDS ? 1 : PollSchedule.PENDING_SLOW_INTERVAL;
 }

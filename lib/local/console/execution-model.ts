@@ -3,11 +3,12 @@
  * (which state failed, with the Error and Cause), one entry per step (Map iteration) with its
  * states, last poll, result and pod, and the history rows. Pure.
  */
+import { lambdaErrorMessage } from '../../forge/commit-status.js';
 import { imageCheckNote } from '../../workflow/image-check.js';
 import type { Step } from '../../pipeline/types.js';
 import type { PollState, PreparedBuild, StepResult } from '../../workflow/state-data.js';
 import type { ExecutionDetail, ListedExecution } from '../executions.js';
-import type { ExecutionEvent } from '../executor.js';
+import { finishedStep, type ExecutionEvent } from '../executor.js';
 import type { StepPodView } from './pod-view.js';
 import { executionStates, type ExecutionStates, type StateStatus } from './state-status.js';
 
@@ -77,7 +78,7 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
       status: states.iterations.find((it) => it.index === index)?.status ?? 'not-run',
       lastPoll,
       polls: lastPoll?.polls ?? 0,
-      result: stepResult(inIteration),
+      result: finishedStep(inIteration) ?? null,
       pod: detail.pods.get(index) ?? null,
     };
   });
@@ -106,13 +107,6 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
   return { execution, failure: failureOf(execution, history, stepName), steps, states, history: rows, defaultStep };
 }
 
-function stepResult(events: ExecutionEvent[]): StepResult | null {
-  const finished = events.find((e) => e.type === 'StateExited' && (e.state?.name === 'FinishStep' || e.state?.name === 'FinishFailedStep'));
-  if (!finished) return null;
-  // FinishStep's output is the result itself (OutputPath $.result); FinishFailedStep keeps it at $.result.
-  const output = finished.state?.output as (StepResult & { result?: StepResult }) | undefined;
-  return output?.result ?? output ?? null;
-}
 
 /**
  * The first state that failed is the one to name (StepFailed in the step's iteration, not the Map
@@ -124,7 +118,8 @@ function failureOf(execution: ListedExecution, history: readonly ExecutionEvent[
   // Stopped by a person, not failed: the page says "aborted", as the console does, in grey.
   if (!first && (!final || execution.status === 'ABORTED')) return null;
   const error = (final ? execution.error : null) ?? first?.Error ?? execution.status;
-  const cause = (final ? execution.cause : null) ?? (first?.Cause != null ? String(first.Cause) : '');
+  // A task's own failure carries Lambda's error JSON until the definition's ReadFailure reads it.
+  const cause = (final ? execution.cause : null) ?? (first?.Cause != null ? lambdaErrorMessage(String(first.Cause)) : '');
   return {
     error,
     cause,

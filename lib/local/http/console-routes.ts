@@ -20,6 +20,7 @@ import type { GraphLayout } from '../console/graph-layout.js';
 import { LIST_STREAM, listPage, listRows } from '../console/list-page.js';
 import { ASSET_PREFIX } from '../console/page-shell.js';
 import type { ExecutionChange, ExecutionDetail, ListedExecution } from '../executions.js';
+import { finishedStep } from '../executor.js';
 
 export interface ConsoleSource {
   list(): ListedExecution[];
@@ -169,11 +170,7 @@ function stream(
 
 /** Only the file FinishStep recorded for that step in this execution's history is served. */
 async function sendLog(response: ServerResponse, detail: ExecutionDetail, index: number): Promise<void> {
-  const finished = detail.history.find(
-    (e) => e.type === 'StateExited' && e.index === index && (e.state?.name === 'FinishStep' || e.state?.name === 'FinishFailedStep'),
-  );
-  const output = finished?.state?.output as { log?: string | null; result?: { log?: string | null } } | undefined;
-  const file = output?.result?.log ?? output?.log ?? null;
+  const file = finishedStep(detail.history, index)?.log ?? null;
   const plain = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
   if (!file || file.startsWith('s3://')) {
     response.writeHead(404, plain).end(file ? `The log is in ${file}.\n` : 'No log was kept for this step (yet).\n');

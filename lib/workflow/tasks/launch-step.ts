@@ -1,6 +1,7 @@
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { GIT_TOKEN_KEY, gitTokenExpiry, launchStepPod, podProgress, renewGitCredentials, stepPodManifest, workspaceNode, type PodWorkspace } from '../../kube/index.js';
 import { buildEnvironment } from '../build-environment.js';
+import { firstPollSeconds } from '../poll-schedule.js';
 import { buildClaimName, type PollState, type StepInput } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 import { buildToken, type BuildCredentials } from '../build-credentials.js';
@@ -44,8 +45,7 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     phase: 'pending',
     // Visible in the execution history: a retried LaunchStep says it found its pod, not made one.
     reason: adopted ? 'PodAdopted' : 'PodCreated',
-    // With a watch the first poll may start at once: it waits for the pod's first change itself.
-    nextPollSeconds: (input.settings.pendingWatchSeconds ?? 0) > 0 ? 0 : 1,
+    nextPollSeconds: firstPollSeconds(input.settings.pendingWatchSeconds ?? 0),
     polls: 0,
     progress: podProgress(pod),
   };

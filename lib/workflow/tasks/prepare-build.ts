@@ -2,6 +2,7 @@ import type { BuildInput } from '../../contract/index.js';
 import { ensureGitCredentials, ensureWorkspaceClaim, gitCredentialsManifest, workspaceClaimManifest } from '../../kube/index.js';
 import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
 import { CHECKOUT_TIMEOUT_SECONDS, checkoutStep } from '../checkout-step.js';
+import { historyBudgetProblem } from '../history-budget.js';
 import { checkBuildImages, imageCheckNote, imageCheckSummaries, imageUses, missingImages } from '../image-check.js';
 import { WorkspaceModes, type WorkflowSettings } from '../settings.js';
 import type { PreparedBuild } from '../state-data.js';
@@ -50,6 +51,11 @@ export async function prepareBuild(
   }
   const namespace = input.namespace ?? settings.namespace;
   const checksOut = pipeline.checkout !== false && input.source !== undefined;
+  const ephemeral = settings.workspaceMode === WorkspaceModes.ephemeral;
+  // Refused before anything is asked or made: the clone, a step of its own unless each pod clones, counts too.
+  const runs = checksOut && !ephemeral ? [{ name: CHECKOUT_STEP, timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...pipeline.steps] : pipeline.steps;
+  const tooLong = historyBudgetProblem(input.pipeline.file, runs, { pendingWatchSeconds: settings.pendingWatchSeconds });
+  if (tooLong) throw tooLong;
   const uses = imageUses([...(checksOut ? [{ name: CHECKOUT_STEP, image: settings.cloneImage }] : []), ...pipeline.steps]);
   const verdicts = await checkBuildImages(uses, namespace, settings.imageCheck, deps);
   const missing = missingImages(uses, verdicts);
@@ -65,7 +71,6 @@ export async function prepareBuild(
     : undefined;
   const checkout =
     pipeline.checkout !== false && input.source ? checkoutStep(input.source, pipeline.checkout, settings.cloneImage, credentialsSecret) : undefined;
-  const ephemeral = settings.workspaceMode === WorkspaceModes.ephemeral;
   // Ephemeral: each pod checks out for itself, so the checkout is no step of its own.
   const steps = checkout && !ephemeral ? [checkout, ...pipeline.steps] : pipeline.steps;
   if (checkout && ephemeral) {

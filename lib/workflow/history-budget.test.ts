@@ -1,0 +1,230 @@
+import { readFileSync } from 'node:fs';
+import type { CoreV1Api } from '@kubernetes/client-node';
+import type { BuildInput } from '../contract/index.js';
+import { BUILD_TIME_LIMIT_SECONDS, DEFAULT_STEP_TIMEOUT_SECONDS, InvalidPipeline, MAX_STEPS } from '../pipeline/index.js';
+import { CHECKOUT_TIMEOUT_SECONDS } from './checkout-step.js';
+import { loadDefinition, type AslDefinition } from './definition.js';
+import {
+  BUILD_HISTORY_SHAPE,
+  HistoryLimits,
+  buildHistoryEvents,
+  historyBudgetProblem,
+  historyShape,
+  largestBuild,
+  stepHistoryEvents,
+  stepPolls,
+  worstCase,
+  WorstCase,
+  type HistoryShape,
+} from './history-budget.js';
+import { DEFAULT_PENDING_WATCH_SECONDS, workflowSettings } from './settings.js';
+import type { TaskDeps } from './task-deps.js';
+import { prepareBuild } from './tasks/prepare-build.js';
+
+const MINUTE = 60;
+const HOUR = 60 * MINUTE;
+
+describe('historyShape', () => {
+  it('is what PrepareBuild uses: the copy in history-budget.ts matches state-machine.asl.yml', () => {
+    // On a change to the definition, paste the received shape into BUILD_HISTORY_SHAPE (and see the README test).
+    expect(historyShape(loadDefinition())).toEqual(BUILD_HISTORY_SHAPE);
+  });
+
+  /** The real definition, edited: each case adds a state where a build passes it. */
+  const edited = (edit: (definition: AslDefinition) => void): HistoryShape => {
+    const definition = loadDefinition();
+    edit(definition);
+    return historyShape(definition);
+  };
+  const base = historyShape(loadDefinition());
+  const iteration = (definition: AslDefinition) => definition.States.RunSteps!.ItemProcessor!;
+
+  it.each<[string, (definition: AslDefinition) => void, HistoryShape]>([
+    [
+      'a Pass in the poll loop costs every poll two events',
+      (d) => {
+        const loop = iteration(d).States;
+        loop.Note = { Type: 'Pass', Next: 'StepStatus' };
+        loop.PollStep!.Next = 'Note';
+      },
+      { ...base, pollEvents: base.pollEvents + 2 },
+    ],
+    [
+      'a Task before the loop costs every step five',
+      (d) => {
+        const machine = iteration(d);
+        machine.States.Before = { Type: 'Task', Resource: 'x', Next: machine.StartAt };
+        machine.StartAt = 'Before';
+      },
+      { ...base, stepEvents: base.stepEvents + 5 },
+    ],
+    [
+      'a Pass after a succeeded Map costs a succeeded build two',
+      (d) => {
+        d.States.Note = { Type: 'Pass', Next: d.States.RunSteps!.Next };
+        d.States.RunSteps!.Next = 'Note';
+      },
+      { ...base, buildEvents: { ...base.buildEvents, succeeded: base.buildEvents.succeeded + 2 } },
+    ],
+  ])('follows the definition: %s', (_, edit, expected) => {
+    expect(edited(edit)).toEqual(expected);
+  });
+
+  it('refuses a definition whose poll loop it cannot find, rather than guess', () => {
+    expect(() => edited((d) => void (iteration(d).States.WaitForStep!.SecondsPath = '$.other'))).toThrow('poll schedule');
+  });
+});
+
+describe('stepPolls', () => {
+  // Worked by hand from poll-schedule.ts: with the watch, one poll holds until the pod runs; then
+  // polls 1, 2, 4, 8... seconds into the run, never past one second after the deadline.
+  it.each([
+    ['watched pull, short run', { pendingSeconds: 10, runSeconds: 5, timeoutSeconds: HOUR }, 20, 5], // 10 | 11 12 14 | 18 ended
+    ['plain polling while pending', { pendingSeconds: 10, runSeconds: 5, timeoutSeconds: HOUR }, 0, 14], // 1..9 | 10 11 12 14 | 18
+    ['a pull longer than one watch', { pendingSeconds: 50, runSeconds: 5, timeoutSeconds: HOUR }, 20, 7], // 20 40 | 50 51 52 54 | 58
+    ['until the deadline', { pendingSeconds: 10, timeoutSeconds: 100 }, 20, 9], // 10 | 11 12 14 18 26 42 74 | 101
+    ['a pod the deadline ends while pending', { pendingSeconds: 10, timeoutSeconds: 5 }, 20, 1], // 5
+  ])('%s', (_, step, pendingWatchSeconds, polls) => {
+    expect(stepPolls(step, pendingWatchSeconds)).toBe(polls);
+  });
+
+  it('costs a poll a minute at most once a step has run a while', () => {
+    const at = (hours: number) => stepPolls({ pendingSeconds: 10, timeoutSeconds: hours * HOUR });
+    expect(at(2) - at(1)).toBe(60);
+  });
+});
+
+describe('buildHistoryEvents and largestBuild', () => {
+  const shape: HistoryShape = { buildEvents: { succeeded: 20, failed: 26 }, stepEvents: 12, pollEvents: 9 };
+
+  it('counts the longer ending once, and each step with its polls', () => {
+    const step = { pendingSeconds: 10, runSeconds: 5, timeoutSeconds: HOUR }; // 5 polls
+    expect(buildHistoryEvents([step, step], { shape })).toBe(26 + 2 * (12 + 5 * 9));
+  });
+
+  it.each([10, MINUTE, 10 * MINUTE, HOUR, 24 * HOUR])('fits as many %i s steps as the limit allows, and no more', (runSeconds) => {
+    const step = { pendingSeconds: 10, runSeconds, timeoutSeconds: BUILD_TIME_LIMIT_SECONDS };
+    const n = largestBuild(step);
+    expect(buildHistoryEvents(Array(n).fill(step))).toBeLessThanOrEqual(HistoryLimits.MAX_EVENTS);
+    expect(buildHistoryEvents(Array(n + 1).fill(step))).toBeGreaterThan(HistoryLimits.MAX_EVENTS);
+  });
+});
+
+describe('historyBudgetProblem', () => {
+  const steps = (n: number, timeoutSeconds: number) => Array.from({ length: n }, (_, i) => ({ name: `s${i}`, timeoutSeconds }));
+
+  it('refuses hundreds of one-minute steps, naming the file, the events and what to do', () => {
+    const problem = historyBudgetProblem('.step-runner.yml', [{ name: 'clone', timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...steps(300, MINUTE)]);
+    expect(problem).toBeInstanceOf(InvalidPipeline);
+    expect(problem?.location).toEqual({ file: '.step-runner.yml', field: 'steps' });
+    expect(problem?.message).toMatch(
+      /^\.step-runner\.yml: at worst \(each of its 301 steps \(the "clone" step included\) pending 10 s, then running until its timeout\) this build would write [\d,]+ Step Functions history events, more than the 25,000 one execution may hold; use fewer steps, or give them shorter "timeout"s$/,
+    );
+  });
+
+  it.each([
+    ['24 steps with the default timeout', steps(24, DEFAULT_STEP_TIMEOUT_SECONDS)],
+    ['one step of 24 h', steps(1, BUILD_TIME_LIMIT_SECONDS)],
+    [`${MAX_STEPS} steps sharing 24 h`, steps(MAX_STEPS, Math.floor(BUILD_TIME_LIMIT_SECONDS / MAX_STEPS))],
+    [`${MAX_STEPS} one-minute steps`, steps(MAX_STEPS, MINUTE)],
+  ])('accepts %s, with the clone, with or without the pending watch', (_, pipelineSteps) => {
+    const run = [{ name: 'clone', timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...pipelineSteps];
+    for (const pendingWatchSeconds of [DEFAULT_PENDING_WATCH_SECONDS, 0]) {
+      expect(historyBudgetProblem('p.yml', run, { pendingWatchSeconds })).toBeUndefined();
+    }
+  });
+});
+
+describe('PrepareBuild', () => {
+  // The largest file the schema accepts: the check must let it through (it can refuse none today, see below).
+  const steps = Array.from({ length: MAX_STEPS }, (_, i) => `  - {name: s${i}, image: alpine:3.20, commands: ["true"], timeout: ${Math.floor(BUILD_TIME_LIMIT_SECONDS / MAX_STEPS)}}`);
+  const input: BuildInput = { build: { id: 'b1' }, pipeline: { file: 'p.yml', text: `version: 1\ncheckout: false\nsteps:\n${steps.join('\n')}\n` } };
+  const deps: Pick<TaskDeps, 'kube' | 'log' | 'checkImages'> = {
+    kube: async () => ({}) as CoreV1Api,
+    log: { info: () => undefined, warn: () => undefined } as unknown as TaskDeps['log'],
+    checkImages: async (images) => ({ verdicts: new Map(images.map((image) => [image, { kind: 'found', digest: 'sha256:0' } as const])), notes: [] }),
+  };
+
+  it.each([DEFAULT_PENDING_WATCH_SECONDS, 0])('prepares the largest valid build (pendingWatchSeconds %i)', async (pendingWatchSeconds) => {
+    const settings = workflowSettings({ namespace: 'default', workspaceMode: 'ephemeral', pendingWatchSeconds });
+    expect((await prepareBuild(input, settings, deps)).steps).toHaveLength(MAX_STEPS);
+  });
+});
+
+/**
+ * The most events any file the schema accepts can cost at worst: MAX_STEPS steps whose timeouts
+ * add up to at most BUILD_TIME_LIMIT_SECONDS, plus the clone. Past the schedule's first minutes a
+ * step costs one poll a minute, so polls(T) <= slack + T / 60, with the slack found over the first
+ * hour (past it polls(T) - T / 60 repeats every minute: the test below); the bound then follows
+ * without trying every split of the 24 h.
+ */
+function largestValidBuildBound(pendingWatchSeconds: number): number {
+  const polls = (timeoutSeconds: number) => stepPolls(worstCase({ timeoutSeconds }), pendingWatchSeconds);
+  let slack = 0;
+  for (let t = 1; t <= HOUR + MINUTE; t++) slack = Math.max(slack, polls(t) - t / MINUTE);
+  const options = { pendingWatchSeconds };
+  const pollEvents = BUILD_HISTORY_SHAPE.pollEvents;
+  const stepsBound = MAX_STEPS * (BUILD_HISTORY_SHAPE.stepEvents + slack * pollEvents) + (BUILD_TIME_LIMIT_SECONDS / MINUTE) * pollEvents;
+  return Math.ceil(buildHistoryEvents([worstCase({ timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS })], options) + stepsBound);
+}
+
+describe('the file\'s own limits', () => {
+  it('keep every file it accepts within the history limit, with or without the pending watch', () => {
+    // Were this to fail (more steps allowed, a denser schedule), PrepareBuild's check starts refusing files.
+    for (const pendingWatchSeconds of [DEFAULT_PENDING_WATCH_SECONDS, 0]) {
+      expect(largestValidBuildBound(pendingWatchSeconds)).toBeLessThan(HistoryLimits.MAX_EVENTS);
+    }
+  });
+
+  it('bound what a step costs the way the bound assumes: a poll a minute after the first hour', () => {
+    for (const pendingWatchSeconds of [DEFAULT_PENDING_WATCH_SECONDS, 0]) {
+      const step = (t: number) => stepHistoryEvents(worstCase({ timeoutSeconds: t }), { pendingWatchSeconds });
+      for (let t = HOUR; t <= 2 * HOUR; t += 7) expect(step(t + MINUTE) - step(t)).toBe(BUILD_HISTORY_SHAPE.pollEvents);
+    }
+  });
+});
+
+/** README.md, "How big a build can be": every figure there is this module's, so a change to the schedule or the definition shows. */
+describe('the README figures', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.split(/^### How big a build can be$/m)[1]?.split(/^##+ /m)[0] ?? '';
+  const prose = section.replace(/\s+/g, ' ');
+  const number = (pattern: RegExp): number => {
+    const found = pattern.exec(prose);
+    if (!found) throw new Error(`README.md: no ${pattern} under "How big a build can be"`);
+    return Number(found[1]!.replace(/,/g, ''));
+  };
+  const SECONDS = { s: 1, min: MINUTE, h: HOUR } as const;
+  const rows = [...section.matchAll(/^\| (\d+) (s|min|h) \| ([\d,]+) \| ([\d,]+) \|$/gm)].map(([, n, unit, events, fit]) => ({
+    runSeconds: Number(n) * SECONDS[unit as keyof typeof SECONDS],
+    events: Number(events!.replace(/,/g, '')),
+    fit: Number(fit!.replace(/,/g, '')),
+  }));
+
+  it('states the assumptions the module makes', () => {
+    expect(number(/reaches ([\d,]+) events/)).toBe(HistoryLimits.MAX_EVENTS);
+    expect(number(/a poll is (\d+) events/)).toBe(BUILD_HISTORY_SHAPE.pollEvents);
+    expect(number(/a step costs (\d+) more/)).toBe(BUILD_HISTORY_SHAPE.stepEvents);
+    expect(number(/deployment's (\d+) s watch/)).toBe(DEFAULT_PENDING_WATCH_SECONDS);
+    expect(number(/each pod pending (\d+) s/)).toBe(WorstCase.PENDING_SECONDS);
+    expect(number(/every step pending (\d+) s/)).toBe(WorstCase.PENDING_SECONDS);
+  });
+
+  it('has the table of steps that fit, as computed', () => {
+    expect(rows.length).toBeGreaterThanOrEqual(4);
+    for (const row of rows) {
+      const step = { pendingSeconds: WorstCase.PENDING_SECONDS, runSeconds: row.runSeconds, timeoutSeconds: BUILD_TIME_LIMIT_SECONDS };
+      expect({ runSeconds: row.runSeconds, events: stepHistoryEvents(step), fit: largestBuild(step) }).toEqual(row);
+    }
+  });
+
+  it('says what one 24 h step writes, and the bound on what a valid file can', () => {
+    expect(number(/one step that runs until a 24 h timeout writes ([\d,]+) events/)).toBe(
+      buildHistoryEvents([worstCase({ timeoutSeconds: BUILD_TIME_LIMIT_SECONDS })]),
+    );
+    // Rounded up to the hundred: what the README promises must hold, and stay close to the bound.
+    const roundedUp = (events: number) => Math.ceil(events / 100) * 100;
+    expect(number(/keep every build under ([\d,]+) events/)).toBe(roundedUp(largestValidBuildBound(DEFAULT_PENDING_WATCH_SECONDS)));
+    expect(number(/at worst \(([\d,]+) with `pendingWatchSeconds: 0`\)/)).toBe(roundedUp(largestValidBuildBound(0)));
+  });
+});

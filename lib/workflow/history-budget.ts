@@ -1,0 +1,281 @@
+/**
+ * How many execution history events a build writes. A Standard workflow's execution may hold
+ * HistoryLimits.MAX_EVENTS; reaching that fails it wherever it stands, its pods left to the
+ * cleanup rule, and a build must never meet that. Each poll of a step writes a few events, so the
+ * budget depends on the poll schedule (poll-schedule.ts) as much as on the definition
+ * (state-machine.asl.yml).
+ *
+ * Assumed: no retries (each retried Lambda adds its failed attempt's events), and no time spent in
+ * the Lambdas themselves (real time between polls is a little longer, so real builds poll a little
+ * less): the figures are an upper bound for a build no Lambda error retried.
+ */
+import { StepPhases } from '../kube/types.js';
+import { CHECKOUT_STEP, InvalidPipeline } from '../pipeline/index.js';
+import type { AslDefinition, AslState } from './definition.js';
+import { firstPollSeconds, nextPollSeconds } from './poll-schedule.js';
+import { DEFAULT_PENDING_WATCH_SECONDS } from './settings.js';
+
+export const HistoryLimits = {
+  /** Step Functions Standard workflows: the most events one execution's history may hold. */
+  MAX_EVENTS: 25_000,
+} as const;
+
+/**
+ * What Step Functions Standard records for one visit of a state of each type. A Task that calls a
+ * Lambda: TaskStateEntered, TaskScheduled, TaskStarted, TaskSucceeded, TaskStateExited. A Fail
+ * state is only entered: the iteration's or the execution's failure follows. A Map: entered,
+ * started, succeeded, exited; its iterations count apart (ITERATION_EVENTS each).
+ */
+export const StateEvents = {
+  Task: 5,
+  Wait: 2,
+  Choice: 2,
+  Pass: 2,
+  Succeed: 2,
+  Fail: 1,
+  Map: 4,
+} as const;
+
+/** MapIterationStarted and MapIterationSucceeded (or Failed). */
+export const ITERATION_EVENTS = 2;
+/** ExecutionStarted and ExecutionSucceeded (or Failed). */
+export const EXECUTION_EVENTS = 2;
+
+/**
+ * The worst case a pipeline is checked against when read: every step pending this long (its pod
+ * scheduled and its image pulled; with the watch a pending pod costs one poll per watch whatever
+ * this is, without it one a second) and then running until its own timeout.
+ */
+export const WorstCase = {
+  PENDING_SECONDS: 10,
+} as const;
+
+/** A build's history in three numbers, read off the definition by historyShape(). */
+export interface HistoryShape {
+  /**
+   * Everything outside the steps' iterations (the execution's own events, the states before and
+   * after the Map, the Map's own), for each way a build through its steps ends: every step
+   * succeeded, or the last one failed (which also counts that step's longer way out). Each is the
+   * longest way there, whichever branch a Choice takes: a bound, if a few events high.
+   */
+  buildEvents: { succeeded: number; failed: number };
+  /** Per step besides its polls: its iteration's start and end, the states before the poll loop and after it. */
+  stepEvents: number;
+  /** One pass of the poll loop: one poll and the wait before it. */
+  pollEvents: number;
+}
+
+/**
+ * The shape of the deployed definition. Lambda bundles do not carry state-machine.asl.yml, so
+ * PrepareBuild uses this copy; history-budget.test.ts keeps it equal to historyShape(loadDefinition()).
+ */
+export const BUILD_HISTORY_SHAPE: HistoryShape = {
+  buildEvents: { succeeded: 28, failed: 34 },
+  stepEvents: 12,
+  pollEvents: 9,
+};
+
+/** A step's timing: pending (scheduling, pulling), then running, ended by its timeout at the latest. */
+export interface StepTiming {
+  pendingSeconds: number;
+  /** Absent: until the step's timeout, the worst case. */
+  runSeconds?: number;
+  /** activeDeadlineSeconds: it counts from the pod's start, pending time included. */
+  timeoutSeconds: number;
+}
+
+export interface BudgetOptions {
+  shape?: HistoryShape;
+  /** The deployment's pendingWatchSeconds (0: plain polling while pending). */
+  pendingWatchSeconds?: number;
+}
+
+/** Events of a build whose steps take these times, for the longer of its two endings (see HistoryShape). */
+export function buildHistoryEvents(steps: readonly StepTiming[], options: BudgetOptions = {}): number {
+  const { buildEvents } = options.shape ?? BUILD_HISTORY_SHAPE;
+  return Math.max(buildEvents.succeeded, buildEvents.failed) + steps.reduce((sum, step) => sum + stepHistoryEvents(step, options), 0);
+}
+
+/** What one step adds to its build's history: its iteration and its polls. */
+export function stepHistoryEvents(step: StepTiming, options: BudgetOptions = {}): number {
+  const { shape = BUILD_HISTORY_SHAPE, pendingWatchSeconds = DEFAULT_PENDING_WATCH_SECONDS } = options;
+  return shape.stepEvents + stepPolls(step, pendingWatchSeconds) * shape.pollEvents;
+}
+
+/** The most steps of this timing one build may have and stay within HistoryLimits.MAX_EVENTS. */
+export function largestBuild(step: StepTiming, options: BudgetOptions = {}): number {
+  const fixed = buildHistoryEvents([], options);
+  return Math.max(0, Math.floor((HistoryLimits.MAX_EVENTS - fixed) / stepHistoryEvents(step, options)));
+}
+
+/** A step at its worst (WorstCase): pending a short while, then running until its timeout. */
+export function worstCase(step: { timeoutSeconds: number }): StepTiming {
+  return { pendingSeconds: WorstCase.PENDING_SECONDS, timeoutSeconds: step.timeoutSeconds };
+}
+
+/**
+ * InvalidPipeline when the steps' worst case would not fit in one execution's history: such a
+ * build would fail part-way, whatever its steps did, so it is refused before
+ * anything starts. `steps` are those the build runs, the `clone` step too when it has one.
+ */
+export function historyBudgetProblem(
+  file: string,
+  steps: readonly { name: string; timeoutSeconds: number }[],
+  options: BudgetOptions = {},
+): InvalidPipeline | undefined {
+  const events = buildHistoryEvents(steps.map(worstCase), options);
+  if (events <= HistoryLimits.MAX_EVENTS) return undefined;
+  const clone = steps.some((step) => step.name === CHECKOUT_STEP) ? ` (the "${CHECKOUT_STEP}" step included)` : '';
+  return new InvalidPipeline(
+    `${file}: at worst (each of its ${steps.length} steps${clone} pending ${WorstCase.PENDING_SECONDS} s, then running until its timeout) ` +
+      `this build would write ${count(events)} Step Functions history events, more than the ${count(HistoryLimits.MAX_EVENTS)} one execution may hold; ` +
+      'use fewer steps, or give them shorter "timeout"s',
+    { file, field: 'steps' },
+  );
+}
+
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/**
+ * How many times PollStep runs for one step: a simulation of the schedule and of PollStep's watch
+ * (tasks/poll-step.ts), up to the poll that sees the step ended. While pending, each poll holds a
+ * watch of up to `pendingWatchSeconds` that returns as soon as the pod runs or ends, and the next
+ * poll follows at once; without the watch, pending polls come as the schedule says.
+ */
+export function stepPolls(step: StepTiming, pendingWatchSeconds = DEFAULT_PENDING_WATCH_SECONDS): number {
+  const runsAt = step.pendingSeconds;
+  const endsAt = Math.min(step.pendingSeconds + (step.runSeconds ?? Infinity), step.timeoutSeconds);
+  const phaseAt = (t: number) => (t >= endsAt ? 'ended' : t >= runsAt ? StepPhases.Running : StepPhases.Pending);
+  // As PollStep decides: a watch shorter than a second is none.
+  const watches = pendingWatchSeconds >= 1;
+  let t = firstPollSeconds(pendingWatchSeconds);
+  let before: string = StepPhases.Pending;
+  let runningSince: number | undefined;
+  for (let polls = 1; ; polls++) {
+    const watched = watches && before === StepPhases.Pending;
+    if (watched) t = Math.max(t, Math.min(t + pendingWatchSeconds, runsAt, endsAt));
+    const phase = phaseAt(t);
+    if (phase === 'ended') return polls;
+    if (phase === StepPhases.Running) runningSince ??= t;
+    t += nextPollSeconds({ phase }, { elapsedSeconds: t, runningSeconds: runningSince === undefined ? 0 : t - runningSince, timeoutSeconds: step.timeoutSeconds, watched });
+    before = phase;
+  }
+}
+
+/**
+ * Reads the events a build writes off the definition: the top-level states a build passes through
+ * on its way into the steps' Map and out of it (the longest way, retries aside), and in the Map's
+ * iteration the states before the poll loop, the loop itself and the way out of it. Throws when
+ * the definition no longer has that form (one Map, one loop whose Wait the schedule sets).
+ */
+export function historyShape(definition: AslDefinition): HistoryShape {
+  const mapName = onlyState(definition, (state) => state.Type === 'Map', 'one Map state (the steps)');
+  const map = definition.States[mapName]!;
+  const iteration = map.ItemProcessor;
+  if (!iteration) throw new Error(`${mapName} has no ItemProcessor`);
+
+  const loop = pollLoop(iteration);
+  const loopEvents = loop.states.reduce((sum, name) => sum + eventsOf(iteration.States[name]!, name), 0);
+  const intoLoop = longestPath(iteration, iteration.StartAt, (name) => name === loop.entry);
+  const outOfLoop = loop.exits.map((exit) => ({ exit, ...longestPath(iteration, exit, isTerminal(iteration)) }));
+  const wayOut = (fails: boolean) => Math.max(...outOfLoop.filter((way) => way.endsInFail === fails).map((way) => way.events));
+  if (!outOfLoop.some((way) => !way.endsInFail) || !outOfLoop.some((way) => way.endsInFail)) {
+    throw new Error(`the poll loop of ${mapName} must have a way out that succeeds and one that fails`);
+  }
+  const stepEvents = ITERATION_EVENTS + intoLoop.events + wayOut(false);
+
+  const intoMap = longestPath(definition, definition.StartAt, (name) => name === mapName);
+  const after = (next: string[]) => Math.max(...next.map((name) => longestPath(definition, name, isTerminal(definition)).events));
+  const around = EXECUTION_EVENTS + intoMap.events + StateEvents.Map;
+  return {
+    buildEvents: {
+      succeeded: around + after([nextOf(map, mapName)]),
+      failed: around + after(catchNexts(map)) + (wayOut(true) - wayOut(false)),
+    },
+    stepEvents,
+    pollEvents: loopEvents,
+  };
+}
+
+function eventsOf(state: AslState, name: string): number {
+  const events = (StateEvents as Record<string, number>)[state.Type];
+  if (events === undefined) throw new Error(`${name}: no event count for a ${state.Type} state`);
+  return events;
+}
+
+function onlyState(machine: AslDefinition, wanted: (state: AslState) => boolean, what: string): string {
+  const found = Object.entries(machine.States).filter(([, state]) => wanted(state));
+  if (found.length !== 1) throw new Error(`the definition must have ${what}, found ${found.length}`);
+  return found[0]![0];
+}
+
+/** Where a state may go next: Next, a Choice's branches and Default, a Catch's Next. */
+function successors(state: AslState): string[] {
+  const next = typeof state.Next === 'string' ? [state.Next] : [];
+  const choices = Array.isArray(state.Choices) ? (state.Choices as { Next?: unknown }[]).map((rule) => rule.Next) : [];
+  const fallback = typeof state.Default === 'string' ? [state.Default] : [];
+  return [...next, ...choices.filter((n): n is string => typeof n === 'string'), ...fallback, ...catchNexts(state)];
+}
+
+function catchNexts(state: AslState): string[] {
+  return Array.isArray(state.Catch) ? (state.Catch as { Next?: unknown }[]).map((c) => c.Next).filter((n): n is string => typeof n === 'string') : [];
+}
+
+function nextOf(state: AslState, name: string): string {
+  if (typeof state.Next !== 'string') throw new Error(`${name} must have a Next`);
+  return state.Next;
+}
+
+function isTerminal(machine: AslDefinition): (name: string) => boolean {
+  return (name) => successors(machine.States[name]!).length === 0;
+}
+
+/**
+ * The most events on a way from `from` to a state `to` accepts (`to`'s own not counted unless it
+ * is terminal, where the way ends), and whether that way ends in a Fail state.
+ */
+function longestPath(machine: AslDefinition, from: string, to: (name: string) => boolean): { events: number; endsInFail: boolean } {
+  const visiting = new Set<string>();
+  const walk = (name: string): { events: number; endsInFail: boolean } | undefined => {
+    const state = machine.States[name];
+    if (!state) throw new Error(`no state ${name}`);
+    const terminal = successors(state).length === 0;
+    if (to(name)) return terminal ? { events: eventsOf(state, name), endsInFail: state.Type === 'Fail' } : { events: 0, endsInFail: false };
+    if (terminal) return undefined;
+    if (visiting.has(name)) throw new Error(`${name} is on a loop other than the poll loop`);
+    visiting.add(name);
+    const ways = successors(state).flatMap((next) => walk(next) ?? []);
+    visiting.delete(name);
+    if (ways.length === 0) return undefined;
+    const longest = ways.reduce((a, b) => (b.events > a.events ? b : a));
+    return { events: eventsOf(state, name) + longest.events, endsInFail: longest.endsInFail };
+  };
+  const way = walk(from);
+  if (!way) throw new Error(`no way from ${from} to where it should lead`);
+  return way;
+}
+
+/**
+ * The iteration's one loop: from the Wait whose seconds the poll schedule sets, along Next, back
+ * to it through a Choice. Its exits are where that Choice (or any state on the loop) leads off it.
+ */
+function pollLoop(iteration: AslDefinition): { entry: string; states: string[]; exits: string[] } {
+  const entry = onlyState(
+    iteration,
+    (state) => state.Type === 'Wait' && state.SecondsPath === '$.poll.nextPollSeconds',
+    'one Wait state set by the poll schedule ($.poll.nextPollSeconds)',
+  );
+  const leadsBack = (name: string) => successors(iteration.States[name]!).includes(entry);
+  const states = [entry];
+  for (let name = nextOf(iteration.States[entry]!, entry); !states.includes(name); name = nextOf(iteration.States[name]!, name)) {
+    states.push(name);
+    if (leadsBack(name)) break;
+  }
+  if (!leadsBack(states.at(-1)!)) throw new Error(`the poll loop does not lead back to ${entry}`);
+  const exits = states.flatMap((name) => successors(iteration.States[name]!).filter((next) => !states.includes(next)));
+  if (iteration.States[states.at(-1)!]!.Type !== 'Choice') throw new Error(`the poll loop must close with a Choice`);
+  if (states.filter((name) => iteration.States[name]!.Type === 'Task').length !== 1) throw new Error('the poll loop must poll once per pass');
+  return { entry, states, exits };
+}
