@@ -72,7 +72,14 @@ export async function orchestrationCost(
     kube: async () => cluster.api,
     // The fixed 5-second baseline is plain polling, as a runner without a watch would do.
     ...(schedule === 'adaptive' ? { watchPod: cluster.watchPod } : {}),
-    logs: { put: async (build, step) => `sim://${build}/${step}.log` },
+    // No live log is followed in simulated time (no followLog): FinishStep stores each log whole.
+    logs: {
+      put: async (build, step) => `sim://${build}/${step}.log`,
+      putPart: async (build, step) => `sim://${build}/${step}.log.parts/`,
+      liveLocation: (build, step) => `sim://${build}/${step}.log.parts/`,
+      complete: async (build, step) => ({ location: `sim://${build}/${step}.log`, tail: '' }),
+      partEveryMs: 10_000,
+    },
     now: () => clock.now(),
     log: silent,
   };

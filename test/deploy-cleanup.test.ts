@@ -10,6 +10,7 @@ import { stepPodManifest, workspaceClaimManifest } from '../lib/kube/index.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import type { Step } from '../lib/pipeline/types.js';
 import type { TaskDeps } from '../lib/workflow/task-deps.js';
+import { directoryLogStore } from '../lib/local/directory-log-store.js';
 import { cleanupOrphans } from '../lib/workflow/tasks/cleanup-orphans.js';
 import { cleanupEndedExecution } from '../lib/workflow/tasks/cleanup-ended-execution.js';
 
@@ -35,7 +36,8 @@ const depsAt = (now: () => Date): TaskDeps => ({
   kube: async () => api,
   now,
   log: quiet,
-  logs: { put: async () => 'unused' },
+  // Cleanup keeps no log: a store that would refuse is the honest stand-in.
+  logs: directoryLogStore('/nonexistent/step-runner-logs'),
 });
 
 const step = (name: string, timeoutSeconds: number): Step => ({

@@ -9,6 +9,9 @@ import { pollStep } from '../lib/workflow/tasks/poll-step.js';
 import { finishStep } from '../lib/workflow/tasks/finish-step.js';
 import type { BuildSettings, PollState, StepInput } from '../lib/workflow/state-data.js';
 import type { TaskDeps, TaskLog } from '../lib/workflow/task-deps.js';
+import { directoryLogStore } from '../lib/local/directory-log-store.js';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { at, claimEvent, podEvent, stepPod, terminated, waiting } from './fixtures/kube/builders.js';
 
 const CLAIM = 'ws-b-42';
@@ -36,7 +39,7 @@ function fakeCluster(pod: V1Pod | null, events: { pod?: CoreV1Event[]; claim?: C
       return {};
     },
   } as unknown as CoreV1Api;
-  const deps: TaskDeps = { kube: async () => api, logs: { put: async () => 'logs/b-42/clone.log' }, now: () => at(200), log: silent };
+  const deps: TaskDeps = { kube: async () => api, logs: directoryLogStore(path.join(tmpdir(), 'kube-workspace-tasks-logs')), now: () => at(200), log: silent };
   return { deps, requests };
 }
 

@@ -323,13 +323,13 @@ describe('IAM in the packaged template', () => {
     }
   });
 
-  it('lets the runner describe the configured cluster only and write step logs under builds/ only', () => {
+  it('lets the runner describe the configured cluster only and keep step logs under builds/ only', () => {
     expect(grants('eks:DescribeCluster')).toEqual([
       { role: 'IamRoleLambdaExecution', actions: ['eks:DescribeCluster'], resources: ['arn:aws:eks:us-east-1:000000000000:cluster/ci'] },
     ]);
-    expect(grants('s3:PutObject')).toEqual([
-      { role: 'IamRoleLambdaExecution', actions: ['s3:PutObject'], resources: ['arn-of:StepLogsBucket/builds/*'] },
-    ]);
+    // Write a log or a running step's parts, read the parts back and delete them: nothing else, nowhere else.
+    const logObjects = { role: 'IamRoleLambdaExecution', actions: ['s3:PutObject', 's3:GetObject', 's3:DeleteObject'], resources: ['arn-of:StepLogsBucket/builds/*'] };
+    for (const action of logObjects.actions) expect(grants(action)).toEqual([logObjects]);
   });
 
   it('lets the runner ask ECR about images of the account\'s own repositories only (the image check)', () => {

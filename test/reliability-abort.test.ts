@@ -92,7 +92,7 @@ describe.each(['SIGINT', 'SIGTERM'] as const)('step-runner run, sent %s while a 
       // The console lines say it once; the CLI adds only what the cleanup did.
       expect(stderr.match(/Execution ABORTED/g)).toHaveLength(1);
       expect(stderr).toContain('Its pods and workspace claim were deleted.');
-      expect(summary.steps.map((s) => s.status)).toEqual(['not-run', 'not-run']);
+      expect(summary.steps.map((s) => s.status)).toEqual(['aborted', 'not-run']);
 
       // Deleted pods stay Terminating for a moment; then nothing of the build is left.
       const left = await waitFor('the pods to go', async () => ((await runnerPods()).length === 0 ? [] : undefined), 5_000).catch(

@@ -67,12 +67,18 @@ const podsNamed = (buildId: string) => async () =>
 test('stop aborts a running build and deletes its pods; stopping it again is 409', async () => {
   const name = await deliver('stop-1');
   await eventually('the step pod to run', async () => ((await runningPods()).length > 0 ? true : undefined));
-  const { buildId } = (await call('GET', `/executions/${name}`)).json as { buildId: string };
+  const running = (await call('GET', `/executions/${name}`)).json as { buildId: string; steps: { name: string; status: string }[] };
+  const { buildId } = running;
+  expect(running).toMatchObject({ status: 'RUNNING' });
+  expect(running.steps.map((s) => s.status)).toContain('running');
 
   const stopped = await call('POST', `/executions/${name}/stop`);
   expect(stopped).toMatchObject({ status: 200, json: { name, status: 'ABORTED', stoppedAt: expect.any(String) } });
   expect(await podsNamed(buildId)()).toEqual([]);
-  expect((await call('GET', `/executions/${name}`)).json).toMatchObject({ status: 'ABORTED' });
+  const ended = (await call('GET', `/executions/${name}`)).json as { status: string; steps: { status: string }[] };
+  expect(ended.status).toBe('ABORTED');
+  expect(ended.steps.map((s) => s.status)).toContain('aborted');
+  expect(ended.steps.map((s) => s.status)).not.toContain('running');
 
   expect(await call('POST', `/executions/${name}/stop`)).toMatchObject({ status: 409, json: { error: 'ExecutionNotRunning' } });
   expect(await call('POST', '/executions/nope/stop')).toMatchObject({ status: 404, json: { error: 'ExecutionDoesNotExist' } });

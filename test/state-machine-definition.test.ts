@@ -3,7 +3,9 @@ import { createRequire } from 'node:module';
 import { parse } from 'yaml';
 import { localLambdaArn } from '../lib/local/executor.js';
 import { BUILD_TIME_LIMIT_SECONDS } from '../lib/pipeline/index.js';
-import { lambdaFunctionNames } from '../lib/local/lambda-functions.js';
+import { lambdaFunctionNames, lambdaFunctionTimeouts } from '../lib/local/lambda-functions.js';
+import { WATCH_MARGIN_MS } from '../lib/workflow/handlers.js';
+import { workflowSettings } from '../lib/workflow/settings.js';
 import { DEFINITION_FILE, loadDefinition, resolveResources, taskStates } from '../lib/workflow/definition.js';
 
 // asl-validator is CommonJS without types.
@@ -13,7 +15,9 @@ const aslValidator = createRequire(import.meta.url)('asl-validator') as (definit
 };
 
 const serverless = parse(readFileSync(new URL('../serverless.yml', import.meta.url), 'utf8')) as {
-  functions: Record<string, { handler: string }>;
+  provider: { timeout: number };
+  params: { default: Record<string, unknown> };
+  functions: Record<string, { handler: string; timeout?: number }>;
   stepFunctions: { stateMachines: Record<string, { definition: string }> };
 };
 
@@ -48,6 +52,24 @@ describe('the state machine definition', () => {
     }
   });
 
+  it('gives each local invocation its deployed timeout, and each Task that sets one room past it', () => {
+    for (const { state, functionId } of taskStates(definition)) {
+      const name = lambdaFunctionNames[functionId]!;
+      const deployed = serverless.functions[name]?.timeout ?? serverless.provider.timeout;
+      expect({ name, timeout: lambdaFunctionTimeouts[name] }).toEqual({ name, timeout: deployed });
+      const taskTimeout = findState(state)?.TimeoutSeconds as number | undefined;
+      if (taskTimeout !== undefined) expect({ state, room: taskTimeout > deployed }).toEqual({ state, room: true });
+    }
+  });
+
+  it('holds every watch of a poll well inside the poll function\'s timeout', () => {
+    const timeoutMs = lambdaFunctionTimeouts.pollStep! * 1000;
+    const defaults = { ...workflowSettings({ namespace: 'x' }), ...serverless.params.default };
+    for (const setting of ['pendingWatchSeconds', 'runningWatchSeconds'] as const) {
+      expect({ setting, fits: Number(defaults[setting]) * 1000 <= timeoutMs - WATCH_MARGIN_MS }).toEqual({ setting, fits: true });
+    }
+  });
+
   it('ends a failed build in a Fail state whose Error and Cause come from the failure', () => {
     expect(definition.States.BuildFailed).toMatchObject({ Type: 'Fail', ErrorPath: '$.failure.Error', CausePath: '$.failure.Cause' });
     const runSteps = definition.States.RunSteps!;
@@ -55,3 +77,8 @@ describe('the state machine definition', () => {
     expect(runSteps.Catch).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'ReadFailure' })]);
   });
 });
+
+function findState(name: string) {
+  const definition = loadDefinition();
+  return definition.States[name] ?? Object.values(definition.States).find((s) => s.ItemProcessor?.States[name])?.ItemProcessor?.States[name];
+}

@@ -1,10 +1,14 @@
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { followContainerLog, readLogAfter, type OnLines } from './follow-log.js';
+import type { LogPosition } from './log-position.js';
 import { watchPodUntil, type WatchedPod } from './watch-pod.js';
 
-/** The two ways the tasks reach a cluster: API calls and a bounded watch on one pod. */
+/** The ways the tasks reach a cluster: API calls, a bounded watch on one pod, and its log read as it grows. */
 export interface KubeClients {
   kube(): Promise<CoreV1Api>;
   watchPod(namespace: string, podName: string, until: (pod: V1Pod | null) => boolean, timeoutMs: number): Promise<WatchedPod | undefined>;
+  followLog(namespace: string, podName: string, container: string, from: LogPosition | undefined, onLines: OnLines, signal: AbortSignal): Promise<LogPosition | undefined>;
+  readLogAfter(namespace: string, podName: string, container: string, from: LogPosition | undefined): Promise<{ text: string; position: LogPosition | undefined }>;
 }
 
 /**
@@ -21,6 +25,12 @@ export function kubeClients(kubeConfig: () => Promise<KubeConfig>): KubeClients 
     },
     async watchPod(namespace, podName, until, timeoutMs) {
       return watchPodUntil(await kubeConfig(), namespace, podName, until, timeoutMs);
+    },
+    async followLog(namespace, podName, container, from, onLines, signal) {
+      return followContainerLog(await kubeConfig(), namespace, podName, container, from, onLines, signal);
+    },
+    async readLogAfter(namespace, podName, container, from) {
+      return readLogAfter(await kubeConfig(), namespace, podName, container, from);
     },
   };
 }

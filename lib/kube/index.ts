@@ -28,3 +28,5 @@ export { classifyStep } from './classify.js';
 export { podProgress, sameProgress, isQuietPending, type PodProgress } from './pod-progress.js';
 export { secondsSince } from './time.js';
 export { watchPodUntil, type WatchedPod } from './watch-pod.js';
+export { followContainerLog, readLogAfter, type OnLines } from './follow-log.js';
+export { linesAfter, sinceTimeOf, type LogPosition } from './log-position.js';

@@ -8,6 +8,9 @@ export interface WatchedPod {
   settled: boolean;
 }
 
+/** How long a watch may take to deliver the pod as it is before it is taken not to exist. */
+export const FIRST_EVENT_MS = 2_000;
+
 /**
  * Holds one watch on one pod until `until(pod)` is true or `timeoutMs` passes. A watch without a
  * resourceVersion first delivers the pod as it is, so a single request both reads the pod and
@@ -29,11 +32,16 @@ export function watchPodUntil(
       if (finished) return;
       finished = true;
       clearTimeout(timer);
+      clearTimeout(firstEvent);
       controller?.abort();
       resolve(seen);
     };
     const timer = setTimeout(finish, timeoutMs);
+    // A pod that exists is delivered at once; silence means it does not (it was deleted since the
+    // last look), and the caller's plain read says so now rather than when the watch times out.
+    const firstEvent = setTimeout(finish, Math.min(FIRST_EVENT_MS, timeoutMs));
     const onEvent = (type: string, object: unknown) => {
+      clearTimeout(firstEvent);
       if (type === 'ERROR' || type === 'BOOKMARK') return;
       // Watch objects arrive as plain JSON (timestamps as strings); the classifier reads both forms.
       const pod = type === 'DELETED' ? null : (object as V1Pod);

@@ -1,21 +1,83 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import { stepLogName, type StepLogStore } from '../workflow/step-log-store.js';
+import { LOG_END_BYTES, stepLogName, type StepLogStore } from '../workflow/step-log-store.js';
+
+const TEXT = 'text/plain; charset=utf-8';
 
 /**
- * Step logs in S3, under `prefix`. The S3 SDK is loaded on first use only: only FinishStep writes
- * logs, so the other functions' cold starts should not pay for it.
+ * Step logs in S3, under `prefix`: BUILD/STEP.log. A running step's parts are objects of their own
+ * (BUILD/STEP.log.parts/000001, ...), rewritten as they grow; `complete` streams them, in order,
+ * into BUILD/STEP.log (a multipart upload once it is large) and deletes them. The S3 SDK is loaded
+ * on first use only, so functions that keep no log do not pay for it at a cold start.
  */
 export function s3LogStore(bucket: string, prefix: string, client?: S3Client): StepLogStore {
   let s3: S3Client | undefined = client;
+  const sdk = async () => {
+    const module = await import('@aws-sdk/client-s3');
+    s3 ??= new module.S3Client({});
+    return { ...module, s3 };
+  };
+  const keyOf = (buildId: string, step: string) => `${prefix}${stepLogName(buildId, step)}`;
+  const partKey = (key: string, part: number) => `${key}.parts/${String(part).padStart(6, '0')}`;
   return {
+    // A request every 10 s at most while a step prints: $0.0018 an hour of steady output.
+    partEveryMs: 10_000,
+    liveLocation: (buildId, step) => `s3://${bucket}/${keyOf(buildId, step)}.parts/`,
     async put(buildId, step, log) {
-      const { S3Client, PutObjectCommand } = await import('@aws-sdk/client-s3');
-      s3 ??= new S3Client({});
-      const key = `${prefix}${stepLogName(buildId, step)}`;
-      await s3.send(
-        new PutObjectCommand({ Bucket: bucket, Key: key, Body: log, ContentType: 'text/plain; charset=utf-8' }),
-      );
+      const { s3, PutObjectCommand } = await sdk();
+      const key = keyOf(buildId, step);
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: log, ContentType: TEXT }));
       return `s3://${bucket}/${key}`;
+    },
+    async putPart(buildId, step, text, { part }) {
+      const { s3, PutObjectCommand } = await sdk();
+      const key = partKey(keyOf(buildId, step), part);
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: text, ContentType: TEXT }));
+      return `s3://${bucket}/${key}`;
+    },
+    async complete(buildId, step, parts) {
+      const { s3, GetObjectCommand, DeleteObjectsCommand, NoSuchKey } = await sdk();
+      const key = keyOf(buildId, step);
+      // Ended already by an invocation whose answer was lost: its parts are gone, the log is whole.
+      const firstPart = async () => {
+        try {
+          return await s3.send(new GetObjectCommand({ Bucket: bucket, Key: partKey(key, 1), Range: 'bytes=0-0' }));
+        } catch (error) {
+          if (error instanceof NoSuchKey) return undefined;
+          throw error;
+        }
+      };
+      if (!(await firstPart())) {
+        const ended = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: `bytes=-${LOG_END_BYTES}` }));
+        return { location: `s3://${bucket}/${key}`, tail: (await ended.Body?.transformToString('utf8')) ?? '' };
+      }
+      const { Upload } = await import('@aws-sdk/lib-storage');
+      const { PassThrough } = await import('node:stream');
+      const body = new PassThrough();
+      const upload = new Upload({ client: s3, params: { Bucket: bucket, Key: key, Body: body, ContentType: TEXT } });
+      const uploaded = upload.done();
+      let end = Buffer.alloc(0);
+      try {
+        for (let part = 1; part <= parts; part++) {
+          const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: partKey(key, part) }));
+          for await (const chunk of object.Body as AsyncIterable<Uint8Array>) {
+            const bytes = Buffer.from(chunk);
+            end = Buffer.concat([end, bytes]).subarray(-LOG_END_BYTES);
+            if (!body.write(bytes)) await new Promise((resolve) => body.once('drain', resolve));
+          }
+        }
+        body.end();
+        await uploaded;
+      } catch (error) {
+        body.destroy();
+        await upload.abort().catch(() => undefined);
+        throw error;
+      }
+      const keys = Array.from({ length: parts }, (_, i) => ({ Key: partKey(key, i + 1) }));
+      // At most 1000 keys per request; a part left behind expires with the bucket's rule.
+      for (let i = 0; i < keys.length; i += 1000) {
+        await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.slice(i, i + 1000), Quiet: true } }));
+      }
+      return { location: `s3://${bucket}/${key}`, tail: end.toString('utf8') };
     },
   };
 }

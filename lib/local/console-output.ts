@@ -13,7 +13,11 @@ export class ConsoleOutput {
   private steps: string[] = [];
   private lastPoll = new Map<number, { key: string; count: number }>();
 
-  constructor(private readonly title: string) {}
+  /** `liveLog`: the steps' lines are printed as they come (LiveLogPrinter), so no tail at their end. */
+  constructor(
+    private readonly title: string,
+    private readonly options: { liveLog?: boolean } = {},
+  ) {}
 
   lines(event: ExecutionEvent): string[] {
     const at = event.timestamp;
@@ -96,7 +100,7 @@ export class ConsoleOutput {
     return [
       ...folded,
       `${indent}${result.status === 'succeeded' ? '✓' : '✗'} ${event.state?.name}: ${result.status}${exit}; pod deleted`,
-      ...(result.logTail ? result.logTail.split('\n').map((line) => `${indent}  │ ${line}`) : []),
+      ...(result.logTail && !this.options.liveLog ? result.logTail.split('\n').map((line) => `${indent}  │ ${line}`) : []),
       ...(result.log ? [`${indent}  log: ${result.log}`] : []),
     ];
   }

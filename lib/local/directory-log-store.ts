@@ -1,15 +1,51 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { stepLogName, type StepLogStore } from '../workflow/step-log-store.js';
+import { LOG_END_BYTES, stepLogName, type StepLogStore } from '../workflow/step-log-store.js';
 
-/** Step logs in a folder on this machine: where a local run keeps them (`.step-runner/logs`). */
+/**
+ * Step logs in a folder on this machine: where a local run keeps them (`.step-runner/logs`). A
+ * running step's parts go straight into BUILD/STEP.log, each at its offset, so the file is the
+ * live log that `run` prints and the console page shows.
+ */
 export function directoryLogStore(root: string): StepLogStore {
+  const pathOf = (buildId: string, step: string) => path.resolve(root, stepLogName(buildId, step));
+  const fileOf = async (buildId: string, step: string) => {
+    const file = pathOf(buildId, step);
+    await mkdir(path.dirname(file), { recursive: true });
+    return file;
+  };
   return {
+    partEveryMs: 200,
+    liveLocation: pathOf,
     async put(buildId, step, log) {
-      const file = path.resolve(root, stepLogName(buildId, step));
-      await mkdir(path.dirname(file), { recursive: true });
+      const file = await fileOf(buildId, step);
       await writeFile(file, log);
       return file;
+    },
+    async putPart(buildId, step, text, { offset }) {
+      const file = await fileOf(buildId, step);
+      const handle = await open(file, 'a+');
+      try {
+        // A part written again (it grew, or a poll was retried) replaces what it held, and what followed.
+        await handle.truncate(offset);
+        await handle.write(text, offset, 'utf8');
+      } finally {
+        await handle.close();
+      }
+      return file;
+    },
+    async complete(buildId, step) {
+      const file = await fileOf(buildId, step);
+      const size = (await stat(file).catch(() => ({ size: 0 }))).size;
+      if (size <= LOG_END_BYTES) return { location: file, tail: size === 0 ? '' : await readFile(file, 'utf8') };
+      const handle = await open(file, 'r');
+      try {
+        const end = Buffer.alloc(LOG_END_BYTES);
+        await handle.read(end, 0, LOG_END_BYTES, size - LOG_END_BYTES);
+        return { location: file, tail: end.toString('utf8') };
+      } finally {
+        await handle.close();
+      }
     },
   };
 }

@@ -46,6 +46,8 @@ export interface ExecutionDetail {
   history: readonly ExecutionEvent[];
   /** By Map iteration index: the step's pod as last seen (a pod is deleted when its step ends). */
   pods: ReadonlyMap<number, StepPodView>;
+  /** By Map iteration index: the end of a running step's log as the log store has it so far. */
+  liveLogs?: ReadonlyMap<number, string>;
 }
 
 interface Entry {
@@ -198,7 +200,7 @@ export class LocalExecutions implements ExecutionStarter {
 
   private view(entry: Entry): ExecutionView {
     if (entry.summary) return entry.summary;
-    return { ...summarize(entry.history, false), status: 'RUNNING', error: null, cause: null };
+    return { ...summarize(entry.history, false, { running: true }), status: 'RUNNING', error: null, cause: null };
   }
 
   private finish(entry: Entry, summary: ExecutionSummary): void {

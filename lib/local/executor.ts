@@ -27,12 +27,18 @@ export type ExecutionEvent = {
 
 export type ExecutionStatus = 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
+/**
+ * A step as `run --json` and `GET /executions/NAME` show it: `running` while its iteration is under
+ * way, `aborted` when the execution was stopped (aborted, timed out) in the middle of it.
+ */
+export type StepOutcome = 'succeeded' | 'failed' | 'running' | 'aborted' | 'not-run';
+
 /** The `run --json` object (docs/contracts.md). */
 export interface ExecutionSummary {
   status: ExecutionStatus;
   error: string | null;
   cause: string | null;
-  steps: { name: string; status: 'succeeded' | 'failed' | 'not-run'; exitCode: number | null; error: string | null }[];
+  steps: { name: string; status: StepOutcome; exitCode: number | null; error: string | null }[];
   events: { type: string; state: string | null; timestamp: string }[];
 }
 
@@ -144,7 +150,7 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
       }
       let output: unknown;
       try {
-        output = await fn.handler(event as never, localLambdaContext(fn.name));
+        output = await fn.handler(event as never, localLambdaContext(fn.name, fn.timeoutSeconds * 1000));
       } catch (error) {
         throw new LambdaFunctionError(error);
       }
@@ -223,7 +229,8 @@ function preparedBuild(history: ExecutionEvent[]): PreparedBuild | undefined {
   return exited?.state?.output as PreparedBuild | undefined;
 }
 
-export function summarize(history: ExecutionEvent[], aborted: boolean): ExecutionSummary {
+/** `running`: the execution has not ended (a step under way is `running`, not `aborted`). */
+export function summarize(history: ExecutionEvent[], aborted: boolean, { running = false } = {}): ExecutionSummary {
   const last = history.at(-1);
   const status: ExecutionStatus = aborted
     ? 'ABORTED'
@@ -237,7 +244,7 @@ export function summarize(history: ExecutionEvent[], aborted: boolean): Executio
     status,
     error: status === 'FAILED' ? (failedEvent?.Error ?? null) : status === 'TIMED_OUT' ? 'States.Timeout' : null,
     cause: status === 'FAILED' && failedEvent?.Cause != null ? String(failedEvent.Cause) : null,
-    steps: stepOutcomes(history),
+    steps: stepOutcomes(history, running),
     events: history.map((e) => ({
       type: e.type,
       state: e.state?.name ?? null,
@@ -246,7 +253,7 @@ export function summarize(history: ExecutionEvent[], aborted: boolean): Executio
   };
 }
 
-function stepOutcomes(history: ExecutionEvent[]): ExecutionSummary['steps'] {
+function stepOutcomes(history: ExecutionEvent[], running: boolean): ExecutionSummary['steps'] {
   const steps: Step[] = preparedBuild(history)?.steps ?? [];
   return steps.map((step, index) => {
     const outcome = finishedStep(history, index);
@@ -254,7 +261,8 @@ function stepOutcomes(history: ExecutionEvent[]): ExecutionSummary['steps'] {
     // A task of the iteration failed outright (e.g. the cluster stayed unreachable).
     const failed = history.find((e) => e.type === 'MapIterationFailed' && e.index === index);
     if (failed) return { name: step.name, status: 'failed', exitCode: null, error: failed.Error ?? null };
-    return { name: step.name, status: 'not-run', exitCode: null, error: null };
+    const started = history.some((e) => e.type === 'MapIterationStarted' && e.index === index);
+    return { name: step.name, status: started ? (running ? 'running' : 'aborted') : 'not-run', exitCode: null, error: null };
   });
 }
 

@@ -14,17 +14,26 @@ export type LambdaHandler = (event: never, context: Context) => Promise<unknown>
 
 type Create = (runtime: TaskRuntime, statuses: StatusReporter) => unknown;
 
+interface LocalFunction {
+  /** serverless.yml's name for it. */
+  name: string;
+  /** serverless.yml's timeout (test/state-machine-definition.test.ts keeps them equal). */
+  timeoutSeconds: number;
+  create: Create;
+}
+
 /**
  * The Lambda functions the definition calls, by CloudFormation logical id (what its `Fn::GetAtt`
- * names): the serverless.yml name, and the same factory functions/ builds the deployed handler with.
+ * names): the serverless.yml name and timeout, and the same factory functions/ builds the deployed
+ * handler with.
  */
-const FUNCTIONS: Record<string, { name: string; create: Create }> = {
-  PrepareBuildLambdaFunction: { name: 'prepareBuild', create: (runtime) => prepareBuildHandler(runtime) },
-  LaunchStepLambdaFunction: { name: 'launchStep', create: (runtime) => launchStepHandler(runtime) },
-  PollStepLambdaFunction: { name: 'pollStep', create: pollStepHandler },
-  FinishStepLambdaFunction: { name: 'finishStep', create: finishStepHandler },
-  CleanupBuildLambdaFunction: { name: 'cleanupBuild', create: cleanupBuildHandler },
-  ReportStatusLambdaFunction: { name: 'reportStatus', create: (_, statuses) => reportStatusHandler(() => statuses) },
+const FUNCTIONS: Record<string, LocalFunction> = {
+  PrepareBuildLambdaFunction: { name: 'prepareBuild', timeoutSeconds: 30, create: (runtime) => prepareBuildHandler(runtime) },
+  LaunchStepLambdaFunction: { name: 'launchStep', timeoutSeconds: 30, create: (runtime) => launchStepHandler(runtime) },
+  PollStepLambdaFunction: { name: 'pollStep', timeoutSeconds: 300, create: pollStepHandler },
+  FinishStepLambdaFunction: { name: 'finishStep', timeoutSeconds: 60, create: finishStepHandler },
+  CleanupBuildLambdaFunction: { name: 'cleanupBuild', timeoutSeconds: 60, create: cleanupBuildHandler },
+  ReportStatusLambdaFunction: { name: 'reportStatus', timeoutSeconds: 30, create: (_, statuses) => reportStatusHandler(() => statuses) },
 };
 
 /** serverless.yml's function name for each logical id the local executor can bind. */
@@ -32,9 +41,17 @@ export const lambdaFunctionNames: Readonly<Record<string, string>> = Object.from
   Object.entries(FUNCTIONS).map(([id, fn]) => [id, fn.name]),
 );
 
+/** serverless.yml's timeout for each function the local executor can bind, by name. */
+export const lambdaFunctionTimeouts: Readonly<Record<string, number>> = Object.fromEntries(
+  Object.values(FUNCTIONS).map((fn) => [fn.name, fn.timeoutSeconds]),
+);
+
 /** The handlers over the local runtime, so the local executor runs the very code that is deployed. */
-export function localLambdaFunctions(runtime: TaskRuntime, statuses: StatusReporter): Record<string, { name: string; handler: LambdaHandler }> {
+export function localLambdaFunctions(
+  runtime: TaskRuntime,
+  statuses: StatusReporter,
+): Record<string, { name: string; timeoutSeconds: number; handler: LambdaHandler }> {
   return Object.fromEntries(
-    Object.entries(FUNCTIONS).map(([id, fn]) => [id, { name: fn.name, handler: fn.create(runtime, statuses) as LambdaHandler }]),
+    Object.entries(FUNCTIONS).map(([id, fn]) => [id, { name: fn.name, timeoutSeconds: fn.timeoutSeconds, handler: fn.create(runtime, statuses) as LambdaHandler }]),
   );
 }

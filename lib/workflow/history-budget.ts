@@ -13,7 +13,7 @@ import { StepPhases } from '../kube/types.js';
 import { CHECKOUT_STEP, InvalidPipeline } from '../pipeline/index.js';
 import type { AslDefinition, AslState } from './definition.js';
 import { firstPollSeconds, nextPollSeconds } from './poll-schedule.js';
-import { DEFAULT_PENDING_WATCH_SECONDS } from './settings.js';
+import { DEFAULT_PENDING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_SECONDS } from './settings.js';
 
 export const HistoryLimits = {
   /** Step Functions Standard workflows: the most events one execution's history may hold. */
@@ -84,10 +84,19 @@ export interface StepTiming {
   timeoutSeconds: number;
 }
 
-export interface BudgetOptions {
+/** How long a poll may watch the pod, as the deployment says (0: no watch, the schedule). */
+export interface Watches {
+  pendingWatchSeconds: number;
+  runningWatchSeconds: number;
+}
+
+export const DEPLOYED_WATCHES: Watches = {
+  pendingWatchSeconds: DEFAULT_PENDING_WATCH_SECONDS,
+  runningWatchSeconds: DEFAULT_RUNNING_WATCH_SECONDS,
+};
+
+export interface BudgetOptions extends Partial<Watches> {
   shape?: HistoryShape;
-  /** The deployment's pendingWatchSeconds (0: plain polling while pending). */
-  pendingWatchSeconds?: number;
 }
 
 /** Events of a build whose steps take these times, for the longer of its two endings (see HistoryShape). */
@@ -98,8 +107,8 @@ export function buildHistoryEvents(steps: readonly StepTiming[], options: Budget
 
 /** What one step adds to its build's history: its iteration and its polls. */
 export function stepHistoryEvents(step: StepTiming, options: BudgetOptions = {}): number {
-  const { shape = BUILD_HISTORY_SHAPE, pendingWatchSeconds = DEFAULT_PENDING_WATCH_SECONDS } = options;
-  return shape.stepEvents + stepPolls(step, pendingWatchSeconds) * shape.pollEvents;
+  const { shape = BUILD_HISTORY_SHAPE, ...watches } = options;
+  return shape.stepEvents + stepPolls(step, { ...DEPLOYED_WATCHES, ...watches }) * shape.pollEvents;
 }
 
 /** The most steps of this timing one build may have and stay within HistoryLimits.MAX_EVENTS. */
@@ -140,25 +149,27 @@ function count(n: number): string {
 
 /**
  * How many times PollStep runs for one step: a simulation of the schedule and of PollStep's watch
- * (tasks/poll-step.ts), up to the poll that sees the step ended. While pending, each poll holds a
- * watch of up to `pendingWatchSeconds` that returns as soon as the pod runs or ends, and the next
- * poll follows at once; without the watch, pending polls come as the schedule says.
+ * (tasks/poll-step.ts), up to the poll that sees the step ended. Each poll holds a watch of up to
+ * `pendingWatchSeconds` (pending) or `runningWatchSeconds` (running) that returns as soon as the
+ * pod runs or ends, and the next poll follows at once; without a watch, polls come as the schedule
+ * says.
  */
-export function stepPolls(step: StepTiming, pendingWatchSeconds = DEFAULT_PENDING_WATCH_SECONDS): number {
+export function stepPolls(step: StepTiming, watches: Watches = DEPLOYED_WATCHES): number {
   const runsAt = step.pendingSeconds;
   const endsAt = Math.min(step.pendingSeconds + (step.runSeconds ?? Infinity), step.timeoutSeconds);
   const phaseAt = (t: number) => (t >= endsAt ? 'ended' : t >= runsAt ? StepPhases.Running : StepPhases.Pending);
-  // As PollStep decides: a watch shorter than a second is none.
-  const watches = pendingWatchSeconds >= 1;
-  let t = firstPollSeconds(pendingWatchSeconds);
+  let t = firstPollSeconds(watches.pendingWatchSeconds);
   let before: string = StepPhases.Pending;
   let runningSince: number | undefined;
+  // As PollStep decides: a watch shorter than a second is none.
+  const watchSeconds = (phase: string) => (phase === StepPhases.Pending ? watches.pendingWatchSeconds : watches.runningWatchSeconds);
   for (let polls = 1; ; polls++) {
-    const watched = watches && before === StepPhases.Pending;
-    if (watched) t = Math.max(t, Math.min(t + pendingWatchSeconds, runsAt, endsAt));
+    const watching = watchSeconds(before) >= 1;
+    if (watching) t = Math.max(t, Math.min(t + watchSeconds(before), before === StepPhases.Pending ? runsAt : Infinity, endsAt));
     const phase = phaseAt(t);
     if (phase === 'ended') return polls;
     if (phase === StepPhases.Running) runningSince ??= t;
+    const watched = watching && watchSeconds(phase) >= 1;
     t += nextPollSeconds({ phase }, { elapsedSeconds: t, runningSeconds: runningSince === undefined ? 0 : t - runningSince, timeoutSeconds: step.timeoutSeconds, watched });
     before = phase;
   }

@@ -35,9 +35,11 @@ describe('poll schedule', () => {
     expect(waits).toEqual([1, 1, 2, 5, 20, 50, PollSchedule.RUNNING_MAX_SECONDS]);
   });
 
-  it('does not wait after a poll that watched the pending pod, since the watch was the wait', () => {
+  it('does not wait after a poll that watched the pod, pending or running, since the next watch is the wait', () => {
     expect(nextPollSeconds(pending, { elapsedSeconds: 3, runningSeconds: 0, timeoutSeconds: 600, watched: true })).toBe(0);
-    expect(nextPollSeconds(running, { elapsedSeconds: 3, runningSeconds: 1, timeoutSeconds: 600, watched: true })).toBe(1);
+    expect(nextPollSeconds(running, { elapsedSeconds: 3, runningSeconds: 1, timeoutSeconds: 600, watched: true })).toBe(0);
+    // Without a watch to come (RUNNING_WATCH_SECONDS 0, or the watch failed), the schedule again.
+    expect(nextPollSeconds(running, { elapsedSeconds: 3, runningSeconds: 1, timeoutSeconds: 600, watched: false })).toBe(1);
   });
 
   it('never waits past the step deadline', () => {

@@ -10,8 +10,10 @@ import { StepPhases, type StepStatus } from '../kube/types.js';
  * - running: doubling from one second up to RUNNING_MAX_SECONDS, so short steps finish promptly
  *   and a long step costs a few polls a minute at most;
  * - never past the step's deadline: the poll right after activeDeadlineSeconds reports the timeout;
- * - no wait at all after a poll that held a watch on a pending pod: the watch was the wait, and
- *   the next one starts from the change it saw (see tasks/poll-step.ts).
+ * - no wait at all after a poll that held a watch (pending or running): the watch was the wait,
+ *   and the next one starts from the change it saw (see tasks/poll-step.ts). The schedule is what
+ *   a deployment without watches (PENDING_WATCH_SECONDS / RUNNING_WATCH_SECONDS 0) polls on, and
+ *   the fallback when a watch delivers nothing.
  *
  * Wait states take whole seconds, hence integers throughout.
  */
@@ -29,12 +31,12 @@ export interface PollClock {
   runningSeconds: number;
   /** The step's timeout (activeDeadlineSeconds). */
   timeoutSeconds: number;
-  /** The poll watched the pending pod (so it has waited already). */
+  /** The poll held a watch, and the next one will hold one too: that watch is the wait. */
   watched?: boolean;
 }
 
 export function nextPollSeconds(status: Pick<StepStatus, 'phase'>, clock: PollClock): number {
-  if (clock.watched && status.phase === StepPhases.Pending) return 0;
+  if (clock.watched && (status.phase === StepPhases.Pending || status.phase === StepPhases.Running)) return 0;
   const wanted =
     status.phase === StepPhases.Running ? runningInterval(clock.runningSeconds) : pendingInterval(clock.elapsedSeconds);
   // One second past the deadline is when the kubelet has had the chance to mark the pod failed.

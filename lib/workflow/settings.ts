@@ -11,6 +11,8 @@ export interface WorkflowSettings {
   unschedulableGraceSeconds: number;
   /** How long one PollStep may watch a pending pod for its next change (0: plain polling only). */
   pendingWatchSeconds: number;
+  /** How long one PollStep may watch a running pod for its end (0: polling on the schedule). */
+  runningWatchSeconds: number;
   /** The image of the `clone` step: it needs git and a POSIX shell. */
   cloneImage: string;
   /** Where the workspace lives: see WorkspaceModes. */
@@ -48,12 +50,22 @@ export const DEFAULT_WORKSPACE: WorkspaceClaimSettings = { storageClass: 'gp2', 
  */
 export const DEFAULT_PENDING_WATCH_SECONDS = 20;
 
+/**
+ * While a step runs, a PollStep holds a watch on its pod for up to this long, so the state machine
+ * moves on within about a second of the container's exit instead of at the next scheduled poll
+ * (up to a minute later). A longer watch costs fewer transitions and history events (one poll,
+ * 9 events, per watch), the same Lambda time; it must end well inside the function's timeout
+ * (serverless.yml's pollStep, 300 s). bench/README.md compares the choices.
+ */
+export const DEFAULT_RUNNING_WATCH_SECONDS = 240;
+
 /** The documented defaults for what a deployment leaves unset; the namespace has none. */
 export function workflowSettings(given: Pick<WorkflowSettings, 'namespace'> & Partial<WorkflowSettings>): WorkflowSettings {
   return {
     imagePullGraceSeconds: DEFAULT_CLASSIFY_OPTIONS.imagePullGraceSeconds,
     unschedulableGraceSeconds: DEFAULT_CLASSIFY_OPTIONS.unschedulableGraceSeconds,
     pendingWatchSeconds: DEFAULT_PENDING_WATCH_SECONDS,
+    runningWatchSeconds: DEFAULT_RUNNING_WATCH_SECONDS,
     cloneImage: DEFAULT_CLONE_IMAGE,
     workspaceMode: WorkspaceModes.volume,
     workspace: DEFAULT_WORKSPACE,

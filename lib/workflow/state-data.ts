@@ -7,6 +7,7 @@ import type { Step } from '../pipeline/types.js';
 import type { BuildRef, ErrorName } from '../contract/index.js';
 import type { PodProgress } from '../kube/index.js';
 import type { ImageCheckSummary } from './image-check.js';
+import type { LiveLogState } from './live-log.js';
 
 export interface BuildSettings {
   imagePullGraceSeconds: number;
@@ -26,6 +27,8 @@ export interface BuildSettings {
   runAsUser?: number;
   /** See DEFAULT_PENDING_WATCH_SECONDS; absent or 0: plain polling. */
   pendingWatchSeconds?: number;
+  /** See DEFAULT_RUNNING_WATCH_SECONDS; absent or 0: polling on the schedule while the step runs. */
+  runningWatchSeconds?: number;
 }
 
 /** PrepareBuild's output, the input of RunSteps. */
@@ -54,6 +57,8 @@ export interface PollState {
   error?: ErrorName;
   cause?: string;
   exitCode?: number;
+  /** How far the log store's copy of the step's log has got (live-log.ts); set by LaunchStep. */
+  log?: LiveLogState;
 }
 
 /** One Map iteration's input (ItemSelector), plus $.poll once launched. */

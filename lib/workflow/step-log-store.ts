@@ -1,8 +1,35 @@
-/** Where FinishStep keeps a step's whole log: S3 on AWS (lib/lambda), a folder locally (lib/local). */
+/**
+ * Where a step's log is kept: S3 on AWS (lib/lambda), a folder locally (lib/local). FinishStep
+ * stores a log whole (`put`) when nothing of it was kept while the step ran; otherwise PollStep
+ * keeps it as it grows, in parts (`putPart`), and FinishStep adds the rest and ends it
+ * (`complete`), so the store holds every line, however much the kubelet keeps.
+ */
 export interface StepLogStore {
   /** Stores the log and returns where it went (s3://bucket/key or a file path). */
   put(buildId: string, step: string, log: string): Promise<string>;
+  /**
+   * Writes part `part` (1, 2, ...) of a running step's log, which starts at byte `offset` of the
+   * log: all of that part so far, replacing what an earlier write of it held, so a part grows by
+   * being written again, and a retried invocation rewrites rather than repeats. Returns where the
+   * log can be read while it grows.
+   */
+  putPart(buildId: string, step: string, text: string, at: { part: number; offset: number }): Promise<string>;
+  /** Where a running step's log can be read as it grows (what putPart answers). */
+  liveLocation(buildId: string, step: string): string;
+  /** Ends a log kept in `parts` parts: the whole log where `put` would have put it, and its last bytes. */
+  complete(buildId: string, step: string, parts: number): Promise<{ location: string; tail: string }>;
+  /**
+   * How often a running step's part is written: a local file can take every line at once; each
+   * write to S3 is a request that costs.
+   */
+  readonly partEveryMs: number;
 }
+
+/** How much of a log's end `complete` returns: enough for the tail FinishStep shows. */
+export const LOG_END_BYTES = 8 * 1024;
+
+/** A part is closed and the next one begun past this size, so no invocation holds more of a log. */
+export const MAX_PART_BYTES = 8 * 1024 * 1024;
 
 /**
  * `BUILD/STEP.log`, each part made safe: build ids and step names are validated elsewhere, but a

@@ -1,6 +1,6 @@
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { WatchedPod } from '../kube/index.js';
+import type { KubeClients, WatchedPod } from '../kube/index.js';
 import type { ImageChecker } from '../registry/index.js';
 import type { StepLogStore } from './step-log-store.js';
 import type { WorkflowSettings } from './settings.js';
@@ -16,6 +16,13 @@ export interface TaskDeps {
    * undefined when the watch saw nothing. Without it, PollStep polls plainly.
    */
   watchPod?(namespace: string, podName: string, until: (pod: V1Pod | null) => boolean, timeoutMs: number): Promise<WatchedPod | undefined>;
+  /**
+   * Follows a container's log while PollStep watches the running pod, so the log store keeps it as
+   * it grows (live-log.ts); with readLogAfter, FinishStep adds the rest. Without them, a step's log
+   * is read once, when it ends.
+   */
+  followLog?: KubeClients['followLog'];
+  readLogAfter?: KubeClients['readLogAfter'];
   /**
    * Asks each image's registry whether it exists (lib/registry), never throwing. Without it,
    * PrepareBuild leaves every image to the kubelet.

@@ -107,7 +107,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         if (route.resource.name !== 'pods' || route.namespace === undefined) throw noSuchPath();
         if (route.subresource === POD_LOG_SUBRESOURCE) {
           if (method !== 'GET') throw methodNotAllowed();
-          return servePodLog(ctx.store, options.logs, route.namespace, route.name, query, res);
+          return servePodLog(ctx.store, options.logs, route.namespace, route.name, query, res, ctx.now);
         }
         if (route.subresource !== POD_EXEC_SUBRESOURCE) throw noSuchPath();
         // GET for WebSocket (browsers and Go's clients can only upgrade a GET), POST for SPDY.

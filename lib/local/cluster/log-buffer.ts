@@ -13,6 +13,8 @@ interface LogLine {
 }
 
 export interface LogReadOptions {
+  /** Only lines written at or after this moment (sinceTime, sinceSeconds). */
+  since?: Date;
   tailLines?: number;
   limitBytes?: number;
   timestamps?: boolean;
@@ -59,6 +61,8 @@ export class LogBuffer {
 
   read(options: LogReadOptions = {}): string {
     let selected = this.lines;
+    const { since } = options;
+    if (since) selected = selected.filter((line) => line.time.getTime() >= since.getTime());
     if (options.tailLines !== undefined) selected = options.tailLines <= 0 ? [] : selected.slice(-options.tailLines);
     const text = selected.map((l) => this.format(l, options.timestamps ?? false)).join('');
     if (options.limitBytes === undefined) return text;

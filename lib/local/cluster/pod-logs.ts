@@ -31,7 +31,35 @@ function waitingMessage(pod: Pod, container: string): string {
   return `container "${container}" in pod "${podName}" is waiting to start: ${reason}`;
 }
 
-export function servePodLog(store: ObjectStore, logs: LogSource, namespace: string, name: string, query: URLSearchParams, res: ServerResponse): void {
+/**
+ * `sinceTime` (RFC 3339; the apiserver passes the kubelet whole seconds) or `sinceSeconds`, as the
+ * kubelet reads them: lines written at or after that moment.
+ */
+function sinceOf(query: URLSearchParams, now: () => Date): Date | undefined {
+  const time = query.get('sinceTime');
+  const seconds = optionalInt(query, 'sinceSeconds');
+  if (time && seconds !== undefined) throw badRequest('at most one of sinceTime or sinceSeconds may be specified');
+  if (time) {
+    const ms = Date.parse(time);
+    if (Number.isNaN(ms)) throw badRequest(`invalid value for sinceTime: "${time}"`);
+    return new Date(Math.floor(ms / 1000) * 1000);
+  }
+  if (seconds !== undefined) {
+    if (seconds < 1) throw badRequest('sinceSeconds: Invalid value: must be greater than 0');
+    return new Date(now().getTime() - seconds * 1000);
+  }
+  return undefined;
+}
+
+export function servePodLog(
+  store: ObjectStore,
+  logs: LogSource,
+  namespace: string,
+  name: string,
+  query: URLSearchParams,
+  res: ServerResponse,
+  now: () => Date = () => new Date(),
+): void {
   const pod = store.get('pods', namespace, name) as Pod | undefined;
   if (pod === undefined) throw notFound('pods', name);
   const container = requestedContainer(pod, query.get('container') ?? '');
@@ -42,7 +70,8 @@ export function servePodLog(store: ObjectStore, logs: LogSource, namespace: stri
   if (log === undefined) throw badRequest(waitingMessage(pod, container));
 
   const timestamps = query.get('timestamps') === 'true';
-  const text = log.read({ tailLines: optionalInt(query, 'tailLines'), limitBytes: optionalInt(query, 'limitBytes'), timestamps });
+  const since = sinceOf(query, now);
+  const text = log.read({ ...(since ? { since } : {}), tailLines: optionalInt(query, 'tailLines'), limitBytes: optionalInt(query, 'limitBytes'), timestamps });
   res.writeHead(200, { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' });
   if (query.get('follow') !== 'true') {
     res.end(text);

@@ -5,6 +5,7 @@ import { InvalidImage, InvalidPipeline, parsePipeline, problemLines, problemRepo
 import { logger } from '../../workflow/lambda-task.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../cluster/index.js';
 import { ConsoleOutput } from '../console-output.js';
+import { LiveLogPrinter } from '../live-log-printer.js';
 import { executionIdentity, type ExecutionIdentity } from '../execution-identity.js';
 import { startLocalExecution, type ExecutionSummary } from '../executor.js';
 import { localBuildInput, localSource } from '../local-source.js';
@@ -80,6 +81,7 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
   const scratch = await mkdtemp(path.join(tmpdir(), 'step-runner-'));
   let cluster: EmbeddedCluster | undefined;
   let uploader: SourceUploader | undefined;
+  let live: LiveLogPrinter | undefined;
   try {
     let kubeconfig = options.kubeconfig ? path.resolve(options.kubeconfig) : undefined;
     if (!kubeconfig) {
@@ -93,14 +95,21 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     uploader = uploaderFor(source.source, pipeline.checkout, { kubeconfig, context: options.context }, print);
 
     const buildId = localBuildId(file);
-    const console = new ConsoleOutput(`${buildId} (${options.file})`);
+    const console = new ConsoleOutput(`${buildId} (${options.file})`, { liveLog: true });
+    const printer = new LiveLogPrinter(print);
+    live = printer;
     const input = localBuildInput(buildId, { file: options.file, text: loaded }, source);
     const startedAt = new Date();
+    let printing = Promise.resolve();
     const execution = startLocalExecution(input, {
       runtime,
       statuses: printedStatusReporter(print),
       onEvent: (event) => {
-        console.lines(event).forEach(print);
+        // A step's last lines come before its result: the event waits for them.
+        printing = printing.then(async () => {
+          await printer.onEvent(event);
+          console.lines(event).forEach(print);
+        });
         uploader?.onEvent(event);
       },
     });
@@ -114,12 +123,14 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
     });
+    await printing;
     // The console lines already said "Execution ABORTED"; what is left to say is the cleanup.
     if (result.status === 'ABORTED') print('Its pods and workspace claim were deleted.');
     const summary: RunSummary = { ...executionIdentity(buildId, input, startedAt, new Date()), ...result, problems: [] };
     if (options.json) io.out(JSON.stringify(summary));
     return result.status === 'SUCCEEDED' ? ExitCodes.succeeded : ExitCodes.failed;
   } finally {
+    live?.stop();
     await uploader?.dispose();
     await cluster?.stop();
     await rm(scratch, { recursive: true, force: true });

@@ -33,6 +33,8 @@ export interface StepView {
   polls: number;
   result: StepResult | null;
   pod: StepPodView | null;
+  /** While the step runs: the last lines of its log so far. */
+  liveLog: string | null;
 }
 
 export interface HistoryRow {
@@ -80,6 +82,7 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
       polls: lastPoll?.polls ?? 0,
       result: finishedStep(inIteration) ?? null,
       pod: detail.pods.get(index) ?? null,
+      liveLog: detail.liveLogs?.get(index) ?? null,
     };
   });
 

@@ -220,7 +220,12 @@ function eventsTable(events: PodEventView[]): Html {
 
 function logSection(step: StepView, href: string): Html {
   const result = step.result;
-  if (!result) return step.status === 'in-progress' ? html`<h4>Log</h4><p class="muted">The log is kept when the step ends.</p>` : html``;
+  if (!result && step.status === 'in-progress') {
+    return html`<h4>Log <span class="muted">(as it runs)</span></h4>
+${step.liveLog ? html`<pre class="log">${step.liveLog}</pre>` : html`<p class="muted">Nothing yet.</p>`}
+<p><a href="${href}">Whole log so far</a></p>`;
+  }
+  if (!result) return html``;
   const local = result.log !== null && !result.log.startsWith('s3://');
   return html`<h4>Log</h4>
 ${result.logTail ? html`<pre class="log">${result.logTail}</pre>` : html`<p class="muted">The step wrote nothing.</p>`}

@@ -10,7 +10,7 @@
  * Anything else, and every request that does not ask for HTML, falls through to the JSON routes,
  * so scripts and curl get what they always got.
  */
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { consoleAsset } from '../console/assets.js';
@@ -20,7 +20,9 @@ import type { GraphLayout } from '../console/graph-layout.js';
 import { LIST_STREAM, listPage, listRows } from '../console/list-page.js';
 import { ASSET_PREFIX } from '../console/page-shell.js';
 import type { ExecutionChange, ExecutionDetail, ListedExecution } from '../executions.js';
-import { finishedStep } from '../executor.js';
+import { finishedStep, type ExecutionEvent } from '../executor.js';
+import { logTail } from '../../workflow/log-tail.js';
+import type { PollState } from '../../workflow/state-data.js';
 
 export interface ConsoleSource {
   list(): ListedExecution[];
@@ -84,16 +86,17 @@ export function createConsoleRoutes(options: ConsoleRoutesOptions): ConsoleRoute
       if (!wantsHtml(request)) return false;
       const step = new URL(request.url ?? '/', 'http://local').searchParams.get('step');
       const requested = step !== null && /^\d+$/.test(step) ? Number(step) : null;
-      sendHtml(response, 200, executionPage(executionModel(detail), options.graph, requested, now()).text);
+      sendHtml(response, 200, executionPage(executionModel(withLiveLogs(detail)), options.graph, requested, now()).text);
       return true;
     }
     if (rest.length === 1 && rest[0] === 'stream') {
       const current = () => {
-        const model = executionModel(options.executions.detail(name)!);
+        const model = executionModel(withLiveLogs(options.executions.detail(name)!));
         return { model: clientModel(model), fragments: executionFragments(model, model.defaultStep, now()) };
       };
       const ended = () => options.executions.detail(name)?.execution.status !== 'RUNNING';
-      stream(request, response, options, current, (change) => change.name === name, ended, throttleMs);
+      // A running step's log grows with no event to announce it: while the build runs, the page is sent again every second.
+      stream(request, response, options, current, (change) => change.name === name, ended, throttleMs, LIVE_LOG_REFRESH_MS);
       return true;
     }
     if (rest.length === 3 && rest[0] === 'steps' && /^\d+$/.test(rest[1] ?? '') && rest[2] === 'log') {
@@ -133,6 +136,7 @@ function stream(
   concerns: (change: ExecutionChange) => boolean,
   ended: () => boolean,
   throttleMs: number,
+  refreshMs?: number,
 ): void {
   response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', vary: 'Accept' });
   response.write('retry: 1000\n\n');
@@ -158,30 +162,79 @@ function stream(
   });
   // Proxies and browsers drop idle connections; a comment line keeps this one open.
   const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), 15_000);
+  const refresh = refreshMs ? setInterval(() => (timer ??= setTimeout(send, 0)), refreshMs) : undefined;
   const close = () => {
     closed = true;
     unsubscribe();
     clearInterval(heartbeat);
+    clearInterval(refresh);
     if (timer) clearTimeout(timer);
   };
   request.on('close', close);
   send();
 }
 
-/** Only the file FinishStep recorded for that step in this execution's history is served. */
+/**
+ * Only a file this execution's history names for that step is served: the log FinishStep kept,
+ * or while the step runs, the log store's live copy that LaunchStep named.
+ */
 async function sendLog(response: ServerResponse, detail: ExecutionDetail, index: number): Promise<void> {
-  const file = finishedStep(detail.history, index)?.log ?? null;
+  const file = finishedStep(detail.history, index)?.log ?? liveLogFile(detail.history, index) ?? null;
   const plain = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
   if (!file || file.startsWith('s3://')) {
     response.writeHead(404, plain).end(file ? `The log is in ${file}.\n` : 'No log was kept for this step (yet).\n');
     return;
   }
+  let info;
   try {
-    const info = await stat(file);
+    info = await stat(file);
     response.writeHead(200, { ...plain, 'content-length': info.size });
   } catch {
     response.writeHead(410, plain).end(`The log file ${file} is gone.\n`);
     return;
   }
-  createReadStream(file).pipe(response);
+  // A running step's log grows while it is sent: no more than the length announced.
+  if (info.size === 0) response.end();
+  else createReadStream(file, { end: info.size - 1 }).pipe(response);
+}
+
+const LIVE_LOG_REFRESH_MS = 1000;
+/** As much of a running step's log as the page shows: the tail FinishStep will show at the end. */
+const LIVE_LOG_END_BYTES = 8 * 1024;
+
+/** The log store's live copy of a step still running, as LaunchStep named it; undefined once it ended. */
+function liveLogFile(history: readonly ExecutionEvent[], index: number): string | undefined {
+  if (finishedStep(history, index)) return undefined;
+  const launched = history.find((e) => e.type === 'StateExited' && e.state?.name === 'LaunchStep' && e.index === index);
+  return (launched?.state?.output as { poll?: PollState } | undefined)?.poll?.log?.location;
+}
+
+/** The detail with the end of each running step's log read from its live copy (small, synchronous reads of local files). */
+function withLiveLogs(detail: ExecutionDetail): ExecutionDetail {
+  if (detail.execution.status !== 'RUNNING') return detail;
+  const liveLogs = new Map<number, string>();
+  const started = new Set(detail.history.filter((e) => e.type === 'MapIterationStarted' && e.index !== undefined).map((e) => e.index!));
+  for (const index of started) {
+    const file = liveLogFile(detail.history, index);
+    if (!file || file.startsWith('s3://')) continue;
+    const end = readEnd(file);
+    if (end) liveLogs.set(index, logTail(end));
+  }
+  return { ...detail, liveLogs };
+}
+
+function readEnd(file: string): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const { size } = fstatSync(fd);
+    const length = Math.min(size, LIVE_LOG_END_BYTES);
+    const bytes = Buffer.alloc(length);
+    readSync(fd, bytes, 0, length, size - length);
+    return bytes.toString('utf8');
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }

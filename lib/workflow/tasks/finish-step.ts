@@ -1,7 +1,7 @@
-import { deleteStepPod, maskSecrets, readSecretValues, readWholeStepLog, secretNeedles } from '../../kube/index.js';
+import { deleteStepPod, maskSecrets, readSecretValues, readWholeStepLog, secretNeedles, STEP_CONTAINER } from '../../kube/index.js';
 import { ErrorNames } from '../../contract/index.js';
 import { logTail } from '../log-tail.js';
-import type { StepInput, StepResult } from '../state-data.js';
+import type { PollState, StepInput, StepResult } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 
 /**
@@ -23,12 +23,9 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   // Read before the pod is deleted, so a failure here leaves the step retryable as it was.
   const needles = secrets.length > 0 ? secretNeedles(await readSecretValues(api, input.namespace, secrets)) : [];
   const mask = (text: string) => maskSecrets(text, needles);
-  // A pod's own checkout (ephemeral workspace) comes first in its log, as it ran first.
-  const checkoutLog = checkout ? await readWholeStepLog(api, input.namespace, poll.podName, undefined, checkout.name) : '';
-  const log = mask(checkoutLog + (await readWholeStepLog(api, input.namespace, poll.podName)));
-  const location = log ? await deps.logs.put(input.build.id, input.step.name, log) : null;
+  const { location, end } = await keepLog(input, poll, deps, mask);
   await deleteStepPod(api, input.namespace, poll.podName);
-  const tail = log ? logTail(log) : '';
+  const tail = end ? logTail(end) : '';
   const failed = poll.phase === 'failed';
   let cause = failed ? mask(poll.cause ?? `Step "${input.step.name}" failed`) : null;
   const exited = poll.error === ErrorNames.StepFailed || poll.error === ErrorNames.CheckoutFailed;
@@ -45,4 +42,31 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     logTail: tail,
     log: location,
   };
+}
+
+/**
+ * The whole log in the store, and its end (for the tail). When PollStep kept parts of it while
+ * the step ran, only what came after them is read and added; otherwise it is read whole, now.
+ */
+async function keepLog(
+  input: StepInput,
+  poll: PollState,
+  deps: TaskDeps,
+  mask: (text: string) => string,
+): Promise<{ location: string | null; end: string }> {
+  const { build, step, namespace } = input;
+  const live = poll.log;
+  if (live && live.parts > 0 && deps.readLogAfter) {
+    const rest = await deps.readLogAfter(namespace, poll.podName, STEP_CONTAINER, live.position);
+    const text = mask(rest.text);
+    if (text) await deps.logs.putPart(build.id, step.name, text, { part: live.parts + 1, offset: live.bytes });
+    const { location, tail } = await deps.logs.complete(build.id, step.name, live.parts + (text ? 1 : 0));
+    return { location, end: tail };
+  }
+  const api = await deps.kube();
+  const checkout = input.settings.checkout;
+  // A pod's own checkout (ephemeral workspace) comes first in its log, as it ran first.
+  const checkoutLog = checkout ? await readWholeStepLog(api, namespace, poll.podName, undefined, checkout.name) : '';
+  const log = mask(checkoutLog + (await readWholeStepLog(api, namespace, poll.podName)));
+  return { location: log ? await deps.logs.put(build.id, step.name, log) : null, end: log };
 }

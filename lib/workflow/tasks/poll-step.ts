@@ -3,12 +3,17 @@ import {
   DEFAULT_CLASSIFY_OPTIONS,
   classifyStep,
   isQuietPending,
+  maskSecrets,
   observeStep,
+  readSecretValues,
+  secretNeedles,
+  STEP_CONTAINER,
   podProgress,
   sameProgress,
   secondsSince,
   type PodProgress,
 } from '../../kube/index.js';
+import { LiveLogCopy, type LiveLogState } from '../live-log.js';
 import { nextPollSeconds } from '../poll-schedule.js';
 import { buildClaimName, type PollState, type StepInput } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
@@ -20,15 +25,23 @@ export interface PollLimits {
 
 /**
  * One look at the step's pod and its events, classified, with the wait before the next look.
- * While the pod is pending, the look is a bounded watch: it returns as soon as the pod's progress
- * differs from the last poll's (so a pull failure surfaces the moment the kubelet reports it), or
- * when the watch time is up. A running step is polled on the schedule instead: holding a Lambda
- * for the whole run would cost more than the few polls the schedule makes.
+ * The look is a bounded watch: it returns as soon as the pod's progress differs from the last
+ * poll's, or when the watch time is up. While the pod is pending that makes a pull failure surface
+ * the moment the kubelet reports it; while it runs, the state machine moves on within about a
+ * second of the container's exit rather than at the next scheduled poll. The next poll then
+ * follows at once, and its own watch is the wait.
  */
 export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLimits = {}): Promise<PollState> {
   const previous = input.poll;
   if (!previous) throw new Error('PollStep needs $.poll from LaunchStep');
-  const watched = previous.phase === 'pending' ? await watchPendingPod(input, previous, deps, limits) : undefined;
+  const following = previous.phase === 'running' ? await followLog(input, previous, deps) : undefined;
+  let watched: V1Pod | null | undefined;
+  let log: LiveLogState | undefined;
+  try {
+    watched = await watchPod(input, previous, deps, limits);
+  } finally {
+    log = await following?.stop();
+  }
   const now = deps.now();
   const claimName = buildClaimName(input.settings);
   const observation = await observeStep(await deps.kube(), input.namespace, previous.podName, {
@@ -58,11 +71,14 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
       elapsedSeconds,
       runningSeconds,
       timeoutSeconds: input.step.timeoutSeconds,
-      watched: watched !== undefined,
+      // The next poll's watch is its wait, when it will hold one as this poll did.
+      watched: watched !== undefined && watchSeconds(status.phase, input) >= 1,
     }),
     polls: previous.polls + 1,
     progress: podProgress(observation.pod),
   };
+  const liveLog = log ?? previous.log;
+  if (liveLog) poll.log = liveLog;
   if ('message' in status && status.message) poll.message = status.message;
   if (status.phase === 'failed') {
     poll.error = status.error;
@@ -75,13 +91,8 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
 }
 
 /** The pod once it has moved on (or as it stands when time is up); undefined: read it plainly. */
-async function watchPendingPod(
-  input: StepInput,
-  previous: PollState,
-  deps: TaskDeps,
-  limits: PollLimits,
-): Promise<V1Pod | null | undefined> {
-  const watchMs = Math.min((input.settings.pendingWatchSeconds ?? 0) * 1000, limits.maxWatchMs ?? Infinity);
+async function watchPod(input: StepInput, previous: PollState, deps: TaskDeps, limits: PollLimits): Promise<V1Pod | null | undefined> {
+  const watchMs = Math.min(watchSeconds(previous.phase, input) * 1000, limits.maxWatchMs ?? Infinity);
   if (!deps.watchPod || watchMs < 1000) return undefined;
   const watched = await deps.watchPod(
     input.namespace,
@@ -90,6 +101,39 @@ async function watchPendingPod(
     watchMs,
   );
   return watched?.pod;
+}
+
+/**
+ * While the watch holds, the step container's log is followed and kept (live-log.ts). Not while
+ * the pod's own checkout (an init container) runs: the checkout's log comes first, whole.
+ */
+async function followLog(input: StepInput, previous: PollState, deps: TaskDeps): Promise<{ stop(): Promise<LiveLogState> } | undefined> {
+  const { followLog, logs } = deps;
+  if (!followLog || !previous.log || previous.progress?.init || watchSeconds('running', input) < 1) return undefined;
+  const api = await deps.kube();
+  const secrets = [...(input.settings.checkout?.secrets ?? []), ...input.step.secrets];
+  const needles = secrets.length > 0 ? secretNeedles(await readSecretValues(api, input.namespace, secrets)) : [];
+  const copy = new LiveLogCopy({ store: logs, buildId: input.build.id, step: input.step.name, mask: (text) => maskSecrets(text, needles) }, previous.log);
+  const checkout = input.settings.checkout;
+  if (checkout && previous.log.parts === 0 && !previous.log.position && deps.readLogAfter) {
+    const first = await deps.readLogAfter(input.namespace, previous.podName, checkout.name, undefined);
+    if (first.text) copy.add(first.text, previous.log.position);
+  }
+  const controller = new AbortController();
+  const followed = followLog(input.namespace, previous.podName, STEP_CONTAINER, previous.log.position, (text, position) => copy.add(text, position), controller.signal);
+  return {
+    async stop() {
+      controller.abort();
+      await followed;
+      return copy.close();
+    },
+  };
+}
+
+function watchSeconds(phase: PollState['phase'], { settings }: StepInput): number {
+  if (phase === 'pending') return settings.pendingWatchSeconds ?? 0;
+  if (phase === 'running') return settings.runningWatchSeconds ?? 0;
+  return 0;
 }
 
 /**

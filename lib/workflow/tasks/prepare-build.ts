@@ -54,7 +54,10 @@ export async function prepareBuild(
   const ephemeral = settings.workspaceMode === WorkspaceModes.ephemeral;
   // Refused before anything is asked or made: the clone, a step of its own unless each pod clones, counts too.
   const runs = checksOut && !ephemeral ? [{ name: CHECKOUT_STEP, timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...pipeline.steps] : pipeline.steps;
-  const tooLong = historyBudgetProblem(input.pipeline.file, runs, { pendingWatchSeconds: settings.pendingWatchSeconds });
+  const tooLong = historyBudgetProblem(input.pipeline.file, runs, {
+    pendingWatchSeconds: settings.pendingWatchSeconds,
+    runningWatchSeconds: settings.runningWatchSeconds,
+  });
   if (tooLong) throw tooLong;
   const uses = imageUses([...(checksOut ? [{ name: CHECKOUT_STEP, image: settings.cloneImage }] : []), ...pipeline.steps]);
   const verdicts = await checkBuildImages(uses, namespace, settings.imageCheck, deps);
@@ -88,6 +91,7 @@ export async function prepareBuild(
       imagePullGraceSeconds: pipeline.imagePullGraceSeconds ?? settings.imagePullGraceSeconds,
       unschedulableGraceSeconds: settings.unschedulableGraceSeconds,
       pendingWatchSeconds: settings.pendingWatchSeconds,
+      runningWatchSeconds: settings.runningWatchSeconds,
       workspace,
       ...(checkout && !ephemeral ? { checkoutStep: checkout.name } : {}),
       ...(checkout && ephemeral ? { checkout } : {}),
