@@ -28,6 +28,9 @@ export interface ColdStart {
 
 const run = promisify(execFile);
 
+/** Where measureColdStart leaves the deployed bundle of functions/poll-step.ts (memory.ts uses it). */
+export const bundledPollStep = (workDir: string) => path.join(workDir, 'bundled', 'functions/poll-step.mjs');
+
 /** serverless.yml's esbuild options that shape the bundle (work folders and packaging left out). */
 async function deployedEsbuildOptions(root: string): Promise<esbuild.BuildOptions> {
   const config = parse(await readFile(path.join(root, 'serverless.yml'), 'utf8')) as { custom: { esbuild: Record<string, unknown> } };
@@ -43,7 +46,7 @@ async function sourceFiles(root: string, dir: string): Promise<string[]> {
 }
 
 /** The settings a deployed PollStep starts with (it refuses to start without them). */
-const DEPLOYED_ENV = { AWS_REGION: 'us-east-1', EKS_CLUSTER_NAME: 'ci', STEP_RUNNER_NAMESPACE: 'step-runner', STEP_LOGS_BUCKET: 'step-logs' };
+export const DEPLOYED_ENV = { AWS_REGION: 'us-east-1', EKS_CLUSTER_NAME: 'ci', STEP_RUNNER_NAMESPACE: 'step-runner', STEP_LOGS_BUCKET: 'step-logs' };
 
 async function initMs(file: string, nodeFlags: string[], cwd: string): Promise<number> {
   const { stdout } = await run(process.execPath, [...nodeFlags, path.join(cwd, 'measure-init.mjs'), file], {
@@ -55,9 +58,8 @@ async function initMs(file: string, nodeFlags: string[], cwd: string): Promise<n
 }
 
 export async function measureColdStart(root: string, workDir: string, samples = 9): Promise<ColdStart> {
-  const bundledDir = path.join(workDir, 'bundled');
   const unbundledDir = path.join(workDir, 'unbundled');
-  const bundled = path.join(bundledDir, 'functions/poll-step.mjs');
+  const bundled = bundledPollStep(workDir);
   await esbuild.build({
     ...(await deployedEsbuildOptions(root)),
     entryPoints: [path.join(root, 'functions/poll-step.ts')],

@@ -1,6 +1,7 @@
 /**
- * What orchestrating one step costs, from the real definition in simulated time: state
- * transitions (every StateEntered, as Step Functions bills them), Lambda invocations and GB-seconds.
+ * What orchestrating steps costs, from the real definition in simulated time: state transitions
+ * (every StateEntered, as Step Functions bills them), Lambda invocations and GB-seconds; and when,
+ * in simulated time, each step's end is followed by the next step's pod (completion latency).
  *
  * The definition runs in aws-local-stepfunctions with WaitForStep overridden to 0 ms. Each Task is
  * bound to the real task code (lib/workflow/tasks) whose `now()` is a simulated clock, and whose
@@ -12,7 +13,9 @@ import '../lib/local/polyfills.js';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { localLambdaArn as localArn } from '../lib/local/executor.js';
 import { loadDefinition, resolveResources, taskStates } from '../lib/workflow/definition.js';
-import { workflowSettings } from '../lib/workflow/settings.js';
+import { lambdaFunctionTimeouts } from '../lib/local/lambda-functions.js';
+import { WATCH_MARGIN_MS } from '../lib/workflow/handlers.js';
+import { DEFAULT_RUNNING_WATCH_SECONDS, workflowSettings } from '../lib/workflow/settings.js';
 import type { BuildInput } from '../lib/contract/index.js';
 import type { PollState, StepInput } from '../lib/workflow/state-data.js';
 import type { TaskDeps, TaskLog } from '../lib/workflow/task-deps.js';
@@ -23,7 +26,7 @@ import { pollStep } from '../lib/workflow/tasks/poll-step.js';
 import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
 import type { StatusRequest } from '../lib/contract/index.js';
 import { reportStatus } from '../lib/workflow/tasks/report-status.js';
-import { simulatedCluster, type StepTimeline } from './simulated-cluster.js';
+import { simulatedCluster, type SimulatedPod, type StepTimeline } from './simulated-cluster.js';
 import { SimulatedClock } from './simulated-clock.js';
 
 /** AWS list prices (us-east-1): Standard workflows and Lambda on arm64. */
@@ -34,8 +37,9 @@ export const PRICES = {
 };
 
 export interface CostAssumptions {
+  /** Every task function's memory (serverless.yml's provider default). */
   memoryMb: number;
-  /** Billed duration of one task invocation (warm: a couple of Kubernetes API calls). */
+  /** Billed duration of one task invocation, besides any watch (warm: a couple of Kubernetes API calls). */
   invocationSeconds: number;
   /** Created -> running. */
   pendingSeconds: number;
@@ -43,35 +47,81 @@ export interface CostAssumptions {
 
 export const DEFAULT_ASSUMPTIONS: CostAssumptions = { memoryMb: 256, invocationSeconds: 0.2, pendingSeconds: 5 };
 
-export interface OrchestrationCost {
-  stepMinutes: number;
-  schedule: 'adaptive' | 'fixed5s';
+/**
+ * How a running step is polled. `watch`: as deployed (a bounded watch on the running pod, the next
+ * poll at once); `schedule`: runningWatchSeconds 0, the doubling schedule up to one poll a minute
+ * (the pending watch stays); `fixed5s`: no watch at all, a poll every 5 s.
+ */
+export type Design = 'watch' | 'schedule' | 'fixed5s';
+export const DESIGNS: readonly Design[] = ['watch', 'schedule', 'fixed5s'];
+
+/** A design, possibly with other settings than the deployed ones (what-ifs; nothing here is deployed). */
+export interface Variant {
+  label: string;
+  design: Design;
+  /** `watch` only: the running watch's length (default DEFAULT_RUNNING_WATCH_SECONDS). */
+  runningWatchSeconds?: number;
+  /** PollStep's memory alone (default: assumptions.memoryMb, as every function). */
+  pollMemoryMb?: number;
+  /** What-if: no running watch once the step has run this long (the last watch is cut to end then); the schedule after. */
+  watchFirstSeconds?: number;
+  /** What-if: after a running watch that ran out, wait this long (a free Wait state) before the next watch. */
+  waitAfterWatchSeconds?: number;
+}
+
+export const variant = (design: Design): Variant => ({ label: design, design });
+
+export interface SimulatedBuild {
   transitions: number;
   invocations: number;
   polls: number;
+  /** Seconds PollStep spent inside watches. */
+  watchedSeconds: number;
   gbSeconds: number;
   dollars: number;
   status: string;
+  /** The step pods in order of creation, in simulated ms. */
+  pods: SimulatedPod[];
+}
+
+export interface OrchestrationCost extends Omit<SimulatedBuild, 'pods'> {
+  stepMinutes: number;
+  schedule: string;
 }
 
 const silent: TaskLog = { info: () => undefined, warn: () => undefined } as unknown as TaskLog;
 
-// As deployed: PollStep watches a pending pod (in simulated time, see simulated-cluster.ts).
-const CONFIG = workflowSettings({ namespace: 'default', imagePullGraceSeconds: 60, unschedulableGraceSeconds: 120 });
+/** What PollStep may watch in a fresh invocation, as its handler computes it (pollStepHandler). */
+const POLL_MAX_WATCH_MS = lambdaFunctionTimeouts.pollStep! * 1000 - WATCH_MARGIN_MS;
 
-/** One build with one step that runs `stepMinutes`, polled by the real schedule or every 5 s. */
-export async function orchestrationCost(
-  stepMinutes: number,
-  schedule: 'adaptive' | 'fixed5s',
+const pipelineText = (stepSeconds: readonly number[]) =>
+  `version: 1\nsteps:\n${stepSeconds.map((_, i) => `  - name: work-${i}\n    image: alpine:3.20\n    timeout: 2h\n    commands: [make]\n`).join('')}`;
+
+let builds = 0;
+
+/**
+ * One build whose steps run `stepSeconds` each (after `pendingSeconds` pending), through the real
+ * definition and task code in simulated time, polled as `v` says.
+ */
+export async function simulateBuild(
+  v: Variant,
+  stepSeconds: readonly number[],
   assumptions: CostAssumptions = DEFAULT_ASSUMPTIONS,
-): Promise<OrchestrationCost> {
+): Promise<SimulatedBuild> {
   const clock = new SimulatedClock();
-  const timeline: StepTimeline = { pendingSeconds: assumptions.pendingSeconds, runningSeconds: stepMinutes * 60 };
-  const cluster = simulatedCluster(clock, timeline);
+  const timelines: StepTimeline[] = stepSeconds.map((runningSeconds) => ({ pendingSeconds: assumptions.pendingSeconds, runningSeconds }));
+  const cluster = simulatedCluster(clock, timelines);
+  // As deployed (PrepareBuild passes these to every step), but for what the design changes.
+  const config = workflowSettings({
+    namespace: 'default',
+    imagePullGraceSeconds: 60,
+    unschedulableGraceSeconds: 120,
+    runningWatchSeconds: v.design === 'watch' ? (v.runningWatchSeconds ?? DEFAULT_RUNNING_WATCH_SECONDS) : 0,
+  });
   const deps: TaskDeps = {
     kube: async () => cluster.api,
     // The fixed 5-second baseline is plain polling, as a runner without a watch would do.
-    ...(schedule === 'adaptive' ? { watchPod: cluster.watchPod } : {}),
+    ...(v.design !== 'fixed5s' ? { watchPod: cluster.watchPod } : {}),
     // No live log is followed in simulated time (no followLog): FinishStep stores each log whole.
     logs: {
       put: async (build, step) => `sim://${build}/${step}.log`,
@@ -85,25 +135,42 @@ export async function orchestrationCost(
   };
   // The fixed schedule changes nothing but the wait the poll asks for.
   const fixed = (poll: PollState): PollState =>
-    schedule === 'fixed5s' && (poll.phase === 'pending' || poll.phase === 'running') ? { ...poll, nextPollSeconds: 5 } : poll;
+    v.design === 'fixed5s' && (poll.phase === 'pending' || poll.phase === 'running') ? { ...poll, nextPollSeconds: 5 } : poll;
 
   let invocations = 0;
+  let pollInvocations = 0;
   let polls = 0;
+  const ranSeconds = (poll: PollState) => (poll.runningSince ? (clock.now().getTime() - Date.parse(poll.runningSince)) / 1000 : 0);
   const byFunction: Record<string, (input: never) => Promise<unknown>> = {
-    PrepareBuildLambdaFunction: async (input: BuildInput) => prepareBuild(input, CONFIG, deps),
+    PrepareBuildLambdaFunction: async (input: BuildInput) => prepareBuild(input, config, deps),
     LaunchStepLambdaFunction: async (input: StepInput) => fixed(await launchStep(input, deps)),
     PollStepLambdaFunction: async (input: StepInput) => {
       // WaitForStep waited exactly what the previous poll (or the launch) asked for.
       clock.advance(input.poll!.nextPollSeconds);
       polls++;
-      return fixed(await pollStep(input, deps));
+      pollInvocations++;
+      let maxWatchMs = POLL_MAX_WATCH_MS;
+      let given = input;
+      if (v.watchFirstSeconds !== undefined && input.poll!.phase === 'running') {
+        const left = v.watchFirstSeconds - ranSeconds(input.poll!);
+        if (left < 1) given = { ...input, settings: { ...input.settings, runningWatchSeconds: 0 } };
+        else maxWatchMs = Math.min(maxWatchMs, left * 1000);
+      }
+      const poll = fixed(await pollStep(given, deps, { maxWatchMs }));
+      // A running watch that ran out (the poll before saw it running too, and it still runs).
+      if (v.waitAfterWatchSeconds !== undefined && input.poll!.phase === 'running' && poll.phase === 'running' && poll.nextPollSeconds === 0) {
+        return { ...poll, nextPollSeconds: v.waitAfterWatchSeconds };
+      }
+      return poll;
     },
     FinishStepLambdaFunction: async (input: StepInput) => finishStep(input, deps),
-    CleanupBuildLambdaFunction: async (input: { build: { id: string }; namespace?: string }) => cleanupBuild(input, CONFIG.namespace, deps),
+    CleanupBuildLambdaFunction: async (input: { build: { id: string }; namespace?: string }) => cleanupBuild(input, config.namespace, deps),
     ReportStatusLambdaFunction: async (input: StatusRequest) =>
       reportStatus(input, { reporter: { report: async () => ({ posted: false, reason: 'benchmark' }) }, log: silent }),
   };
 
+  // A task that throws is retried in real time and may be caught: the figures would be something else.
+  const taskErrors: string[] = [];
   const definition = loadDefinition();
   const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
   for (const { state, functionId } of taskStates(definition)) {
@@ -111,7 +178,10 @@ export async function orchestrationCost(
     if (!task) throw new Error(`the benchmark has no binding for ${functionId} (Task state ${state})`);
     handlers[state] = async (input) => {
       invocations++;
-      const output = await task(input as never);
+      const output = await task(input as never).catch((error: unknown) => {
+        taskErrors.push(`${state}: ${(error as Error).message}`);
+        throw error;
+      });
       clock.advance(assumptions.invocationSeconds);
       return output;
     };
@@ -120,14 +190,11 @@ export async function orchestrationCost(
   const machine = new StateMachine(resolveResources(definition, localArn) as never, {
     validationOptions: { checkPaths: true, checkArn: true },
   });
-  const name = `bench-${stepMinutes}m-${schedule}`.toLowerCase();
+  const name = `bench-${v.label.replace(/[^a-z0-9-]/gi, '-')}-${++builds}`.toLowerCase();
   const input: BuildInput = {
     build: { id: name, trigger: 'benchmark' },
     withoutSource: 'the benchmark measures its steps',
-      pipeline: {
-        file: 'bench.yml',
-      text: `version: 1\nsteps:\n  - name: work\n    image: alpine:3.20\n    timeout: 2h\n    commands: [make]\n`,
-    },
+    pipeline: { file: 'bench.yml', text: pipelineText(stepSeconds) },
   };
   const execution = machine.run(input as never, {
     overrides: { taskResourceLocalHandlers: handlers as never, waitTimeOverrides: { WaitForStep: 0 } },
@@ -146,9 +213,65 @@ export async function orchestrationCost(
   await execution.result.catch(() => undefined);
   // A build that did not succeed measured something else than the polling of a step.
   if (status !== 'SUCCEEDED') throw new Error(`the simulated build did not succeed: ${String(failure)}`);
+  if (taskErrors.length > 0) throw new Error(`a simulated task failed (the simulated cluster lacks what the task code now calls?): ${taskErrors.join('; ')}`);
 
-  // Watch time is billed Lambda time too.
-  const gbSeconds = (invocations * assumptions.invocationSeconds + cluster.watchedSeconds()) * (assumptions.memoryMb / 1024);
-  const dollars = transitions * PRICES.perTransition + invocations * PRICES.perInvocation + gbSeconds * PRICES.perGbSecondArm;
-  return { stepMinutes, schedule, transitions, invocations, polls, gbSeconds, dollars, status };
+  // Watch time is billed Lambda time too, at PollStep's memory.
+  const watchedSeconds = cluster.watchedSeconds();
+  const pollGb = (v.pollMemoryMb ?? assumptions.memoryMb) / 1024;
+  const otherGb = assumptions.memoryMb / 1024;
+  const gbSeconds =
+    (pollInvocations * assumptions.invocationSeconds + watchedSeconds) * pollGb + (invocations - pollInvocations) * assumptions.invocationSeconds * otherGb;
+  return { transitions, invocations, polls, watchedSeconds, gbSeconds, dollars: dollarsOf(transitions, invocations, gbSeconds), status, pods: cluster.pods() };
+}
+
+const dollarsOf = (transitions: number, invocations: number, gbSeconds: number) =>
+  transitions * PRICES.perTransition + invocations * PRICES.perInvocation + gbSeconds * PRICES.perGbSecondArm;
+
+/** One build with one step that runs `stepMinutes`. */
+export async function orchestrationCost(stepMinutes: number, v: Variant, assumptions: CostAssumptions = DEFAULT_ASSUMPTIONS): Promise<OrchestrationCost> {
+  const { pods: _pods, ...build } = await simulateBuild(v, [stepMinutes * 60], assumptions);
+  return { stepMinutes, schedule: v.label, ...build };
+}
+
+export interface StepHourCost {
+  label: string;
+  pollMemoryMb: number;
+  transitions: number;
+  invocations: number;
+  polls: number;
+  watchedSeconds: number;
+  gbSeconds: number;
+  dollars: number;
+}
+
+/**
+ * What one hour of a running step costs: a build whose step runs 3600 s less the same build whose
+ * step exits the moment it starts (pending, launch, finish and the build's own states cancel out).
+ */
+export async function costPerStepHour(v: Variant, assumptions: CostAssumptions = DEFAULT_ASSUMPTIONS): Promise<StepHourCost> {
+  const hour = await simulateBuild(v, [3600], assumptions);
+  const none = await simulateBuild(v, [0], assumptions);
+  const transitions = hour.transitions - none.transitions;
+  const invocations = hour.invocations - none.invocations;
+  const gbSeconds = hour.gbSeconds - none.gbSeconds;
+  return {
+    label: v.label,
+    pollMemoryMb: v.pollMemoryMb ?? assumptions.memoryMb,
+    transitions,
+    invocations,
+    polls: hour.polls - none.polls,
+    watchedSeconds: hour.watchedSeconds - none.watchedSeconds,
+    gbSeconds,
+    dollars: dollarsOf(transitions, invocations, gbSeconds),
+  };
+}
+
+/**
+ * Completion latency in simulated time: a two-step build whose first step runs `seconds`; from
+ * that pod's simulated end to the simulated moment the second step's pod is created.
+ */
+export async function simulatedCompletionLatencyMs(v: Variant, seconds: number, assumptions: CostAssumptions = DEFAULT_ASSUMPTIONS): Promise<number> {
+  const { pods } = await simulateBuild(v, [seconds, 1], assumptions);
+  if (pods.length < 2) throw new Error(`the simulated build created ${pods.length} pod(s), not 2`);
+  return pods[1]!.createdAt - pods[0]!.endsAt;
 }

@@ -1,9 +1,10 @@
 /**
- * A stand-in for the Kubernetes API in simulated time, for the cost benchmark: one step pod that
- * is pending (scheduled, image pulling) for a while, then runs for the step's duration, then
- * exits 0. It answers the calls the real task code makes (create, read, events, log, delete) with
- * the objects a kubelet would report at the simulated moment, so the real classifier and the real
- * poll schedule decide everything else.
+ * A stand-in for the Kubernetes API in simulated time, for the cost and completion-latency
+ * benchmarks: step pods, each pending (scheduled, image pulling) for a while, then running for its
+ * step's duration, then exiting 0; the n-th pod created follows the n-th timeline (the last one
+ * for any further pods). It answers the calls the real task code makes (create, read, events,
+ * log, delete) with the objects a kubelet would report at the simulated moment, so the real
+ * classifier and the real poll schedule decide everything else.
  */
 import type { CoreV1Api, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import type { TaskDeps } from '../lib/workflow/task-deps.js';
@@ -16,19 +17,39 @@ export interface StepTimeline {
   runningSeconds: number;
 }
 
+/** A pod the simulated cluster created: when, and when its container exits (simulated ms). */
+export interface SimulatedPod {
+  name: string;
+  createdAt: number;
+  startsAt: number;
+  endsAt: number;
+}
+
 export interface SimulatedCluster {
   api: CoreV1Api;
+  /** Every pod created so far, in order of creation. */
+  pods(): SimulatedPod[];
   /** TaskDeps.watchPod in simulated time: the clock moves to the pod's next change, or by the timeout. */
   watchPod: NonNullable<TaskDeps['watchPod']>;
   /** Simulated seconds spent inside watches (billed Lambda time). */
   watchedSeconds(): number;
 }
 
-export function simulatedCluster(clock: SimulatedClock, timeline: StepTimeline): SimulatedCluster {
-  const pods = new Map<string, { pod: V1Pod; createdAt: number }>();
-  const claims = new Map<string, V1PersistentVolumeClaim>();
+interface Entry {
+  pod: V1Pod;
+  createdAt: number;
+  timeline: StepTimeline;
+}
 
-  const podAt = (entry: { pod: V1Pod; createdAt: number }): V1Pod => {
+export function simulatedCluster(clock: SimulatedClock, timelines: StepTimeline | readonly StepTimeline[]): SimulatedCluster {
+  const pods = new Map<string, Entry>();
+  const created: SimulatedPod[] = [];
+  const claims = new Map<string, V1PersistentVolumeClaim>();
+  const all = Array.isArray(timelines) ? timelines : [timelines as StepTimeline];
+  const timelineOf = (index: number) => all[Math.min(index, all.length - 1)]!;
+
+  const podAt = (entry: Entry): V1Pod => {
+    const { timeline } = entry;
     const age = (clock.now().getTime() - entry.createdAt) / 1000;
     const startedAt = new Date(entry.createdAt + timeline.pendingSeconds * 1000);
     const finishedAt = new Date(startedAt.getTime() + timeline.runningSeconds * 1000);
@@ -64,12 +85,15 @@ export function simulatedCluster(clock: SimulatedClock, timeline: StepTimeline):
   const api = {
     async createNamespacedPod({ body }: { body: V1Pod }) {
       const createdAt = clock.now().getTime();
+      const timeline = timelineOf(created.length);
       const pod: V1Pod = {
         ...body,
-        metadata: { ...body.metadata, uid: `uid-${pods.size + 1}`, creationTimestamp: new Date(createdAt) },
+        metadata: { ...body.metadata, uid: `uid-${created.length + 1}`, creationTimestamp: new Date(createdAt) },
       };
-      pods.set(pod.metadata!.name!, { pod, createdAt });
-      return podAt({ pod, createdAt });
+      const startsAt = createdAt + timeline.pendingSeconds * 1000;
+      created.push({ name: pod.metadata!.name!, createdAt, startsAt, endsAt: startsAt + timeline.runningSeconds * 1000 });
+      pods.set(pod.metadata!.name!, { pod, createdAt, timeline });
+      return podAt({ pod, createdAt, timeline });
     },
     async readNamespacedPod({ name }: { name: string }) {
       const entry = pods.get(name);
@@ -106,14 +130,26 @@ export function simulatedCluster(clock: SimulatedClock, timeline: StepTimeline):
       claims.delete(name);
       return {};
     },
+    // The build's credential Secrets: the benchmark's builds have none (cleanup lists them).
+    async listNamespacedSecret() {
+      return { items: [] };
+    },
+    async deleteNamespacedSecret() {
+      return {};
+    },
   };
   let watchedSeconds = 0;
+  // As lib/kube/watch-pod.ts: the watch first delivers the pod as it is (settled if `until` already
+  // holds), then each change, until `until` holds or the time is up; it then resolves with the
+  // last version seen, settled or not (so PollStep counts it as a watch, pending or running), and
+  // undefined only when the pod does not exist. A running pod's only change is its end.
   const watchPod: SimulatedCluster['watchPod'] = async (_namespace, podName, until, timeoutMs) => {
     const entry = pods.get(podName);
     if (!entry) return undefined;
     const current = podAt(entry);
     if (until(current)) return { pod: current, settled: true };
     // The pod changes only when it starts and when it ends.
+    const { timeline } = entry;
     const changes = [timeline.pendingSeconds, timeline.pendingSeconds + timeline.runningSeconds].map((s) => entry.createdAt + s * 1000);
     const now = clock.now().getTime();
     const next = changes.find((at) => at > now);
@@ -123,5 +159,5 @@ export function simulatedCluster(clock: SimulatedClock, timeline: StepTimeline):
     const pod = podAt(entry);
     return { pod, settled: until(pod) };
   };
-  return { api: api as unknown as CoreV1Api, watchPod, watchedSeconds: () => watchedSeconds };
+  return { api: api as unknown as CoreV1Api, pods: () => [...created], watchPod, watchedSeconds: () => watchedSeconds };
 }

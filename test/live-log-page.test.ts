@@ -11,6 +11,7 @@ import path from 'node:path';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
 import { logger } from '../lib/workflow/lambda-task.js';
+import { waitFor } from './fixtures/wait-for.js';
 import { deliverGeneric } from './fixtures/webhooks/generic-delivery.js';
 
 const SECRET = 'live-log-page-secret-7c1d';
@@ -36,16 +37,6 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** Resolves with the moment the page's live stream first sends `text`. */
 function streamed(url: string, text: string): { seen: Promise<number>; close: () => void } {
   let close = () => {};
@@ -67,10 +58,13 @@ test('a running step\'s lines reach the log route, the page and its stream withi
   const stream = streamed(`${server.url}/executions/${name}/stream`, 'second words');
   try {
     const logUrl = `${server.url}/executions/${name}/steps/0/log`;
-    const firstAt = await eventually('the first line in the log route', async () => {
-      const response = await fetch(logUrl);
-      return response.status === 200 && (await response.text()).includes('first words') ? Date.now() : undefined;
-    }, 10_000);
+    const firstAt = await waitFor(
+      async () => {
+        const response = await fetch(logUrl);
+        return response.status === 200 && (await response.text()).includes('first words') ? Date.now() : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 100, what: 'the first line in the log route' },
+    );
 
     // The page while the step runs: its log so far, and the whole-log link.
     const page = await (await fetch(`${server.url}/executions/${name}`, { headers: { accept: 'text/html' } })).text();

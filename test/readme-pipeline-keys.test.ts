@@ -13,6 +13,7 @@ function schemaKeyPaths(): string[] {
     ...knownKeys.step.map((key) => `steps[].${key}`),
     ...knownKeys.resources.map((key) => `steps[].resources.${key}`),
     ...knownKeys.secret.map((key) => `steps[].secrets[].${key}`),
+    ...knownKeys.toleration.map((key) => `steps[].tolerations[].${key}`),
   ];
 }
 

@@ -200,4 +200,24 @@ describe('readPullSecretConfigs', () => {
     } as unknown as PullSecretsApi;
     expect(await readPullSecretConfigs(api, 'builds')).toEqual({ documents: [], unreadable: ['service account builds/default: HTTP 403'] });
   });
+
+  it('reads the pods\' own pull secrets instead of the service account\'s, as the kubelet does', async () => {
+    const read: string[] = [];
+    const api = {
+      readNamespacedServiceAccount: async () => {
+        read.push('serviceaccount');
+        return { imagePullSecrets: [{ name: 'from-account' }] };
+      },
+      readNamespacedSecret: async ({ name }: { name: string }) => {
+        read.push(`secret ${name}`);
+        if (name === 'missing') throw Object.assign(new Error('not found'), { code: 404 });
+        return { data: { '.dockerconfigjson': Buffer.from(`{"auths":{"${name}.example.com":{}}}`).toString('base64') } };
+      },
+    } as unknown as PullSecretsApi;
+    expect(await readPullSecretConfigs(api, 'builds', 'default', ['regcred', 'missing'])).toEqual({
+      documents: ['{"auths":{"regcred.example.com":{}}}'],
+      unreadable: ['secret builds/missing: HTTP 404'],
+    });
+    expect(read).toEqual(['secret regcred', 'secret missing']);
+  });
 });

@@ -4,6 +4,8 @@
  * minus redundant wrapping (the kubelet's "Failed to pull image X:" and gRPC's "rpc error: code =
  * … desc ="), and elided in the middle only when a Cause would grow past MAX_CAUSE_LENGTH.
  */
+import { checkImageReference } from '../pipeline/image-reference.js';
+import { ecrRegistry } from '../registry/ecr-host.js';
 import { EventReasons, VolumeEventReasons } from './classify-reasons.js';
 
 /** Step Functions shows the Cause in full; beyond this a paragraph stops being readable. */
@@ -60,13 +62,15 @@ function sentence(text: string): string {
  * Joins the runner's sentence with the quoted words, eliding the words (never the runner's
  * sentence, which names step and image) so the whole stays within MAX_CAUSE_LENGTH.
  */
-export function composeCause(lead: string, label?: string, words?: string): string {
+export function composeCause(lead: string, label?: string, words?: string, after?: string): string {
+  // A line of advice after the paragraph: the quoted words give way to it.
+  const tail = after?.trim() ? `\n${after.trim()}` : '';
   const head = sentence(lead);
   const quoted = words?.trim();
-  if (!label || !quoted) return elideMiddle(head, MAX_CAUSE_LENGTH);
+  if (!label || !quoted) return elideMiddle(head, MAX_CAUSE_LENGTH - tail.length) + tail;
   const prefix = `${head} ${label}: `;
-  const room = Math.max(MAX_CAUSE_LENGTH - prefix.length - 1, 40);
-  return prefix + sentence(elideMiddle(quoted, room));
+  const room = Math.max(MAX_CAUSE_LENGTH - prefix.length - tail.length - 1, 40);
+  return prefix + sentence(elideMiddle(quoted, room)) + tail;
 }
 
 function seconds(value: number): string {
@@ -83,17 +87,51 @@ function image(s: CauseSubject): string {
   return s.initContainer ? `the image "${s.image}" of its checkout (init container "${s.initContainer}")` : `image "${s.image}"`;
 }
 
+/** What the pod pulled with, for a Cause about credentials. */
+export interface PullCredentials {
+  /** The pod's imagePullSecrets (the service account's fill in a pod that names none). */
+  pullSecrets: readonly string[];
+  namespace?: string;
+}
+
+/**
+ * The one line a Cause adds when the registry refused the credentials or wanted some: for ECR the
+ * node role's permissions (the kubelet logs in with the node's role there), else the pod's pull
+ * secrets by name, or that it has none.
+ */
+export function pullCredentialsHint(image: string, credentials: PullCredentials): string {
+  const checked = checkImageReference(image);
+  const registry = checked.ok ? checked.image.domain : undefined;
+  const ecr = registry ? ecrRegistry(registry) : undefined;
+  const where = credentials.namespace ? ` in namespace "${credentials.namespace}"` : '';
+  if (ecr) {
+    return (
+      `What to check: ECR images are pulled with the node's IAM role, which needs ecr:GetAuthorizationToken, ecr:BatchGetImage and ` +
+      `ecr:GetDownloadUrlForLayer on this repository (account ${ecr.accountId}, region ${ecr.region}; another account's repository must also allow the role in its repository policy).`
+    );
+  }
+  const login = registry ? `a login for ${registry}` : 'a login for its registry';
+  if (credentials.pullSecrets.length === 0) {
+    return (
+      `What to check: the pod has no pull secrets. If the image is private, create a kubernetes.io/dockerconfigjson Secret with ${login}${where} ` +
+      'and name it in the pipeline\'s "pull-secrets" (or the deployment\'s stepPullSecrets).'
+    );
+  }
+  const names = credentials.pullSecrets.map((name) => `"${name}"`).join(', ');
+  return `What to check: the pod's pull secrets ${names}${where}: each must exist as a kubernetes.io/dockerconfigjson Secret, and one must hold ${login} that may pull this image.`;
+}
+
 export function pullFailedCause(
   s: CauseSubject,
-  detail: { reason: string; words?: string; waitedSeconds?: number; graceSeconds?: number },
+  detail: { reason: string; words?: string; waitedSeconds?: number; graceSeconds?: number; hint?: string },
 ): string {
   const waited =
     detail.waitedSeconds !== undefined && detail.graceSeconds !== undefined
       ? `; pulling kept failing for ${seconds(detail.waitedSeconds)} (grace period ${seconds(detail.graceSeconds)})`
       : '';
   const lead = `Step "${s.step}" could not start: ${image(s)} could not be pulled (${detail.reason})${waited}`;
-  if (!detail.words) return composeCause(`${lead}. The kubelet reported no registry message`);
-  return composeCause(lead, 'The registry said', detail.words);
+  if (!detail.words) return composeCause(`${lead}. The kubelet reported no registry message`, undefined, undefined, detail.hint);
+  return composeCause(lead, 'The registry said', detail.words, detail.hint);
 }
 
 export function neverPullCause(s: CauseSubject, words?: string): string {

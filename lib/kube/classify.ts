@@ -117,6 +117,7 @@ import {
   PullVerdicts,
   PullWaitingReasons,
   classifyPullMessage,
+  isAuthPullFailure,
   isInvalidReferenceMessage,
   isPullWaitingReason,
   type PullVerdict,
@@ -134,6 +135,7 @@ import {
   podDeletingCause,
   podFailedCause,
   pinnedUnschedulableCause,
+  pullCredentialsHint,
   pullFailedCause,
   runtimeWords,
   startErrorCause,
@@ -142,6 +144,7 @@ import {
   volumeWords,
   workspaceUnavailableCause,
   type CauseSubject,
+  type PullCredentials,
   type WorkspaceFailureReason,
 } from './cause.js';
 
@@ -367,8 +370,10 @@ function imageProblem(f: Facts): StepStatus | undefined {
   }
   // Only real runtime words are judged; the bare back-off line names the image and nothing more.
   const judged = words && raw && !/^Back-off pulling image "(?:[^"\\]|\\.)*"$/.test(raw.trim()) ? words : undefined;
+  // Refused credentials (or none offered): one more line on what to check.
+  const hint = judged && isAuthPullFailure(judged, f.subject.image) ? { hint: pullCredentialsHint(f.subject.image, podPullCredentials(f.pod)) } : {};
   if (pullVerdict(reason, judged, f.subject.image) === PullVerdicts.Permanent) {
-    return failed(ErrorNames.ImagePullFailed, reason, pullFailedCause(f.subject, { reason, words: judged }));
+    return failed(ErrorNames.ImagePullFailed, reason, pullFailedCause(f.subject, { reason, words: judged, ...hint }));
   }
   const waited = secondsBetween(firstPullFailure(f), f.now);
   if (waited < f.options.imagePullGraceSeconds) return pending(reason, judged ?? raw);
@@ -380,8 +385,15 @@ function imageProblem(f: Facts): StepStatus | undefined {
       words: judged,
       waitedSeconds: waited,
       graceSeconds: f.options.imagePullGraceSeconds,
+      ...hint,
     }),
   );
+}
+
+/** The pull secrets the kubelet had for the pod, as the API returns it (after the service account's were filled in). */
+function podPullCredentials(pod: V1Pod): PullCredentials {
+  const pullSecrets = (pod.spec?.imagePullSecrets ?? []).map((ref) => ref.name).filter((name): name is string => !!name);
+  return { pullSecrets, ...(pod.metadata?.namespace ? { namespace: pod.metadata.namespace } : {}) };
 }
 
 function isKubeletEcho(message: string): boolean {

@@ -127,13 +127,46 @@ function withoutNames(message: string, image?: string): string {
  */
 export function classifyPullMessage(message: string, image?: string): PullVerdict {
   const text = withoutNames(message, image);
-  if (TRANSIENT_PATTERNS.some((p) => p.test(text)) || TRANSIENT_STATUSES.some((c) => mentionsStatus(text, c))) {
-    return PullVerdicts.Transient;
-  }
+  if (soundsTransient(text)) return PullVerdicts.Transient;
   if (PERMANENT_PATTERNS.some((p) => p.test(text)) || PERMANENT_STATUSES.some((c) => mentionsStatus(text, c))) {
     return PullVerdicts.Permanent;
   }
   return PullVerdicts.Unknown;
+}
+
+function soundsTransient(text: string): boolean {
+  return TRANSIENT_PATTERNS.some((p) => p.test(text)) || TRANSIENT_STATUSES.some((c) => mentionsStatus(text, c));
+}
+
+/**
+ * A registry that refused the credentials or wanted some (401, 403), in the wordings of
+ * containerd, CRI-O, dockershim and the registries: `unauthorized`, `authentication required`,
+ * `pull access denied`, `denied:`, `403 Forbidden`, ECR's `no basic auth credentials`.
+ */
+const AUTH_PATTERNS: readonly RegExp[] = [
+  /\bunauthorized\b/i,
+  /\bunauthenticated\b/i,
+  /\bauthentication required\b/i,
+  /\bauthorization failed\b/i,
+  /\baccess denied\b/i,
+  /\bdenied:/i,
+  /\bis denied\b/i,
+  /\bforbidden\b/i,
+  /may require 'docker login'/i,
+  /may require authorization/i,
+  /\binsufficient_scope\b/i,
+  /\bno basic auth credentials\b/i, // ECR through dockershim and containerd: the node had no login to offer
+];
+
+/**
+ * Whether a pull failed on credentials (or their absence), so the Cause can say what to check:
+ * the pod's pull secrets, or for ECR the node's role. Words that sound transient too (a throttled
+ * token endpoint) are not: credentials are not what to fix then.
+ */
+export function isAuthPullFailure(message: string, image?: string): boolean {
+  const text = withoutNames(message, image);
+  if (soundsTransient(text)) return false;
+  return AUTH_PATTERNS.some((p) => p.test(text)) || ['401', '403'].some((c) => mentionsStatus(text, c));
 }
 
 export function isPermanentPullFailure(message: string, image?: string): boolean {

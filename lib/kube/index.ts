@@ -3,7 +3,7 @@ export * from './errors.js';
 export * from './types.js';
 export { stepPodName, labelValue, workspaceClaimName } from './pod-name.js';
 export { stepScript, shellQuote } from './step-script.js';
-export { stepPodManifest, type PodWorkspace, type StepPodManifestInput } from './pod-manifest.js';
+export { stepPodManifest, stepPlacement, type PodPlacement, type PodWorkspace, type StepPodManifestInput } from './pod-manifest.js';
 export { kubeConfigForEks, EksConnectionCache, type EksConnectionOptions } from './connection.js';
 export { kubeClients, type KubeClients } from './clients.js';
 export { eksToken, type AwsCredentials, type AwsCredentialsProvider, type EksToken } from './eks-token.js';

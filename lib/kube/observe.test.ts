@@ -29,6 +29,13 @@ describe('observeStep', () => {
     expect(observation.events).toEqual([own]);
   });
 
+  it('reads no events for a pod a watch saw succeed: nothing in them could change the outcome', async () => {
+    const succeeded: V1Pod = { ...pod, status: { ...pod.status, phase: 'Succeeded' } };
+    const refusing = { ...api(null, [own]), listNamespacedEvent: async () => Promise.reject(new Error('not to be read')) } as unknown as ObserveApi;
+    const observation = await observeStep(refusing, 'ci', 'b-42-web', { now: () => at(5), knownPod: succeeded });
+    expect(observation).toMatchObject({ pod: succeeded, events: [] });
+  });
+
   it('keeps every pod event once the pod is gone: one of them may say why', async () => {
     const observation = await observeStep(api(null, [earlier, own]), 'ci', 'b-42-web', { now: () => at(5), retry: { maxAttempts: 1 } });
     expect(observation.pod).toBeNull();

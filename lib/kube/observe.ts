@@ -2,7 +2,7 @@ import type { CoreV1Api, CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { httpStatus, unexpectedKubeError } from './api-error.js';
 import { isAboutClaim, isAboutPod } from './classify-events.js';
 import { isAwaitingNode, workspaceClaim } from './classify-pod.js';
-import { InvolvedKinds } from './classify-reasons.js';
+import { InvolvedKinds, PodPhases } from './classify-reasons.js';
 import { fieldSelector } from './field-selector.js';
 import { withKubeRetries, type KubeRetryOptions } from './retry.js';
 import type { Observation } from './types.js';
@@ -13,7 +13,7 @@ export type ObserveApi = Pick<CoreV1Api, 'readNamespacedPod' | 'listNamespacedEv
  * One poll of a step: its pod (null once it is gone) and the events about it, in two API requests
  * made side by side. The classifier needs both: the container status says ErrImagePull, but the
  * registry's own words often only reach the events. A caller that already holds the pod (from a
- * watch) passes it as `knownPod`, and only the events are read.
+ * watch) passes it as `knownPod`, and only the events are read (none for a pod that succeeded).
  *
  * Given the build's workspace `claimName`, the claim's events are read too, but only while the pod
  * mounts that claim and waits for a node: the provisioner reports its failures on the claim, and
@@ -49,6 +49,8 @@ export async function observeStep(
     observedAt: now(),
   });
   if (knownPod !== undefined) {
+    // A pod that has succeeded is classified by its status alone; its events could change nothing.
+    if (knownPod?.status?.phase === PodPhases.Succeeded) return observation(knownPod, [], undefined);
     const [events, claimEvents] = await Promise.all([listPodEvents(api, namespace, podName, retry), readClaimEvents(knownPod)]);
     return observation(knownPod, events, claimEvents);
   }

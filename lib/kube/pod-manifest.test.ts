@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { Pod } from 'kubernetes-models/v1/Pod';
-import type { Step } from '../pipeline/types.js';
-import { stepPodManifest } from './pod-manifest.js';
+import type { Step, Toleration } from '../pipeline/types.js';
+import { stepPlacement, stepPodManifest, type PodPlacement } from './pod-manifest.js';
 import { Annotations, Labels, MANAGED_BY, STEP_CONTAINER } from './types.js';
 
 const step: Step = {
@@ -136,6 +136,67 @@ describe('stepPodManifest', () => {
       seccompProfile: { type: 'RuntimeDefault' },
     });
     expect(security?.runAsNonRoot).toBeUndefined();
+  });
+
+  describe('pull secrets and placement', () => {
+    const spot: Toleration = { key: 'karpenter.sh/capacity-type', operator: 'Equal', value: 'spot', effect: 'NoSchedule' };
+    const ci: Toleration = { key: 'ci', operator: 'Exists', effect: 'NoSchedule' };
+    const gpu: Toleration = { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 };
+    const deployment: PodPlacement = { nodeSelector: { 'kubernetes.io/arch': 'arm64', pool: 'ci' }, tolerations: [ci] };
+
+    it.each<[string, Pick<Step, 'nodeSelector' | 'tolerations'>, PodPlacement | undefined, PodPlacement]>([
+      ['neither: nothing', {}, undefined, {}],
+      ['the deployment\'s only', {}, deployment, deployment],
+      ['the step\'s only', { nodeSelector: { gpu: 'true' }, tolerations: [gpu] }, undefined, { nodeSelector: { gpu: 'true' }, tolerations: [gpu] }],
+      [
+        'the step\'s keys over the deployment\'s, its tolerations after',
+        { nodeSelector: { 'kubernetes.io/arch': 'amd64', gpu: 'true' }, tolerations: [spot, gpu] },
+        deployment,
+        { nodeSelector: { 'kubernetes.io/arch': 'amd64', pool: 'ci', gpu: 'true' }, tolerations: [ci, spot, gpu] },
+      ],
+      ['a toleration both name, once', { tolerations: [ci] }, deployment, { nodeSelector: deployment.nodeSelector!, tolerations: [ci] }],
+      ['empty defaults: nothing', {}, { nodeSelector: {}, tolerations: [] }, {}],
+    ])('merges %s', (_name, own, defaults, expected) => {
+      expect(stepPlacement(own, defaults)).toEqual(expected);
+    });
+
+    it.each<[string, Partial<Parameters<typeof stepPodManifest>[0]>, Step, Record<string, unknown>]>([
+      ['no settings: none of the fields', {}, step, {}],
+      ['pull secrets, once each', { pullSecrets: ['regcred', 'ghcr', 'regcred'] }, step, { imagePullSecrets: [{ name: 'regcred' }, { name: 'ghcr' }] }],
+      [
+        'the step\'s node selector and tolerations over the deployment\'s',
+        { placement: deployment },
+        { ...step, nodeSelector: { pool: 'gpu' }, tolerations: [gpu] },
+        {
+          nodeSelector: { 'kubernetes.io/arch': 'arm64', pool: 'gpu' },
+          tolerations: [
+            { key: 'ci', operator: 'Exists', effect: 'NoSchedule' },
+            { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+          ],
+        },
+      ],
+      ['a toleration of every taint', {}, { ...step, tolerations: [{ operator: 'Exists' }] }, { tolerations: [{ operator: 'Exists' }] }],
+    ])('sets %s in the pod spec, a valid Pod', (_name, input, ownStep, expected) => {
+      const manifest = stepPodManifest({ buildId: 'b1', step: ownStep, namespace: 'ci', ...input });
+      expect(() => validate(manifest)).not.toThrow();
+      const spec = manifest.spec as unknown as Record<string, unknown>;
+      for (const field of ['imagePullSecrets', 'nodeSelector', 'tolerations']) expect(spec[field]).toEqual(expected[field]);
+    });
+
+    it('gives the checkout init container\'s pod the same pull secrets and placement: it is the same pod', () => {
+      const checkout: Step = { name: 'clone', image: 'alpine/git:v2.54.0', commands: ['git init -q .'], env: {}, pull: 'if-not-present', timeoutSeconds: 900, secrets: [] };
+      const manifest = stepPodManifest({ buildId: 'b1', step, namespace: 'ci', workspace: { ephemeral: true }, checkout, pullSecrets: ['regcred'], placement: deployment });
+      expect(manifest.spec?.initContainers?.map((c) => c.name)).toEqual(['clone']);
+      expect(manifest.spec?.imagePullSecrets).toEqual([{ name: 'regcred' }]);
+      expect(manifest.spec?.nodeSelector).toEqual(deployment.nodeSelector);
+    });
+
+    it('keeps the workspace pin beside a node selector: both must hold', () => {
+      const manifest = stepPodManifest({ buildId: 'b1', step: { ...step, nodeSelector: { pool: 'ci' } }, namespace: 'ci', workspace: { claimName: 'b1-ws', node: 'node-a' } });
+      expect(() => validate(manifest)).not.toThrow();
+      expect(manifest.spec?.nodeSelector).toEqual({ pool: 'ci' });
+      expect(manifest.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms).toHaveLength(1);
+    });
   });
 
   describe('with an ephemeral workspace', () => {

@@ -1,5 +1,5 @@
-import type { V1Affinity, V1Container, V1EnvVar, V1Pod, V1PodSecurityContext, V1ResourceRequirements, V1Volume } from '@kubernetes/client-node';
-import { PullPolicies, type Step, type StepResources } from '../pipeline/types.js';
+import type { V1Affinity, V1Container, V1EnvVar, V1Pod, V1PodSecurityContext, V1ResourceRequirements, V1Toleration, V1Volume } from '@kubernetes/client-node';
+import { PullPolicies, type Step, type StepResources, type Toleration } from '../pipeline/types.js';
 import { Annotations, Labels, MANAGED_BY, STEP_CONTAINER } from './types.js';
 import { labelValue, stepPodName } from './pod-name.js';
 import { stepScript } from './step-script.js';
@@ -26,6 +26,36 @@ export interface StepPodManifestInput {
    * own users, root for most CI images (the `baseline` level).
    */
   runAsUser?: number;
+  /**
+   * Secrets (kubernetes.io/dockerconfigjson) the kubelet pulls every container's image with, the
+   * checkout's included: the pipeline's `pull-secrets` and the deployment's.
+   */
+  pullSecrets?: readonly string[];
+  /** The deployment's node selector and tolerations; the step's own are merged over them (stepPlacement). */
+  placement?: PodPlacement;
+}
+
+/** Where a pod may run: node labels it needs, taints it tolerates. */
+export interface PodPlacement {
+  nodeSelector?: Record<string, string>;
+  tolerations?: readonly Toleration[];
+}
+
+/**
+ * The step's placement over the deployment's: its node-selector keys replace the deployment's
+ * same keys, its tolerations come after the deployment's (an exact repeat once). Absent parts: none.
+ */
+export function stepPlacement(step: Pick<Step, 'nodeSelector' | 'tolerations'>, defaults: PodPlacement = {}): PodPlacement {
+  const nodeSelector = { ...defaults.nodeSelector, ...step.nodeSelector };
+  const seen = new Set<string>();
+  const tolerations = [...(defaults.tolerations ?? []), ...(step.tolerations ?? [])].filter((t) => {
+    const key = JSON.stringify([t.key, t.operator, t.value, t.effect, t.tolerationSeconds]);
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+  return {
+    ...(Object.keys(nodeSelector).length > 0 ? { nodeSelector } : {}),
+    ...(tolerations.length > 0 ? { tolerations } : {}),
+  };
 }
 
 /**
@@ -43,8 +73,21 @@ export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
  */
 export const STEP_TERMINATION_GRACE_SECONDS = 10;
 
-export function stepPodManifest({ buildId, step, namespace, extraLabels = {}, buildEnv = {}, workspace, checkout, runAsUser }: StepPodManifestInput): V1Pod {
+export function stepPodManifest({
+  buildId,
+  step,
+  namespace,
+  extraLabels = {},
+  buildEnv = {},
+  workspace,
+  checkout,
+  runAsUser,
+  pullSecrets = [],
+  placement,
+}: StepPodManifestInput): V1Pod {
   const mounted = workspace !== undefined;
+  const { nodeSelector, tolerations } = stepPlacement(step, placement);
+  const secrets = [...new Set(pullSecrets)];
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -74,9 +117,22 @@ export function stepPodManifest({ buildId, step, namespace, extraLabels = {}, bu
       ...(runAsUser !== undefined ? { securityContext: nonRoot(runAsUser) } : {}),
       ...(workspace ? { volumes: [workspaceVolume(workspace)] } : {}),
       ...(workspace && 'node' in workspace && workspace.node ? { affinity: pinnedTo(workspace.node) } : {}),
+      ...(nodeSelector ? { nodeSelector } : {}),
+      ...(tolerations ? { tolerations: tolerations.map(podToleration) } : {}),
+      ...(secrets.length > 0 ? { imagePullSecrets: secrets.map((name) => ({ name })) } : {}),
       ...(checkout ? { initContainers: [stepContainer(checkout.name, checkout, buildEnv, mounted)] } : {}),
       containers: [stepContainer(STEP_CONTAINER, step, buildEnv, mounted)],
     },
+  };
+}
+
+function podToleration(t: Toleration): V1Toleration {
+  return {
+    ...(t.key !== undefined ? { key: t.key } : {}),
+    operator: t.operator,
+    ...(t.value !== undefined ? { value: t.value } : {}),
+    ...(t.effect !== undefined ? { effect: t.effect } : {}),
+    ...(t.tolerationSeconds !== undefined ? { tolerationSeconds: t.tolerationSeconds } : {}),
   };
 }
 

@@ -1,7 +1,8 @@
 /**
- * The Docker configs the build's pods would pull with: step pods name no imagePullSecrets, so
- * theirs are those of the namespace's `default` service account. Read once, without retries: the
- * image check must stay fast, and without them it only knows less.
+ * The Docker configs the build's pods would pull with: the pull secrets the pods name (the
+ * pipeline's `pull-secrets` and the deployment's), else, as the ServiceAccount admission fills in
+ * a pod that names none, those of the namespace's `default` service account. Read once, without
+ * retries: the image check must stay fast, and without them it only knows less.
  */
 import type { CoreV1Api } from '@kubernetes/client-node';
 
@@ -16,15 +17,22 @@ export interface PullSecretConfigs {
 
 const CONFIG_KEYS = ['.dockerconfigjson', '.dockercfg'];
 
-export async function readPullSecretConfigs(api: PullSecretsApi, namespace: string, serviceAccount = 'default'): Promise<PullSecretConfigs> {
+export async function readPullSecretConfigs(
+  api: PullSecretsApi,
+  namespace: string,
+  serviceAccount = 'default',
+  podPullSecrets: readonly string[] = [],
+): Promise<PullSecretConfigs> {
   const result: PullSecretConfigs = { documents: [], unreadable: [] };
-  let names: string[];
-  try {
-    const account = await api.readNamespacedServiceAccount({ name: serviceAccount, namespace });
-    names = (account.imagePullSecrets ?? []).map((ref) => ref.name).filter((name): name is string => !!name);
-  } catch (error) {
-    result.unreadable.push(`service account ${namespace}/${serviceAccount}: ${statusOf(error)}`);
-    return result;
+  let names: string[] = [...podPullSecrets];
+  if (names.length === 0) {
+    try {
+      const account = await api.readNamespacedServiceAccount({ name: serviceAccount, namespace });
+      names = (account.imagePullSecrets ?? []).map((ref) => ref.name).filter((name): name is string => !!name);
+    } catch (error) {
+      result.unreadable.push(`service account ${namespace}/${serviceAccount}: ${statusOf(error)}`);
+      return result;
+    }
   }
   const texts = await Promise.all(
     names.map(async (name) => {

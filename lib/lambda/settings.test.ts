@@ -42,3 +42,35 @@ describe('runnerSettings: the image check', () => {
     expect(() => runnerSettings({ ...deployed, IMAGE_CHECK: 'no' })).toThrow(/IMAGE_CHECK must be one of on, off, got "no"/);
   });
 });
+
+describe('runnerSettings: every step pod\'s pull secrets and placement', () => {
+  it('has none unless set (serverless.yml sets them empty)', () => {
+    const { workflow } = runnerSettings({ ...deployed, STEP_PULL_SECRETS: '', STEP_NODE_SELECTOR: '', STEP_TOLERATIONS: '' });
+    expect([workflow.pullSecrets, workflow.nodeSelector, workflow.tolerations]).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('reads comma-separated pull secrets and JSON node selector and tolerations', () => {
+    const { workflow } = runnerSettings({
+      ...deployed,
+      STEP_PULL_SECRETS: ' regcred , ghcr-login,,regcred',
+      STEP_NODE_SELECTOR: '{"karpenter.sh/capacity-type":"spot","kubernetes.io/arch":"arm64"}',
+      STEP_TOLERATIONS: '[{"key":"ci","operator":"Exists","effect":"NoSchedule"},{"key":"spot","value":"yes","effect":"NoExecute","tolerationSeconds":60}]',
+    });
+    expect(workflow.pullSecrets).toEqual(['regcred', 'ghcr-login']);
+    expect(workflow.nodeSelector).toEqual({ 'karpenter.sh/capacity-type': 'spot', 'kubernetes.io/arch': 'arm64' });
+    expect(workflow.tolerations).toEqual([
+      { key: 'ci', operator: 'Exists', effect: 'NoSchedule' },
+      { key: 'spot', operator: 'Equal', value: 'yes', effect: 'NoExecute', tolerationSeconds: 60 },
+    ]);
+  });
+
+  it.each([
+    ['STEP_PULL_SECRETS', 'regcred,Bad_Name', 'STEP_PULL_SECRETS must be a comma-separated list of Secret names: [1]: "Bad_Name" is not a valid Kubernetes Secret name'],
+    ['STEP_NODE_SELECTOR', 'pool=ci', 'STEP_NODE_SELECTOR must be a JSON map of node label to value: not JSON'],
+    ['STEP_NODE_SELECTOR', '{"pool":"c i"}', 'STEP_NODE_SELECTOR must be a JSON map of node label to value: pool: "c i" is not a valid label value'],
+    ['STEP_TOLERATIONS', '{"key":"ci"}', 'STEP_TOLERATIONS must be a JSON list of tolerations: must be a list of tolerations'],
+    ['STEP_TOLERATIONS', '[{"key":"ci","operator":"Exists","value":"x"}]', 'STEP_TOLERATIONS must be a JSON list of tolerations: [0].value: must be left out with "operator: Exists"'],
+  ])('stops the function at start on a wrong %s', (name, value, message) => {
+    expect(() => runnerSettings({ ...deployed, [name]: value })).toThrow(expect.objectContaining({ name: 'DeploymentSettingsError', message: expect.stringContaining(message) }));
+  });
+});

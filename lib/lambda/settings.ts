@@ -4,7 +4,7 @@
  * cluster, a namespace or a log bucket, and a quiet fallback would only fail later, elsewhere.
  */
 import { DEFAULT_ORPHAN_MARGIN_SECONDS } from '../kube/orphans.js';
-import { quantityProblem } from '../pipeline/index.js';
+import { checkNodeSelector, checkPullSecrets, checkTolerations, quantityProblem, type SettingCheck } from '../pipeline/index.js';
 import { DEFAULT_WORKSPACE, WorkspaceModes, workflowSettings, type WorkflowSettings } from '../workflow/settings.js';
 
 export const EnvNames = {
@@ -25,6 +25,9 @@ export const EnvNames = {
   workspaceSize: 'WORKSPACE_SIZE',
   workspaceAccessMode: 'WORKSPACE_ACCESS_MODE',
   imageCheck: 'IMAGE_CHECK',
+  stepPullSecrets: 'STEP_PULL_SECRETS',
+  stepNodeSelector: 'STEP_NODE_SELECTOR',
+  stepTolerations: 'STEP_TOLERATIONS',
   stateMachineArn: 'STATE_MACHINE_ARN',
   githubWebhookSecretId: 'GITHUB_WEBHOOK_SECRET_ID',
   genericWebhookSecretId: 'GENERIC_WEBHOOK_SECRET_ID',
@@ -68,6 +71,11 @@ export function runnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
         accessMode: read.oneOf(EnvNames.workspaceAccessMode, ACCESS_MODES) ?? DEFAULT_WORKSPACE.accessMode,
       },
       imageCheck: read.oneOf(EnvNames.imageCheck, ['on', 'off'] as const) !== 'off',
+      ...read.podSetting('pullSecrets', EnvNames.stepPullSecrets, 'a comma-separated list of Secret names', (raw) =>
+        checkPullSecrets(raw.split(',').map((name) => name.trim()).filter((name) => name !== '')),
+      ),
+      ...read.podSetting('nodeSelector', EnvNames.stepNodeSelector, 'a JSON map of node label to value', (raw) => json(raw, checkNodeSelector)),
+      ...read.podSetting('tolerations', EnvNames.stepTolerations, 'a JSON list of tolerations', (raw) => json(raw, checkTolerations)),
     }),
     logs: { bucket: read.required(EnvNames.logsBucket), prefix: env[EnvNames.logsPrefix] ?? 'builds/' },
   };
@@ -84,6 +92,14 @@ export function orphanMarginSeconds(env: NodeJS.ProcessEnv): number {
 }
 
 const ACCESS_MODES = ['ReadWriteOnce', 'ReadWriteOncePod', 'ReadWriteMany'] as const;
+
+function json<T>(raw: string, check: (value: unknown) => SettingCheck<T>): SettingCheck<T> {
+  try {
+    return check(JSON.parse(raw));
+  } catch (error) {
+    return { ok: false, problems: [`not JSON (${error instanceof Error ? error.message : String(error)})`] };
+  }
+}
 
 /** The deployment's GitHub App: its id, and where its private key is kept. */
 export interface GitHubAppSettings {
@@ -153,6 +169,15 @@ export function reader(env: NodeJS.ProcessEnv) {
         problems.push(`${EnvNames.githubAppPrivateKeySecretId} is not set: with ${EnvNames.githubAppId} set, the App needs its private key (the Secrets Manager id of its .pem)`);
       }
       return APP_ID.test(raw) && privateKeySecretId ? { appId: raw, privateKeySecretId } : undefined;
+    },
+    /** A pod setting every build gets (pull secrets, node selector, tolerations), by the pipeline file's rules. */
+    podSetting<K extends string, T>(key: K, name: string, what: string, check: (raw: string) => SettingCheck<T>): Partial<Record<K, T>> {
+      const raw = env[name];
+      if (raw === undefined || raw.trim() === '') return {};
+      const result = check(raw.trim());
+      if (result.ok) return { [key]: result.value } as Record<K, T>;
+      problems.push(`${name} must be ${what}: ${result.problems.join('; ')}`);
+      return {};
     },
     oneOf<T extends string>(name: string, allowed: readonly T[]): T | undefined {
       const raw = env[name];

@@ -26,9 +26,13 @@ export function directoryLogStore(root: string): StepLogStore {
       const file = await fileOf(buildId, step);
       const handle = await open(file, 'a+');
       try {
-        // A part written again (it grew, or a poll was retried) replaces what it held, and what followed.
-        await handle.truncate(offset);
-        await handle.write(text, offset, 'utf8');
+        // A part written again (it grew, or a poll was retried) holds what it held before and
+        // more: only the new end is written. What followed it (a retried poll's later parts) goes.
+        const bytes = Buffer.from(text, 'utf8');
+        const { size } = await handle.stat();
+        const kept = Math.min(Math.max(size - offset, 0), bytes.length);
+        await handle.truncate(offset + kept);
+        if (kept < bytes.length) await handle.write(bytes, kept, bytes.length - kept, offset + kept);
       } finally {
         await handle.close();
       }

@@ -42,3 +42,36 @@ export function secretKeyProblem(key: string): string | undefined {
   if (SECRET_KEY.test(key)) return undefined;
   return `"${key}" is not a valid Secret key: use letters, digits, "-", "_" and "."`;
 }
+
+const LABEL_NAME = /^(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(?:(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const LABEL_CHARACTERS = 'letters, digits, "-", "_" and ".", starting and ending with a letter or digit';
+
+/**
+ * A label key (a node-selector key, a toleration's taint key), by Kubernetes' qualified-name rule:
+ * `[prefix/]name`, the prefix a DNS-1123 subdomain, the name at most 63 characters.
+ */
+export function labelKeyProblem(key: string): string | undefined {
+  if (key === '') return 'must not be empty';
+  const slash = key.lastIndexOf('/');
+  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+  const name = slash >= 0 ? key.slice(slash + 1) : key;
+  const quoted = JSON.stringify(key);
+  if (prefix !== undefined) {
+    if (prefix.includes('/')) return `${quoted} is not a valid label key: at most one "/", between a prefix and a name (e.g. "kubernetes.io/arch")`;
+    if (prefix === '' || prefix.length > DNS_SUBDOMAIN_MAX || !DNS_SUBDOMAIN.test(prefix)) {
+      return `${quoted} is not a valid label key: its prefix (before "/") must be a DNS subdomain of lowercase letters, digits, "-" and ".", at most ${DNS_SUBDOMAIN_MAX} characters (e.g. "kubernetes.io/arch")`;
+    }
+  }
+  if (name === '') return `${quoted} is not a valid label key: it needs a name after the "/"`;
+  if (name.length > DNS_LABEL_MAX) return `${quoted} is not a valid label key: its name is ${name.length} characters long; at most ${DNS_LABEL_MAX} are allowed`;
+  if (!LABEL_NAME.test(name)) return `${quoted} is not a valid label key: its name must use only ${LABEL_CHARACTERS}`;
+  return undefined;
+}
+
+/** A label value (a node-selector value, a toleration's value): may be empty. */
+export function labelValueProblem(value: string): string | undefined {
+  if (value.length > DNS_LABEL_MAX) return `${JSON.stringify(value)} is ${value.length} characters long; a label value may have at most ${DNS_LABEL_MAX}`;
+  if (LABEL_VALUE.test(value)) return undefined;
+  return `${JSON.stringify(value)} is not a valid label value: use only ${LABEL_CHARACTERS} (or "" for an empty value)`;
+}

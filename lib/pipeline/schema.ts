@@ -6,10 +6,21 @@
 import * as z from 'zod';
 import { checkImageReference } from './image-reference.js';
 import { formatDuration, parseDuration } from './duration.js';
-import { dnsLabelProblem, dnsSubdomainProblem, envNameProblem, secretKeyProblem } from './names.js';
+import { dnsLabelProblem, dnsSubdomainProblem, envNameProblem, labelKeyProblem, labelValueProblem, secretKeyProblem } from './names.js';
 import { quantityProblem, type ResourceKind } from './quantity.js';
 import { suggestKey } from './suggest.js';
-import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_CHECKOUT, DEFAULT_STEP_TIMEOUT_SECONDS, PullPolicies, type Pipeline, type PullPolicy } from './types.js';
+import {
+  BUILD_TIME_LIMIT_SECONDS,
+  CHECKOUT_STEP,
+  DEFAULT_CHECKOUT,
+  DEFAULT_STEP_TIMEOUT_SECONDS,
+  PullPolicies,
+  TaintEffects,
+  TolerationOperators,
+  type Pipeline,
+  type PullPolicy,
+  type Toleration,
+} from './types.js';
 
 export const MAX_STEPS = 50;
 
@@ -129,6 +140,90 @@ const secret = z.strictObject(
   { error: (issue) => `each secret must be a map with env, secret and key, not ${describeValue(issue.input)}` },
 );
 
+/**
+ * A label value: text, or a YAML number or boolean kept as written (`gpu: true` selects the label
+ * value "true", which Kubernetes itself would refuse as a boolean).
+ */
+const labelValue = z.unknown().transform((value, ctx) => {
+  const written = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+  if (written === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      message: value === null || value === undefined ? 'has no value; write "" for an empty one' : `must be text, not ${describeValue(value)}`,
+    });
+    return z.NEVER;
+  }
+  const problem = labelValueProblem(written);
+  if (problem) {
+    ctx.addIssue({ code: 'custom', message: problem });
+    return z.NEVER;
+  }
+  return written;
+});
+
+// Keys are checked on the raw data (nodeSelectorKeyProblems), so a bad value does not hide them.
+const nodeSelector = z.record(z.string(), labelValue, {
+  error: (issue) => `must be a map of node label: value (e.g. "kubernetes.io/arch: arm64"), not ${describeValue(issue.input)}`,
+});
+
+/** Label keys of a node selector as written; run on the raw data, as the rules across fields are. */
+function nodeSelectorKeyProblems(value: unknown): { path: PathSegment[]; message: string }[] {
+  if (!isRecord(value)) return [];
+  return Object.keys(value).flatMap((key) => {
+    const message = labelKeyProblem(key);
+    return message ? [{ path: [key], message }] : [];
+  });
+}
+
+const toleration = z.strictObject(
+  {
+    key: text('the taint key').superRefine(obeys(labelKeyProblem)).optional(),
+    operator: z.enum(TolerationOperators, { error: (issue) => `must be ${TolerationOperators.join(' or ')}, not ${describeValue(issue.input)}` }).optional(),
+    value: labelValue.optional(),
+    effect: z.enum(TaintEffects, { error: (issue) => `must be one of ${TaintEffects.join(', ')}, not ${describeValue(issue.input)}` }).optional(),
+    'toleration-seconds': z
+      .int({ error: (issue) => `must be a whole number of seconds, not ${describeValue(issue.input)}` })
+      .min(0, { error: 'must be 0 or more' })
+      .optional(),
+  },
+  { error: (issue) => `each toleration must be a map with key, operator, value, effect and/or toleration-seconds, not ${describeValue(issue.input)}` },
+);
+
+/**
+ * Kubernetes' rules across a toleration's fields (ValidateTolerations), on the raw data so they
+ * are said along with any other problem of the same toleration.
+ */
+function tolerationRuleProblems(value: unknown): { path: PathSegment[]; message: string }[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((entry: unknown, index: number) => {
+    if (!isRecord(entry)) return [];
+    const operator = entry['operator'] ?? 'Equal';
+    const problems: { path: PathSegment[]; message: string }[] = [];
+    if (operator === 'Exists' && entry['value'] !== undefined && entry['value'] !== '') {
+      problems.push({ path: [index, 'value'], message: 'must be left out with "operator: Exists", which matches any value of the key' });
+    }
+    if (entry['key'] === undefined && operator === 'Equal') {
+      problems.push({
+        path: [index, 'key'],
+        message: 'missing: a toleration with operator Equal needs the taint\'s key (only "operator: Exists" may leave it out, to tolerate every taint)',
+      });
+    }
+    if (entry['toleration-seconds'] !== undefined && entry['effect'] !== 'NoExecute') {
+      problems.push({ path: [index, 'toleration-seconds'], message: 'applies to "effect: NoExecute" only (how long the pod stays once such a taint appears)' });
+    }
+    return problems;
+  });
+}
+
+const tolerations = z.array(toleration, {
+  error: (issue) => `must be a list of tolerations ({key, operator, value, effect}), not ${describeValue(issue.input)}`,
+});
+
+/** `pull-secrets`: names of kubernetes.io/dockerconfigjson Secrets in the build namespace. */
+const pullSecrets = z.array(text('a Secret name').superRefine(obeys(dnsSubdomainProblem)), {
+  error: (issue) => `must be a list of Secret names (kubernetes.io/dockerconfigjson Secrets in the build namespace), not ${describeValue(issue.input)}`,
+});
+
 const checkoutOptions = z.strictObject(
   {
     depth: z
@@ -163,6 +258,8 @@ export const stepSchema = z.strictObject(
     resources: resources.optional(),
     secrets: z.array(secret, { error: (issue) => `must be a list of {env, secret, key}, not ${describeValue(issue.input)}` }).optional(),
     'image-check': z.boolean({ error: (issue) => `must be true or false, not ${describeValue(issue.input)}` }).optional(),
+    'node-selector': nodeSelector.optional(),
+    tolerations: tolerations.optional(),
   },
   { error: (issue) => `each step must be a map (name, image, commands, ...), not ${describeValue(issue.input)}` },
 );
@@ -183,6 +280,7 @@ export const pipelineSchema = z.strictObject(
       .max(MAX_STEPS, { error: `lists too many steps; at most ${MAX_STEPS} are allowed` }),
     'image-pull-grace': durationSeconds.optional(),
     checkout: checkout.optional(),
+    'pull-secrets': pullSecrets.optional(),
   },
   { error: (issue) => `a pipeline file must be a map with "version" and "steps", not ${describeValue(issue.input)}` },
 );
@@ -194,6 +292,7 @@ export const knownKeys = {
   resources: Object.keys(resources.shape),
   secret: Object.keys(secret.shape),
   checkout: Object.keys(checkoutOptions.shape),
+  toleration: Object.keys(toleration.shape),
 };
 
 /** Validates what YAML produced; every problem is reported, not just the first. */
@@ -205,7 +304,7 @@ export function validatePipelineData(data: unknown): ValidationResult {
   const problems = withoutExplainedMissing([...(parsed.success ? [] : parsed.error.issues.flatMap(toProblems)), ...crossStepProblems(data)]);
   if (problems.length > 0 || !parsed.success) return { ok: false, problems };
 
-  const { version, steps, 'image-pull-grace': grace, checkout: checkoutGiven } = parsed.data;
+  const { version, steps, 'image-pull-grace': grace, checkout: checkoutGiven, 'pull-secrets': secretsGiven } = parsed.data;
   const total = steps.reduce((sum, step) => sum + (step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS), 0);
   if (total > BUILD_TIME_LIMIT_SECONDS) {
     const message =
@@ -228,10 +327,65 @@ export function validatePipelineData(data: unknown): ValidationResult {
         ...(step.resources ? { resources: withoutUndefined(step.resources) } : {}),
         secrets: step.secrets ?? [],
         ...(step['image-check'] === false ? { imageCheck: false as const } : {}),
+        ...(step['node-selector'] && Object.keys(step['node-selector']).length > 0 ? { nodeSelector: step['node-selector'] } : {}),
+        ...(step.tolerations && step.tolerations.length > 0 ? { tolerations: step.tolerations.map(asToleration) } : {}),
       })),
       ...(grace !== undefined ? { imagePullGraceSeconds: grace } : {}),
+      ...(secretsGiven && secretsGiven.length > 0 ? { pullSecrets: [...new Set(secretsGiven)] } : {}),
     },
   };
+}
+
+function asToleration(given: z.output<typeof toleration>): Toleration {
+  const operator = given.operator ?? 'Equal';
+  return {
+    ...(given.key !== undefined ? { key: given.key } : {}),
+    operator,
+    ...(operator === 'Equal' && given.value !== undefined ? { value: given.value } : {}),
+    ...(given.effect !== undefined ? { effect: given.effect } : {}),
+    ...(given['toleration-seconds'] !== undefined ? { tolerationSeconds: given['toleration-seconds'] } : {}),
+  };
+}
+
+export type SettingCheck<T> = { ok: true; value: T } | { ok: false; problems: string[] };
+
+/**
+ * A deployment's default tolerations (STEP_TOLERATIONS, parsed JSON), by the pipeline's own rules
+ * and spelling (`toleration-seconds`; `tolerationSeconds`, Kubernetes' spelling, is taken too).
+ */
+export function checkTolerations(value: unknown): SettingCheck<Toleration[]> {
+  const spelled = Array.isArray(value)
+    ? value.map((entry: unknown) => {
+        if (!isRecord(entry) || !('tolerationSeconds' in entry)) return entry;
+        const { tolerationSeconds, ...rest } = entry;
+        return { ...rest, 'toleration-seconds': tolerationSeconds };
+      })
+    : value;
+  const parsed = tolerations.safeParse(spelled);
+  const problems = [...(parsed.success ? [] : settingProblems(parsed.error)), ...tolerationRuleProblems(spelled).map(settingProblem)];
+  return parsed.success && problems.length === 0 ? { ok: true, value: parsed.data.map(asToleration) } : { ok: false, problems };
+}
+
+/** A deployment's default node selector (STEP_NODE_SELECTOR, parsed JSON), by the pipeline's rules. */
+export function checkNodeSelector(value: unknown): SettingCheck<Record<string, string>> {
+  const parsed = nodeSelector.safeParse(value);
+  const problems = [...(parsed.success ? [] : settingProblems(parsed.error)), ...nodeSelectorKeyProblems(value).map(settingProblem)];
+  return parsed.success && problems.length === 0 ? { ok: true, value: parsed.data } : { ok: false, problems };
+}
+
+/** A deployment's default pull secrets (STEP_PULL_SECRETS, split at commas). */
+export function checkPullSecrets(value: unknown): SettingCheck<string[]> {
+  const parsed = pullSecrets.safeParse(value);
+  return parsed.success ? { ok: true, value: [...new Set(parsed.data)] } : { ok: false, problems: settingProblems(parsed.error) };
+}
+
+function settingProblems(error: z.ZodError): string[] {
+  return error.issues.map((issue) => settingProblem({ path: issue.path.filter((segment): segment is PathSegment => typeof segment !== 'symbol'), message: issue.message }));
+}
+
+function settingProblem({ path, message }: { path: PathSegment[]; message: string }): string {
+  const at = path.reduce<string>((text, segment) => (typeof segment === 'number' ? `${text}[${segment}]` : text === '' ? segment : `${text}.${segment}`), '');
+  return at === '' ? message : `${at}: ${message}`;
 }
 
 function toProblems(issue: z.core.$ZodIssue): SchemaProblem[] {
@@ -270,12 +424,13 @@ function knownKeysAt(path: PathSegment[]): string[] {
   if (last === 'resources') return knownKeys.resources;
   if (last === 'checkout' && path.length === 1) return knownKeys.checkout;
   if (parent === 'secrets') return knownKeys.secret;
+  if (parent === 'tolerations') return knownKeys.toleration;
   return knownKeys.step;
 }
 
 /**
  * Rules across steps and fields: unique step names, secret env names that clash with env keys or
- * with each other. Run on the raw data so they are reported even when other fields are wrong.
+ * with each other, node-selector keys, a toleration's fields together. Run on the raw data so they are reported even when other fields are wrong.
  */
 function crossStepProblems(data: unknown): SchemaProblem[] {
   if (!isRecord(data) || !Array.isArray(data['steps'])) return [];
@@ -296,6 +451,12 @@ function crossStepProblems(data: unknown): SchemaProblem[] {
       const first = firstIndexByName.get(name);
       if (first === undefined) firstIndexByName.set(name, index);
       else problems.push({ path: ['steps', index, 'name'], kind: 'other', message: `the name "${name}" is already used by steps[${first}]; step names must be unique` });
+    }
+    for (const problem of nodeSelectorKeyProblems(step['node-selector'])) {
+      problems.push({ path: ['steps', index, 'node-selector', ...problem.path], kind: 'other', message: problem.message });
+    }
+    for (const problem of tolerationRuleProblems(step['tolerations'])) {
+      problems.push({ path: ['steps', index, 'tolerations', ...problem.path], kind: 'other', message: problem.message });
     }
     const envKeys = isRecord(step['env']) ? new Set(Object.keys(step['env'])) : new Set<string>();
     const secretEnvs = new Set<string>();

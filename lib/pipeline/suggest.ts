@@ -12,6 +12,8 @@ const ALIASES: Record<string, string> = {
   variables: 'env',
   vars: 'env',
   imagepullpolicy: 'pull',
+  imagepullsecrets: 'pull-secrets',
+  pullsecret: 'pull-secrets',
   pullpolicy: 'pull',
   limits: 'resources',
   requests: 'resources',

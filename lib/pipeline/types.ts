@@ -16,6 +16,26 @@ export interface SecretEnv {
   key: string;
 }
 
+/** A taint's effect, as Kubernetes spells it. */
+export const TaintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
+export type TaintEffect = (typeof TaintEffects)[number];
+
+export const TolerationOperators = ['Equal', 'Exists'] as const;
+export type TolerationOperator = (typeof TolerationOperators)[number];
+
+/** A pod toleration in Kubernetes' own shape (`toleration-seconds` in the file is `tolerationSeconds`). */
+export interface Toleration {
+  /** Absent: with operator Exists, every taint. */
+  key?: string;
+  operator: TolerationOperator;
+  /** Only with operator Equal. */
+  value?: string;
+  /** Absent: every effect. */
+  effect?: TaintEffect;
+  /** Only with effect NoExecute: how long the pod stays once such a taint appears. */
+  tolerationSeconds?: number;
+}
+
 export interface StepResources {
   cpu?: string;
   memory?: string;
@@ -33,6 +53,10 @@ export interface Step {
   secrets: SecretEnv[];
   /** `image-check: false`: PrepareBuild does not ask the registry about this step's image. */
   imageCheck?: false;
+  /** Node labels the step's node must have (`node-selector`), over the deployment's. */
+  nodeSelector?: Record<string, string>;
+  /** Taints the step's pod tolerates, after the deployment's. */
+  tolerations?: Toleration[];
   /** 1-based line of the step in its file, for messages raised after parsing. */
   line?: number;
 }
@@ -59,6 +83,8 @@ export interface Pipeline {
   steps: Step[];
   /** How long a transient image pull error may last before the step fails (`image-pull-grace`). */
   imagePullGraceSeconds?: number;
+  /** `pull-secrets`: Secrets (kubernetes.io/dockerconfigjson) every pod of the build pulls with. */
+  pullSecrets?: string[];
 }
 
 export const DEFAULT_STEP_TIMEOUT_SECONDS = 60 * 60;

@@ -141,15 +141,24 @@ function keepEnvScalarsAsWritten(doc: Document): void {
   if (!isSeq(steps)) return;
   for (const step of steps.items) {
     if (!isMap(step)) continue;
-    const env = step.get('env', true);
-    if (!isMap(env)) continue;
-    for (const pair of env.items) {
+    // Label values too (`gpu: true` under node-selector, a toleration's `value: 1`): labels are text.
+    const tolerations = step.get('tolerations', true);
+    const pairs = [
+      ...mapPairs(step.get('env', true)),
+      ...mapPairs(step.get('node-selector', true)),
+      ...(isSeq(tolerations) ? tolerations.items.flatMap(mapPairs).filter((pair) => isScalar(pair.key) && pair.key.value === 'value') : []),
+    ];
+    for (const pair of pairs) {
       const value = pair.value;
       if (isScalar(value) && (typeof value.value === 'number' || typeof value.value === 'boolean') && value.source !== undefined) {
         value.value = value.source;
       }
     }
   }
+}
+
+function mapPairs(node: unknown) {
+  return isMap(node) ? node.items : [];
 }
 
 /** The first alias at which the expanded document grows past MAX_EXPANDED_NODES. */

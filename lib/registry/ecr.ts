@@ -8,15 +8,11 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialsProvider } from '../kube/eks-token.js';
+import { ecrRegistry } from './ecr-host.js';
 import type { ManifestTarget } from './reference.js';
 import { InconclusiveReasons, type ImageVerdict } from './types.js';
 
-const ECR_HOST = /^(\d{12})\.dkr\.ecr(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$/;
-
-export function ecrRegistry(registry: string): { accountId: string; region: string } | undefined {
-  const match = ECR_HOST.exec(registry);
-  return match ? { accountId: match[1]!, region: match[2]! } : undefined;
-}
+export { ecrRegistry };
 
 export interface EcrOptions {
   credentials: AwsCredentialsProvider;

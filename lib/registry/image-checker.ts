@@ -15,7 +15,15 @@ export interface ImageCheckReport {
   notes: string[];
 }
 
-export type ImageChecker = (images: readonly string[], namespace: string) => Promise<ImageCheckReport>;
+export interface ImageCheckRequest {
+  /**
+   * The build's pods' imagePullSecrets. Given, they are the credentials, as for the kubelet: the
+   * service account's pull secrets fill in only a pod that names none.
+   */
+  pullSecrets?: readonly string[];
+}
+
+export type ImageChecker = (images: readonly string[], namespace: string, request?: ImageCheckRequest) => Promise<ImageCheckReport>;
 
 export interface ImageCheckerOptions extends Pick<CheckImagesOptions, 'timeoutMs' | 'mirror' | 'fetch' | 'ecr'> {
   /** The cluster, for the pull secrets; none: no pull secrets. */
@@ -26,16 +34,18 @@ export interface ImageCheckerOptions extends Pick<CheckImagesOptions, 'timeoutMs
 
 export function imageChecker(options: ImageCheckerOptions): ImageChecker {
   const cache = verdictCache();
-  return async (images, namespace) => {
+  return async (images, namespace, request = {}) => {
     const notes: string[] = [];
+    const names = [...new Set(request.pullSecrets ?? [])];
     let pullSecrets: Promise<CredentialsLookup> | undefined;
     const fromPullSecrets: CredentialsLookup = async (registry) => {
-      pullSecrets ??= readPullSecrets(options.kube, namespace, notes);
+      pullSecrets ??= readPullSecrets(options.kube, namespace, notes, names);
       return (await pullSecrets)(registry);
     };
     const verdicts = await checkImages(images, {
       cache,
-      cacheScope: namespace,
+      // Other secrets may see other images: a verdict holds for the credentials it was asked with.
+      cacheScope: names.length > 0 ? `${namespace}\u0001${names.join(',')}` : namespace,
       credentials: firstOf(fromPullSecrets, options.credentials),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.mirror !== undefined ? { mirror: options.mirror } : {}),
@@ -46,10 +56,10 @@ export function imageChecker(options: ImageCheckerOptions): ImageChecker {
   };
 }
 
-async function readPullSecrets(kube: ImageCheckerOptions['kube'], namespace: string, notes: string[]): Promise<CredentialsLookup> {
+async function readPullSecrets(kube: ImageCheckerOptions['kube'], namespace: string, notes: string[], names: readonly string[]): Promise<CredentialsLookup> {
   if (!kube) return async () => undefined;
   try {
-    const { documents, unreadable } = await readPullSecretConfigs(await kube(), namespace);
+    const { documents, unreadable } = await readPullSecretConfigs(await kube(), namespace, 'default', names);
     if (unreadable.length > 0) notes.push(`pull secrets not read: ${unreadable.join('; ')}`);
     return dockerConfigLookup(documents);
   } catch (error) {

@@ -8,4 +8,4 @@ export { checkImages, DEFAULT_IMAGE_TIMEOUT_MS, type CheckImagesOptions } from '
 export { parseDockerConfigs, dockerConfigLookup, configKeyHost, firstOf } from './docker-config.js';
 export { ecrCheck, ecrRegistry, type EcrCheck, type EcrOptions } from './ecr.js';
 export { verdictCache, CACHE_TTL_MS, type VerdictCache } from './verdict-cache.js';
-export { imageChecker, type ImageChecker, type ImageCheckReport, type ImageCheckerOptions } from './image-checker.js';
+export { imageChecker, type ImageChecker, type ImageCheckReport, type ImageCheckRequest, type ImageCheckerOptions } from './image-checker.js';

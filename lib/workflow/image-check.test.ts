@@ -150,3 +150,42 @@ describe('PrepareBuild when the image check itself breaks', () => {
     ]);
   });
 });
+
+describe('prepareBuild: pull secrets and placement', () => {
+  it('asks with the pods\' pull secrets (the pipeline\'s, then the deployment\'s) and hands them, and the deployment\'s placement, to every step', async () => {
+    const requests: unknown[] = [];
+    const d = deps({});
+    const withSecrets = { ...input, pipeline: { ...input.pipeline, text: `pull-secrets: [ghcr-login, shared]\n${PIPELINE}` } };
+    const deployment = workflowSettings({
+      ...settings,
+      pullSecrets: ['shared', 'hub-login'],
+      nodeSelector: { pool: 'ci' },
+      tolerations: [{ key: 'ci', operator: 'Exists', effect: 'NoSchedule' }],
+    });
+    const prepared = await prepareBuild(withSecrets, deployment, {
+      ...d,
+      checkImages: async (images, namespace, request) => {
+        requests.push(request);
+        return d.checkImages!(images, namespace, request);
+      },
+    });
+    expect(requests).toEqual([{ pullSecrets: ['ghcr-login', 'shared', 'hub-login'] }]);
+    expect(prepared.settings.pullSecrets).toEqual(['ghcr-login', 'shared', 'hub-login']);
+    expect(prepared.settings.placement).toEqual({ nodeSelector: { pool: 'ci' }, tolerations: [{ key: 'ci', operator: 'Exists', effect: 'NoSchedule' }] });
+  });
+
+  it('names none when neither does, so the check reads the service account\'s', async () => {
+    const requests: unknown[] = [];
+    const d = deps({});
+    const prepared = await prepareBuild(input, settings, {
+      ...d,
+      checkImages: async (images, namespace, request) => {
+        requests.push(request);
+        return d.checkImages!(images, namespace, request);
+      },
+    });
+    expect(requests).toEqual([{}]);
+    expect(prepared.settings).not.toHaveProperty('pullSecrets');
+    expect(prepared.settings).not.toHaveProperty('placement');
+  });
+});

@@ -41,6 +41,8 @@ export async function checkBuildImages(
   namespace: string,
   enabled: boolean,
   deps: Pick<TaskDeps, 'checkImages' | 'log'>,
+  /** The pods' own imagePullSecrets (they replace the service account's), for private registries. */
+  pullSecrets: readonly string[] = [],
 ): Promise<Map<string, ImageVerdict>> {
   const verdicts = new Map<string, ImageVerdict>();
   const why = !enabled ? 'the deployment turned the image check off' : !deps.checkImages ? 'this runtime has no image check' : undefined;
@@ -51,7 +53,7 @@ export async function checkBuildImages(
   const asked = uses.filter((use) => !verdicts.has(use.image)).map((use) => use.image);
   if (asked.length === 0 || !deps.checkImages) return verdicts;
   // The check is advice: even a bug in it must leave the images to the kubelet, not fail the build.
-  const report = await deps.checkImages(asked, namespace).catch((error: unknown) => {
+  const report = await deps.checkImages(asked, namespace, pullSecrets.length > 0 ? { pullSecrets } : {}).catch((error: unknown) => {
     const words = `the check failed: ${error instanceof Error ? error.message : String(error)}`;
     return { verdicts: new Map<string, ImageVerdict>(asked.map((image) => [image, { kind: 'inconclusive', reason: 'registry-error', words }])), notes: [] };
   });

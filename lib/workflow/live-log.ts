@@ -33,7 +33,7 @@ export interface LiveLogTarget {
 /** Collects lines into this invocation's part and writes it every `store.partEveryMs`. */
 export class LiveLogCopy {
   private state: LiveLogState;
-  private part: { number: number; offset: number; text: string } | undefined;
+  private part: { number: number; offset: number; text: string; bytes: number } | undefined;
   /** Where the next part begins. */
   private next: { number: number; offset: number };
   private timer: NodeJS.Timeout | undefined;
@@ -51,13 +51,13 @@ export class LiveLogCopy {
   /** Whole lines, unmasked, and the position after them (none: lines of another container, the checkout's). */
   add(text: string, position?: LogPosition): void {
     const masked = this.target.mask(text);
-    this.part ??= { ...this.next, text: '' };
+    this.part ??= { ...this.next, text: '', bytes: 0 };
     this.part.text += masked;
+    this.part.bytes += Buffer.byteLength(masked);
     if (position) this.state.position = position;
-    const bytes = Buffer.byteLength(this.part.text);
-    if (bytes >= MAX_PART_BYTES) {
+    if (this.part.bytes >= MAX_PART_BYTES) {
       this.write();
-      this.next = { number: this.part.number + 1, offset: this.part.offset + bytes };
+      this.next = { number: this.part.number + 1, offset: this.part.offset + this.part.bytes };
       this.part = undefined;
     } else {
       this.timer ??= setTimeout(() => this.write(), this.target.store.partEveryMs);
@@ -84,7 +84,7 @@ export class LiveLogCopy {
       try {
         this.state.location = await store.putPart(buildId, step, snapshot.text, { part: snapshot.number, offset: snapshot.offset });
         this.state.parts = Math.max(this.state.parts, snapshot.number);
-        this.state.bytes = snapshot.offset + Buffer.byteLength(snapshot.text);
+        this.state.bytes = snapshot.offset + snapshot.bytes;
       } catch (error) {
         this.failure = error;
       }

@@ -3,6 +3,7 @@
  * function's environment, lib/local from the command line. Nothing here reads process.env.
  */
 import { DEFAULT_CLASSIFY_OPTIONS, type WorkspaceClaimSettings } from '../kube/index.js';
+import type { Toleration } from '../pipeline/index.js';
 
 export interface WorkflowSettings {
   /** Where step pods go unless the execution input names another namespace. */
@@ -23,6 +24,15 @@ export interface WorkflowSettings {
   workspace: WorkspaceClaimSettings;
   /** PrepareBuild asks each image's registry whether the image exists (IMAGE_CHECK). */
   imageCheck: boolean;
+  /**
+   * Secrets (kubernetes.io/dockerconfigjson) every step pod pulls with, after the pipeline's
+   * `pull-secrets` (STEP_PULL_SECRETS); absent or empty: the pipeline's, else the service account's.
+   */
+  pullSecrets?: string[];
+  /** Node labels every step pod needs; a step's `node-selector` overrides a key (STEP_NODE_SELECTOR). */
+  nodeSelector?: Record<string, string>;
+  /** Taints every step pod tolerates; a step's `tolerations` come after these (STEP_TOLERATIONS). */
+  tolerations?: Toleration[];
 }
 
 /**

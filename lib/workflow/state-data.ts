@@ -5,7 +5,7 @@
  */
 import type { Step } from '../pipeline/types.js';
 import type { BuildRef, ErrorName } from '../contract/index.js';
-import type { PodProgress } from '../kube/index.js';
+import type { PodPlacement, PodProgress } from '../kube/index.js';
 import type { ImageCheckSummary } from './image-check.js';
 import type { LiveLogState } from './live-log.js';
 
@@ -29,6 +29,10 @@ export interface BuildSettings {
   pendingWatchSeconds?: number;
   /** See DEFAULT_RUNNING_WATCH_SECONDS; absent or 0: polling on the schedule while the step runs. */
   runningWatchSeconds?: number;
+  /** Every pod's imagePullSecrets: the pipeline's `pull-secrets` and the deployment's; absent: none. */
+  pullSecrets?: string[];
+  /** The deployment's node selector and tolerations, under each step's own; absent: none. */
+  placement?: PodPlacement;
 }
 
 /** PrepareBuild's output, the input of RunSteps. */

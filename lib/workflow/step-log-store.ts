@@ -28,8 +28,11 @@ export interface StepLogStore {
 /** How much of a log's end `complete` returns: enough for the tail FinishStep shows. */
 export const LOG_END_BYTES = 8 * 1024;
 
-/** A part is closed and the next one begun past this size, so no invocation holds more of a log. */
-export const MAX_PART_BYTES = 8 * 1024 * 1024;
+/**
+ * A part is closed and the next one begun past this size, so no invocation holds more of a log in
+ * memory (PollStep runs in 128 MB) and no rewrite of a part sends more.
+ */
+export const MAX_PART_BYTES = 2 * 1024 * 1024;
 
 /**
  * `BUILD/STEP.log`, each part made safe: build ids and step names are validated elsewhere, but a

@@ -32,6 +32,8 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     ...(workspace ? { workspace } : {}),
     ...(input.settings.checkout ? { checkout: input.settings.checkout } : {}),
     ...(input.settings.runAsUser !== undefined ? { runAsUser: input.settings.runAsUser } : {}),
+    ...(input.settings.pullSecrets ? { pullSecrets: input.settings.pullSecrets } : {}),
+    ...(input.settings.placement ? { placement: input.settings.placement } : {}),
   });
   const { pod, adopted } = await launchStepPod(api, manifest);
   const podName = pod.metadata?.name ?? manifest.metadata!.name!;

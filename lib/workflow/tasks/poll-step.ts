@@ -117,7 +117,7 @@ async function followLog(input: StepInput, previous: PollState, deps: TaskDeps):
   const checkout = input.settings.checkout;
   if (checkout && previous.log.parts === 0 && !previous.log.position && deps.readLogAfter) {
     const first = await deps.readLogAfter(input.namespace, previous.podName, checkout.name, undefined);
-    if (first.text) copy.add(first.text, previous.log.position);
+    if (first.text) copy.add(first.text);
   }
   const controller = new AbortController();
   const followed = followLog(input.namespace, previous.podName, STEP_CONTAINER, previous.log.position, (text, position) => copy.add(text, position), controller.signal);

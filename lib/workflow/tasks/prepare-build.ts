@@ -1,5 +1,5 @@
 import type { BuildInput } from '../../contract/index.js';
-import { ensureGitCredentials, ensureWorkspaceClaim, gitCredentialsManifest, workspaceClaimManifest } from '../../kube/index.js';
+import { ensureGitCredentials, ensureWorkspaceClaim, gitCredentialsManifest, workspaceClaimManifest, type PodPlacement } from '../../kube/index.js';
 import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
 import { CHECKOUT_TIMEOUT_SECONDS, checkoutStep } from '../checkout-step.js';
 import { historyBudgetProblem } from '../history-budget.js';
@@ -59,8 +59,11 @@ export async function prepareBuild(
     runningWatchSeconds: settings.runningWatchSeconds,
   });
   if (tooLong) throw tooLong;
+  // The kubelet pulls with the pod's own imagePullSecrets; the service account's count only when it has none.
+  const pullSecrets = [...new Set([...(pipeline.pullSecrets ?? []), ...(settings.pullSecrets ?? [])])];
+  const placement = deploymentPlacement(settings);
   const uses = imageUses([...(checksOut ? [{ name: CHECKOUT_STEP, image: settings.cloneImage }] : []), ...pipeline.steps]);
-  const verdicts = await checkBuildImages(uses, namespace, settings.imageCheck, deps);
+  const verdicts = await checkBuildImages(uses, namespace, settings.imageCheck, deps, pullSecrets);
   const missing = missingImages(uses, verdicts);
   if (missing) throw missing;
   const images = imageCheckSummaries(uses, verdicts);
@@ -82,6 +85,7 @@ export async function prepareBuild(
   for (const step of steps) {
     deps.log.info(`Preparing step "${step.name}": image ${parseImageReference(step.image).familiar}${imageCheckNote(images, step.image)}`, { step: step.name });
   }
+  if (pullSecrets.length > 0) deps.log.info(`Every pod pulls with the secrets ${pullSecrets.map((name) => `"${name}"`).join(', ')}`);
   const workspace = ephemeral ? ({ ephemeral: true } as const) : await ensureClaim(input, namespace, settings, deadlineSeconds, deps);
 
   return {
@@ -96,10 +100,20 @@ export async function prepareBuild(
       ...(checkout && !ephemeral ? { checkoutStep: checkout.name } : {}),
       ...(checkout && ephemeral ? { checkout } : {}),
       ...(settings.runAsUser !== undefined ? { runAsUser: settings.runAsUser } : {}),
+      ...(pullSecrets.length > 0 ? { pullSecrets } : {}),
+      ...(placement ? { placement } : {}),
     },
     steps,
     images,
   };
+}
+
+/** The deployment's node selector and tolerations, when it has any. */
+function deploymentPlacement(settings: WorkflowSettings): PodPlacement | undefined {
+  const nodeSelector = settings.nodeSelector ?? {};
+  const tolerations = settings.tolerations ?? [];
+  if (Object.keys(nodeSelector).length === 0 && tolerations.length === 0) return undefined;
+  return { ...(Object.keys(nodeSelector).length > 0 ? { nodeSelector } : {}), ...(tolerations.length > 0 ? { tolerations } : {}) };
 }
 
 async function ensureClaim(
