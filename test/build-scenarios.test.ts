@@ -48,12 +48,16 @@ afterAll(async () => {
 });
 
 let buildCount = 0;
-async function build(pipeline: string, onEvent?: (event: ExecutionEvent, abort: () => void) => void) {
+async function build(
+  pipeline: string,
+  onEvent?: (event: ExecutionEvent, abort: () => void) => void,
+  ref: { ref?: string; event?: string } = {},
+) {
   const id = `scenario-${++buildCount}-${Date.now().toString(36)}`;
   const events: ExecutionEvent[] = [];
   const abort = () => execution.abort();
   const execution = startLocalExecution(
-    { build: { id, trigger: 'test' }, pipeline: { file: 'pipeline.yml', text: pipeline }, withoutSource: 'these builds test their steps, not a checkout' },
+    { build: { id, trigger: 'test', ...ref }, pipeline: { file: 'pipeline.yml', text: pipeline }, withoutSource: 'these builds test their steps, not a checkout' },
     {
       runtime,
       waitMs: 100,
@@ -102,6 +106,44 @@ const step = (name: string, image: string, commands: string[]) =>
 const unchecked = (name: string, image: string, commands: string[]) => `${step(name, image, commands)}    image-check: false\n`;
 
 describe('a build on the embedded cluster', () => {
+  describe('a step with when: {branch: [main]}', () => {
+    const pipeline =
+      `version: 1\nsteps:\n${step('test', 'alpine:3.20', ['echo testing'])}` +
+      `${step('deploy', 'alpine:3.20', ['echo deploying'])}    when:\n      branch: [main]\n` +
+      `${step('report', 'alpine:3.20', ['echo reporting'])}`;
+
+    it('is skipped on another branch: no iteration, no pod, listed in the summary in file order', async () => {
+      const lines: string[] = [];
+      const output = new ConsoleOutput('when');
+      const { id, summary, events } = await build(pipeline, (event) => lines.push(...output.lines(event)), { ref: 'refs/heads/feature/x', event: 'push' });
+      expect(summary.status).toBe('SUCCEEDED');
+      expect(summary.steps).toEqual([
+        { name: 'test', status: 'succeeded', exitCode: 0, error: null },
+        { name: 'deploy', status: 'skipped', exitCode: null, error: null, reason: 'branch feature/x is not main' },
+        { name: 'report', status: 'succeeded', exitCode: 0, error: null },
+      ]);
+      // Iteration i is the i-th step that runs: report is iteration 1.
+      expect(events.filter((e) => e.type === 'MapIterationStarted').map((e) => e.index)).toEqual([0, 1]);
+      const launched = events.filter((e) => e.type === 'StateExited' && e.state?.name === 'LaunchStep');
+      expect(launched.map((e) => (e.state?.output as { step: { name: string } }).step.name)).toEqual(['test', 'report']);
+      expect(await eventsAbout(stepPodName(id, 'deploy'))).toEqual([]);
+      expect(lines).toContain('  ⤼ step "deploy" skipped: branch feature/x is not main');
+      expect(lines).toContain('    ▶ [2/2] report');
+      await expectNoPodsLeft(id);
+    });
+
+    it('runs on main', async () => {
+      const { summary, events } = await build(pipeline, undefined, { ref: 'refs/heads/main', event: 'push' });
+      expect(summary.status).toBe('SUCCEEDED');
+      expect(summary.steps.map((s) => [s.name, s.status])).toEqual([
+        ['test', 'succeeded'],
+        ['deploy', 'succeeded'],
+        ['report', 'succeeded'],
+      ]);
+      expect(events.filter((e) => e.type === 'MapIterationStarted').map((e) => e.index)).toEqual([0, 1, 2]);
+    });
+  });
+
   it('runs three steps in order, keeps their logs and leaves no pod', async () => {
     const { id, summary, events } = await build(
       `version: 1\nsteps:\n${step('one', 'alpine:3.20', ['echo first'])}${step('two', 'busybox:1.37', ['echo second'])}${step('three', 'node:22-alpine', ['echo third'])}`,

@@ -26,7 +26,7 @@ const IMAGES = [
 const CAUSE = 'Step "count" could not start: image "count:1" could not be pulled (ErrImagePull). The registry said: not found.';
 
 /** The history of a build whose second step's image cannot be pulled, in the executor's order. */
-function failedBuildHistory(): ExecutionEvent[] {
+function failedBuildHistory(prepared: Record<string, unknown> = {}): ExecutionEvent[] {
   let t = 1_700_000_000_000;
   const ev = (type: string, state?: [string, string], index?: number, extra: Partial<ExecutionEvent> = {}): ExecutionEvent => ({
     type,
@@ -44,7 +44,7 @@ function failedBuildHistory(): ExecutionEvent[] {
   const poll = (index: number, phase: string) => ({ namespace: 'default', poll: { podName: `pod-${index}`, phase, reason: phase === 'failed' ? 'ErrImagePull' : 'Running', polls: 1 } });
   return [
     ev('ExecutionStarted'),
-    ...task('PrepareBuild', undefined, { namespace: 'default', steps: STEPS, images: IMAGES }),
+    ...task('PrepareBuild', undefined, { namespace: 'default', steps: STEPS, images: IMAGES, ...prepared }),
     ...task('ReportStarted'),
     ev('StateEntered', ['RunSteps', 'Map']),
     ev('MapIterationStarted', undefined, 0),
@@ -161,6 +161,45 @@ describe('states are coloured from the history', () => {
     ]);
     const page = executionPage(model, layoutGraph(stateGraph(loadDefinition())), 0, new Date()).text;
     expect(page).toContain('<span class="image-check">sha256:9b2a3c4d5e6f7081</span>');
+  });
+});
+
+describe('steps skipped by their `when`', () => {
+  // The pipeline: lint, greet, deploy, count, inspect; lint and deploy were skipped, so iteration 1 is count.
+  const SKIPPED = [
+    { name: 'lint', index: 0, reason: 'event push is not pull_request' },
+    { name: 'deploy', index: 2, reason: 'branch feature/x is not main, release/*' },
+  ];
+  const history = failedBuildHistory({ skipped: SKIPPED });
+
+  it('maps each iteration to the step that ran, not to the pipeline step at that place', () => {
+    const model = executionModel({ execution: listed('x', history), history, pods: new Map() });
+    expect(model.steps.map((s) => [s.index, s.name, s.status])).toEqual([
+      [0, 'greet', 'succeeded'],
+      [1, 'count', 'failed'],
+      [2, 'inspect', 'not-run'],
+    ]);
+    expect(model.failure?.step).toEqual({ index: 1, name: 'count' });
+    expect(model.listed).toEqual([{ skipped: SKIPPED[0] }, { iteration: 0 }, { skipped: SKIPPED[1] }, { iteration: 1 }, { iteration: 2 }]);
+  });
+
+  it('lists them in file order as skipped, in grey, with the reason', () => {
+    const model = executionModel({ execution: listed('x', history), history, pods: new Map() });
+    const page = executionPage(model, layoutGraph(stateGraph(loadDefinition())), null, new Date()).text;
+    const names = [...page.matchAll(/<span class="step-name">([^<]*)<\/span>/g)].map((m) => m[1]);
+    expect(names).toEqual(['lint', '1. greet', 'deploy', '2. count', '3. inspect']);
+    expect(page).toContain('<div class="step status-skipped" data-skipped-step="2">');
+    expect(page).toContain('Skipped: branch feature/x is not main, release/*');
+  });
+
+  it('are in the run --json steps, in file order, with status skipped and the reason', () => {
+    expect(summarize(history, false).steps).toEqual([
+      { name: 'lint', status: 'skipped', exitCode: null, error: null, reason: 'event push is not pull_request' },
+      { name: 'greet', status: 'succeeded', exitCode: 0, error: null },
+      { name: 'deploy', status: 'skipped', exitCode: null, error: null, reason: 'branch feature/x is not main, release/*' },
+      { name: 'count', status: 'failed', exitCode: null, error: 'ImagePullFailed' },
+      { name: 'inspect', status: 'not-run', exitCode: null, error: null },
+    ]);
   });
 });
 

@@ -14,6 +14,7 @@ function schemaKeyPaths(): string[] {
     ...knownKeys.resources.map((key) => `steps[].resources.${key}`),
     ...knownKeys.secret.map((key) => `steps[].secrets[].${key}`),
     ...knownKeys.toleration.map((key) => `steps[].tolerations[].${key}`),
+    ...knownKeys.when.map((key) => `steps[].when.${key}`),
   ];
 }
 

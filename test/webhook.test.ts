@@ -224,6 +224,8 @@ describe('GitHub deliveries', () => {
       repository: 'Codertocat/Hello-World',
       commit: PR_SHA,
       ref: `refs/pull/${payload.number}/head`,
+      // The branch a step's `when.branch` sees: the base branch, as GitHub Actions' `branches`.
+      baseRef: 'refs/heads/master',
     });
   });
 

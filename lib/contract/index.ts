@@ -42,6 +42,8 @@ export interface BuildRef {
   ref?: string;
   /** What kind of event started it: push, pull_request, generic or local (CI_EVENT). */
   event?: string;
+  /** A pull request's base branch (`refs/heads/main`): the branch a step's `when: branch` is matched with. */
+  baseRef?: string;
   /**
    * The GitHub App installation the delivery came through (the payload's `installation.id`), so
    * the tasks that need GitHub credentials can ask the deployment's App for a token of this

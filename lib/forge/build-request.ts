@@ -18,6 +18,8 @@ export interface BuildRequest {
   ref: string;
   /** CI_EVENT: push, pull_request or generic. */
   event: string;
+  /** A pull request's base branch ref (`refs/heads/main`), for the steps' `when.branch`. */
+  baseRef?: string;
   /** Where the clone step fetches the commit from; absent: the build has no source. */
   cloneUrl?: string;
   /** The GitHub App installation the delivery came through (BuildRef.installationId). */
@@ -49,6 +51,7 @@ export function buildInputFor(
       commit: request.commit,
       ref: request.ref,
       event: request.event,
+      ...(request.baseRef !== undefined ? { baseRef: request.baseRef } : {}),
       ...(request.installationId !== undefined ? { installationId: request.installationId } : {}),
     },
     pipeline,

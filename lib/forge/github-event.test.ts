@@ -63,6 +63,7 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
         repository: 'Codertocat/Hello-World',
         commit: 'ec26c3e57ca3a959ca5aad62de7213c562f8c821',
         ref: `refs/pull/${payload.number}/head`,
+        baseRef: `refs/heads/${(payload.pull_request as { base: { ref: string } }).base.ref}`,
         cloneUrl: 'https://github.com/Codertocat/Hello-World.git',
       },
     });

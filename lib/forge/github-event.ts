@@ -40,7 +40,11 @@ const pullRequestPayload = z.object({
   action: z.string(),
   number: z.number().int(),
   // head.repo is null when the fork it came from has been deleted.
-  pull_request: z.object({ head: z.object({ sha, repo: z.object({ full_name: z.string() }).nullable().optional() }) }),
+  pull_request: z.object({
+    head: z.object({ sha, repo: z.object({ full_name: z.string() }).nullable().optional() }),
+    // The branch it merges into: a step's `when.branch` is matched with it, as GitHub Actions' `branches`.
+    base: z.object({ ref: z.string().min(1) }).optional(),
+  }),
   repository,
   installation,
 });
@@ -113,6 +117,7 @@ function decidePullRequest(pr: z.infer<typeof pullRequestPayload>, policy: GitHu
       repository: pr.repository.full_name,
       commit: pr.pull_request.head.sha,
       ref: `refs/pull/${pr.number}/head`,
+      ...(pr.pull_request.base ? { baseRef: `refs/heads/${pr.pull_request.base.ref}` } : {}),
       cloneUrl: cloneUrlOf(pr.repository),
       ...installationOf(pr),
     },

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { Log, type KubeConfig } from '@kubernetes/client-node';
 import { httpStatus, unexpectedKubeError } from './api-error.js';
 import { LogLines, linesAfter, sinceTimeOf, type LogPosition } from './log-position.js';
@@ -23,11 +24,13 @@ export async function followContainerLog(
   signal: AbortSignal,
 ): Promise<LogPosition | undefined> {
   const reader = new LogLines(from);
+  // A character may be split between two chunks of the stream.
+  const decoder = new StringDecoder('utf8');
   let ended!: () => void;
   const done = new Promise<void>((resolve) => (ended = resolve));
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      const text = reader.push(chunk.toString('utf8'));
+      const text = reader.push(decoder.write(chunk));
       if (text && reader.position) onLines(text, reader.position);
       callback();
     },
@@ -72,17 +75,17 @@ export async function readLogAfter(
   const sinceTime = sinceTimeOf(from);
   try {
     const raw = await withKubeRetries(operation, async () => {
-      let text = '';
+      const chunks: Buffer[] = [];
       const sink = new Writable({
         write(chunk: Buffer, _encoding, callback) {
-          text += chunk.toString('utf8');
+          chunks.push(chunk);
           callback();
         },
       });
       const finished = new Promise<void>((resolve, reject) => sink.on('finish', resolve).on('error', reject));
       await new Log(kubeConfig).log(namespace, podName, container, sink, { follow: false, timestamps: true, ...(sinceTime ? { sinceTime } : {}) });
       await finished;
-      return text;
+      return Buffer.concat(chunks).toString('utf8');
     });
     // The log has ended: an unterminated last line is whole.
     return linesAfter(raw, from);

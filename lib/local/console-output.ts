@@ -78,6 +78,7 @@ export class ConsoleOutput {
         return [
           `  ✓ PrepareBuild: namespace ${prepared.namespace}`,
           ...prepared.steps.map((s) => `      Preparing step "${s.name}": image ${s.image}${imageCheckNote(prepared.images, s.image)}`),
+          ...(prepared.skipped ?? []).map((s) => `  ⤼ step "${s.name}" skipped: ${s.reason}`),
         ];
       }
       case 'LaunchStep':

@@ -1,10 +1,9 @@
 import './polyfills.js';
 import { StateMachine } from 'aws-local-stepfunctions';
-import type { Step } from '../pipeline/types.js';
 import type { BuildInput } from '../contract/index.js';
 import { loadDefinition, resolveResources, taskStates } from '../workflow/definition.js';
 import { cleanupEndedExecutionHandler } from '../workflow/handlers.js';
-import type { PreparedBuild, StepInput, StepResult } from '../workflow/state-data.js';
+import { listedSteps, type PreparedBuild, type StepInput, type StepResult } from '../workflow/state-data.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import type { StatusReporter } from '../workflow/tasks/report-status.js';
 import { localLambdaContext } from './lambda-context.js';
@@ -29,16 +28,18 @@ export type ExecutionStatus = 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
 /**
  * A step as `run --json` and `GET /executions/NAME` show it: `running` while its iteration is under
- * way, `aborted` when the execution was stopped (aborted, timed out) in the middle of it.
+ * way, `aborted` when the execution was stopped (aborted, timed out) in the middle of it, `skipped`
+ * when its `when` did not hold for the build (it had no iteration).
  */
-export type StepOutcome = 'succeeded' | 'failed' | 'running' | 'aborted' | 'not-run';
+export type StepOutcome = 'succeeded' | 'failed' | 'running' | 'aborted' | 'not-run' | 'skipped';
 
 /** The `run --json` object (docs/contracts.md). */
 export interface ExecutionSummary {
   status: ExecutionStatus;
   error: string | null;
   cause: string | null;
-  steps: { name: string; status: StepOutcome; exitCode: number | null; error: string | null }[];
+  /** Every step in the pipeline file's order (the checkout first); a skipped one has its `reason`. */
+  steps: { name: string; status: StepOutcome; exitCode: number | null; error: string | null; reason?: string }[];
   events: { type: string; state: string | null; timestamp: string }[];
 }
 
@@ -254,8 +255,11 @@ export function summarize(history: ExecutionEvent[], aborted: boolean, { running
 }
 
 function stepOutcomes(history: ExecutionEvent[], running: boolean): ExecutionSummary['steps'] {
-  const steps: Step[] = preparedBuild(history)?.steps ?? [];
-  return steps.map((step, index) => {
+  const prepared = preparedBuild(history);
+  if (!prepared?.steps) return [];
+  return listedSteps(prepared).map((step) => {
+    if (step.iteration === undefined) return { name: step.name, status: 'skipped', exitCode: null, error: null, reason: step.skipped.reason };
+    const index = step.iteration;
     const outcome = finishedStep(history, index);
     if (outcome) return { name: step.name, status: outcome.status, exitCode: outcome.exitCode, error: outcome.error };
     // A task of the iteration failed outright (e.g. the cluster stayed unreachable).

@@ -32,25 +32,40 @@ export interface LocalSourceOptions {
    * so the source is sent to them (BuildSource.upload, see source-upload.ts).
    */
   remoteCluster?: boolean;
+  /** `--branch`: the build's branch (default: the work tree's current one, unless `commit` is given). */
+  branch?: string;
+  /** `--event`: the build's event (default: local). */
+  event?: string;
 }
 
-const noSource = (why: string): LocalSource => ({
+/**
+ * The build's ref and event, for the steps' `when`: --branch, else the work tree's current branch;
+ * --event, else local. A pull request's branch is its base branch (as GitHub Actions' `branches`).
+ */
+function refAndEvent(options: LocalSourceOptions, currentRef: string | undefined): Pick<BuildRef, 'ref' | 'event' | 'baseRef'> {
+  const ref = options.branch !== undefined ? `refs/heads/${options.branch}` : currentRef;
+  const event = options.event ?? 'local';
+  if (event === 'pull_request') return { event, ...(ref ? { baseRef: ref } : {}) };
+  return { ...(ref ? { ref } : {}), event };
+}
+
+const noSource = (why: string, options: LocalSourceOptions): LocalSource => ({
   withoutSource: why,
-  build: { event: 'local' },
+  build: refAndEvent(options, undefined),
   description: `no checkout: ${why}`,
   dispose: async () => {},
 });
 
 export async function localSource(pipelineFile: string, options: LocalSourceOptions = {}): Promise<LocalSource> {
-  if (options.checksOut === false) return { build: { event: 'local' }, description: 'none (checkout: false)', dispose: async () => {} };
+  if (options.checksOut === false) return { build: refAndEvent(options, undefined), description: 'none (checkout: false)', dispose: async () => {} };
   const dir = options.sourceDir ?? dirname(pipelineFile);
   const workTree = await findWorkTree(dir);
-  if (!workTree) return noSource(`${dir} is not in a git work tree, so the workspace starts empty`);
+  if (!workTree) return noSource(`${dir} is not in a git work tree, so the workspace starts empty`, options);
   const snapshot = await snapshotSource(workTree, options.commit ? { commit: options.commit } : {});
   const ref = await currentBranchRef(workTree);
   return {
     source: { url: snapshot.url, commit: snapshot.commit, ...(options.remoteCluster ? { upload: true as const } : {}) },
-    build: { repository: basename(workTree), commit: snapshot.commit, ...(ref && !options.commit ? { ref } : {}), event: 'local' },
+    build: { repository: basename(workTree), commit: snapshot.commit, ...refAndEvent(options, options.commit ? undefined : ref) },
     description: snapshot.description,
     dispose: () => snapshot.dispose(),
   };

@@ -8,3 +8,4 @@ export { MAX_PIPELINE_BYTES, pipelineSizeProblem } from './yaml-document.js';
 export { InvalidPipeline, InvalidImage, type PipelineLocation, type LocatedProblem } from './errors.js';
 export { problemReports, problemLines, type ProblemReport } from './problem-report.js';
 export { quantityProblem } from './quantity.js';
+export { WhenEvents, skipReason, branchMatches, branchOfRef, buildBranch, buildEvent, type WhenEvent, type StepCondition, type BuildFacts } from './when.js';

@@ -9,6 +9,7 @@ import { formatDuration, parseDuration } from './duration.js';
 import { dnsLabelProblem, dnsSubdomainProblem, envNameProblem, labelKeyProblem, labelValueProblem, secretKeyProblem } from './names.js';
 import { quantityProblem, type ResourceKind } from './quantity.js';
 import { suggestKey } from './suggest.js';
+import { WhenEvents } from './when.js';
 import {
   BUILD_TIME_LIMIT_SECONDS,
   CHECKOUT_STEP,
@@ -240,6 +241,32 @@ const checkout = z.preprocess((value) => (value === true ? {} : value), z.union(
   error: (issue) => `must be false, or a map with depth and/or submodules, not ${describeValue(issue.input)}`,
 }));
 
+// A single branch or event is a list of one, as with commands.
+const oneOrList = (value: unknown) => (typeof value === 'string' ? [value] : value);
+
+const branchPattern = z
+  .string({ error: (issue) => `each branch must be text (a name or a glob such as "release/*"), not ${describeValue(issue.input)}` })
+  .refine((value) => value.trim() !== '', { error: 'a branch must not be empty' });
+
+const when = z.strictObject(
+  {
+    branch: z
+      .preprocess(oneOrList, z.array(branchPattern, { error: (issue) => `must be a list of branch names or patterns, not ${describeValue(issue.input)}` }))
+      .pipe(z.array(z.string()).min(1, { error: 'must list at least one branch' }))
+      .optional(),
+    event: z
+      .preprocess(
+        oneOrList,
+        z.array(z.enum(WhenEvents, { error: (issue) => `each event must be one of ${WhenEvents.join(', ')}, not ${describeValue(issue.input)}` }), {
+          error: (issue) => `must be a list of events (${WhenEvents.join(', ')}), not ${describeValue(issue.input)}`,
+        }),
+      )
+      .pipe(z.array(z.enum(WhenEvents)).min(1, { error: 'must list at least one event' }))
+      .optional(),
+  },
+  { error: (issue) => `must be a map with branch and/or event, not ${describeValue(issue.input)}` },
+);
+
 const pullPolicyNames = Object.keys(PullPolicies) as [PullPolicy, ...PullPolicy[]];
 
 export const stepSchema = z.strictObject(
@@ -260,6 +287,7 @@ export const stepSchema = z.strictObject(
     'image-check': z.boolean({ error: (issue) => `must be true or false, not ${describeValue(issue.input)}` }).optional(),
     'node-selector': nodeSelector.optional(),
     tolerations: tolerations.optional(),
+    when: when.optional(),
   },
   { error: (issue) => `each step must be a map (name, image, commands, ...), not ${describeValue(issue.input)}` },
 );
@@ -293,6 +321,7 @@ export const knownKeys = {
   secret: Object.keys(secret.shape),
   checkout: Object.keys(checkoutOptions.shape),
   toleration: Object.keys(toleration.shape),
+  when: Object.keys(when.shape),
 };
 
 /** Validates what YAML produced; every problem is reported, not just the first. */
@@ -329,6 +358,7 @@ export function validatePipelineData(data: unknown): ValidationResult {
         ...(step['image-check'] === false ? { imageCheck: false as const } : {}),
         ...(step['node-selector'] && Object.keys(step['node-selector']).length > 0 ? { nodeSelector: step['node-selector'] } : {}),
         ...(step.tolerations && step.tolerations.length > 0 ? { tolerations: step.tolerations.map(asToleration) } : {}),
+        ...(step.when && (step.when.branch || step.when.event) ? { when: withoutUndefined(step.when) } : {}),
       })),
       ...(grace !== undefined ? { imagePullGraceSeconds: grace } : {}),
       ...(secretsGiven && secretsGiven.length > 0 ? { pullSecrets: [...new Set(secretsGiven)] } : {}),
@@ -425,6 +455,7 @@ function knownKeysAt(path: PathSegment[]): string[] {
   if (last === 'checkout' && path.length === 1) return knownKeys.checkout;
   if (parent === 'secrets') return knownKeys.secret;
   if (parent === 'tolerations') return knownKeys.toleration;
+  if (last === 'when') return knownKeys.when;
   return knownKeys.step;
 }
 

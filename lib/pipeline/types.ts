@@ -1,4 +1,5 @@
 /** The validated, normalised form of a pipeline file (the YAML contract: docs/contracts.md#pipeline-file). */
+import type { StepCondition } from './when.js';
 
 /** YAML spelling -> Kubernetes imagePullPolicy. */
 export const PullPolicies = {
@@ -57,6 +58,8 @@ export interface Step {
   nodeSelector?: Record<string, string>;
   /** Taints the step's pod tolerates, after the deployment's. */
   tolerations?: Toleration[];
+  /** `when`: the branches and events the step runs for; PrepareBuild skips it for any other build. */
+  when?: StepCondition;
   /** 1-based line of the step in its file, for messages raised after parsing. */
   line?: number;
 }

@@ -33,7 +33,8 @@ export interface LiveLogTarget {
 /** Collects lines into this invocation's part and writes it every `store.partEveryMs`. */
 export class LiveLogCopy {
   private state: LiveLogState;
-  private part: { number: number; offset: number; text: string; bytes: number } | undefined;
+  /** The part being written; `position` is after its last line (absent: only checkout lines so far). */
+  private part: { number: number; offset: number; text: string; bytes: number; position?: LogPosition } | undefined;
   /** Where the next part begins. */
   private next: { number: number; offset: number };
   private timer: NodeJS.Timeout | undefined;
@@ -54,7 +55,7 @@ export class LiveLogCopy {
     this.part ??= { ...this.next, text: '', bytes: 0 };
     this.part.text += masked;
     this.part.bytes += Buffer.byteLength(masked);
-    if (position) this.state.position = position;
+    if (position) this.part.position = position;
     if (this.part.bytes >= MAX_PART_BYTES) {
       this.write();
       this.next = { number: this.part.number + 1, offset: this.part.offset + this.part.bytes };
@@ -64,12 +65,14 @@ export class LiveLogCopy {
     }
   }
 
-  /** Writes what is left and says how far the copy got; throws what a write threw. */
-  async close(): Promise<LiveLogState> {
+  /**
+   * Writes what is left and says how far the copy got: up to the last write that succeeded, so
+   * after a failed one (the store unreachable) the next poll or FinishStep reads on from there.
+   */
+  async close(): Promise<{ state: LiveLogState; failure?: unknown }> {
     this.write();
     await this.writing;
-    if (this.failure) throw this.failure;
-    return this.state;
+    return this.failure === undefined ? { state: this.state } : { state: this.state, failure: this.failure };
   }
 
   private write(): void {
@@ -85,6 +88,7 @@ export class LiveLogCopy {
         this.state.location = await store.putPart(buildId, step, snapshot.text, { part: snapshot.number, offset: snapshot.offset });
         this.state.parts = Math.max(this.state.parts, snapshot.number);
         this.state.bytes = snapshot.offset + snapshot.bytes;
+        if (snapshot.position) this.state.position = snapshot.position;
       } catch (error) {
         this.failure = error;
       }

@@ -40,9 +40,21 @@ export interface PreparedBuild {
   build: BuildRef;
   namespace: string;
   settings: BuildSettings;
+  /** The steps that run, one Map iteration each: iteration i is steps[i]. */
   steps: Step[];
+  /** The pipeline's steps whose `when` does not hold for this build; absent: none. */
+  skipped?: SkippedStep[];
   /** What the registries said of each image at PrepareBuild (digests, or why unchecked). */
   images?: ImageCheckSummary[];
+}
+
+/** A step left out of the build by its `when`: no iteration, no pod. */
+export interface SkippedStep {
+  name: string;
+  /** Its place among the pipeline file's steps (0-based; the checkout is none of them). */
+  index: number;
+  /** Why, e.g. `branch feature/x is not main, release/*`. */
+  reason: string;
 }
 
 /** What LaunchStep and every PollStep leave at $.poll: the step's pod and how it was last seen. */
@@ -97,4 +109,25 @@ export interface CleanupResult {
 /** The build's workspace claim, when its workspace is one (mode `volume`). */
 export function buildClaimName(settings: BuildSettings): string | undefined {
   return settings.workspace && 'claimName' in settings.workspace ? settings.workspace.claimName : undefined;
+}
+
+/** A step of the build as the views list it: one that runs (its Map iteration) or one skipped by its `when`. */
+export type ListedStep = { name: string; iteration: number; skipped?: undefined } | { name: string; iteration?: undefined; skipped: SkippedStep };
+
+/**
+ * Every step of the build in the pipeline file's order (the checkout first): the ones that run,
+ * each with its Map iteration (iteration i is `steps[i]`), and the skipped ones between them.
+ */
+export function listedSteps(prepared: Pick<PreparedBuild, 'steps' | 'skipped' | 'settings'>): ListedStep[] {
+  const skipped = new Map((prepared.skipped ?? []).map((s) => [s.index, s]));
+  const checkout = prepared.settings?.checkoutStep !== undefined && prepared.steps[0]?.name === prepared.settings.checkoutStep ? 1 : 0;
+  const listed: ListedStep[] = prepared.steps.slice(0, checkout).map((step, iteration) => ({ name: step.name, iteration }));
+  let iteration = checkout;
+  const total = prepared.steps.length - checkout + skipped.size;
+  for (let index = 0; index < total; index++) {
+    const skip = skipped.get(index);
+    if (skip) listed.push({ name: skip.name, skipped: skip });
+    else if (iteration < prepared.steps.length) listed.push({ name: prepared.steps[iteration]!.name, iteration: iteration++ });
+  }
+  return listed;
 }

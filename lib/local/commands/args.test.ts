@@ -14,3 +14,18 @@ describe('--workspace-mode', () => {
     expect(() => parseServeArgs(['--workspace-mode', 'emptydir'], {})).toThrow(/must be one of volume, ephemeral/);
   });
 });
+
+describe('run --branch and --event', () => {
+  it('sets what the steps\' `when` sees', () => {
+    expect(parseRunArgs(['p.yml', '--branch', 'release/1.2', '--event', 'pull_request'])).toMatchObject({ branch: 'release/1.2', event: 'pull_request' });
+    const plain = parseRunArgs(['p.yml']) as RunOptions;
+    expect(plain.branch).toBeUndefined();
+    expect(plain.event).toBeUndefined();
+  });
+
+  it('refuses an event `when` does not know and a branch git would not take', () => {
+    expect(() => parseRunArgs(['p.yml', '--event', 'release'])).toThrow('--event must be one of push, pull_request, tag, generic, local, got "release"');
+    expect(() => parseRunArgs(['p.yml', '--branch', 'my branch'])).toThrow('--branch must be a branch name such as main, got "my branch"');
+    expect(() => parseRunArgs(['p.yml', '--branch', ''])).toThrow(/--branch must be a branch name/);
+  });
+});

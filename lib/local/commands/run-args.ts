@@ -1,10 +1,11 @@
 /** `run`'s command line: its options, their defaults, and the help that says so. */
 import { parseArgs } from 'node:util';
+import { WhenEvents, type WhenEvent } from '../../pipeline/index.js';
 import type { WorkspaceMode } from '../../workflow/settings.js';
 import { BUILD_TARGET_OPTIONS, UsageError, workspaceModeOption } from './usage.js';
 
 export const RUN_USAGE =
-  'run <pipeline.yml> [--source DIR] [--commit REF] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--images FILE] [--json] [--verbose]';
+  'run <pipeline.yml> [--source DIR] [--commit REF] [--branch B] [--event E] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--images FILE] [--json] [--verbose]';
 
 export const RUN_HELP = `Usage: step-runner ${RUN_USAGE}
 
@@ -15,6 +16,11 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
   --source DIR      the git work tree to check out, as it is on disk, uncommitted edits included
                     (default: the work tree holding <pipeline.yml>; outside one, an empty workspace)
   --commit REF      check out this commit of the work tree instead of what is on disk
+  --branch B        the branch the build is on, for the steps' "when: branch" (default: the work
+                    tree's current branch; with --event pull_request, the base branch)
+  --event E         the event the build is for, for "when: event" and CI_EVENT: one of
+                    ${WhenEvents.join(', ')}
+                    (default: local, which "when" counts as a push too)
   --kubeconfig FILE run on that cluster, the step pods in their real images (default: a fresh
                     embedded cluster, whose step commands run as local processes)
   --context NAME    the kubeconfig's context to use (default: its current context)
@@ -41,6 +47,10 @@ export interface RunOptions {
   source?: string;
   /** Check this commit out instead of the work tree as it is on disk. */
   commit?: string;
+  /** `--branch`: the build's branch for `when` (default: the work tree's current branch). */
+  branch?: string;
+  /** `--event`: the build's event (default: local). */
+  event?: WhenEvent;
   images?: string;
   json?: boolean;
   verbose?: boolean;
@@ -56,6 +66,8 @@ export function parseRunArgs(args: string[]): RunOptions | { help: true } {
       options: {
         ...BUILD_TARGET_OPTIONS,
         commit: { type: 'string' },
+        branch: { type: 'string' },
+        event: { type: 'string' },
         images: { type: 'string' },
         json: { type: 'boolean' },
         verbose: { type: 'boolean' },
@@ -70,7 +82,25 @@ export function parseRunArgs(args: string[]): RunOptions | { help: true } {
   const [file, ...extra] = positionals;
   if (!file) throw new UsageError('no pipeline file given');
   if (extra.length > 0) throw new UsageError(`one pipeline file at a time, got ${positionals.length}`);
-  const { workspace, 'workspace-mode': workspaceMode, help: _help, ...rest } = values;
+  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, ...rest } = values;
   const source = rest.source ?? workspace;
-  return { file, ...rest, ...(source ? { source } : {}), ...(workspaceMode ? { workspaceMode: workspaceModeOption(workspaceMode) } : {}) };
+  if (rest.branch !== undefined && !branchName(rest.branch)) throw new UsageError(`--branch must be a branch name such as main, got "${rest.branch}"`);
+  return {
+    file,
+    ...rest,
+    ...(source ? { source } : {}),
+    ...(workspaceMode ? { workspaceMode: workspaceModeOption(workspaceMode) } : {}),
+    ...(event !== undefined ? { event: eventOption(event) } : {}),
+  };
+}
+
+/** `--event`: one of the events a step's `when` may name. */
+function eventOption(value: string): WhenEvent {
+  if (!(WhenEvents as readonly string[]).includes(value)) throw new UsageError(`--event must be one of ${WhenEvents.join(', ')}, got "${value}"`);
+  return value as WhenEvent;
+}
+
+/** A branch as `refs/heads/<name>` takes it: no spaces, no leading "-" or "/", nothing empty. */
+function branchName(value: string): boolean {
+  return /^[^\s~^:?*[\\-][^\s~^:?*[\\]*$/.test(value) && !value.startsWith('/') && !value.endsWith('/') && !value.includes('..');
 }

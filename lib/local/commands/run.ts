@@ -69,6 +69,8 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       checksOut: pipeline.checkout !== false,
       ...(options.source ? { sourceDir: path.resolve(options.source) } : {}),
       ...(options.commit ? { commit: options.commit } : {}),
+      ...(options.branch !== undefined ? { branch: options.branch } : {}),
+      ...(options.event !== undefined ? { event: options.event } : {}),
       remoteCluster: options.kubeconfig !== undefined,
     });
   } catch (error) {

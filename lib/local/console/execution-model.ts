@@ -6,7 +6,7 @@
 import { lambdaErrorMessage } from '../../forge/commit-status.js';
 import { imageCheckNote } from '../../workflow/image-check.js';
 import type { Step } from '../../pipeline/types.js';
-import type { PollState, PreparedBuild, StepResult } from '../../workflow/state-data.js';
+import { listedSteps, type PollState, type PreparedBuild, type StepResult } from '../../workflow/state-data.js';
 import type { ExecutionDetail, ListedExecution } from '../executions.js';
 import { finishedStep, type ExecutionEvent } from '../executor.js';
 import type { StepPodView } from './pod-view.js';
@@ -37,6 +37,17 @@ export interface StepView {
   liveLog: string | null;
 }
 
+/** A step of the pipeline its `when` left out of this build: it has no iteration. */
+export interface SkippedStepView {
+  name: string;
+  /** Its place among the pipeline file's steps (0-based). */
+  index: number;
+  reason: string;
+}
+
+/** The step list in the pipeline file's order: a step that runs by its iteration, or a skipped one. */
+export type ListedStepView = { iteration: number } | { skipped: SkippedStepView };
+
 export interface HistoryRow {
   id: number;
   type: string;
@@ -53,7 +64,10 @@ export interface HistoryRow {
 export interface ExecutionModel {
   execution: ListedExecution;
   failure: Failure | null;
+  /** One per Map iteration: steps[i] is iteration i. */
   steps: StepView[];
+  /** Every step in the file's order (the checkout first), skipped ones included. */
+  listed: ListedStepView[];
   states: ExecutionStates;
   history: HistoryRow[];
   /** The step to show first: the failed one, else the running one, else the last started. */
@@ -107,7 +121,11 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
   const started = steps.filter((s) => s.status !== 'not-run').at(-1);
   const defaultStep = failedIteration?.index ?? runningIteration?.index ?? started?.index ?? (steps.length > 0 ? 0 : null);
 
-  return { execution, failure: failureOf(execution, history, stepName), steps, states, history: rows, defaultStep };
+  const listed: ListedStepView[] = prepared?.steps
+    ? listedSteps(prepared).map((s) => (s.iteration === undefined ? { skipped: s.skipped } : { iteration: s.iteration }))
+    : [];
+
+  return { execution, failure: failureOf(execution, history, stepName), steps, listed, states, history: rows, defaultStep };
 }
 
 

@@ -4,7 +4,7 @@
  * with their pod, events and log, and the event history. Pure.
  */
 import type { PodEventView, StepPodView } from './pod-view.js';
-import type { ExecutionModel, Failure, HistoryRow, StepView } from './execution-model.js';
+import type { ExecutionModel, Failure, HistoryRow, SkippedStepView, StepView } from './execution-model.js';
 import { duration, executionHref, executionPill, statusPill, timeTag } from './format.js';
 import type { GraphLayout } from './graph-layout.js';
 import { graphSvg } from './graph-svg.js';
@@ -42,7 +42,7 @@ function regions(model: ExecutionModel, selected: number | null, now: Date): Rec
     'x-actions': actions(model),
     'x-banner': banner(model, now),
     'x-summary': summary(model, now),
-    'x-steps': stepList(model.steps, selected),
+    'x-steps': stepList(model, selected),
     'x-details': stepDetails(model, selected),
     'x-history': historyRows(model.history),
   };
@@ -160,13 +160,29 @@ ${x.reruns.length > 0 ? html`<div><dt>Re-runs</dt><dd>${x.reruns.map((r, i) => h
 </dl>`;
 }
 
-function stepList(steps: StepView[], selected: number | null): Html {
-  if (steps.length === 0) return html`<li class="muted">No steps yet: PrepareBuild has not finished.</li>`;
-  return html`${steps.map(
-    (s) => html`<li><a class="step status-${s.status}" href="?step=${s.index}" data-step="${s.index}"${selected === s.index ? html` aria-current="true"` : ''}>
+function stepList(model: ExecutionModel, selected: number | null): Html {
+  const { steps } = model;
+  if (steps.length === 0 && model.listed.length === 0) return html`<li class="muted">No steps yet: PrepareBuild has not finished.</li>`;
+  // Without the file's order (an execution recorded before it was kept), the iterations alone.
+  const listed = model.listed.length > 0 ? model.listed : steps.map((s) => ({ iteration: s.index }));
+  return html`${listed.map((entry) => {
+    if ('skipped' in entry) return skippedStep(entry.skipped);
+    const s = steps[entry.iteration];
+    return s ? stepLink(s, selected) : html``;
+  })}`;
+}
+
+/** A step its `when` left out: no iteration to select, so its reason is shown in place. */
+function skippedStep(s: SkippedStepView): Html {
+  return html`<li><div class="step status-skipped" data-skipped-step="${s.index}">
+<span class="dot" aria-hidden="true"></span><span class="step-name">${s.name}</span>
+<span class="step-status">skipped</span><span class="step-reason">Skipped: ${s.reason}</span></div></li>`;
+}
+
+function stepLink(s: StepView, selected: number | null): Html {
+  return html`<li><a class="step status-${s.status}" href="?step=${s.index}" data-step="${s.index}"${selected === s.index ? html` aria-current="true"` : ''}>
 <span class="dot" aria-hidden="true"></span><span class="step-name">${s.index + 1}. ${s.name}</span>
-<span class="step-status">${STATUS_LABELS[s.status]}${s.result?.error ? html` · <code>${s.result.error}</code>` : ''}</span></a></li>`,
-  )}`;
+<span class="step-status">${STATUS_LABELS[s.status]}${s.result?.error ? html` · <code>${s.result.error}</code>` : ''}</span></a></li>`;
 }
 
 function stepDetails(model: ExecutionModel, selected: number | null): Html {

@@ -125,7 +125,10 @@ async function followLog(input: StepInput, previous: PollState, deps: TaskDeps):
     async stop() {
       controller.abort();
       await followed;
-      return copy.close();
+      const { state, failure } = await copy.close();
+      // The step goes on: what was not kept now is read on from `state` later.
+      if (failure !== undefined) deps.log.warn('Part of the running step\'s log could not be kept yet', { reason: (failure as Error).message ?? String(failure) });
+      return state;
     },
   };
 }

@@ -1,11 +1,11 @@
 import type { BuildInput } from '../../contract/index.js';
 import { ensureGitCredentials, ensureWorkspaceClaim, gitCredentialsManifest, workspaceClaimManifest, type PodPlacement } from '../../kube/index.js';
-import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
+import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, InvalidPipeline, parseImageReference, parsePipeline, skipReason, type Step } from '../../pipeline/index.js';
 import { CHECKOUT_TIMEOUT_SECONDS, checkoutStep } from '../checkout-step.js';
 import { historyBudgetProblem } from '../history-budget.js';
 import { checkBuildImages, imageCheckNote, imageCheckSummaries, imageUses, missingImages } from '../image-check.js';
 import { WorkspaceModes, type WorkflowSettings } from '../settings.js';
-import type { PreparedBuild } from '../state-data.js';
+import type { PreparedBuild, SkippedStep } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 import { buildToken, type BuildCredentials } from '../build-credentials.js';
 
@@ -39,7 +39,10 @@ export async function prepareBuild(
   deps: Pick<TaskDeps, 'kube' | 'log' | 'checkImages'>,
   credentials: BuildCredentials = {},
 ): Promise<PreparedBuild> {
-  const pipeline = parsePipeline(input.pipeline.text, input.pipeline.file);
+  const parsed = parsePipeline(input.pipeline.text, input.pipeline.file);
+  // Decided now, from the delivery: a skipped step gets no iteration, its image is not asked about.
+  const { running, skipped } = splitByCondition(parsed.steps, input.build);
+  const pipeline = { ...parsed, steps: running };
   if (pipeline.checkout !== false && !input.source && input.withoutSource) {
     deps.log.warn(`No checkout: ${input.withoutSource}`);
   } else if (pipeline.checkout !== false && !input.source) {
@@ -82,6 +85,7 @@ export async function prepareBuild(
   if (checkout && ephemeral) {
     deps.log.info(`Preparing checkout: image ${parseImageReference(checkout.image).familiar}${imageCheckNote(images, checkout.image)}, in every step's pod`);
   }
+  for (const step of skipped) deps.log.info(`Skipping step "${step.name}": ${step.reason}`, { step: step.name });
   for (const step of steps) {
     deps.log.info(`Preparing step "${step.name}": image ${parseImageReference(step.image).familiar}${imageCheckNote(images, step.image)}`, { step: step.name });
   }
@@ -104,8 +108,22 @@ export async function prepareBuild(
       ...(placement ? { placement } : {}),
     },
     steps,
+    ...(skipped.length > 0 ? { skipped } : {}),
     images,
   };
+}
+
+/** The steps whose `when` holds (without it: the state data stays small), and the others with why. */
+function splitByCondition(steps: readonly Step[], build: BuildInput['build']): { running: Step[]; skipped: SkippedStep[] } {
+  const running: Step[] = [];
+  const skipped: SkippedStep[] = [];
+  steps.forEach((step, index) => {
+    const { when, ...rest } = step;
+    const reason = skipReason(when, build);
+    if (reason === undefined) running.push(rest);
+    else skipped.push({ name: step.name, index, reason });
+  });
+  return { running, skipped };
 }
 
 /** The deployment's node selector and tolerations, when it has any. */

@@ -1,0 +1,90 @@
+/**
+ * A step's `when`: whether it runs for a build, decided from the build's ref and event when the
+ * build starts. Pure.
+ *
+ * Branch patterns are globs as GitHub Actions and Drone read them: `*` matches any characters but
+ * `/`, `**` any characters, `/` included, and `?` one character but `/`; anything else is itself.
+ */
+
+/** The events a `when.event` list may name: a build's BuildRef.event, and `tag` for a tag ref. */
+export const WhenEvents = ['push', 'pull_request', 'tag', 'generic', 'local'] as const;
+export type WhenEvent = (typeof WhenEvents)[number];
+
+export interface StepCondition {
+  /** Branch names or glob patterns; absent: any branch (or none). */
+  branch?: string[];
+  /** Absent: any event. */
+  event?: WhenEvent[];
+}
+
+/** What a condition is decided on: the build's ref and event (BuildRef), and a pull request's base branch. */
+export interface BuildFacts {
+  ref?: string;
+  event?: string;
+  /** A pull request's base branch ref (`refs/heads/main`): its branch, as GitHub Actions' `branches` reads it. */
+  baseRef?: string;
+}
+
+const HEADS = 'refs/heads/';
+const TAGS = 'refs/tags/';
+
+/** `refs/heads/X` -> X; any other ref names no branch. */
+export function branchOfRef(ref: string | undefined): string | undefined {
+  return ref?.startsWith(HEADS) && ref.length > HEADS.length ? ref.slice(HEADS.length) : undefined;
+}
+
+/** The branch a build is on for `when.branch`: a pull request's base branch, else the ref's branch. */
+export function buildBranch(build: BuildFacts): string | undefined {
+  return build.event === 'pull_request' ? branchOfRef(build.baseRef) : branchOfRef(build.ref);
+}
+
+/** The event for `when.event`: `tag` for a tag ref, else the build's own. */
+export function buildEvent(build: BuildFacts): string | undefined {
+  return build.ref?.startsWith(TAGS) ? 'tag' : build.event;
+}
+
+/** Whether a branch matches a pattern (see the top of this file). */
+export function branchMatches(pattern: string, branch: string): boolean {
+  return globRegExp(pattern).test(branch);
+}
+
+function globRegExp(pattern: string): RegExp {
+  let source = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i]!;
+    if (char === '*' && pattern[i + 1] === '*') {
+      source += '.*';
+      i++;
+    } else if (char === '*') {
+      source += '[^/]*';
+    } else if (char === '?') {
+      source += '[^/]';
+    } else {
+      source += char.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+    }
+  }
+  return new RegExp(`^${source}$`);
+}
+
+/**
+ * Why the step does not run for this build, or undefined when it does. A local run (event `local`)
+ * counts as a push of its branch too, so `event: [push]` steps run locally.
+ */
+export function skipReason(when: StepCondition | undefined, build: BuildFacts): string | undefined {
+  if (!when) return undefined;
+  const event = buildEvent(build);
+  if (when.event && when.event.length > 0) {
+    const holds = event !== undefined && (when.event as readonly string[]).includes(event);
+    const localPush = event === 'local' && when.event.includes('push');
+    if (!holds && !localPush) return `event ${event ?? '(none)'} is not ${when.event.join(', ')}`;
+  }
+  if (when.branch && when.branch.length > 0) {
+    const branch = buildBranch(build);
+    if (branch === undefined) {
+      const what = event === 'tag' ? `a tag (${build.ref})` : build.ref ? `${build.ref}, not a branch` : 'no branch';
+      return `the build is on ${what}, and the step runs on ${when.branch.join(', ')} only`;
+    }
+    if (!when.branch.some((pattern) => branchMatches(pattern, branch))) return `branch ${branch} is not ${when.branch.join(', ')}`;
+  }
+  return undefined;
+}
