@@ -233,15 +233,9 @@ export async function orchestrationCost(stepMinutes: number, v: Variant, assumpt
   return { stepMinutes, schedule: v.label, ...build };
 }
 
-export interface StepHourCost {
+export interface StepHourCost extends Omit<SimulatedBuild, 'status' | 'pods'> {
   label: string;
   pollMemoryMb: number;
-  transitions: number;
-  invocations: number;
-  polls: number;
-  watchedSeconds: number;
-  gbSeconds: number;
-  dollars: number;
 }
 
 /**

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import { runBuild } from '../lib/local/commands/run.js';
 import { startLocalExecution, type ExecutionSummary } from '../lib/local/executor.js';
@@ -19,6 +19,7 @@ import { logger } from '../lib/workflow/lambda-task.js';
 import { cleanupBuild } from '../lib/workflow/tasks/cleanup-build.js';
 import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
 import type { WorkflowSettings } from '../lib/workflow/settings.js';
+import { launchedPods } from './fixtures/launched-pods.js';
 
 const run = promisify(execFile);
 let root: string;
@@ -119,8 +120,7 @@ describe('the build workspace on the cluster', () => {
   async function build(id: string, pipeline: string, settings: Partial<WorkflowSettings> = {}, commit?: string) {
     const found = await localSource(path.join(repo, '.step-runner.yml'));
     const source = commit && found.source ? { ...found, source: { ...found.source, commit } } : found;
-    // Each step's pod as LaunchStep created it (read before the step ends and its pod is deleted).
-    const launched: Promise<V1Pod>[] = [];
+    const launched = launchedPods(api, 'default');
     try {
       const execution = startLocalExecution(
         { build: { id, trigger: 'test', ...source.build }, pipeline: { file: '.step-runner.yml', text: pipeline }, ...(source.source ? { source: source.source } : {}) },
@@ -128,15 +128,11 @@ describe('the build workspace on the cluster', () => {
           runtime: localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs'), settings }),
           waitMs: 50,
           retryMs: 10,
-          onEvent: (event) => {
-            if (event.type !== 'StateExited' || event.state?.name !== 'LaunchStep') return;
-            const name = (event.state.output as { poll: { podName: string } }).poll.podName;
-            launched.push(api.readNamespacedPod({ name, namespace: 'default' }));
-          },
+          onEvent: launched.onEvent,
         },
       );
       const summary = await execution.result;
-      const pods = await Promise.all(launched);
+      const pods = await launched.pods();
       return {
         summary,
         pods,

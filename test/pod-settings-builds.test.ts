@@ -17,6 +17,7 @@ import { localSource } from '../lib/local/local-source.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import type { WorkflowSettings } from '../lib/workflow/settings.js';
+import { launchedPods } from './fixtures/launched-pods.js';
 
 const run = promisify(execFile);
 let root: string;
@@ -46,7 +47,7 @@ afterAll(async () => {
 async function build(id: string, pipeline: string, settings: Partial<WorkflowSettings>, checkout: boolean) {
   const found = checkout ? await localSource(path.join(repo, '.step-runner.yml')) : undefined;
   // Each step's pod as the API returned it once LaunchStep had created it (before the step ends and its pod is deleted).
-  const launched: Promise<V1Pod>[] = [];
+  const launched = launchedPods(api, 'default');
   try {
     const execution = startLocalExecution(
       {
@@ -58,15 +59,11 @@ async function build(id: string, pipeline: string, settings: Partial<WorkflowSet
         runtime: localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs'), settings }),
         waitMs: 50,
         retryMs: 10,
-        onEvent: (event) => {
-          if (event.type !== 'StateExited' || event.state?.name !== 'LaunchStep') return;
-          const name = (event.state.output as { poll: { podName: string } }).poll.podName;
-          launched.push(api.readNamespacedPod({ name, namespace: 'default' }));
-        },
+        onEvent: launched.onEvent,
       },
     );
     const summary = await execution.result;
-    return { summary, pods: await Promise.all(launched) };
+    return { summary, pods: await launched.pods() };
   } finally {
     await found?.dispose();
   }
