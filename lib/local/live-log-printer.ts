@@ -61,6 +61,8 @@ export class LiveLogPrinter {
       const lines = step.rest.subarray(0, cut).toString('utf8').replace(/\n$/, '');
       step.rest = step.rest.subarray(cut);
       if (lines) for (const line of lines.split('\n')) this.print(`        │ ${line}`);
+    }).catch(() => {
+      // A file that cannot be read now is read again at the next tick, from the same offset.
     });
     return step.reading;
   }

@@ -109,7 +109,8 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       onEvent: (event) => {
         // A step's last lines come before its result: the event waits for them.
         printing = printing.then(async () => {
-          await printer.onEvent(event);
+          // A log file that cannot be read costs its live lines, never the console lines.
+          await printer.onEvent(event).catch(() => undefined);
           console.lines(event).forEach(print);
         });
         uploader?.onEvent(event);
