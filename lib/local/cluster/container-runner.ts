@@ -10,9 +10,19 @@ import type { ExecTarget } from './exec-process.js';
 import type { PulledImage } from './image-puller.js';
 import { LogBuffer } from './log-buffer.js';
 import type { NodeContext } from './node-context.js';
-import type { Container } from './objects.js';
+import type { Container, ContainerStatus } from './objects.js';
 import type { PodHandle } from './pod-handle.js';
 import { startProcess, type StepProcess } from './process-runner.js';
+
+/** For a sidecar's runs: what its status carries over (restartCount, lastState), and its start and stop. */
+export interface RunOptions {
+  /** More status fields to set once it runs. */
+  fields?: Partial<ContainerStatus>;
+  /** Called once the process has started and the status says so. */
+  onStarted?: () => void;
+  /** Whether the kubelet no longer wants it started (its sidecars are being stopped). */
+  cancelled?: () => boolean;
+}
 
 export class ContainerRunner {
   /** Logs of the containers that have started, by container name. */
@@ -32,7 +42,7 @@ export class ContainerRunner {
   }
 
   /** Creates, starts (in `cwd`) and waits for one container; its end is in the pod's status when this returns. */
-  async run(container: Container, image: PulledImage, env: Record<string, string>, cwd: string): Promise<void> {
+  async run(container: Container, image: PulledImage, env: Record<string, string>, cwd: string, options: RunOptions = {}): Promise<void> {
     const { pod, node } = this;
     const containerID = `containerd://${randomBytes(32).toString('hex')}`;
     const argv = containerArgv(container, image.entry);
@@ -59,15 +69,16 @@ export class ContainerRunner {
       return;
     }
     // The pod began stopping while the process started: termination has already looked for it.
-    if (pod.stopping) {
+    if (pod.stopping || options.cancelled?.()) {
       await started.process.stop(0);
       return;
     }
     this.processes.set(container.name, started.process);
     this.execTargets.set(container.name, { cwd, env: processEnv, exited: started.process.exited });
     const startedAt = pod.stamp();
-    pod.setContainerState(container.name, { running: { startedAt } }, { containerID, imageID: image.imageID, ready: true, started: true });
+    pod.setContainerState(container.name, { running: { startedAt } }, { ...options.fields, containerID, imageID: image.imageID, ready: true, started: true });
     pod.event({ type: 'Normal', reason: 'Started', message: `Started container ${container.name}`, container: container.name });
+    options.onStarted?.();
 
     const exit = await started.process.exited;
     this.processes.delete(container.name);

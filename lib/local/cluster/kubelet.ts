@@ -1,7 +1,8 @@
 /**
  * The simulated node: watches the store for pods and gives each one a PodWorker, passes deletions
- * on, and serves container logs and exec. Every pod runs on the single node; restartPolicy is
- * treated as Never whatever the spec says.
+ * on, and serves container logs and exec. Every pod runs on the single node; its restartPolicy
+ * is Never (validation refuses others); only sidecars (init containers with restartPolicy Always)
+ * are restarted.
  */
 import { ExecProcesses } from './exec-process.js';
 import type { NodeContext } from './node-context.js';

@@ -58,6 +58,8 @@ export interface Container {
   volumeMounts?: VolumeMount[];
   imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
   resources?: { requests?: ResourceList; limits?: ResourceList };
+  /** Init containers only: `Always` makes it a sidecar (KEP-753), started in order and kept running beside the containers. */
+  restartPolicy?: string;
   [key: string]: unknown;
 }
 
@@ -121,7 +123,7 @@ export interface ContainerStatus {
 }
 
 export interface PodSpec {
-  /** Run one by one, each to a successful exit, before the containers start. */
+  /** Run one by one, each to a successful exit (a sidecar, restartPolicy Always: until it has started), before the containers start. */
   initContainers?: Container[];
   containers: Container[];
   volumes?: Volume[];

@@ -8,13 +8,16 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { EventSpec } from './events.js';
 import { formatTime, type ContainerStatus, type Pod } from './objects.js';
 import type { NodeContext } from './node-context.js';
-import { derivePhase, nodeConditions } from './pod-status.js';
+import { derivePhase, nodeConditions, sidecarNames } from './pod-status.js';
 import type { StoreEvent } from './store.js';
 
 export class PodHandle {
   readonly namespace: string;
   readonly name: string;
   readonly uid: string;
+  /** The sidecars (init containers with restartPolicy Always), in declaration order. */
+  readonly sidecars: readonly string[];
+  private readonly sidecarSet: ReadonlySet<string>;
   private readonly stop = new AbortController();
 
   constructor(
@@ -24,6 +27,12 @@ export class PodHandle {
     this.namespace = created.metadata.namespace ?? 'default';
     this.name = created.metadata.name ?? '';
     this.uid = created.metadata.uid ?? '';
+    this.sidecars = sidecarNames(created);
+    this.sidecarSet = new Set(this.sidecars);
+  }
+
+  isSidecar(container: string): boolean {
+    return this.sidecarSet.has(container);
   }
 
   get stopping(): boolean {
@@ -62,29 +71,32 @@ export class PodHandle {
   setContainerState(name: string, state: ContainerStatus['state'], fields: Partial<ContainerStatus> = {}): void {
     if (this.stopping) return;
     const now = this.stamp();
-    // A finished init container counts as ready: it has done what the pod needed of it.
+    // A finished init container counts as ready: it has done what the pod needed of it (a sidecar
+    // is ready only while it runs).
+    const sidecar = this.sidecarSet.has(name);
     const replace = (statuses: ContainerStatus[] | undefined, init: boolean) =>
       statuses?.map((s) => {
         if (s.name !== name) return s;
-        const ready = init && state.terminated?.exitCode === 0;
+        const ready = init && !sidecar && state.terminated?.exitCode === 0;
         return { ...s, ...fields, state, ...(state.running ? {} : { ready, started: fields.started ?? false }) };
       });
     this.patch((p) => {
       const statuses = replace(p.status?.containerStatuses, false) ?? [];
       const initStatuses = replace(p.status?.initContainerStatuses, true);
-      const phase = derivePhase(statuses, initStatuses);
+      const phase = derivePhase(statuses, initStatuses, this.sidecarSet);
       p.status = {
         ...p.status,
         phase,
         ...(initStatuses ? { initContainerStatuses: initStatuses } : {}),
         containerStatuses: statuses,
-        conditions: nodeConditions(p.status?.conditions ?? [], statuses, phase, now, initStatuses),
+        conditions: nodeConditions(p.status?.conditions ?? [], statuses, phase, now, initStatuses, this.sidecarSet),
       };
     });
   }
 
-  wait(ms: number): Promise<void> {
-    return delay(ms, undefined, { signal: this.stop.signal });
+  /** Ends early (AbortError) once the pod is stopping, or `also` aborts. */
+  wait(ms: number, also?: AbortSignal): Promise<void> {
+    return delay(ms, undefined, { signal: also ? AbortSignal.any([this.stop.signal, also]) : this.stop.signal });
   }
 
   /** Until a change to the cluster that `wanted` accepts (an AbortError once the pod is stopping). */

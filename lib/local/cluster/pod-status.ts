@@ -1,14 +1,29 @@
 /** Pure rules for a pod's phase and conditions from its container statuses, as the kubelet derives them. */
 import type { Container, ContainerStatus, Pod, PodCondition, PodStatus } from './objects.js';
 
+/** The names of a pod's sidecars: init containers with `restartPolicy: Always` (KEP-753), in declaration order. */
+export function sidecarNames(pod: Pick<Pod, 'spec'>): string[] {
+  return (pod.spec.initContainers ?? []).filter((c) => c.restartPolicy === 'Always').map((c) => c.name);
+}
+
 /**
- * A pod's init containers must each end with exit 0 before its containers start; one that fails
- * fails the pod (restartPolicy is treated as Never), and until they are through it is Pending.
+ * The kubelet's getPhase for a restartPolicy Never pod. Its ordinary init containers must each end
+ * with exit 0 before its containers start; one that fails fails the pod, and until they are through
+ * (and every sidecar has started) it is Pending. A sidecar (named in `sidecars`) that runs counts
+ * as running; one that has terminated, or waits to restart after terminating, does not count at
+ * all: once the containers have all ended and the sidecars are stopped, the containers alone say
+ * Succeeded or Failed.
  */
-export function derivePhase(statuses: ContainerStatus[], initStatuses: ContainerStatus[] = []): PodStatus['phase'] {
-  if (initStatuses.some((s) => s.state.terminated && s.state.terminated.exitCode !== 0)) return 'Failed';
-  if (!initialized(initStatuses)) return 'Pending';
+export function derivePhase(statuses: ContainerStatus[], initStatuses: ContainerStatus[] = [], sidecars: ReadonlySet<string> = new Set()): PodStatus['phase'] {
+  const regular = initStatuses.filter((s) => !sidecars.has(s.name));
+  const side = initStatuses.filter((s) => sidecars.has(s.name));
+  if (regular.some((s) => s.state.terminated && s.state.terminated.exitCode !== 0)) return 'Failed';
+  if (!regular.every((s) => s.state.terminated?.exitCode === 0)) return 'Pending';
+  const sidecarPending = side.some((s) => (s.state.running ? !s.started : !s.state.terminated && !s.lastState.terminated));
+  if (sidecarPending) return 'Pending';
+  const sidecarRunning = side.some((s) => s.state.running);
   if (statuses.length > 0 && statuses.every((s) => s.state.terminated)) {
+    if (sidecarRunning) return 'Running';
     return statuses.some((s) => s.state.terminated?.exitCode !== 0) ? 'Failed' : 'Succeeded';
   }
   return statuses.some((s) => s.state.running) ? 'Running' : 'Pending';
@@ -36,8 +51,10 @@ export function setCondition(
   return [...others, next];
 }
 
-function initialized(initStatuses: ContainerStatus[]): boolean {
-  return initStatuses.every((s) => s.state.terminated?.exitCode === 0);
+/** Whether an init container no longer holds the pod's initialization: ended with exit 0, or a sidecar that has started (once). */
+function initComplete(s: ContainerStatus, sidecars: ReadonlySet<string>): boolean {
+  if (!sidecars.has(s.name)) return s.state.terminated?.exitCode === 0;
+  return s.started || s.restartCount > 0 || s.lastState.terminated !== undefined || Boolean(s.state.terminated?.startedAt);
 }
 
 const ORDER = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'];
@@ -49,10 +66,12 @@ export function nodeConditions(
   phase: PodStatus['phase'],
   now: string,
   initStatuses: ContainerStatus[] = [],
+  sidecars: ReadonlySet<string> = new Set(),
 ): PodCondition[] {
   const terminal = phase === 'Succeeded' || phase === 'Failed';
-  const unready = statuses.filter((s) => !s.ready).map((s) => s.name);
-  const incomplete = initStatuses.filter((s) => s.state.terminated?.exitCode !== 0).map((s) => s.name);
+  // A sidecar's readiness counts towards the pod's, as the kubelet counts it.
+  const unready = [...initStatuses.filter((s) => sidecars.has(s.name)), ...statuses].filter((s) => !s.ready).map((s) => s.name);
+  const incomplete = initStatuses.filter((s) => !initComplete(s, sidecars)).map((s) => s.name);
   let conditions = setCondition(current, 'PodReadyToStartContainers', terminal ? 'False' : 'True', now);
   conditions =
     incomplete.length === 0
@@ -99,6 +118,6 @@ export function admittedStatus(pod: Pod, ip: string, startTime: string): PodStat
     startTime,
     ...(initStatuses.length > 0 ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,
-    conditions: nodeConditions(pod.status?.conditions ?? [], statuses, 'Pending', startTime, initStatuses),
+    conditions: nodeConditions(pod.status?.conditions ?? [], statuses, 'Pending', startTime, initStatuses, new Set(sidecarNames(pod))),
   };
 }

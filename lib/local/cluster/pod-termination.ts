@@ -18,6 +18,7 @@ export function terminatedStatus(
   exits: ReadonlyMap<string, ProcessExit>,
   cause: TerminationCause,
   finishedAt: string,
+  sidecars: ReadonlySet<string> = new Set(),
 ): PodStatus {
   const stopped = (s: ContainerStatus, exit: ProcessExit): ContainerStatus => {
     const startedAt = s.state.running?.startedAt ?? null;
@@ -35,30 +36,57 @@ export function terminatedStatus(
     const exit = exits.get(s.name);
     return exit === undefined ? s : stopped(s, exit);
   });
-  const phase = cause === 'deadline' ? 'Failed' : derivePhase(statuses, initStatuses);
+  const phase = cause === 'deadline' ? 'Failed' : derivePhase(statuses, initStatuses, sidecars);
   return {
     ...status,
     phase,
     ...(cause === 'deadline' ? { reason: 'DeadlineExceeded', message: DEADLINE_MESSAGE } : {}),
     ...(initStatuses ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,
-    conditions: nodeConditions(status?.conditions ?? [], statuses, phase, finishedAt, initStatuses),
+    conditions: nodeConditions(status?.conditions ?? [], statuses, phase, finishedAt, initStatuses, sidecars),
   };
 }
 
-/** Stops the running processes and records the pod's end. Returns whether any process was running. */
+/**
+ * Stops sidecars one by one in the reverse order of their declaration, each with what is left of
+ * the grace period (SIGTERM, then SIGKILL), as the kubelet does once the containers have ended.
+ */
+export async function stopSidecars(
+  pod: Pick<PodHandle, 'sidecars' | 'event'>,
+  running: ReadonlyMap<string, StepProcess>,
+  graceMs: number,
+  until = Date.now() + graceMs,
+): Promise<Map<string, ProcessExit>> {
+  const exits = new Map<string, ProcessExit>();
+  for (const name of [...pod.sidecars].reverse()) {
+    const process = running.get(name);
+    if (process === undefined) continue;
+    pod.event({ type: 'Normal', reason: 'Killing', message: `Stopping container ${name}`, container: name });
+    exits.set(name, await process.stop(Math.max(0, until - Date.now())));
+  }
+  return exits;
+}
+
+/**
+ * Stops the running processes and records the pod's end: the containers (and an ordinary init
+ * container) first, then the sidecars in reverse order, all within one grace period. Returns
+ * whether any process was running.
+ */
 export async function terminatePod(
   pod: PodHandle,
   running: ReadonlyMap<string, StepProcess>,
   graceMs: number,
   cause: TerminationCause,
 ): Promise<boolean> {
-  const stopping = [...running.entries()];
+  const until = Date.now() + graceMs;
+  const all = [...running.entries()];
+  const stopping = all.filter(([name]) => !pod.isSidecar(name));
   for (const [name] of stopping) pod.event({ type: 'Normal', reason: 'Killing', message: `Stopping container ${name}`, container: name });
   const exits = new Map(await Promise.all(stopping.map(async ([name, p]) => [name, await p.stop(graceMs)] as const)));
+  for (const [name, exit] of await stopSidecars(pod, running, graceMs, until)) exits.set(name, exit);
   const finishedAt = pod.stamp();
   pod.patch((p) => {
-    p.status = terminatedStatus(p.status, exits, cause, finishedAt);
+    p.status = terminatedStatus(p.status, exits, cause, finishedAt, new Set(pod.sidecars));
   });
-  return stopping.length > 0;
+  return all.length > 0;
 }

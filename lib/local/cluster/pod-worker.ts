@@ -2,30 +2,40 @@
  * One pod's life on the simulated node, in the order a kubelet drives it: scheduling, taking the
  * pod on, its volumes, then for each container its image, its environment and its process (in its
  * working directory, its env's mount paths turned into host paths); and the pod's end
- * when it runs past its deadline, is deleted, or the cluster stops. Each step is its own module;
- * this only sequences them and owns the deadline.
+ * when it runs past its deadline, is deleted, or the cluster stops. Sidecars (init containers with
+ * restartPolicy Always, KEP-753) start in their place among the init containers, are restarted with
+ * back-off when they exit, and are stopped in reverse order once the containers have ended. Each
+ * step is its own module; this only sequences them and owns the deadline and the sidecars' lives.
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { hostEnv, hostMounts, workingDirectory } from './container-paths.js';
-import { ContainerRunner } from './container-runner.js';
+import { ContainerRunner, type RunOptions } from './container-runner.js';
 import { waitForContainerEnv } from './container-env.js';
 import type { ExecTarget } from './exec-process.js';
 import { ensureImage } from './image-manager.js';
 import type { LogBuffer } from './log-buffer.js';
 import type { NodeContext } from './node-context.js';
-import type { Container, Pod } from './objects.js';
+import type { Container, ContainerState, ContainerStatus, Pod } from './objects.js';
 import { PodHandle } from './pod-handle.js';
 import { admittedStatus } from './pod-status.js';
-import { DEADLINE_MESSAGE, terminatePod, type TerminationCause } from './pod-termination.js';
+import { DEADLINE_MESSAGE, stopSidecars, terminatePod, type TerminationCause } from './pod-termination.js';
 import { mountVolumes } from './pod-volumes.js';
 import { schedule } from './scheduler.js';
+import { goDuration } from './time-format.js';
+
+function ignoreAbort(error: unknown): void {
+  if ((error as Error)?.name !== 'AbortError') throw error;
+}
 
 export class PodWorker {
   private readonly pod: PodHandle;
   private readonly containers: ContainerRunner;
   private deadline: NodeJS.Timeout | undefined;
   private running: Promise<void> = Promise.resolve();
+  /** Aborted when the kubelet stops the sidecars because the containers have ended (or an init container failed). */
+  private readonly sidecarStop = new AbortController();
+  private readonly sidecarLoops: Promise<void>[] = [];
 
   constructor(
     private readonly node: NodeContext,
@@ -84,24 +94,85 @@ export class PodWorker {
     if (deadlineSeconds !== undefined) {
       this.deadline = setTimeout(() => void this.deadlineExceeded(pod), deadlineSeconds * 1000);
     }
-    const volumes = await mountVolumes(this.pod, pod, this.node);
-    if (volumes !== undefined && (await this.runInitContainers(pod, volumes))) {
-      await Promise.all(pod.spec.containers.map((c) => this.runContainer(c, volumes)));
+    try {
+      const volumes = await mountVolumes(this.pod, pod, this.node);
+      if (volumes === undefined) return;
+      const init = await this.runInitContainers(pod, volumes);
+      if (init === 'done') await Promise.all(pod.spec.containers.map((c) => this.runContainer(c, volumes)));
+      // The pod is over (its containers ended, or an init container failed): its sidecars go too.
+      if (init !== 'stuck') await this.stopSidecars(pod);
+    } finally {
+      await Promise.all(this.sidecarLoops);
+      clearTimeout(this.deadline);
     }
-    clearTimeout(this.deadline);
   }
 
-  /** In order, each to its end; whether they all exited 0, so the containers may start. */
-  private async runInitContainers(pod: Pod, volumes: ReadonlyMap<string, string>): Promise<boolean> {
+  /**
+   * In order: an ordinary one to its end, a sidecar until it has started (then it runs on beside
+   * the rest). 'done' when the containers may start, 'failed' when one exited non-zero, 'stuck'
+   * when one never gets to run (its image, its config, or the pod stopping).
+   */
+  private async runInitContainers(pod: Pod, volumes: ReadonlyMap<string, string>): Promise<'done' | 'failed' | 'stuck'> {
     for (const container of pod.spec.initContainers ?? []) {
+      if (this.pod.isSidecar(container.name)) {
+        let started: () => void = () => {};
+        const whenStarted = new Promise<boolean>((resolve) => (started = () => resolve(true)));
+        const loop = this.runSidecar(container, volumes, started).catch(ignoreAbort);
+        this.sidecarLoops.push(loop);
+        if (!(await Promise.race([whenStarted, loop.then(() => false)]))) return 'stuck';
+        continue;
+      }
       await this.runContainer(container, volumes);
-      const status = this.pod.current()?.status?.initContainerStatuses?.find((s) => s.name === container.name);
-      if (status?.state.terminated?.exitCode !== 0) return false;
+      const terminated = this.initStatus(container.name)?.state.terminated;
+      if (terminated === undefined) return 'stuck';
+      if (terminated.exitCode !== 0) return 'failed';
     }
-    return true;
+    return 'done';
   }
 
-  private async runContainer(container: Container, volumes: ReadonlyMap<string, string>): Promise<void> {
+  private initStatus(name: string): ContainerStatus | undefined {
+    return this.pod.current()?.status?.initContainerStatuses?.find((s) => s.name === name);
+  }
+
+  /**
+   * A sidecar for the pod's whole life: each time it exits on its own it is started again, at once
+   * the first time, then after the kubelet's back-off (CrashLoopBackOff, doubling up to the
+   * ceiling), restartCount counting the restarts and lastState the previous end.
+   */
+  private async runSidecar(container: Container, volumes: ReadonlyMap<string, string>, started: () => void): Promise<void> {
+    const { name } = container;
+    const { timings } = this.node;
+    const cancelled = () => this.sidecarStop.signal.aborted;
+    const podRef = `${this.pod.name}_${this.pod.namespace}(${this.pod.uid})`;
+    let backoff = timings.backoffInitialMs;
+    let lastState: ContainerState | undefined;
+    for (let restarts = 0; ; restarts += 1) {
+      await this.runContainer(container, volumes, { onStarted: started, cancelled, ...(lastState ? { fields: { restartCount: restarts, lastState } } : {}) });
+      if (this.pod.stopping || cancelled()) return;
+      const terminated = this.initStatus(name)?.state.terminated;
+      // It could not even be created (no command, its config): it waits as its status says.
+      if (terminated === undefined) return;
+      lastState = { terminated };
+      if (restarts === 0) continue;
+      this.pod.setContainerState(
+        name,
+        { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${goDuration(backoff)} restarting failed container=${name} pod=${podRef}` } },
+        { lastState },
+      );
+      this.pod.event({ type: 'Warning', reason: 'BackOff', message: `Back-off restarting failed container ${name} in pod ${podRef}`, container: name });
+      await this.pod.wait(backoff, this.sidecarStop.signal);
+      backoff = Math.min(backoff * 2, timings.backoffMaxMs);
+    }
+  }
+
+  /** Once the containers have ended: SIGTERM to each sidecar in reverse order, SIGKILL after the grace period. */
+  private async stopSidecars(pod: Pod): Promise<void> {
+    if (this.pod.sidecars.length === 0 || this.pod.stopping) return;
+    this.sidecarStop.abort();
+    await stopSidecars(this.pod, this.containers.running, (pod.spec.terminationGracePeriodSeconds ?? 30) * 1000);
+  }
+
+  private async runContainer(container: Container, volumes: ReadonlyMap<string, string>, options: RunOptions = {}): Promise<void> {
     const image = await ensureImage(this.pod, container, this.node);
     if (image === undefined) return;
     const env = await waitForContainerEnv(this.pod, container, this.node);
@@ -111,7 +182,7 @@ export class PodWorker {
     const cwd = workingDirectory(container, mounts, root, this.node.workspace);
     // A runtime creates a missing working directory; if it cannot, the start fails as runc's chdir does.
     if (container.workingDir) await mkdir(cwd, { recursive: true }).catch(() => undefined);
-    await this.containers.run(container, image, hostEnv(env, mounts), cwd);
+    await this.containers.run(container, image, hostEnv(env, mounts), cwd, options);
   }
 
   private async deadlineExceeded(pod: Pod): Promise<void> {

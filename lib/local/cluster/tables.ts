@@ -3,6 +3,7 @@
  * of a pod is computed here the way kubectl's printer computes it for a real cluster.
  */
 import type { CoreEvent, KubeObject, PersistentVolumeClaim, Pod, StorageClass } from './objects.js';
+import { sidecarNames } from './pod-status.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
 import { isDefaultClass } from './storage-classes.js';
 import { since } from './time-format.js';
@@ -29,10 +30,14 @@ const AGE = { ...col('Age'), description: 'CreationTimestamp is a timestamp repr
 /** kubectl's STATUS column for a pod (printPod in kubectl's printers). */
 /** kubectl's Init:… text while an init container has not finished, else undefined. */
 function initStatusText(pod: Pod): string | undefined {
+  // kubectl looks no further once the pod is initialized (a stopped sidecar is not Init:Error).
+  if (pod.status?.conditions?.some((c) => c.type === 'Initialized' && c.status === 'True')) return undefined;
   const statuses = pod.status?.initContainerStatuses ?? [];
+  const sidecars = new Set(sidecarNames(pod));
   for (const [i, status] of statuses.entries()) {
     const { waiting, terminated } = status.state;
     if (terminated?.exitCode === 0) continue;
+    if (sidecars.has(status.name) && status.started) continue;
     if (terminated) {
       if (terminated.reason) return `Init:${terminated.reason}`;
       return terminated.signal ? `Init:Signal:${terminated.signal}` : `Init:ExitCode:${terminated.exitCode}`;

@@ -36,6 +36,13 @@ function checkContainer(container: Partial<Container>, at: string, seen: Set<str
     }
   });
   problems.push(...checkVolumeMounts(container, at, volumes));
+  // A container's own restartPolicy makes an init container a sidecar (KEP-753); nothing else.
+  const restart = container.restartPolicy;
+  if (restart !== undefined && at.startsWith('spec.containers')) {
+    problems.push(forbidden(`${at}.restartPolicy`, 'may not be set for non-init containers'));
+  } else if (restart !== undefined && restart !== 'Always') {
+    problems.push(notSupported(`${at}.restartPolicy`, restart, ['Always']));
+  }
   return problems;
 }
 
@@ -82,8 +89,8 @@ export function validatePod(pod: Pod): FieldProblem[] {
   } else {
     containers.forEach((c, i) => problems.push(...checkContainer(c ?? {}, `spec.containers[${i}]`, seen, volumes.names)));
   }
-  // The embedded kubelet never restarts a container: a pod asking for restarts is refused rather
-  // than run otherwise than it says (`kubectl run` asks for Always unless given --restart=Never).
+  // The embedded kubelet restarts only sidecars: a pod asking for restarts is refused rather than
+  // run otherwise than it says (`kubectl run` asks for Always unless given --restart=Never).
   const restart = spec?.restartPolicy;
   if (restart !== undefined && restart !== 'Never') {
     problems.push(notSupported('spec.restartPolicy', restart, ['Never']));
