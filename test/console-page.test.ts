@@ -12,6 +12,8 @@ import { executionModel } from '../lib/local/console/execution-model.js';
 import { executionPage } from '../lib/local/console/execution-page.js';
 import { layoutGraph } from '../lib/local/console/graph-layout.js';
 import { executionStates } from '../lib/local/console/state-status.js';
+import { podView } from '../lib/local/console/pod-view.js';
+import { loadServiceExamples, serviceObservation } from './fixtures/kube/service-examples.js';
 import { LocalExecutions } from '../lib/local/executions.js';
 import { summarize, type ExecutionEvent } from '../lib/local/executor.js';
 import { createConsoleRoutes } from '../lib/local/http/console-routes.js';
@@ -77,13 +79,17 @@ describe('the graph is drawn from the definition', () => {
   const definition = loadDefinition();
   const graph = stateGraph(definition);
 
-  it('has a box for every state, the Map iteration states inside the Map group', () => {
+  it('has a box for every state, each Map\'s iteration states inside its group', () => {
     const boxes = graph.nodes.filter((n) => n.kind === 'state');
-    const expected = [...Object.keys(definition.States), ...Object.keys(definition.States.RunSteps!.ItemProcessor!.States)];
+    const maps = ['RunSteps', 'RunAfterFailure'];
+    const iterationStates = (map: string) => Object.keys(definition.States[map]!.ItemProcessor!.States);
+    const expected = [...Object.keys(definition.States), ...maps.flatMap(iterationStates)];
     expect(boxes.map((n) => n.state).sort()).toEqual(expected.sort());
     for (const { state } of taskStates(definition)) expect(boxes.some((n) => n.state === state)).toBe(true);
-    const inMap = boxes.filter((n) => n.parent === 'group:RunSteps').map((n) => n.state);
-    expect(inMap.sort()).toEqual(['RunSteps', ...Object.keys(definition.States.RunSteps!.ItemProcessor!.States)].sort());
+    for (const map of maps) {
+      const inMap = boxes.filter((n) => n.parent === `group:${map}`).map((n) => n.state);
+      expect(inMap.sort()).toEqual([map, ...iterationStates(map)].sort());
+    }
   });
 
   it('draws Choice rules, the Default loop and Catch paths as the definition says', () => {
@@ -188,8 +194,21 @@ describe('steps skipped by their `when`', () => {
     const page = executionPage(model, layoutGraph(stateGraph(loadDefinition())), null, new Date()).text;
     const names = [...page.matchAll(/<span class="step-name">([^<]*)<\/span>/g)].map((m) => m[1]);
     expect(names).toEqual(['lint', '1. greet', 'deploy', '2. count', '3. inspect']);
-    expect(page).toContain('<div class="step status-skipped" data-skipped-step="2">');
+    expect(page).toContain('<a class="step status-skipped" href="?step=skipped-2" data-step="skipped-2" data-skipped-step="2" data-outcome="skipped">');
     expect(page).toContain('Skipped: branch feature/x is not main, release/*');
+  });
+
+  it('can be selected like a step that ran: its panel says why it was skipped', () => {
+    const model = executionModel({ execution: listed('x', history), history, pods: new Map() });
+    const page = executionPage(model, layoutGraph(stateGraph(loadDefinition())), 'skipped-2', new Date()).text;
+    expect(page).toContain('data-selected="skipped-2"');
+    expect(page).toMatch(/data-step="skipped-2" data-skipped-step="2" data-outcome="skipped" aria-current="true">/);
+    const panel = page.match(/<section class="step-detail" data-step-detail="skipped-2" aria-label="Step deploy">([\s\S]*?)<\/section>/);
+    expect(panel?.[1]).toContain('Skipped: branch feature/x is not main, release/*.');
+    // The other panels are hidden, the failed step's included; an unknown key falls back to it.
+    expect(page).toMatch(/data-step-detail="1" aria-label="Step count" hidden>/);
+    expect(page).toContain('step <strong>deploy</strong> was skipped');
+    expect(executionPage(model, layoutGraph(stateGraph(loadDefinition())), 'skipped-9', new Date()).text).toContain('data-selected="1"');
   });
 
   it('are in the run --json steps, in file order, with status skipped and the reason', () => {
@@ -218,6 +237,54 @@ describe('text from a build is escaped', () => {
     expect(page).toContain('&lt;img src=x onerror=alert(1)&gt;');
     // The JSON for the script cannot close its <script> element either.
     expect(page.match(/<\/script>/g)).toHaveLength(2);
+  });
+});
+
+describe("a step's services", () => {
+  it("are read from the pod with the step's status, and kept once the pod is gone", () => {
+    const example = loadServiceExamples().find((e) => e.name.startsWith('service exits before the step starts'))!;
+    const seen = podView('p', serviceObservation(example));
+    expect(seen.services).toEqual([{ name: 'db', state: 'waiting', reason: 'CrashLoopBackOff', message: expect.stringContaining('back-off 20s'), exitCode: 1, restarts: 2 }]);
+    expect(seen.events.find((e) => e.reason === 'BackOff')?.container).toBe('db');
+    const gone = podView('p', { pod: null, events: [], observedAt: new Date() }, seen);
+    expect(gone.services).toEqual(seen.services);
+  });
+
+  it('are listed in its panel with their state, their own events and their log tail', () => {
+    const db = { name: 'db', image: 'postgres:16-alpine', env: {}, ports: [5432], secrets: [], pull: 'if-not-present' };
+    const steps = STEPS.map((step) => (step.name === 'count' ? { ...step, services: [db] } : step));
+    const history = failedBuildHistory({ steps });
+    const finished = history.find((e) => e.type === 'TaskSucceeded' && e.state?.name === 'FinishFailedStep')!;
+    (finished.state!.output as { services: unknown }).services = [
+      { name: 'db', image: 'postgres:16-alpine', state: 'waiting', exitCode: 3, restarts: 2, logTail: 'initdb: error: <data> exists', log: '/logs/b/count.services.db.log' },
+    ];
+    const event = (container: string | null, reason: string, message: string) => ({ container, type: 'Warning', reason, message, count: 2, source: 'kubelet', firstSeen: null, lastSeen: null });
+    const pods = new Map([
+      [
+        1,
+        {
+          podName: 'p',
+          phase: 'Pending',
+          container: null,
+          node: null,
+          deleted: true,
+          observedAt: '',
+          events: [event('db', 'BackOff', 'Back-off restarting failed container db in pod p_default(1)'), event('step', 'Failed', 'words of the step itself')],
+          services: [{ name: 'db', state: 'waiting', reason: 'CrashLoopBackOff', message: null, exitCode: 3, restarts: 2 }],
+        },
+      ],
+    ]);
+    const model = executionModel({ execution: listed('x', history), history, pods });
+    expect(model.steps[1]!.services).toEqual([{ name: 'db', image: 'postgres:16-alpine' }]);
+    expect(model.steps[0]!.services).toEqual([]);
+    const page = executionPage(model, layoutGraph(stateGraph(loadDefinition())), 1, new Date()).text;
+    const panel = page.slice(page.indexOf('aria-label="Service db"'));
+    expect(panel).toContain('<code>postgres:16-alpine</code>');
+    expect(panel).toContain('waiting <strong>CrashLoopBackOff</strong> (exit 3), restarted 2 times');
+    expect(panel).toContain('Back-off restarting failed container db');
+    expect(panel.slice(0, panel.indexOf('</section>'))).not.toContain('words of the step itself');
+    expect(panel).toContain('initdb: error: &lt;data&gt; exists');
+    expect(panel).toContain('/logs/b/count.services.db.log');
   });
 });
 

@@ -6,6 +6,7 @@ import {
   KubernetesUnavailable,
   PodConfigError,
   PodLost,
+  ServiceFailed,
   StepFailed,
   StepTimedOut,
   Unschedulable,
@@ -28,6 +29,7 @@ describe('error classes', () => {
     [new CheckoutFailed('m'), ErrorNames.CheckoutFailed],
     [new WorkspaceUnavailable('m'), ErrorNames.WorkspaceUnavailable],
     [new CredentialsUnavailable('m'), ErrorNames.CredentialsUnavailable],
+    [new ServiceFailed('m'), ErrorNames.ServiceFailed],
   ])('%p is named %s, the Error the console shows', (error, name) => {
     expect(error.name).toBe(name);
     expect(error).toBeInstanceOf(Error);
@@ -36,6 +38,6 @@ describe('error classes', () => {
 
   it('covers every contract name', () => {
     expect(Object.keys(ErrorNames)).toEqual(Object.values(ErrorNames));
-    expect(Object.keys(ErrorNames)).toHaveLength(12);
+    expect(Object.keys(ErrorNames)).toHaveLength(13);
   });
 });

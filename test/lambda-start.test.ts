@@ -68,9 +68,9 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('a deployed function', () => {
-  it('exists for each of the nine functions of serverless.yml', () => {
+  it('exists for each of the ten functions of serverless.yml', () => {
     expect(entryPoints).toEqual(
-      ['cleanup-build', 'cleanup-ended-execution', 'cleanup-orphans', 'finish-step', 'launch-step', 'poll-step', 'prepare-build', 'report-status', 'webhook'],
+      ['cleanup-build', 'cleanup-ended-execution', 'cleanup-orphans', 'finish-step', 'launch-step', 'poll-step', 'prepare-build', 'report-status', 'wait-for-needs', 'webhook'],
     );
   });
 

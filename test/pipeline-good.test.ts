@@ -87,6 +87,13 @@ describe('examples', () => {
     ]);
   });
 
+  test('services.yml runs the catalog\'s echo server beside its step, waiting for its port', async () => {
+    const pipeline = await loadPipelineFile(example('services.yml'));
+    expect(pipeline.steps[0]?.services).toEqual([
+      { name: 'echo', image: 'kong/go-echo:0.3.0', env: { POD_NAME: 'services-example' }, ports: [1025], secrets: [], pull: 'if-not-present', line: 8 },
+    ]);
+  });
+
   test('missing-image.yml parses (the tag is well formed; only a registry can say it does not exist)', async () => {
     const pipeline = await loadPipelineFile(example('missing-image.yml'));
     expect(pipeline.steps).toHaveLength(3);

@@ -15,6 +15,8 @@ function schemaKeyPaths(): string[] {
     ...knownKeys.secret.map((key) => `steps[].secrets[].${key}`),
     ...knownKeys.toleration.map((key) => `steps[].tolerations[].${key}`),
     ...knownKeys.when.map((key) => `steps[].when.${key}`),
+    // A step's own services (`steps[].services`) have the same keys, documented once.
+    ...knownKeys.service.map((key) => `services[].${key}`),
   ];
 }
 

@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parse } from 'yaml';
 import { localLambdaArn } from '../lib/local/executor.js';
-import { BUILD_TIME_LIMIT_SECONDS } from '../lib/pipeline/index.js';
+import { BUILD_TIME_LIMIT_SECONDS, type Step } from '../lib/pipeline/index.js';
 import { lambdaFunctionNames, lambdaFunctionTimeouts } from '../lib/local/lambda-functions.js';
 import { WATCH_MARGIN_MS } from '../lib/workflow/handlers.js';
 import { workflowSettings } from '../lib/workflow/settings.js';
-import { DEFINITION_FILE, loadDefinition, resolveResources, taskStates } from '../lib/workflow/definition.js';
+import { DEFINITION_FILE, loadDefinition, resolveResources, taskStates, type AslState } from '../lib/workflow/definition.js';
+import type { NeedsState, PollState, PreparedBuild, StepInput } from '../lib/workflow/state-data.js';
 
 // asl-validator is CommonJS without types.
 const aslValidator = createRequire(import.meta.url)('asl-validator') as (definition: unknown) => {
@@ -73,10 +74,52 @@ describe('the state machine definition', () => {
   it('ends a failed build in a Fail state whose Error and Cause come from the failure', () => {
     expect(definition.States.BuildFailed).toMatchObject({ Type: 'Fail', ErrorPath: '$.failure.Error', CausePath: '$.failure.Cause' });
     const runSteps = definition.States.RunSteps!;
-    expect(runSteps).toMatchObject({ Type: 'Map', MaxConcurrency: 1 });
+    expect(runSteps).toMatchObject({ Type: 'Map' });
     expect(runSteps.Catch).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'ReadFailure' })]);
   });
+
+  it('runs as many steps at once as PrepareBuild says', () => {
+    const maxParallel: keyof PreparedBuild = 'maxParallel';
+    expect(definition.States.RunSteps).toMatchObject({ ItemsPath: '$.steps', MaxConcurrencyPath: `$.${maxParallel}` });
+    expect(definition.States.RunSteps).not.toHaveProperty('MaxConcurrency');
+  });
+
+  it('reads only fields of the state data in its Choices and Waits, where the tasks put them', () => {
+    const iteration = definition.States.RunSteps!.ItemProcessor!;
+    const read = Object.values(iteration.States).flatMap(readPaths);
+    expect(read.length).toBeGreaterThan(0);
+    for (const path of read) {
+      const [, at, field] = /^\$\.(\w+)\.(\w+)$/.exec(path) ?? [];
+      const known = (READABLE as Record<string, Record<string, true>>)[at ?? '']?.[field ?? ''];
+      expect({ path, known }).toEqual({ path, known: true });
+    }
+    const needs: keyof StepInput = 'needs';
+    const poll: keyof StepInput = 'poll';
+    expect(iteration.States.WaitForNeeds).toMatchObject({ ResultPath: `$.${needs}` });
+    for (const task of ['LaunchStep', 'PollStep']) expect(iteration.States[task]).toMatchObject({ ResultPath: `$.${poll}` });
+  });
 });
+
+/** What the iteration's Choices and Waits may read ($.<at>.<field>), each a field of state-data.ts as the compiler checks. */
+const READABLE = {
+  step: { needs: true } satisfies Partial<Record<keyof Step, true>>,
+  needs: { met: true, nextPollSeconds: true } satisfies Partial<Record<keyof NeedsState, true>>,
+  poll: { phase: true, nextPollSeconds: true } satisfies Partial<Record<keyof PollState, true>>,
+} satisfies Partial<Record<keyof StepInput, object>>;
+
+/** The paths a Choice tests (And, Or and Not included) and a Wait waits for. */
+function readPaths(state: AslState): string[] {
+  const rules = (list: unknown): string[] =>
+    Array.isArray(list)
+      ? (list as Record<string, unknown>[]).flatMap((rule) => [
+          ...(typeof rule.Variable === 'string' ? [rule.Variable] : []),
+          ...rules(rule.And),
+          ...rules(rule.Or),
+          ...rules(rule.Not ? [rule.Not] : undefined),
+        ])
+      : [];
+  return [...rules(state.Choices), ...(typeof state.SecondsPath === 'string' ? [state.SecondsPath] : [])];
+}
 
 function findState(name: string) {
   const definition = loadDefinition();

@@ -23,6 +23,7 @@ export const ErrorNames = {
   CheckoutFailed: 'CheckoutFailed',
   WorkspaceUnavailable: 'WorkspaceUnavailable',
   CredentialsUnavailable: 'CredentialsUnavailable',
+  ServiceFailed: 'ServiceFailed',
 } as const;
 
 export type ErrorName = (typeof ErrorNames)[keyof typeof ErrorNames];

@@ -19,6 +19,8 @@ export interface CauseSubject {
   checkout?: boolean;
   /** The checkout runs as this init container of the step's own pod (an ephemeral workspace). */
   initContainer?: string;
+  /** A service of the step (a sidecar in its pod): the Cause names it, and `image` is its image. */
+  service?: string;
 }
 
 /** Keeps the start (what failed) and the end (the registry's verdict) of a long message. */
@@ -78,12 +80,14 @@ function seconds(value: number): string {
 }
 
 function subject(s: CauseSubject): string {
+  if (s.service) return `Service "${s.service}" of step "${s.step}" (image "${s.image}")`;
   if (s.initContainer) return `The checkout of step "${s.step}" (init container "${s.initContainer}")`;
   return s.checkout ? `The checkout (step "${s.step}")` : `Step "${s.step}" (image "${s.image}")`;
 }
 
 /** The image a pull is about: an init container's is not the step's own. */
 function image(s: CauseSubject): string {
+  if (s.service) return `the image "${s.image}" of its service "${s.service}"`;
   return s.initContainer ? `the image "${s.image}" of its checkout (init container "${s.initContainer}")` : `image "${s.image}"`;
 }
 
@@ -143,11 +147,12 @@ export function neverPullCause(s: CauseSubject, words?: string): string {
 }
 
 export function invalidImageCause(s: CauseSubject, detail: { reason: string; words?: string }): string {
-  return composeCause(
-    `Step "${s.step}" could not start: ${s.initContainer ? `its checkout's image "${s.image}" (init container "${s.initContainer}")` : `"${s.image}"`} is not a valid image reference (${detail.reason})`,
-    'The kubelet said',
-    detail.words,
-  );
+  const what = s.service
+    ? `the image "${s.image}" of its service "${s.service}"`
+    : s.initContainer
+      ? `its checkout's image "${s.image}" (init container "${s.initContainer}")`
+      : `"${s.image}"`;
+  return composeCause(`Step "${s.step}" could not start: ${what} is not a valid image reference (${detail.reason})`, 'The kubelet said', detail.words);
 }
 
 export function configErrorCause(s: CauseSubject, detail: { reason: string; words?: string }): string {
@@ -278,5 +283,61 @@ export function pinnedUnschedulableCause(s: CauseSubject, detail: { node: string
       'A new node cannot help a pinned step, so it fails without waiting',
     'The scheduler said',
     detail.words,
+  );
+}
+
+/** How a service ended, as the classifier saw it in the container's status. */
+export interface ServiceExit {
+  exitCode: number;
+  reason?: string;
+  message?: string;
+  signal?: number;
+  /** How many times the kubelet restarted it (a sidecar is always restarted). */
+  restarts?: number;
+  /** Whether the step's own container had started when the service went. */
+  stepStarted: boolean;
+}
+
+/** The service's log tail follows (FinishStep adds it): a database says why it stopped there. */
+export function serviceExitedCause(s: CauseSubject, exit: ServiceExit): string {
+  const signal = exit.signal ? `, killed by signal ${exit.signal}` : '';
+  const reason = exit.reason ? ` (${exit.reason})` : '';
+  const when = exit.stepStarted ? 'while the step ran' : 'before the step could start';
+  const restarts = exit.restarts ? `; the kubelet restarted it ${exit.restarts} time${exit.restarts === 1 ? '' : 's'}` : '';
+  return composeCause(
+    `${subject(s)} exited with exit code ${exit.exitCode}${signal}${reason} ${when}${restarts}`,
+    'Its termination message',
+    exit.message,
+  );
+}
+
+/** The port comes from the probe's own words (dial tcp HOST:PORT) or the container's spec. */
+export function servicePortsCause(
+  s: CauseSubject,
+  detail: { ports: readonly (number | string)[]; waitedSeconds: number; graceSeconds: number; words?: string },
+): string {
+  const ports =
+    detail.ports.length === 0 ? 'its ports' : `${detail.ports.length === 1 ? 'port' : 'ports'} ${detail.ports.join(', ')}`;
+  return composeCause(
+    `${subject(s)} never opened ${ports}: the step waited ${seconds(detail.waitedSeconds)} for it to accept connections (grace period ${seconds(detail.graceSeconds)}, ServiceNotReady)`,
+    'The kubelet said',
+    detail.words,
+  );
+}
+
+/**
+ * A port gate (one more sidecar per extra port, idling in the step's image) is the runner's, not
+ * the pipeline's: when it ends, say what it is, so no one looks for it in the pipeline file.
+ */
+export function portGateExitedCause(
+  s: CauseSubject,
+  gate: { container: string; port: number; image: string; exitCode: number; reason?: string; message?: string },
+): string {
+  const reason = gate.reason ? ` (${gate.reason})` : '';
+  return composeCause(
+    `Step "${s.step}" could not wait for port ${gate.port} of its service "${s.service ?? '?'}": the container that checks it ` +
+      `("${gate.container}", in the step's image "${gate.image}") exited with exit code ${gate.exitCode}${reason}`,
+    'Its termination message',
+    gate.message,
   );
 }

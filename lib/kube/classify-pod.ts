@@ -32,15 +32,21 @@ export interface FocusContainer {
 /**
  * The kubelet runs init containers one by one, each to a successful end, before any other: so the
  * first one that has not finished is where the pod stands, and the step container only waits
- * (PodInitializing) until then. A sidecar (restartPolicy Always) has done its part once started.
+ * (PodInitializing) until then. A sidecar (restartPolicy Always, a step's service) has done its
+ * part once it has run at all: what becomes of it then (an exit, a restart, a startup probe that
+ * keeps failing) the classifier reads from every service (classify-services.ts), not the focus.
  */
 export function focusContainer(pod: V1Pod): FocusContainer {
   for (const spec of pod.spec?.initContainers ?? []) {
     const state = containerStatus(pod, spec.name, true);
-    const done = spec.restartPolicy === 'Always' ? Boolean(state?.started || state?.state?.running) : state?.state?.terminated?.exitCode === 0;
+    const done = spec.restartPolicy === 'Always' ? hasRun(state) : state?.state?.terminated?.exitCode === 0;
     if (!done) return { name: spec.name, init: true };
   }
   return { name: stepContainerName(pod), init: false };
+}
+
+function hasRun(status: V1ContainerStatus | undefined): boolean {
+  return Boolean(status?.started || status?.state?.running || status?.state?.terminated || (status?.restartCount ?? 0) > 0 || status?.lastState?.terminated);
 }
 
 export function containerStatus(pod: V1Pod, name: string, init = false): V1ContainerStatus | undefined {

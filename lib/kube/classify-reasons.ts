@@ -62,7 +62,10 @@ export const EventReasons = {
   ErrImageNeverPull: 'ErrImageNeverPull',
   Created: 'Created',
   Started: 'Started',
+  /** Also "Container NAME failed startup probe, will be restarted" when a startup probe gives up. */
   Killing: 'Killing',
+  /** A probe failed (Warning): "Startup probe failed: dial tcp 10.0.0.5:5432: connect: connection refused". */
+  Unhealthy: 'Unhealthy',
   Evicted: 'Evicted',
   DeadlineExceeded: 'DeadlineExceeded',
 } as const;
@@ -115,4 +118,8 @@ export const StepReasons = {
   Succeeded: 'Succeeded',
   Unschedulable: 'Unschedulable',
   PodFailed: 'PodFailed',
+  /** A service runs but has not opened its ports yet: the step's container waits for it. */
+  ServiceStarting: 'ServiceStarting',
+  /** A service never opened its ports within the grace period. */
+  ServiceNotReady: 'ServiceNotReady',
 } as const;

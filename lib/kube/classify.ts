@@ -15,6 +15,23 @@
  *     its pod is being deleted afterwards.
  *  5. Pod being deleted (deletionTimestamp) -> PodLost (PodDeleting): the exit code that follows
  *     would be the deletion's SIGTERM/SIGKILL.
+ * 5a-c. Services (the step's sidecars: init containers with restartPolicy Always, which the
+ *     kubelet starts in order before the step and always restarts), in this order:
+ *     a. an image that cannot be pulled, the focus container's (a service's or the step's): rule 8
+ *        as below, checked here when it fails (not while it waits out its grace): a pull failure
+ *        of anything comes first, since nothing else in the pod can start without the image;
+ *     b. a service ended (terminated, or restarted with its exit in lastState, CrashLoopBackOff),
+ *        before the step started or while it ran  -> ServiceFailed at once, exit code in the
+ *        Cause, its log tail added by FinishStep. Not an end after the step's own: that is the
+ *        kubelet stopping the sidecars because the step ended. Not an end the startup probe
+ *        caused (a Killing "failed startup probe" event in that run): that is c;
+ *     c. a service not started (its startup probe failing: Unhealthy "Startup probe failed: dial
+ *        tcp HOST:PORT: ...") serviceStartGraceSeconds after its first start -> ServiceFailed
+ *        naming the port; before that, pending (ServiceStarting) with the probe's words (rule 13).
+ *     After 1-5 (the pod's own end says more) and before 6: a service that failed is why the step
+ *     failed, if it did (a database gone makes the tests fail), so ServiceFailed wins over
+ *     StepFailed. The focus container being a service makes rules 6-13 name it (e.g.
+ *     PodConfigError for a service whose Secret is missing).
  *  6. Container terminated non-zero         -> StepFailed: OOMKilled (with the memory limit),
  *     StartError/ContainerCannotRun (command could not start), else exit code + termination
  *     message. Also read from lastState when the kubelet restarted it (RunContainerError,
@@ -110,6 +127,7 @@ import {
   pinnedNode,
   startedAt,
   focusContainer,
+  stepContainerName,
   unschedulableMessage,
   workspaceClaim,
 } from './classify-pod.js';
@@ -122,7 +140,20 @@ import {
   isPullWaitingReason,
   type PullVerdict,
 } from './image-pull.js';
+import { toMillis } from './time.js';
 import { WorkspaceVerdicts, blamesClaim, classifyWorkspaceMessage } from './workspace-failure.js';
+import { isServiceItself } from './service-containers.js';
+import {
+  firstStarted,
+  isServiceContainer,
+  killedByStartupProbe,
+  lastExit,
+  lastProbeFailure,
+  observedServices,
+  probeWords,
+  unopenedPorts,
+  type ObservedService,
+} from './classify-services.js';
 import {
   checkoutFailedCause,
   configErrorCause,
@@ -138,6 +169,9 @@ import {
   pullCredentialsHint,
   pullFailedCause,
   runtimeWords,
+  portGateExitedCause,
+  serviceExitedCause,
+  servicePortsCause,
   startErrorCause,
   timedOutCause,
   unschedulableCause,
@@ -155,6 +189,14 @@ interface Facts {
   /** The container the poll is about (see focusContainer). */
   container: string;
   init: boolean;
+  /** The focus container is this service of the step (a sidecar) that has not run yet. */
+  service?: string;
+  /** Every service container of the pod, with its status and events. */
+  services: ObservedService[];
+  /** The step's own container has started (a service that ends now ends while the step runs). */
+  stepStarted: boolean;
+  /** When the step's own container ended, if it has: the sidecars are stopped after it. */
+  stepFinishedAt?: number;
   waiting?: V1ContainerStateWaiting;
   terminated?: V1ContainerStateTerminated;
   running: boolean;
@@ -170,10 +212,15 @@ interface Facts {
   options: ClassifyOptions;
 }
 
-function failed(error: ErrorName, reason: string, cause: string, exitCode?: number): StepStatus {
-  return exitCode === undefined
-    ? { phase: StepPhases.Failed, reason, error, cause }
-    : { phase: StepPhases.Failed, reason, error, cause, exitCode };
+function failed(error: ErrorName, reason: string, cause: string, exitCode?: number, service?: string): StepStatus {
+  return {
+    phase: StepPhases.Failed,
+    reason,
+    error,
+    cause,
+    ...(exitCode !== undefined ? { exitCode } : {}),
+    ...(service !== undefined ? { service } : {}),
+  };
 }
 
 function pending(reason: string, message?: string): StepStatus {
@@ -199,12 +246,15 @@ export function classifyStep(
     evicted(facts) ??
     succeeded(facts) ??
     beingDeleted(facts) ??
+    pullFailed(facts) ??
+    serviceFailed(facts) ??
     containerFailed(facts) ??
     podFailed(facts) ??
     imageProblem(facts) ??
     configProblem(facts) ??
     workspaceProblem(facts) ??
     unschedulable(facts) ??
+    serviceStarting(facts) ??
     runningOrPending(facts)
   );
 }
@@ -223,15 +273,28 @@ function gatherFacts(
   // A container the kubelet restarted keeps its real exit in lastState while it waits again.
   const lastTerminated = status?.state?.waiting ? status.lastState?.terminated : undefined;
   const claim = workspaceClaim(pod);
-  // The only init container a step pod has is its own checkout (an ephemeral workspace's).
-  const subject: CauseSubject = init
-    ? { step: identity.step, image, checkout: true, initContainer: container }
-    : { step: identity.step, image, ...(identity.checkout ? { checkout: true } : {}) };
+  // An init container is a service (a sidecar), a port gate (a sidecar in the step's own image: its
+  // troubles before it runs are the step image's), else the step's own checkout (an ephemeral workspace's).
+  const sidecar = init && isServiceContainer(containerSpec(pod, container, true));
+  const service = sidecar && isServiceItself(containerSpec(pod, container, true)!) ? container : undefined;
+  const subject: CauseSubject = service
+    ? { step: identity.step, image, service }
+    : sidecar
+      ? { step: identity.step, image }
+      : init
+        ? { step: identity.step, image, checkout: true, initContainer: container }
+        : { step: identity.step, image, ...(identity.checkout ? { checkout: true } : {}) };
+  const step = containerStatus(pod, stepContainerName(pod));
+  const stepFinishedAt = toMillis(step?.state?.terminated?.finishedAt);
   return {
     pod,
     subject,
     container,
     init,
+    ...(service ? { service } : {}),
+    services: observedServices(pod, events),
+    stepStarted: Boolean(step?.state?.running || step?.state?.terminated || step?.lastState?.terminated),
+    ...(stepFinishedAt !== undefined ? { stepFinishedAt } : {}),
     waiting: status?.state?.waiting,
     terminated: status?.state?.terminated ?? lastTerminated,
     running: Boolean(status?.state?.running),
@@ -262,6 +325,8 @@ function evicted(f: Facts): StepStatus | undefined {
 }
 
 function succeeded(f: Facts): StepStatus | undefined {
+  // A service that exits, even with 0, has failed the step: it was meant to run beside it.
+  if (f.service) return undefined;
   const exitedZero = f.terminated?.exitCode === 0 && !isOomKilled(f.terminated);
   if (exitedZero || (isPhase(f.pod, PodPhases.Succeeded) && !f.terminated)) {
     return { phase: StepPhases.Succeeded, reason: f.terminated?.reason || StepReasons.Succeeded, exitCode: 0 };
@@ -277,6 +342,18 @@ function beingDeleted(f: Facts): StepStatus | undefined {
 function containerFailed(f: Facts): StepStatus | undefined {
   const t = f.terminated;
   if (!t) return undefined;
+  if (f.service) {
+    // Killed because its ports did not open: the grace period decides (serviceFailed, serviceStarting).
+    const service = f.services.find((x) => x.name === f.service);
+    if (service && killedByStartupProbe(service, t)) return undefined;
+    return failed(
+      ErrorNames.ServiceFailed,
+      t.reason || TerminatedReasons.Error,
+      serviceExitedCause(f.subject, { exitCode: t.exitCode, reason: t.reason, message: t.message, signal: t.signal, stepStarted: f.stepStarted }),
+      t.exitCode,
+      f.service,
+    );
+  }
   const error = f.subject.checkout ? ErrorNames.CheckoutFailed : ErrorNames.StepFailed;
   if (isOomKilled(t)) {
     return failed(
@@ -301,6 +378,95 @@ function containerFailed(f: Facts): StepStatus | undefined {
     f.subject.checkout ? checkoutFailedCause(f.subject, detail) : exitCodeCause(f.subject, detail),
     t.exitCode,
   );
+}
+
+/**
+ * The focus container's image cannot be pulled, and waiting longer will not help: before any
+ * service's end, since a service that never ran (or the step that never can) is the first thing
+ * to fix. Pending pull failures stay with rule 8, after the others.
+ */
+function pullFailed(f: Facts): StepStatus | undefined {
+  if (f.terminated || isPhase(f.pod, PodPhases.Failed)) return undefined;
+  const status = imageProblem(f);
+  return status?.phase === StepPhases.Failed ? status : undefined;
+}
+
+/** A service's subject for a Cause: the step, the service and its image (a port gate's: its service's). */
+function serviceSubject(f: Facts, service: ObservedService): CauseSubject {
+  const spec = service.serviceSpec ?? service.spec;
+  return { step: f.subject.step, image: spec.image || service.status?.image || '', service: service.service };
+}
+
+/** The first service, in start order, that has ended or never opened its ports in time. */
+function serviceFailed(f: Facts): StepStatus | undefined {
+  for (const service of f.services) {
+    const exit = lastExit(service);
+    // The kubelet stops the sidecars once the step's container has ended: not the service's doing.
+    const finished = toMillis(exit?.finishedAt);
+    const afterStep = f.stepFinishedAt !== undefined && (finished === undefined || finished >= f.stepFinishedAt);
+    if (exit && !afterStep && !killedByStartupProbe(service, exit) && service.gatePort !== undefined) {
+      const detail = { container: service.name, port: service.gatePort, image: service.spec.image ?? '', exitCode: exit.exitCode, reason: exit.reason, message: exit.message };
+      return failed(ErrorNames.ServiceFailed, exit.reason || TerminatedReasons.Error, portGateExitedCause(serviceSubject(f, service), detail), exit.exitCode);
+    }
+    if (exit && !afterStep && !killedByStartupProbe(service, exit)) {
+      const restarts = service.status?.restartCount ?? 0;
+      return failed(
+        ErrorNames.ServiceFailed,
+        exit.reason || TerminatedReasons.Error,
+        serviceExitedCause(serviceSubject(f, service), {
+          exitCode: exit.exitCode,
+          reason: exit.reason,
+          message: exit.message,
+          signal: exit.signal,
+          restarts,
+          stepStarted: f.stepStarted,
+        }),
+        exit.exitCode,
+        service.service,
+      );
+    }
+    const ports = portsNotOpen(f, service);
+    if (ports && ports.waited >= f.options.serviceStartGraceSeconds) {
+      return failed(
+        ErrorNames.ServiceFailed,
+        StepReasons.ServiceNotReady,
+        servicePortsCause(serviceSubject(f, service), {
+          ports: unopenedPorts(service),
+          waitedSeconds: ports.waited,
+          graceSeconds: f.options.serviceStartGraceSeconds,
+          words: probeWords(lastProbeFailure(service)),
+        }),
+        undefined,
+        service.service,
+      );
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A service that has run but not started (its startup probe has not passed yet, or gave up and
+ * had it restarted), and how long since it first started. Undefined for one that has started, or
+ * that never ran (its image, its configuration: the focus rules say why).
+ */
+function portsNotOpen(f: Facts, service: ObservedService): { waited: number } | undefined {
+  const status = service.status;
+  if (!status || status.started) return undefined;
+  const exit = lastExit(service);
+  const probeKilled = exit !== undefined && killedByStartupProbe(service, exit);
+  if (!status.state?.running && !probeKilled) return undefined;
+  const since = firstStarted(service) ?? startedAt(f.pod) ?? createdAt(f.pod) ?? f.now;
+  return { waited: secondsBetween(since, f.now) };
+}
+
+/** The step waits for a service's ports: pending, with the probe's words, rather than PodInitializing. */
+function serviceStarting(f: Facts): StepStatus | undefined {
+  if (f.running && !f.service) return undefined;
+  const service = f.services.find((s) => portsNotOpen(f, s));
+  if (!service) return undefined;
+  const words = probeWords(lastProbeFailure(service));
+  const port = service.gatePort !== undefined ? ` (port ${service.gatePort})` : '';
+  return pending(StepReasons.ServiceStarting, `service "${service.service}"${port} is starting${words ? `: ${words}` : ''}`);
 }
 
 function podFailed(f: Facts): StepStatus | undefined {
@@ -415,6 +581,7 @@ function configProblem(f: Facts): StepStatus | undefined {
     return failed(ErrorNames.PodConfigError, reason, configErrorCause(f.subject, { reason, words }));
   }
   // The clone's command could not even start: still the checkout failing, as for an exit code.
+  if (f.service) return failed(ErrorNames.ServiceFailed, reason, startErrorCause(f.subject, { reason, words }), undefined, f.service);
   return failed(f.subject.checkout ? ErrorNames.CheckoutFailed : ErrorNames.StepFailed, reason, startErrorCause(f.subject, { reason, words }));
 }
 
@@ -514,6 +681,7 @@ function unschedulable(f: Facts): StepStatus | undefined {
 }
 
 function runningOrPending(f: Facts): StepStatus {
+  if (f.service && f.running) return pending(StepReasons.ServiceStarting, `service "${f.service}" is starting`);
   if (f.running || (isPhase(f.pod, PodPhases.Running) && !f.waiting)) {
     // The step's time runs from here too: the pod's deadline covers its checkout.
     return { phase: StepPhases.Running, reason: f.init ? StepReasons.CheckingOut : StepReasons.Running };

@@ -124,6 +124,7 @@ export async function deleteBuildObject(
   }
 }
 
-function buildSelector(buildId: string): string {
+/** The label selector of every pod (and object) of a build. */
+export function buildSelector(buildId: string): string {
   return `${Labels.managedBy}=${MANAGED_BY},${Labels.build}=${labelValue(buildId)}`;
 }

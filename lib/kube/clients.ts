@@ -1,12 +1,15 @@
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { followContainerLog, readLogAfter, type OnLines } from './follow-log.js';
 import type { LogPosition } from './log-position.js';
-import { watchPodUntil, type WatchedPod } from './watch-pod.js';
+import { watchPodsUntil, watchPodUntil, type WatchedPod } from './watch-pod.js';
 
-/** The ways the tasks reach a cluster: API calls, a bounded watch on one pod, and its log read as it grows. */
+export type WatchedPods = { pods: ReadonlyMap<string, V1Pod>; settled: boolean };
+
+/** The ways the tasks reach a cluster: API calls, a bounded watch on one pod (or a build's), and a log read as it grows. */
 export interface KubeClients {
   kube(): Promise<CoreV1Api>;
   watchPod(namespace: string, podName: string, until: (pod: V1Pod | null) => boolean, timeoutMs: number): Promise<WatchedPod | undefined>;
+  watchPods(namespace: string, labelSelector: string, until: (pods: ReadonlyMap<string, V1Pod>) => boolean, timeoutMs: number): Promise<WatchedPods | undefined>;
   followLog(namespace: string, podName: string, container: string, from: LogPosition | undefined, onLines: OnLines, signal: AbortSignal): Promise<LogPosition | undefined>;
   readLogAfter(namespace: string, podName: string, container: string, from: LogPosition | undefined): Promise<{ text: string; position: LogPosition | undefined }>;
 }
@@ -25,6 +28,9 @@ export function kubeClients(kubeConfig: () => Promise<KubeConfig>): KubeClients 
     },
     async watchPod(namespace, podName, until, timeoutMs) {
       return watchPodUntil(await kubeConfig(), namespace, podName, until, timeoutMs);
+    },
+    async watchPods(namespace, labelSelector, until, timeoutMs) {
+      return watchPodsUntil(await kubeConfig(), namespace, labelSelector, until, timeoutMs);
     },
     async followLog(namespace, podName, container, from, onLines, signal) {
       return followContainerLog(await kubeConfig(), namespace, podName, container, from, onLines, signal);

@@ -39,6 +39,14 @@ export class WorkspaceUnavailable extends StepRunnerError {
   override readonly name = ErrorNames.WorkspaceUnavailable;
 }
 
+/**
+ * A service of the step (a sidecar in its pod) exited, kept restarting, or never opened its ports
+ * within the grace period: the step cannot run against it, and waiting would not bring it back.
+ */
+export class ServiceFailed extends StepRunnerError {
+  override readonly name = ErrorNames.ServiceFailed;
+}
+
 export class KubernetesUnavailable extends StepRunnerError {
   override readonly name = ErrorNames.KubernetesUnavailable;
   constructor(

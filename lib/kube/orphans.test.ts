@@ -12,6 +12,7 @@ function pod(options: {
   createdAs?: 'date' | 'string';
   deadline?: number | null;
   deleting?: boolean;
+  keptFor?: number;
 }): V1Pod {
   const created = options.createdSecondsAgo === null ? undefined : ago(options.createdSecondsAgo ?? 0);
   const labels: Record<string, string> = options.managedBy === null ? { app: 'web' } : { 'app.kubernetes.io/managed-by': options.managedBy ?? 'serverless-step-runner' };
@@ -21,6 +22,7 @@ function pod(options: {
       labels,
       ...(created ? { creationTimestamp: (options.createdAs === 'string' ? created.toISOString() : created) as Date } : {}),
       ...(options.deleting ? { deletionTimestamp: ago(5) } : {}),
+      ...(options.keptFor !== undefined ? { annotations: { 'step-runner.dev/active-deadline-seconds': String(options.keptFor) } } : {}),
     },
     spec: {
       containers: [{ name: 'step', image: 'alpine:3.20' }],
@@ -43,6 +45,8 @@ describe('orphanVerdict', () => {
     ['a runner-labelled pod without a deadline', { createdSecondsAgo: 999_999, deadline: null }, 'no-deadline'],
     ['a zero deadline', { createdSecondsAgo: 999_999, deadline: 0 }, 'no-deadline'],
     ['no creationTimestamp', { createdSecondsAgo: null }, 'no-deadline'],
+    ['a step\'s pod kept for the steps that need it, past its own deadline but not its build\'s', { createdSecondsAgo: 3600 + MARGIN + 1, keptFor: 86_400 }, 'within-deadline'],
+    ['a kept pod past its build\'s deadline too', { createdSecondsAgo: 86_400 + MARGIN, keptFor: 86_400 }, 'orphan'],
   ];
   it.each(cases)('%s', (_name, options, verdict) => {
     expect(orphanVerdict(pod(options), NOW, MARGIN)).toBe(verdict);

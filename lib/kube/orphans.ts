@@ -35,7 +35,10 @@ export type OrphanVerdict =
  * its labels say, and there is no deadline to be past.
  */
 export function orphanVerdict(pod: V1Pod, now: Date, marginSeconds: number): OrphanVerdict {
-  return verdict(pod.metadata, pod.spec?.activeDeadlineSeconds, now, marginSeconds);
+  // A pod kept for the steps that need it carries its build's deadline too (stepPodManifest).
+  const kept = Number(pod.metadata?.annotations?.[BUILD_DEADLINE_ANNOTATION]);
+  const deadline = pod.spec?.activeDeadlineSeconds;
+  return verdict(pod.metadata, deadline !== undefined && kept > deadline ? kept : deadline, now, marginSeconds);
 }
 
 /**

@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { Pod } from 'kubernetes-models/v1/Pod';
-import type { Step, Toleration } from '../pipeline/types.js';
-import { stepPlacement, stepPodManifest, type PodPlacement } from './pod-manifest.js';
+import { reservedServiceNameProblem } from '../pipeline/services.js';
+import type { Service, Step, Toleration } from '../pipeline/types.js';
+import { SERVICE_CAPABILITIES, stepPlacement, stepPodManifest, type PodPlacement } from './pod-manifest.js';
+import { isServiceItself, PORT_GATE_SCRIPT, portGateContainerName, portGateOf, serviceContainerName } from './service-containers.js';
 import { Annotations, Labels, MANAGED_BY, STEP_CONTAINER } from './types.js';
 
 const step: Step = {
@@ -240,5 +242,97 @@ describe('stepPodManifest', () => {
       // The step's own secrets stay the step's: the clone does not see them, nor the step the token.
       expect(manifest.spec?.containers[0]?.env?.map((e) => e.name)).not.toContain('GIT_TOKEN');
     });
+  });
+});
+
+describe('services', () => {
+  const db: Service = {
+    name: 'db',
+    image: 'postgres:16-alpine',
+    env: { POSTGRES_PASSWORD: 'test' },
+    ports: [5432],
+    secrets: [{ env: 'PGPASS', secret: 'ci-db', key: 'password' }],
+    pull: 'always',
+  };
+  const broker: Service = { name: 'broker', image: 'rabbitmq:4', env: {}, ports: [5672, 15672], secrets: [], pull: 'if-not-present' };
+  const cache: Service = { name: 'cache', image: 'redis:7-alpine', env: {}, ports: [], secrets: [], pull: 'if-not-present' };
+  const withServices: Step = { ...step, services: [db, broker, cache] };
+  const checkout: Step = { name: 'clone', image: 'alpine/git:v2.54.0', commands: ['git init'], env: {}, pull: 'if-not-present', timeoutSeconds: 600, secrets: [] };
+  const manifest = stepPodManifest({ buildId: 'b1', step: withServices, namespace: 'ci', workspace: { ephemeral: true }, checkout, serviceStartGraceSeconds: 90 });
+  const init = manifest.spec?.initContainers ?? [];
+
+  it('is a valid Pod by the Kubernetes schema', () => {
+    expect(() => validate(manifest)).not.toThrow();
+  });
+
+  it('runs each service as a native sidecar after the checkout, then a gate for each further port, then the step', () => {
+    expect(init.map((c) => [c.name, c.restartPolicy])).toEqual([
+      ['clone', undefined],
+      ['db', 'Always'],
+      ['broker', 'Always'],
+      ['cache', 'Always'],
+      ['port-15672', 'Always'],
+    ]);
+    expect(init.map((c) => c.name)).toEqual(['clone', ...withServices.services!.map(serviceContainerName), portGateContainerName(15672)]);
+    expect(manifest.spec?.containers.map((c) => c.name)).toEqual([STEP_CONTAINER]);
+  });
+
+  it('gives a service its image, pull policy, own env and secret references, ports and the workspace, in its own working directory', () => {
+    const service = init.find((c) => c.name === 'db');
+    expect(service).toMatchObject({
+      image: 'postgres:16-alpine',
+      imagePullPolicy: 'Always',
+      env: [
+        { name: 'POSTGRES_PASSWORD', value: 'test' },
+        { name: 'PGPASS', valueFrom: { secretKeyRef: { name: 'ci-db', key: 'password' } } },
+      ],
+      ports: [{ containerPort: 5432, protocol: 'TCP' }],
+      volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }],
+    });
+    // The image's entrypoint and working directory: a service has no commands.
+    expect(service).not.toHaveProperty('command');
+    expect(service).not.toHaveProperty('workingDir');
+    expect(service?.env?.map((e) => e.name)).not.toContain('CI');
+  });
+
+  it('probes a service\'s first port every second for the grace, and a gate probes each other port', () => {
+    const probe = { tcpSocket: { port: 5432 }, periodSeconds: 1, timeoutSeconds: 1, failureThreshold: 90 };
+    expect(init.find((c) => c.name === 'db')?.startupProbe).toEqual(probe);
+    expect(init.find((c) => c.name === 'broker')?.startupProbe).toEqual({ ...probe, tcpSocket: { port: 5672 } });
+    expect(init.find((c) => c.name === 'cache')).not.toHaveProperty('startupProbe');
+    expect(init.find((c) => c.name === 'port-15672')).toMatchObject({
+      image: step.image,
+      command: ['/bin/sh', '-c', PORT_GATE_SCRIPT],
+      startupProbe: { ...probe, tcpSocket: { port: 15672 } },
+    });
+    expect(portGateOf(manifest, 'port-15672')).toEqual({ service: 'broker', port: 15672 });
+    expect(portGateOf(manifest, 'db')).toBeUndefined();
+    expect(init.filter(isServiceItself).map((c) => c.name)).toEqual(['db', 'broker', 'cache']);
+  });
+
+  it('defaults the grace to 2 minutes', () => {
+    const plain = stepPodManifest({ buildId: 'b1', step: withServices, namespace: 'ci' });
+    expect(plain.spec?.initContainers?.[0]?.startupProbe?.failureThreshold).toBe(120);
+  });
+
+  it('resolves each service name to localhost, as on GitLab', () => {
+    expect(manifest.spec?.hostAliases).toEqual([{ ip: '127.0.0.1', hostnames: ['db', 'broker', 'cache'] }]);
+    expect(stepPodManifest({ buildId: 'b1', step, namespace: 'ci' }).spec).not.toHaveProperty('hostAliases');
+  });
+
+  it('locks services down like steps, keeping what root-started images need to step down to their user', () => {
+    const gate = init.find((c) => c.name === 'port-15672');
+    expect(init.find((c) => c.name === 'db')?.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'], add: SERVICE_CAPABILITIES },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(gate?.securityContext?.capabilities).toEqual({ drop: ['ALL'] });
+    const restricted = stepPodManifest({ buildId: 'b1', step: withServices, namespace: 'ci', runAsUser: 1000 });
+    expect(restricted.spec?.initContainers?.[0]?.securityContext?.capabilities).toEqual({ drop: ['ALL'] });
+  });
+
+  it('has no container name a service could take: the pipeline refuses them', () => {
+    for (const name of [STEP_CONTAINER, checkout.name, portGateContainerName(15672)]) expect(reservedServiceNameProblem(name)).toBeDefined();
   });
 });

@@ -1,7 +1,9 @@
-import type { V1Affinity, V1Container, V1EnvVar, V1Pod, V1PodSecurityContext, V1ResourceRequirements, V1Toleration, V1Volume } from '@kubernetes/client-node';
-import { PullPolicies, type Step, type StepResources, type Toleration } from '../pipeline/types.js';
-import { Annotations, Labels, MANAGED_BY, STEP_CONTAINER } from './types.js';
+import type { V1Affinity, V1Container, V1EnvVar, V1Pod, V1PodSecurityContext, V1ResourceRequirements, V1SecurityContext, V1Toleration, V1Volume } from '@kubernetes/client-node';
+import { DEFAULT_SERVICE_START_GRACE_SECONDS } from '../pipeline/services.js';
+import { PullPolicies, type Service, type Step, type StepResources, type Toleration } from '../pipeline/types.js';
+import { Annotations, BUILD_DEADLINE_ANNOTATION, Labels, MANAGED_BY, STEP_CONTAINER } from './types.js';
 import { labelValue, stepPodName } from './pod-name.js';
+import { PORT_GATE_SCRIPT, portGateContainerName, portProbe, serviceContainerName } from './service-containers.js';
 import { stepScript } from './step-script.js';
 import { WORKSPACE_PATH, WORKSPACE_VOLUME } from './workspace.js';
 
@@ -33,6 +35,14 @@ export interface StepPodManifestInput {
   pullSecrets?: readonly string[];
   /** The deployment's node selector and tolerations; the step's own are merged over them (stepPlacement). */
   placement?: PodPlacement;
+  /** How long the step's services may take to open their ports (their startup probes); default 2 min. */
+  serviceStartGraceSeconds?: number;
+  /**
+   * A pod that may outlive its own deadline: the succeeded pod of a step others need stays until
+   * the build's cleanup, and the orphan sweep must wait for the build's deadline (this many
+   * seconds from the pod's creation) before taking it for an orphan.
+   */
+  keepForSeconds?: number;
 }
 
 /** Where a pod may run: node labels it needs, taints it tolerates. */
@@ -84,8 +94,15 @@ export function stepPodManifest({
   runAsUser,
   pullSecrets = [],
   placement,
+  serviceStartGraceSeconds = DEFAULT_SERVICE_START_GRACE_SECONDS,
+  keepForSeconds,
 }: StepPodManifestInput): V1Pod {
   const mounted = workspace !== undefined;
+  const services = step.services ?? [];
+  const initContainers = [
+    ...(checkout ? [stepContainer(checkout.name, checkout, buildEnv, mounted)] : []),
+    ...serviceSidecars(step, services, mounted, serviceStartGraceSeconds, runAsUser),
+  ];
   const { nodeSelector, tolerations } = stepPlacement(step, placement);
   const secrets = [...new Set(pullSecrets)];
   return {
@@ -103,6 +120,7 @@ export function stepPodManifest({
       annotations: {
         [Annotations.build]: buildId,
         [Annotations.step]: step.name,
+        ...(keepForSeconds !== undefined ? { [BUILD_DEADLINE_ANNOTATION]: String(keepForSeconds) } : {}),
       },
     },
     spec: {
@@ -120,7 +138,9 @@ export function stepPodManifest({
       ...(nodeSelector ? { nodeSelector } : {}),
       ...(tolerations ? { tolerations: tolerations.map(podToleration) } : {}),
       ...(secrets.length > 0 ? { imagePullSecrets: secrets.map((name) => ({ name })) } : {}),
-      ...(checkout ? { initContainers: [stepContainer(checkout.name, checkout, buildEnv, mounted)] } : {}),
+      // `db:5432` as well as `localhost:5432`, as on GitLab: the services share the pod's network.
+      ...(services.length > 0 ? { hostAliases: [{ ip: '127.0.0.1', hostnames: services.map((service) => service.name) }] } : {}),
+      ...(initContainers.length > 0 ? { initContainers } : {}),
       containers: [stepContainer(STEP_CONTAINER, step, buildEnv, mounted)],
     },
   };
@@ -160,16 +180,66 @@ function stepContainer(name: string, step: Step, buildEnv: Record<string, string
     env: stepEnv(step, buildEnv),
     ...(mounted ? { workingDir: WORKSPACE_PATH, volumeMounts: [{ name: WORKSPACE_VOLUME, mountPath: WORKSPACE_PATH }] } : {}),
     ...(resources ? { resources } : {}),
-    securityContext: {
-      allowPrivilegeEscalation: false,
-      capabilities: { drop: ['ALL'] },
-      seccompProfile: { type: 'RuntimeDefault' },
-      // runAsNonRoot is not set unless the deployment names a user (runAsUser): most CI images
-      // (node, python, alpine...) run as root by default and would fail to start with
-      // CreateContainerConfigError. Dropping every capability and forbidding escalation
-      // already takes most of root's power.
-    },
+    securityContext: hardened(),
   };
+}
+
+function hardened(): V1SecurityContext {
+  return {
+    allowPrivilegeEscalation: false,
+    capabilities: { drop: ['ALL'] },
+    seccompProfile: { type: 'RuntimeDefault' },
+    // runAsNonRoot is not set unless the deployment names a user (runAsUser): most CI images
+    // (node, python, alpine...) run as root by default and would fail to start with
+    // CreateContainerConfigError. Dropping every capability and forbidding escalation
+    // already takes most of root's power.
+  };
+}
+
+/**
+ * What a service running as root may keep: the official database and broker images (postgres,
+ * mysql, redis, rabbitmq, mongo) start as root, chown their data directory and step down to their
+ * own user (gosu, su-exec), which needs these. All are runtime defaults Pod Security `baseline`
+ * allows adding; under `restricted` (runAsUser) none may be added, and those images skip the step
+ * down when they start as a non-root user.
+ */
+export const SERVICE_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'SETGID', 'SETUID'];
+
+/**
+ * The services as native sidecars (service-containers.ts), in the pipeline's order, then one port
+ * gate per port after a service's first. Each runs its image's own entrypoint with its env and
+ * secrets (not the build's variables) and the workspace mounted, in the image's own working directory.
+ */
+function serviceSidecars(step: Step, services: readonly Service[], mounted: boolean, graceSeconds: number, runAsUser: number | undefined): V1Container[] {
+  const own = services.map((service): V1Container => {
+    const [first] = service.ports;
+    const base = hardened();
+    return {
+      name: serviceContainerName(service),
+      image: service.image,
+      imagePullPolicy: PullPolicies[service.pull],
+      restartPolicy: 'Always',
+      env: stepEnv(service, {}),
+      ...(service.ports.length > 0 ? { ports: service.ports.map((containerPort) => ({ containerPort, protocol: 'TCP' })) } : {}),
+      ...(first !== undefined ? { startupProbe: portProbe(first, graceSeconds) } : {}),
+      ...(mounted ? { volumeMounts: [{ name: WORKSPACE_VOLUME, mountPath: WORKSPACE_PATH }] } : {}),
+      securityContext: { ...base, capabilities: { drop: ['ALL'], ...(runAsUser === undefined ? { add: SERVICE_CAPABILITIES } : {}) } },
+    };
+  });
+  const gates = services.flatMap((service) =>
+    service.ports.slice(1).map(
+      (port): V1Container => ({
+        name: portGateContainerName(port),
+        image: step.image,
+        imagePullPolicy: PullPolicies[step.pull],
+        restartPolicy: 'Always',
+        command: ['/bin/sh', '-c', PORT_GATE_SCRIPT],
+        startupProbe: portProbe(port, graceSeconds),
+        securityContext: hardened(),
+      }),
+    ),
+  );
+  return [...own, ...gates];
 }
 
 /**
@@ -186,7 +256,7 @@ function pinnedTo(node: string): V1Affinity {
   };
 }
 
-function stepEnv(step: Step, buildEnv: Record<string, string>): V1EnvVar[] {
+function stepEnv(step: Pick<Step, 'env' | 'secrets'>, buildEnv: Record<string, string>): V1EnvVar[] {
   const own = new Set([...Object.keys(step.env), ...step.secrets.map((s) => s.env)]);
   const build = Object.entries(buildEnv)
     .filter(([name]) => !own.has(name))

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { V1ContainerState, V1Pod } from '@kubernetes/client-node';
 import { ContainerWaitingReasons, PodConditionTypes, PodPhases } from './classify-reasons.js';
 import { containerStatus, focusContainer } from './classify-pod.js';
+import { isServiceContainer } from './classify-services.js';
 
 /**
  * Where a pod stands, in the few facts a poll's classification turns on. Two polls that see the
@@ -21,6 +22,11 @@ export interface PodProgress {
   init?: string;
   /** A deletion has been asked for. */
   deleting?: true;
+  /**
+   * The step's services' ends so far (restarts plus services terminated); absent while none. A
+   * service that exits or restarts changes it, so a watch on a running step returns at once.
+   */
+  serviceEnds?: number;
 }
 
 export type ContainerProgress =
@@ -35,12 +41,16 @@ export function podProgress(pod: V1Pod | null): PodProgress {
   if (!pod) return { phase: GONE };
   const focus = focusContainer(pod);
   const container = containerProgress(containerStatus(pod, focus.name, focus.init)?.state);
+  const serviceEnds = (pod.status?.initContainerStatuses ?? [])
+    .filter((s) => isServiceContainer(pod.spec?.initContainers?.find((c) => c.name === s.name)))
+    .reduce((sum, s) => sum + (s.restartCount ?? 0) + (s.state?.terminated ? 1 : 0), 0);
   return {
     phase: pod.status?.phase ?? PodPhases.Unknown,
     ...(isUnschedulable(pod) ? { unschedulable: true } : {}),
     ...(container ? { container } : {}),
     ...(focus.init ? { init: focus.name } : {}),
     ...(pod.metadata?.deletionTimestamp ? { deleting: true } : {}),
+    ...(serviceEnds > 0 ? { serviceEnds } : {}),
   };
 }
 
@@ -76,7 +86,8 @@ const QUIET_WAITING_REASONS: ReadonlySet<string> = new Set([
  * would only classify "pending" again, so a watch waits past them.
  */
 export function isQuietPending(progress: PodProgress): boolean {
-  if (progress.phase !== PodPhases.Pending || progress.unschedulable || progress.deleting) return false;
+  // A service that ended is news whatever the step's container is doing.
+  if (progress.phase !== PodPhases.Pending || progress.unschedulable || progress.deleting || progress.serviceEnds) return false;
   const { container } = progress;
   return !container || (container.state === 'waiting' && QUIET_WAITING_REASONS.has(container.reason));
 }

@@ -56,12 +56,18 @@ export interface ClassifyOptions {
    * within a minute of the previous pod's end.
    */
   workspaceGraceSeconds: number;
+  /**
+   * How long a service may run without opening its ports (its startup probe failing) before the
+   * step fails with ServiceFailed, counted from its first start. Default 120 s.
+   */
+  serviceStartGraceSeconds: number;
 }
 
 export const DEFAULT_CLASSIFY_OPTIONS: ClassifyOptions = {
   imagePullGraceSeconds: 60,
   unschedulableGraceSeconds: 120,
   workspaceGraceSeconds: 120,
+  serviceStartGraceSeconds: 120,
 };
 
 export const StepPhases = {
@@ -86,4 +92,6 @@ export type StepStatus =
       /** One readable paragraph: step, image, reason, and the kubelet's or registry's own words. */
       cause: string;
       exitCode?: number;
+      /** The service (sidecar container) that failed: FinishStep adds its log's last lines to the Cause. */
+      service?: string;
     };

@@ -62,3 +62,55 @@ export function watchPodUntil(
       }, finish);
   });
 }
+
+/**
+ * Holds one watch on the pods a label selector picks until `until(pods)` is true or `timeoutMs`
+ * passes; `pods` maps each pod's name to its last version (a deleted pod leaves the map). Unlike
+ * watchPodUntil, silence means nothing here: the pods waited for may not exist yet. Resolves
+ * undefined when the watch could not be opened.
+ */
+export function watchPodsUntil(
+  kubeConfig: KubeConfig,
+  namespace: string,
+  labelSelector: string,
+  until: (pods: ReadonlyMap<string, V1Pod>) => boolean,
+  timeoutMs: number,
+): Promise<{ pods: ReadonlyMap<string, V1Pod>; settled: boolean } | undefined> {
+  return new Promise((resolve) => {
+    const pods = new Map<string, V1Pod>();
+    let opened = false;
+    let settled = false;
+    let controller: AbortController | undefined;
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      controller?.abort();
+      resolve(opened ? { pods, settled } : undefined);
+    };
+    const timer = setTimeout(finish, timeoutMs);
+    const onEvent = (type: string, object: unknown) => {
+      if (type === 'ERROR' || type === 'BOOKMARK') return;
+      const pod = object as V1Pod;
+      const name = pod.metadata?.name;
+      if (!name) return;
+      if (type === 'DELETED') pods.delete(name);
+      else pods.set(name, pod);
+      settled = until(pods);
+      if (settled) finish();
+    };
+    new Watch(kubeConfig)
+      .watch(
+        `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`,
+        { labelSelector, timeoutSeconds: Math.max(1, Math.ceil(timeoutMs / 1000)) },
+        onEvent,
+        () => finish(),
+      )
+      .then((c) => {
+        opened = true;
+        controller = c;
+        if (finished) c.abort();
+      }, finish);
+  });
+}

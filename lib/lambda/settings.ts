@@ -4,7 +4,7 @@
  * cluster, a namespace or a log bucket, and a quiet fallback would only fail later, elsewhere.
  */
 import { DEFAULT_ORPHAN_MARGIN_SECONDS } from '../kube/orphans.js';
-import { checkNodeSelector, checkPullSecrets, checkTolerations, quantityProblem, type SettingCheck } from '../pipeline/index.js';
+import { MAX_PARALLEL_LIMIT, checkNodeSelector, checkPullSecrets, checkTolerations, quantityProblem, type SettingCheck } from '../pipeline/index.js';
 import { DEFAULT_WORKSPACE, WorkspaceModes, workflowSettings, type WorkflowSettings } from '../workflow/settings.js';
 
 export const EnvNames = {
@@ -28,6 +28,7 @@ export const EnvNames = {
   stepPullSecrets: 'STEP_PULL_SECRETS',
   stepNodeSelector: 'STEP_NODE_SELECTOR',
   stepTolerations: 'STEP_TOLERATIONS',
+  maxParallelSteps: 'MAX_PARALLEL_STEPS',
   stateMachineArn: 'STATE_MACHINE_ARN',
   githubWebhookSecretId: 'GITHUB_WEBHOOK_SECRET_ID',
   genericWebhookSecretId: 'GENERIC_WEBHOOK_SECRET_ID',
@@ -76,6 +77,7 @@ export function runnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
       ),
       ...read.podSetting('nodeSelector', EnvNames.stepNodeSelector, 'a JSON map of node label to value', (raw) => json(raw, checkNodeSelector)),
       ...read.podSetting('tolerations', EnvNames.stepTolerations, 'a JSON list of tolerations', (raw) => json(raw, checkTolerations)),
+      ...read.count('maxParallelSteps', EnvNames.maxParallelSteps, 1, MAX_PARALLEL_LIMIT),
     }),
     logs: { bucket: read.required(EnvNames.logsBucket), prefix: env[EnvNames.logsPrefix] ?? 'builds/' },
   };
@@ -132,6 +134,14 @@ export function reader(env: NodeJS.ProcessEnv) {
       const value = Number(raw);
       if (Number.isInteger(value) && value >= 0) return { [key]: value } as Record<K, number>;
       problems.push(`${name} must be a whole number of seconds, got "${raw}"`);
+      return {};
+    },
+    count<K extends string>(key: K, name: string, min: number, max: number): Partial<Record<K, number>> {
+      const raw = env[name];
+      if (raw === undefined || raw === '') return {};
+      const value = Number(raw);
+      if (Number.isInteger(value) && value >= min && value <= max) return { [key]: value } as Record<K, number>;
+      problems.push(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
       return {};
     },
     /** A numeric user id other than root's (Pod Security `restricted` forbids 0, and a name is not an id). */

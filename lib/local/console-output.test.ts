@@ -31,3 +31,41 @@ describe('the console lines', () => {
     expect(lines.slice(-3)).toEqual(['      ✓ FinishStep: succeeded, exit 0; pod deleted', '        │ done', '        log: /logs/long.log']);
   });
 });
+
+describe('the console lines of steps side by side', () => {
+  it('name each step\'s lines, say what a step waits for once, and that a needed pod is kept', () => {
+    const output = new ConsoleOutput('b');
+    const finish = (index: number, step: string) => ({
+      type: 'TaskSucceeded',
+      timestamp: (t += 10),
+      index,
+      state: { name: 'FinishStep', type: 'Task', output: { step, status: 'succeeded', exitCode: 0, error: null, cause: null, logTail: '', log: null } },
+    });
+    const needs = (index: number, met: boolean, waitingFor: string[], done: string[]) =>
+      exited('WaitForNeeds', index, { needs: { met, waitingFor, done, nextPollSeconds: 0, checks: 1 } });
+    const history: ExecutionEvent[] = [
+      { type: 'ExecutionStarted', timestamp: t },
+      exited('PrepareBuild', undefined, {
+        namespace: 'default',
+        maxParallel: 4,
+        steps: [{ name: 'deps', image: 'alpine:3.20', needed: true }, { name: 'unit', image: 'alpine:3.20', needs: ['deps'] }, { name: 'lint', image: 'alpine:3.20', needs: ['deps'] }],
+      }),
+      { type: 'StateEntered', timestamp: (t += 1), state: { name: 'RunSteps', type: 'Map' } },
+      needs(1, false, ['deps'], []),
+      needs(1, false, ['deps'], []),
+      needs(2, false, ['deps'], []),
+      finish(0, 'deps'),
+      needs(1, true, [], ['deps']),
+      finish(1, 'unit'),
+    ];
+    const lines = history.flatMap((event) => output.lines(event));
+    expect(lines.filter((line) => /RunSteps|WaitForNeeds|FinishStep/.test(line))).toEqual([
+      '  ▶ RunSteps: 3 step(s), up to 4 at once, each after the steps it needs',
+      '      unit · WaitForNeeds: waiting for "deps"',
+      '      lint · WaitForNeeds: waiting for "deps"',
+      '      deps ✓ FinishStep: succeeded, exit 0; pod kept for the steps that need it',
+      '      unit ✓ WaitForNeeds: "deps" succeeded',
+      '      unit ✓ FinishStep: succeeded, exit 0; pod deleted',
+    ]);
+  });
+});

@@ -1,5 +1,5 @@
 import { imageCheckNote } from '../workflow/image-check.js';
-import type { PollState, PreparedBuild, StepResult } from '../workflow/state-data.js';
+import type { NeedsState, PollState, PreparedBuild, StepResult } from '../workflow/state-data.js';
 import { isFinishState, type ExecutionEvent } from './executor.js';
 
 /**
@@ -11,7 +11,13 @@ import { isFinishState, type ExecutionEvent } from './executor.js';
 export class ConsoleOutput {
   private startedAt = 0;
   private steps: string[] = [];
+  /** How many of `steps` are RunSteps' (the rest run after a failure). */
+  private running = 0;
+  /** Steps that run side by side: their lines interleave, so each names its step. */
+  private parallel = 0;
+  private kept = new Set<number>();
   private lastPoll = new Map<number, { key: string; count: number }>();
+  private lastWait = new Map<number, string>();
 
   /** `liveLog`: the steps' lines are printed as they come (LiveLogPrinter), so no tail at their end. */
   constructor(
@@ -22,13 +28,14 @@ export class ConsoleOutput {
   lines(event: ExecutionEvent): string[] {
     const at = event.timestamp;
     const state = event.state?.name ?? '';
-    const indent = event.index === undefined ? '  ' : '      ';
+    const indent = event.index === undefined ? '  ' : this.parallel > 1 ? `      ${this.steps[event.index] ?? ''} ` : '      ';
     switch (event.type) {
       case 'ExecutionStarted':
         this.startedAt = at;
         return [`Execution ${this.title} started`];
       case 'StateEntered':
-        return state === 'RunSteps' ? [`  ▶ RunSteps: ${this.steps.length} step(s), one at a time`] : [];
+        if (state === 'RunAfterFailure') return [`  ▶ RunAfterFailure: ${this.steps.length - this.running} step(s) that run after a failure, one at a time`];
+        return state === 'RunSteps' ? [`  ▶ RunSteps: ${this.running} step(s), ${this.parallel > 1 ? `up to ${this.parallel} at once, each after the steps it needs` : 'one at a time'}`] : [];
       case 'StateExited':
         return this.exited(event, indent);
       case 'TaskSucceeded':
@@ -74,17 +81,28 @@ export class ConsoleOutput {
         const prepared = output as unknown as Partial<PreparedBuild>;
         // A rejected pipeline leaves PrepareBuild through its Catch, with the failure and no steps.
         if (!prepared.steps) return [`  ✗ PrepareBuild: ${(output?.failure as { Error?: string } | undefined)?.Error ?? 'failed'}`];
-        this.steps = prepared.steps.map((s) => s.name);
+        // RunAfterFailure's iterations come after RunSteps' in the local history (listedSteps).
+        this.steps = [...prepared.steps, ...(prepared.afterFailure ?? [])].map((s) => s.name);
+        this.running = prepared.steps.length;
+        this.parallel = prepared.maxParallel ?? 1;
+        this.kept = new Set(prepared.steps.flatMap((s, i) => (s.needed ? [i] : [])));
         return [
           `  ✓ PrepareBuild: namespace ${prepared.namespace}`,
           ...prepared.steps.map((s) => `      Preparing step "${s.name}": image ${s.image}${imageCheckNote(prepared.images, s.image)}`),
+          ...(prepared.afterFailure ?? []).map((s) => `      Preparing step "${s.name}", only if the build fails: image ${s.image}${imageCheckNote(prepared.images, s.image)}`),
           ...(prepared.skipped ?? []).map((s) => `  ⤼ step "${s.name}" skipped: ${s.reason}`),
         ];
       }
       case 'LaunchStep':
-        return [`${indent}✓ LaunchStep: pod ${(output?.poll as PollState | undefined)?.podName}`];
+      case 'LaunchAfterFailure':
+        return [`${indent}✓ ${state}: pod ${(output?.poll as PollState | undefined)?.podName}`];
       case 'PollStep':
-        return this.poll(event.index ?? 0, output?.poll as PollState, indent);
+      case 'PollAfterFailure':
+        return this.poll(event.index ?? 0, output?.poll as PollState, indent, state);
+      case 'WaitForNeeds':
+        return this.waited(event.index ?? 0, output?.needs as NeedsState, indent);
+      case 'StopSteps':
+        return [`  ✓ StopSteps: deleted ${(output?.stopped as { deletedPods?: number } | undefined)?.deletedPods ?? 0} pod(s) of the steps still running`];
       case 'CleanupBuild':
         return [`  ✓ CleanupBuild: deleted ${(output?.cleanup as { deletedPods?: number } | undefined)?.deletedPods ?? 0} pod(s)`];
       default:
@@ -100,14 +118,26 @@ export class ConsoleOutput {
     const exit = result.exitCode === null ? '' : `, exit ${result.exitCode}`;
     return [
       ...folded,
-      `${indent}${result.status === 'succeeded' ? '✓' : '✗'} ${event.state?.name}: ${result.status}${exit}; pod deleted`,
+      `${indent}${result.status === 'succeeded' ? '✓' : '✗'} ${event.state?.name}: ${result.status}${exit}; ${result.status === 'succeeded' && this.kept.has(event.index ?? -1) ? 'pod kept for the steps that need it' : 'pod deleted'}`,
       ...(result.logTail && !this.options.liveLog ? result.logTail.split('\n').map((line) => `${indent}  │ ${line}`) : []),
       ...(result.log ? [`${indent}  log: ${result.log}`] : []),
+      ...(result.services ?? []).map(
+        (s) => `${indent}  service "${s.name}": ${s.state}${s.exitCode === null ? '' : `, exit ${s.exitCode}`}${s.restarts ? `, restarted ${s.restarts}×` : ''}${s.log ? `; log: ${s.log}` : ''}`,
+      ),
     ];
   }
 
+  /** What a step waits for, when that changes, and when it may start. */
+  private waited(index: number, needs: NeedsState, indent: string): string[] {
+    if (needs.met) return [`${indent}✓ WaitForNeeds: ${needs.done.map((name) => `"${name}"`).join(', ')} succeeded`];
+    const waiting = needs.waitingFor.map((name) => `"${name}"`).join(', ');
+    if (this.lastWait.get(index) === waiting) return [];
+    this.lastWait.set(index, waiting);
+    return [`${indent}· WaitForNeeds: waiting for ${waiting}`];
+  }
+
   /** A poll is printed when its outcome differs from the previous one; repeats are counted. */
-  private poll(index: number, poll: PollState, indent: string): string[] {
+  private poll(index: number, poll: PollState, indent: string, state: string): string[] {
     const key = `${poll.phase}/${poll.reason}`;
     const last = this.lastPoll.get(index);
     if (last?.key === key) {
@@ -117,7 +147,7 @@ export class ConsoleOutput {
     const folded = last && last.count > 1 ? [`${indent}  (same for ${last.count} polls in a row)`] : [];
     this.lastPoll.set(index, { key, count: 1 });
     const detail = poll.message ? `: ${firstLine(poll.message)}` : '';
-    return [...folded, `${indent}· PollStep #${poll.polls}: ${poll.phase} (${poll.reason})${detail}`];
+    return [...folded, `${indent}· ${state} #${poll.polls}: ${poll.phase} (${poll.reason})${detail}`];
   }
 }
 

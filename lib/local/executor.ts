@@ -1,9 +1,9 @@
 import './polyfills.js';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { BuildInput } from '../contract/index.js';
-import { loadDefinition, resolveResources, taskStates } from '../workflow/definition.js';
+import { iterationMaps, loadDefinition, resolveResources, taskStates } from '../workflow/definition.js';
 import { cleanupEndedExecutionHandler } from '../workflow/handlers.js';
-import { listedSteps, type PreparedBuild, type StepInput, type StepResult } from '../workflow/state-data.js';
+import { listedSteps, type PreparedBuild, type ServiceResult, type StepInput, type StepResult } from '../workflow/state-data.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import type { StatusReporter } from '../workflow/tasks/report-status.js';
 import { localLambdaContext } from './lambda-context.js';
@@ -19,6 +19,8 @@ export type ExecutionEvent = {
   timestamp: number;
   state?: { name: string; type: string; input?: unknown; output?: unknown };
   index?: number;
+  /** MapIteration* events: the Map the iteration belongs to. */
+  parentState?: { name: string; type: string };
   Error?: string;
   Cause?: unknown;
   output?: unknown;
@@ -27,11 +29,12 @@ export type ExecutionEvent = {
 export type ExecutionStatus = 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
 /**
- * A step as `run --json` and `GET /executions/NAME` show it: `running` while its iteration is under
- * way, `aborted` when the execution was stopped (aborted, timed out) in the middle of it, `skipped`
- * when its `when` did not hold for the build (it had no iteration).
+ * A step as `run --json` and `GET /executions/NAME` show it: `running` once its pod is launched,
+ * `waiting` while it waits for the steps it needs, `aborted` when it was stopped (the execution
+ * aborted or timed out, or another step failed) after its pod was launched, `not-run` when it
+ * never was, `skipped` when its `when` did not hold for the build (it had no iteration).
  */
-export type StepOutcome = 'succeeded' | 'failed' | 'running' | 'aborted' | 'not-run' | 'skipped';
+export type StepOutcome = 'succeeded' | 'failed' | 'running' | 'waiting' | 'aborted' | 'not-run' | 'skipped';
 
 /** The `run --json` object (docs/contracts.md). */
 export interface ExecutionSummary {
@@ -39,7 +42,7 @@ export interface ExecutionSummary {
   error: string | null;
   cause: string | null;
   /** Every step in the pipeline file's order (the checkout first); a skipped one has its `reason`. */
-  steps: { name: string; status: StepOutcome; exitCode: number | null; error: string | null; reason?: string }[];
+  steps: { name: string; status: StepOutcome; exitCode: number | null; error: string | null; reason?: string; services?: Omit<ServiceResult, 'logTail'>[] }[];
   events: { type: string; state: string | null; timestamp: string }[];
 }
 
@@ -127,14 +130,16 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
     validationOptions: { checkPaths: true, checkArn: true },
   });
 
-  // Step Functions launches no further Map iteration once one has failed. aws-local-stepfunctions
-  // (3.0.0) goes on starting queued iterations after a failure (and runs those it no longer aborts),
-  // which would create later steps' pods. With one step at a time, step i may start only once step
-  // i-1 has finished successfully, so its first task is refused otherwise; the refusal is recorded
-  // in `refused`, and the iteration's events are left out of the history the service would show.
-  const succeeded = new Set<number>();
+  // Step Functions starts no further Map iteration once one has failed. aws-local-stepfunctions
+  // (3.0.0) goes on starting queued iterations after a failure (and runs those it no longer
+  // aborts), which would create later steps' pods. So an iteration's first task is refused once an
+  // iteration of the Map has failed; while one may be failing (its task threw, and a retry may
+  // still follow), it waits to know. The refusal is recorded in `refused`, and the refused
+  // iteration's events are left out of the history the service would show.
+  const mapOf = iterationMaps(definition);
+  const gates = new Map([...new Set(mapOf.values())].map((map) => [map, iterationGate()]));
+  const gateOf = (map: string | undefined) => gates.get(map ?? '') ?? gates.get(STEPS_MAP)!;
   const refused: RefusedIteration[] = [];
-  const mayRun = (index: number | undefined) => index === undefined || index === 0 || succeeded.has(index - 1);
   const handlers: Record<string, (event: unknown) => Promise<unknown>> = {};
   // What each task returned, before ResultSelector and ResultPath: the history's TaskSucceeded.
   const taskOutputs = new Map<string, unknown>();
@@ -145,20 +150,23 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
     if (!fn) throw new Error(`Task state ${state} calls ${functionId}, which serverless.yml does not define`);
     handlers[state] = async (event) => {
       const index = (event as Partial<StepInput>).index;
-      if (!mayRun(index)) {
-        refused.push({ index: index!, state });
-        throw new StepNotLaunched(`step ${index} was not launched: an earlier step failed`);
+      const gate = gateOf(mapOf.get(state));
+      if (index !== undefined && !(await gate.mayRun(index))) {
+        refused.push({ index, state });
+        throw new StepNotLaunched(`step ${index} was not launched: another step failed`);
       }
       let output: unknown;
       try {
         output = await fn.handler(event as never, localLambdaContext(fn.name, fn.timeoutSeconds * 1000));
+        taskOutputs.set(taskKey(state, index), output);
+        const failure = options.invocationFailure?.(state);
+        if (failure) throw new LambdaInvocationFailure(failure);
       } catch (error) {
-        throw new LambdaFunctionError(error);
+        if (index !== undefined) gate.threw(index);
+        throw error instanceof LambdaInvocationFailure ? error : new LambdaFunctionError(error);
       }
-      taskOutputs.set(taskKey(state, index), output);
-      const failure = options.invocationFailure?.(state);
-      if (failure) throw new LambdaInvocationFailure(failure);
-      if (index !== undefined && (output as Partial<StepResult> | undefined)?.status === 'succeeded') succeeded.add(index);
+      // The iteration goes on to StepFailed: the Map fails.
+      if (index !== undefined && state === FAILING_FINISH) gate.failed();
       return output;
     };
     if (options.retryMs !== undefined) retriedStates[state] = options.retryMs;
@@ -181,16 +189,48 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
     history.push(event);
     options.onEvent?.(event);
   };
+  // An iteration's events before its first task are held until the gate has let it run (or not).
+  const held = new Map<string, ExecutionEvent[]>();
+  const heldKey = (map: string, index: number) => `${map}#${index}`;
+  // RunAfterFailure's iterations are numbered after RunSteps' in the history, as listedSteps() lists them.
+  let afterFailureFrom = 0;
+  const numbered = (event: ExecutionEvent, map: string | undefined): ExecutionEvent =>
+    map === AFTER_FAILURE_MAP && event.index !== undefined ? { ...event, index: afterFailureFrom + event.index } : event;
+  const keep = (event: ExecutionEvent, map: string | undefined) => {
+    const shown = numbered(event, map);
+    const key = taskKey(event.state?.name ?? '', event.index);
+    if (event.type === 'StateExited' && event.state?.type === 'Task' && taskOutputs.has(key)) {
+      record({ type: 'TaskSucceeded', timestamp: event.timestamp, state: { name: event.state.name, type: 'Task', output: taskOutputs.get(key) }, index: shown.index });
+      taskOutputs.delete(key);
+    }
+    record(shown);
+  };
+  for (const [map, gate] of gates) {
+    gate.onDecision((index, run) => {
+      const events = held.get(heldKey(map, index)) ?? [];
+      held.delete(heldKey(map, index));
+      if (run) events.forEach((event) => keep(event, map));
+    });
+  }
   const pump = (async () => {
     for await (const event of execution.eventLogs as AsyncGenerator<ExecutionEvent>) {
-      if (!mayRun(event.index)) continue;
-      const key = taskKey(event.state?.name ?? '', event.index);
-      if (event.type === 'StateExited' && event.state?.type === 'Task' && taskOutputs.has(key)) {
-        record({ type: 'TaskSucceeded', timestamp: event.timestamp, state: { name: event.state.name, type: 'Task', output: taskOutputs.get(key) }, index: event.index });
-        taskOutputs.delete(key);
+      const index = event.index;
+      if (event.type === 'StateExited' && event.state?.name === 'PrepareBuild') afterFailureFrom = (event.state.output as Partial<PreparedBuild>)?.steps?.length ?? 0;
+      const map = event.parentState?.name ?? mapOf.get(event.state?.name ?? '');
+      if (index === undefined || map === undefined) {
+        keep(event, map);
+        continue;
       }
-      record(event);
+      const gate = gateOf(map);
+      if (event.type === 'MapIterationFailed') gate.iterationFailed(index);
+      const decision = gate.decision(index);
+      if (decision === 'refused') continue;
+      if (decision === undefined) held.set(heldKey(map, index), [...(held.get(heldKey(map, index)) ?? []), event]);
+      else keep(event, map);
     }
+    // Iterations stopped before their first task, which the service would not have started.
+    for (const gate of gates.values()) gate.close();
+    held.clear();
   })();
 
   let aborted = false;
@@ -208,6 +248,62 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
       if (aborted) return;
       aborted = true;
       execution.abort();
+    },
+  };
+}
+
+type GateDecision = 'run' | 'refused';
+
+/**
+ * Which Map iterations may start (see startLocalExecution): all, until one has failed. An
+ * iteration whose task threw is suspect until it runs another task (a retry) or the Map reports
+ * it failed; an iteration that would start meanwhile waits for that.
+ */
+function iterationGate() {
+  const decisions = new Map<number, GateDecision>();
+  const suspects = new Set<number>();
+  let mapFailed = false;
+  let closed = false;
+  let wake: () => void = () => {};
+  let changed = new Promise<void>((resolve) => (wake = resolve));
+  const notify = () => {
+    wake();
+    changed = new Promise<void>((resolve) => (wake = resolve));
+  };
+  let onDecision: (index: number, run: boolean) => void = () => {};
+  const decide = (index: number, decision: GateDecision) => {
+    decisions.set(index, decision);
+    onDecision(index, decision === 'run');
+    return decision === 'run';
+  };
+  return {
+    async mayRun(index: number): Promise<boolean> {
+      suspects.delete(index);
+      const known = decisions.get(index);
+      if (known !== undefined) return known === 'run';
+      while (!mapFailed && !closed && suspects.size > 0) await changed;
+      return decide(index, mapFailed || closed ? 'refused' : 'run');
+    },
+    decision: (index: number) => decisions.get(index),
+    threw(index: number) {
+      suspects.add(index);
+      notify();
+    },
+    iterationFailed(index: number) {
+      if (decisions.get(index) !== 'run') return;
+      mapFailed = true;
+      notify();
+    },
+    failed() {
+      mapFailed = true;
+      notify();
+    },
+    close() {
+      closed = true;
+      notify();
+    },
+    onDecision(listener: (index: number, run: boolean) => void) {
+      onDecision = listener;
     },
   };
 }
@@ -245,7 +341,7 @@ export function summarize(history: ExecutionEvent[], aborted: boolean, { running
     status,
     error: status === 'FAILED' ? (failedEvent?.Error ?? null) : status === 'TIMED_OUT' ? 'States.Timeout' : null,
     cause: status === 'FAILED' && failedEvent?.Cause != null ? String(failedEvent.Cause) : null,
-    steps: stepOutcomes(history, running),
+    steps: stepOutcomes(history, running, status),
     events: history.map((e) => ({
       type: e.type,
       state: e.state?.name ?? null,
@@ -254,23 +350,40 @@ export function summarize(history: ExecutionEvent[], aborted: boolean, { running
   };
 }
 
-function stepOutcomes(history: ExecutionEvent[], running: boolean): ExecutionSummary['steps'] {
+/** Why a step that runs only after a failure did not run in a build that succeeded. */
+export const NOT_AFTER_A_FAILURE = 'it runs only after a failure, and the build did not fail';
+
+function stepOutcomes(history: ExecutionEvent[], running: boolean, build: ExecutionStatus): ExecutionSummary['steps'] {
   const prepared = preparedBuild(history);
   if (!prepared?.steps) return [];
   return listedSteps(prepared).map((step) => {
     if (step.iteration === undefined) return { name: step.name, status: 'skipped', exitCode: null, error: null, reason: step.skipped.reason };
     const index = step.iteration;
+    if (step.afterFailure && !running && build === 'SUCCEEDED') return { name: step.name, status: 'skipped', exitCode: null, error: null, reason: NOT_AFTER_A_FAILURE };
     const outcome = finishedStep(history, index);
-    if (outcome) return { name: step.name, status: outcome.status, exitCode: outcome.exitCode, error: outcome.error };
+    if (outcome) {
+      // The services' log tails are for the page; the summary says where each whole log is.
+      const services = outcome.services?.map(({ logTail: _tail, ...service }) => service);
+      return { name: step.name, status: outcome.status, exitCode: outcome.exitCode, error: outcome.error, ...(services ? { services } : {}) };
+    }
     // A task of the iteration failed outright (e.g. the cluster stayed unreachable).
     const failed = history.find((e) => e.type === 'MapIterationFailed' && e.index === index);
     if (failed) return { name: step.name, status: 'failed', exitCode: null, error: failed.Error ?? null };
-    const started = history.some((e) => e.type === 'MapIterationStarted' && e.index === index);
-    return { name: step.name, status: started ? (running ? 'running' : 'aborted') : 'not-run', exitCode: null, error: null };
+    const launched = history.some((e) => e.index === index && isLaunchState(e.state?.name));
+    const waiting = history.some((e) => e.type === 'MapIterationStarted' && e.index === index);
+    const status = launched ? (running ? 'running' : 'aborted') : waiting && running ? 'waiting' : 'not-run';
+    return { name: step.name, status, exitCode: null, error: null };
   });
 }
 
-export const isFinishState = (state: string | undefined) => state === 'FinishStep' || state === 'FinishFailedStep';
+/** The Maps whose iterations are steps: the build's, and the one that runs after a failure. */
+const STEPS_MAP = 'RunSteps';
+const AFTER_FAILURE_MAP = 'RunAfterFailure';
+/** The task whose iteration goes on to StepFailed, failing RunSteps. */
+const FAILING_FINISH = 'FinishFailedStep';
+
+export const isFinishState = (state: string | undefined) => state === 'FinishStep' || state === FAILING_FINISH || state === 'FinishAfterFailure';
+export const isLaunchState = (state: string | undefined) => state === 'LaunchStep' || state === 'LaunchAfterFailure';
 
 /**
  * What FinishStep (or FinishFailedStep) returned for a step, log tail included: the history's

@@ -4,6 +4,7 @@ import {
   finishStepHandler,
   launchStepHandler,
   pollStepHandler,
+  waitForNeedsHandler,
   prepareBuildHandler,
   reportStatusHandler,
 } from '../workflow/handlers.js';
@@ -31,6 +32,7 @@ const FUNCTIONS: Record<string, LocalFunction> = {
   PrepareBuildLambdaFunction: { name: 'prepareBuild', timeoutSeconds: 30, create: (runtime) => prepareBuildHandler(runtime) },
   LaunchStepLambdaFunction: { name: 'launchStep', timeoutSeconds: 30, create: (runtime) => launchStepHandler(runtime) },
   PollStepLambdaFunction: { name: 'pollStep', timeoutSeconds: 300, create: pollStepHandler },
+  WaitForNeedsLambdaFunction: { name: 'waitForNeeds', timeoutSeconds: 300, create: waitForNeedsHandler },
   FinishStepLambdaFunction: { name: 'finishStep', timeoutSeconds: 60, create: finishStepHandler },
   CleanupBuildLambdaFunction: { name: 'cleanupBuild', timeoutSeconds: 60, create: cleanupBuildHandler },
   ReportStatusLambdaFunction: { name: 'reportStatus', timeoutSeconds: 30, create: (_, statuses) => reportStatusHandler(() => statuses) },

@@ -3,9 +3,11 @@ export { parsePipeline, checkPipeline, pipelineError, MAX_STEPS_JSON_BYTES, type
 export { loadPipelineFile } from './load-file.js';
 export { checkImageReference, parseImageReference, imageProblemMessage, type ImageReference, type ImageCheck } from './image-reference.js';
 export { parseDuration, formatDuration, MAX_DURATION_SECONDS, type DurationResult } from './duration.js';
-export { validatePipelineData, pipelineSchema, checkTolerations, checkNodeSelector, checkPullSecrets, type SettingCheck, MAX_STEPS, ProblemKinds, type ProblemKind, type SchemaProblem, type PipelineData } from './schema.js';
+export { validatePipelineData, pipelineSchema, checkTolerations, checkNodeSelector, checkPullSecrets, type SettingCheck, MAX_STEPS, MAX_PARALLEL_LIMIT, ProblemKinds, type ProblemKind, type SchemaProblem, type PipelineData } from './schema.js';
 export { MAX_PIPELINE_BYTES, pipelineSizeProblem } from './yaml-document.js';
 export { InvalidPipeline, InvalidImage, type PipelineLocation, type LocatedProblem } from './errors.js';
 export { problemReports, problemLines, type ProblemReport } from './problem-report.js';
 export { quantityProblem } from './quantity.js';
-export { WhenEvents, skipReason, branchMatches, branchOfRef, buildBranch, buildEvent, type WhenEvent, type StepCondition, type BuildFacts } from './when.js';
+export { WhenEvents, WhenStatuses, runsAfterFailure, skipReason, branchMatches, branchOfRef, buildBranch, buildEvent, type WhenEvent, type WhenStatus, type StepCondition, type BuildFacts } from './when.js';
+export { DEFAULT_SERVICE_START_GRACE_SECONDS, RESERVED_SERVICE_NAMES, reservedServiceNameProblem, stepServices, MAX_PORT } from './services.js';
+export { needsProblems, resolveNeeds, runOrder, runsSideBySide, type NeedsOf, type NeedsProblem } from './needs.js';

@@ -42,9 +42,17 @@ export function checkPipeline(text: string, file: string): PipelineCheck {
     const problems = validated.problems.map((problem) => locateProblem(problem, file, read.data, read.locate));
     return { ok: false, problems: sortByLine(problems) };
   }
+  const shared = sharedServiceCount(read.data);
   const steps = validated.pipeline.steps.map((step, index) => {
     const line = read.locate(['steps', index])?.line;
-    return line === undefined ? step : { ...step, line };
+    const located = line === undefined ? step : { ...step, line };
+    if (!located.services) return located;
+    // Each step has the pipeline's services first, then its own: each keeps the line it was written on.
+    const services = located.services.map((service, at) => {
+      const serviceLine = read.locate(at < shared ? ['services', at] : ['steps', index, 'services', at - shared])?.line;
+      return serviceLine === undefined ? service : { ...service, line: serviceLine };
+    });
+    return { ...located, services };
   });
   const expanded = Buffer.byteLength(JSON.stringify(steps), 'utf8');
   if (expanded > MAX_STEPS_JSON_BYTES) {
@@ -91,7 +99,10 @@ function locateProblem(
   const location = withPosition({ file, ...(step !== undefined ? { step } : {}), ...(field !== undefined ? { field } : {}) }, locate(problem.path));
   if (problem.kind === ProblemKinds.image) {
     const image = problem.image ?? '';
-    return { message: imageProblemMessage(image, problem.message, location), location, kind: problem.kind, image };
+    // A service's image (`services[0].image`) says whose it is; a step's own needs no field.
+    const message =
+      field !== undefined && field !== 'image' ? `${where(location)}${field}: ${imageProblemMessage(image, problem.message)}` : imageProblemMessage(image, problem.message, location);
+    return { message, location, kind: problem.kind, image };
   }
   // An unknown-key message already names the key; repeating it as the field reads badly.
   const fieldLabel = field !== undefined && problem.kind !== ProblemKinds.unknownKey ? `${field}: ` : '';
@@ -107,6 +118,12 @@ function describePath(path: readonly PathSegment[], data: unknown): { step?: str
     return { step: name ?? `steps[${index}]`, ...(rest.length > 0 ? { field: formatPath(rest) } : {}) };
   }
   return path.length > 0 ? { field: formatPath(path) } : {};
+}
+
+/** How many services the pipeline lists for every step (they come first in each step's list). */
+function sharedServiceCount(data: unknown): number {
+  const services = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)['services'] : undefined;
+  return Array.isArray(services) ? services.length : 0;
 }
 
 function stepName(data: unknown, index: number): string | undefined {

@@ -9,7 +9,9 @@ import { formatDuration, parseDuration } from './duration.js';
 import { dnsLabelProblem, dnsSubdomainProblem, envNameProblem, labelKeyProblem, labelValueProblem, secretKeyProblem } from './names.js';
 import { quantityProblem, type ResourceKind } from './quantity.js';
 import { suggestKey } from './suggest.js';
-import { WhenEvents } from './when.js';
+import { WhenEvents, WhenStatuses, type StepCondition } from './when.js';
+import { needsProblems } from './needs.js';
+import { normalService, serviceListSchema, serviceProblems, serviceSchema, stepServices } from './services.js';
 import {
   BUILD_TIME_LIMIT_SECONDS,
   CHECKOUT_STEP,
@@ -263,24 +265,65 @@ const when = z.strictObject(
       )
       .pipe(z.array(z.enum(WhenEvents)).min(1, { error: 'must list at least one event' }))
       .optional(),
+    status: z
+      .preprocess(
+        oneOrList,
+        z.array(z.enum(WhenStatuses, { error: (issue) => `each status must be ${WhenStatuses.join(' or ')}, not ${describeValue(issue.input)}` }), {
+          error: (issue) => `must be a list of statuses (${WhenStatuses.join(', ')}), not ${describeValue(issue.input)}`,
+        }),
+      )
+      .pipe(
+        z
+          .array(z.enum(WhenStatuses))
+          .min(1, { error: 'must list at least one status' })
+          .refine((statuses) => new Set(statuses).size === 1, {
+            error:
+              'lists both success and failure: a step runs either while the build has not failed (success, the default) or after it has (failure); for a step that must run either way, write two steps',
+          }),
+      )
+      .optional(),
   },
-  { error: (issue) => `must be a map with branch and/or event, not ${describeValue(issue.input)}` },
+  { error: (issue) => `must be a map with branch, event and/or status, not ${describeValue(issue.input)}` },
 );
 
 const pullPolicyNames = Object.keys(PullPolicies) as [PullPolicy, ...PullPolicy[]];
 
+// The names are checked across steps (crossStepProblems), where the other steps are known.
+const needs = z.preprocess(
+  oneOrList,
+  z.array(text('a step name'), { error: (issue) => `must be a list of step names (or [] to start with the build), not ${describeValue(issue.input)}` }),
+);
+
+/** The most steps `max-parallel` may ask for: what an inline Map runs at once. */
+export const MAX_PARALLEL_LIMIT = 40;
+
+/** An image reference, checked before any pod exists; a malformed one is an image problem (InvalidImage). */
+const imageReference = (what: string) =>
+  text(what).superRefine((image, ctx) => {
+    const result = checkImageReference(image);
+    if (!result.ok) ctx.addIssue({ code: 'custom', message: result.reason, params: { kind: IMAGE_PROBLEM, image } });
+  });
+
+const pullPolicy = z.enum(pullPolicyNames, { error: (issue) => `must be one of ${pullPolicyNames.join(', ')}, not ${describeValue(issue.input)}` });
+
+// `services:` (services.ts): the fields a service shares with steps follow the steps' rules.
+const service = serviceSchema({
+  name: text('every service needs a name').superRefine(obeys(dnsLabelProblem)),
+  image: imageReference('every service needs an image'),
+  env,
+  secret,
+  pull: pullPolicy,
+  describe: describeValue,
+});
+const services = serviceListSchema(service, describeValue);
+
 export const stepSchema = z.strictObject(
   {
     name: text('every step needs a name').superRefine(obeys(dnsLabelProblem)),
-    image: text('every step needs an image').superRefine((image, ctx) => {
-      const result = checkImageReference(image);
-      if (!result.ok) ctx.addIssue({ code: 'custom', message: result.reason, params: { kind: IMAGE_PROBLEM, image } });
-    }),
+    image: imageReference('every step needs an image'),
     commands,
     env: env.optional(),
-    pull: z
-      .enum(pullPolicyNames, { error: (issue) => `must be one of ${pullPolicyNames.join(', ')}, not ${describeValue(issue.input)}` })
-      .optional(),
+    pull: pullPolicy.optional(),
     timeout: durationSeconds.optional(),
     resources: resources.optional(),
     secrets: z.array(secret, { error: (issue) => `must be a list of {env, secret, key}, not ${describeValue(issue.input)}` }).optional(),
@@ -288,6 +331,8 @@ export const stepSchema = z.strictObject(
     'node-selector': nodeSelector.optional(),
     tolerations: tolerations.optional(),
     when: when.optional(),
+    needs: needs.optional(),
+    services: services.optional(),
   },
   { error: (issue) => `each step must be a map (name, image, commands, ...), not ${describeValue(issue.input)}` },
 );
@@ -309,6 +354,13 @@ export const pipelineSchema = z.strictObject(
     'image-pull-grace': durationSeconds.optional(),
     checkout: checkout.optional(),
     'pull-secrets': pullSecrets.optional(),
+    services: services.optional(),
+    'service-start-grace': durationSeconds.optional(),
+    'max-parallel': z
+      .int({ error: (issue) => `must be a whole number of steps, not ${describeValue(issue.input)}` })
+      .min(1, { error: 'must be 1 or more' })
+      .max(MAX_PARALLEL_LIMIT, { error: `must be at most ${MAX_PARALLEL_LIMIT}, the most steps Step Functions runs at once in one build` })
+      .optional(),
   },
   { error: (issue) => `a pipeline file must be a map with "version" and "steps", not ${describeValue(issue.input)}` },
 );
@@ -322,6 +374,7 @@ export const knownKeys = {
   checkout: Object.keys(checkoutOptions.shape),
   toleration: Object.keys(toleration.shape),
   when: Object.keys(when.shape),
+  service: Object.keys(service.shape),
 };
 
 /** Validates what YAML produced; every problem is reported, not just the first. */
@@ -330,10 +383,12 @@ export function validatePipelineData(data: unknown): ValidationResult {
     return { ok: false, problems: [{ path: [], message: 'the file is empty: a pipeline starts with "version: 1" and a list of "steps"', kind: 'other' }] };
   }
   const parsed = pipelineSchema.safeParse(data, { reportInput: true });
-  const problems = withoutExplainedMissing([...(parsed.success ? [] : parsed.error.issues.flatMap(toProblems)), ...crossStepProblems(data)]);
+  const problems = withoutExplainedMissing([...(parsed.success ? [] : parsed.error.issues.flatMap(toProblems)), ...crossStepProblems(data), ...serviceProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other }))]);
   if (problems.length > 0 || !parsed.success) return { ok: false, problems };
 
-  const { version, steps, 'image-pull-grace': grace, checkout: checkoutGiven, 'pull-secrets': secretsGiven } = parsed.data;
+  const { version, steps, 'image-pull-grace': grace, checkout: checkoutGiven, 'pull-secrets': secretsGiven, 'max-parallel': maxParallel } = parsed.data;
+  const { services: sharedServices, 'service-start-grace': serviceGrace } = parsed.data;
+  const shared = sharedServices?.map(normalService);
   const total = steps.reduce((sum, step) => sum + (step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS), 0);
   if (total > BUILD_TIME_LIMIT_SECONDS) {
     const message =
@@ -358,12 +413,26 @@ export function validatePipelineData(data: unknown): ValidationResult {
         ...(step['image-check'] === false ? { imageCheck: false as const } : {}),
         ...(step['node-selector'] && Object.keys(step['node-selector']).length > 0 ? { nodeSelector: step['node-selector'] } : {}),
         ...(step.tolerations && step.tolerations.length > 0 ? { tolerations: step.tolerations.map(asToleration) } : {}),
-        ...(step.when && (step.when.branch || step.when.event) ? { when: withoutUndefined(step.when) } : {}),
+        ...(step.when && (step.when.branch || step.when.event || step.when.status?.includes('failure')) ? { when: conditionOf(step.when) } : {}),
+        ...(step.needs !== undefined ? { needs: [...step.needs] } : {}),
+        ...withServices(stepServices(shared, step.services?.map(normalService))),
       })),
       ...(grace !== undefined ? { imagePullGraceSeconds: grace } : {}),
       ...(secretsGiven && secretsGiven.length > 0 ? { pullSecrets: [...new Set(secretsGiven)] } : {}),
+      ...(maxParallel !== undefined ? { maxParallel } : {}),
+      ...(serviceGrace !== undefined ? { serviceStartGraceSeconds: serviceGrace } : {}),
     },
   };
+}
+
+function withServices(services: ReturnType<typeof stepServices>): { services?: NonNullable<ReturnType<typeof stepServices>> } {
+  return services ? { services } : {};
+}
+
+/** `status: [success]` says what the default already does. */
+function conditionOf(given: z.output<typeof when>): StepCondition {
+  const { status, ...rest } = withoutUndefined(given);
+  return { ...rest, ...(status?.includes('failure') ? { status: ['failure'] } : {}) };
 }
 
 function asToleration(given: z.output<typeof toleration>): Toleration {
@@ -456,6 +525,7 @@ function knownKeysAt(path: PathSegment[]): string[] {
   if (parent === 'secrets') return knownKeys.secret;
   if (parent === 'tolerations') return knownKeys.toleration;
   if (last === 'when') return knownKeys.when;
+  if (parent === 'services') return knownKeys.service;
   return knownKeys.step;
 }
 
@@ -504,7 +574,52 @@ function crossStepProblems(data: unknown): SchemaProblem[] {
       secretEnvs.add(variable);
     });
   });
-  return problems;
+  return [...problems, ...crossNeedsProblems(data['steps'], checksOut)];
+}
+
+/** `needs` across steps, once every step has a name and every `needs` is a list of names. */
+function crossNeedsProblems(steps: unknown[], checksOut: boolean): SchemaProblem[] {
+  const named = steps.map((step) => {
+    if (!isRecord(step) || typeof step['name'] !== 'string') return undefined;
+    const given = typeof step['needs'] === 'string' ? [step['needs']] : step['needs'];
+    if (given === undefined) return { name: step['name'] };
+    return Array.isArray(given) && given.every((need) => typeof need === 'string') ? { name: step['name'], needs: given } : undefined;
+  });
+  if (named.some((step) => step === undefined) || new Set(named.map((step) => step!.name)).size < named.length) return [];
+  const afterFailure = new Set(steps.flatMap((step) => (isRecord(step) && statusesOf(step).includes('failure') ? [step['name'] as string] : [])));
+  const failureProblems: SchemaProblem[] = [];
+  named.forEach((step, index) => {
+    if (!step?.needs) return;
+    if (afterFailure.has(step.name)) {
+      failureProblems.push({
+        path: ['steps', index, 'needs'],
+        kind: ProblemKinds.other,
+        message: 'a step with "when: {status: [failure]}" runs once the build has failed, after the steps before it of that kind, so it takes no needs',
+      });
+      return;
+    }
+    step.needs.forEach((need, entry) => {
+      if (afterFailure.has(need)) {
+        failureProblems.push({
+          path: ['steps', index, 'needs', entry],
+          kind: ProblemKinds.other,
+          message: `"${need}" runs only after the build has failed ("when: {status: [failure]}"), so no step can wait for it`,
+        });
+      }
+    });
+  });
+  if (failureProblems.length > 0) return failureProblems;
+  return needsProblems(named as { name: string; needs?: string[] }[], checksOut ? CHECKOUT_STEP : undefined).map((problem) => ({
+    path: ['steps', problem.step, 'needs', ...(problem.entry !== undefined ? [problem.entry] : [])],
+    kind: ProblemKinds.other,
+    message: problem.message,
+  }));
+}
+
+/** A step's `when.status` as written (one or a list), for the rules across steps. */
+function statusesOf(step: Record<string, unknown>): unknown[] {
+  const status = isRecord(step['when']) ? step['when']['status'] : undefined;
+  return Array.isArray(status) ? status : status === undefined ? [] : [status];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

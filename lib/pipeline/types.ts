@@ -42,6 +42,23 @@ export interface StepResources {
   memory?: string;
 }
 
+/**
+ * A service (`services:`): a container that runs beside a step for as long as the step does, in
+ * the step's pod (a native sidecar), reachable at localhost and at its name.
+ */
+export interface Service {
+  /** A DNS-1123 label, unique among the step's services. */
+  name: string;
+  image: string;
+  env: Record<string, string>;
+  /** TCP ports the step waits for (each must accept connections before the step starts); may be empty. */
+  ports: number[];
+  secrets: SecretEnv[];
+  pull: PullPolicy;
+  /** 1-based line of the service in its file, for messages raised after parsing. */
+  line?: number;
+}
+
 export interface Step {
   name: string;
   image: string;
@@ -60,6 +77,18 @@ export interface Step {
   tolerations?: Toleration[];
   /** `when`: the branches and events the step runs for; PrepareBuild skips it for any other build. */
   when?: StepCondition;
+  /**
+   * The steps this one starts after (`needs`, else the step above it), by name; PrepareBuild
+   * resolves it for every step of a build that runs steps side by side. Absent: one at a time.
+   */
+  needs?: string[];
+  /**
+   * Another step of the build needs this one: FinishStep leaves its succeeded pod (which
+   * WaitForNeeds reads) to the build's cleanup instead of deleting it.
+   */
+  needed?: true;
+  /** The services that run beside this step: the pipeline's own, then the step's. Absent: none. */
+  services?: Service[];
   /** 1-based line of the step in its file, for messages raised after parsing. */
   line?: number;
 }
@@ -88,6 +117,13 @@ export interface Pipeline {
   imagePullGraceSeconds?: number;
   /** `pull-secrets`: Secrets (kubernetes.io/dockerconfigjson) every pod of the build pulls with. */
   pullSecrets?: string[];
+  /** `max-parallel`: the most steps that run at once (the deployment's cap is the default and the ceiling). */
+  maxParallel?: number;
+  /**
+   * `service-start-grace`: how long a service's ports may take to accept connections (services.ts
+   * has the default). The services themselves are in each step's `services`.
+   */
+  serviceStartGraceSeconds?: number;
 }
 
 export const DEFAULT_STEP_TIMEOUT_SECONDS = 60 * 60;

@@ -10,11 +10,22 @@
 export const WhenEvents = ['push', 'pull_request', 'tag', 'generic', 'local'] as const;
 export type WhenEvent = (typeof WhenEvents)[number];
 
+/** How the build stands when a step would run: `failure` steps run only once it has failed. */
+export const WhenStatuses = ['success', 'failure'] as const;
+export type WhenStatus = (typeof WhenStatuses)[number];
+
 export interface StepCondition {
   /** Branch names or glob patterns; absent: any branch (or none). */
   branch?: string[];
   /** Absent: any event. */
   event?: WhenEvent[];
+  /** `[failure]`: the step runs only after the build has failed; absent or `[success]`: only while it has not. */
+  status?: WhenStatus[];
+}
+
+/** Whether a step runs only after the build has failed (`when: {status: [failure]}`). */
+export function runsAfterFailure(when: StepCondition | undefined): boolean {
+  return when?.status?.includes('failure') === true;
 }
 
 /** What a condition is decided on: the build's ref and event (BuildRef), and a pull request's base branch. */

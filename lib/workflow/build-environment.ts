@@ -14,10 +14,18 @@ export const BuildVariables = {
   branch: 'CI_BRANCH',
   event: 'CI_EVENT',
   workspace: 'CI_WORKSPACE',
+  /** Steps that run after a failure (`when: {status: [failure]}`): `failure`. */
+  buildStatus: 'CI_BUILD_STATUS',
+  /** ...and the failure's Error and Cause, as the console shows them. */
+  failureError: 'CI_FAILURE_ERROR',
+  failureCause: 'CI_FAILURE_CAUSE',
 } as const;
 
-/** The variables for one build; those the build does not know (no branch for a tag) are left out. */
-export function buildEnvironment(build: BuildRef): Record<string, string> {
+/**
+ * The variables for one build; those the build does not know (no branch for a tag) are left out.
+ * `failure`: the build's failure, for a step that runs after it.
+ */
+export function buildEnvironment(build: BuildRef, failure?: { Error: string; Cause?: string }): Record<string, string> {
   const branch = build.ref?.startsWith('refs/heads/') ? build.ref.slice('refs/heads/'.length) : undefined;
   const known: [string, string | undefined][] = [
     [BuildVariables.ci, 'true'],
@@ -28,6 +36,9 @@ export function buildEnvironment(build: BuildRef): Record<string, string> {
     [BuildVariables.branch, branch],
     [BuildVariables.event, build.event],
     [BuildVariables.workspace, WORKSPACE_PATH],
+    [BuildVariables.buildStatus, failure ? 'failure' : undefined],
+    [BuildVariables.failureError, failure?.Error],
+    [BuildVariables.failureCause, failure?.Cause],
   ];
   return Object.fromEntries(known.filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
 }

@@ -21,6 +21,15 @@ export function loadDefinition(file = DEFINITION_FILE): AslDefinition {
   return parse(readFileSync(file, 'utf8')) as AslDefinition;
 }
 
+/** The Map each iteration state belongs to: state name -> the Map's name (state names are unique in a definition). */
+export function iterationMaps(definition: AslDefinition): ReadonlyMap<string, string> {
+  const found = new Map<string, string>();
+  for (const [mapName, state] of Object.entries(definition.States)) {
+    for (const name of Object.keys(state.ItemProcessor?.States ?? {})) found.set(name, mapName);
+  }
+  return found;
+}
+
 /** Every Task state, nested ones included, with the Lambda function it calls (its logical id). */
 export function taskStates(definition: AslDefinition): { state: string; functionId: string }[] {
   const found: { state: string; functionId: string }[] = [];

@@ -14,6 +14,7 @@ import { cleanupOrphans } from './tasks/cleanup-orphans.js';
 import { finishStep } from './tasks/finish-step.js';
 import { launchStep } from './tasks/launch-step.js';
 import { pollStep } from './tasks/poll-step.js';
+import { waitForNeeds } from './tasks/wait-for-needs.js';
 import type { BuildCredentials } from './build-credentials.js';
 import { prepareBuild } from './tasks/prepare-build.js';
 import { reportStatus, type StatusReporter } from './tasks/report-status.js';
@@ -34,10 +35,13 @@ export const pollStepHandler = ({ deps }: TaskRuntime) =>
     pollStep(input, deps, { maxWatchMs: context.getRemainingTimeInMillis() - WATCH_MARGIN_MS }),
   );
 
+export const waitForNeedsHandler = ({ deps }: TaskRuntime) =>
+  lambdaTask(async (input: StepInput, context) => waitForNeeds(input, deps, { maxWatchMs: context.getRemainingTimeInMillis() - WATCH_MARGIN_MS }));
+
 export const finishStepHandler = ({ deps }: TaskRuntime) => lambdaTask(async (input: StepInput) => finishStep(input, deps));
 
 export const cleanupBuildHandler = ({ settings, deps }: TaskRuntime) =>
-  lambdaTask(async (input: Pick<PreparedBuild, 'build'> & { namespace?: string }) => cleanupBuild(input, settings.namespace, deps));
+  lambdaTask(async (input: Pick<PreparedBuild, 'build'> & { namespace?: string; keepWorkspace?: boolean }) => cleanupBuild(input, settings.namespace, deps));
 
 /**
  * `reporterFor` sees the invocation's context, where a secrets middleware (lib/lambda) leaves the

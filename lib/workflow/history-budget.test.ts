@@ -12,9 +12,12 @@ import {
   historyBudgetProblem,
   historyShape,
   largestBuild,
+  needsChecks,
   stepHistoryEvents,
   stepPolls,
   worstCase,
+  worstWaitSeconds,
+  withWorstWaits,
   WorstCase,
   type HistoryShape,
   type Watches,
@@ -22,6 +25,7 @@ import {
 import { DEFAULT_PENDING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_SECONDS, workflowSettings } from './settings.js';
 import type { TaskDeps } from './task-deps.js';
 import { prepareBuild } from './tasks/prepare-build.js';
+import { NEEDS_POLL_SECONDS } from './tasks/wait-for-needs.js';
 
 const MINUTE = 60;
 const HOUR = 60 * MINUTE;
@@ -66,6 +70,25 @@ describe('historyShape', () => {
       { ...base, stepEvents: base.stepEvents + 5 },
     ],
     [
+      'a Pass in the needs loop costs every look that finds the needs unmet two',
+      (d) => {
+        const loop = iteration(d).States;
+        loop.Note = { Type: 'Pass', Next: 'NeedsMet' };
+        loop.WaitForNeeds!.Next = 'Note';
+      },
+      // The last look passes it too, on its way to LaunchStep.
+      { ...base, needsEvents: base.needsEvents + 2, needsStepEvents: base.needsStepEvents + 2 },
+    ],
+    [
+      'a Pass on the way into the needs loop costs only the steps with needs',
+      (d) => {
+        const machine = iteration(d);
+        machine.States.Note = { Type: 'Pass', Next: 'WaitForNeeds' };
+        (machine.States.StepNeeds!.Choices as { Next: string }[])[0]!.Next = 'Note';
+      },
+      { ...base, needsStepEvents: base.needsStepEvents + 2 },
+    ],
+    [
       'a Pass after a succeeded Map costs a succeeded build two',
       (d) => {
         d.States.Note = { Type: 'Pass', Next: d.States.RunSteps!.Next };
@@ -77,8 +100,11 @@ describe('historyShape', () => {
     expect(edited(edit)).toEqual(expected);
   });
 
-  it('refuses a definition whose poll loop it cannot find, rather than guess', () => {
-    expect(() => edited((d) => void (iteration(d).States.WaitForStep!.SecondsPath = '$.other'))).toThrow('poll schedule');
+  it.each([
+    ['poll', 'WaitForStep', '$.poll.nextPollSeconds'],
+    ['needs', 'WaitBeforeNeeds', '$.needs.nextPollSeconds'],
+  ])('refuses a definition whose %s loop it cannot find, rather than guess', (_, wait, path) => {
+    expect(() => edited((d) => void (iteration(d).States[wait]!.SecondsPath = '$.other'))).toThrow(path);
   });
 });
 
@@ -107,7 +133,7 @@ describe('stepPolls', () => {
 });
 
 describe('buildHistoryEvents and largestBuild', () => {
-  const shape: HistoryShape = { buildEvents: { succeeded: 20, failed: 26 }, stepEvents: 12, pollEvents: 9 };
+  const shape: HistoryShape = { buildEvents: { succeeded: 20, failed: 26 }, stepEvents: 12, pollEvents: 9, needsStepEvents: 7, needsEvents: 9 };
 
   it('counts the longer ending once, and each step with its polls', () => {
     const step = { pendingSeconds: 10, runSeconds: 5, timeoutSeconds: HOUR }; // 5 polls without a watch of the run, 2 with
@@ -115,11 +141,70 @@ describe('buildHistoryEvents and largestBuild', () => {
     expect(buildHistoryEvents([step, step], { shape })).toBe(26 + 2 * (12 + 2 * 9));
   });
 
+  it('counts a step with needs its way through the needs loop, and each look that finds them unmet', () => {
+    const step = { pendingSeconds: 10, runSeconds: 5, timeoutSeconds: HOUR }; // 2 polls with the deployed watches
+    expect(buildHistoryEvents([{ ...step, waitSeconds: 0 }], { shape })).toBe(26 + 12 + 7 + 2 * 9);
+    expect(buildHistoryEvents([{ ...step, waitSeconds: 500 }], { shape })).toBe(26 + 12 + 7 + 2 * 9 + 2 * 9); // looks at 0, 240, 480
+  });
+
   it.each([10, MINUTE, 10 * MINUTE, HOUR, 24 * HOUR])('fits as many %i s steps as the limit allows, and no more', (runSeconds) => {
     const step = { pendingSeconds: 10, runSeconds, timeoutSeconds: BUILD_TIME_LIMIT_SECONDS };
     const n = largestBuild(step);
     expect(buildHistoryEvents(Array(n).fill(step))).toBeLessThanOrEqual(HistoryLimits.MAX_EVENTS);
     expect(buildHistoryEvents(Array(n + 1).fill(step))).toBeGreaterThan(HistoryLimits.MAX_EVENTS);
+  });
+});
+
+describe('needsChecks', () => {
+  // With the watch a look holds until the needs have succeeded or the watch is up; without it, looks come NEEDS_POLL_SECONDS apart.
+  it.each([
+    ['needs met already', 0, DEPLOYED_WATCHES, 1],
+    ['met within the first watch', 239, DEPLOYED_WATCHES, 1],
+    ['met as the first watch ends', 240, DEPLOYED_WATCHES, 2],
+    ['an hour', HOUR, DEPLOYED_WATCHES, 16],
+    ['no watch: met already', 0, PLAIN, 1],
+    ['no watch: met between two looks', 7, PLAIN, 3], // 0 5 10
+    ['no watch: an hour', HOUR, PLAIN, 721],
+    ['the pending watch alone does not watch needs', 7, PENDING_ONLY, 3],
+  ])('%s', (_, waitSeconds, watches, checks) => {
+    expect(needsChecks(waitSeconds, watches)).toBe(checks);
+  });
+
+  it('looks every NEEDS_POLL_SECONDS without a watch', () => {
+    expect(needsChecks(10 * NEEDS_POLL_SECONDS, PLAIN)).toBe(11);
+  });
+});
+
+describe('worstWaitSeconds', () => {
+  const step = (name: string, timeoutSeconds: number, needs?: string[]) => ({ name, timeoutSeconds, ...(needs ? { needs } : {}) });
+  // Each step's worst: pending 10 s, then running until its timeout.
+  it.each<[string, ReturnType<typeof step>[], (number | undefined)[]]>([
+    ['one after another, no needs: nobody waits', [step('a', 60), step('b', 60)], [undefined, undefined]],
+    ['a step that needs the clone waits for it', [step('clone', 600), step('a', 60, ['clone'])], [undefined, 610]],
+    ['needs: [] waits for nothing', [step('a', 60, []), step('b', 60, [])], [0, 0]],
+    ['the longest of its needs', [step('clone', 100), step('a', 60, ['clone']), step('b', 600, ['clone']), step('c', 60, ['a', 'b'])], [undefined, 110, 110, 720]],
+    ['the longest chain, not the sum', [step('clone', 100), step('a', 60, ['clone']), step('b', 600, ['clone']), step('c', 60, ['a'])], [undefined, 110, 110, 180]],
+    ['through needs it does not name', [step('a', 100, []), step('b', 100, ['a']), step('c', 100, ['b'])], [0, 110, 220]],
+    ['a name outside the build (skipped, or checked out in each pod) holds nothing up', [step('a', 60, ['clone', 'gone'])], [0]],
+    ['in any order', [step('c', 60, ['a']), step('a', 100)], [110, undefined]],
+    ['never past the execution\'s own limit', [step('a', BUILD_TIME_LIMIT_SECONDS, []), step('b', 60, ['a'])], [0, BUILD_TIME_LIMIT_SECONDS]],
+  ])('%s', (_, steps, waits) => {
+    expect(worstWaitSeconds(steps)).toEqual(waits);
+  });
+
+  it('counts another pending allowance when given one', () => {
+    expect(worstWaitSeconds([step('a', 100, []), step('b', 100, ['a']), step('c', 100, ['b'])], 600)).toEqual([0, 700, 1400]);
+  });
+
+  it('gives historyBudgetProblem the steps with needs and their waits, the others as they are', () => {
+    expect(withWorstWaits([step('clone', 100), step('a', 60, ['clone'])])).toEqual([
+      { name: 'clone', timeoutSeconds: 100 },
+      { name: 'a', timeoutSeconds: 60, waitSeconds: 110 },
+    ]);
+  });
+
+  it('throws on a cycle, which the pipeline\'s own check refuses first', () => {
+    expect(() => worstWaitSeconds([step('a', 60, ['b']), step('b', 60, ['a'])])).toThrow('cycle');
   });
 });
 
@@ -144,10 +229,34 @@ describe('historyBudgetProblem', () => {
     const run = [{ name: 'clone', timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...pipelineSteps];
     for (const watches of VARIANTS) expect(historyBudgetProblem('p.yml', run, watches)).toBeUndefined();
   });
+
+  /** The clone, then `n` steps that each need `needs` (a step named in the list, or the clone), with their waits. */
+  const waiting = (first: { name: string; timeoutSeconds: number }[], n: number, timeoutSeconds: number, needs: string[]) => {
+    const all = [{ name: 'clone', timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...first.map((s) => ({ ...s, needs: ['clone'] })), ...steps(n, timeoutSeconds).map((s) => ({ ...s, needs }))];
+    return withWorstWaits(all);
+  };
+
+  it.each<[string, ReturnType<typeof waiting>, Watches, boolean]>([
+    ['40 ten-minute steps side by side after the clone', waiting([], 40, 10 * MINUTE, ['clone']), DEPLOYED_WATCHES, true],
+    ['40 ten-minute steps after a 2 h build step', waiting([{ name: 'build', timeoutSeconds: 2 * HOUR }], 40, 10 * MINUTE, ['build']), DEPLOYED_WATCHES, true],
+    ['40 ten-minute steps after a 12 h build step', waiting([{ name: 'build', timeoutSeconds: 12 * HOUR }], 40, 10 * MINUTE, ['build']), DEPLOYED_WATCHES, false],
+    // Without the watch every look is 5 s apart: an hour of waiting is 720 looks.
+    ['40 ten-minute steps after a 2 h build step, no watch', waiting([{ name: 'build', timeoutSeconds: 2 * HOUR }], 40, 10 * MINUTE, ['build']), PLAIN, false],
+    ['5 one-minute steps after a 10 min build step, no watch', waiting([{ name: 'build', timeoutSeconds: 10 * MINUTE }], 5, MINUTE, ['build']), PLAIN, true],
+  ])('counts the wait of steps with needs: %s', (_, run, watches, fits) => {
+    expect(historyBudgetProblem('p.yml', run, watches) === undefined).toBe(fits);
+  });
+
+  it('says waiting counts when it refuses steps that wait', () => {
+    const run = waiting([{ name: 'build', timeoutSeconds: 12 * HOUR }], 40, 10 * MINUTE, ['build']);
+    expect(historyBudgetProblem('p.yml', run)?.message).toMatch(
+      /^p\.yml: at worst \(each of its 42 steps \(the "clone" step included\) waiting until the steps it needs end, pending 10 s, then running until its timeout\) this build would write [\d,]+ Step Functions history events, more than the 25,000 one execution may hold; use fewer steps, give them shorter "timeout"s, or have fewer steps wait for long ones$/,
+    );
+  });
 });
 
 describe('PrepareBuild', () => {
-  // The largest file the schema accepts: the check must let it through (it can refuse none today, see below).
+  // The largest file the schema accepts: the check must let it through (it can refuse none without needs, see below).
   const steps = Array.from({ length: MAX_STEPS }, (_, i) => `  - {name: s${i}, image: alpine:3.20, commands: ["true"], timeout: ${Math.floor(BUILD_TIME_LIMIT_SECONDS / MAX_STEPS)}}`);
   const input: BuildInput = { build: { id: 'b1' }, pipeline: { file: 'p.yml', text: `version: 1\ncheckout: false\nsteps:\n${steps.join('\n')}\n` } };
   const deps: Pick<TaskDeps, 'kube' | 'log' | 'checkImages'> = {
@@ -163,7 +272,7 @@ describe('PrepareBuild', () => {
 });
 
 /**
- * The most events any file the schema accepts can cost at worst: MAX_STEPS steps whose timeouts
+ * The most events any file without needs the schema accepts can cost at worst: MAX_STEPS steps whose timeouts
  * add up to at most BUILD_TIME_LIMIT_SECONDS, plus the clone. Past the schedule's first minutes a
  * step costs one poll a minute, so polls(T) <= slack + T / 60, with the slack found over the first
  * hour (past it polls(T) - T / 60 repeats every minute: the test below); the bound then follows
@@ -180,7 +289,8 @@ function largestValidBuildBound(watches: Watches): number {
 }
 
 describe('the file\'s own limits', () => {
-  it('keep every file it accepts within the history limit, with or without the pending watch', () => {
+  // Steps with needs may wait as long as the steps before them run, a look per watch: only such files can be refused.
+  it('keep every file without needs within the history limit, with or without the pending watch', () => {
     // Were this to fail (more steps allowed, a denser schedule), PrepareBuild's check starts refusing files.
     for (const watches of VARIANTS) expect(largestValidBuildBound(watches)).toBeLessThan(HistoryLimits.MAX_EVENTS);
   });
@@ -220,6 +330,17 @@ describe('the README figures', () => {
     expect(number(/every step pending (\d+) s/)).toBe(WorstCase.PENDING_SECONDS);
   });
 
+  it('says what waiting for needs costs', () => {
+    const { needsStepEvents, needsEvents } = BUILD_HISTORY_SHAPE;
+    const anHour = (watches: Watches) => (needsChecks(HOUR, watches) - needsChecks(0, watches)) * needsEvents;
+    expect(number(/A step with `needs` costs (\d+) more/)).toBe(needsStepEvents);
+    expect(number(/each look that finds them unmet is (\d+) events/)).toBe(needsEvents);
+    expect(number(/one look per (\d+) s/)).toBe(DEFAULT_RUNNING_WATCH_SECONDS);
+    expect(number(/an hour of waiting costs ([\d,]+) events/)).toBe(anHour(DEPLOYED_WATCHES));
+    expect(number(/one look every (\d+) s/)).toBe(NEEDS_POLL_SECONDS);
+    expect(number(/one look every \d+ s, ([\d,]+)/)).toBe(anHour(PLAIN));
+  });
+
   it('has the table of steps that fit, as computed', () => {
     expect(rows.length).toBeGreaterThanOrEqual(4);
     for (const row of rows) {
@@ -234,7 +355,7 @@ describe('the README figures', () => {
     );
     // Rounded up to the hundred: what the README promises must hold, and stay close to the bound.
     const roundedUp = (events: number) => Math.ceil(events / 100) * 100;
-    expect(number(/keep every build under ([\d,]+) events/)).toBe(roundedUp(largestValidBuildBound(DEPLOYED_WATCHES)));
+    expect(number(/keep every build without `needs` under ([\d,]+) events/)).toBe(roundedUp(largestValidBuildBound(DEPLOYED_WATCHES)));
     expect(number(/at worst \(([\d,]+) with both watches off\)/)).toBe(roundedUp(largestValidBuildBound(PLAIN)));
   });
 });

@@ -1,19 +1,20 @@
 /**
  * How many execution history events a build writes. A Standard workflow's execution may hold
  * HistoryLimits.MAX_EVENTS; reaching that fails it wherever it stands, its pods left to the
- * cleanup rule, and a build must never meet that. Each poll of a step writes a few events, so the
- * budget depends on the poll schedule (poll-schedule.ts) as much as on the definition
- * (state-machine.asl.yml).
+ * cleanup rule, and a build must never meet that. Each poll of a step writes a few events, and so
+ * does each look of a step waiting for its `needs`, so the budget depends on the poll schedule
+ * (poll-schedule.ts) and the watches as much as on the definition (state-machine.asl.yml).
  *
  * Assumed: no retries (each retried Lambda adds its failed attempt's events), and no time spent in
  * the Lambdas themselves (real time between polls is a little longer, so real builds poll a little
  * less): the figures are an upper bound for a build no Lambda error retried.
  */
 import { StepPhases } from '../kube/types.js';
-import { CHECKOUT_STEP, InvalidPipeline } from '../pipeline/index.js';
+import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, InvalidPipeline } from '../pipeline/index.js';
 import type { AslDefinition, AslState } from './definition.js';
 import { firstPollSeconds, nextPollSeconds } from './poll-schedule.js';
 import { DEFAULT_PENDING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_SECONDS } from './settings.js';
+import { NEEDS_POLL_SECONDS } from './tasks/wait-for-needs.js';
 
 export const HistoryLimits = {
   /** Step Functions Standard workflows: the most events one execution's history may hold. */
@@ -50,7 +51,7 @@ export const WorstCase = {
   PENDING_SECONDS: 10,
 } as const;
 
-/** A build's history in three numbers, read off the definition by historyShape(). */
+/** A build's history in a few numbers, read off the definition by historyShape(). */
 export interface HistoryShape {
   /**
    * Everything outside the steps' iterations (the execution's own events, the states before and
@@ -59,10 +60,20 @@ export interface HistoryShape {
    * longest way there, whichever branch a Choice takes: a bound, if a few events high.
    */
   buildEvents: { succeeded: number; failed: number };
-  /** Per step besides its polls: its iteration's start and end, the states before the poll loop and after it. */
+  /**
+   * Per step besides its polls: its iteration's start and end, the states before the poll loop
+   * (the way of a step without `needs`) and after it.
+   */
   stepEvents: number;
   /** One pass of the poll loop: one poll and the wait before it. */
   pollEvents: number;
+  /**
+   * What a step with `needs` adds to stepEvents even when they have succeeded already: its way
+   * into the poll loop through the needs loop, whose last pass finds them met.
+   */
+  needsStepEvents: number;
+  /** One more pass of the needs loop, for each look that finds the needs not met yet: the look and the wait after it. */
+  needsEvents: number;
 }
 
 /**
@@ -70,9 +81,11 @@ export interface HistoryShape {
  * PrepareBuild uses this copy; history-budget.test.ts keeps it equal to historyShape(loadDefinition()).
  */
 export const BUILD_HISTORY_SHAPE: HistoryShape = {
-  buildEvents: { succeeded: 28, failed: 34 },
-  stepEvents: 12,
+  buildEvents: { succeeded: 28, failed: 45 },
+  stepEvents: 14,
   pollEvents: 9,
+  needsStepEvents: 7,
+  needsEvents: 9,
 };
 
 /** A step's timing: pending (scheduling, pulling), then running, ended by its timeout at the latest. */
@@ -82,6 +95,11 @@ export interface StepTiming {
   runSeconds?: number;
   /** activeDeadlineSeconds: it counts from the pod's start, pending time included. */
   timeoutSeconds: number;
+  /**
+   * A step with `needs`: how long after its iteration starts they have all succeeded (0: at once).
+   * Absent: a step without `needs`, launched as its iteration starts.
+   */
+  waitSeconds?: number;
 }
 
 /** How long a poll may watch the pod, as the deployment says (0: no watch, the schedule). */
@@ -105,10 +123,56 @@ export function buildHistoryEvents(steps: readonly StepTiming[], options: Budget
   return Math.max(buildEvents.succeeded, buildEvents.failed) + steps.reduce((sum, step) => sum + stepHistoryEvents(step, options), 0);
 }
 
-/** What one step adds to its build's history: its iteration and its polls. */
+/** What one step adds to its build's history: its iteration, its wait for its needs and its polls. */
 export function stepHistoryEvents(step: StepTiming, options: BudgetOptions = {}): number {
   const { shape = BUILD_HISTORY_SHAPE, ...watches } = options;
-  return shape.stepEvents + stepPolls(step, { ...DEPLOYED_WATCHES, ...watches }) * shape.pollEvents;
+  const deployed = { ...DEPLOYED_WATCHES, ...watches };
+  const waiting = step.waitSeconds === undefined ? 0 : shape.needsStepEvents + (needsChecks(step.waitSeconds, deployed) - 1) * shape.needsEvents;
+  return shape.stepEvents + waiting + stepPolls(step, deployed) * shape.pollEvents;
+}
+
+/**
+ * How many times WaitForNeeds looks (tasks/wait-for-needs.ts) when the needs succeed
+ * `waitSeconds` after the step's iteration starts. With the watch (`runningWatchSeconds`), each
+ * look holds until they have or the watch is up, and the next follows at once; without it, looks
+ * come NEEDS_POLL_SECONDS apart. The last look is the one that finds them met.
+ */
+export function needsChecks(waitSeconds: number, watches: Watches = DEPLOYED_WATCHES): number {
+  // As WaitForNeeds decides: a watch shorter than a second is none.
+  if (watches.runningWatchSeconds >= 1) return Math.floor(waitSeconds / watches.runningWatchSeconds) + 1;
+  return Math.ceil(waitSeconds / NEEDS_POLL_SECONDS) + 1;
+}
+
+/**
+ * The longest each step with `needs` may wait for them, by the steps' worst case (each pending
+ * `pendingSeconds`, then running until its timeout), in `steps`' order; undefined for a step
+ * without `needs`, which does not wait. Iterations start in order and a step needs only steps
+ * before it, so when a step's iteration starts every step it needs, directly or not, has started
+ * too: what is left of them is at most the longest chain of them, a step after the steps it
+ * needs. Names outside `steps` (a skipped step, a checkout done in each pod) hold nothing up.
+ * Never past the execution's own time limit, where the build ends whatever it waits for. Pure.
+ */
+export function worstWaitSeconds(
+  steps: readonly { name: string; timeoutSeconds: number; needs?: readonly string[] }[],
+  pendingSeconds: number = WorstCase.PENDING_SECONDS,
+): (number | undefined)[] {
+  const byName = new Map(steps.map((step) => [step.name, step]));
+  const ends = new Map<string, number>();
+  const opened = new Set<string>();
+  // The latest a step may end, counted from when a step that needs it starts.
+  const endOf = (name: string): number => {
+    const known = ends.get(name);
+    if (known !== undefined) return known;
+    if (opened.has(name)) throw new Error(`the steps' needs form a cycle through "${name}"`);
+    opened.add(name);
+    const step = byName.get(name)!;
+    const end = waitOf(step) + pendingSeconds + step.timeoutSeconds;
+    ends.set(name, end);
+    return end;
+  };
+  const waitOf = (step: { needs?: readonly string[] }): number =>
+    Math.max(0, ...(step.needs ?? []).filter((need) => byName.has(need)).map(endOf));
+  return steps.map((step) => (step.needs === undefined ? undefined : Math.min(waitOf(step), BUILD_TIME_LIMIT_SECONDS)));
 }
 
 /** The most steps of this timing one build may have and stay within HistoryLimits.MAX_EVENTS. */
@@ -117,9 +181,23 @@ export function largestBuild(step: StepTiming, options: BudgetOptions = {}): num
   return Math.max(0, Math.floor((HistoryLimits.MAX_EVENTS - fixed) / stepHistoryEvents(step, options)));
 }
 
-/** A step at its worst (WorstCase): pending a short while, then running until its timeout. */
-export function worstCase(step: { timeoutSeconds: number }): StepTiming {
-  return { pendingSeconds: WorstCase.PENDING_SECONDS, timeoutSeconds: step.timeoutSeconds };
+/** The steps as historyBudgetProblem() takes them: each with `needs` given its worstWaitSeconds(). */
+export function withWorstWaits(steps: readonly { name: string; timeoutSeconds: number; needs?: readonly string[] }[]): BudgetStep[] {
+  const waits = worstWaitSeconds(steps);
+  return steps.map(({ name, timeoutSeconds }, index) => ({ name, timeoutSeconds, ...(waits[index] === undefined ? {} : { waitSeconds: waits[index] }) }));
+}
+
+/** A step at its worst (WorstCase): waiting as long as it may, pending a short while, then running until its timeout. */
+export function worstCase(step: { timeoutSeconds: number; waitSeconds?: number }): StepTiming {
+  const waiting = step.waitSeconds === undefined ? {} : { waitSeconds: step.waitSeconds };
+  return { pendingSeconds: WorstCase.PENDING_SECONDS, timeoutSeconds: step.timeoutSeconds, ...waiting };
+}
+
+/** A step as the budget sees it; `waitSeconds` for a step with `needs`: see worstWaitSeconds(). */
+export interface BudgetStep {
+  name: string;
+  timeoutSeconds: number;
+  waitSeconds?: number;
 }
 
 /**
@@ -129,16 +207,19 @@ export function worstCase(step: { timeoutSeconds: number }): StepTiming {
  */
 export function historyBudgetProblem(
   file: string,
-  steps: readonly { name: string; timeoutSeconds: number }[],
+  steps: readonly BudgetStep[],
   options: BudgetOptions = {},
 ): InvalidPipeline | undefined {
   const events = buildHistoryEvents(steps.map(worstCase), options);
   if (events <= HistoryLimits.MAX_EVENTS) return undefined;
   const clone = steps.some((step) => step.name === CHECKOUT_STEP) ? ` (the "${CHECKOUT_STEP}" step included)` : '';
+  // Waiting costs a look per watch (or per few seconds), so many steps waiting on long ones weigh too.
+  const waits = steps.some((step) => step.waitSeconds !== undefined);
   return new InvalidPipeline(
-    `${file}: at worst (each of its ${steps.length} steps${clone} pending ${WorstCase.PENDING_SECONDS} s, then running until its timeout) ` +
+    `${file}: at worst (each of its ${steps.length} steps${clone}${waits ? ' waiting until the steps it needs end,' : ''} ` +
+      `pending ${WorstCase.PENDING_SECONDS} s, then running until its timeout) ` +
       `this build would write ${count(events)} Step Functions history events, more than the ${count(HistoryLimits.MAX_EVENTS)} one execution may hold; ` +
-      'use fewer steps, or give them shorter "timeout"s',
+      (waits ? 'use fewer steps, give them shorter "timeout"s, or have fewer steps wait for long ones' : 'use fewer steps, or give them shorter "timeout"s'),
     { file, field: 'steps' },
   );
 }
@@ -178,18 +259,24 @@ export function stepPolls(step: StepTiming, watches: Watches = DEPLOYED_WATCHES)
 /**
  * Reads the events a build writes off the definition: the top-level states a build passes through
  * on its way into the steps' Map and out of it (the longest way, retries aside), and in the Map's
- * iteration the states before the poll loop, the loop itself and the way out of it. Throws when
- * the definition no longer has that form (one Map, one loop whose Wait the schedule sets).
+ * iteration the states before the poll loop (with and without the needs loop), each loop itself
+ * and the way out of the poll loop. Throws when the definition no longer has that form (one Map
+ * over the steps, two loops: the poll loop, whose Wait the schedule sets, and the needs loop, whose Wait
+ * WaitForNeeds sets).
  */
 export function historyShape(definition: AslDefinition): HistoryShape {
-  const mapName = onlyState(definition, (state) => state.Type === 'Map', 'one Map state (the steps)');
+  // RunSteps; RunAfterFailure's iterations are steps too, which its callers count as such.
+  const mapName = onlyState(definition, (state) => state.Type === 'Map' && state.ItemsPath === '$.steps', 'one Map state over $.steps');
   const map = definition.States[mapName]!;
   const iteration = map.ItemProcessor;
   if (!iteration) throw new Error(`${mapName} has no ItemProcessor`);
 
-  const loop = pollLoop(iteration);
-  const loopEvents = loop.states.reduce((sum, name) => sum + eventsOf(iteration.States[name]!, name), 0);
-  const intoLoop = longestPath(iteration, iteration.StartAt, (name) => name === loop.entry);
+  const loop = loopOf(iteration, '$.poll.nextPollSeconds', 'poll');
+  const needs = loopOf(iteration, '$.needs.nextPollSeconds', 'needs');
+  const isPollEntry = (name: string) => name === loop.entry;
+  // A step without needs keeps off the needs loop; one with needs passes it once, its full turns counted apart.
+  const intoLoop = longestPath(iteration, iteration.StartAt, isPollEntry, { avoid: needs.states });
+  const throughNeeds = longestPath(iteration, iteration.StartAt, isPollEntry, { through: needs.states });
   const outOfLoop = loop.exits.map((exit) => ({ exit, ...longestPath(iteration, exit, isTerminal(iteration)) }));
   const wayOut = (fails: boolean) => Math.max(...outOfLoop.filter((way) => way.endsInFail === fails).map((way) => way.events));
   if (!outOfLoop.some((way) => !way.endsInFail) || !outOfLoop.some((way) => way.endsInFail)) {
@@ -206,7 +293,9 @@ export function historyShape(definition: AslDefinition): HistoryShape {
       failed: around + after(catchNexts(map)) + (wayOut(true) - wayOut(false)),
     },
     stepEvents,
-    pollEvents: loopEvents,
+    pollEvents: loop.events,
+    needsStepEvents: throughNeeds.events - intoLoop.events,
+    needsEvents: needs.events,
   };
 }
 
@@ -245,38 +334,54 @@ function isTerminal(machine: AslDefinition): (name: string) => boolean {
 
 /**
  * The most events on a way from `from` to a state `to` accepts (`to`'s own not counted unless it
- * is terminal, where the way ends), and whether that way ends in a Fail state.
+ * is terminal, where the way ends), and whether that way ends in a Fail state. `avoid`: states
+ * the way may not pass; `through`: a loop the way must enter, going round it no further than back
+ * to where it entered (a full turn is counted apart).
  */
-function longestPath(machine: AslDefinition, from: string, to: (name: string) => boolean): { events: number; endsInFail: boolean } {
+function longestPath(
+  machine: AslDefinition,
+  from: string,
+  to: (name: string) => boolean,
+  way: { avoid?: readonly string[]; through?: readonly string[] } = {},
+): { events: number; endsInFail: boolean } {
   const visiting = new Set<string>();
-  const walk = (name: string): { events: number; endsInFail: boolean } | undefined => {
+  const walk = (name: string, passed: boolean): { events: number; endsInFail: boolean } | undefined => {
     const state = machine.States[name];
     if (!state) throw new Error(`no state ${name}`);
+    if (way.avoid?.includes(name)) return undefined;
     const terminal = successors(state).length === 0;
-    if (to(name)) return terminal ? { events: eventsOf(state, name), endsInFail: state.Type === 'Fail' } : { events: 0, endsInFail: false };
+    if (to(name)) {
+      if (way.through && !passed) return undefined;
+      return terminal ? { events: eventsOf(state, name), endsInFail: state.Type === 'Fail' } : { events: 0, endsInFail: false };
+    }
     if (terminal) return undefined;
-    if (visiting.has(name)) throw new Error(`${name} is on a loop other than the poll loop`);
+    if (visiting.has(name)) {
+      if (way.through?.includes(name)) return undefined;
+      throw new Error(`${name} is on a loop other than the poll loop and the needs loop`);
+    }
     visiting.add(name);
-    const ways = successors(state).flatMap((next) => walk(next) ?? []);
+    const now = passed || (way.through?.includes(name) ?? false);
+    const ways = successors(state).flatMap((next) => walk(next, now) ?? []);
     visiting.delete(name);
     if (ways.length === 0) return undefined;
     const longest = ways.reduce((a, b) => (b.events > a.events ? b : a));
     return { events: eventsOf(state, name) + longest.events, endsInFail: longest.endsInFail };
   };
-  const way = walk(from);
-  if (!way) throw new Error(`no way from ${from} to where it should lead`);
-  return way;
+  const found = walk(from, false);
+  if (!found) throw new Error(`no way from ${from} to where it should lead${way.through ? ` through ${way.through.join(', ')}` : ''}`);
+  return found;
 }
 
 /**
- * The iteration's one loop: from the Wait whose seconds the poll schedule sets, along Next, back
- * to it through a Choice. Its exits are where that Choice (or any state on the loop) leads off it.
+ * One of the iteration's loops: from the Wait whose seconds `secondsPath` sets (the poll
+ * schedule's, or WaitForNeeds'), along Next, back to it through a Choice. Its exits are where that
+ * Choice (or any state on the loop) leads off it; `events`, what one turn writes.
  */
-function pollLoop(iteration: AslDefinition): { entry: string; states: string[]; exits: string[] } {
+function loopOf(iteration: AslDefinition, secondsPath: string, what: string): { entry: string; states: string[]; exits: string[]; events: number } {
   const entry = onlyState(
     iteration,
-    (state) => state.Type === 'Wait' && state.SecondsPath === '$.poll.nextPollSeconds',
-    'one Wait state set by the poll schedule ($.poll.nextPollSeconds)',
+    (state) => state.Type === 'Wait' && state.SecondsPath === secondsPath,
+    `one Wait state set by the ${what} loop (${secondsPath})`,
   );
   const leadsBack = (name: string) => successors(iteration.States[name]!).includes(entry);
   const states = [entry];
@@ -284,9 +389,10 @@ function pollLoop(iteration: AslDefinition): { entry: string; states: string[]; 
     states.push(name);
     if (leadsBack(name)) break;
   }
-  if (!leadsBack(states.at(-1)!)) throw new Error(`the poll loop does not lead back to ${entry}`);
+  if (!leadsBack(states.at(-1)!)) throw new Error(`the ${what} loop does not lead back to ${entry}`);
   const exits = states.flatMap((name) => successors(iteration.States[name]!).filter((next) => !states.includes(next)));
-  if (iteration.States[states.at(-1)!]!.Type !== 'Choice') throw new Error(`the poll loop must close with a Choice`);
-  if (states.filter((name) => iteration.States[name]!.Type === 'Task').length !== 1) throw new Error('the poll loop must poll once per pass');
-  return { entry, states, exits };
+  if (iteration.States[states.at(-1)!]!.Type !== 'Choice') throw new Error(`the ${what} loop must close with a Choice`);
+  if (states.filter((name) => iteration.States[name]!.Type === 'Task').length !== 1) throw new Error(`the ${what} loop must look once per pass`);
+  const events = states.reduce((sum, name) => sum + eventsOf(iteration.States[name]!, name), 0);
+  return { entry, states, exits, events };
 }

@@ -189,3 +189,66 @@ describe('prepareBuild: pull secrets and placement', () => {
     expect(prepared.settings).not.toHaveProperty('placement');
   });
 });
+
+describe('services', () => {
+  const SERVICES = `version: 1
+checkout: false
+service-start-grace: 45s
+services:
+  - name: db
+    image: postgres:16-alpine
+    ports: [5432]
+steps:
+  - name: one
+    image: alpine:3.20
+    commands: ["true"]
+    services:
+      - name: cache
+        image: redis:7-alpine
+  - name: two
+    image: postgres:16-alpine
+    commands: ["true"]
+`;
+  const withServices: BuildInput = { build: { id: 'b1' }, pipeline: { file: 'pipeline.yml', text: SERVICES } };
+
+  it('lists a service image with the steps whose pods pull it and the services that run it', () => {
+    const db = { name: 'db', image: 'postgres:16', env: {}, ports: [5432], secrets: [], pull: 'if-not-present' as const };
+    expect(
+      imageUses([
+        { name: 'a', image: 'alpine:3.20', services: [db] },
+        { name: 'b', image: 'alpine:3.20', imageCheck: false, services: [db] },
+      ]),
+    ).toEqual([
+      { image: 'alpine:3.20', steps: ['a', 'b'], skip: 'step "b" says image-check: false' },
+      { image: 'postgres:16', steps: ['a', 'b'], services: ['db'] },
+    ]);
+  });
+
+  it('fails the build naming the service, and its step, when its image does not exist', async () => {
+    const d = deps({ 'redis:7-alpine': { kind: 'not-found', status: 404, words: '404 MANIFEST_UNKNOWN: manifest unknown' } });
+    await expect(prepareBuild(withServices, settings, d)).rejects.toMatchObject({
+      name: 'ImagePullFailed',
+      message: expect.stringContaining('Service "cache" (step "one"): image "redis:7-alpine" does not exist; its registry answered: 404 MANIFEST_UNKNOWN: manifest unknown.'),
+    });
+  });
+
+  it('asks about every service image, says each in its step\'s Preparing line, and carries the grace', async () => {
+    const seen: string[][] = [];
+    const d = deps({}, seen);
+    const prepared = await prepareBuild(withServices, settings, d);
+    expect(seen).toEqual([['alpine:3.20', 'postgres:16-alpine', 'redis:7-alpine']]);
+    expect(prepared.images?.find((i) => i.image === 'postgres:16-alpine')).toMatchObject({ steps: ['one', 'two'], services: ['db'] });
+    expect(d.lines).toContain('Preparing step "one": image docker.io/library/alpine:3.20 (sha256:0); service "db": image docker.io/library/postgres:16-alpine (sha256:0); service "cache": image docker.io/library/redis:7-alpine (sha256:0)');
+    expect(prepared.steps.map((s) => s.services?.map((service) => service.name))).toEqual([
+      ['db', 'cache'],
+      ['db'],
+    ]);
+    expect(prepared.settings.serviceStartGraceSeconds).toBe(45);
+  });
+
+  it('defaults the grace to 2 minutes, and leaves it out of a build without services', async () => {
+    const noGrace = { ...withServices, pipeline: { ...withServices.pipeline, text: SERVICES.replace('service-start-grace: 45s\n', '') } };
+    expect((await prepareBuild(noGrace, settings, deps({}))).settings.serviceStartGraceSeconds).toBe(120);
+    expect((await prepareBuild(input, settings, deps({}))).settings).not.toHaveProperty('serviceStartGraceSeconds');
+  });
+});

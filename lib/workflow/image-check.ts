@@ -9,8 +9,10 @@ import type { TaskDeps } from './task-deps.js';
 
 export interface ImageUse {
   image: string;
-  /** The steps that pull it (`clone` for the checkout, in every pod when it is an init container). */
+  /** The steps that pull it (`clone` for the checkout, in every pod when it is an init container), for themselves or a service. */
   steps: string[];
+  /** The services that run it (in the pods of the steps above); absent: none. */
+  services?: string[];
   /** Why it is not checked, when it is not. */
   skip?: string;
 }
@@ -19,19 +21,31 @@ export interface ImageUse {
 export interface ImageCheckSummary {
   image: string;
   steps: string[];
+  services?: string[];
   verdict: ImageVerdict['kind'];
   digest?: string;
   words?: string;
 }
 
-/** Distinct images in order of first use; a step's `image-check: false` skips its image for the build. */
-export function imageUses(steps: readonly Pick<Step, 'name' | 'image' | 'imageCheck'>[]): ImageUse[] {
+/**
+ * Distinct images in order of first use, each step's own before its services'; a step's
+ * `image-check: false` skips its own image for the build (services have no opt-out).
+ */
+export function imageUses(steps: readonly Pick<Step, 'name' | 'image' | 'imageCheck' | 'services'>[]): ImageUse[] {
   const uses = new Map<string, ImageUse>();
+  const use = (image: string, step: string): ImageUse => {
+    const found = uses.get(image) ?? { image, steps: [] };
+    if (!found.steps.includes(step)) found.steps.push(step);
+    uses.set(image, found);
+    return found;
+  };
   for (const step of steps) {
-    const use = uses.get(step.image) ?? { image: step.image, steps: [] };
-    use.steps.push(step.name);
-    if (step.imageCheck === false) use.skip = `step "${step.name}" says image-check: false`;
-    uses.set(step.image, use);
+    const own = use(step.image, step.name);
+    if (step.imageCheck === false) own.skip = `step "${step.name}" says image-check: false`;
+    for (const service of step.services ?? []) {
+      const used = use(service.image, step.name);
+      used.services = [...new Set([...(used.services ?? []), service.name])];
+    }
   }
   return [...uses.values()];
 }
@@ -87,12 +101,29 @@ export function imageCheckSummaries(uses: readonly ImageUse[], verdicts: Map<str
     return {
       image: use.image,
       steps: use.steps,
+      ...(use.services ? { services: use.services } : {}),
       verdict: verdict?.kind ?? 'skipped',
       ...(verdict?.kind === 'found' && verdict.digest ? { digest: verdict.digest } : {}),
       ...(verdict?.kind === 'inconclusive' ? { words: `${verdict.reason}: ${verdict.words}` } : {}),
       ...(verdict?.kind === 'not-found' || verdict?.kind === 'skipped' ? { words: verdict.words } : {}),
     };
   });
+}
+
+/** `Step "a"`, `Steps "a", "b"`, or for a service's image `Service "db" (step "a")`. */
+function whoPulls(use: ImageUse): string {
+  const list = (items: readonly string[]) => items.map((item) => `"${item}"`).join(', ');
+  const steps = `${use.steps.length > 1 ? 'steps' : 'step'} ${list(use.steps)}`;
+  if (!use.services) return steps.charAt(0).toUpperCase() + steps.slice(1);
+  return `${use.services.length > 1 ? 'Services' : 'Service'} ${list(use.services)} (${steps})`;
+}
+
+/**
+ * What a "Preparing step" line adds for the step's services: each one's image and what the check
+ * found for it, e.g. `; service "db": image postgres:16-alpine (sha256:...)`. Empty without services.
+ */
+export function servicesNote(step: Pick<Step, 'services'>, summaries: readonly ImageCheckSummary[] | undefined, familiar: (image: string) => string = (image) => image): string {
+  return (step.services ?? []).map((service) => `; service "${service.name}": image ${familiar(service.image)}${imageCheckNote(summaries, service.image)}`).join('');
 }
 
 /** ImagePullFailed, as a kubelet's report would be, naming each missing image and its steps. */
@@ -102,10 +133,7 @@ export function missingImages(uses: readonly ImageUse[], verdicts: Map<string, I
     return verdict?.kind === 'not-found' ? [{ use, words: verdict.words }] : [];
   });
   if (missing.length === 0) return undefined;
-  const lines = missing.map(
-    ({ use, words }) =>
-      `${use.steps.length > 1 ? 'Steps' : 'Step'} ${use.steps.map((s) => `"${s}"`).join(', ')}: image "${use.image}" does not exist; its registry answered: ${words}.`,
-  );
+  const lines = missing.map(({ use, words }) => `${whoPulls(use)}: image "${use.image}" does not exist; its registry answered: ${words}.`);
   return new ImagePullFailed(
     `${lines.join('\n')}\nNo step ran: PrepareBuild asked each image's registry before creating any pod. ` +
       'Fix the image reference (or push the image); a step with "image-check: false" leaves its image to the kubelet.',

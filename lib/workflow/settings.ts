@@ -33,6 +33,8 @@ export interface WorkflowSettings {
   nodeSelector?: Record<string, string>;
   /** Taints every step pod tolerates; a step's `tolerations` come after these (STEP_TOLERATIONS). */
   tolerations?: Toleration[];
+  /** The most steps of one build that run at once (MAX_PARALLEL_STEPS): a pipeline's `max-parallel` default and ceiling. */
+  maxParallelSteps: number;
 }
 
 /**
@@ -69,6 +71,13 @@ export const DEFAULT_PENDING_WATCH_SECONDS = 20;
  */
 export const DEFAULT_RUNNING_WATCH_SECONDS = 240;
 
+/**
+ * Steps whose needs are met run at the same time, up to this many per build unless the pipeline's
+ * `max-parallel` asks for fewer: each is a pod the cluster must find room for, beside the other
+ * builds'.
+ */
+export const DEFAULT_MAX_PARALLEL_STEPS = 10;
+
 /** The documented defaults for what a deployment leaves unset; the namespace has none. */
 export function workflowSettings(given: Pick<WorkflowSettings, 'namespace'> & Partial<WorkflowSettings>): WorkflowSettings {
   return {
@@ -80,6 +89,7 @@ export function workflowSettings(given: Pick<WorkflowSettings, 'namespace'> & Pa
     workspaceMode: WorkspaceModes.volume,
     workspace: DEFAULT_WORKSPACE,
     imageCheck: true,
+    maxParallelSteps: DEFAULT_MAX_PARALLEL_STEPS,
     ...given,
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { Step } from '../pipeline/types.js';
 import type { BuildRef, ErrorName } from '../contract/index.js';
-import type { PodPlacement, PodProgress } from '../kube/index.js';
+import type { PodPlacement, PodProgress, ServiceState } from '../kube/index.js';
 import type { ImageCheckSummary } from './image-check.js';
 import type { LiveLogState } from './live-log.js';
 
@@ -33,6 +33,13 @@ export interface BuildSettings {
   pullSecrets?: string[];
   /** The deployment's node selector and tolerations, under each step's own; absent: none. */
   placement?: PodPlacement;
+  /** How long the build may need its objects (its claim's deadline); a pod kept for the steps that need it carries it. */
+  deadlineSeconds?: number;
+  /**
+   * How long a step's services may take to open their ports (`service-start-grace`, default 2 min):
+   * their startup probes give up after it. Absent: no step of the build has services.
+   */
+  serviceStartGraceSeconds?: number;
 }
 
 /** PrepareBuild's output, the input of RunSteps. */
@@ -40,8 +47,18 @@ export interface PreparedBuild {
   build: BuildRef;
   namespace: string;
   settings: BuildSettings;
-  /** The steps that run, one Map iteration each: iteration i is steps[i]. */
+  /**
+   * The steps that run, one Map iteration each: iteration i is steps[i]. With `needs`, every step
+   * comes after the steps it needs, and each says what it needs (Step.needs).
+   */
   steps: Step[];
+  /** How many iterations RunSteps runs at once (its MaxConcurrencyPath): 1 unless the pipeline uses `needs`. */
+  maxParallel: number;
+  /**
+   * The steps that run only once the build has failed (`when: {status: [failure]}`): RunAfterFailure's
+   * iterations, one at a time; absent: none.
+   */
+  afterFailure?: Step[];
   /** The pipeline's steps whose `when` does not hold for this build; absent: none. */
   skipped?: SkippedStep[];
   /** What the registries said of each image at PrepareBuild (digests, or why unchecked). */
@@ -73,18 +90,37 @@ export interface PollState {
   error?: ErrorName;
   cause?: string;
   exitCode?: number;
+  /** The service whose failure failed the step (ServiceFailed): FinishStep adds its log tail to the Cause. */
+  service?: string;
+  /** How the step's services stood at this poll (serviceStates); absent: the step has none. */
+  services?: ServiceState[];
   /** How far the log store's copy of the step's log has got (live-log.ts); set by LaunchStep. */
   log?: LiveLogState;
 }
 
-/** One Map iteration's input (ItemSelector), plus $.poll once launched. */
+/** What WaitForNeeds leaves at $.needs: whether the step may start, and what it still waits for. */
+export interface NeedsState {
+  met: boolean;
+  /** The needed steps seen succeeded so far (kept across waits: a need's pod may go later). */
+  done: string[];
+  /** The needed steps not seen succeeded yet. */
+  waitingFor: string[];
+  nextPollSeconds: number;
+  /** How many times WaitForNeeds has looked. */
+  checks: number;
+}
+
+/** One Map iteration's input (ItemSelector), plus $.needs while it waits and $.poll once launched. */
 export interface StepInput {
   build: BuildRef;
   namespace: string;
   settings: BuildSettings;
   step: Step;
   index: number;
+  needs?: NeedsState;
   poll?: PollState;
+  /** RunAfterFailure's iterations: the build's failure, which the step sees in its environment. */
+  failure?: { Error: string; Cause?: string };
 }
 
 /** FinishStep's result: the iteration's output, or $.result before StepFailed. */
@@ -97,6 +133,24 @@ export interface StepResult {
   /** The last lines of the step's log. */
   logTail: string;
   /** Where the whole log was stored (s3://... or a file path). */
+  log: string | null;
+  /** The step's services, in the order they started; absent: it has none. */
+  services?: ServiceResult[];
+}
+
+/** A service of a step as its result shows it: how it stood at the step's last poll, and its log. */
+export interface ServiceResult {
+  name: string;
+  image: string;
+  /** waiting, starting, running or terminated (ServiceState); `not-seen` when no poll saw its container. */
+  state: ServiceState['state'] | 'not-seen';
+  /** Its last exit code, when it ended (or was restarted); else null. */
+  exitCode: number | null;
+  /** Times the kubelet restarted it; absent: none. */
+  restarts?: number;
+  /** The last lines of its log (a few KiB at most; FinishStep's own output only, not the Map's). */
+  logTail: string;
+  /** Where its whole log was stored (beside the step's: serviceLogName), or null when it logged nothing. */
   log: string | null;
 }
 
@@ -111,23 +165,33 @@ export function buildClaimName(settings: BuildSettings): string | undefined {
   return settings.workspace && 'claimName' in settings.workspace ? settings.workspace.claimName : undefined;
 }
 
-/** A step of the build as the views list it: one that runs (its Map iteration) or one skipped by its `when`. */
-export type ListedStep = { name: string; iteration: number; skipped?: undefined } | { name: string; iteration?: undefined; skipped: SkippedStep };
+/**
+ * A step of the build as the views list it: one that runs (its Map iteration), one that runs only
+ * after a failure (RunAfterFailure's iteration, numbered after RunSteps' in the local history), or
+ * one skipped by its `when`.
+ */
+export type ListedStep =
+  | { name: string; iteration: number; afterFailure?: true; skipped?: undefined }
+  | { name: string; iteration?: undefined; afterFailure?: undefined; skipped: SkippedStep };
 
 /**
  * Every step of the build in the pipeline file's order (the checkout first): the ones that run,
- * each with its Map iteration (iteration i is `steps[i]`), and the skipped ones between them.
+ * each with its Map iteration (iteration i is `steps[i]`), the skipped ones between them, and last
+ * the ones that run only after a failure (iteration `steps.length + i` is `afterFailure[i]`).
  */
-export function listedSteps(prepared: Pick<PreparedBuild, 'steps' | 'skipped' | 'settings'>): ListedStep[] {
+export function listedSteps(prepared: Pick<PreparedBuild, 'steps' | 'skipped' | 'settings' | 'afterFailure'>): ListedStep[] {
   const skipped = new Map((prepared.skipped ?? []).map((s) => [s.index, s]));
   const checkout = prepared.settings?.checkoutStep !== undefined && prepared.steps[0]?.name === prepared.settings.checkoutStep ? 1 : 0;
   const listed: ListedStep[] = prepared.steps.slice(0, checkout).map((step, iteration) => ({ name: step.name, iteration }));
   let iteration = checkout;
-  const total = prepared.steps.length - checkout + skipped.size;
-  for (let index = 0; index < total; index++) {
+  let placed = 0;
+  for (let index = 0; iteration < prepared.steps.length || placed < skipped.size; index++) {
     const skip = skipped.get(index);
-    if (skip) listed.push({ name: skip.name, skipped: skip });
-    else if (iteration < prepared.steps.length) listed.push({ name: prepared.steps[iteration]!.name, iteration: iteration++ });
+    if (skip) {
+      listed.push({ name: skip.name, skipped: skip });
+      placed++;
+    } else if (iteration < prepared.steps.length) listed.push({ name: prepared.steps[iteration]!.name, iteration: iteration++ });
   }
+  (prepared.afterFailure ?? []).forEach((step, i) => listed.push({ name: step.name, iteration: prepared.steps.length + i, afterFailure: true }));
   return listed;
 }

@@ -42,6 +42,15 @@ export function stepLogName(buildId: string, step: string): string {
   return `${safeSegment(buildId)}/${safeSegment(step)}.log`;
 }
 
+/**
+ * What a step's service's log is stored under, passed where a step's name goes: `STEP.services.SERVICE`,
+ * so the log is `BUILD/STEP.services.SERVICE.log`, beside the step's own `BUILD/STEP.log`. Step and
+ * service names are DNS labels, which hold no dot: no step's log can take this name.
+ */
+export function serviceLogName(step: string, service: string): string {
+  return `${step}.services.${service}`;
+}
+
 function safeSegment(text: string): string {
   return text.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_');
 }

@@ -17,6 +17,11 @@ export interface TaskDeps {
    */
   watchPod?(namespace: string, podName: string, until: (pod: V1Pod | null) => boolean, timeoutMs: number): Promise<WatchedPod | undefined>;
   /**
+   * Watches the pods a label selector picks until `until(pods)` holds or the time is up; resolves
+   * undefined when no watch could be opened. Without it, WaitForNeeds looks every few seconds.
+   */
+  watchPods?: KubeClients['watchPods'];
+  /**
    * Follows a container's log while PollStep watches the running pod, so the log store keeps it as
    * it grows (live-log.ts); with readLogAfter, FinishStep adds the rest. Without them, a step's log
    * is read once, when it ends.

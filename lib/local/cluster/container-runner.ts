@@ -13,6 +13,7 @@ import type { NodeContext } from './node-context.js';
 import type { Container, ContainerStatus } from './objects.js';
 import type { PodHandle } from './pod-handle.js';
 import { startProcess, type StepProcess } from './process-runner.js';
+import { runStartupProbe, type Probe } from './startup-probe.js';
 
 /** For a sidecar's runs: what its status carries over (restartCount, lastState), and its start and stop. */
 export interface RunOptions {
@@ -76,11 +77,15 @@ export class ContainerRunner {
     this.processes.set(container.name, started.process);
     this.execTargets.set(container.name, { cwd, env: processEnv, exited: started.process.exited });
     const startedAt = pod.stamp();
-    pod.setContainerState(container.name, { running: { startedAt } }, { ...options.fields, containerID, imageID: image.imageID, ready: true, started: true });
+    // With a startup probe it is started (and ready) only once the probe passes.
+    const probe = container.startupProbe as Probe | undefined;
+    const ready = probe === undefined;
+    pod.setContainerState(container.name, { running: { startedAt } }, { ...options.fields, containerID, imageID: image.imageID, ready, started: ready });
     pod.event({ type: 'Normal', reason: 'Started', message: `Started container ${container.name}`, container: container.name });
-    options.onStarted?.();
+    const probing = probe ? this.probeStartup(container, probe, started.process, startedAt, options) : (options.onStarted?.(), Promise.resolve());
 
     const exit = await started.process.exited;
+    await probing;
     this.processes.delete(container.name);
     this.execTargets.delete(container.name);
     pod.setContainerState(container.name, {
@@ -93,5 +98,39 @@ export class ContainerRunner {
         containerID,
       },
     });
+  }
+
+  /**
+   * Runs the container's startup probe beside its process: on success it is started and ready (and
+   * the next init container may go); after failureThreshold failures the kubelet stops it, with the
+   * probe's grace period or the pod's, and a sidecar is then restarted like one that exited.
+   */
+  private async probeStartup(container: Container, probe: Probe, process: StepProcess, startedAt: string, options: RunOptions): Promise<void> {
+    const { pod } = this;
+    let ended = false;
+    void process.exited.then(() => (ended = true));
+    const result = await runStartupProbe({
+      probe,
+      container,
+      podIP: pod.current()?.status?.podIP ?? '127.0.0.1',
+      wait: (ms) => pod.wait(ms),
+      ended: () => ended || pod.stopping || options.cancelled?.() === true,
+      failed: (output) => pod.event({ type: 'Warning', reason: 'Unhealthy', message: `Startup probe failed: ${output}`, container: container.name }),
+    }).catch((error: unknown) => {
+      if ((error as Error)?.name === 'AbortError') return 'ended' as const;
+      throw error;
+    });
+    if (result === 'passed') {
+      const current = [...(pod.current()?.status?.initContainerStatuses ?? []), ...(pod.current()?.status?.containerStatuses ?? [])].find((s) => s.name === container.name);
+      // Only the run it probed: a container that ended meanwhile keeps its end.
+      if (current?.state.running?.startedAt !== startedAt || ended) return;
+      pod.setContainerState(container.name, { running: { startedAt } }, { ready: true, started: true });
+      options.onStarted?.();
+    } else if (result === 'failed') {
+      const kind = pod.isSidecar(container.name) ? 'Init container' : 'Container';
+      pod.event({ type: 'Normal', reason: 'Killing', message: `${kind} ${container.name} failed startup probe`, container: container.name });
+      const graceSeconds = probe.terminationGracePeriodSeconds ?? pod.current()?.spec.terminationGracePeriodSeconds ?? 30;
+      await process.stop(graceSeconds * 1000);
+    }
   }
 }

@@ -48,10 +48,16 @@ test.each<[string, ContainerStatus[], ContainerStatus, string]>([
 
 test('Initialized waits for the sidecar to start, and stays True once it has, even after it is stopped', () => {
   const initialized = (inits: ContainerStatus[]) => nodeConditions([], [status('step', run)], 'Running', at, inits, SIDECARS).find((c) => c.type === 'Initialized');
-  expect(initialized([status('setup', exited(0)), status('service', waiting('PodInitializing'))])).toMatchObject({
+  // Before the step has started: only a started sidecar counts, not one restarting (a failed startup probe, a crash).
+  const beforeStep = (inits: ContainerStatus[]) =>
+    nodeConditions([], [status('step', waiting('PodInitializing'))], 'Pending', at, inits, SIDECARS).find((c) => c.type === 'Initialized');
+  expect(beforeStep([status('setup', exited(0)), status('service', waiting('PodInitializing'))])).toMatchObject({
     status: 'False',
     message: 'containers with incomplete status: [service]',
   });
+  expect(beforeStep([status('setup', exited(0)), crashLoop])).toMatchObject({ status: 'False', message: 'containers with incomplete status: [service]' });
+  expect(beforeStep([status('setup', exited(0)), status('service', run, { started: false })])?.status).toBe('False');
+  expect(beforeStep([status('setup', exited(0)), status('service', run, { started: true })])?.status).toBe('True');
   expect(initialized([status('setup', exited(0)), status('service', run)])?.status).toBe('True');
   expect(initialized([status('setup', exited(0)), crashLoop])?.status).toBe('True');
   expect(initialized([status('setup', exited(0)), status('service', exited(143), { ready: false, started: false })])?.status).toBe('True');

@@ -51,10 +51,10 @@ export function setCondition(
   return [...others, next];
 }
 
-/** Whether an init container no longer holds the pod's initialization: ended with exit 0, or a sidecar that has started (once). */
+/** Whether an init container no longer holds the pod's initialization: ended with exit 0, or a sidecar that has started (its startup probe passed). */
 function initComplete(s: ContainerStatus, sidecars: ReadonlySet<string>): boolean {
   if (!sidecars.has(s.name)) return s.state.terminated?.exitCode === 0;
-  return s.started || s.restartCount > 0 || s.lastState.terminated !== undefined || Boolean(s.state.terminated?.startedAt);
+  return s.started;
 }
 
 const ORDER = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'];
@@ -71,7 +71,11 @@ export function nodeConditions(
   const terminal = phase === 'Succeeded' || phase === 'Failed';
   // A sidecar's readiness counts towards the pod's, as the kubelet counts it.
   const unready = [...initStatuses.filter((s) => sidecars.has(s.name)), ...statuses].filter((s) => !s.ready).map((s) => s.name);
-  const incomplete = initStatuses.filter((s) => !initComplete(s, sidecars)).map((s) => s.name);
+  // GeneratePodInitializedCondition: once a container has started the pod stays initialized, even
+  // while a sidecar restarts; before that, a sidecar restarting (or failing its startup probe)
+  // still holds it.
+  const containerStarted = statuses.some((s) => s.state.running !== undefined || s.state.terminated !== undefined);
+  const incomplete = containerStarted ? [] : initStatuses.filter((s) => !initComplete(s, sidecars)).map((s) => s.name);
   let conditions = setCondition(current, 'PodReadyToStartContainers', terminal ? 'False' : 'True', now);
   conditions =
     incomplete.length === 0

@@ -1,8 +1,10 @@
 /** Create-time validation of pods and secrets, with the apiserver's field paths and wording (tests and users match on them). */
 import type { FieldProblem } from './api-errors.js';
 import { duplicate, forbidden, invalidValue, notSupported, required } from './field-errors.js';
-import { checkDnsLabel, checkObjectName } from './name-validation.js';
+import { isIP } from 'node:net';
+import { checkDnsLabel, checkDnsSubdomain, checkObjectName } from './name-validation.js';
 import type { Container, NodeSelectorRequirement, Pod, Secret } from './objects.js';
+import type { Probe } from './startup-probe.js';
 import { QUANTITY_FORMAT_MESSAGE, parseQuantity } from './quantity.js';
 import { checkVolumeMounts, checkVolumes } from './volume-validation.js';
 
@@ -36,6 +38,7 @@ function checkContainer(container: Partial<Container>, at: string, seen: Set<str
     }
   });
   problems.push(...checkVolumeMounts(container, at, volumes));
+  if (container.startupProbe !== undefined) problems.push(...checkStartupProbe(container.startupProbe as Probe, `${at}.startupProbe`));
   // A container's own restartPolicy makes an init container a sidecar (KEP-753); nothing else.
   const restart = container.restartPolicy;
   if (restart !== undefined && at.startsWith('spec.containers')) {
@@ -44,6 +47,43 @@ function checkContainer(container: Partial<Container>, at: string, seen: Set<str
     problems.push(notSupported(`${at}.restartPolicy`, restart, ['Always']));
   }
   return problems;
+}
+
+const PROBE_HANDLERS = ['exec', 'httpGet', 'tcpSocket', 'grpc'] as const;
+
+/**
+ * validateProbe with the apiserver's wording; the embedded kubelet runs tcpSocket only
+ * (startup-probe.ts), so another handler is refused rather than never run.
+ */
+function checkStartupProbe(probe: Probe, at: string): FieldProblem[] {
+  const handlers = PROBE_HANDLERS.filter((handler) => probe[handler] !== undefined);
+  if (handlers.length === 0) return [required(at, 'must specify a handler type')];
+  if (handlers.length > 1) return [forbidden(`${at}.${handlers[1]}`, 'may not specify more than 1 handler type')];
+  const problems: FieldProblem[] = [];
+  const [handler] = handlers;
+  if (handler !== 'tcpSocket') problems.push(notSupported(at, handler, ['tcpSocket']));
+  const port = probe.tcpSocket?.port;
+  if (handler === 'tcpSocket' && typeof port === 'number' && !(Number.isInteger(port) && port >= 1 && port <= 65535)) {
+    problems.push(invalidValue(`${at}.tcpSocket.port`, port, 'must be between 1 and 65535, inclusive'));
+  }
+  if (probe.successThreshold !== undefined && probe.successThreshold !== 1) problems.push(invalidValue(`${at}.successThreshold`, probe.successThreshold, 'must be 1'));
+  for (const field of ['periodSeconds', 'timeoutSeconds', 'failureThreshold'] as const) {
+    const value = probe[field];
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) problems.push(invalidValue(`${at}.${field}`, value, 'must be greater than or equal to 1'));
+  }
+  return problems;
+}
+
+/** hostAliases: each an IP and hostnames that are DNS subdomains (the kubelet writes them to /etc/hosts). */
+function checkHostAliases(aliases: unknown): FieldProblem[] {
+  if (!Array.isArray(aliases)) return [];
+  return aliases.flatMap((alias: { ip?: unknown; hostnames?: unknown }, i) => {
+    const at = `spec.hostAliases[${i}]`;
+    const problems: FieldProblem[] = [];
+    if (typeof alias?.ip !== 'string' || isIP(alias.ip) === 0) problems.push(invalidValue(`${at}.ip`, alias?.ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+    (Array.isArray(alias?.hostnames) ? alias.hostnames : []).forEach((name: unknown, j: number) => problems.push(...checkDnsSubdomain(`${at}.hostnames[${j}]`, String(name))));
+    return problems;
+  });
 }
 
 /** ValidateNodeSelectorRequirement: the values each operator needs. */
@@ -99,7 +139,7 @@ export function validatePod(pod: Pod): FieldProblem[] {
   if (deadline !== undefined && !(Number.isInteger(deadline) && deadline >= 1)) {
     problems.push(invalidValue('spec.activeDeadlineSeconds', deadline, 'must be between 1 and 2147483647, inclusive'));
   }
-  if (spec !== undefined) problems.push(...checkNodeAffinity(pod));
+  if (spec !== undefined) problems.push(...checkNodeAffinity(pod), ...checkHostAliases(spec.hostAliases));
   return problems;
 }
 

@@ -29,3 +29,19 @@ describe('run --branch and --event', () => {
     expect(() => parseRunArgs(['p.yml', '--branch', ''])).toThrow(/--branch must be a branch name/);
   });
 });
+
+describe('serve --branch and --event', () => {
+  it('set what the example build\'s `when` sees, checked as run checks them', () => {
+    expect(parseServeArgs(['--example', 'p.yml', '--branch', 'release/1.2', '--event', 'tag'], {})).toMatchObject({ example: 'p.yml', branch: 'release/1.2', event: 'tag' });
+    const plain = parseServeArgs(['--example', 'p.yml'], {});
+    expect(plain.branch).toBeUndefined();
+    expect(plain.event).toBeUndefined();
+    expect(() => parseServeArgs(['--example', 'p.yml', '--event', 'release'], {})).toThrow('--event must be one of push, pull_request, tag, generic, local, got "release"');
+    expect(() => parseServeArgs(['--example', 'p.yml', '--branch', 'my branch'], {})).toThrow('--branch must be a branch name such as main, got "my branch"');
+  });
+
+  it('are refused without --example: deliveries bring their own branch and event', () => {
+    expect(() => parseServeArgs(['--branch', 'main'], {})).toThrow('--branch needs --example');
+    expect(() => parseServeArgs(['--event', 'push'], {})).toThrow('--event needs --example');
+  });
+});

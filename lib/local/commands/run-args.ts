@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { WhenEvents, type WhenEvent } from '../../pipeline/index.js';
 import type { WorkspaceMode } from '../../workflow/settings.js';
-import { BUILD_TARGET_OPTIONS, UsageError, workspaceModeOption } from './usage.js';
+import { branchOption, BUILD_TARGET_OPTIONS, eventOption, UsageError, workspaceModeOption } from './usage.js';
 
 export const RUN_USAGE =
   'run <pipeline.yml> [--source DIR] [--commit REF] [--branch B] [--event E] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--images FILE] [--json] [--verbose]';
@@ -84,7 +84,7 @@ export function parseRunArgs(args: string[]): RunOptions | { help: true } {
   if (extra.length > 0) throw new UsageError(`one pipeline file at a time, got ${positionals.length}`);
   const { workspace, 'workspace-mode': workspaceMode, help: _help, event, ...rest } = values;
   const source = rest.source ?? workspace;
-  if (rest.branch !== undefined && !branchName(rest.branch)) throw new UsageError(`--branch must be a branch name such as main, got "${rest.branch}"`);
+  if (rest.branch !== undefined) branchOption(rest.branch);
   return {
     file,
     ...rest,
@@ -92,15 +92,4 @@ export function parseRunArgs(args: string[]): RunOptions | { help: true } {
     ...(workspaceMode ? { workspaceMode: workspaceModeOption(workspaceMode) } : {}),
     ...(event !== undefined ? { event: eventOption(event) } : {}),
   };
-}
-
-/** `--event`: one of the events a step's `when` may name. */
-function eventOption(value: string): WhenEvent {
-  if (!(WhenEvents as readonly string[]).includes(value)) throw new UsageError(`--event must be one of ${WhenEvents.join(', ')}, got "${value}"`);
-  return value as WhenEvent;
-}
-
-/** A branch as `refs/heads/<name>` takes it: no spaces, no leading "-" or "/", nothing empty. */
-function branchName(value: string): boolean {
-  return /^[^\s~^:?*[\\-][^\s~^:?*[\\]*$/.test(value) && !value.startsWith('/') && !value.endsWith('/') && !value.includes('..');
 }

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { WebhookRoutes } from '../../forge/webhook.js';
+import { WhenEvents, type WhenEvent } from '../../pipeline/index.js';
 import type { LocalServerOptions } from '../local-server.js';
-import { BUILD_TARGET_OPTIONS, portOption, UsageError, workspaceModeOption } from './usage.js';
+import { branchOption, BUILD_TARGET_OPTIONS, eventOption, portOption, UsageError, workspaceModeOption } from './usage.js';
 
 /** The local server's secrets when not given on the command line (on AWS: Secrets Manager ids). */
 export const SecretEnvNames = {
@@ -10,7 +11,7 @@ export const SecretEnvNames = {
 } as const;
 
 export const summary =
-  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--source DIR] [--secret S] [--example FILE] [--kubeconfig F [--context C]] [--namespace NS] [--workspace-mode volume|ephemeral] [--images FILE] [--verbose]';
+  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--source DIR] [--secret S] [--example FILE] [--branch B] [--event E] [--kubeconfig F [--context C]] [--namespace NS] [--workspace-mode volume|ephemeral] [--images FILE] [--verbose]';
 
 export const help = `Usage: step-runner ${summary}
 
@@ -29,6 +30,11 @@ Builds run on the local executor, on the embedded cluster unless --kubeconfig is
                     without a secret the endpoint answers 404.
   --example FILE    run this pipeline once as soon as the server is up (what \`npm start\` does;
                     default: none)
+  --branch B        the example build's branch, for the steps' "when: branch", as run --branch
+                    (default: the source work tree's current branch). Its re-runs from the page
+                    keep it; webhook deliveries bring their own branch and event
+  --event E         the example build's event, for "when: event" and CI_EVENT: one of
+                    ${WhenEvents.join(', ')} (default: local)
   --kubeconfig FILE run builds on that cluster, the step pods in their real images (default: an
                     embedded cluster, whose step commands run as local processes)
   --context NAME    the kubeconfig's context (needs --kubeconfig; default: its current context)
@@ -43,7 +49,14 @@ Builds run on the local executor, on the embedded cluster unless --kubeconfig is
   --verbose         the handlers' log lines too (default: only the console-like lines)
   -h, --help        this help`;
 
-export type ServeArgs = LocalServerOptions & { help?: boolean; verbose?: boolean; example?: string };
+export type ServeArgs = LocalServerOptions & {
+  help?: boolean;
+  verbose?: boolean;
+  example?: string;
+  /** `--branch` and `--event`: what the example build's `when` sees (as run's). */
+  branch?: string;
+  event?: WhenEvent;
+};
 
 export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ServeArgs {
   let values;
@@ -56,6 +69,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
         host: { type: 'string', default: '127.0.0.1' },
         pipeline: { type: 'string' },
         secret: { type: 'string' },
+        branch: { type: 'string' },
+        event: { type: 'string' },
         ...BUILD_TARGET_OPTIONS,
         images: { type: 'string', multiple: true },
         verbose: { type: 'boolean' },
@@ -69,6 +84,10 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   }
   const port = portOption(values.port);
   if (values.context && !values.kubeconfig) throw new UsageError('--context needs --kubeconfig');
+  // Only the example build is started by serve itself; a webhook delivery names its own branch and event.
+  for (const flag of ['branch', 'event'] as const) {
+    if (values[flag] !== undefined && !values.example) throw new UsageError(`--${flag} needs --example: it sets what the example build's "when" sees (webhook deliveries bring their own)`);
+  }
   const secret = values.secret ?? env[SecretEnvNames.github];
   const genericSecret = env[SecretEnvNames.generic];
   return {
@@ -84,6 +103,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     ...(values.source ?? values.workspace ? { source: (values.source ?? values.workspace)! } : {}),
     ...(values.images ? { images: values.images } : {}),
     ...(values.example ? { example: values.example } : {}),
+    ...(values.branch !== undefined ? { branch: branchOption(values.branch) } : {}),
+    ...(values.event !== undefined ? { event: eventOption(values.event) } : {}),
     ...(values.help ? { help: true } : {}),
     ...(values.verbose ? { verbose: true } : {}),
   };

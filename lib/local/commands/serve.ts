@@ -60,6 +60,8 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
       source = await localSource(path.resolve(options.example), {
         checksOut: pipeline.checkout !== false,
         ...(options.source ? { sourceDir: path.resolve(options.source) } : {}),
+        ...(options.branch !== undefined ? { branch: options.branch } : {}),
+        ...(options.event !== undefined ? { event: options.event } : {}),
         remoteCluster: options.kubeconfig !== undefined,
       });
       io.out(`Example build source: ${source.description}`);

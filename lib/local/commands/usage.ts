@@ -1,3 +1,4 @@
+import { WhenEvents, type WhenEvent } from '../../pipeline/index.js';
 import { WorkspaceModes, type WorkspaceMode } from '../../workflow/settings.js';
 
 /** A command line the command cannot act on: reported with the usage, exit 2, nothing started. */
@@ -17,6 +18,19 @@ export function workspaceModeOption(value: string): WorkspaceMode {
   const modes: readonly string[] = Object.values(WorkspaceModes);
   if (!modes.includes(value)) throw new UsageError(`--workspace-mode must be one of ${modes.join(', ')}, got "${value}"`);
   return value as WorkspaceMode;
+}
+
+/** `--event` (run and serve): one of the events a step's `when` may name. */
+export function eventOption(value: string): WhenEvent {
+  if (!(WhenEvents as readonly string[]).includes(value)) throw new UsageError(`--event must be one of ${WhenEvents.join(', ')}, got "${value}"`);
+  return value as WhenEvent;
+}
+
+/** `--branch` (run and serve): a branch as `refs/heads/<name>` takes it: no spaces, no leading "-" or "/", nothing empty. */
+export function branchOption(value: string): string {
+  const valid = /^[^\s~^:?*[\\-][^\s~^:?*[\\]*$/.test(value) && !value.startsWith('/') && !value.endsWith('/') && !value.includes('..');
+  if (!valid) throw new UsageError(`--branch must be a branch name such as main, got "${value}"`);
+  return value;
 }
 
 /** The options `run` and `serve` share: which cluster and namespace builds go to, the workspace mode and the source. */

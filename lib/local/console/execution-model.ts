@@ -6,11 +6,12 @@
 import { lambdaErrorMessage } from '../../forge/commit-status.js';
 import { imageCheckNote } from '../../workflow/image-check.js';
 import type { Step } from '../../pipeline/types.js';
-import { listedSteps, type PollState, type PreparedBuild, type StepResult } from '../../workflow/state-data.js';
+import { listedSteps, type NeedsState, type PollState, type PreparedBuild, type StepResult } from '../../workflow/state-data.js';
 import type { ExecutionDetail, ListedExecution } from '../executions.js';
-import { finishedStep, type ExecutionEvent } from '../executor.js';
+import { finishedStep, isLaunchState, type ExecutionEvent, type StepOutcome } from '../executor.js';
 import type { StepPodView } from './pod-view.js';
 import { executionStates, type ExecutionStates, type StateStatus } from './state-status.js';
+import { needsLevels, usesNeeds } from './step-levels.js';
 
 export interface Failure {
   error: string;
@@ -28,13 +29,22 @@ export interface StepView {
   image: string;
   /** What PrepareBuild's registry check said of the image (its digest, or why it could not tell); '' when unchecked. */
   imageCheck: string;
+  /** How its iteration's states went, in the graph's terms (in progress while it waits too). */
   status: StateStatus;
+  /** What became of the step, in run --json's terms: waiting for its needs, running, aborted, not run... */
+  outcome: StepOutcome;
+  /** The steps it starts after; null in a sequential pipeline (each step follows the one above it). */
+  needs: string[] | null;
+  /** While it waits (WaitForNeeds): the needed steps not seen succeeded yet, as last checked. */
+  waitingFor: string[] | null;
   lastPoll: PollState | null;
   polls: number;
   result: StepResult | null;
   pod: StepPodView | null;
   /** While the step runs: the last lines of its log so far. */
   liveLog: string | null;
+  /** The services that run beside it (their containers are in its pod), in the order they start. */
+  services: { name: string; image: string }[];
 }
 
 /** A step of the pipeline its `when` left out of this build: it has no iteration. */
@@ -68,6 +78,12 @@ export interface ExecutionModel {
   steps: StepView[];
   /** Every step in the file's order (the checkout first), skipped ones included. */
   listed: ListedStepView[];
+  /**
+   * `listed` by depth in the needs graph: the steps of a row may run side by side. Only when the
+   * pipeline uses `needs` (`parallel`); a sequential one is one step per row, drawn as a list.
+   */
+  rows: ListedStepView[][];
+  parallel: boolean;
   states: ExecutionStates;
   history: HistoryRow[];
   /** The step to show first: the failed one, else the running one, else the last started. */
@@ -81,22 +97,32 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
   const prepared = history.find((e) => e.type === 'StateExited' && e.state?.name === 'PrepareBuild')?.state?.output as PreparedBuild | undefined;
   const planned: Step[] = prepared?.steps ?? [];
   const stepName = (index: number) => planned[index]?.name ?? `#${index + 1}`;
+  // The run --json statuses, which the executor derives from this same history (names are unique).
+  const outcomes = new Map((execution.steps ?? []).map((s) => [s.name, s.status]));
 
   const steps = planned.map((step, index): StepView => {
     const inIteration = history.filter((e) => e.index === index);
-    const lastPollEvent = inIteration.filter((e) => e.type === 'StateExited' && (e.state?.name === 'PollStep' || e.state?.name === 'LaunchStep')).at(-1);
+    const lastPollEvent = inIteration.filter((e) => e.type === 'StateExited' && (e.state?.name === 'PollStep' || e.state?.name === 'PollAfterFailure' || isLaunchState(e.state?.name))).at(-1);
     const lastPoll = (lastPollEvent?.state?.output as { poll?: PollState } | undefined)?.poll ?? null;
+    const status = states.iterations.find((it) => it.index === index)?.status ?? 'not-run';
+    const outcome = outcomes.get(step.name) ?? fallbackOutcome(status);
+    const lastCheck = inIteration.filter((e) => e.type === 'TaskSucceeded' && e.state?.name === 'WaitForNeeds').at(-1)?.state?.output as NeedsState | undefined;
     return {
       index,
       name: step.name,
       image: step.image,
       imageCheck: imageCheckNote(prepared?.images, step.image).trim().replace(/^\((.*)\)$/, '$1'),
-      status: states.iterations.find((it) => it.index === index)?.status ?? 'not-run',
+      status,
+      outcome,
+      needs: step.needs ?? null,
+      // Before the first check has answered, it waits for everything it needs.
+      waitingFor: outcome === 'waiting' ? (lastCheck?.waitingFor ?? step.needs ?? []) : null,
       lastPoll,
       polls: lastPoll?.polls ?? 0,
       result: finishedStep(inIteration) ?? null,
       pod: detail.pods.get(index) ?? null,
       liveLog: detail.liveLogs?.get(index) ?? null,
+      services: (step.services ?? []).map((service) => ({ name: service.name, image: service.image })),
     };
   });
 
@@ -117,7 +143,8 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
   });
 
   const failedIteration = steps.find((s) => s.status === 'failed');
-  const runningIteration = steps.find((s) => s.status === 'in-progress');
+  // Of steps side by side, one whose pod runs before one that still waits for its needs.
+  const runningIteration = steps.find((s) => s.outcome === 'running') ?? steps.find((s) => s.status === 'in-progress');
   const started = steps.filter((s) => s.status !== 'not-run').at(-1);
   const defaultStep = failedIteration?.index ?? runningIteration?.index ?? started?.index ?? (steps.length > 0 ? 0 : null);
 
@@ -125,7 +152,19 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
     ? listedSteps(prepared).map((s) => (s.iteration === undefined ? { skipped: s.skipped } : { iteration: s.iteration }))
     : [];
 
-  return { execution, failure: failureOf(execution, history, stepName), steps, listed, states, history: rows, defaultStep };
+  const parallel = usesNeeds(planned);
+  const leveled = listed.map((entry) => ('skipped' in entry ? { name: entry.skipped.name } : { name: planned[entry.iteration]!.name, needs: planned[entry.iteration]!.needs }));
+  const stepRows = parallel ? needsLevels(leveled).map((row) => row.map((position) => listed[position]!)) : listed.map((entry) => [entry]);
+
+  return { execution, failure: failureOf(execution, history, stepName), steps, listed, rows: stepRows, parallel, states, history: rows, defaultStep };
+}
+
+/** For a detail without run --json's step statuses: the graph's status, in those terms. */
+function fallbackOutcome(status: StateStatus): StepOutcome {
+  if (status === 'succeeded' || status === 'failed') return status;
+  if (status === 'caught') return 'failed';
+  if (status === 'in-progress') return 'running';
+  return status === 'cancelled' ? 'aborted' : 'not-run';
 }
 
 

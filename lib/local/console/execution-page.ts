@@ -4,13 +4,14 @@
  * with their pod, events and log, and the event history. Pure.
  */
 import type { PodEventView, StepPodView } from './pod-view.js';
-import type { ExecutionModel, Failure, HistoryRow, SkippedStepView, StepView } from './execution-model.js';
-import { duration, executionHref, executionPill, statusPill, timeTag } from './format.js';
+import type { ExecutionModel, Failure, HistoryRow, StepView } from './execution-model.js';
+import { duration, executionHref, executionPill, timeTag } from './format.js';
 import type { GraphLayout } from './graph-layout.js';
 import { graphSvg } from './graph-svg.js';
 import { html, jsonForScript, type Html } from './html.js';
 import { pageShell } from './page-shell.js';
 import { STATUS_LABELS, type StateStatus } from './state-status.js';
+import { isSkippedKey, notRunNote, outcomePill, skippedDetail, skippedKey, stepList, type StepSelection } from './step-list.js';
 
 export const streamHref = (name: string) => `${executionHref(name)}/stream`;
 export const logHref = (name: string, index: number) => `${executionHref(name)}/steps/${index}/log`;
@@ -23,6 +24,8 @@ export interface ClientModel {
   states: ExecutionModel['states'];
   defaultStep: number | null;
   steps: { index: number; name: string }[];
+  /** The skipped steps, selectable by their key (`skipped-N`) though they have no iteration. */
+  skipped: { key: string; name: string }[];
 }
 
 export function clientModel(model: ExecutionModel): ClientModel {
@@ -31,12 +34,13 @@ export function clientModel(model: ExecutionModel): ClientModel {
     states: model.states,
     defaultStep: model.defaultStep,
     steps: model.steps.map((s) => ({ index: s.index, name: s.name })),
+    skipped: model.listed.flatMap((e) => ('skipped' in e ? [{ key: skippedKey(e.skipped), name: e.skipped.name }] : [])),
   };
 }
 
 type RegionId = 'x-status' | 'x-actions' | 'x-banner' | 'x-summary' | 'x-steps' | 'x-details' | 'x-history';
 
-function regions(model: ExecutionModel, selected: number | null, now: Date): Record<RegionId, Html> {
+function regions(model: ExecutionModel, selected: StepSelection, now: Date): Record<RegionId, Html> {
   return {
     'x-status': executionPill(model.execution.status),
     'x-actions': actions(model),
@@ -49,13 +53,13 @@ function regions(model: ExecutionModel, selected: number | null, now: Date): Rec
 }
 
 /** Region id -> its HTML, for live updates: the page's script swaps each one in. */
-export function executionFragments(model: ExecutionModel, selected: number | null, now: Date): Record<string, string> {
+export function executionFragments(model: ExecutionModel, selected: StepSelection, now: Date): Record<string, string> {
   return Object.fromEntries(Object.entries(regions(model, selected, now)).map(([id, part]) => [id, part.text]));
 }
 
-export function executionPage(model: ExecutionModel, layout: GraphLayout, requestedStep: number | null, now: Date): Html {
+export function executionPage(model: ExecutionModel, layout: GraphLayout, requestedStep: StepSelection, now: Date): Html {
   const name = model.execution.name;
-  const selected = requestedStep !== null && model.steps.some((s) => s.index === requestedStep) ? requestedStep : model.defaultStep;
+  const selected = knownSelection(model, requestedStep) ? requestedStep : model.defaultStep;
   const iteration = model.states.iterations.find((it) => it.index === selected);
   const svg = graphSvg(layout, (node) => (node.scope ? iteration?.states[node.state] : model.states.top[node.state]));
   const parts = regions(model, selected, now);
@@ -105,8 +109,16 @@ function actions(model: ExecutionModel): Html {
   return html`${stop}<button type="button" class="action" data-action="rerun" data-href="${rerunHref(name)}">New execution</button>`;
 }
 
-function graphCaption(model: ExecutionModel, selected: number | null): Html {
+/** An iteration of this execution, or a step it skipped; anything else falls back to the default. */
+function knownSelection(model: ExecutionModel, selection: StepSelection): boolean {
+  if (typeof selection === 'number') return model.steps.some((s) => s.index === selection);
+  return selection !== null && isSkippedKey(selection) && model.listed.some((e) => 'skipped' in e && skippedKey(e.skipped) === selection);
+}
+
+function graphCaption(model: ExecutionModel, selected: StepSelection): Html {
   const step = model.steps.find((s) => s.index === selected);
+  const skipped = model.listed.find((e) => 'skipped' in e && skippedKey(e.skipped) === selected);
+  if (skipped && 'skipped' in skipped) return html`Inside RunSteps: step <strong>${skipped.skipped.name}</strong> was skipped, so it has no iteration`;
   return step
     ? html`Inside RunSteps: iteration <strong>${step.index + 1}</strong> of ${model.steps.length}, step <strong>${step.name}</strong>`
     : html`Inside RunSteps: no iteration yet`;
@@ -124,9 +136,12 @@ function banner(model: ExecutionModel, now: Date): Html {
     return html`<section class="banner banner-succeeded"><h2>Execution succeeded</h2><p>${model.steps.length} step(s) in ${duration(Date.parse(x.stoppedAt ?? '') - Date.parse(x.startedAt))}.</p></section>`;
   }
   if (x.status === 'RUNNING') {
-    const current = model.steps.find((s) => s.status === 'in-progress');
+    const running = model.steps.filter((s) => s.outcome === 'running');
+    const current = running[0] ?? model.steps.find((s) => s.status === 'in-progress');
     return html`<section class="banner banner-running"><h2>Running</h2><p>${
-      current ? html`Step <strong>${current.name}</strong> (${current.index + 1} of ${model.steps.length}): ${current.lastPoll ? `${current.lastPoll.phase} (${current.lastPoll.reason})` : 'launching'}` : 'Preparing the build'
+      running.length > 1
+        ? html`Steps ${running.map((s, i) => html`${i > 0 ? ', ' : ''}<strong>${s.name}</strong>`)} side by side`
+        : current ? html`Step <strong>${current.name}</strong> (${current.index + 1} of ${model.steps.length}): ${current.lastPoll ? `${current.lastPoll.phase} (${current.lastPoll.reason})` : 'launching'}` : 'Preparing the build'
     } · ${duration(now.getTime() - Date.parse(x.startedAt))} so far</p></section>`;
   }
   return html`<section class="banner banner-cancelled"><h2>Execution ${x.status.toLowerCase().replace('_', ' ')}</h2></section>`;
@@ -160,56 +175,55 @@ ${x.reruns.length > 0 ? html`<div><dt>Re-runs</dt><dd>${x.reruns.map((r, i) => h
 </dl>`;
 }
 
-function stepList(model: ExecutionModel, selected: number | null): Html {
-  const { steps } = model;
-  if (steps.length === 0 && model.listed.length === 0) return html`<li class="muted">No steps yet: PrepareBuild has not finished.</li>`;
-  // Without the file's order (an execution recorded before it was kept), the iterations alone.
-  const listed = model.listed.length > 0 ? model.listed : steps.map((s) => ({ iteration: s.index }));
-  return html`${listed.map((entry) => {
-    if ('skipped' in entry) return skippedStep(entry.skipped);
-    const s = steps[entry.iteration];
-    return s ? stepLink(s, selected) : html``;
-  })}`;
-}
-
-/** A step its `when` left out: no iteration to select, so its reason is shown in place. */
-function skippedStep(s: SkippedStepView): Html {
-  return html`<li><div class="step status-skipped" data-skipped-step="${s.index}">
-<span class="dot" aria-hidden="true"></span><span class="step-name">${s.name}</span>
-<span class="step-status">skipped</span><span class="step-reason">Skipped: ${s.reason}</span></div></li>`;
-}
-
-function stepLink(s: StepView, selected: number | null): Html {
-  return html`<li><a class="step status-${s.status}" href="?step=${s.index}" data-step="${s.index}"${selected === s.index ? html` aria-current="true"` : ''}>
-<span class="dot" aria-hidden="true"></span><span class="step-name">${s.index + 1}. ${s.name}</span>
-<span class="step-status">${STATUS_LABELS[s.status]}${s.result?.error ? html` · <code>${s.result.error}</code>` : ''}</span></a></li>`;
-}
-
-function stepDetails(model: ExecutionModel, selected: number | null): Html {
-  return html`${model.steps.map((s) => stepDetail(model, s, selected === s.index))}`;
+function stepDetails(model: ExecutionModel, selected: StepSelection): Html {
+  const skipped = model.listed.flatMap((e) => ('skipped' in e ? [e.skipped] : []));
+  return html`${model.steps.map((s) => stepDetail(model, s, selected === s.index))}${skipped.map((s) => skippedDetail(s, selected === skippedKey(s)))}`;
 }
 
 function stepDetail(model: ExecutionModel, step: StepView, shown: boolean): Html {
   const name = model.execution.name;
   const result = step.result;
-  const notRun =
-    step.status === 'not-run'
-      ? model.execution.status === 'RUNNING'
-        ? 'Waiting for the steps before it.'
-        : 'Not run: the build ended before this step was launched.'
-      : null;
+  const notRun = notRunNote(step, model.execution.status === 'RUNNING');
   return html`<section class="step-detail" data-step-detail="${step.index}" aria-label="Step ${step.name}"${shown ? '' : html` hidden`}>
-<h3>${step.name} ${statusPill(step.status)}</h3>
+<h3>${step.name} ${outcomePill(step.outcome)}</h3>
+${step.needs && step.needs.length > 0 ? html`<p class="muted">Needs ${step.needs.join(', ')}</p>` : ''}
 <p class="muted">Image <code>${step.image}</code>${step.imageCheck ? html` <span class="image-check">${step.imageCheck}</span>` : ''}</p>
-${notRun ? html`<p>${notRun}</p>` : ''}
+${notRun ?? ''}
 ${result ? html`<dl class="facts">
 <div><dt>Result</dt><dd>${result.status}${result.exitCode !== null ? `, exit code ${result.exitCode}` : ''}</dd></div>
 ${result.error ? html`<div><dt>Error</dt><dd><code class="error-name">${result.error}</code></dd></div>` : ''}
 </dl>` : ''}
 ${step.lastPoll ? html`<h4>Last poll</h4><p>#${step.lastPoll.polls}: <strong>${step.lastPoll.phase}</strong> (${step.lastPoll.reason})${step.lastPoll.message ? html` — <span class="message">${step.lastPoll.message}</span>` : ''}</p>` : ''}
 ${podSection(step.pod)}
+${servicesSection(step)}
 ${logSection(step, logHref(name, step.index))}
 </section>`;
+}
+
+/**
+ * The step's services, each as its container was last seen (while the pod lived; then as the
+ * step's result has it), its own events and the last lines of its log.
+ */
+function servicesSection(step: StepView): Html {
+  if (step.services.length === 0) return html``;
+  return html`<h4>Services</h4>
+${step.services.map((service) => {
+    const seen = step.pod?.services?.find((s) => s.name === service.name);
+    const result = step.result?.services?.find((s) => s.name === service.name);
+    const state = seen?.state ?? result?.state ?? 'not started';
+    const exitCode = seen?.exitCode ?? result?.exitCode ?? null;
+    const restarts = seen?.restarts ?? result?.restarts ?? 0;
+    const events = (step.pod?.events ?? []).filter((e) => e.container === service.name);
+    return html`<section class="service" aria-label="Service ${service.name}">
+<h5><code>${service.name}</code> <span class="muted">image <code>${service.image}</code></span></h5>
+<dl class="facts">
+<div><dt>Container</dt><dd>${state}${seen?.reason ? html` <strong>${seen.reason}</strong>` : ''}${exitCode !== null ? ` (exit ${exitCode})` : ''}${restarts > 0 ? `, restarted ${restarts} time${restarts === 1 ? '' : 's'}` : ''}${seen?.message ? html`<br><span class="message">${seen.message}</span>` : ''}</dd></div>
+</dl>
+${events.length === 0 ? html`<p class="muted">No events.</p>` : eventsTable(events)}
+${result ? html`${result.logTail ? html`<pre class="log">${result.logTail}</pre>` : html`<p class="muted">The service wrote nothing.</p>`}
+${result.log ? html`<p class="muted">Whole log: <code>${result.log}</code></p>` : ''}` : ''}
+</section>`;
+  })}`;
 }
 
 function podSection(pod: StepPodView | null): Html {

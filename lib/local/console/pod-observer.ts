@@ -11,7 +11,7 @@ import type { PollState } from '../../workflow/state-data.js';
 import type { ExecutionChange, LocalExecutions } from '../executions.js';
 import { podView, type StepPodView } from './pod-view.js';
 
-const OBSERVED_AFTER = new Set(['LaunchStep', 'PollStep', 'FinishStep', 'FinishFailedStep']);
+const OBSERVED_AFTER = new Set(['LaunchStep', 'PollStep', 'FinishStep', 'FinishFailedStep', 'LaunchAfterFailure', 'PollAfterFailure', 'FinishAfterFailure']);
 
 export function observeStepPods(executions: LocalExecutions, kube: () => Promise<CoreV1Api>, onError?: (message: string) => void): () => void {
   // Reads run side by side; `reads` counts them so that only the newest one started is recorded

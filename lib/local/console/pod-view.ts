@@ -4,9 +4,11 @@
  * after the pod is deleted.
  */
 import type { CoreV1Event, V1ContainerStatus } from '@kubernetes/client-node';
-import { STEP_CONTAINER, type Observation } from '../../kube/index.js';
+import { STEP_CONTAINER, serviceStates, type Observation } from '../../kube/index.js';
 
 export interface PodEventView {
+  /** The container it is about (its fieldPath's name, a service's too); null for the pod itself. */
+  container?: string | null;
   type: string;
   reason: string;
   message: string;
@@ -29,6 +31,19 @@ export interface StepPodView {
   observedAt: string;
   /** True once the pod was seen gone: the status above is how it was last seen. */
   deleted: boolean;
+  /** The step's services (its sidecars), as last seen; absent or empty when it has none. */
+  services?: ServiceContainerView[];
+}
+
+/** A service's container, as the step's panel lists it beside the step's own. */
+export interface ServiceContainerView {
+  name: string;
+  /** waiting / starting (ports not open yet) / running / terminated. */
+  state: string;
+  reason: string | null;
+  message: string | null;
+  exitCode: number | null;
+  restarts: number;
 }
 
 /**
@@ -51,6 +66,7 @@ export function podView(podName: string, observation: Observation, previous?: St
       events: events.length > 0 ? events : (previous?.events ?? []),
       observedAt: observation.observedAt.toISOString(),
       deleted: true,
+      services: previous?.services ?? [],
     };
   }
   const status = pod.status?.containerStatuses?.find((c) => c.name === STEP_CONTAINER) ?? pod.status?.containerStatuses?.[0];
@@ -62,6 +78,11 @@ export function podView(podName: string, observation: Observation, previous?: St
     events,
     observedAt: observation.observedAt.toISOString(),
     deleted: terminating,
+    services: serviceStates(pod).map((service) => {
+      const status = pod.status?.initContainerStatuses?.find((c) => c.name === service.name);
+      const message = status?.state?.waiting?.message ?? status?.state?.terminated?.message ?? null;
+      return { name: service.name, state: service.state, reason: service.reason ?? null, message, exitCode: service.exitCode ?? null, restarts: service.restarts ?? 0 };
+    }),
   };
 }
 
@@ -77,6 +98,7 @@ function containerView(status: V1ContainerStatus): NonNullable<StepPodView['cont
 function eventView(event: CoreV1Event): PodEventView {
   const time = (value: Date | string | undefined | null) => (value ? new Date(value).toISOString() : null);
   return {
+    container: /\{([^}]*)\}$/.exec(event.involvedObject?.fieldPath ?? '')?.[1] ?? null,
     type: event.type ?? 'Normal',
     reason: event.reason ?? '',
     message: event.message ?? '',

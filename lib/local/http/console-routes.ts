@@ -16,11 +16,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { consoleAsset } from '../console/assets.js';
 import { executionModel } from '../console/execution-model.js';
 import { clientModel, executionFragments, executionPage } from '../console/execution-page.js';
+import { isSkippedKey } from '../console/step-list.js';
 import type { GraphLayout } from '../console/graph-layout.js';
 import { LIST_STREAM, listPage, listRows } from '../console/list-page.js';
 import { ASSET_PREFIX } from '../console/page-shell.js';
 import type { ExecutionChange, ExecutionDetail, ListedExecution } from '../executions.js';
-import { finishedStep, type ExecutionEvent } from '../executor.js';
+import { finishedStep, isLaunchState, type ExecutionEvent } from '../executor.js';
 import { logTail } from '../../workflow/log-tail.js';
 import type { PollState } from '../../workflow/state-data.js';
 
@@ -85,7 +86,8 @@ export function createConsoleRoutes(options: ConsoleRoutesOptions): ConsoleRoute
     if (rest.length === 0) {
       if (!wantsHtml(request)) return false;
       const step = new URL(request.url ?? '/', 'http://local').searchParams.get('step');
-      const requested = step !== null && /^\d+$/.test(step) ? Number(step) : null;
+      // An iteration by its index, or a skipped step (no iteration) by its key: step-list.ts.
+      const requested = step !== null && /^\d+$/.test(step) ? Number(step) : step !== null && isSkippedKey(step) ? step : null;
       sendHtml(response, 200, executionPage(executionModel(withLiveLogs(detail)), options.graph, requested, now()).text);
       return true;
     }
@@ -205,7 +207,7 @@ const LIVE_LOG_END_BYTES = 8 * 1024;
 /** The log store's live copy of a step still running, as LaunchStep named it; undefined once it ended. */
 function liveLogFile(history: readonly ExecutionEvent[], index: number): string | undefined {
   if (finishedStep(history, index)) return undefined;
-  const launched = history.find((e) => e.type === 'StateExited' && e.state?.name === 'LaunchStep' && e.index === index);
+  const launched = history.find((e) => e.type === 'StateExited' && isLaunchState(e.state?.name) && e.index === index);
   return (launched?.state?.output as { poll?: PollState } | undefined)?.poll?.log?.location;
 }
 

@@ -1,14 +1,17 @@
 import { deleteStepPod, maskSecrets, readSecretValues, readWholeStepLog, secretNeedles, STEP_CONTAINER } from '../../kube/index.js';
 import { ErrorNames } from '../../contract/index.js';
 import { logTail } from '../log-tail.js';
-import type { PollState, StepInput, StepResult } from '../state-data.js';
+import type { PollState, ServiceResult, StepInput, StepResult } from '../state-data.js';
+import type { Service } from '../../pipeline/types.js';
+import { serviceLogName } from '../step-log-store.js';
 import type { TaskDeps } from '../task-deps.js';
 
 /**
- * Keeps the step's log and deletes its pod, whatever the outcome. For a failed step the result
+ * Keeps the step's log and deletes its pod (unless other steps need it and it succeeded). For a failed step the result
  * carries the Error and the Cause that StepFailed reports; a non-zero exit (StepFailed, or
  * CheckoutFailed with git's own words) gets its log tail in the Cause, since that is what a
- * person reads first.
+ * person reads first. Each of the step's services has its log kept beside the step's, and a
+ * ServiceFailed Cause gets that service's log tail (its words say why it stopped).
  *
  * A step may print the secrets it was given (on purpose or through `set -x`), so the values of the
  * Secret keys it references are masked in everything kept from here on: the stored log, the tail
@@ -19,18 +22,27 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   if (!poll) throw new Error('FinishStep needs $.poll from PollStep');
   const api = await deps.kube();
   const checkout = input.settings.checkout;
-  const secrets = [...(checkout?.secrets ?? []), ...input.step.secrets];
+  const services = input.step.services ?? [];
+  // A service's log is kept too, so what its Secrets hold is masked everywhere as well.
+  const secrets = [...(checkout?.secrets ?? []), ...input.step.secrets, ...services.flatMap((s) => s.secrets)];
   // Read before the pod is deleted, so a failure here leaves the step retryable as it was.
   const needles = secrets.length > 0 ? secretNeedles(await readSecretValues(api, input.namespace, secrets)) : [];
   const mask = (text: string) => maskSecrets(text, needles);
   const { location, end } = await keepLog(input, poll, deps, mask);
-  await deleteStepPod(api, input.namespace, poll.podName);
-  const tail = end ? logTail(end) : '';
+  const serviceLogs = await keepServiceLogs(input, poll, deps, mask);
   const failed = poll.phase === 'failed';
+  // A step that others need says by its succeeded pod that they may start (WaitForNeeds); the
+  // build's cleanup deletes it.
+  const keepPod = !failed && input.step.needed === true;
+  if (!keepPod) await deleteStepPod(api, input.namespace, poll.podName);
+  const tail = end ? logTail(end) : '';
   let cause = failed ? mask(poll.cause ?? `Step "${input.step.name}" failed`) : null;
   const exited = poll.error === ErrorNames.StepFailed || poll.error === ErrorNames.CheckoutFailed;
   if (cause && exited && tail) cause = `${cause}\nLast lines of the log:\n${tail}`;
-  deps.log.info(`Step "${input.step.name}" ${failed ? 'failed' : 'succeeded'}; pod ${poll.podName} deleted`, {
+  // A service that ended says why in its own log (a database's FATAL line), not the step's.
+  const serviceTail = poll.error === ErrorNames.ServiceFailed && poll.service ? serviceLogs.get(poll.service)?.end : undefined;
+  if (cause && serviceTail) cause = `${cause}\nLast lines of the log of service "${poll.service}":\n${logTail(serviceTail)}`;
+  deps.log.info(`Step "${input.step.name}" ${failed ? 'failed' : 'succeeded'}; pod ${poll.podName} ${keepPod ? 'kept for the steps that need it' : 'deleted'}`, {
     log: location,
   });
   return {
@@ -41,7 +53,45 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     cause,
     logTail: tail,
     log: location,
+    ...(services.length > 0 ? { services: serviceResults(services, poll, serviceLogs) } : {}),
   };
+}
+
+/**
+ * Each service's whole log, read before the pod goes and stored beside the step's
+ * (serviceLogName), masked like it. A service that never started logged nothing: no location.
+ */
+async function keepServiceLogs(
+  input: StepInput,
+  poll: PollState,
+  deps: TaskDeps,
+  mask: (text: string) => string,
+): Promise<Map<string, { location: string | null; end: string }>> {
+  const kept = new Map<string, { location: string | null; end: string }>();
+  const services = input.step.services ?? [];
+  if (services.length === 0) return kept;
+  const api = await deps.kube();
+  for (const service of services) {
+    const log = mask(await readWholeStepLog(api, input.namespace, poll.podName, undefined, service.name));
+    const location = log ? await deps.logs.put(input.build.id, serviceLogName(input.step.name, service.name), log) : null;
+    kept.set(service.name, { location, end: log });
+  }
+  return kept;
+}
+
+function serviceResults(services: readonly Service[], poll: PollState, logs: Map<string, { location: string | null; end: string }>): ServiceResult[] {
+  return services.map((service) => {
+    const seen = poll.services?.find((s) => s.name === service.name);
+    return {
+      name: service.name,
+      image: service.image,
+      state: seen?.state ?? 'not-seen',
+      exitCode: seen?.exitCode ?? null,
+      ...(seen?.restarts ? { restarts: seen.restarts } : {}),
+      logTail: logTail(logs.get(service.name)?.end ?? ''),
+      log: logs.get(service.name)?.location ?? null,
+    };
+  });
 }
 
 /**

@@ -28,12 +28,14 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     buildId: input.build.id,
     step: input.step,
     namespace: input.namespace,
-    buildEnv: buildEnvironment(input.build),
+    buildEnv: buildEnvironment(input.build, input.failure),
     ...(workspace ? { workspace } : {}),
     ...(input.settings.checkout ? { checkout: input.settings.checkout } : {}),
     ...(input.settings.runAsUser !== undefined ? { runAsUser: input.settings.runAsUser } : {}),
     ...(input.settings.pullSecrets ? { pullSecrets: input.settings.pullSecrets } : {}),
     ...(input.settings.placement ? { placement: input.settings.placement } : {}),
+    ...(input.settings.serviceStartGraceSeconds !== undefined ? { serviceStartGraceSeconds: input.settings.serviceStartGraceSeconds } : {}),
+    ...(input.step.needed && input.settings.deadlineSeconds !== undefined ? { keepForSeconds: input.settings.deadlineSeconds } : {}),
   });
   const { pod, adopted } = await launchStepPod(api, manifest);
   const podName = pod.metadata?.name ?? manifest.metadata!.name!;

@@ -11,6 +11,7 @@ import {
   podProgress,
   sameProgress,
   secondsSince,
+  serviceStates,
   type PodProgress,
 } from '../../kube/index.js';
 import { LiveLogCopy, type LiveLogState } from '../live-log.js';
@@ -56,6 +57,7 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
       imagePullGraceSeconds: input.settings.imagePullGraceSeconds,
       unschedulableGraceSeconds: input.settings.unschedulableGraceSeconds,
       workspaceGraceSeconds: input.settings.workspaceGraceSeconds ?? DEFAULT_CLASSIFY_OPTIONS.workspaceGraceSeconds,
+      serviceStartGraceSeconds: input.settings.serviceStartGraceSeconds ?? DEFAULT_CLASSIFY_OPTIONS.serviceStartGraceSeconds,
     },
   );
   const runningSince = previous.runningSince ?? (status.phase === 'running' ? now.toISOString() : null);
@@ -80,10 +82,14 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
   const liveLog = log ?? previous.log;
   if (liveLog) poll.log = liveLog;
   if ('message' in status && status.message) poll.message = status.message;
+  // Gone with the pod: the last poll that saw the services keeps saying how they stood.
+  const services = observation.pod ? serviceStates(observation.pod) : previous.services;
+  if (services && services.length > 0) poll.services = services;
   if (status.phase === 'failed') {
     poll.error = status.error;
     poll.cause = status.cause;
     if (status.exitCode !== undefined) poll.exitCode = status.exitCode;
+    if (status.service !== undefined) poll.service = status.service;
   }
   if (status.phase === 'succeeded') poll.exitCode = 0;
   deps.log.info(`Step "${input.step.name}" is ${status.phase} (${status.reason})`, { poll: poll.polls });

@@ -1,11 +1,12 @@
 import type { BuildInput } from '../../contract/index.js';
 import { ensureGitCredentials, ensureWorkspaceClaim, gitCredentialsManifest, workspaceClaimManifest, type PodPlacement } from '../../kube/index.js';
-import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, InvalidPipeline, parseImageReference, parsePipeline, skipReason, type Step } from '../../pipeline/index.js';
+import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_SERVICE_START_GRACE_SECONDS, InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
 import { CHECKOUT_TIMEOUT_SECONDS, checkoutStep } from '../checkout-step.js';
-import { historyBudgetProblem } from '../history-budget.js';
-import { checkBuildImages, imageCheckNote, imageCheckSummaries, imageUses, missingImages } from '../image-check.js';
+import { historyBudgetProblem, withWorstWaits } from '../history-budget.js';
+import { checkBuildImages, imageCheckNote, imageCheckSummaries, imageUses, missingImages, servicesNote } from '../image-check.js';
 import { WorkspaceModes, type WorkflowSettings } from '../settings.js';
-import type { PreparedBuild, SkippedStep } from '../state-data.js';
+import type { PreparedBuild } from '../state-data.js';
+import { planSteps } from '../step-plan.js';
 import type { TaskDeps } from '../task-deps.js';
 import { buildToken, type BuildCredentials } from '../build-credentials.js';
 
@@ -40,9 +41,13 @@ export async function prepareBuild(
   credentials: BuildCredentials = {},
 ): Promise<PreparedBuild> {
   const parsed = parsePipeline(input.pipeline.text, input.pipeline.file);
+  const namespace = input.namespace ?? settings.namespace;
+  const checksOut = parsed.checkout !== false && input.source !== undefined;
+  const ephemeral = settings.workspaceMode === WorkspaceModes.ephemeral;
   // Decided now, from the delivery: a skipped step gets no iteration, its image is not asked about.
-  const { running, skipped } = splitByCondition(parsed.steps, input.build);
-  const pipeline = { ...parsed, steps: running };
+  const plan = planSteps(parsed.steps, input.build, checksOut && !ephemeral ? CHECKOUT_STEP : undefined);
+  const { skipped } = plan;
+  const pipeline = { ...parsed, steps: plan.running };
   if (pipeline.checkout !== false && !input.source && input.withoutSource) {
     deps.log.warn(`No checkout: ${input.withoutSource}`);
   } else if (pipeline.checkout !== false && !input.source) {
@@ -52,12 +57,13 @@ export async function prepareBuild(
       { file: input.pipeline.file, field: 'checkout' },
     );
   }
-  const namespace = input.namespace ?? settings.namespace;
-  const checksOut = pipeline.checkout !== false && input.source !== undefined;
-  const ephemeral = settings.workspaceMode === WorkspaceModes.ephemeral;
   // Refused before anything is asked or made: the clone, a step of its own unless each pod clones, counts too.
-  const runs = checksOut && !ephemeral ? [{ name: CHECKOUT_STEP, timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...pipeline.steps] : pipeline.steps;
-  const tooLong = historyBudgetProblem(input.pipeline.file, runs, {
+  // The steps that run after a failure count as if the failure came last.
+  const afterFailure = plan.afterFailure;
+  const everyStep = [...pipeline.steps, ...afterFailure];
+  const runs = checksOut && !ephemeral ? [{ name: CHECKOUT_STEP, timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...everyStep] : everyStep;
+  // A step with needs may wait as long as the steps it needs take, a look per watch while it does.
+  const tooLong = historyBudgetProblem(input.pipeline.file, withWorstWaits(runs), {
     pendingWatchSeconds: settings.pendingWatchSeconds,
     runningWatchSeconds: settings.runningWatchSeconds,
   });
@@ -65,14 +71,14 @@ export async function prepareBuild(
   // The kubelet pulls with the pod's own imagePullSecrets; the service account's count only when it has none.
   const pullSecrets = [...new Set([...(pipeline.pullSecrets ?? []), ...(settings.pullSecrets ?? [])])];
   const placement = deploymentPlacement(settings);
-  const uses = imageUses([...(checksOut ? [{ name: CHECKOUT_STEP, image: settings.cloneImage }] : []), ...pipeline.steps]);
+  const uses = imageUses([...(checksOut ? [{ name: CHECKOUT_STEP, image: settings.cloneImage }] : []), ...everyStep]);
   const verdicts = await checkBuildImages(uses, namespace, settings.imageCheck, deps, pullSecrets);
   const missing = missingImages(uses, verdicts);
   if (missing) throw missing;
   const images = imageCheckSummaries(uses, verdicts);
   const api = await deps.kube();
   // The checkout's own timeout counts too: the credentials and the claim outlive it.
-  const deadlineSeconds = claimDeadlineSeconds([{ timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...pipeline.steps]);
+  const deadlineSeconds = claimDeadlineSeconds([{ timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...everyStep]);
   const wantsToken = pipeline.checkout !== false && input.source?.credentials === 'github';
   const token = wantsToken ? await buildToken(credentials, input.build) : undefined;
   const credentialsSecret = token
@@ -81,13 +87,20 @@ export async function prepareBuild(
   const checkout =
     pipeline.checkout !== false && input.source ? checkoutStep(input.source, pipeline.checkout, settings.cloneImage, credentialsSecret) : undefined;
   // Ephemeral: each pod checks out for itself, so the checkout is no step of its own.
-  const steps = checkout && !ephemeral ? [checkout, ...pipeline.steps] : pipeline.steps;
+  const steps = checkout && !ephemeral ? [{ ...checkout, ...(plan.checkoutNeeded ? { needed: true as const } : {}) }, ...pipeline.steps] : pipeline.steps;
+  const maxParallel = plan.parallel ? Math.min(pipeline.maxParallel ?? settings.maxParallelSteps, settings.maxParallelSteps) : 1;
+  if (plan.parallel) {
+    const capped = pipeline.maxParallel !== undefined && pipeline.maxParallel > settings.maxParallelSteps ? ` (the pipeline asks for ${pipeline.maxParallel}; the deployment allows ${settings.maxParallelSteps})` : '';
+    deps.log.info(`Steps run side by side as their needs allow, at most ${maxParallel} at once${capped}`);
+  }
   if (checkout && ephemeral) {
     deps.log.info(`Preparing checkout: image ${parseImageReference(checkout.image).familiar}${imageCheckNote(images, checkout.image)}, in every step's pod`);
   }
   for (const step of skipped) deps.log.info(`Skipping step "${step.name}": ${step.reason}`, { step: step.name });
-  for (const step of steps) {
-    deps.log.info(`Preparing step "${step.name}": image ${parseImageReference(step.image).familiar}${imageCheckNote(images, step.image)}`, { step: step.name });
+  for (const step of [...steps, ...afterFailure]) {
+    const services = servicesNote(step, images, (image) => parseImageReference(image).familiar);
+    const when = afterFailure.includes(step) ? ', only if the build fails' : '';
+    deps.log.info(`Preparing step "${step.name}"${when}: image ${parseImageReference(step.image).familiar}${imageCheckNote(images, step.image)}${services}`, { step: step.name });
   }
   if (pullSecrets.length > 0) deps.log.info(`Every pod pulls with the secrets ${pullSecrets.map((name) => `"${name}"`).join(', ')}`);
   const workspace = ephemeral ? ({ ephemeral: true } as const) : await ensureClaim(input, namespace, settings, deadlineSeconds, deps);
@@ -106,24 +119,15 @@ export async function prepareBuild(
       ...(settings.runAsUser !== undefined ? { runAsUser: settings.runAsUser } : {}),
       ...(pullSecrets.length > 0 ? { pullSecrets } : {}),
       ...(placement ? { placement } : {}),
+      ...(plan.parallel ? { deadlineSeconds } : {}),
+      ...([...steps, ...afterFailure].some((step) => step.services) ? { serviceStartGraceSeconds: pipeline.serviceStartGraceSeconds ?? DEFAULT_SERVICE_START_GRACE_SECONDS } : {}),
     },
     steps,
+    maxParallel,
     ...(skipped.length > 0 ? { skipped } : {}),
+    ...(afterFailure.length > 0 ? { afterFailure } : {}),
     images,
   };
-}
-
-/** The steps whose `when` holds (without it: the state data stays small), and the others with why. */
-function splitByCondition(steps: readonly Step[], build: BuildInput['build']): { running: Step[]; skipped: SkippedStep[] } {
-  const running: Step[] = [];
-  const skipped: SkippedStep[] = [];
-  steps.forEach((step, index) => {
-    const { when, ...rest } = step;
-    const reason = skipReason(when, build);
-    if (reason === undefined) running.push(rest);
-    else skipped.push({ name: step.name, index, reason });
-  });
-  return { running, skipped };
 }
 
 /** The deployment's node selector and tolerations, when it has any. */

@@ -95,18 +95,22 @@
     const modelEl = document.getElementById('x-model');
     let model = modelEl ? JSON.parse(modelEl.textContent) : null;
     const fromUrl = new URL(window.location.href).searchParams.get('step');
-    // The reader's choice wins over the default (the failed step, else the running one).
-    let chosen = fromUrl !== null && fromUrl !== '' ? Number(fromUrl) : null;
+    // The reader's choice wins over the default (the failed step, else the running one). It is
+    // an iteration's index, or "skipped-N" for a step its `when` left out (no iteration).
+    let chosen = fromUrl !== null && fromUrl !== '' ? fromUrl : null;
 
     function selected() {
-      if (!model) return null;
-      const known = model.steps.some(function (s) { return s.index === chosen; });
-      return known ? chosen : model.defaultStep;
+      if (!model || chosen === null) return model ? model.defaultStep : null;
+      if ((model.skipped || []).some(function (s) { return s.key === chosen; })) return chosen;
+      const index = /^\d+$/.test(chosen) ? Number(chosen) : NaN;
+      const known = model.steps.some(function (s) { return s.index === index; });
+      return known ? index : model.defaultStep;
     }
 
     function apply() {
       if (!model) return;
       const index = selected();
+      const key = index === null ? '' : String(index);
       const iteration = model.states.iterations.find(function (it) { return it.index === index; });
       document.querySelectorAll('g.node.state').forEach(function (node) {
         const scope = node.dataset.scope;
@@ -118,20 +122,23 @@
         if (sub) sub.textContent = [node.dataset.type, LABELS[status], run && run.visits > 1 ? run.visits + '×' : ''].filter(Boolean).join(' · ');
       });
       document.querySelectorAll('#x-steps [data-step]').forEach(function (link) {
-        if (Number(link.dataset.step) === index) link.setAttribute('aria-current', 'true');
+        if (link.dataset.step === key) link.setAttribute('aria-current', 'true');
         else link.removeAttribute('aria-current');
       });
       document.querySelectorAll('[data-step-detail]').forEach(function (panel) {
-        panel.hidden = Number(panel.dataset.stepDetail) !== index;
+        panel.hidden = panel.dataset.stepDetail !== key;
       });
       const caption = document.getElementById('x-graph-caption');
       const step = model.steps.find(function (s) { return s.index === index; });
+      const skipped = (model.skipped || []).find(function (s) { return s.key === index; });
       if (caption) {
         caption.textContent = step
           ? 'Inside RunSteps: iteration ' + (step.index + 1) + ' of ' + model.steps.length + ', step ' + step.name
-          : 'Inside RunSteps: no iteration yet';
+          : skipped
+            ? 'Inside RunSteps: step ' + skipped.name + ' was skipped, so it has no iteration'
+            : 'Inside RunSteps: no iteration yet';
       }
-      page.dataset.selected = index === null ? '' : String(index);
+      page.dataset.selected = key;
     }
 
     // Links keep working without the script (?step=N); with it, no reload.
@@ -141,8 +148,8 @@
       const link = event.target.closest('a[data-step]');
       if (!link || event.metaKey || event.ctrlKey || event.shiftKey) return;
       event.preventDefault();
-      chosen = Number(link.dataset.step);
-      history.replaceState(null, '', '?step=' + chosen);
+      chosen = link.dataset.step;
+      history.replaceState(null, '', '?step=' + encodeURIComponent(chosen));
       apply();
       const detail = document.querySelector('[data-step-detail="' + chosen + '"]');
       if (detail && link.closest('#x-banner')) detail.scrollIntoView({ block: 'nearest' });

@@ -1,0 +1,70 @@
+import type { Step } from '../pipeline/index.js';
+import { planSteps } from './step-plan.js';
+
+const step = (name: string, extra: Partial<Step> = {}): Step => ({ name, image: 'alpine', commands: ['true'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [], ...extra });
+const onMain = { ref: 'refs/heads/main', event: 'push' };
+const summary = (plan: ReturnType<typeof planSteps>) => plan.running.map((s) => [s.name, s.needs ?? null, s.needed ?? false]);
+
+describe('which steps a build runs, in what order, after which others', () => {
+  test.each<[string, Step[], string | undefined, unknown[]]>([
+    ['without needs: the file\'s order, nothing waits', [step('a'), step('b')], 'clone', [['a', null, false], ['b', null, false]]],
+    [
+      'a diamond after the checkout',
+      [step('deps'), step('unit', { needs: ['deps'] }), step('lint', { needs: ['deps'] }), step('e2e', { needs: ['unit', 'lint'] })],
+      'clone',
+      [['deps', ['clone'], true], ['unit', ['deps'], true], ['lint', ['deps'], true], ['e2e', ['unit', 'lint'], false]],
+    ],
+    [
+      'no checkout step (an ephemeral workspace): clone in needs means nothing to wait for',
+      [step('a', { needs: ['clone'] }), step('b', { needs: [] })],
+      undefined,
+      [['a', null, false], ['b', null, false]],
+    ],
+    [
+      'a step that needs one further down comes after it',
+      [step('report', { needs: ['test'] }), step('test', { needs: [] })],
+      'clone',
+      [['test', ['clone'], true], ['report', ['test'], false]],
+    ],
+  ])('%s', (_, steps, checkout, expected) => {
+    expect(summary(planSteps(steps, onMain, checkout))).toEqual(expected);
+  });
+
+  it('keeps the steps that run after a failure apart, out of the way of the others', () => {
+    const plan = planSteps(
+      [step('test'), step('report', { when: { status: ['failure'] } }), step('deploy'), step('notify', { when: { status: ['failure'], branch: ['production'] } })],
+      onMain,
+      'clone',
+    );
+    expect(plan.afterFailure.map((s) => [s.name, s.when])).toEqual([['report', undefined]]);
+    expect(plan.skipped.map((s) => s.name)).toEqual(['notify']);
+    expect(summary(plan)).toEqual([['test', null, false], ['deploy', null, false]]);
+    // With needs, the step below a failure step follows what that one followed.
+    const parallel = planSteps([step('a', { needs: [] }), step('report', { when: { status: ['failure'] } }), step('b')], onMain, 'clone');
+    expect(summary(parallel)).toEqual([['a', ['clone'], true], ['b', ['a'], false]]);
+  });
+
+  it('says whether the checkout is needed, so its pod is kept for the steps that wait for it', () => {
+    expect(planSteps([step('a', { needs: [] })], onMain, 'clone').checkoutNeeded).toBe(true);
+    expect(planSteps([step('a')], onMain, 'clone').checkoutNeeded).toBe(false);
+  });
+
+  it('skips what needs a skipped step, and lets a step that only followed one wait for what that one needed', () => {
+    const plan = planSteps(
+      [
+        step('build', { needs: [] }),
+        step('deploy', { needs: ['build'], when: { branch: ['production'] } }),
+        step('announce', { needs: ['deploy'] }),
+        step('report'),
+      ],
+      onMain,
+      'clone',
+    );
+    expect(plan.skipped).toEqual([
+      { name: 'deploy', index: 1, reason: 'branch main is not production' },
+      { name: 'announce', index: 2, reason: 'it needs "deploy", which is skipped' },
+    ]);
+    expect(summary(plan)).toEqual([['build', ['clone'], true], ['report', ['build'], false]]);
+    expect(plan.running.every((s) => s.when === undefined)).toBe(true);
+  });
+});

@@ -1,0 +1,64 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { kubeClients, stepPodName } from '../../kube/index.js';
+import { Labels, MANAGED_BY } from '../../kube/types.js';
+import { embeddedClusterForFile } from '../../../test/fixtures/embedded-cluster.js';
+import type { StepInput } from '../state-data.js';
+import type { TaskDeps } from '../task-deps.js';
+import { NEEDS_POLL_SECONDS, needsVerdict, waitForNeeds } from './wait-for-needs.js';
+
+const pod = (step: string, phase: string): [string, V1Pod] => {
+  const name = stepPodName('b1', step);
+  return [name, { metadata: { name }, status: { phase } }];
+};
+
+describe('whether a step\'s needs are met, by their pods', () => {
+  test.each<[string, [string, V1Pod][], string[], unknown]>([
+    ['every need succeeded', [pod('unit', 'Succeeded'), pod('lint', 'Succeeded')], [], { met: true, done: ['unit', 'lint'] }],
+    ['one still running', [pod('unit', 'Succeeded'), pod('lint', 'Running')], [], { met: false, done: ['unit'], waitingFor: ['lint'] }],
+    ['one not launched yet', [pod('unit', 'Succeeded')], [], { met: false, done: ['unit'], waitingFor: ['lint'] }],
+    ['a failed need is not met (its failure stops the build)', [pod('unit', 'Failed'), pod('lint', 'Succeeded')], [], { met: false, done: ['lint'], waitingFor: ['unit'] }],
+    ['a need seen succeeded before stays done when its pod has gone', [pod('lint', 'Succeeded')], ['unit'], { met: true, done: ['unit', 'lint'] }],
+    ['another build\'s pod of the same step does not count', [[stepPodName('b2', 'unit'), { status: { phase: 'Succeeded' } }], pod('lint', 'Succeeded')], [], { met: false, done: ['lint'], waitingFor: ['unit'] }],
+  ])('%s', (_, pods, done, expected) => {
+    expect(needsVerdict('b1', ['unit', 'lint'], new Map(pods), done)).toEqual(expected);
+  });
+});
+
+describe('waiting for needs on the embedded cluster', () => {
+  const env = embeddedClusterForFile('needs');
+  const clients = () => kubeClients(async () => env.cluster.kubeConfig());
+  const input = (runningWatchSeconds: number): StepInput => ({
+    build: { id: 'b1' },
+    namespace: 'needs',
+    settings: { imagePullGraceSeconds: 60, unschedulableGraceSeconds: 120, runningWatchSeconds },
+    step: { name: 'e2e', image: 'alpine', commands: ['true'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [], needs: ['unit'] },
+    index: 1,
+  });
+  const deps = (overrides: Partial<TaskDeps> = {}): TaskDeps => {
+    const kube = clients();
+    return { ...kube, logs: undefined as never, now: () => new Date(), log: { info: () => {}, warn: () => {} }, ...overrides };
+  };
+
+  it('looks again at once after a watch that lasted its time', async () => {
+    const state = await waitForNeeds(input(1), deps());
+    expect(state).toMatchObject({ met: false, waitingFor: ['unit'], nextPollSeconds: 0, checks: 1 });
+  });
+
+  it('waits a few seconds before looking again when no watch could be opened, rather than spin', async () => {
+    const state = await waitForNeeds(input(240), deps({ watchPods: async () => undefined }));
+    expect(state).toMatchObject({ met: false, waitingFor: ['unit'], nextPollSeconds: NEEDS_POLL_SECONDS });
+  });
+
+  it('answers the moment the needed step\'s pod has succeeded', async () => {
+    const name = stepPodName('b1', 'unit');
+    await env.api.createNamespacedPod({
+      namespace: 'needs',
+      body: {
+        metadata: { name, labels: { [Labels.managedBy]: MANAGED_BY, [Labels.build]: 'b1', [Labels.step]: 'unit' } },
+        spec: { restartPolicy: 'Never', containers: [{ name: 'step', image: 'alpine:3.20', command: ['sh', '-c', 'true'] }] },
+      },
+    });
+    const state = await waitForNeeds(input(30), deps());
+    expect(state).toMatchObject({ met: true, done: ['unit'], waitingFor: [], nextPollSeconds: 0 });
+  });
+});

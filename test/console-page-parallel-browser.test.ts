@@ -1,0 +1,97 @@
+/**
+ * The console page of a build whose steps run side by side, in Chromium: the steps that need the
+ * same steps are drawn next to each other (same row, different columns), and a skipped step is
+ * selected like the others, by click and by address, its panel saying why it was skipped.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { FAST_TIMINGS } from '../lib/local/cluster/index.js';
+import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
+import { logger } from '../lib/workflow/lambda-task.js';
+import { describeRequiring } from './fixtures/requirements.js';
+import { waitFor } from './fixtures/wait-for.js';
+import { deliverGeneric } from './fixtures/webhooks/generic-delivery.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = 'test-artifacts';
+const SECRET = 'console-parallel-secret-3b9a';
+const chromiumInstalled = {
+  present: existsSync(CHROMIUM),
+  missing: `no Chromium at ${CHROMIUM}`,
+  remedy: 'Install Debian\'s chromium package (apt-get install chromium), as .ci/run does, or set CHROMIUM_PATH',
+};
+
+const step = (name: string, commands: string, extra = '') => `  - name: ${name}\n    image: alpine:3.20\n    commands: [${commands}]\n${extra}`;
+const PIPELINE =
+  'checkout: false\nversion: 1\nsteps:\n' +
+  step('deps', 'echo deps') +
+  step('unit', 'sleep 1, echo unit', '    needs: [deps]\n') +
+  step('lint', 'sleep 1, echo lint', '    needs: [deps]\n') +
+  step('deploy', 'echo deploy', '    needs: [unit, lint]\n    when: {branch: production}\n') +
+  step('e2e', 'echo e2e', '    needs: [unit, lint]\n');
+
+let server: LocalServer;
+let browser: Browser;
+
+describeRequiring('the console page of steps side by side, in Chromium', chromiumInstalled, () => {
+  beforeAll(async () => {
+    logger.setLogLevel('SILENT');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    server = await startLocalServer({ port: 0, secret: SECRET, timings: FAST_TIMINGS, waitMs: 20, retryMs: 20 });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('draws unit and lint side by side between deps and e2e, and selects the skipped deploy to show why', async () => {
+    const name = await deliverGeneric(server.url, SECRET, 'diamond-1', { repository: 'team/app', commit: 'd1a3011dc0ffee', ref: 'refs/heads/main', pipeline: PIPELINE });
+    await waitFor(async () => ((await (await fetch(`${server.url}/executions/${name}`)).json()) as { status: string }).status !== 'RUNNING', {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      what: 'the build to end',
+    });
+    const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    await page.goto(`${server.url}/executions/${name}`);
+    await page.locator('#x-status [data-status="SUCCEEDED"]').waitFor({ timeout: 5_000 });
+
+    // By the step's name alone ("3. unit", or "deploy" when skipped): the needs lines name steps too.
+    const stepLink = (text: string) => page.locator('#x-steps a.step').filter({ has: page.locator('.step-name', { hasText: new RegExp(`^(\\d+\\. )?${text}$`) }) });
+    const box = async (text: string) => (await stepLink(text).boundingBox())!;
+    const [deps, unit, lint, deploy, e2e] = await Promise.all(['deps', 'unit', 'lint', 'deploy', 'e2e'].map(box));
+    // Same row, two columns; deps above them, e2e below.
+    expect(Math.abs(unit!.y - lint!.y)).toBeLessThan(2);
+    expect(lint!.x).toBeGreaterThanOrEqual(unit!.x + unit!.width);
+    expect(deps!.y + deps!.height).toBeLessThanOrEqual(unit!.y);
+    expect(e2e!.y).toBeGreaterThanOrEqual(unit!.y + unit!.height);
+    // The skipped deploy would have run beside e2e: it is drawn in e2e's row.
+    expect(Math.abs(deploy!.y - e2e!.y)).toBeLessThan(2);
+    await expect(stepLink('e2e').locator('.step-needs').textContent()).resolves.toBe('needs: unit, lint');
+    await page.locator('.steps-panel').screenshot({ path: `${ARTIFACTS}/console-parallel-steps.png` });
+
+    // The skipped step is a step like the others: selected, its panel says why, the address keeps it.
+    const skipped = page.locator('#x-steps a[data-outcome="skipped"]');
+    const key = (await skipped.getAttribute('data-step'))!;
+    expect(key).toMatch(/^skipped-\d+$/);
+    await skipped.click();
+    const panel = page.locator(`[data-step-detail="${key}"]`);
+    await expect(panel.isVisible()).resolves.toBe(true);
+    await expect(panel.textContent()).resolves.toContain('Skipped: branch main is not production.');
+    await expect(skipped.getAttribute('aria-current')).resolves.toBe('true');
+    await expect(page.locator('#x-graph-caption').textContent()).resolves.toContain('deploy was skipped');
+    expect(new URL(page.url()).searchParams.get('step')).toBe(key);
+
+    await stepLink('unit').click();
+    await expect(panel.isHidden()).resolves.toBe(true);
+    await expect(skipped.getAttribute('aria-current')).resolves.toBeNull();
+
+    await page.goto(`${server.url}/executions/${name}?step=${key}`);
+    await expect(page.locator(`[data-step-detail="${key}"]`).isVisible()).resolves.toBe(true);
+    await page.close();
+  }, 60_000);
+});

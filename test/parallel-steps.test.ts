@@ -1,0 +1,159 @@
+/**
+ * Steps that run side by side (`needs`) on the embedded cluster, through the real definition: the
+ * steps that need the same step run at the same time and share the build's workspace, a step
+ * waits for every step it needs, and the first failure stops the build at once: the pods of steps
+ * still running are deleted, no later step is launched, and each step says what became of it.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { startLocalExecution, type ExecutionEvent } from '../lib/local/executor.js';
+import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
+import { localSource } from '../lib/local/local-source.js';
+import { localTaskRuntime } from '../lib/local/task-runtime.js';
+import { logger } from '../lib/workflow/lambda-task.js';
+import type { PreparedBuild } from '../lib/workflow/state-data.js';
+import { Labels } from '../lib/kube/types.js';
+
+const run = promisify(execFile);
+let root: string;
+let repo: string;
+let cluster: EmbeddedCluster;
+let api: CoreV1Api;
+let kubeconfig: string;
+
+beforeAll(async () => {
+  logger.setLogLevel('SILENT');
+  root = await mkdtemp(path.join(tmpdir(), 'parallel-steps-'));
+  repo = path.join(root, 'app');
+  await run('git', ['init', '-q', '-b', 'main', repo]);
+  await writeFile(path.join(repo, 'README'), 'hello\n');
+  await run('git', ['-C', repo, 'add', 'README']);
+  await run('git', ['-c', 'user.email=ci@example.com', '-c', 'user.name=CI', 'commit', '-q', '-m', 'first'], { cwd: repo });
+  cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS });
+  kubeconfig = path.join(root, 'kubeconfig');
+  await writeFile(kubeconfig, cluster.kubeconfigYaml());
+  api = kubeConfigFromFile(kubeconfig).makeApiClient(CoreV1Api);
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+  await rm(root, { recursive: true, force: true });
+});
+
+async function build(id: string, pipeline: string) {
+  const found = await localSource(path.join(repo, '.step-runner.yml'));
+  const events: ExecutionEvent[] = [];
+  try {
+    const started = Date.now();
+    const execution = startLocalExecution(
+      { build: { id, trigger: 'test', ...found.build }, pipeline: { file: 'ci.yml', text: pipeline }, ...(found.source ? { source: found.source } : {}) },
+      {
+        runtime: localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs'), settings: { imageCheck: false } }),
+        waitMs: 50,
+        retryMs: 10,
+        onEvent: (event) => events.push(event),
+      },
+    );
+    const summary = await execution.result;
+    return { summary, events, ms: Date.now() - started };
+  } finally {
+    await found.dispose();
+  }
+}
+
+const step = (name: string, commands: string[], extra = '') =>
+  `  - name: ${name}\n    image: alpine:3.20\n    commands:\n${commands.map((c) => `      - ${JSON.stringify(c)}\n`).join('')}${extra}`;
+
+/** The times a step's pod was created and its step finished, from the history. */
+function span(events: ExecutionEvent[], prepared: PreparedBuild, name: string) {
+  const index = prepared.steps.findIndex((s) => s.name === name);
+  const at = (state: string) => events.find((e) => e.index === index && e.type === 'TaskSucceeded' && e.state?.name === state)?.timestamp;
+  return { launched: at('LaunchStep'), finished: at('FinishStep') ?? at('FinishFailedStep') };
+}
+
+const preparedOf = (events: ExecutionEvent[]) =>
+  events.find((e) => e.type === 'StateExited' && e.state?.name === 'PrepareBuild')!.state!.output as PreparedBuild;
+
+const buildPods = async (id: string) =>
+  (await api.listNamespacedPod({ namespace: 'default', labelSelector: `${Labels.build}=${id}` })).items.filter((pod) => !pod.metadata?.deletionTimestamp);
+
+describe('steps side by side', () => {
+  it('runs the steps that need the same step at the same time, in one workspace, and the next once both are done', async () => {
+    const pipeline =
+      'version: 1\nsteps:\n' +
+      step('deps', ['echo deps > deps.txt']) +
+      step('unit', ['cat deps.txt', 'sleep 2', 'echo unit > unit.txt'], '    needs: [deps]\n') +
+      step('lint', ['cat deps.txt', 'sleep 2', 'echo lint > lint.txt'], '    needs: [deps]\n') +
+      step('e2e', ['cat README unit.txt lint.txt'], '    needs: [unit, lint]\n');
+    const { summary, events } = await build('par-diamond', pipeline);
+    expect(summary).toMatchObject({ status: 'SUCCEEDED' });
+    expect(summary.steps.map((s) => [s.name, s.status])).toEqual([
+      ['clone', 'succeeded'],
+      ['deps', 'succeeded'],
+      ['unit', 'succeeded'],
+      ['lint', 'succeeded'],
+      ['e2e', 'succeeded'],
+    ]);
+    const prepared = preparedOf(events);
+    expect(prepared.maxParallel).toBe(10);
+    const unit = span(events, prepared, 'unit');
+    const lint = span(events, prepared, 'lint');
+    const deps = span(events, prepared, 'deps');
+    const e2e = span(events, prepared, 'e2e');
+    // Both launched before either finished: their pods overlapped.
+    expect(unit.launched! < lint.finished! && lint.launched! < unit.finished!).toBe(true);
+    expect(Math.min(unit.launched!, lint.launched!)).toBeGreaterThanOrEqual(deps.finished! - 1000);
+    expect(e2e.launched!).toBeGreaterThanOrEqual(Math.max(unit.finished!, lint.finished!) - 1000);
+    // Nothing is left once the build has ended, the pods kept for the steps that needed them included.
+    expect(await buildPods('par-diamond')).toEqual([]);
+  }, 60_000);
+
+  it('stops at the first failure: the step running beside it is deleted at once and no later step is launched', async () => {
+    const pipeline =
+      'version: 1\nsteps:\n' +
+      step('deps', ['echo ok']) +
+      step('slow', ['sleep 30'], '    needs: [deps]\n') +
+      '  - name: broken\n    image: alpine:3.99-nope\n    commands: [echo never]\n    needs: [deps]\n' +
+      step('after', ['echo never'], '    needs: [slow, broken]\n');
+    const { summary, events, ms } = await build('par-fail-fast', pipeline);
+    expect(summary).toMatchObject({ status: 'FAILED', error: 'ImagePullFailed' });
+    expect(summary.steps.map((s) => [s.name, s.status])).toEqual([
+      ['clone', 'succeeded'],
+      ['deps', 'succeeded'],
+      ['slow', 'aborted'],
+      ['broken', 'failed'],
+      ['after', 'not-run'],
+    ]);
+    // Not left to finish its 30 s: CleanupBuild deleted its pod right after the failure.
+    expect(ms).toBeLessThan(20_000);
+    const failedAt = span(events, preparedOf(events), 'broken').finished!;
+    const cleanedAt = events.find((e) => e.type === 'TaskSucceeded' && e.state?.name === 'CleanupBuild')!.timestamp;
+    expect(cleanedAt - failedAt).toBeLessThan(2_000);
+    expect((events.find((e) => e.type === 'TaskSucceeded' && e.state?.name === 'CleanupBuild')!.state!.output as { deletedPods: number }).deletedPods).toBeGreaterThanOrEqual(1);
+    expect(events.some((e) => e.state?.name === 'LaunchStep' && e.index === preparedOf(events).steps.findIndex((s) => s.name === 'after'))).toBe(false);
+    expect(await buildPods('par-fail-fast')).toEqual([]);
+  }, 60_000);
+
+  it('skips a step that needs a skipped one, and runs a step that only followed it', async () => {
+    const pipeline =
+      'version: 1\nsteps:\n' +
+      step('build', ['echo build']) +
+      step('deploy', ['echo deploy'], '    when: {branch: production}\n    needs: [build]\n') +
+      step('announce', ['echo announce'], '    needs: [deploy]\n') +
+      step('report', ['echo report']);
+    const { summary } = await build('par-skip', pipeline);
+    expect(summary).toMatchObject({ status: 'SUCCEEDED' });
+    expect(summary.steps.map((s) => [s.name, s.status, s.reason])).toEqual([
+      ['clone', 'succeeded', undefined],
+      ['build', 'succeeded', undefined],
+      ['deploy', 'skipped', 'branch main is not production'],
+      ['announce', 'skipped', 'it needs "deploy", which is skipped'],
+      ['report', 'succeeded', undefined],
+    ]);
+  }, 60_000);
+});

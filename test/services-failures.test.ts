@@ -1,0 +1,157 @@
+/**
+ * A step's services failing on a real build: the state machine run locally against the embedded
+ * cluster, whose kubelet runs each service as a native sidecar (an init container with
+ * restartPolicy Always). A service whose image cannot be pulled fails the build with
+ * ImagePullFailed naming the service; a service that exits fails it with ServiceFailed and the
+ * service's log tail; either way the step ends within one poll of the kubelet's report and no pod
+ * is left behind. The image check is off for these builds, so the kubelet's pull decides (with it
+ * on, PrepareBuild would refuse the missing image before any pod).
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { startLocalExecution, type ExecutionEvent } from '../lib/local/executor.js';
+import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
+import { localTaskRuntime } from '../lib/local/task-runtime.js';
+import { buildSelector } from '../lib/kube/index.js';
+import { logger } from '../lib/workflow/lambda-task.js';
+import { finishedStep } from '../lib/local/executor.js';
+import { waitFor } from './fixtures/wait-for.js';
+
+/** A database that cannot start: it says why on its log, then exits as postgres does. */
+const BROKEN_DB = 'registry.example.test/ci/broken-db:1';
+const BROKEN_DB_SCRIPT = [
+  'echo "The files belonging to this database system will be owned by user postgres."',
+  'echo "initdb: error: directory \\"/var/lib/postgresql/data\\" exists but is not empty" >&2',
+  'exit 3',
+].join('; ');
+
+/** A service that runs but never listens: its port never opens. */
+const SILENT_DB = 'registry.example.test/ci/silent-db:1';
+
+let root: string;
+let cluster: EmbeddedCluster;
+let api: CoreV1Api;
+let kubeconfig: string;
+
+beforeAll(async () => {
+  logger.setLogLevel('SILENT');
+  root = await mkdtemp(path.join(tmpdir(), 'services-failures-'));
+  cluster = await startEmbeddedCluster({
+    timings: FAST_TIMINGS,
+    images: [
+      { image: BROKEN_DB, size: 1000000, entrypoint: ['/bin/sh', '-c', BROKEN_DB_SCRIPT] },
+      { image: SILENT_DB, size: 1000000, entrypoint: ['/bin/sh', '-c', 'echo "starting, but listening on nothing"; sleep 60'] },
+    ],
+  });
+  kubeconfig = path.join(root, 'kubeconfig');
+  await writeFile(kubeconfig, cluster.kubeconfigYaml());
+  api = kubeConfigFromFile(kubeconfig).makeApiClient(CoreV1Api);
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+  await rm(root, { recursive: true, force: true });
+});
+
+async function build(id: string, pipeline: string) {
+  const events: ExecutionEvent[] = [];
+  const execution = startLocalExecution(
+    { build: { id, trigger: 'test' }, pipeline: { file: 'ci.yml', text: pipeline }, withoutSource: 'these builds test their services' },
+    {
+      runtime: localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs'), settings: { imageCheck: false } }),
+      waitMs: 50,
+      retryMs: 10,
+      onEvent: (event) => events.push(event),
+    },
+  );
+  return { events, summary: await execution.result };
+}
+
+/**
+ * The build's pods that nobody asked to delete, once the execution has ended: none. Then every pod
+ * gone for good (a service that ignores SIGTERM holds its pod for the grace period of 10 s).
+ */
+async function podsLeft(buildId: string): Promise<number> {
+  const list = async () => (await api.listNamespacedPod({ namespace: 'default', labelSelector: buildSelector(buildId) })).items;
+  const kept = (await list()).filter((pod) => !pod.metadata?.deletionTimestamp).length;
+  if (kept > 0) return kept;
+  await waitFor(async () => (await list()).length === 0, { timeoutMs: 20000, what: `the pods of ${buildId} to be gone` });
+  return 0;
+}
+
+/** PollStep states of the step's iteration after the one that first saw the failure reported. */
+function pollsAfterReport(events: readonly ExecutionEvent[], reported: (poll: { phase: string; reason: string }) => boolean): number {
+  const polls = events
+    .filter((e) => e.type === 'StateExited' && e.state?.name === 'PollStep')
+    .map((e) => (e.state?.output as { poll: { phase: string; reason: string } }).poll);
+  const first = polls.findIndex(reported);
+  return first < 0 ? -1 : polls.length - 1 - first;
+}
+
+const pipeline = (service: string, top = '') => `version: 1
+checkout: false
+${top}steps:
+  - name: test
+    image: alpine:3.20
+    commands: ["echo the tests ran"]
+    services:
+${service}`;
+
+describe('a step whose service cannot run', () => {
+  it('fails the build with ImagePullFailed naming the service and its image when the image does not exist', async () => {
+    const id = 'svc-pull';
+    const { summary, events } = await build(id, pipeline('      - name: db\n        image: alpine:3.99-does-not-exist\n        ports: [5432]\n'));
+    expect(summary).toMatchObject({ status: 'FAILED', error: 'ImagePullFailed' });
+    expect(summary.cause).toContain('service "db"');
+    expect(summary.cause).toContain('"alpine:3.99-does-not-exist"');
+    expect(summary.cause).toMatch(/not found/);
+    // The step's own commands never ran.
+    expect(finishedStep(events)?.logTail ?? '').not.toContain('the tests ran');
+    // The poll that first saw the pull failure ended the step: it was the last poll.
+    expect(pollsAfterReport(events, (poll) => poll.phase === 'failed')).toBe(0);
+    expect(summary.steps[0]).toMatchObject({
+      name: 'test',
+      status: 'failed',
+      error: 'ImagePullFailed',
+      services: [{ name: 'db', image: 'alpine:3.99-does-not-exist', state: 'waiting', exitCode: null, log: null }],
+    });
+    expect(await podsLeft(id)).toBe(0);
+  });
+
+  it('fails the build with ServiceFailed, the exit code and the service\'s log tail when the service exits', async () => {
+    const id = 'svc-exit';
+    const { summary, events } = await build(id, pipeline(`      - name: db\n        image: ${BROKEN_DB}\n`));
+    expect(summary).toMatchObject({ status: 'FAILED', error: 'ServiceFailed' });
+    expect(summary.cause).toContain('Service "db" of step "test"');
+    expect(summary.cause).toContain('exit code 3');
+    expect(summary.cause).toContain('Last lines of the log of service "db":');
+    expect(summary.cause).toContain('initdb: error: directory "/var/lib/postgresql/data" exists but is not empty');
+    expect(pollsAfterReport(events, (poll) => poll.phase === 'failed')).toBe(0);
+    const [step] = summary.steps;
+    expect(step).toMatchObject({ name: 'test', status: 'failed', error: 'ServiceFailed', services: [{ name: 'db', image: BROKEN_DB, exitCode: 3 }] });
+    // The service's whole log is kept beside the step's, under BUILD/STEP.services.SERVICE.log.
+    const location = step!.services![0]!.log!;
+    expect(path.basename(location)).toBe('test.services.db.log');
+    expect(await readFile(location, 'utf8')).toContain('will be owned by user postgres');
+    expect(await podsLeft(id)).toBe(0);
+  });
+
+  it('fails the build with ServiceFailed naming the port when the service never opens it within the grace period', async () => {
+    const id = 'svc-port';
+    const started = Date.now();
+    const { summary, events } = await build(id, pipeline(`      - name: db\n        image: ${SILENT_DB}\n        ports: [1]\n`, 'service-start-grace: 3s\n'));
+    expect(summary).toMatchObject({ status: 'FAILED', error: 'ServiceFailed' });
+    expect(summary.cause).toContain('Service "db" of step "test"');
+    expect(summary.cause).toContain('never opened port 1');
+    expect(summary.cause).toContain('connection refused');
+    expect(summary.cause).toContain('starting, but listening on nothing');
+    // While it waited, the step was pending on the service, not running.
+    const waited = events.filter((e) => e.type === 'StateExited' && e.state?.name === 'PollStep').map((e) => (e.state?.output as { poll: { reason: string } }).poll.reason);
+    expect(waited.slice(0, -1).every((reason) => reason !== 'Running')).toBe(true);
+    expect(Date.now() - started).toBeLessThan(30000);
+    expect(await podsLeft(id)).toBe(0);
+  });
+});
