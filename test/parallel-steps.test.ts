@@ -4,67 +4,13 @@
  * waits for every step it needs, and the first failure stops the build at once: the pods of steps
  * still running are deleted, no later step is launched, and each step says what became of it.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { CoreV1Api } from '@kubernetes/client-node';
-import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
-import { startLocalExecution, type ExecutionEvent } from '../lib/local/executor.js';
-import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
-import { localSource } from '../lib/local/local-source.js';
-import { localTaskRuntime } from '../lib/local/task-runtime.js';
-import { logger } from '../lib/workflow/lambda-task.js';
+import type { ExecutionEvent } from '../lib/local/executor.js';
 import type { PreparedBuild } from '../lib/workflow/state-data.js';
 import { Labels } from '../lib/kube/types.js';
+import { localBuildsForFile } from './fixtures/local-builds.js';
 
-const run = promisify(execFile);
-let root: string;
-let repo: string;
-let cluster: EmbeddedCluster;
-let api: CoreV1Api;
-let kubeconfig: string;
-
-beforeAll(async () => {
-  logger.setLogLevel('SILENT');
-  root = await mkdtemp(path.join(tmpdir(), 'parallel-steps-'));
-  repo = path.join(root, 'app');
-  await run('git', ['init', '-q', '-b', 'main', repo]);
-  await writeFile(path.join(repo, 'README'), 'hello\n');
-  await run('git', ['-C', repo, 'add', 'README']);
-  await run('git', ['-c', 'user.email=ci@example.com', '-c', 'user.name=CI', 'commit', '-q', '-m', 'first'], { cwd: repo });
-  cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS });
-  kubeconfig = path.join(root, 'kubeconfig');
-  await writeFile(kubeconfig, cluster.kubeconfigYaml());
-  api = kubeConfigFromFile(kubeconfig).makeApiClient(CoreV1Api);
-});
-
-afterAll(async () => {
-  await cluster?.stop();
-  await rm(root, { recursive: true, force: true });
-});
-
-async function build(id: string, pipeline: string) {
-  const found = await localSource(path.join(repo, '.step-runner.yml'));
-  const events: ExecutionEvent[] = [];
-  try {
-    const started = Date.now();
-    const execution = startLocalExecution(
-      { build: { id, trigger: 'test', ...found.build }, pipeline: { file: 'ci.yml', text: pipeline }, ...(found.source ? { source: found.source } : {}) },
-      {
-        runtime: localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs'), settings: { imageCheck: false } }),
-        waitMs: 50,
-        retryMs: 10,
-        onEvent: (event) => events.push(event),
-      },
-    );
-    const summary = await execution.result;
-    return { summary, events, ms: Date.now() - started };
-  } finally {
-    await found.dispose();
-  }
-}
+const builds = localBuildsForFile({ prefix: 'parallel-steps', repository: true, settings: { imageCheck: false } });
+const build = builds.build;
 
 const step = (name: string, commands: string[], extra = '') =>
   `  - name: ${name}\n    image: alpine:3.20\n    commands:\n${commands.map((c) => `      - ${JSON.stringify(c)}\n`).join('')}${extra}`;
@@ -80,7 +26,7 @@ const preparedOf = (events: ExecutionEvent[]) =>
   events.find((e) => e.type === 'StateExited' && e.state?.name === 'PrepareBuild')!.state!.output as PreparedBuild;
 
 const buildPods = async (id: string) =>
-  (await api.listNamespacedPod({ namespace: 'default', labelSelector: `${Labels.build}=${id}` })).items.filter((pod) => !pod.metadata?.deletionTimestamp);
+  (await builds.api.listNamespacedPod({ namespace: 'default', labelSelector: `${Labels.build}=${id}` })).items.filter((pod) => !pod.metadata?.deletionTimestamp);
 
 describe('steps side by side', () => {
   it('runs the steps that need the same step at the same time, in one workspace, and the next once both are done', async () => {
@@ -137,6 +83,18 @@ describe('steps side by side', () => {
     expect((events.find((e) => e.type === 'TaskSucceeded' && e.state?.name === 'CleanupBuild')!.state!.output as { deletedPods: number }).deletedPods).toBeGreaterThanOrEqual(1);
     expect(events.some((e) => e.state?.name === 'LaunchStep' && e.index === preparedOf(events).steps.findIndex((s) => s.name === 'after'))).toBe(false);
     expect(await buildPods('par-fail-fast')).toEqual([]);
+  }, 60_000);
+
+  it('starts the steps that need nothing at once when there is no checkout to wait for', async () => {
+    const pipeline = 'version: 1\ncheckout: false\nsteps:\n' + step('a', ['sleep 1'], '    needs: []\n') + step('b', ['sleep 1'], '    needs: []\n');
+    const { summary, events } = await build('par-no-checkout', pipeline);
+    expect(summary).toMatchObject({ status: 'SUCCEEDED' });
+    const prepared = preparedOf(events);
+    expect(prepared.steps.map((s) => [s.name, s.needs])).toEqual([['a', []], ['b', []]]);
+    const a = span(events, prepared, 'a');
+    const b = span(events, prepared, 'b');
+    expect(a.launched! < b.finished! && b.launched! < a.finished!).toBe(true);
+    expect(events.some((e) => e.state?.name === 'WaitForNeeds')).toBe(false);
   }, 60_000);
 
   it('skips a step that needs a skipped one, and runs a step that only followed it', async () => {

@@ -7,18 +7,12 @@
  * is left behind. The image check is off for these builds, so the kubelet's pull decides (with it
  * on, PrepareBuild would refuse the missing image before any pod).
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CoreV1Api } from '@kubernetes/client-node';
-import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
-import { startLocalExecution, type ExecutionEvent } from '../lib/local/executor.js';
-import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
-import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { buildSelector } from '../lib/kube/index.js';
-import { logger } from '../lib/workflow/lambda-task.js';
-import { finishedStep } from '../lib/local/executor.js';
+import { finishedStep, type ExecutionEvent } from '../lib/local/executor.js';
 import { waitFor } from './fixtures/wait-for.js';
+import { localBuildsForFile } from './fixtures/local-builds.js';
 
 /** A database that cannot start: it says why on its log, then exits as postgres does. */
 const BROKEN_DB = 'registry.example.test/ci/broken-db:1';
@@ -31,51 +25,22 @@ const BROKEN_DB_SCRIPT = [
 /** A service that runs but never listens: its port never opens. */
 const SILENT_DB = 'registry.example.test/ci/silent-db:1';
 
-let root: string;
-let cluster: EmbeddedCluster;
-let api: CoreV1Api;
-let kubeconfig: string;
-
-beforeAll(async () => {
-  logger.setLogLevel('SILENT');
-  root = await mkdtemp(path.join(tmpdir(), 'services-failures-'));
-  cluster = await startEmbeddedCluster({
-    timings: FAST_TIMINGS,
-    images: [
-      { image: BROKEN_DB, size: 1000000, entrypoint: ['/bin/sh', '-c', BROKEN_DB_SCRIPT] },
-      { image: SILENT_DB, size: 1000000, entrypoint: ['/bin/sh', '-c', 'echo "starting, but listening on nothing"; sleep 60'] },
-    ],
-  });
-  kubeconfig = path.join(root, 'kubeconfig');
-  await writeFile(kubeconfig, cluster.kubeconfigYaml());
-  api = kubeConfigFromFile(kubeconfig).makeApiClient(CoreV1Api);
+const builds = localBuildsForFile({
+  prefix: 'services-failures',
+  images: [
+    { image: BROKEN_DB, size: 1000000, entrypoint: ['/bin/sh', '-c', BROKEN_DB_SCRIPT] },
+    { image: SILENT_DB, size: 1000000, entrypoint: ['/bin/sh', '-c', 'echo "starting, but listening on nothing"; sleep 60'] },
+  ],
+  settings: { imageCheck: false },
 });
-
-afterAll(async () => {
-  await cluster?.stop();
-  await rm(root, { recursive: true, force: true });
-});
-
-async function build(id: string, pipeline: string) {
-  const events: ExecutionEvent[] = [];
-  const execution = startLocalExecution(
-    { build: { id, trigger: 'test' }, pipeline: { file: 'ci.yml', text: pipeline }, withoutSource: 'these builds test their services' },
-    {
-      runtime: localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs'), settings: { imageCheck: false } }),
-      waitMs: 50,
-      retryMs: 10,
-      onEvent: (event) => events.push(event),
-    },
-  );
-  return { events, summary: await execution.result };
-}
+const build = builds.build;
 
 /**
  * The build's pods that nobody asked to delete, once the execution has ended: none. Then every pod
  * gone for good (a service that ignores SIGTERM holds its pod for the grace period of 10 s).
  */
 async function podsLeft(buildId: string): Promise<number> {
-  const list = async () => (await api.listNamespacedPod({ namespace: 'default', labelSelector: buildSelector(buildId) })).items;
+  const list = async () => (await builds.api.listNamespacedPod({ namespace: 'default', labelSelector: buildSelector(buildId) })).items;
   const kept = (await list()).filter((pod) => !pod.metadata?.deletionTimestamp).length;
   if (kept > 0) return kept;
   await waitFor(async () => (await list()).length === 0, { timeoutMs: 20000, what: `the pods of ${buildId} to be gone` });

@@ -4,64 +4,20 @@
  * environment, after the steps still running were stopped; whatever they do, the build ends FAILED
  * with the first failure. In a build that succeeds they are skipped.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { CoreV1Api } from '@kubernetes/client-node';
-import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
-import { finishedStep, NOT_AFTER_A_FAILURE, startLocalExecution, type ExecutionEvent } from '../lib/local/executor.js';
-import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
-import { localSource } from '../lib/local/local-source.js';
-import { localTaskRuntime } from '../lib/local/task-runtime.js';
-import { logger } from '../lib/workflow/lambda-task.js';
+import { readFile } from 'node:fs/promises';
+import { finishedStep, NOT_AFTER_A_FAILURE } from '../lib/local/executor.js';
 import { Labels } from '../lib/kube/types.js';
+import { localBuildsForFile } from './fixtures/local-builds.js';
+import { loadDefinition } from '../lib/workflow/definition.js';
+import { stateGraph } from '../lib/local/console/asl-graph.js';
+import { executionModel } from '../lib/local/console/execution-model.js';
+import { executionPage } from '../lib/local/console/execution-page.js';
+import { layoutGraph } from '../lib/local/console/graph-layout.js';
+import type { ListedExecution } from '../lib/local/executions.js';
 
-const run = promisify(execFile);
-let root: string;
-let repo: string;
-let cluster: EmbeddedCluster;
-let api: CoreV1Api;
-let kubeconfig: string;
-
-beforeAll(async () => {
-  logger.setLogLevel('SILENT');
-  root = await mkdtemp(path.join(tmpdir(), 'after-failure-'));
-  repo = path.join(root, 'app');
-  await run('git', ['init', '-q', '-b', 'main', repo]);
-  await writeFile(path.join(repo, 'README'), 'hello\n');
-  await run('git', ['-C', repo, 'add', 'README']);
-  await run('git', ['-c', 'user.email=ci@example.com', '-c', 'user.name=CI', 'commit', '-q', '-m', 'first'], { cwd: repo });
-  cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS });
-  kubeconfig = path.join(root, 'kubeconfig');
-  await writeFile(kubeconfig, cluster.kubeconfigYaml());
-  api = kubeConfigFromFile(kubeconfig).makeApiClient(CoreV1Api);
-});
-
-afterAll(async () => {
-  await cluster?.stop();
-  await rm(root, { recursive: true, force: true });
-});
-
-async function build(id: string, pipeline: string) {
-  const found = await localSource(path.join(repo, '.step-runner.yml'));
-  const events: ExecutionEvent[] = [];
-  try {
-    const execution = startLocalExecution(
-      { build: { id, trigger: 'test', ...found.build }, pipeline: { file: 'ci.yml', text: pipeline }, ...(found.source ? { source: found.source } : {}) },
-      {
-        runtime: localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs'), settings: { imageCheck: false } }),
-        waitMs: 50,
-        retryMs: 10,
-        onEvent: (event) => events.push(event),
-      },
-    );
-    return { summary: await execution.result, events };
-  } finally {
-    await found.dispose();
-  }
-}
+const builds = localBuildsForFile({ prefix: 'after-failure', repository: true, settings: { imageCheck: false } });
+const build = builds.build;
+const api = () => builds.api;
 
 const step = (name: string, commands: string[], extra = '') =>
   `  - name: ${name}\n    image: alpine:3.20\n    commands:\n${commands.map((c) => `      - ${JSON.stringify(c)}\n`).join('')}${extra}`;
@@ -93,9 +49,35 @@ describe('steps that run after a failure', () => {
     expect(log).toContain('testing');
     expect(log).toContain('status=failure error=StepFailed');
     expect(log).toContain(`cause=${summary.cause}`);
+    // The console page lists them after the others, and shows the one asked for with its log.
+    const execution: ListedExecution = {
+      ...summary,
+      name: 'after-fail',
+      executionArn: 'arn:aws:states:local:000000000000:execution:step-runner-local:after-fail',
+      startedAt: new Date(events[0]!.timestamp).toISOString(),
+      stoppedAt: new Date(events.at(-1)!.timestamp).toISOString(),
+      buildId: 'after-fail',
+      trigger: 'test',
+      repository: null,
+      commit: null,
+      ref: null,
+      rerunOf: null,
+      reruns: [],
+    };
+    const model = executionModel({ execution, history: events, pods: new Map() });
+    expect(model.steps.map((s) => [s.name, s.outcome])).toEqual([
+      ['clone', 'succeeded'],
+      ['test', 'failed'],
+      ['deploy', 'not-run'],
+      ['report', 'succeeded'],
+      ['notify', 'failed'],
+      ['cleanup', 'succeeded'],
+    ]);
+    const page = executionPage(model, layoutGraph(stateGraph(loadDefinition())), 3, new Date()).text;
+    expect(page).toContain('status=failure error=StepFailed');
     // Nothing is left once the build has ended.
-    expect((await api.listNamespacedPod({ namespace: 'default', labelSelector: `${Labels.build}=after-fail` })).items).toEqual([]);
-    expect((await api.listNamespacedPersistentVolumeClaim({ namespace: 'default', labelSelector: `${Labels.build}=after-fail` })).items.filter((c) => !c.metadata?.deletionTimestamp)).toEqual([]);
+    expect((await api().listNamespacedPod({ namespace: 'default', labelSelector: `${Labels.build}=after-fail` })).items).toEqual([]);
+    expect((await api().listNamespacedPersistentVolumeClaim({ namespace: 'default', labelSelector: `${Labels.build}=after-fail` })).items.filter((c) => !c.metadata?.deletionTimestamp)).toEqual([]);
   }, 60_000);
 
   it('start only once the steps still running beside the failed one are stopped', async () => {

@@ -55,7 +55,7 @@ export interface LocalExecutionOptions {
   executionName?: string;
   /** Called with each history event as it happens (the console output). */
   onEvent?: (event: ExecutionEvent) => void;
-  /** Tests only: wait this many ms in WaitForStep instead of the scheduled seconds. */
+  /** Tests only: wait this many ms in the step loops' Wait states instead of the scheduled seconds. */
   waitMs?: number;
   /** Tests only: pause this many ms between retries instead of the definition's intervals. */
   retryMs?: number;
@@ -178,7 +178,7 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
     context: { Execution: { Id: localExecutionArn(name), Name: name, Input: input as never, StartTime: new Date().toISOString() } },
     overrides: {
       taskResourceLocalHandlers: handlers as never,
-      ...(options.waitMs !== undefined ? { waitTimeOverrides: { WaitForStep: options.waitMs } } : {}),
+      ...(options.waitMs !== undefined ? { waitTimeOverrides: { WaitForStep: options.waitMs, WaitAfterFailure: options.waitMs, WaitBeforeNeeds: options.waitMs } } : {}),
       ...(options.retryMs !== undefined ? { retryIntervalOverrides: retriedStates } : {}),
     },
     noThrowOnAbort: true,

@@ -18,7 +18,7 @@ describe('which steps a build runs, in what order, after which others', () => {
       'no checkout step (an ephemeral workspace): clone in needs means nothing to wait for',
       [step('a', { needs: ['clone'] }), step('b', { needs: [] })],
       undefined,
-      [['a', null, false], ['b', null, false]],
+      [['a', [], false], ['b', [], false]],
     ],
     [
       'a step that needs one further down comes after it',

@@ -9,8 +9,8 @@ export interface StepPlan {
   /**
    * The steps that run, each after the steps it needs. Without `needs` in the file: the file's
    * order, one at a time, and no step carries `needs`. With it: every step says what it needs
-   * (`checkout` for those that need nothing else; no `needs` when there is no checkout step
-   * either), and a step another one needs says `needed`.
+   * (`checkout` for those that need nothing else; `[]` when there is no checkout step either),
+   * and a step another one needs says `needed`.
    */
   running: Step[];
   skipped: SkippedStep[];
@@ -60,9 +60,8 @@ export function planSteps(steps: readonly Step[], build: BuildFacts, checkout?: 
   const order = runOrder(resolved.map(({ step, needs }) => ({ name: step.name, needs })), resolved.map(({ needs }) => needs));
   const running = order.map((index) => {
     const { step, needs } = resolved[index]!;
-    const { needs: _asWritten, ...rest } = withoutCondition(step);
-    // A step that needs nothing (no checkout step to wait for) starts as soon as its iteration does.
-    return { ...rest, ...(needs.length > 0 ? { needs } : {}), ...(needed.has(step.name) ? { needed: true as const } : {}) };
+    // `needs: []` (no checkout step to wait for): it starts as soon as its iteration does.
+    return { ...withoutCondition(step), needs, ...(needed.has(step.name) ? { needed: true as const } : {}) };
   });
   return { running, skipped, afterFailure, parallel, checkoutNeeded: checkout !== undefined && needed.has(checkout) };
 }

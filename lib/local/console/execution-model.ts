@@ -95,7 +95,8 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
   const running = execution.status === 'RUNNING';
   const states = executionStates(history, running);
   const prepared = history.find((e) => e.type === 'StateExited' && e.state?.name === 'PrepareBuild')?.state?.output as PreparedBuild | undefined;
-  const planned: Step[] = prepared?.steps ?? [];
+  // Iteration i: RunSteps' steps, then those that run after a failure (numbered after them, as listedSteps() lists them).
+  const planned: Step[] = [...(prepared?.steps ?? []), ...(prepared?.afterFailure ?? [])];
   const stepName = (index: number) => planned[index]?.name ?? `#${index + 1}`;
   // The run --json statuses, which the executor derives from this same history (names are unique).
   const outcomes = new Map((execution.steps ?? []).map((s) => [s.name, s.status]));
