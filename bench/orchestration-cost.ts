@@ -23,6 +23,7 @@ import { cleanupBuild } from '../lib/workflow/tasks/cleanup-build.js';
 import { finishStep } from '../lib/workflow/tasks/finish-step.js';
 import { launchStep } from '../lib/workflow/tasks/launch-step.js';
 import { pollStep } from '../lib/workflow/tasks/poll-step.js';
+import { waitForNeeds } from '../lib/workflow/tasks/wait-for-needs.js';
 import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
 import type { StatusRequest } from '../lib/contract/index.js';
 import { reportStatus } from '../lib/workflow/tasks/report-status.js';
@@ -163,6 +164,8 @@ export async function simulateBuild(
       }
       return poll;
     },
+    // The simulated pipelines say no `needs`: bound so that every Task state of the definition is.
+    WaitForNeedsLambdaFunction: async (input: StepInput) => waitForNeeds(input, deps),
     FinishStepLambdaFunction: async (input: StepInput) => finishStep(input, deps),
     CleanupBuildLambdaFunction: async (input: { build: { id: string }; namespace?: string }) => cleanupBuild(input, config.namespace, deps),
     ReportStatusLambdaFunction: async (input: StatusRequest) =>
