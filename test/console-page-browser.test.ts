@@ -5,11 +5,12 @@
  * to test-artifacts/ for a human to look at.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
 import { FAST_TIMINGS } from '../lib/local/cluster/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
 import { logger } from '../lib/workflow/lambda-task.js';
+import { ARTIFACTS, chromiumInstalled, launchChromium } from './fixtures/chromium.js';
 import { describeRequiring } from './fixtures/requirements.js';
 import { branchPush } from './fixtures/webhooks/examples.js';
 import { sign } from '@octokit/webhooks-methods';
@@ -20,15 +21,8 @@ declare const document: { activeElement: unknown; documentElement: { scrollWidth
 declare const window: { innerWidth: number; notReloaded?: boolean };
 declare function getComputedStyle(element: unknown): { outlineStyle: string };
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = 'test-artifacts';
 const SECRET = 'console-page-secret-5e1f';
 /** A developer machine without Chromium skips, saying why; under CI=true (which installs it, .ci/run) it fails. */
-const chromiumInstalled = {
-  present: existsSync(CHROMIUM),
-  missing: `no Chromium at ${CHROMIUM}`,
-  remedy: 'Install Debian\'s chromium package (apt-get install chromium), as .ci/run does, or set CHROMIUM_PATH',
-};
 
 let server: LocalServer;
 let browser: Browser;
@@ -82,12 +76,8 @@ function recordRequests(page: Page): string[] {
 describeRequiring('the console page in Chromium', chromiumInstalled, () => {
   beforeAll(async () => {
     logger.setLogLevel('SILENT');
-    mkdirSync(ARTIFACTS, { recursive: true });
     server = await startLocalServer({ port: 0, secret: SECRET, timings: FAST_TIMINGS, waitMs: 20, retryMs: 20 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

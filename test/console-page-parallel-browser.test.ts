@@ -3,23 +3,16 @@
  * same steps are drawn next to each other (same row, different columns), and a skipped step is
  * selected like the others, by click and by address, its panel saying why it was skipped.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { FAST_TIMINGS } from '../lib/local/cluster/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
 import { logger } from '../lib/workflow/lambda-task.js';
+import { ARTIFACTS, chromiumInstalled, launchChromium } from './fixtures/chromium.js';
 import { describeRequiring } from './fixtures/requirements.js';
 import { waitFor } from './fixtures/wait-for.js';
 import { deliverGeneric } from './fixtures/webhooks/generic-delivery.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = 'test-artifacts';
 const SECRET = 'console-parallel-secret-3b9a';
-const chromiumInstalled = {
-  present: existsSync(CHROMIUM),
-  missing: `no Chromium at ${CHROMIUM}`,
-  remedy: 'Install Debian\'s chromium package (apt-get install chromium), as .ci/run does, or set CHROMIUM_PATH',
-};
 
 const step = (name: string, commands: string, extra = '') => `  - name: ${name}\n    image: alpine:3.20\n    commands: [${commands}]\n${extra}`;
 const PIPELINE =
@@ -36,12 +29,8 @@ let browser: Browser;
 describeRequiring('the console page of steps side by side, in Chromium', chromiumInstalled, () => {
   beforeAll(async () => {
     logger.setLogLevel('SILENT');
-    mkdirSync(ARTIFACTS, { recursive: true });
     server = await startLocalServer({ port: 0, secret: SECRET, timings: FAST_TIMINGS, waitMs: 20, retryMs: 20 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

@@ -5,23 +5,16 @@
  * after failureThreshold of them the kubelet kills the sidecar and starts it again. The catalog's
  * `kong/go-echo` stand-in serves as a real service would.
  */
-import { createServer } from 'node:net';
 import type { CoreV1Event, V1Container, V1Pod } from '@kubernetes/client-node';
 import { PORT_GATE_SCRIPT } from '../lib/kube/service-containers.js';
 import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
+import { freePort } from './fixtures/free-port.js';
 import { waitFor } from './fixtures/wait-for.js';
 
 const NS = 'probes';
 const kube = embeddedClusterForFile(NS);
 
 /** A port nothing listens on now (the test's own processes open it later, or never). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const probe = (port: number, failureThreshold = 30) => ({ tcpSocket: { port }, periodSeconds: 1, timeoutSeconds: 1, failureThreshold });
 

@@ -5,7 +5,6 @@
  * connections: here one service opens its port a second late, and the step, which connects at
  * once, succeeds. The catalog's `kong/go-echo` is the other service.
  */
-import { createServer } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { startLocalExecution } from '../lib/local/executor.js';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { logger } from '../lib/workflow/lambda-task.js';
+import { freePort } from './fixtures/free-port.js';
 import { launchedPods } from './fixtures/launched-pods.js';
 
 /** A server that takes a second to listen (a database replaying its log, say), on $PORT. */
@@ -40,13 +40,6 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** What the step runs on this machine: connect to a port, send a line, print the answer. */
 const talk = (port: number) =>
