@@ -15,6 +15,7 @@ import { startLocalExecution, type ExecutionEvent, type ExecutionSummary } from 
 import { printedStatusReporter } from '../lib/local/printed-status.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { runBuild } from '../lib/local/commands/run.js';
+import type { WorkflowSettings } from '../lib/workflow/settings.js';
 import { stepLogName } from '../lib/workflow/step-log-store.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 
@@ -38,11 +39,11 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-function build(id: string, steps: string, onEvent?: (event: ExecutionEvent) => void): Promise<ExecutionSummary> {
+function build(id: string, steps: string, onEvent?: (event: ExecutionEvent) => void, settings?: Partial<WorkflowSettings>): Promise<ExecutionSummary> {
   return startLocalExecution(
     { build: { id, trigger: 'test' }, pipeline: { file: 'p.yml', text: `version: 1\ncheckout: false\nsteps:\n${steps}` }, withoutSource: 'the steps print' },
     {
-      runtime: localTaskRuntime({ kubeconfig: path.join(root, 'kubeconfig'), namespace: 'default', logsDir: logsDir() }),
+      runtime: localTaskRuntime({ kubeconfig: path.join(root, 'kubeconfig'), namespace: 'default', logsDir: logsDir(), ...(settings ? { settings } : {}) }),
       statuses: printedStatusReporter(() => {}),
       ...(onEvent ? { onEvent } : {}),
     },
@@ -98,6 +99,40 @@ describe('a running step\'s log', () => {
     expect(text).not.toContain('second-line-of-the-key');
     expect(text.split('\n').filter((line) => line === SECRET_MASK)).toHaveLength(2);
   }, 30_000);
+
+  it('past the running watch\'s limit, is read at each poll, while the step runs', async () => {
+    // Watched for its first 2 s of running, then polled on the schedule (2 s, 4 s... apart).
+    let printedSeen: { at: number; running: boolean } | undefined;
+    let printedAt = 0;
+    const watching = setInterval(() => {
+      void stored('past-limit', 'slow').then(async (text) => {
+        if (!printedAt && /half-$/m.test(text)) printedAt = Date.now();
+        if (printedSeen || !text.includes('after the watch')) return;
+        const pod = await cluster.kubeConfig().makeApiClient(CoreV1Api).readNamespacedPod({ namespace: 'default', name: stepPodName('past-limit', 'slow') }).catch(() => undefined);
+        printedSeen = { at: Date.now(), running: pod?.status?.phase === 'Running' };
+      });
+    }, 50);
+    let polls = 0;
+    try {
+      const summary = await build(
+        'past-limit',
+        `  - name: slow\n    image: alpine:3.20\n    commands:\n      - sleep 3\n      - echo after the watch\n      - sh -c 'printf half-; sleep 6; echo written'\n      - sleep 5\n`,
+        (event) => {
+          if (event.type === 'StateEntered' && event.state?.name === 'PollStep') polls++;
+        },
+        { runningWatchUntilSeconds: 2 },
+      );
+      expect(summary.status).toBe('SUCCEEDED');
+    } finally {
+      clearInterval(watching);
+    }
+    // Kept by a poll without a watch while the step slept on; a line half-written then is kept once whole.
+    expect(printedSeen?.running).toBe(true);
+    expect(printedAt).toBe(0);
+    expect(await stored('past-limit', 'slow')).toBe('+ sleep 3\n+ echo after the watch\nafter the watch\n+ sh -c \'printf half-; sleep 6; echo written\'\nhalf-written\n+ sleep 5\n');
+    // About 14 s of running: watched for 2 s, then polls doubling from 2 s, not one watch to the end.
+    expect(polls).toBeGreaterThanOrEqual(4);
+  }, 40_000);
 
   it('is printed by `run` line by line as it comes, once, before the step\'s result', async () => {
     const file = path.join(root, 'talk.yml');

@@ -11,7 +11,13 @@ export interface KubeClients {
   watchPod(namespace: string, podName: string, until: (pod: V1Pod | null) => boolean, timeoutMs: number): Promise<WatchedPod | undefined>;
   watchPods(namespace: string, labelSelector: string, until: (pods: ReadonlyMap<string, V1Pod>) => boolean, timeoutMs: number): Promise<WatchedPods | undefined>;
   followLog(namespace: string, podName: string, container: string, from: LogPosition | undefined, onLines: OnLines, signal: AbortSignal): Promise<LogPosition | undefined>;
-  readLogAfter(namespace: string, podName: string, container: string, from: LogPosition | undefined): Promise<{ text: string; position: LogPosition | undefined }>;
+  readLogAfter(
+    namespace: string,
+    podName: string,
+    container: string,
+    from: LogPosition | undefined,
+    options?: { running?: boolean },
+  ): Promise<{ text: string; position: LogPosition | undefined }>;
 }
 
 /**
@@ -35,8 +41,8 @@ export function kubeClients(kubeConfig: () => Promise<KubeConfig>): KubeClients 
     async followLog(namespace, podName, container, from, onLines, signal) {
       return followContainerLog(await kubeConfig(), namespace, podName, container, from, onLines, signal);
     },
-    async readLogAfter(namespace, podName, container, from) {
-      return readLogAfter(await kubeConfig(), namespace, podName, container, from);
+    async readLogAfter(namespace, podName, container, from, options) {
+      return readLogAfter(await kubeConfig(), namespace, podName, container, from, options);
     },
   };
 }

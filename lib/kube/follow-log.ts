@@ -62,7 +62,9 @@ export async function followContainerLog(
 
 /**
  * What a container's log holds after `from`, read once (no follow), and the position after it:
- * what FinishStep adds to a copy that PollStep followed. Empty when there is no log to read.
+ * what FinishStep adds to a copy that PollStep followed, or what a poll without a watch adds while
+ * the container runs (`running`: an unterminated last line is left for the next read). Empty when
+ * there is no log to read.
  */
 export async function readLogAfter(
   kubeConfig: KubeConfig,
@@ -70,6 +72,7 @@ export async function readLogAfter(
   podName: string,
   container: string,
   from: LogPosition | undefined,
+  { running = false }: { running?: boolean } = {},
 ): Promise<{ text: string; position: LogPosition | undefined }> {
   const operation = `read log of pod ${namespace}/${podName}`;
   const sinceTime = sinceTimeOf(from);
@@ -87,8 +90,7 @@ export async function readLogAfter(
       await finished;
       return Buffer.concat(chunks).toString('utf8');
     });
-    // The log has ended: an unterminated last line is whole.
-    return linesAfter(raw, from);
+    return linesAfter(raw, from, !running);
   } catch (error) {
     const status = httpStatus(error);
     if (status === 404 || status === 400) return { text: '', position: from };

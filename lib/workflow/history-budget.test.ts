@@ -22,7 +22,7 @@ import {
   type HistoryShape,
   type Watches,
 } from './history-budget.js';
-import { DEFAULT_PENDING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_SECONDS, workflowSettings } from './settings.js';
+import { DEFAULT_PENDING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_UNTIL_SECONDS, workflowSettings } from './settings.js';
 import type { TaskDeps } from './task-deps.js';
 import { prepareBuild } from './tasks/prepare-build.js';
 import { NEEDS_POLL_SECONDS } from './tasks/wait-for-needs.js';
@@ -33,7 +33,9 @@ const HOUR = 60 * MINUTE;
 const PLAIN: Watches = { pendingWatchSeconds: 0, runningWatchSeconds: 0 };
 /** The pending watch alone: a running step polled on the schedule. */
 const PENDING_ONLY: Watches = { pendingWatchSeconds: DEFAULT_PENDING_WATCH_SECONDS, runningWatchSeconds: 0 };
-const VARIANTS = [DEPLOYED_WATCHES, PENDING_ONLY, PLAIN];
+/** Watching a running step for the whole of its run, however long. */
+const WHOLE_RUN: Watches = { pendingWatchSeconds: DEFAULT_PENDING_WATCH_SECONDS, runningWatchSeconds: DEFAULT_RUNNING_WATCH_SECONDS };
+const VARIANTS = [DEPLOYED_WATCHES, WHOLE_RUN, PENDING_ONLY, PLAIN];
 
 describe('historyShape', () => {
   it('is what PrepareBuild uses: the copy in history-budget.ts matches state-machine.asl.yml', () => {
@@ -121,14 +123,18 @@ describe('stepPolls', () => {
     ['watched pull and run', { pendingSeconds: 10, runSeconds: 5, timeoutSeconds: HOUR }, DEPLOYED_WATCHES, 2], // 10 | 15 ended
     ['a run longer than one watch', { pendingSeconds: 10, runSeconds: 600, timeoutSeconds: HOUR }, DEPLOYED_WATCHES, 4], // 10 | 250 490 | 610
     ['a watched run until the deadline', { pendingSeconds: 10, timeoutSeconds: 100 }, DEPLOYED_WATCHES, 2], // 10 | 100
+    // Past runningWatchUntilSeconds (900 s of running), the schedule: a poll a minute.
+    ['a run past the watch\'s limit', { pendingSeconds: 10, runSeconds: 1000, timeoutSeconds: HOUR }, DEPLOYED_WATCHES, 7], // 10 | 250 490 730 910 | 970 1030 ended at 1010
+    ['the same run watched whole', { pendingSeconds: 10, runSeconds: 1000, timeoutSeconds: HOUR }, WHOLE_RUN, 6], // 10 | 250 490 730 970 | 1010
   ])('%s', (_, step, watches, polls) => {
     expect(stepPolls(step, watches)).toBe(polls);
   });
 
-  it('costs a poll a minute at most once a step has run a while, one per watch when it watches', () => {
+  it('costs a poll a minute at most once a step has run a while, one per watch when it watches the whole run', () => {
     const at = (hours: number, watches: Watches) => stepPolls({ pendingSeconds: 10, timeoutSeconds: hours * HOUR }, watches);
     expect(at(2, PENDING_ONLY) - at(1, PENDING_ONLY)).toBe(60);
-    expect(at(2, DEPLOYED_WATCHES) - at(1, DEPLOYED_WATCHES)).toBe(HOUR / DEFAULT_RUNNING_WATCH_SECONDS);
+    expect(at(2, DEPLOYED_WATCHES) - at(1, DEPLOYED_WATCHES)).toBe(60);
+    expect(at(2, WHOLE_RUN) - at(1, WHOLE_RUN)).toBe(HOUR / DEFAULT_RUNNING_WATCH_SECONDS);
   });
 });
 
@@ -326,6 +332,7 @@ describe('the README figures', () => {
     expect(number(/a step costs (\d+) more/)).toBe(BUILD_HISTORY_SHAPE.stepEvents);
     expect(number(/deployment's (\d+) s watch of a pending pod/)).toBe(DEFAULT_PENDING_WATCH_SECONDS);
     expect(number(/(\d+) s watch of a running one/)).toBe(DEFAULT_RUNNING_WATCH_SECONDS);
+    expect(number(/for the first (\d+) s of a step's run/)).toBe(DEFAULT_RUNNING_WATCH_UNTIL_SECONDS);
     expect(number(/each pod pending (\d+) s/)).toBe(WorstCase.PENDING_SECONDS);
     expect(number(/every step pending (\d+) s/)).toBe(WorstCase.PENDING_SECONDS);
   });

@@ -12,8 +12,8 @@
 import { StepPhases } from '../kube/types.js';
 import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, InvalidPipeline } from '../pipeline/index.js';
 import type { AslDefinition, AslState } from './definition.js';
-import { firstPollSeconds, nextPollSeconds } from './poll-schedule.js';
-import { DEFAULT_PENDING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_SECONDS } from './settings.js';
+import { firstPollSeconds, nextPollSeconds, runningWatchFor } from './poll-schedule.js';
+import { DEFAULT_PENDING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_UNTIL_SECONDS } from './settings.js';
 import { NEEDS_POLL_SECONDS } from './tasks/wait-for-needs.js';
 
 export const HistoryLimits = {
@@ -106,11 +106,14 @@ export interface StepTiming {
 export interface Watches {
   pendingWatchSeconds: number;
   runningWatchSeconds: number;
+  /** No running watch once a step has run this long (absent: the whole run). */
+  runningWatchUntilSeconds?: number;
 }
 
 export const DEPLOYED_WATCHES: Watches = {
   pendingWatchSeconds: DEFAULT_PENDING_WATCH_SECONDS,
   runningWatchSeconds: DEFAULT_RUNNING_WATCH_SECONDS,
+  runningWatchUntilSeconds: DEFAULT_RUNNING_WATCH_UNTIL_SECONDS,
 };
 
 export interface BudgetOptions extends Partial<Watches> {
@@ -231,9 +234,9 @@ function count(n: number): string {
 /**
  * How many times PollStep runs for one step: a simulation of the schedule and of PollStep's watch
  * (tasks/poll-step.ts), up to the poll that sees the step ended. Each poll holds a watch of up to
- * `pendingWatchSeconds` (pending) or `runningWatchSeconds` (running) that returns as soon as the
- * pod runs or ends, and the next poll follows at once; without a watch, polls come as the schedule
- * says.
+ * `pendingWatchSeconds` (pending) or `runningWatchSeconds` (running, until the step has run
+ * `runningWatchUntilSeconds`) that returns as soon as the pod runs or ends, and the next poll
+ * follows at once; without a watch, polls come as the schedule says.
  */
 export function stepPolls(step: StepTiming, watches: Watches = DEPLOYED_WATCHES): number {
   const runsAt = step.pendingSeconds;
@@ -243,14 +246,16 @@ export function stepPolls(step: StepTiming, watches: Watches = DEPLOYED_WATCHES)
   let before: string = StepPhases.Pending;
   let runningSince: number | undefined;
   // As PollStep decides: a watch shorter than a second is none.
-  const watchSeconds = (phase: string) => (phase === StepPhases.Pending ? watches.pendingWatchSeconds : watches.runningWatchSeconds);
+  const watchSeconds = (phase: string, at: number) =>
+    phase === StepPhases.Pending ? watches.pendingWatchSeconds : runningWatchFor(watches, runningSince === undefined ? 0 : at - runningSince);
   for (let polls = 1; ; polls++) {
-    const watching = watchSeconds(before) >= 1;
-    if (watching) t = Math.max(t, Math.min(t + watchSeconds(before), before === StepPhases.Pending ? runsAt : Infinity, endsAt));
+    const watchFor = watchSeconds(before, t);
+    const watching = watchFor >= 1;
+    if (watching) t = Math.max(t, Math.min(t + watchFor, before === StepPhases.Pending ? runsAt : Infinity, endsAt));
     const phase = phaseAt(t);
     if (phase === 'ended') return polls;
     if (phase === StepPhases.Running) runningSince ??= t;
-    const watched = watching && watchSeconds(phase) >= 1;
+    const watched = watching && watchSeconds(phase, t) >= 1;
     t += nextPollSeconds({ phase }, { elapsedSeconds: t, runningSeconds: runningSince === undefined ? 0 : t - runningSince, timeoutSeconds: step.timeoutSeconds, watched });
     before = phase;
   }

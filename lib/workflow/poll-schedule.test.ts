@@ -1,4 +1,4 @@
-import { nextPollSeconds, PollSchedule } from './poll-schedule.js';
+import { nextPollSeconds, PollSchedule, runningWatchFor } from './poll-schedule.js';
 
 const pending = { phase: 'pending' } as const;
 const running = { phase: 'running' } as const;
@@ -52,5 +52,22 @@ describe('poll schedule', () => {
     expect(tenMinutes.length).toBeLessThanOrEqual(20);
     const oneSecondStep = pollsFor(2, 3);
     expect(oneSecondStep.at(-1)).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('runningWatchFor', () => {
+  const deployed = { runningWatchSeconds: 240, runningWatchUntilSeconds: 900 };
+  it.each([
+    ['a step that has just started: a whole watch', deployed, 0, 240],
+    ['one watch on', deployed, 240.4, 240],
+    ['the watch cut to end when the step has run 900 s', deployed, 730.2, 169],
+    ['less than a second before the limit: none', deployed, 899.5, 0],
+    ['past the limit: the schedule', deployed, 1200, 0],
+    ['no limit: the watch lasts the whole run', { runningWatchSeconds: 240 }, 86_000, 240],
+    ['no running watch at all', { runningWatchSeconds: 0, runningWatchUntilSeconds: 900 }, 0, 0],
+    ['a limit of 0: none from the start', { runningWatchSeconds: 240, runningWatchUntilSeconds: 0 }, 0, 0],
+    ['nothing said (an execution of an older deployment)', {}, 10, 0],
+  ])('%s', (_, watch, runningSeconds, seconds) => {
+    expect(runningWatchFor(watch, runningSeconds)).toBe(seconds);
   });
 });

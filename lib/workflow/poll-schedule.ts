@@ -44,6 +44,29 @@ export function nextPollSeconds(status: Pick<StepStatus, 'phase'>, clock: PollCl
   return Math.max(1, Math.min(wanted, untilDeadline));
 }
 
+/** What a deployment says about the running watch (BuildSettings, history-budget's Watches). */
+export interface RunningWatch {
+  /** The longest one poll watches a running step (absent or 0: no watch, the schedule). */
+  runningWatchSeconds?: number;
+  /** No watch once the step has run this long: the schedule after (absent: the whole run). */
+  runningWatchUntilSeconds?: number;
+}
+
+/**
+ * How long a poll may watch a step that has run `runningSeconds` so far: the running watch, cut
+ * to end when the step has run `runningWatchUntilSeconds`, and none after. Whole seconds; under a
+ * second is none. A watch holds a Lambda for its whole length, which costs more than the
+ * schedule's polls a minute apart, so it is spent where waiting matters most: a step of a few
+ * minutes is seen to end within a second, one past the limit within the schedule's minute
+ * (bench/README.md, "cost per step-hour").
+ */
+export function runningWatchFor(watch: RunningWatch, runningSeconds: number): number {
+  const most = watch.runningWatchSeconds ?? 0;
+  const left = watch.runningWatchUntilSeconds === undefined ? most : Math.floor(watch.runningWatchUntilSeconds - runningSeconds);
+  const seconds = Math.min(most, left);
+  return seconds >= 1 ? seconds : 0;
+}
+
 /** LaunchStep's wait before the first poll: none when that poll watches the pod, which is its own wait. */
 export function firstPollSeconds(pendingWatchSeconds: number): number {
   return pendingWatchSeconds > 0 ? 0 : 1;

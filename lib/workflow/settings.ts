@@ -14,6 +14,8 @@ export interface WorkflowSettings {
   pendingWatchSeconds: number;
   /** How long one PollStep may watch a running pod for its end (0: polling on the schedule). */
   runningWatchSeconds: number;
+  /** No running watch once a step has run this long: the schedule after (0: none at all). */
+  runningWatchUntilSeconds: number;
   /** The image of the `clone` step: it needs git and a POSIX shell. */
   cloneImage: string;
   /** Where the workspace lives: see WorkspaceModes. */
@@ -72,6 +74,14 @@ export const DEFAULT_PENDING_WATCH_SECONDS = 20;
 export const DEFAULT_RUNNING_WATCH_SECONDS = 240;
 
 /**
+ * A step is watched for its first 15 minutes, then polled on the schedule (a minute apart): an
+ * hour of watching holds a Lambda for the hour, which costs more than the schedule's polls
+ * (bench/README.md). A step of up to 15 minutes is seen to end within a second; a longer one
+ * within the minute it was before there was a watch, and its live log is read once a poll.
+ */
+export const DEFAULT_RUNNING_WATCH_UNTIL_SECONDS = 900;
+
+/**
  * Steps whose needs are met run at the same time, up to this many per build unless the pipeline's
  * `max-parallel` asks for fewer: each is a pod the cluster must find room for, beside the other
  * builds'.
@@ -85,6 +95,7 @@ export function workflowSettings(given: Pick<WorkflowSettings, 'namespace'> & Pa
     unschedulableGraceSeconds: DEFAULT_CLASSIFY_OPTIONS.unschedulableGraceSeconds,
     pendingWatchSeconds: DEFAULT_PENDING_WATCH_SECONDS,
     runningWatchSeconds: DEFAULT_RUNNING_WATCH_SECONDS,
+    runningWatchUntilSeconds: DEFAULT_RUNNING_WATCH_UNTIL_SECONDS,
     cloneImage: DEFAULT_CLONE_IMAGE,
     workspaceMode: WorkspaceModes.volume,
     workspace: DEFAULT_WORKSPACE,

@@ -29,6 +29,8 @@ export interface BuildSettings {
   pendingWatchSeconds?: number;
   /** See DEFAULT_RUNNING_WATCH_SECONDS; absent or 0: polling on the schedule while the step runs. */
   runningWatchSeconds?: number;
+  /** See DEFAULT_RUNNING_WATCH_UNTIL_SECONDS; absent: the watch lasts the whole run (executions started before the limit). */
+  runningWatchUntilSeconds?: number;
   /** Every pod's imagePullSecrets: the pipeline's `pull-secrets` and the deployment's; absent: none. */
   pullSecrets?: string[];
   /** The deployment's node selector and tolerations, under each step's own; absent: none. */

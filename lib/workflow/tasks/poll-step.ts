@@ -15,7 +15,7 @@ import {
   type PodProgress,
 } from '../../kube/index.js';
 import { LiveLogCopy, type LiveLogState } from '../live-log.js';
-import { nextPollSeconds } from '../poll-schedule.js';
+import { nextPollSeconds, runningWatchFor } from '../poll-schedule.js';
 import { buildClaimName, type PollState, type StepInput } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 
@@ -28,20 +28,21 @@ export interface PollLimits {
  * One look at the step's pod and its events, classified, with the wait before the next look.
  * The look is a bounded watch: it returns as soon as the pod's progress differs from the last
  * poll's, or when the watch time is up. While the pod is pending that makes a pull failure surface
- * the moment the kubelet reports it; while it runs, the state machine moves on within about a
- * second of the container's exit rather than at the next scheduled poll. The next poll then
- * follows at once, and its own watch is the wait.
+ * the moment the kubelet reports it; while it runs (for its first `runningWatchUntilSeconds`), the
+ * state machine moves on within about a second of the container's exit rather than at the next
+ * scheduled poll. The next poll then follows at once, and its own watch is the wait.
  */
 export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLimits = {}): Promise<PollState> {
   const previous = input.poll;
   if (!previous) throw new Error('PollStep needs $.poll from LaunchStep');
-  const following = previous.phase === 'running' ? await followLog(input, previous, deps) : undefined;
+  const watchFor = watchSeconds(previous.phase, input, secondsSince(deps.now(), previous.runningSince));
+  const keeping = previous.phase === 'running' ? await keepLog(input, previous, deps, watchFor >= 1) : undefined;
   let watched: V1Pod | null | undefined;
   let log: LiveLogState | undefined;
   try {
-    watched = await watchPod(input, previous, deps, limits);
+    watched = await watchPod(input, previous, deps, Math.min(watchFor * 1000, limits.maxWatchMs ?? Infinity));
   } finally {
-    log = await following?.stop();
+    log = await keeping?.stop();
   }
   const now = deps.now();
   const claimName = buildClaimName(input.settings);
@@ -74,7 +75,7 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
       runningSeconds,
       timeoutSeconds: input.step.timeoutSeconds,
       // The next poll's watch is its wait, when it will hold one as this poll did.
-      watched: watched !== undefined && watchSeconds(status.phase, input) >= 1,
+      watched: watched !== undefined && watchSeconds(status.phase, input, runningSeconds) >= 1,
     }),
     polls: previous.polls + 1,
     progress: podProgress(observation.pod),
@@ -97,8 +98,7 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
 }
 
 /** The pod once it has moved on (or as it stands when time is up); undefined: read it plainly. */
-async function watchPod(input: StepInput, previous: PollState, deps: TaskDeps, limits: PollLimits): Promise<V1Pod | null | undefined> {
-  const watchMs = Math.min(watchSeconds(previous.phase, input) * 1000, limits.maxWatchMs ?? Infinity);
+async function watchPod(input: StepInput, previous: PollState, deps: TaskDeps, watchMs: number): Promise<V1Pod | null | undefined> {
   if (!deps.watchPod || watchMs < 1000) return undefined;
   const watched = await deps.watchPod(
     input.namespace,
@@ -110,23 +110,31 @@ async function watchPod(input: StepInput, previous: PollState, deps: TaskDeps, l
 }
 
 /**
- * While the watch holds, the step container's log is followed and kept (live-log.ts). Not while
- * the pod's own checkout (an init container) runs: the checkout's log comes first, whole.
+ * The step container's log, kept as it grows (live-log.ts): followed while the watch holds, or
+ * read once up to now by a poll without one (a step past the running watch's limit), so the copy
+ * is never more than a poll behind. Not while the pod's own checkout (an init container) runs: the
+ * checkout's log comes first, whole.
  */
-async function followLog(input: StepInput, previous: PollState, deps: TaskDeps): Promise<{ stop(): Promise<LiveLogState> } | undefined> {
-  const { followLog, logs } = deps;
-  if (!followLog || !previous.log || previous.progress?.init || watchSeconds('running', input) < 1) return undefined;
+async function keepLog(input: StepInput, previous: PollState, deps: TaskDeps, follow: boolean): Promise<{ stop(): Promise<LiveLogState> } | undefined> {
+  const { followLog, readLogAfter, logs } = deps;
+  if (!followLog || !readLogAfter || !previous.log || previous.progress?.init) return undefined;
   const api = await deps.kube();
   const secrets = [...(input.settings.checkout?.secrets ?? []), ...input.step.secrets];
   const needles = secrets.length > 0 ? secretNeedles(await readSecretValues(api, input.namespace, secrets)) : [];
   const copy = new LiveLogCopy({ store: logs, buildId: input.build.id, step: input.step.name, mask: (text) => maskSecrets(text, needles) }, previous.log);
   const checkout = input.settings.checkout;
-  if (checkout && previous.log.parts === 0 && !previous.log.position && deps.readLogAfter) {
-    const first = await deps.readLogAfter(input.namespace, previous.podName, checkout.name, undefined);
+  if (checkout && previous.log.parts === 0 && !previous.log.position) {
+    const first = await readLogAfter(input.namespace, previous.podName, checkout.name, undefined);
     if (first.text) copy.add(first.text);
   }
+  let followed: Promise<unknown> = Promise.resolve();
   const controller = new AbortController();
-  const followed = followLog(input.namespace, previous.podName, STEP_CONTAINER, previous.log.position, (text, position) => copy.add(text, position), controller.signal);
+  if (follow) {
+    followed = followLog(input.namespace, previous.podName, STEP_CONTAINER, previous.log.position, (text, position) => copy.add(text, position), controller.signal);
+  } else {
+    const read = await readLogAfter(input.namespace, previous.podName, STEP_CONTAINER, previous.log.position, { running: true });
+    if (read.text) copy.add(read.text, read.position);
+  }
   return {
     async stop() {
       controller.abort();
@@ -139,9 +147,10 @@ async function followLog(input: StepInput, previous: PollState, deps: TaskDeps):
   };
 }
 
-function watchSeconds(phase: PollState['phase'], { settings }: StepInput): number {
+/** How long a poll watches a pod in `phase`, the step having run `runningSeconds` so far. */
+function watchSeconds(phase: PollState['phase'], { settings }: StepInput, runningSeconds: number): number {
   if (phase === 'pending') return settings.pendingWatchSeconds ?? 0;
-  if (phase === 'running') return settings.runningWatchSeconds ?? 0;
+  if (phase === 'running') return runningWatchFor(settings, runningSeconds);
   return 0;
 }
 

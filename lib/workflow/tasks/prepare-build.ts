@@ -66,6 +66,7 @@ export async function prepareBuild(
   const tooLong = historyBudgetProblem(input.pipeline.file, withWorstWaits(runs), {
     pendingWatchSeconds: settings.pendingWatchSeconds,
     runningWatchSeconds: settings.runningWatchSeconds,
+    runningWatchUntilSeconds: settings.runningWatchUntilSeconds,
   });
   if (tooLong) throw tooLong;
   // The kubelet pulls with the pod's own imagePullSecrets; the service account's count only when it has none.
@@ -113,6 +114,7 @@ export async function prepareBuild(
       unschedulableGraceSeconds: settings.unschedulableGraceSeconds,
       pendingWatchSeconds: settings.pendingWatchSeconds,
       runningWatchSeconds: settings.runningWatchSeconds,
+      runningWatchUntilSeconds: settings.runningWatchUntilSeconds,
       workspace,
       ...(checkout && !ephemeral ? { checkoutStep: checkout.name } : {}),
       ...(checkout && ephemeral ? { checkout } : {}),
