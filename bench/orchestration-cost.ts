@@ -50,24 +50,23 @@ export const DEFAULT_ASSUMPTIONS: CostAssumptions = { memoryMb: 256, invocationS
 
 /**
  * How a running step is polled. `watch`: as deployed (a bounded watch on the running pod, the next
- * poll at once); `schedule`: runningWatchSeconds 0, the doubling schedule up to one poll a minute
- * (the pending watch stays); `fixed5s`: no watch at all, a poll every 5 s.
+ * poll at once, for the step's first runningWatchUntilSeconds; the schedule after); `schedule`:
+ * runningWatchSeconds 0, the doubling schedule up to one poll a minute (the pending watch stays);
+ * `fixed5s`: no watch at all, a poll every 5 s.
  */
 export type Design = 'watch' | 'schedule' | 'fixed5s';
 export const DESIGNS: readonly Design[] = ['watch', 'schedule', 'fixed5s'];
 
-/** A design, possibly with other settings than the deployed ones (what-ifs; nothing here is deployed). */
+/** A design, possibly with other settings than the deployed ones (what-ifs), passed through the deployment's settings. */
 export interface Variant {
   label: string;
   design: Design;
   /** `watch` only: the running watch's length (default DEFAULT_RUNNING_WATCH_SECONDS). */
   runningWatchSeconds?: number;
+  /** `watch` only: no running watch once the step has run this long (default DEFAULT_RUNNING_WATCH_UNTIL_SECONDS). */
+  runningWatchUntilSeconds?: number;
   /** PollStep's memory alone (default: assumptions.memoryMb, as every function). */
   pollMemoryMb?: number;
-  /** What-if: no running watch once the step has run this long (the last watch is cut to end then); the schedule after. */
-  watchFirstSeconds?: number;
-  /** What-if: after a running watch that ran out, wait this long (a free Wait state) before the next watch. */
-  waitAfterWatchSeconds?: number;
 }
 
 export const variant = (design: Design): Variant => ({ label: design, design });
@@ -118,6 +117,7 @@ export async function simulateBuild(
     imagePullGraceSeconds: 60,
     unschedulableGraceSeconds: 120,
     runningWatchSeconds: v.design === 'watch' ? (v.runningWatchSeconds ?? DEFAULT_RUNNING_WATCH_SECONDS) : 0,
+    ...(v.runningWatchUntilSeconds !== undefined ? { runningWatchUntilSeconds: v.runningWatchUntilSeconds } : {}),
   });
   const deps: TaskDeps = {
     kube: async () => cluster.api,
@@ -141,28 +141,20 @@ export async function simulateBuild(
   let invocations = 0;
   let pollInvocations = 0;
   let polls = 0;
-  const ranSeconds = (poll: PollState) => (poll.runningSince ? (clock.now().getTime() - Date.parse(poll.runningSince)) / 1000 : 0);
   const byFunction: Record<string, (input: never) => Promise<unknown>> = {
     PrepareBuildLambdaFunction: async (input: BuildInput) => prepareBuild(input, config, deps),
     LaunchStepLambdaFunction: async (input: StepInput) => fixed(await launchStep(input, deps)),
     PollStepLambdaFunction: async (input: StepInput) => {
-      // WaitForStep waited exactly what the previous poll (or the launch) asked for.
+      // WaitForStep waited exactly what the previous poll (or the launch) asked for; when that was
+      // 0 s the definition skips the Wait (StepStatus -> PollStep), which waits 0 s all the same.
       clock.advance(input.poll!.nextPollSeconds);
       polls++;
       pollInvocations++;
-      let maxWatchMs = POLL_MAX_WATCH_MS;
-      let given = input;
-      if (v.watchFirstSeconds !== undefined && input.poll!.phase === 'running') {
-        const left = v.watchFirstSeconds - ranSeconds(input.poll!);
-        if (left < 1) given = { ...input, settings: { ...input.settings, runningWatchSeconds: 0 } };
-        else maxWatchMs = Math.min(maxWatchMs, left * 1000);
+      // The deployment's settings reach PollStep through PrepareBuild and the Map, or the figures are of something else.
+      if (input.settings.runningWatchUntilSeconds !== config.runningWatchUntilSeconds || input.settings.runningWatchSeconds !== config.runningWatchSeconds) {
+        throw new Error(`PollStep got runningWatchSeconds ${input.settings.runningWatchSeconds}, runningWatchUntilSeconds ${input.settings.runningWatchUntilSeconds}; the deployment says ${config.runningWatchSeconds}, ${config.runningWatchUntilSeconds}`);
       }
-      const poll = fixed(await pollStep(given, deps, { maxWatchMs }));
-      // A running watch that ran out (the poll before saw it running too, and it still runs).
-      if (v.waitAfterWatchSeconds !== undefined && input.poll!.phase === 'running' && poll.phase === 'running' && poll.nextPollSeconds === 0) {
-        return { ...poll, nextPollSeconds: v.waitAfterWatchSeconds };
-      }
-      return poll;
+      return fixed(await pollStep(input, deps, { maxWatchMs: POLL_MAX_WATCH_MS }));
     },
     // The simulated pipelines say no `needs`: bound so that every Task state of the definition is.
     WaitForNeedsLambdaFunction: async (input: StepInput) => waitForNeeds(input, deps),
@@ -242,22 +234,25 @@ export interface StepHourCost extends Omit<SimulatedBuild, 'status' | 'pods'> {
 }
 
 /**
- * What one hour of a running step costs: a build whose step runs 3600 s less the same build whose
- * step exits the moment it starts (pending, launch, finish and the build's own states cancel out).
+ * What one hour of a running step costs, for a step that runs `stepSeconds` (default an hour): a
+ * build whose step runs that long less the same build whose step exits the moment it starts
+ * (pending, launch, finish and the build's own states cancel out), times 3600 / `stepSeconds`.
+ * So for a 20 s step it is what 180 such steps cost in their running time.
  */
-export async function costPerStepHour(v: Variant, assumptions: CostAssumptions = DEFAULT_ASSUMPTIONS): Promise<StepHourCost> {
-  const hour = await simulateBuild(v, [3600], assumptions);
+export async function costPerStepHour(v: Variant, assumptions: CostAssumptions = DEFAULT_ASSUMPTIONS, stepSeconds = 3600): Promise<StepHourCost> {
+  const step = await simulateBuild(v, [stepSeconds], assumptions);
   const none = await simulateBuild(v, [0], assumptions);
-  const transitions = hour.transitions - none.transitions;
-  const invocations = hour.invocations - none.invocations;
-  const gbSeconds = hour.gbSeconds - none.gbSeconds;
+  const scale = 3600 / stepSeconds;
+  const transitions = (step.transitions - none.transitions) * scale;
+  const invocations = (step.invocations - none.invocations) * scale;
+  const gbSeconds = (step.gbSeconds - none.gbSeconds) * scale;
   return {
     label: v.label,
     pollMemoryMb: v.pollMemoryMb ?? assumptions.memoryMb,
     transitions,
     invocations,
-    polls: hour.polls - none.polls,
-    watchedSeconds: hour.watchedSeconds - none.watchedSeconds,
+    polls: (step.polls - none.polls) * scale,
+    watchedSeconds: (step.watchedSeconds - none.watchedSeconds) * scale,
     gbSeconds,
     dollars: dollarsOf(transitions, invocations, gbSeconds),
   };

@@ -27,6 +27,12 @@ export function needsVerdict(buildId: string, needs: readonly string[], pods: Re
  * Waits, within the invocation, until the steps this one needs have succeeded: one watch on the
  * build's pods answers the moment the last of them ends, so the step starts within about a second
  * of its needs. A need that fails fails the whole Map (fail fast), which stops this iteration.
+ *
+ * Unlike PollStep's, this watch has no `runningWatchUntilSeconds` limit. Looks a minute apart would
+ * save little (an hour of watching at 128 MB costs about $0.006, a look a minute about $0.005) but
+ * cost a minute of latency and three times the history events per hour of waiting, and many steps
+ * may wait at once (a fan-out after a long build step), which is what PrepareBuild's history
+ * budget refuses first.
  */
 export async function waitForNeeds(input: StepInput, deps: TaskDeps, limits: { maxWatchMs?: number } = {}): Promise<NeedsState> {
   const needs = input.step.needs ?? [];
