@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { SECRET_MASK, stepPodName } from '../lib/kube/index.js';
-import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster, type FaultInjector } from '../lib/local/cluster/index.js';
 import { startLocalExecution, type ExecutionEvent, type ExecutionSummary } from '../lib/local/executor.js';
 import { printedStatusReporter } from '../lib/local/printed-status.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
@@ -20,13 +20,15 @@ import { stepLogName } from '../lib/workflow/step-log-store.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 
 const KUBELET_KEEPS = 4 * 1024;
+/** What the API does to the next request; switched per test. */
+let faults: FaultInjector = () => undefined;
 let cluster: EmbeddedCluster;
 let root: string;
 const logsDir = () => path.join(root, 'logs');
 
 beforeAll(async () => {
   logger.setLogLevel('SILENT');
-  cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS, logLimitBytes: KUBELET_KEEPS });
+  cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS, logLimitBytes: KUBELET_KEEPS, faults: (request) => faults(request) });
   root = await mkdtemp(path.join(tmpdir(), 'live-log-'));
   await writeFile(path.join(root, 'kubeconfig'), cluster.kubeconfigYaml());
   await cluster.kubeConfig().makeApiClient(CoreV1Api).createNamespacedSecret({
@@ -133,6 +135,32 @@ describe('a running step\'s log', () => {
     // About 14 s of running: watched for 2 s, then polls doubling from 2 s, not one watch to the end.
     expect(polls).toBeGreaterThanOrEqual(4);
   }, 40_000);
+
+  it('past the running watch\'s limit, survives a poll whose read of it fails, and is whole at the end', async () => {
+    // The first two plain reads fail (500): those polls go on without them, and the next reads on.
+    let failed = 0;
+    faults = (request) => {
+      const plainRead = request.path.endsWith(`/pods/${stepPodName('log-fault', 'slow')}/log`) && request.query.get('follow') !== 'true';
+      return plainRead && failed < 2 && ++failed ? { kind: 'status', code: 500 } : undefined;
+    };
+    const taskFailures: string[] = [];
+    try {
+      const summary = await build(
+        'log-fault',
+        `  - name: slow\n    image: alpine:3.20\n    commands: [sleep 3, echo after the watch, sleep 4, echo later, sleep 3]\n`,
+        (event) => {
+          if (event.type === 'StateFailed' || event.type === 'StateRetried') taskFailures.push(`${event.type} ${event.state?.name}`);
+        },
+        { runningWatchUntilSeconds: 2 },
+      );
+      expect(summary.status).toBe('SUCCEEDED');
+    } finally {
+      faults = () => undefined;
+    }
+    expect(failed).toBe(2);
+    expect(taskFailures).toEqual([]);
+    expect(await stored('log-fault', 'slow')).toBe('+ sleep 3\n+ echo after the watch\nafter the watch\n+ sleep 4\n+ echo later\nlater\n+ sleep 3\n');
+  }, 60_000);
 
   it('is printed by `run` line by line as it comes, once, before the step\'s result', async () => {
     const file = path.join(root, 'talk.yml');

@@ -10,14 +10,16 @@ export interface KubeClients {
   kube(): Promise<CoreV1Api>;
   watchPod(namespace: string, podName: string, until: (pod: V1Pod | null) => boolean, timeoutMs: number): Promise<WatchedPod | undefined>;
   watchPods(namespace: string, labelSelector: string, until: (pods: ReadonlyMap<string, V1Pod>) => boolean, timeoutMs: number): Promise<WatchedPods | undefined>;
-  followLog(namespace: string, podName: string, container: string, from: LogPosition | undefined, onLines: OnLines, signal: AbortSignal): Promise<LogPosition | undefined>;
-  readLogAfter(
+  followLog(
     namespace: string,
     podName: string,
     container: string,
     from: LogPosition | undefined,
-    options?: { running?: boolean },
-  ): Promise<{ text: string; position: LogPosition | undefined }>;
+    onLines: OnLines,
+    signal: AbortSignal,
+    options?: { follow?: boolean },
+  ): Promise<LogPosition | undefined>;
+  readLogAfter(namespace: string, podName: string, container: string, from: LogPosition | undefined): Promise<{ text: string; position: LogPosition | undefined }>;
 }
 
 /**
@@ -38,11 +40,11 @@ export function kubeClients(kubeConfig: () => Promise<KubeConfig>): KubeClients 
     async watchPods(namespace, labelSelector, until, timeoutMs) {
       return watchPodsUntil(await kubeConfig(), namespace, labelSelector, until, timeoutMs);
     },
-    async followLog(namespace, podName, container, from, onLines, signal) {
-      return followContainerLog(await kubeConfig(), namespace, podName, container, from, onLines, signal);
+    async followLog(namespace, podName, container, from, onLines, signal, options) {
+      return followContainerLog(await kubeConfig(), namespace, podName, container, from, onLines, signal, options);
     },
-    async readLogAfter(namespace, podName, container, from, options) {
-      return readLogAfter(await kubeConfig(), namespace, podName, container, from, options);
+    async readLogAfter(namespace, podName, container, from) {
+      return readLogAfter(await kubeConfig(), namespace, podName, container, from);
     },
   };
 }

@@ -13,6 +13,8 @@ export type OnLines = (text: string, position: LogPosition) => void;
  * log ends (the container exited), calling `onLines` with each batch of whole new lines. Resolves
  * with the position after the last line delivered. A log that cannot be read (the container has
  * not started, the pod is gone) resolves at once with `from`: the caller reads it later.
+ * `follow: false` streams what the log holds now and ends there, the same way: an unterminated
+ * last line (a running container half-way through it) is left for the next read.
  */
 export async function followContainerLog(
   kubeConfig: KubeConfig,
@@ -22,6 +24,7 @@ export async function followContainerLog(
   from: LogPosition | undefined,
   onLines: OnLines,
   signal: AbortSignal,
+  { follow = true }: { follow?: boolean } = {},
 ): Promise<LogPosition | undefined> {
   const reader = new LogLines(from);
   // A character may be split between two chunks of the stream.
@@ -46,7 +49,7 @@ export async function followContainerLog(
   try {
     const sinceTime = sinceTimeOf(from);
     controller = await new Log(kubeConfig).log(namespace, podName, container, sink, {
-      follow: true,
+      follow,
       timestamps: true,
       ...(sinceTime ? { sinceTime } : {}),
     });
@@ -62,9 +65,7 @@ export async function followContainerLog(
 
 /**
  * What a container's log holds after `from`, read once (no follow), and the position after it:
- * what FinishStep adds to a copy that PollStep followed, or what a poll without a watch adds while
- * the container runs (`running`: an unterminated last line is left for the next read). Empty when
- * there is no log to read.
+ * what FinishStep adds to a copy that PollStep followed. Empty when there is no log to read.
  */
 export async function readLogAfter(
   kubeConfig: KubeConfig,
@@ -72,7 +73,6 @@ export async function readLogAfter(
   podName: string,
   container: string,
   from: LogPosition | undefined,
-  { running = false }: { running?: boolean } = {},
 ): Promise<{ text: string; position: LogPosition | undefined }> {
   const operation = `read log of pod ${namespace}/${podName}`;
   const sinceTime = sinceTimeOf(from);
@@ -90,7 +90,8 @@ export async function readLogAfter(
       await finished;
       return Buffer.concat(chunks).toString('utf8');
     });
-    return linesAfter(raw, from, !running);
+    // The log has ended: an unterminated last line is whole.
+    return linesAfter(raw, from);
   } catch (error) {
     const status = httpStatus(error);
     if (status === 404 || status === 400) return { text: '', position: from };

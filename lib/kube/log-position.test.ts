@@ -18,12 +18,6 @@ describe('linesAfter: one read, after what a copy has', () => {
     expect(linesAfter(text, from)).toEqual({ text: expected, position });
   });
 
-  it('leaves a running container\'s unterminated last line for the next read, which has it whole', () => {
-    const first = linesAfter(`${log([T1, 'a'])}${T2} hal`, undefined, false);
-    expect(first).toEqual({ text: 'a\n', position: { lastTime: T1, sameTime: 1 } });
-    expect(linesAfter(log([T1, 'a'], [T2, 'half']), first.position, false).text).toBe('half\n');
-  });
-
   it('keeps every line once however the reads are cut', () => {
     const whole = log([T1, 'one'], [T1, 'two'], [T2, 'three'], [T3, 'four'], [T3, 'five']);
     for (let cut = 0; cut <= whole.length; cut++) {

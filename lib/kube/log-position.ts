@@ -77,10 +77,9 @@ export class LogLines {
 }
 
 /** One whole read after `from`: its new lines and the position after them. */
-export function linesAfter(timestamped: string, from: LogPosition | undefined, ended = true): { text: string; position: LogPosition | undefined } {
+export function linesAfter(timestamped: string, from: LogPosition | undefined): { text: string; position: LogPosition | undefined } {
   const reader = new LogLines(from);
-  // A running container may be half-way through its last line: that comes whole with the next read.
-  const text = reader.push(timestamped) + (ended ? reader.end() : '');
+  const text = reader.push(timestamped) + reader.end();
   return { text, position: reader.position };
 }
 

@@ -112,33 +112,31 @@ async function watchPod(input: StepInput, previous: PollState, deps: TaskDeps, w
 /**
  * The step container's log, kept as it grows (live-log.ts): followed while the watch holds, or
  * read once up to now by a poll without one (a step past the running watch's limit), so the copy
- * is never more than a poll behind. Not while the pod's own checkout (an init container) runs: the
- * checkout's log comes first, whole.
+ * is never more than a poll behind. Either way it is streamed into the copy's parts, not read whole
+ * into memory first (a step past the watch may have printed what the kubelet keeps, 10 MiB, since
+ * the last poll). A log that cannot be read now is read on from the same position by the next
+ * poll. Not while the pod's own checkout (an init container) runs: the checkout's log comes first,
+ * whole.
  */
 async function keepLog(input: StepInput, previous: PollState, deps: TaskDeps, follow: boolean): Promise<{ stop(): Promise<LiveLogState> } | undefined> {
-  const { followLog, readLogAfter, logs } = deps;
-  if (!followLog || !readLogAfter || !previous.log || previous.progress?.init) return undefined;
+  const { followLog, logs } = deps;
+  if (!followLog || !previous.log || previous.progress?.init) return undefined;
   const api = await deps.kube();
   const secrets = [...(input.settings.checkout?.secrets ?? []), ...input.step.secrets];
   const needles = secrets.length > 0 ? secretNeedles(await readSecretValues(api, input.namespace, secrets)) : [];
   const copy = new LiveLogCopy({ store: logs, buildId: input.build.id, step: input.step.name, mask: (text) => maskSecrets(text, needles) }, previous.log);
   const checkout = input.settings.checkout;
-  if (checkout && previous.log.parts === 0 && !previous.log.position) {
-    const first = await readLogAfter(input.namespace, previous.podName, checkout.name, undefined);
+  if (checkout && previous.log.parts === 0 && !previous.log.position && deps.readLogAfter) {
+    const first = await deps.readLogAfter(input.namespace, previous.podName, checkout.name, undefined);
     if (first.text) copy.add(first.text);
   }
-  let followed: Promise<unknown> = Promise.resolve();
   const controller = new AbortController();
-  if (follow) {
-    followed = followLog(input.namespace, previous.podName, STEP_CONTAINER, previous.log.position, (text, position) => copy.add(text, position), controller.signal);
-  } else {
-    const read = await readLogAfter(input.namespace, previous.podName, STEP_CONTAINER, previous.log.position, { running: true });
-    if (read.text) copy.add(read.text, read.position);
-  }
+  const kept = followLog(input.namespace, previous.podName, STEP_CONTAINER, previous.log.position, (text, position) => copy.add(text, position), controller.signal, { follow });
   return {
     async stop() {
-      controller.abort();
-      await followed;
+      // A follow ends when told; a plain read when it has read what there is.
+      if (follow) controller.abort();
+      await kept;
       const { state, failure } = await copy.close();
       // The step goes on: what was not kept now is read on from `state` later.
       if (failure !== undefined) deps.log.warn('Part of the running step\'s log could not be kept yet', { reason: (failure as Error).message ?? String(failure) });
