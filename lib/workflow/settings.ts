@@ -68,7 +68,7 @@ export const DEFAULT_PENDING_WATCH_SECONDS = 20;
  * While a step runs, a PollStep holds a watch on its pod for up to this long, so the state machine
  * moves on within about a second of the container's exit instead of at the next scheduled poll
  * (up to a minute later). A longer watch costs fewer transitions and history events (one poll,
- * 9 events, per watch), the same Lambda time; it must end well inside the function's timeout
+ * two transitions and 7 events, per watch), the same Lambda time; it must end well inside the function's timeout
  * (serverless.yml's pollStep, 300 s). bench/README.md compares the choices.
  */
 export const DEFAULT_RUNNING_WATCH_SECONDS = 240;
