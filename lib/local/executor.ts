@@ -6,6 +6,7 @@ import { cleanupEndedExecutionHandler } from '../workflow/handlers.js';
 import { listedSteps, type PreparedBuild, type ServiceResult, type StepInput, type StepResult } from '../workflow/state-data.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import type { StatusReporter } from '../workflow/tasks/report-status.js';
+import { inInvocationContext } from './invocation-context.js';
 import { localLambdaContext } from './lambda-context.js';
 import { localLambdaFunctions } from './lambda-functions.js';
 import { printedStatusReporter } from './printed-status.js';
@@ -157,7 +158,8 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
       }
       let output: unknown;
       try {
-        output = await fn.handler(event as never, localLambdaContext(fn.name, fn.timeoutSeconds * 1000));
+        const context = localLambdaContext(fn.name, fn.timeoutSeconds * 1000);
+        output = await inInvocationContext(context.awsRequestId, () => fn.handler(event as never, context));
         taskOutputs.set(taskKey(state, index), output);
         const failure = options.invocationFailure?.(state);
         if (failure) throw new LambdaInvocationFailure(failure);
