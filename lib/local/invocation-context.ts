@@ -8,15 +8,20 @@
 import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import { MAX_PARALLEL_LIMIT } from '../pipeline/index.js';
 
-let store: Promise<InvokeStoreBase> | undefined;
+let store: Promise<InvokeStoreBase | undefined> | undefined;
 
 export async function inInvocationContext<T>(requestId: string, run: () => Promise<T>): Promise<T> {
   store ??= multiConcurrentStore();
-  return (await store).run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: requestId }, run);
+  const contexts = await store;
+  return contexts ? contexts.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: requestId }, run) : run();
 }
 
-async function multiConcurrentStore(): Promise<InvokeStoreBase> {
+async function multiConcurrentStore(): Promise<InvokeStoreBase | undefined> {
   const created = await InvokeStore.getInstanceAsync(true);
+  // The process has one store; one made earlier for a single context at a time (an AWS SDK client
+  // asks for one) cannot keep invocations apart: logging then stays as it was.
+  created.run({}, () => undefined);
+  if (created.hasContext()) return undefined;
   // Only now: Powertools reads this variable on every log line and then expects the store.
   process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= String(MAX_PARALLEL_LIMIT);
   return created;
