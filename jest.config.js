@@ -1,9 +1,25 @@
 // ESM mode: the Kubernetes client is ESM-only, so tests load the code the way Node does.
-export default {
+import { availableParallelism } from 'node:os';
+
+const base = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
-  testMatch: ['<rootDir>/lib/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+};
+const everywhere = (suffix) => [`<rootDir>/lib/**/*${suffix}`, `<rootDir>/test/**/*${suffix}`];
+
+export default {
+  // Three projects, named by what a test may touch (README, "Test"): `unit` pure modules only (the
+  // guard fails a test that starts a server or a process), `integration` the embedded cluster,
+  // local servers and programs, `e2e` packaging, a browser and spawned CLIs.
+  projects: [
+    { ...base, displayName: 'unit', testMatch: everywhere('.test.ts'), testPathIgnorePatterns: ['\\.integration\\.test\\.ts$', '\\.e2e\\.test\\.ts$'], setupFilesAfterEnv: ['<rootDir>/test/setup/unit-guard.ts'] },
+    { ...base, displayName: 'integration', testMatch: everywhere('.integration.test.ts') },
+    { ...base, displayName: 'e2e', testMatch: everywhere('.e2e.test.ts') },
+  ],
+  // Most integration and e2e files wait (on pods, polls, processes) far more than they compute, so
+  // twice as many workers as cores keeps both cores busy; capped for machines with many cores.
+  maxWorkers: Math.min(8, Math.max(2, 2 * availableParallelism())),
   testTimeout: 30000,
 };

@@ -1,7 +1,7 @@
 /**
  * The console page without a browser: the graph comes from the definition, the colours from the
  * history, build text is escaped, and the HTTP routes answer browsers with HTML and everyone else
- * with the JSON they always got. (test/console-page-browser.test.ts drives it in Chromium.)
+ * with the JSON they always got. (test/console-page-browser.e2e.test.ts drives it in Chromium.)
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';

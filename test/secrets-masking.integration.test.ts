@@ -6,7 +6,7 @@
  * served them, and `run --json`'s summary. What the step printed is kept, masked as "***".
  *
  * The webhook secret and the GitHub token are checked on every answer and log line by
- * test/webhook.test.ts; here, the GitHub token and an EKS token quoted back by a misbehaving
+ * test/webhook.integration.test.ts; here, the GitHub token and an EKS token quoted back by a misbehaving
  * server do not get through either.
  */
 import { jest } from '@jest/globals';
