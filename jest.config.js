@@ -6,6 +6,7 @@ const base = {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
+  setupFilesAfterEnv: ['<rootDir>/test/setup/seeds.ts'],
 };
 const everywhere = (suffix) => [`<rootDir>/lib/**/*${suffix}`, `<rootDir>/test/**/*${suffix}`];
 
@@ -14,7 +15,7 @@ export default {
   // guard fails a test that starts a server or a process), `integration` the embedded cluster,
   // local servers and programs, `e2e` packaging, a browser and spawned CLIs.
   projects: [
-    { ...base, displayName: 'unit', testMatch: everywhere('.test.ts'), testPathIgnorePatterns: ['\\.integration\\.test\\.ts$', '\\.e2e\\.test\\.ts$'], setupFilesAfterEnv: ['<rootDir>/test/setup/unit-guard.ts'] },
+    { ...base, displayName: 'unit', testMatch: everywhere('.test.ts'), testPathIgnorePatterns: ['\\.integration\\.test\\.ts$', '\\.e2e\\.test\\.ts$'], setupFilesAfterEnv: [...base.setupFilesAfterEnv, '<rootDir>/test/setup/unit-guard.ts'] },
     { ...base, displayName: 'integration', testMatch: everywhere('.integration.test.ts') },
     { ...base, displayName: 'e2e', testMatch: everywhere('.e2e.test.ts') },
   ],

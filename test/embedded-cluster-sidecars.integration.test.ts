@@ -52,7 +52,6 @@ async function eventsOf(name: string): Promise<CoreV1Event[]> {
 
 test('a sidecar starts before the container, runs beside it, and is stopped once it exits 0: Succeeded', async () => {
   // The sidecar writes a file and serves for 30 s; the step needs the file and ends at once.
-  const began = Date.now();
   await kube.api.createNamespacedPod({
     namespace: NS,
     body: pod('serves', [sidecar('service', 'echo ready > service-up; echo serving; exec sleep 30')], 'test -f service-up && cat service-up'),
@@ -60,9 +59,9 @@ test('a sidecar starts before the container, runs beside it, and is stopped once
   const done = await podWhen('serves', ended, 'to end');
 
   expect(done.status?.phase).toBe('Succeeded');
-  expect(Date.now() - began).toBeLessThan(10_000);
   const side = done.status?.initContainerStatuses?.[0];
   expect(side).toMatchObject({ name: 'service', ready: false, started: false, restartCount: 0 });
+  // Stopped by the kubelet (SIGTERM) once the step ended, not at the end of its own 30 s.
   expect(side?.state?.terminated).toMatchObject({ exitCode: 143, signal: 15, reason: 'Error' });
   expect(done.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
   expect(done.status?.conditions?.find((c) => c.type === 'Initialized')?.status).toBe('True');

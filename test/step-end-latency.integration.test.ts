@@ -1,11 +1,12 @@
 /**
  * The end of a running step is noticed at once: PollStep holds a watch on the running pod, so the
- * next step's pod is created within about a second of the container's exit, not at the next
- * scheduled poll (which for a 5-second step comes 2 s late, and for a long one up to a minute).
+ * next step's pod is created as soon as the container exits, not at the next scheduled poll
+ * (which for a 5-second step comes 2 s late, and for a long one up to a minute). How soon, in
+ * milliseconds, is the bench's figure (bench/step-end-latency.ts); here, the order of things.
  *
- * Real time throughout: the real definition, the real schedule (no wait override) and the
- * embedded cluster. The test's own watch on the namespace's pods (not the code under test) sees
- * the first step's container terminate and the second step's pod appear.
+ * The real definition, the real schedule (no wait override) and the embedded cluster. The test's
+ * own watch on the namespace's pods (not the code under test) sees the first step's container
+ * terminate and the second step's pod appear.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -46,7 +47,7 @@ afterAll(async () => {
 });
 
 describe('a step that ends while it runs', () => {
-  it('is followed by the next step\'s pod within a second of its container\'s exit', async () => {
+  it('is followed by the next step\'s pod as soon as its container exits, with no poll on the schedule', async () => {
     const events: ExecutionEvent[] = [];
     const summary = await startLocalExecution(
       {
@@ -66,11 +67,13 @@ describe('a step that ends while it runs', () => {
     const exited = terminatedAt.get(podOf(0))!;
     const next = addedAt.get(podOf(1))!;
     expect(exited).toBeDefined();
-    expect(next - exited).toBeLessThan(1000);
+    expect(next).toBeGreaterThan(exited);
 
-    // One poll held the watch through the whole run: no poll was spent on the schedule.
+    // One poll held the watch through the whole run and the next saw the end: no poll was spent on
+    // the schedule, and the only Wait was the one after the launch.
     const polls = events.filter((e) => e.type === 'StateExited' && e.state?.name === 'PollStep' && e.index === 0).map((e) => (e.state?.output as { poll: PollState }).poll);
     expect(polls.filter((p) => p.phase === 'running')).toHaveLength(1);
     expect(polls.at(-1)).toMatchObject({ phase: 'succeeded' });
+    expect(events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'WaitForStep' && e.index === 0)).toHaveLength(1);
   }, 30_000);
 });
