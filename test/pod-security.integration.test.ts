@@ -1,8 +1,9 @@
 /**
  * The step pod against the Kubernetes Pod Security Standards, "restricted" profile (which includes
- * "baseline"), as published at kubernetes.io/docs/concepts/security/pod-security-standards (v1.30+
- * rules). The checker below is written from that page's tables, control by control, and is pure,
- * so it is also shown to catch each violation it looks for.
+ * "baseline"), as the checker in fixtures/pod-security-standard.ts reads them from
+ * kubernetes.io/docs/concepts/security/pod-security-standards; it is pure, so it is also shown to
+ * catch each violation it looks for (and test/pod-security-standard.test.ts holds the embedded
+ * cluster's admission to it).
  *
  * The one deliberate exception: "Running as Non-root" (runAsNonRoot: true) is not forced by
  * default, because most CI images (node, python, alpine...) run as root and would not start
@@ -18,7 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { CoreV1Api } from '@kubernetes/client-node';
-import type { V1Container, V1Pod, V1SecurityContext } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { stepPodManifest } from '../lib/kube/index.js';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import { startLocalExecution } from '../lib/local/executor.js';
@@ -26,85 +27,7 @@ import { printedStatusReporter } from '../lib/local/printed-status.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import type { Step } from '../lib/pipeline/types.js';
-
-const BASELINE_CAPABILITIES = new Set([
-  'AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE',
-  'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT',
-]);
-const SAFE_SYSCTLS = new Set([
-  'kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.ip_unprivileged_port_start',
-  'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range', 'net.ipv4.ip_local_reserved_ports',
-  'net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes',
-]);
-const SELINUX_TYPES = new Set(['', 'container_t', 'container_init_t', 'container_kvm_t', 'container_engine_t']);
-const RESTRICTED_VOLUME_TYPES = new Set(['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret']);
-
-interface Finding {
-  control: string;
-  where: string;
-}
-
-/** Every "restricted" (and so "baseline") control the pod breaks. */
-function podSecurityFindings(pod: V1Pod): Finding[] {
-  const spec = pod.spec!;
-  const findings: Finding[] = [];
-  const add = (control: string, where: string) => findings.push({ control, where });
-  const podContext = spec.securityContext ?? {};
-  const containers: [string, V1Container][] = [
-    ...(spec.containers ?? []).map((c): [string, V1Container] => [`containers[${c.name}]`, c]),
-    ...(spec.initContainers ?? []).map((c): [string, V1Container] => [`initContainers[${c.name}]`, c]),
-    ...((spec.ephemeralContainers ?? []) as V1Container[]).map((c): [string, V1Container] => [`ephemeralContainers[${c.name}]`, c]),
-  ];
-
-  // Baseline.
-  if (podContext.windowsOptions?.hostProcess) add('HostProcess', 'spec.securityContext');
-  if (spec.hostNetwork) add('Host Namespaces', 'spec.hostNetwork');
-  if (spec.hostPID) add('Host Namespaces', 'spec.hostPID');
-  if (spec.hostIPC) add('Host Namespaces', 'spec.hostIPC');
-  for (const volume of spec.volumes ?? []) if (volume.hostPath) add('HostPath Volumes', `spec.volumes[${volume.name}]`);
-  for (const sysctl of podContext.sysctls ?? []) if (!SAFE_SYSCTLS.has(sysctl.name)) add('Sysctls', sysctl.name);
-  checkSelinux(podContext.seLinuxOptions, 'spec.securityContext', add);
-  checkAppArmor(podContext.appArmorProfile?.type, 'spec.securityContext', add);
-  for (const [where, container] of containers) {
-    const sc: V1SecurityContext = container.securityContext ?? {};
-    if (sc.windowsOptions?.hostProcess) add('HostProcess', where);
-    if (sc.privileged) add('Privileged Containers', where);
-    for (const cap of sc.capabilities?.add ?? []) if (!BASELINE_CAPABILITIES.has(cap)) add('Capabilities (baseline)', `${where}: ${cap}`);
-    for (const port of container.ports ?? []) if (port.hostPort) add('Host Ports', where);
-    checkSelinux(sc.seLinuxOptions, where, add);
-    checkAppArmor(sc.appArmorProfile?.type, where, add);
-    if (sc.procMount !== undefined && sc.procMount !== 'Default') add('/proc Mount Type', where);
-    const seccomp = sc.seccompProfile?.type ?? podContext.seccompProfile?.type;
-    if (seccomp === 'Unconfined') add('Seccomp (baseline)', where);
-  }
-
-  // Restricted.
-  for (const volume of spec.volumes ?? []) {
-    const types = Object.keys(volume).filter((key) => key !== 'name');
-    if (!types.every((type) => RESTRICTED_VOLUME_TYPES.has(type))) add('Volume Types', `spec.volumes[${volume.name}]`);
-  }
-  if (podContext.runAsUser === 0) add('Running as Non-root user', 'spec.securityContext');
-  for (const [where, container] of containers) {
-    const sc: V1SecurityContext = container.securityContext ?? {};
-    if (sc.allowPrivilegeEscalation !== false) add('Privilege Escalation', where);
-    if (!(sc.runAsNonRoot === true || (sc.runAsNonRoot === undefined && podContext.runAsNonRoot === true))) add('Running as Non-root', where);
-    if (sc.runAsUser === 0) add('Running as Non-root user', where);
-    const seccomp = sc.seccompProfile?.type ?? podContext.seccompProfile?.type;
-    if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost') add('Seccomp', where);
-    if (!(sc.capabilities?.drop ?? []).includes('ALL')) add('Capabilities', `${where}: must drop ALL`);
-    for (const cap of sc.capabilities?.add ?? []) if (cap !== 'NET_BIND_SERVICE') add('Capabilities', `${where}: adds ${cap}`);
-  }
-  return findings;
-
-  function checkSelinux(options: { type?: string; user?: string; role?: string } | undefined, where: string, report: typeof add) {
-    if (!options) return;
-    if (!SELINUX_TYPES.has(options.type ?? '')) report('SELinux', where);
-    if (options.user || options.role) report('SELinux', where);
-  }
-  function checkAppArmor(type: string | undefined, where: string, report: typeof add) {
-    if (type !== undefined && type !== 'RuntimeDefault' && type !== 'Localhost') report('AppArmor', where);
-  }
-}
+import { podSecurityFindings, type Finding } from './fixtures/pod-security-standard.js';
 
 /** Not a Pod Security Standard control, but asked of step pods: no API credentials inside. */
 function mountsServiceAccountToken(pod: V1Pod): boolean {
@@ -129,7 +52,7 @@ describe('step pods and the restricted Pod Security Standard', () => {
     fc.assert(
       fc.property(stepArbitrary, fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,40}$/), (step, buildId) => {
         const pod = stepPodManifest({ buildId, step, namespace: 'ci' });
-        expect(podSecurityFindings(pod)).toEqual([THE_EXCEPTION]);
+        expect(podSecurityFindings(pod, 'restricted')).toEqual([THE_EXCEPTION]);
         expect(mountsServiceAccountToken(pod)).toBe(false);
         expect(pod.spec?.volumes ?? []).toEqual([]);
       }),
@@ -143,7 +66,7 @@ describe('step pods and the restricted Pod Security Standard', () => {
         const checkout = { ...step, name: 'clone', secrets: [] };
         const workspace = ephemeral ? ({ ephemeral: true } as const) : { claimName: 'b-workspace' };
         const pod = stepPodManifest({ buildId: 'b', step, namespace: 'ci', runAsUser: 1000, workspace, ...(ephemeral ? { checkout } : {}) });
-        expect(podSecurityFindings(pod)).toEqual([]);
+        expect(podSecurityFindings(pod, 'restricted')).toEqual([]);
       }),
       { numRuns: 100 },
     );
@@ -152,7 +75,7 @@ describe('step pods and the restricted Pod Security Standard', () => {
   it('would pass entirely if runAsNonRoot were set: nothing else stands in the way', () => {
     const pod = stepPodManifest({ buildId: 'b', step: { name: 's', image: 'alpine:3.20', commands: ['true'], env: {}, pull: 'always', timeoutSeconds: 60, secrets: [] }, namespace: 'ci' });
     pod.spec!.containers[0]!.securityContext!.runAsNonRoot = true;
-    expect(podSecurityFindings(pod)).toEqual([]);
+    expect(podSecurityFindings(pod, 'restricted')).toEqual([]);
   });
 
   // The checker must bite, or the tests above prove nothing.
@@ -182,7 +105,7 @@ describe('step pods and the restricted Pod Security Standard', () => {
   ])('the checker reports %s', (control, breakIt) => {
     const pod = base();
     breakIt(pod);
-    expect(podSecurityFindings(pod).map((f) => f.control)).toContain(control);
+    expect(podSecurityFindings(pod, 'restricted').map((f) => f.control)).toContain(control);
   });
 });
 
@@ -212,8 +135,7 @@ describe('a namespace at the restricted level, on the embedded cluster', () => {
       {
         runtime: localTaskRuntime({ kubeconfig: path.join(root, 'kubeconfig'), namespace: RESTRICTED, logsDir: path.join(root, 'logs'), ...(runAsUser ? { settings: { runAsUser } } : {}) }),
         statuses: printedStatusReporter(() => {}),
-        waitMs: 20,
-        retryMs: 5,
+        overrides: { waitMs: 20, retryMs: 5 },
         onEvent: (event) => {
           if (event.type === 'TaskStateEntered' || (event.type === 'StateEntered' && event.state?.name === 'LaunchStep')) launches.push(event.type);
         },

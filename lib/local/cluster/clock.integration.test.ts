@@ -1,4 +1,5 @@
 /** Every time the embedded cluster writes or reports comes from the clock it is given. */
+import { waitFor } from '../../../test/fixtures/wait-for.js';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from './index.js';
 import type { CoreEvent, KubeObject, PersistentVolumeClaim, Pod } from './objects.js';
 
@@ -13,6 +14,18 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
+/** The pod once it has succeeded; a test failure naming what it last was after the deadline. */
+async function succeeded(name: string): Promise<Pod> {
+  return waitFor(
+    async () => {
+      const pod = await get<Pod>(`/api/v1/namespaces/default/pods/${name}`);
+      if (pod.status?.phase === 'Succeeded') return pod;
+      throw new Error(`pod ${name} is ${pod.status?.phase ?? 'without a phase'}: ${JSON.stringify(pod.status?.containerStatuses?.[0]?.state ?? null)}`);
+    },
+    { timeoutMs: 10_000, what: `pod ${name} to succeed` },
+  );
+}
+
 async function get<T>(path: string, accept = 'application/json'): Promise<T> {
   const res = await fetch(`${cluster.url}${path}`, { headers: { Accept: accept } });
   return (accept === 'text/plain' ? await res.text() : await res.json()) as T;
@@ -21,9 +34,7 @@ async function get<T>(path: string, accept = 'application/json'): Promise<T> {
 test('timestamps, pull durations, log times and AGE all read the injected clock', async () => {
   const body = { metadata: { name: 'pinned' }, spec: { containers: [{ name: 'step', image: 'alpine:3.20', imagePullPolicy: 'Always', command: ['/bin/sh', '-c', 'echo hi'] }] } };
   await fetch(`${cluster.url}/api/v1/namespaces/default/pods`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  let pod: Pod;
-  do pod = await get<Pod>('/api/v1/namespaces/default/pods/pinned');
-  while (pod.status?.phase !== 'Succeeded');
+  const pod = await succeeded('pinned');
 
   const terminated = pod.status?.containerStatuses?.[0]?.state.terminated;
   expect([pod.metadata.creationTimestamp, pod.status?.startTime, terminated?.startedAt, terminated?.finishedAt]).toEqual([PINNED, PINNED, PINNED, PINNED]);
@@ -48,9 +59,7 @@ test('claims, their events and their deletion read the injected clock too', asyn
     metadata: { name: 'holds-ws' },
     spec: { volumes: [{ name: 'ws', persistentVolumeClaim: { claimName: 'ws' } }], containers: [{ name: 'step', image: 'alpine:3.20', command: ['true'] }] },
   });
-  let pod: Pod;
-  do pod = await get<Pod>('/api/v1/namespaces/default/pods/holds-ws');
-  while (pod.status?.phase !== 'Succeeded');
+  await succeeded('holds-ws');
 
   // Held by the pod, the deleted claim stays, with its deletion time.
   await fetch(`${cluster.url}/api/v1/namespaces/default/persistentvolumeclaims/ws`, { method: 'DELETE' });

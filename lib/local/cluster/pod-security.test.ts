@@ -29,10 +29,55 @@ describe('Pod Security admission', () => {
     ['capabilities', () => {}, 'restricted', 'unrestricted capabilities (containers "step", "db" must set securityContext.capabilities.drop=["ALL"])'],
     ['seccomp', () => {}, 'restricted', 'seccompProfile (pod or containers "step", "db" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")'],
     ['root user', (p) => (p.spec.securityContext = { runAsNonRoot: true, runAsUser: 0 }), 'restricted', 'runAsUser=0 (pod must not set runAsUser=0)'],
+    ['root user twice', (p) => { p.spec.securityContext = { runAsUser: 0 }; p.spec.containers[1]!.securityContext = { runAsUser: 0 }; }, 'restricted', 'runAsUser=0 (pod and container "db" must not set runAsUser=0)'],
+    ['root allowed', (p) => (p.spec.securityContext = { runAsNonRoot: false }), 'restricted', 'runAsNonRoot != true (pod must not set securityContext.runAsNonRoot=false)'],
+    ['added capability, restricted', (p) => (p.spec.containers[1]!.securityContext = { capabilities: { drop: ['ALL'], add: ['NET_RAW', 'CHOWN'] } }), 'restricted', 'unrestricted capabilities (container "step" must set securityContext.capabilities.drop=["ALL"]; container "db" must not include "CHOWN", "NET_RAW" in securityContext.capabilities.add)'],
+    ['host ports', (p) => (p.spec.containers[1]!.ports = [{ containerPort: 5432, hostPort: 8080 }, { containerPort: 80, hostPort: 80 }]), 'baseline', 'hostPort (container "db" uses hostPorts 80, 8080)'],
+    ['sysctls', (p) => (p.spec.securityContext = { sysctls: [{ name: 'net.ipv4.tcp_rmem', value: '1' }, { name: 'kernel.msgmax', value: '1' }, { name: 'net.core.somaxconn', value: '1' }] }), 'baseline', 'forbidden sysctls (kernel.msgmax, net.core.somaxconn)'],
+    ['AppArmor', (p) => { p.spec.securityContext = { appArmorProfile: { type: 'Unconfined' } }; p.spec.containers[0]!.securityContext = { appArmorProfile: { type: 'Unconfined' } }; }, 'baseline', 'forbidden AppArmor profile (pod and container "step" must not set AppArmor profile type to "Unconfined")'],
+    ['AppArmor annotation', (p) => (p.metadata.annotations = { 'container.apparmor.security.beta.kubernetes.io/db': 'unconfined' }), 'baseline', 'forbidden AppArmor profile (annotation must not set AppArmor profile type to "container.apparmor.security.beta.kubernetes.io/db="unconfined"")'],
+    ['SELinux', (p) => (p.spec.containers[0]!.securityContext = { seLinuxOptions: { type: 'spc_t', role: 'system_r' } }), 'baseline', 'seLinuxOptions (container "step" set forbidden securityContext.seLinuxOptions: type "spc_t"; role may not be set)'],
+    ['/proc mount', (p) => (p.spec.containers[0]!.securityContext = { procMount: 'Unmasked' }), 'baseline', 'procMount (container "step" must not set securityContext.procMount to "Unmasked")'],
+    ['seccomp Unconfined', (p) => (p.spec.securityContext = { seccompProfile: { type: 'Unconfined' } }), 'baseline', 'seccompProfile (pod must not set securityContext.seccompProfile.type to "Unconfined")'],
+    ['seccomp Unconfined, restricted', (p) => (p.spec.containers[1]!.securityContext = { seccompProfile: { type: 'Unconfined' } }), 'restricted', 'seccompProfile (container "db" must not set securityContext.seccompProfile.type to "Unconfined")'],
+    ['hostProcess', (p) => (p.spec.containers[1]!.securityContext = { windowsOptions: { hostProcess: true } }), 'baseline', 'hostProcess (container "db" must not set securityContext.windowsOptions.hostProcess=true)'],
+    ['volume type', (p) => (p.spec.volumes = [{ name: 'sock', hostPath: { path: '/var/run/docker.sock' } }, { name: 'data', image: { reference: 'data:1' } }, { name: 'share', nfs: { server: 'x', path: '/' } }]), 'restricted', 'restricted volume types (volumes "sock", "share" use restricted volume types "hostPath", "nfs")'],
   ])('words a violation as the apiserver does: %s', (_what, change, level, words) => {
     const pod = bare();
     change(pod);
     expect(podSecurityViolations(pod, level)).toContain(words);
+  });
+
+  it('at restricted, lists the checks in the apiserver\'s order, its capability, volume and seccomp checks in place of baseline\'s', () => {
+    const pod = bare();
+    pod.spec.hostNetwork = true;
+    pod.spec.securityContext = { sysctls: [{ name: 'kernel.msgmax', value: '1' }], seccompProfile: { type: 'Unconfined' } };
+    pod.spec.containers[0]!.securityContext = { privileged: true, capabilities: { add: ['SYS_ADMIN'] } };
+    pod.spec.volumes = [{ name: 'sock', hostPath: { path: '/var/run/docker.sock' } }];
+    expect(podSecurityViolations(pod, 'restricted')).toEqual([
+      'host namespaces (hostNetwork=true)',
+      'privileged (container "step" must not set securityContext.privileged=true)',
+      'forbidden sysctls (kernel.msgmax)',
+      'allowPrivilegeEscalation != false (containers "step", "db" must set securityContext.allowPrivilegeEscalation=false)',
+      'unrestricted capabilities (containers "step", "db" must set securityContext.capabilities.drop=["ALL"]; container "step" must not include "SYS_ADMIN" in securityContext.capabilities.add)',
+      'restricted volume types (volume "sock" uses restricted volume type "hostPath")',
+      'runAsNonRoot != true (pod or containers "step", "db" must set securityContext.runAsNonRoot=true)',
+      'seccompProfile (pod must not set securityContext.seccompProfile.type to "Unconfined")',
+    ]);
+    expect(podSecurityViolations(pod, 'baseline')).toEqual([
+      'non-default capabilities (container "step" must not include "SYS_ADMIN" in securityContext.capabilities.add)',
+      'host namespaces (hostNetwork=true)',
+      'hostPath volumes (volume "sock")',
+      'privileged (container "step" must not set securityContext.privileged=true)',
+      'seccompProfile (pod must not set securityContext.seccompProfile.type to "Unconfined")',
+      'forbidden sysctls (kernel.msgmax)',
+    ]);
+  });
+
+  it('leaves escalation, capabilities and seccomp to Windows pods at restricted, as the apiserver does', () => {
+    const pod = bare();
+    pod.spec.os = { name: 'windows' };
+    expect(podSecurityViolations(pod, 'restricted')).toEqual(['runAsNonRoot != true (pod or containers "step", "db" must set securityContext.runAsNonRoot=true)']);
   });
 
   it('is enforced only by a namespace labelled with a level, at the version it names', () => {
