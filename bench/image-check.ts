@@ -9,6 +9,7 @@
  *   its Lambda runs it), with and without the check, alternating; each run with a fresh checker,
  *   as the first build of a cold Lambda gets (no cached verdicts), and with a warm one.
  */
+import { pullSecretsReader } from '../lib/kube/index.js';
 import { startLocalExecution } from '../lib/local/executor.js';
 import type { CatalogRegistry } from '../lib/local/cluster/index.js';
 import { imageChecker } from '../lib/registry/index.js';
@@ -71,8 +72,8 @@ export async function checkCost(runtime: TaskRuntime, registry: CatalogRegistry,
     await fn();
     return performance.now() - start;
   };
-  const kube = runtime.deps.kube;
-  const warm = imageChecker({ kube, mirror });
+  const readPullSecrets = pullSecretsReader(runtime.deps.kube);
+  const warm = imageChecker({ readPullSecrets, mirror });
   await prepareBuild(input(-1), settings, { ...runtime.deps, checkImages: warm });
   const off: number[] = [];
   const cold: number[] = [];
@@ -81,7 +82,7 @@ export async function checkCost(runtime: TaskRuntime, registry: CatalogRegistry,
   for (let run = 0; run < runs; run++) {
     off.push(await time(() => prepareBuild(input(run), { ...settings, imageCheck: false }, runtime.deps)));
     const before = registry.requests();
-    cold.push(await time(() => prepareBuild(input(run), settings, { ...runtime.deps, checkImages: imageChecker({ kube, mirror }) })));
+    cold.push(await time(() => prepareBuild(input(run), settings, { ...runtime.deps, checkImages: imageChecker({ readPullSecrets, mirror }) })));
     requests += registry.requests() - before;
     cached.push(await time(() => prepareBuild(input(run), settings, { ...runtime.deps, checkImages: warm })));
   }

@@ -1,18 +1,14 @@
-/** Every command answers --help (and `help <command>`) with each of its options explained. */
-import { jest } from '@jest/globals';
+/**
+ * Every command answers --help (and `help <command>`) with each of its options explained, and a
+ * usage mistake with exit 2 and its usage on stderr. In-process: nothing here starts anything.
+ */
 import { main } from '../lib/local/cli.js';
+import { capturedIO } from './fixtures/captured-io.js';
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = jest.spyOn(console, 'log').mockImplementation((line: string) => void out.push(line));
-  const error = jest.spyOn(console, 'error').mockImplementation((line: string) => void err.push(line));
-  try {
-    return { code: await main(args), out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    log.mockRestore();
-    error.mockRestore();
-  }
+  const io = capturedIO();
+  const code = await main(args, io);
+  return { code, out: io.outLines.join('\n'), err: io.errLines.join('\n') };
 }
 
 /** The options a usage line names, e.g. `--source` from `[--source DIR]`. */
@@ -43,6 +39,16 @@ test('run without a file, or with an unknown option, exits 2 and points at --hel
     expect(code).toBe(2);
     expect(err).toMatch(/Usage: step-runner run <pipeline\.yml>[\s\S]*step-runner run --help/);
   }
+});
+
+test.each([
+  [['bogus'], /^step-runner: unknown command "bogus"\nUsage: step-runner <command>[\s\S]*\n {2}run [\s\S]*\n {2}serve [\s\S]*\n {2}cluster /],
+  [['cluster', '--bogus'], /Unknown option '--bogus'[\s\S]*Usage: step-runner cluster/],
+  [['cluster', '--port', 'many'], /--port must be a port number, got "many"/],
+])('step-runner %j exits 2 with its usage on stderr, nothing on stdout', async (args, message) => {
+  const { code, out, err } = await cli(args);
+  expect({ code, out }).toEqual({ code: 2, out: '' });
+  expect(err).toMatch(message);
 });
 
 test('the top-level help says how to get a command\'s help', async () => {

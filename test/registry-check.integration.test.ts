@@ -7,7 +7,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { checkImages, dockerConfigLookup, imageChecker, MANIFEST_ACCEPT, type ImageVerdict } from '../lib/registry/index.js';
-import { readPullSecretConfigs, type PullSecretsApi } from '../lib/kube/pull-secrets.js';
+import { pullSecretsReader, readPullSecretConfigs, type PullSecretsApi } from '../lib/kube/pull-secrets.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import { distributionRegistryInstalled, startDistributionRegistry, type DistributionRegistry, OCI_INDEX, OCI_MANIFEST } from './fixtures/distribution-registry.js';
 import { describeRequiring } from './fixtures/requirements.js';
@@ -79,7 +79,7 @@ describeRequiring('the distribution registry', distributionRegistryInstalled, ()
         return { type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': Buffer.from(config).toString('base64') } };
       },
     } as unknown as PullSecretsApi;
-    const check = imageChecker({ kube: async () => api });
+    const check = imageChecker({ readPullSecrets: pullSecretsReader(async () => api) });
     const report = await check([`${locked.host}/team/secret:1.0`, `${open.host}/team/app:1.0`], 'builds');
     expect(report.verdicts.get(`${locked.host}/team/secret:1.0`)).toMatchObject({ kind: 'found' });
     expect(report.notes).toEqual(['pull secrets not read: secret builds/gone: HTTP 404']);

@@ -62,6 +62,17 @@ function exitOf(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
+/** The exit code, or 'hung' after `ms`; the timer goes with the answer, so it holds the test run open no longer. */
+async function exitWithin(exited: Promise<number | null>, ms: number): Promise<number | null | 'hung'> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), ms)));
+  try {
+    return await Promise.race([exited, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe.each(['SIGINT', 'SIGTERM'] as const)('step-runner run, sent %s while a step runs', (signal) => {
   it('aborts, deletes the pod and the workspace claim, and exits 1', async () => {
     const { NODE_OPTIONS: _ignored, ...env } = process.env;
@@ -85,7 +96,7 @@ describe.each(['SIGINT', 'SIGTERM'] as const)('step-runner run, sent %s while a 
       expect(await runnerClaims()).toHaveLength(1);
 
       child.kill(signal);
-      const code = await Promise.race([exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 15_000))]);
+      const code = await exitWithin(exited, 15_000);
       expect({ code, stderr: code === 1 ? '' : stderr }).toEqual({ code: 1, stderr: '' });
       const summary = JSON.parse(stdout.trim().split('\n').at(-1)!) as { status: string; steps: { name: string; status: string }[] };
       expect(summary.status).toBe('ABORTED');

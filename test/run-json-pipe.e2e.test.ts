@@ -1,6 +1,9 @@
 /**
  * The scripted form the README shows, exactly as a user types it: `npm start --silent -- run FILE
  * --json` (npm's banner off stdout), whose whole stdout is the summary object, so `| jq` reads it.
+ * `run`'s one spawned smoke test (a spawn costs seconds; the aborts of
+ * test/reliability-abort.e2e.test.ts need a real signal): the rest of its output is asserted
+ * in-process, e.g. a rejected pipeline's in test/run-json-rejected.test.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,27 +41,6 @@ test('npm start --silent -- run FILE --json: stdout is the summary object and no
   expect(summary.executionArn).toBe(`arn:aws:states:local:000000000000:execution:step-runner-local:${String(summary.name)}`);
   expect(Date.parse(String(summary.stoppedAt))).toBeGreaterThanOrEqual(Date.parse(String(summary.startedAt)));
   expect(result.status).toBe(0);
-}, 70_000);
-
-test('a rejected pipeline: every problem on stderr, and in the JSON as a list, exit 2', () => {
-  const file = join(dir, 'four.yml');
-  writeFileSync(
-    file,
-    'version: 1\ncheckout: false\nsteps:\n  - name: Build\n    image: alpine:3.20\n    commands: [echo ok]\n    timeout: soon\n  - name: two\n    image: Alpine\n    commands: []\n',
-  );
-  const result = npmStartSilent('run', file, '--json');
-  expect(result.status).toBe(2);
-  const summary = JSON.parse(result.stdout) as { error: string; cause: string; problems: { line: number; step: string; field: string; message: string }[] };
-  expect(summary.error).toBe('InvalidPipeline');
-  expect(summary.cause).toMatch(/\(and 3 more problems\)$/);
-  expect(summary.problems.map(({ line, step, field }) => ({ line, step, field }))).toEqual([
-    { line: 4, step: 'Build', field: 'name' },
-    { line: 7, step: 'Build', field: 'timeout' },
-    { line: 9, step: 'two', field: 'image' },
-    { line: 10, step: 'two', field: 'commands' },
-  ]);
-  expect(result.stderr).toContain(`InvalidPipeline: ${summary.cause}\n`);
-  for (const problem of summary.problems) expect(result.stderr).toContain(`  - ${problem.message}\n`);
 }, 70_000);
 
 test('the README shows that form, as this file runs it', () => {

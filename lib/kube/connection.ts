@@ -1,8 +1,9 @@
 import { EKSClient } from '@aws-sdk/client-eks';
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { AwsCredentialsProvider } from '../contract/aws-credentials.js';
 import { describeEksCluster, type EksClusterEndpoint } from './eks-cluster.js';
-import { eksToken, type AwsCredentialsProvider, type EksToken } from './eks-token.js';
+import { eksToken, type EksToken } from './eks-token.js';
 
 export interface EksConnectionOptions {
   clusterName: string;

@@ -2,15 +2,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
-
-/** What a credential provider (fromNodeProviderChain, fromTemporaryCredentials...) resolves to. */
-export interface AwsCredentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken?: string;
-  expiration?: Date;
-}
-export type AwsCredentialsProvider = () => Promise<AwsCredentials>;
+import type { AwsCredentialsProvider } from '../contract/aws-credentials.js';
 
 export interface EksToken {
   /** The bearer token: `k8s-aws-v1.` + base64url of a presigned STS GetCallerIdentity URL. */

@@ -7,7 +7,8 @@ export { stepPodManifest, stepPlacement, SERVICE_CAPABILITIES, type PodPlacement
 export { serviceContainerName, portGateContainerName, portGateOf, isServiceItself, portProbe, PORT_GATE_SCRIPT } from './service-containers.js';
 export { kubeConfigForEks, EksConnectionCache, type EksConnectionOptions } from './connection.js';
 export { kubeClients, type KubeClients, type WatchedPods } from './clients.js';
-export { eksToken, type AwsCredentials, type AwsCredentialsProvider, type EksToken } from './eks-token.js';
+export { eksToken, type EksToken } from './eks-token.js';
+export type { AwsCredentials, AwsCredentialsProvider } from '../contract/aws-credentials.js';
 export { describeEksCluster, type EksClusterEndpoint } from './eks-cluster.js';
 export { withKubeRetries, type KubeRetryOptions } from './retry.js';
 export { launchStepPod, type LaunchResult } from './launch.js';
@@ -24,6 +25,7 @@ export {
   SELECTED_NODE_ANNOTATION,
   type WorkspaceClaimSettings,
 } from './workspace.js';
+export { pullSecretsReader, readPullSecretConfigs, type PullSecretConfigs, type PullSecretsApi } from './pull-secrets.js';
 export { readSecretValues, secretNeedles, maskSecrets, SECRET_MASK } from './secret-values.js';
 export { classifyStep } from './classify.js';
 export { serviceStates, type ServiceState } from './classify-services.js';
@@ -31,4 +33,4 @@ export { podProgress, sameProgress, isQuietPending, type PodProgress } from './p
 export { secondsSince } from './time.js';
 export { watchPodUntil, watchPodsUntil, type WatchedPod } from './watch-pod.js';
 export { followContainerLog, readLogAfter, type OnLines } from './follow-log.js';
-export { linesAfter, sinceTimeOf, type LogPosition } from './log-position.js';
+export { linesAfter, rotationGapNote, sinceTimeOf, type LogPosition } from './log-position.js';

@@ -5,17 +5,18 @@
  * retries: the image check must stay fast, and without them it only knows less.
  */
 import type { CoreV1Api } from '@kubernetes/client-node';
+import type { PullSecretConfigs, PullSecretsReader } from '../registry/types.js';
+
+export type { PullSecretConfigs };
 
 export type PullSecretsApi = Pick<CoreV1Api, 'readNamespacedServiceAccount' | 'readNamespacedSecret'>;
 
-export interface PullSecretConfigs {
-  /** The `.dockerconfigjson` (or legacy `.dockercfg`) texts, in the service account's order. */
-  documents: string[];
-  /** Why some or all could not be read (no RBAC, no service account): said, not thrown. */
-  unreadable: string[];
-}
-
 const CONFIG_KEYS = ['.dockerconfigjson', '.dockercfg'];
+
+/** The reader lib/registry's image check is handed: the client asked for only when a registry wants credentials. */
+export function pullSecretsReader(api: () => Promise<PullSecretsApi>): PullSecretsReader {
+  return async (namespace, podPullSecrets) => readPullSecretConfigs(await api(), namespace, 'default', podPullSecrets);
+}
 
 export async function readPullSecretConfigs(
   api: PullSecretsApi,

@@ -1,5 +1,5 @@
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
-import { kubeClients, kubeConfigForEks } from '../kube/index.js';
+import { kubeClients, kubeConfigForEks, pullSecretsReader } from '../kube/index.js';
 import { ecrCheck, imageChecker } from '../registry/index.js';
 import { logger } from '../workflow/lambda-task.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
@@ -19,7 +19,7 @@ export function lambdaTaskRuntime(env: NodeJS.ProcessEnv = process.env): TaskRun
     deps: {
       ...clients,
       // Built once per cold start, so its verdict cache lasts as long as the warm function.
-      checkImages: imageChecker({ kube: clients.kube, ecr: ecrCheck({ credentials: fromNodeProviderChain() }) }),
+      checkImages: imageChecker({ readPullSecrets: pullSecretsReader(clients.kube), ecr: ecrCheck({ credentials: fromNodeProviderChain() }) }),
       logs: s3LogStore(logs.bucket, logs.prefix),
       now: () => new Date(),
       log: logger,

@@ -47,14 +47,19 @@ function stopSignal(): Promise<string> {
   });
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const io: CommandIO = {
+/** The terminal's: stdout, stderr, and Ctrl-C (or a polite kill) as the stop signal. */
+function terminalIO(): CommandIO {
+  return {
     out: (line) => console.log(line),
     err: (line) => console.error(line),
     get stopSignal() {
       return stopSignal();
     },
   };
+}
+
+/** The exit code; `io` is the terminal's unless a caller (a test) captures the lines itself. */
+export async function main(argv: string[], io: CommandIO = terminalIO()): Promise<number> {
   // `npm start` with no command: the local stack (webhooks and the console page) and the example
   // build once, shown the way the console shows it; then it keeps serving until Ctrl-C.
   const [name, ...rest] = argv.length === 0 ? ['serve', '--example', DEFAULT_EXAMPLE] : argv;

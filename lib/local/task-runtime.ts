@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { kubeClients } from '../kube/index.js';
+import { kubeClients, pullSecretsReader } from '../kube/index.js';
 import { imageChecker } from '../registry/index.js';
 import { logger } from '../workflow/lambda-task.js';
 import { DEFAULT_WORKSPACE, workflowSettings, type WorkflowSettings, type WorkspaceMode } from '../workflow/settings.js';
@@ -42,7 +42,7 @@ export function localTaskRuntime(target: LocalTarget): TaskRuntime {
     deps: {
       ...clients,
       // The embedded cluster's kubeconfig names its catalog registry; other clusters' nodes pull from the images' own.
-      checkImages: imageChecker({ kube: clients.kube, ...(mirror ? { mirror } : {}) }),
+      checkImages: imageChecker({ readPullSecrets: pullSecretsReader(clients.kube), ...(mirror ? { mirror } : {}) }),
       logs: directoryLogStore(target.logsDir),
       now: () => new Date(),
       log: logger,

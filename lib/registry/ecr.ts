@@ -7,7 +7,7 @@
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialsProvider } from '../kube/eks-token.js';
+import type { AwsCredentialsProvider } from '../contract/aws-credentials.js';
 import { ecrRegistry } from './ecr-host.js';
 import type { ManifestTarget } from './reference.js';
 import { InconclusiveReasons, type ImageVerdict } from './types.js';

@@ -3,10 +3,9 @@
  * registry asks for credentials), ECR through the function's role, a cache that lives as long as
  * the runtime (a warm Lambda).
  */
-import { readPullSecretConfigs, type PullSecretsApi } from '../kube/pull-secrets.js';
 import { checkImages, type CheckImagesOptions } from './check-images.js';
 import { dockerConfigLookup, firstOf } from './docker-config.js';
-import type { CredentialsLookup, ImageVerdict } from './types.js';
+import type { CredentialsLookup, ImageVerdict, PullSecretsReader } from './types.js';
 import { verdictCache } from './verdict-cache.js';
 
 export interface ImageCheckReport {
@@ -26,8 +25,8 @@ export interface ImageCheckRequest {
 export type ImageChecker = (images: readonly string[], namespace: string, request?: ImageCheckRequest) => Promise<ImageCheckReport>;
 
 export interface ImageCheckerOptions extends Pick<CheckImagesOptions, 'timeoutMs' | 'mirror' | 'fetch' | 'ecr'> {
-  /** The cluster, for the pull secrets; none: no pull secrets. */
-  kube?: () => Promise<PullSecretsApi>;
+  /** The cluster's pull secrets (lib/kube's `pullSecretsReader`); none: no pull secrets. */
+  readPullSecrets?: PullSecretsReader;
   /** Credentials of the deployment's own, tried after the pull secrets. */
   credentials?: CredentialsLookup;
 }
@@ -39,7 +38,7 @@ export function imageChecker(options: ImageCheckerOptions): ImageChecker {
     const names = [...new Set(request.pullSecrets ?? [])];
     let pullSecrets: Promise<CredentialsLookup> | undefined;
     const fromPullSecrets: CredentialsLookup = async (registry) => {
-      pullSecrets ??= readPullSecrets(options.kube, namespace, notes, names);
+      pullSecrets ??= readPullSecrets(options.readPullSecrets, namespace, notes, names);
       return (await pullSecrets)(registry);
     };
     const verdicts = await checkImages(images, {
@@ -56,10 +55,10 @@ export function imageChecker(options: ImageCheckerOptions): ImageChecker {
   };
 }
 
-async function readPullSecrets(kube: ImageCheckerOptions['kube'], namespace: string, notes: string[], names: readonly string[]): Promise<CredentialsLookup> {
-  if (!kube) return async () => undefined;
+async function readPullSecrets(read: PullSecretsReader | undefined, namespace: string, notes: string[], names: readonly string[]): Promise<CredentialsLookup> {
+  if (!read) return async () => undefined;
   try {
-    const { documents, unreadable } = await readPullSecretConfigs(await kube(), namespace, 'default', names);
+    const { documents, unreadable } = await read(namespace, names);
     if (unreadable.length > 0) notes.push(`pull secrets not read: ${unreadable.join('; ')}`);
     return dockerConfigLookup(documents);
   } catch (error) {

@@ -29,6 +29,20 @@ export interface BasicCredentials {
 /** Credentials for a registry as written in image references (`docker.io`, `ghcr.io`, `host:port`). */
 export type CredentialsLookup = (registry: string) => Promise<BasicCredentials | undefined>;
 
+/** The Docker configs a build's pods would pull with, as read from the cluster. */
+export interface PullSecretConfigs {
+  /** The `.dockerconfigjson` (or legacy `.dockercfg`) texts, in the service account's order. */
+  documents: string[];
+  /** Why some or all could not be read (no RBAC, no service account): said, not thrown. */
+  unreadable: string[];
+}
+
+/**
+ * Reads them for a namespace and the pods' own pull secrets (none named: the service account's).
+ * Handed in (lib/kube's `pullSecretsReader`): this layer asks registries, the cluster is lib/kube's.
+ */
+export type PullSecretsReader = (namespace: string, podPullSecrets: readonly string[]) => Promise<PullSecretConfigs>;
+
 /** One answer of the registry, as the verdict rules read it. */
 export interface ManifestAnswer {
   status: number;
