@@ -75,7 +75,7 @@ export async function measureRealCompletionLatency(clusterUrl: string, designs: 
             {
               runtime,
               statuses: { report: async () => ({ posted: false, reason: 'benchmark' }) },
-              ...(waitMs !== undefined ? { waitMs } : {}),
+              ...(waitMs !== undefined ? { overrides: { waitMs } } : {}),
               onEvent: (event) => {
                 const output = event.state?.output as { poll?: { phase?: string } } | undefined;
                 if (event.type === 'StateExited' && event.state?.name === 'PollStep' && event.index === 0 && output?.poll?.phase === 'running') runningPolls++;

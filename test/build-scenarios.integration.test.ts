@@ -60,8 +60,7 @@ async function build(
     { build: { id, trigger: 'test', ...ref }, pipeline: { file: 'pipeline.yml', text: pipeline }, withoutSource: 'these builds test their steps, not a checkout' },
     {
       runtime,
-      waitMs: 100,
-      retryMs: 10,
+      overrides: { waitMs: 100, retryMs: 10 },
       onEvent: (event) => {
         events.push(event);
         onEvent?.(event, abort);

@@ -126,8 +126,7 @@ describe('the build workspace on the cluster', () => {
         { build: { id, trigger: 'test', ...source.build }, pipeline: { file: '.step-runner.yml', text: pipeline }, ...(source.source ? { source: source.source } : {}) },
         {
           runtime: localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs'), settings }),
-          waitMs: 50,
-          retryMs: 10,
+          overrides: { waitMs: 50, retryMs: 10 },
           onEvent: launched.onEvent,
         },
       );

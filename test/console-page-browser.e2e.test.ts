@@ -76,7 +76,7 @@ function recordRequests(page: Page): string[] {
 describeRequiring('the console page in Chromium', chromiumInstalled, () => {
   beforeAll(async () => {
     logger.setLogLevel('SILENT');
-    server = await startLocalServer({ port: 0, secret: SECRET, timings: FAST_TIMINGS, waitMs: 20, retryMs: 20 });
+    server = await startLocalServer({ port: 0, secret: SECRET, timings: FAST_TIMINGS, overrides: { waitMs: 20, retryMs: 20 } });
     browser = await launchChromium();
   }, 60_000);
 

@@ -29,7 +29,7 @@ let browser: Browser;
 describeRequiring('the console page of steps side by side, in Chromium', chromiumInstalled, () => {
   beforeAll(async () => {
     logger.setLogLevel('SILENT');
-    server = await startLocalServer({ port: 0, secret: SECRET, timings: FAST_TIMINGS, waitMs: 20, retryMs: 20 });
+    server = await startLocalServer({ port: 0, secret: SECRET, timings: FAST_TIMINGS, overrides: { waitMs: 20, retryMs: 20 } });
     browser = await launchChromium();
   }, 60_000);
 

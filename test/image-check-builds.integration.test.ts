@@ -51,7 +51,7 @@ async function build(runtime: TaskRuntime, pipeline: string) {
   const events: ExecutionEvent[] = [];
   const execution = startLocalExecution(
     { build: { id, trigger: 'test' }, pipeline: { file: 'pipeline.yml', text: pipeline }, withoutSource: 'these builds test their images' },
-    { runtime, waitMs: 50, retryMs: 10, onEvent: (event) => events.push(event) },
+    { runtime, overrides: { waitMs: 50, retryMs: 10 }, onEvent: (event) => events.push(event) },
   );
   return { id, events, summary: await execution.result };
 }

@@ -46,8 +46,7 @@ async function build(id: string, pipeline: string, options: { unavailable?: bool
       {
         runtime,
         statuses: { report: async (request) => (statuses.push(request), { posted: false, reason: 'recorded by the test' }) },
-        waitMs: 20,
-        retryMs: 5,
+        overrides: { waitMs: 20, retryMs: 5 },
         onEvent: (event) => events.push(event),
       },
     ).result;

@@ -43,7 +43,7 @@ beforeAll(async () => {
   const runtime = localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs'), settings: { imageCheck: false } });
   // As `serve` keeps them: the page is rendered from what this registry holds.
   executions = new LocalExecutions({
-    run: (executionName, input, onEvent) => startLocalExecution(input, { runtime, executionName, onEvent, waitMs: 50, retryMs: 10 }),
+    run: (executionName, input, onEvent) => startLocalExecution(input, { runtime, executionName, onEvent, overrides: { waitMs: 50, retryMs: 10 } }),
     consoleUrl: (name) => `/executions/${name}`,
   });
 }, 30_000);

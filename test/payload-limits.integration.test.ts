@@ -65,8 +65,7 @@ describe('the largest build a pipeline file allows', () => {
       {
         runtime: localTaskRuntime({ kubeconfig: path.join(root, 'kubeconfig'), namespace: 'default', logsDir: path.join(root, 'logs') }),
         statuses: printedStatusReporter(() => {}),
-        waitMs: 10,
-        retryMs: 5,
+        overrides: { waitMs: 10, retryMs: 5 },
         onEvent: (event) => events.push(event),
       },
     ).result;

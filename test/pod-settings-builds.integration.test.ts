@@ -57,8 +57,7 @@ async function build(id: string, pipeline: string, settings: Partial<WorkflowSet
       },
       {
         runtime: localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs'), settings }),
-        waitMs: 50,
-        retryMs: 10,
+        overrides: { waitMs: 50, retryMs: 10 },
         onEvent: launched.onEvent,
       },
     );

@@ -172,12 +172,14 @@ describe('invocations that Lambda could not complete (timeout, out of memory)', 
       {
         runtime: localTaskRuntime({ kubeconfig: path.join(scratch, 'kubeconfig'), namespace: NAMESPACE, logsDir: path.join(scratch, 'logs') }),
         statuses: printedStatusReporter(() => {}),
-        waitMs: 20,
-        retryMs: 5,
-        invocationFailure: (state) => {
-          if (failedOnce.has(state)) return undefined;
-          failedOnce.add(state);
-          return names[failedOnce.size % 2];
+        overrides: {
+          waitMs: 20,
+          retryMs: 5,
+          invocationFailure: (state) => {
+            if (failedOnce.has(state)) return undefined;
+            failedOnce.add(state);
+            return names[failedOnce.size % 2];
+          },
         },
         onEvent: (event) => {
           if (event.type === 'StateExited' && event.state?.name === 'LaunchStep') created.push((event.state.output as { poll: PollState }).poll.reason);

@@ -129,7 +129,7 @@ async function build(pipeline: string, kubeconfig = path.join(scratch, 'kubeconf
   const events: ExecutionEvent[] = [];
   const execution = startLocalExecution(
     { build: { id, trigger: 'test' }, pipeline: { file: 'pipeline.yml', text: pipeline }, withoutSource: 'these builds test their steps, not a checkout' },
-    { runtime, waitMs: 50, retryMs: 10, onEvent: (event) => events.push(event) },
+    { runtime, overrides: { waitMs: 50, retryMs: 10 }, onEvent: (event) => events.push(event) },
   );
   return { id, summary: await execution.result, events };
 }

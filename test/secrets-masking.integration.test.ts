@@ -116,7 +116,7 @@ describe('a step that prints its secrets', () => {
     const execution = startLocalExecution(
       // A GitHub build, so ReportStatus prints the commit status it would post.
       { build: { id: 'secrets-1', trigger: 'github push', repository: 'team/app', commit: 'a'.repeat(40) }, pipeline: { file: 'p.yml', text: PIPELINE }, withoutSource: 'these builds test their steps, not a checkout' },
-      { runtime, waitMs: 50, retryMs: 10, onEvent: (event) => (events.push(event), lines.push(...console.lines(event))) },
+      { runtime, overrides: { waitMs: 50, retryMs: 10 }, onEvent: (event) => (events.push(event), lines.push(...console.lines(event))) },
     );
     const summary = await execution.result;
 

@@ -28,7 +28,7 @@ beforeAll(async () => {
   const kubeconfig = path.join(scratch, 'kubeconfig');
   await writeFile(kubeconfig, cluster.kubeconfigYaml());
   api = cluster.kubeConfig().makeApiClient(CoreV1Api);
-  server = await startLocalServer({ port: 0, secret: SECRET, kubeconfig, waitMs: 20, retryMs: 20, print: () => {} });
+  server = await startLocalServer({ port: 0, secret: SECRET, kubeconfig, overrides: { waitMs: 20, retryMs: 20 }, print: () => {} });
 }, 30_000);
 
 afterAll(async () => {

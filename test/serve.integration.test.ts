@@ -45,8 +45,7 @@ beforeAll(async () => {
     pipeline: path.join(repo, '.step-runner.yml'),
     source: repo,
     timings: FAST_TIMINGS,
-    waitMs: 20,
-    retryMs: 20,
+    overrides: { waitMs: 20, retryMs: 20 },
     print: (line) => printed.push(line),
   });
 }, 30_000);

@@ -52,8 +52,7 @@ async function build(id: string, pipeline: string) {
     { build: { id, trigger: 'test' }, pipeline: { file: 'ci.yml', text: pipeline }, withoutSource: 'this build needs no source' },
     {
       runtime: localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs') }),
-      waitMs: 50,
-      retryMs: 10,
+      overrides: { waitMs: 50, retryMs: 10 },
       onEvent: (event) => {
         launched.onEvent(event);
         // The pod's events before FinishStep deletes it with its events' object.

@@ -10,32 +10,30 @@ import {
 } from '../workflow/handlers.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import type { StatusReporter } from '../workflow/tasks/report-status.js';
+import { deployedFunction } from './deployed-functions.js';
 
 export type LambdaHandler = (event: never, context: Context) => Promise<unknown>;
 
 type Create = (runtime: TaskRuntime, statuses: StatusReporter) => unknown;
 
 interface LocalFunction {
-  /** serverless.yml's name for it. */
+  /** serverless.yml's name for it, which its memory and timeout are read by. */
   name: string;
-  /** serverless.yml's timeout (test/state-machine-definition.test.ts keeps them equal). */
-  timeoutSeconds: number;
   create: Create;
 }
 
 /**
  * The Lambda functions the definition calls, by CloudFormation logical id (what its `Fn::GetAtt`
- * names): the serverless.yml name and timeout, and the same factory functions/ builds the deployed
- * handler with.
+ * names): the serverless.yml name, and the same factory functions/ builds the deployed handler with.
  */
 const FUNCTIONS: Record<string, LocalFunction> = {
-  PrepareBuildLambdaFunction: { name: 'prepareBuild', timeoutSeconds: 30, create: (runtime) => prepareBuildHandler(runtime) },
-  LaunchStepLambdaFunction: { name: 'launchStep', timeoutSeconds: 30, create: (runtime) => launchStepHandler(runtime) },
-  PollStepLambdaFunction: { name: 'pollStep', timeoutSeconds: 300, create: pollStepHandler },
-  WaitForNeedsLambdaFunction: { name: 'waitForNeeds', timeoutSeconds: 300, create: waitForNeedsHandler },
-  FinishStepLambdaFunction: { name: 'finishStep', timeoutSeconds: 60, create: finishStepHandler },
-  CleanupBuildLambdaFunction: { name: 'cleanupBuild', timeoutSeconds: 60, create: cleanupBuildHandler },
-  ReportStatusLambdaFunction: { name: 'reportStatus', timeoutSeconds: 30, create: (_, statuses) => reportStatusHandler(() => statuses) },
+  PrepareBuildLambdaFunction: { name: 'prepareBuild', create: (runtime) => prepareBuildHandler(runtime) },
+  LaunchStepLambdaFunction: { name: 'launchStep', create: (runtime) => launchStepHandler(runtime) },
+  PollStepLambdaFunction: { name: 'pollStep', create: pollStepHandler },
+  WaitForNeedsLambdaFunction: { name: 'waitForNeeds', create: waitForNeedsHandler },
+  FinishStepLambdaFunction: { name: 'finishStep', create: finishStepHandler },
+  CleanupBuildLambdaFunction: { name: 'cleanupBuild', create: cleanupBuildHandler },
+  ReportStatusLambdaFunction: { name: 'reportStatus', create: (_, statuses) => reportStatusHandler(() => statuses) },
 };
 
 /** serverless.yml's function name for each logical id the local executor can bind. */
@@ -45,7 +43,7 @@ export const lambdaFunctionNames: Readonly<Record<string, string>> = Object.from
 
 /** serverless.yml's timeout for each function the local executor can bind, by name. */
 export const lambdaFunctionTimeouts: Readonly<Record<string, number>> = Object.fromEntries(
-  Object.values(FUNCTIONS).map((fn) => [fn.name, fn.timeoutSeconds]),
+  Object.values(FUNCTIONS).map((fn) => [fn.name, deployedFunction(fn.name).timeoutSeconds]),
 );
 
 /** The handlers over the local runtime, so the local executor runs the very code that is deployed. */
@@ -54,6 +52,9 @@ export function localLambdaFunctions(
   statuses: StatusReporter,
 ): Record<string, { name: string; timeoutSeconds: number; handler: LambdaHandler }> {
   return Object.fromEntries(
-    Object.entries(FUNCTIONS).map(([id, fn]) => [id, { name: fn.name, timeoutSeconds: fn.timeoutSeconds, handler: fn.create(runtime, statuses) as LambdaHandler }]),
+    Object.entries(FUNCTIONS).map(([id, fn]) => [
+      id,
+      { name: fn.name, timeoutSeconds: deployedFunction(fn.name).timeoutSeconds, handler: fn.create(runtime, statuses) as LambdaHandler },
+    ]),
   );
 }

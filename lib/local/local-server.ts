@@ -20,7 +20,7 @@ import { stateGraph } from './console/asl-graph.js';
 import { layoutGraph } from './console/graph-layout.js';
 import { observeStepPods } from './console/pod-observer.js';
 import { ConsoleOutput } from './console-output.js';
-import { startLocalExecution } from './executor.js';
+import { startLocalExecution, type ExecutionOverrides } from './executor.js';
 import { LocalExecutions } from './executions.js';
 import { createConsoleRoutes } from './http/console-routes.js';
 import { controlGuard } from './http/control-guard.js';
@@ -53,10 +53,9 @@ export interface LocalServerOptions {
   /** As the deployment's WORKSPACE_MODE (default volume). */
   workspaceMode?: WorkspaceMode;
   images?: string[];
-  /** Tests: a fast simulated kubelet, short waits between polls and retries. */
+  /** Tests: a fast simulated kubelet, and each execution's overrides (short waits between polls and retries). */
   timings?: Partial<KubeletTimings>;
-  waitMs?: number;
-  retryMs?: number;
+  overrides?: ExecutionOverrides;
   /** Progress lines (each build as the console shows it, one line per request, commit statuses). */
   print?: (line: string) => void;
   logger?: Logger;
@@ -114,8 +113,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
           statuses,
           executionName,
           onEvent,
-          ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}),
-          ...(options.retryMs !== undefined ? { retryMs: options.retryMs } : {}),
+          ...(options.overrides ? { overrides: options.overrides } : {}),
         }),
       consoleUrl: (name) => `${baseUrl}/executions/${encodeURIComponent(name)}`,
       onEvent: (name, input, event) => {

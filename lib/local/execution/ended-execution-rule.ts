@@ -1,0 +1,19 @@
+import type { BuildInput } from '../../contract/index.js';
+import { cleanupEndedExecutionHandler } from '../../workflow/handlers.js';
+import type { TaskRuntime } from '../../workflow/task-deps.js';
+import type { StatusReporter } from '../../workflow/tasks/report-status.js';
+import { localLambdaContext } from '../lambda-context.js';
+import { localExecutionArn } from './arns.js';
+
+/**
+ * What EventBridge does on AWS when an execution is aborted: the same cleanup-ended-execution
+ * handler, with the event it would get, deletes the build's objects and posts (here: prints) the
+ * commit's `error` status, since no state of the aborted execution could.
+ */
+export async function cleanupAfterAbort(input: BuildInput, name: string, runtime: TaskRuntime, statuses: StatusReporter): Promise<void> {
+  const event = {
+    'detail-type': 'Step Functions Execution Status Change',
+    detail: { executionArn: localExecutionArn(name), name, status: 'ABORTED', input: JSON.stringify(input) },
+  };
+  await cleanupEndedExecutionHandler(runtime, () => statuses)(event, localLambdaContext('cleanupEndedExecution'));
+}

@@ -1,0 +1,87 @@
+import { listedSteps, type PreparedBuild, type ServiceResult, type StepResult } from '../../workflow/state-data.js';
+import type { ExecutionEvent } from './execution-history.js';
+import { isFinishState, isLaunchState } from './states.js';
+
+export type ExecutionStatus = 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
+
+/**
+ * A step as `run --json` and `GET /executions/NAME` show it: `running` once its pod is launched,
+ * `waiting` while it waits for the steps it needs, `aborted` when it was stopped (the execution
+ * aborted or timed out, or another step failed) after its pod was launched, `not-run` when it
+ * never was, `skipped` when its `when` did not hold for the build (it had no iteration).
+ */
+export type StepOutcome = 'succeeded' | 'failed' | 'running' | 'waiting' | 'aborted' | 'not-run' | 'skipped';
+
+/** The `run --json` object (docs/contracts.md). */
+export interface ExecutionSummary {
+  status: ExecutionStatus;
+  error: string | null;
+  cause: string | null;
+  /** Every step in the pipeline file's order (the checkout first); a skipped one has its `reason`. */
+  steps: { name: string; status: StepOutcome; exitCode: number | null; error: string | null; reason?: string; services?: Omit<ServiceResult, 'logTail'>[] }[];
+  events: { type: string; state: string | null; timestamp: string }[];
+}
+
+function preparedBuild(history: readonly ExecutionEvent[]): PreparedBuild | undefined {
+  const exited = history.find((e) => e.type === 'StateExited' && e.state?.name === 'PrepareBuild');
+  return exited?.state?.output as PreparedBuild | undefined;
+}
+
+/** `running`: the execution has not ended (a step under way is `running`, not `aborted`). */
+export function summarize(history: readonly ExecutionEvent[], aborted: boolean, { running = false } = {}): ExecutionSummary {
+  const last = history.at(-1);
+  const status: ExecutionStatus = aborted
+    ? 'ABORTED'
+    : last?.type === 'ExecutionSucceeded'
+      ? 'SUCCEEDED'
+      : last?.type === 'ExecutionTimeout'
+        ? 'TIMED_OUT'
+        : 'FAILED';
+  const failedEvent = history.find((e) => e.type === 'ExecutionFailed');
+  return {
+    status,
+    error: status === 'FAILED' ? (failedEvent?.Error ?? null) : status === 'TIMED_OUT' ? 'States.Timeout' : null,
+    cause: status === 'FAILED' && failedEvent?.Cause != null ? String(failedEvent.Cause) : null,
+    steps: stepOutcomes(history, running, status),
+    events: history.map((e) => ({
+      type: e.type,
+      state: e.state?.name ?? null,
+      timestamp: new Date(e.timestamp).toISOString(),
+    })),
+  };
+}
+
+/** Why a step that runs only after a failure did not run in a build that succeeded. */
+export const NOT_AFTER_A_FAILURE = 'it runs only after a failure, and the build did not fail';
+
+function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, build: ExecutionStatus): ExecutionSummary['steps'] {
+  const prepared = preparedBuild(history);
+  if (!prepared?.steps) return [];
+  return listedSteps(prepared).map((step) => {
+    if (step.iteration === undefined) return { name: step.name, status: 'skipped', exitCode: null, error: null, reason: step.skipped.reason };
+    const index = step.iteration;
+    if (step.afterFailure && !running && build === 'SUCCEEDED') return { name: step.name, status: 'skipped', exitCode: null, error: null, reason: NOT_AFTER_A_FAILURE };
+    const outcome = finishedStep(history, index);
+    if (outcome) {
+      // The services' log tails are for the page; the summary says where each whole log is.
+      const services = outcome.services?.map(({ logTail: _tail, ...service }) => service);
+      return { name: step.name, status: outcome.status, exitCode: outcome.exitCode, error: outcome.error, ...(services ? { services } : {}) };
+    }
+    // A task of the iteration failed outright (e.g. the cluster stayed unreachable).
+    const failed = history.find((e) => e.type === 'MapIterationFailed' && e.index === index);
+    if (failed) return { name: step.name, status: 'failed', exitCode: null, error: failed.Error ?? null };
+    const launched = history.some((e) => e.index === index && isLaunchState(e.state?.name));
+    const waiting = history.some((e) => e.type === 'MapIterationStarted' && e.index === index);
+    const status = launched ? (running ? 'running' : 'aborted') : waiting && running ? 'waiting' : 'not-run';
+    return { name: step.name, status, exitCode: null, error: null };
+  });
+}
+
+/**
+ * What FinishStep (or FinishFailedStep) returned for a step, log tail included: the history's
+ * TaskSucceeded, since the state's own output keeps only what the Map collects.
+ */
+export function finishedStep(events: readonly ExecutionEvent[], index?: number): StepResult | undefined {
+  const finished = events.find((e) => e.type === 'TaskSucceeded' && isFinishState(e.state?.name) && (index === undefined || e.index === index));
+  return finished?.state?.output as StepResult | undefined;
+}

@@ -1,0 +1,10 @@
+/** The definition's states whose names the local executor has to know. */
+
+/** The Maps whose iterations are steps: the build's, and the one that runs after a failure. */
+export const STEPS_MAP = 'RunSteps';
+export const AFTER_FAILURE_MAP = 'RunAfterFailure';
+/** The task whose iteration goes on to StepFailed, failing RunSteps. */
+export const FAILING_FINISH = 'FinishFailedStep';
+
+export const isFinishState = (state: string | undefined) => state === 'FinishStep' || state === FAILING_FINISH || state === 'FinishAfterFailure';
+export const isLaunchState = (state: string | undefined) => state === 'LaunchStep' || state === 'LaunchAfterFailure';
