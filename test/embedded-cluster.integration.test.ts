@@ -67,7 +67,8 @@ test('a pod runs its command as a local process: Succeeded, exit 0, its output i
   const events = await podEvents('hello');
   expect(events.map((e) => e.reason)).toEqual(['Scheduled', 'Pulling', 'Pulled', 'Created', 'Started']);
   const [scheduled, , pulled] = events;
-  expect(scheduled).toMatchObject({ type: 'Normal', source: { component: 'default-scheduler' }, message: 'Successfully assigned default/hello to embedded-node' });
+  // Through events.k8s.io, as the scheduler writes: read through core/v1 the reporter is reportingComponent, the source empty.
+  expect(scheduled).toMatchObject({ type: 'Normal', source: {}, reportingComponent: 'default-scheduler', action: 'Binding', message: 'Successfully assigned default/hello to embedded-node' });
   expect(pulled?.message).toMatch(/^Successfully pulled image "alpine:3\.20" in \d+ms \(\d+ms including waiting\)\. Image size: \d+ bytes\.$/);
   expect(pulled?.involvedObject).toMatchObject({ kind: 'Pod', name: 'hello', namespace: NS, uid: pod.metadata?.uid, fieldPath: 'spec.containers{step}' });
   expect(pulled?.metadata?.name).toMatch(/^hello\.[0-9a-f]+$/);
@@ -239,7 +240,7 @@ test('a pod that asks for more than the node has stays Pending, Unschedulable', 
   const pod = await waitForPod('too-big', (p) => (p.status?.conditions ?? []).length > 0);
   expect(pod.status?.phase).toBe('Pending');
   expect(pod.status?.conditions?.[0]).toMatchObject({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message });
-  expect((await podEvents('too-big')).map((e) => [e.type, e.reason, e.message, e.source?.component])).toEqual([
+  expect((await podEvents('too-big')).map((e) => [e.type, e.reason, e.message, e.reportingComponent])).toEqual([
     ['Warning', 'FailedScheduling', message, 'default-scheduler'],
   ]);
 });

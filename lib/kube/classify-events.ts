@@ -1,7 +1,11 @@
 /**
- * Reading a pod's events: which belong to the step's container or to the pod itself, and when
- * each one last happened. Events are aggregated (one object's `count` grows while `lastTimestamp`,
- * `eventTime` or `series.lastObservedTime` move), so list order means nothing.
+ * Reading a pod's events: which belong to the step's container or to the pod itself, when each
+ * one last happened, how often, and in whose words. Events come in two shapes. The kubelet and
+ * the volume controllers write core/v1 Events: one object's `count` grows while `lastTimestamp`
+ * moves. The scheduler writes through events.k8s.io, which read through core/v1 have
+ * `firstTimestamp` and `lastTimestamp` null and no count, but an `eventTime` (first seen) and,
+ * once repeated, `series: {count, lastObservedTime}`. So list order means nothing, and no field
+ * alone says when or how often.
  */
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { EventReasons, InvolvedKinds, VolumeEventReasons } from './classify-reasons.js';
@@ -11,7 +15,10 @@ function defined(values: (number | undefined)[]): number[] {
   return values.filter((v): v is number => v !== undefined);
 }
 
-/** When the event last happened: the latest of all the times an aggregated event carries. */
+/**
+ * When the event last happened: the latest of the times it carries (lastTimestamp, else
+ * series.lastObservedTime, else eventTime, else firstTimestamp: whichever shape it has).
+ */
 export function eventLastSeen(event: CoreV1Event): number | undefined {
   const times = defined([
     toMillis(event.series?.lastObservedTime),
@@ -23,11 +30,30 @@ export function eventLastSeen(event: CoreV1Event): number | undefined {
   return toMillis(event.metadata?.creationTimestamp);
 }
 
-/** When the event first happened. */
+/** When the event first happened: firstTimestamp, or an events.k8s.io event's eventTime. */
 export function eventFirstSeen(event: CoreV1Event): number | undefined {
   const times = defined([toMillis(event.firstTimestamp), toMillis(event.eventTime)]);
   if (times.length > 0) return Math.min(...times);
   return toMillis(event.metadata?.creationTimestamp) ?? eventLastSeen(event);
+}
+
+/** How many times it happened: the legacy count, else the series' count (an events.k8s.io singleton has neither). */
+export function eventCount(event: CoreV1Event): number {
+  return event.count || event.series?.count || 1;
+}
+
+/** What the legacy recorder puts before the message of an Event that stands for several similar ones. */
+export const COMBINED_EVENTS_PREFIX = '(combined from similar events): ';
+
+/**
+ * The event in its own words. The kubelet's recorder sends the tenth different message with one
+ * reason about one pod within 10 minutes, and the ones after, to a single Event whose message is
+ * `(combined from similar events): ` and the latest message (client-go events_cache.go): a pod
+ * with a few images that cannot be pulled gets there. Every reading of the words starts after it.
+ */
+export function withOwnWords(event: CoreV1Event): CoreV1Event {
+  const message = event.message;
+  return message?.startsWith(COMBINED_EVENTS_PREFIX) ? { ...event, message: message.slice(COMBINED_EVENTS_PREFIX.length) } : event;
 }
 
 /** Newest first; events with no time at all sort last. */

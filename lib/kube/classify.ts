@@ -110,6 +110,7 @@ import {
   isVolumeEvent,
   isVolumeFailure,
   latestFirst,
+  withOwnWords,
 } from './classify-events.js';
 import {
   containerSpec,
@@ -269,7 +270,7 @@ function gatherFacts(
   const status = containerStatus(pod, container, init);
   const specImage = containerSpec(pod, container, init)?.image;
   const image = (init ? specImage : identity.image || specImage) || status?.image || '';
-  const events = observation.events.filter((e) => isAboutPod(e, pod));
+  const events = observation.events.filter((e) => isAboutPod(e, pod)).map(withOwnWords);
   // A container the kubelet restarted keeps its real exit in lastState while it waits again.
   const lastTerminated = status?.state?.waiting ? status.lastState?.terminated : undefined;
   const claim = workspaceClaim(pod);
@@ -301,7 +302,7 @@ function gatherFacts(
     containerEvents: latestFirst(events.filter((e) => isContainerEvent(e, container, init))),
     podEvents: latestFirst(events.filter(isPodLevelEvent)),
     ...(claim ? { claim } : {}),
-    claimEvents: latestFirst(observation.claimEvents ?? []),
+    claimEvents: latestFirst((observation.claimEvents ?? []).map(withOwnWords)),
     now: observation.observedAt.getTime(),
     options,
   };

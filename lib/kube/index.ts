@@ -29,6 +29,7 @@ export { pullSecretsReader, readPullSecretConfigs, type PullSecretConfigs, type 
 export { readSecretValues, secretNeedles, maskSecrets, SECRET_MASK } from './secret-values.js';
 export { classifyStep } from './classify.js';
 export { serviceStates, type ServiceState } from './classify-services.js';
+export { eventCount, eventFirstSeen, eventLastSeen } from './classify-events.js';
 export { podProgress, sameProgress, isQuietPending, type PodProgress } from './pod-progress.js';
 export { secondsSince } from './time.js';
 export { watchPodUntil, watchPodsUntil, type WatchedPod } from './watch-pod.js';

@@ -17,16 +17,26 @@ export interface LogPosition {
  * read that started at `sinceTimeOf(from)`: it drops what the copy has already (the lines before
  * `from`, and the first `from.sameTime` lines of that very instant), then passes every line on,
  * without its timestamp, and keeps the position after the last one.
+ *
+ * A read without `follow` sees only the log's current file: once the kubelet has rotated it
+ * (containerLogMaxSize, 10Mi by default) what the rotated files held is in no read. The last line
+ * kept is in every read that starts at its second while it is in the current file, so a read that
+ * goes past `from` without it started in a file begun since: whatever was written after `from`
+ * and before the read's first line went with the rotation. The copy gets `rotationGapNote` there,
+ * so it says what it lacks rather than joining the two ends as if they met. (A follow goes on
+ * across a rotation, so only its first read can meet this.)
  */
 export class LogLines {
   private rest = '';
   private skipping: boolean;
   private skip: number;
   private readonly from: bigint | undefined;
+  private readonly fromStamp: string;
   private last: { position: LogPosition; nanos: bigint } | undefined;
 
   constructor(from: LogPosition | undefined) {
     this.from = from ? nanosOf(from.lastTime) : undefined;
+    this.fromStamp = from?.lastTime ?? '';
     this.skipping = this.from !== undefined;
     this.skip = from?.sameTime ?? 0;
     if (from && this.from !== undefined) this.last = { position: from, nanos: this.from };
@@ -67,6 +77,8 @@ export class LogLines {
       if (this.skipping && this.from !== undefined) {
         if (time < this.from || (time === this.from && this.skip-- > 0)) continue;
         this.skipping = false;
+        // Past `from` with lines of that instant still to skip: the read began in a newer file.
+        if (time > this.from && this.skip > 0) kept += rotationGapNote(this.fromStamp, stamp);
       }
       const same = this.last && this.last.nanos === time;
       this.last = { position: same ? { lastTime: this.last!.position.lastTime, sameTime: this.last!.position.sameTime + 1 } : { lastTime: stamp, sameTime: 1 }, nanos: time };
@@ -74,6 +86,15 @@ export class LogLines {
     }
     return kept;
   }
+}
+
+/**
+ * The line a copy of a log gets where the kubelet's rotation took lines it had not read: between
+ * the last line kept (`after`) and the first of the file the next read found (`before`), both the
+ * kubelet's timestamps. How many bytes that was is in no API answer; the two times say where.
+ */
+export function rotationGapNote(after: string, before: string): string {
+  return `[step-runner: the kubelet rotated this log between two reads; whatever the step printed after ${after} and before ${before} is not in this copy]\n`;
 }
 
 /** One whole read after `from`: its new lines and the position after them. */

@@ -2,8 +2,9 @@
  * A running step's log, kept in the log store as it grows: while PollStep watches the running pod
  * it also follows the step container's log, and writes what comes as one part per invocation
  * (rewritten every `partEveryMs` as it grows, a new part past MAX_PART_BYTES). The copy survives
- * the kubelet's log rotation and a lost node; FinishStep adds what came after the last poll and
- * ends it (finish-step.ts).
+ * a lost node and the kubelet's log rotation (a follow goes on across it; where a read found lines
+ * rotated away, the copy says so: rotationGapNote); FinishStep adds what came after the last poll
+ * and ends it (finish-step.ts).
  *
  * Every line is masked before it is kept. Lines arrive whole (the position is per line), so a
  * secret is never split between two writes; a multi-line secret is masked line by line as well.

@@ -15,6 +15,7 @@ import {
   deleteObject,
   deleteOptionsFrom,
   getObject,
+  getStored,
   listBody,
   listObjects,
   replaceObject,
@@ -117,8 +118,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       case 'item': {
         const { resource, namespace, name } = route;
         if (method === 'GET') {
-          const object = getObject(ctx, resource, namespace, name);
-          return sendJson(res, 200, wantsTable(req.headers.accept) ? table(resource, [object], query) : object);
+          // Tables print from the stored object, whichever version it is asked in.
+          if (wantsTable(req.headers.accept)) return sendJson(res, 200, table(resource, [getStored(ctx, resource, namespace, name)], query));
+          return sendJson(res, 200, getObject(ctx, resource, namespace, name));
         }
         if (method === 'DELETE' && resource.verbs.includes('delete')) {
           const body = await readJsonBody(req);

@@ -17,6 +17,7 @@ import { ImagePuller } from './image-puller.js';
 import { kubeConfigFor, kubeconfigYaml } from './kubeconfig.js';
 import { startCatalogRegistry, type CatalogRegistry } from './catalog-registry.js';
 import { Kubelet, NODE_CAPACITY, NODE_NAME } from './kubelet.js';
+import { defaultNodeLabels, kubernetesArch } from './node-labels.js';
 import { DEFAULT_LOG_LIMIT_BYTES } from './log-buffer.js';
 import { NodeDirs } from './node-dirs.js';
 import { startPersistentVolumeController } from './pv-controller.js';
@@ -32,6 +33,7 @@ export type { CatalogEntry } from './image-catalog.js';
 export type { Fault, FaultInjector, FaultRequest } from './faults.js';
 export { DEFAULT_TIMINGS, FAST_TIMINGS, type KubeletTimings } from './timings.js';
 export { NODE_NAME } from './kubelet.js';
+export { kubernetesArch } from './node-labels.js';
 export { IMAGE_REGISTRY_EXTENSION } from './kubeconfig.js';
 export type { CatalogRegistry } from './catalog-registry.js';
 
@@ -52,10 +54,19 @@ export interface EmbeddedClusterOptions {
   namespaces?: string[];
   /** Fault injection at the HTTP layer: answer a request with an error Status, or drop it. */
   faults?: FaultInjector;
-  /** Per-container log kept in memory; the oldest lines go first. Default 10 MiB. */
+  /**
+   * The size at which a container's log file is rotated, as the kubelet's containerLogMaxSize
+   * (default 10 MiB): reads without `follow` see only the current file (log-rotation.ts).
+   */
   logLimitBytes?: number;
   /** Where every timestamp and reported duration comes from; default the system clock. Timers stay real. */
   now?: Clock;
+  /**
+   * Labels of the node (there is one, `embedded-node`), over the EKS-like defaults of
+   * node-labels.ts (`kubernetes.io/os: linux`, this machine's `kubernetes.io/arch`, a zone, a
+   * region, an instance type): e.g. `{'kubernetes.io/arch': 'arm64'}` or a node group's label.
+   */
+  nodeLabels?: Record<string, string>;
 }
 
 export interface EmbeddedCluster {
@@ -122,6 +133,7 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
   ];
   const catalog = buildCatalog(entries);
   const registry = await startCatalogRegistry(catalog, host);
+  const architecture = kubernetesArch(process.arch);
   const kubelet = new Kubelet({
     store,
     events,
@@ -129,6 +141,8 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     timings,
     nodeName: NODE_NAME,
     nodeIP: '127.0.0.1',
+    labels: { ...defaultNodeLabels(NODE_NAME, architecture), ...options.nodeLabels },
+    architecture,
     capacity: NODE_CAPACITY,
     workspace: options.workspace ?? process.cwd(),
     dirs,
@@ -157,6 +171,7 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
       stopping ??= (async () => {
         await kubelet.stop();
         await Promise.all(controllers.map((c) => c.stop()));
+        events.stop();
         api.closeStreams();
         const closed = new Promise<void>((resolve) => api.server.close(() => resolve()));
         api.server.closeAllConnections();

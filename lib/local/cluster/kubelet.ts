@@ -8,6 +8,7 @@ import { ExecProcesses } from './exec-process.js';
 import type { NodeContext } from './node-context.js';
 import type { KubeObject, Pod } from './objects.js';
 import type { ExecSource } from './pod-exec.js';
+import { NODE_OS } from './node-labels.js';
 import type { LogSource } from './pod-logs.js';
 import { PodWorker } from './pod-worker.js';
 import type { NodeCapacity } from './scheduler.js';
@@ -72,7 +73,7 @@ export class Kubelet {
     const node: KubeObject = {
       kind: 'Node',
       apiVersion: 'v1',
-      metadata: { name: this.node.nodeName, labels: { 'kubernetes.io/hostname': this.node.nodeName, 'kubernetes.io/os': process.platform } },
+      metadata: { name: this.node.nodeName, labels: { ...this.node.labels } },
       spec: {},
       status: {
         capacity: { cpu, memory, pods },
@@ -82,7 +83,8 @@ export class Kubelet {
           { type: 'InternalIP', address: this.node.nodeIP },
           { type: 'Hostname', address: this.node.nodeName },
         ],
-        nodeInfo: { kubeletVersion: 'v1.33.0-embedded', containerRuntimeVersion: 'local-process://', operatingSystem: process.platform, architecture: process.arch },
+        // Linux, as the pods it runs are Linux pods whatever this machine is (node-labels.ts).
+        nodeInfo: { kubeletVersion: 'v1.33.0-embedded', containerRuntimeVersion: 'local-process://', operatingSystem: NODE_OS, architecture: this.node.architecture },
       },
     };
     if (this.node.store.get('nodes', undefined, this.node.nodeName) === undefined) this.node.store.create('nodes', node);

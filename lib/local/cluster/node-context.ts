@@ -14,6 +14,10 @@ export interface NodeContext {
   timings: KubeletTimings;
   nodeName: string;
   nodeIP: string;
+  /** The node object's labels (node-labels.ts defaults, with the cluster's `nodeLabels` over them). */
+  labels: Record<string, string>;
+  /** `nodeInfo.architecture`: this machine's, as Kubernetes spells it. */
+  architecture: string;
   capacity: NodeCapacity;
   /** Working directory of a container that names none. */
   workspace: string;

@@ -156,26 +156,59 @@ export interface Pod extends KubeObject {
   status?: PodStatus;
 }
 
+export interface ObjectReference {
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  uid?: string;
+  apiVersion?: string;
+  resourceVersion?: string;
+  fieldPath?: string;
+}
+
+export interface EventSeries {
+  count: number;
+  lastObservedTime: string;
+}
+
+/**
+ * A core/v1 Event as the API sends it. The legacy recorder (kubelet, controllers) fills source,
+ * first/lastTimestamp and count; an event written through events.k8s.io (the scheduler) has
+ * `source: {}`, null first/lastTimestamp and no count, and carries eventTime, series and action.
+ */
 export interface CoreEvent extends KubeObject {
-  involvedObject: {
-    kind: string;
-    namespace?: string;
-    name: string;
-    uid?: string;
-    apiVersion?: string;
-    resourceVersion?: string;
-    fieldPath?: string;
-  };
+  involvedObject: ObjectReference & { kind: string; name: string };
   reason: string;
   message: string;
   type: 'Normal' | 'Warning';
-  source: { component: string; host?: string };
+  source: { component?: string; host?: string };
   firstTimestamp: string | null;
   lastTimestamp: string | null;
-  count: number;
+  count?: number;
   eventTime: string | null;
+  series?: EventSeries;
+  action?: string;
+  related?: ObjectReference;
   reportingComponent: string;
   reportingInstance: string;
+}
+
+/** The same Event as events.k8s.io/v1 serves it (staging/src/k8s.io/api/events/v1/types.go). */
+export interface EventsV1Event extends KubeObject {
+  eventTime: string | null;
+  series?: EventSeries;
+  reportingController?: string;
+  reportingInstance?: string;
+  action?: string;
+  reason?: string;
+  regarding: ObjectReference;
+  related?: ObjectReference;
+  note?: string;
+  type?: string;
+  deprecatedSource: { component?: string; host?: string };
+  deprecatedFirstTimestamp: string | null;
+  deprecatedLastTimestamp: string | null;
+  deprecatedCount?: number;
 }
 
 export interface PersistentVolumeClaim extends KubeObject {
@@ -207,6 +240,11 @@ export interface Secret extends KubeObject {
 /** Kubernetes timestamps carry whole seconds on the wire. */
 export function formatTime(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** metav1.MicroTime (an Event's eventTime and series time): six fractional digits. */
+export function formatMicroTime(date: Date): string {
+  return date.toISOString().replace(/Z$/, '000Z');
 }
 
 /** Storage key of an object; cluster-scoped objects have no namespace. */

@@ -58,8 +58,9 @@ export class PodHandle {
     this.node.store.remove('pods', this.namespace, this.name, this.uid);
   }
 
-  event(spec: EventSpec): void {
-    this.node.events.record(this.current() ?? this.created, spec);
+  /** An event about the pod as it is now, or as it was when `about` was read (the scheduler's pod at the attempt). */
+  event(spec: EventSpec, about?: Pod): void {
+    this.node.events.record(about ?? this.current() ?? this.created, spec);
   }
 
   /** Now, as the API writes times. */

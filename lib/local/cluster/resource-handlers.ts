@@ -3,7 +3,7 @@ import { badRequest, conflict, forbidden, invalid, notFound } from './api-errors
 import type { Clock } from './clock.js';
 import { enforcedLevel, podSecurityRefusal, podSecurityViolations } from './pod-security.js';
 import { formatTime, type KubeObject, type Pod } from './objects.js';
-import { apiVersionOf, type ResourceType } from './resources.js';
+import { apiVersionOf, inVersion, storedAs, type ResourceType } from './resources.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
 import type { ObjectStore } from './store.js';
 
@@ -12,9 +12,9 @@ export interface ApiContext {
   now: Clock;
 }
 
-/** The object as a GET returns it: kind and apiVersion first. */
+/** The object as a GET returns it: in the resource's version, kind and apiVersion first. */
 export function withKind(resource: ResourceType, object: KubeObject): KubeObject {
-  return { kind: resource.kind, apiVersion: apiVersionOf(resource), ...object };
+  return { kind: resource.kind, apiVersion: apiVersionOf(resource), ...inVersion(resource, object) };
 }
 
 /** List items carry no kind/apiVersion on the wire; the list's kind says what they are. */
@@ -34,7 +34,7 @@ export function selection(resource: ResourceType, namespace: string | undefined,
     matches: (o) =>
       (namespace === undefined || o.metadata.namespace === namespace) &&
       matchesLabels(labels, o.metadata.labels) &&
-      matchesFields(fields, o),
+      (fields.length === 0 || matchesFields(fields, inVersion(resource, o))),
   };
 }
 
@@ -46,7 +46,7 @@ function requireNamespace(ctx: ApiContext, resource: ResourceType, namespace: st
 
 export function listObjects(ctx: ApiContext, resource: ResourceType, namespace: string | undefined, query: URLSearchParams): KubeObject[] {
   const chosen = selection(resource, namespace, query);
-  return ctx.store.list(resource.name, namespace).filter((o) => chosen.matches(o));
+  return ctx.store.list(storedAs(resource), namespace).filter((o) => chosen.matches(o));
 }
 
 export function listBody(ctx: ApiContext, resource: ResourceType, items: KubeObject[]) {
@@ -54,14 +54,19 @@ export function listBody(ctx: ApiContext, resource: ResourceType, items: KubeObj
     kind: `${resource.kind}List`,
     apiVersion: apiVersionOf(resource),
     metadata: { resourceVersion: ctx.store.resourceVersion },
-    items: items.map(asListItem),
+    items: items.map((o) => asListItem(inVersion(resource, o))),
   };
 }
 
-export function getObject(ctx: ApiContext, resource: ResourceType, namespace: string | undefined, name: string): KubeObject {
-  const found = ctx.store.get(resource.name, namespace, name);
+/** The object as the store holds it (a view's in the stored version). */
+export function getStored(ctx: ApiContext, resource: ResourceType, namespace: string | undefined, name: string): KubeObject {
+  const found = ctx.store.get(storedAs(resource), namespace, name);
   if (found === undefined) throw notFound(resource.name, name);
-  return withKind(resource, found);
+  return found;
+}
+
+export function getObject(ctx: ApiContext, resource: ResourceType, namespace: string | undefined, name: string): KubeObject {
+  return withKind(resource, getStored(ctx, resource, namespace, name));
 }
 
 const GENERATED_NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';

@@ -4,8 +4,9 @@
  */
 import { badRequest, type FieldProblem } from './api-errors.js';
 import { applyClaimDefaults } from './claim-defaults.js';
+import { EVENTS_GROUP, EVENTS_V1_FIELD_LABELS, toEventsV1 } from './event-versions.js';
 import { checkObjectName } from './name-validation.js';
-import type { KubeObject, PersistentVolumeClaim, Pod, Secret } from './objects.js';
+import type { CoreEvent, KubeObject, PersistentVolumeClaim, Pod, Secret } from './objects.js';
 import { applyPodDefaults } from './pod-defaults.js';
 import { validatePod, validateSecret } from './validation.js';
 import { validateClaim } from './volume-validation.js';
@@ -26,6 +27,11 @@ export interface ResourceType {
   validate(object: KubeObject): FieldProblem[];
   /** Fills the defaults the apiserver fills. */
   applyDefaults(object: KubeObject): void;
+  /**
+   * Another version of a stored resource: the store's name for it, and how a stored object reads
+   * in this version. Field selectors match the converted object.
+   */
+  view?: { of: string; fromStored(object: KubeObject): KubeObject };
 }
 
 const META_FIELDS = ['metadata.name', 'metadata.namespace'];
@@ -107,6 +113,20 @@ export const RESOURCES: Record<string, ResourceType> = {
       o.type ??= 'Normal';
     },
   },
+  // The scheduler writes through this version; everything reads through either.
+  'events.events.k8s.io': {
+    name: 'events',
+    group: EVENTS_GROUP,
+    singularName: 'event',
+    kind: 'Event',
+    namespaced: true,
+    verbs: ['get', 'list', 'watch'],
+    shortNames: ['ev'],
+    fieldLabels: [...META_FIELDS, ...EVENTS_V1_FIELD_LABELS],
+    validate: () => [],
+    applyDefaults: () => {},
+    view: { of: 'events', fromStored: (o) => toEventsV1(o as CoreEvent) },
+  },
   persistentvolumeclaims: {
     name: 'persistentvolumeclaims',
     singularName: 'persistentvolumeclaim',
@@ -168,8 +188,17 @@ export function apiVersionOf(resource: Pick<ResourceType, 'group'>): string {
 
 /** The served resource `name` of `group` ('' for core), if any. */
 export function resourceOf(group: string, name: string): ResourceType | undefined {
-  const resource = RESOURCES[name];
-  return resource !== undefined && (resource.group ?? '') === group ? resource : undefined;
+  return Object.values(RESOURCES).find((r) => r.name === name && (r.group ?? '') === group);
+}
+
+/** Where the store keeps the resource's objects: its own name, or the resource it is a view of. */
+export function storedAs(resource: Pick<ResourceType, 'name' | 'view'>): string {
+  return resource.view?.of ?? resource.name;
+}
+
+/** A stored object as this resource's version spells it. */
+export function inVersion(resource: Pick<ResourceType, 'view'>, object: KubeObject): KubeObject {
+  return resource.view ? resource.view.fromStored(object) : object;
 }
 
 /** The API groups served besides the core group. */

@@ -9,6 +9,7 @@ import { matchesNodeSelection, type NodeIdentity } from './node-affinity.js';
 import type { NodeContext } from './node-context.js';
 import type { Container, KubeObject, PersistentVolumeClaim, Pod, StorageClass } from './objects.js';
 import type { PodHandle } from './pod-handle.js';
+import { SCHEDULER } from './events.js';
 import { setCondition } from './pod-status.js';
 import { parseQuantity } from './quantity.js';
 import { checkClaims, claimNames, isBound, type ClaimOf, type ClassOf } from './volume-binding.js';
@@ -49,11 +50,25 @@ export function placePod(pod: Pod, node: NodeIdentity & { capacity: NodeCapacity
 
 type SchedulerNode = Pick<NodeContext, 'store' | 'nodeName' | 'capacity' | 'timings'>;
 
-function unschedulable(pod: PodHandle, message: string): void {
+/** The events API refuses a note over 1024 bytes; the scheduler cuts its message first (truncateMessage). */
+const NOTE_LENGTH_LIMIT = 1024;
+
+function eventNote(message: string): string {
+  if (Buffer.byteLength(message) <= NOTE_LENGTH_LIMIT) return message;
+  const suffix = ' ...';
+  return Buffer.from(message).subarray(0, NOTE_LENGTH_LIMIT - suffix.length).toString() + suffix;
+}
+
+/**
+ * As kube-scheduler's failure handler: the event names the pod as this attempt read it, then the
+ * condition is written (a no-op when it says the same, so the next attempt's event, naming the
+ * same resourceVersion, joins the first one's series).
+ */
+function unschedulable(pod: PodHandle, tried: Pod, message: string): void {
+  pod.event({ type: 'Warning', reason: 'FailedScheduling', message: eventNote(message), component: SCHEDULER, action: 'Scheduling' }, tried);
   pod.patch((p) => {
     p.status = { ...p.status, phase: 'Pending', conditions: setCondition(p.status?.conditions ?? [], 'PodScheduled', 'False', pod.stamp(), 'Unschedulable', message) };
   });
-  pod.event({ type: 'Warning', reason: 'FailedScheduling', message, component: 'default-scheduler' });
 }
 
 /**
@@ -99,7 +114,7 @@ export async function schedule(pod: PodHandle, node: SchedulerNode): Promise<Pod
     const labels = (store.get('nodes', undefined, node.nodeName) as KubeObject | undefined)?.metadata.labels ?? {};
     const placement = placePod(current, { name: node.nodeName, labels, capacity: node.capacity }, claimOf, classOf);
     if (!placement.fits) {
-      unschedulable(pod, placement.message);
+      unschedulable(pod, current, placement.message);
       if (!placement.claimsMayHelp) return undefined;
       const names = claimNames(current);
       await pod.waitForChange((e) => e.resource === 'persistentvolumeclaims' && e.object.metadata.namespace === pod.namespace && names.includes(e.object.metadata.name ?? ''));
@@ -115,12 +130,11 @@ export async function schedule(pod: PodHandle, node: SchedulerNode): Promise<Pod
       p.spec.nodeName = node.nodeName;
       p.status = { ...p.status, phase: 'Pending', conditions: setCondition(p.status?.conditions ?? [], 'PodScheduled', 'True', pod.stamp()) };
     });
-    pod.event({
-      type: 'Normal',
-      reason: 'Scheduled',
-      message: `Successfully assigned ${pod.namespace}/${pod.name} to ${node.nodeName}`,
-      component: 'default-scheduler',
-    });
+    // The scheduler's event names the pod it assumed, as it was before the binding.
+    pod.event(
+      { type: 'Normal', reason: 'Scheduled', message: `Successfully assigned ${pod.namespace}/${pod.name} to ${node.nodeName}`, component: SCHEDULER, action: 'Binding' },
+      current,
+    );
     return current;
   }
 }

@@ -1,4 +1,5 @@
-import type { PersistentVolumeClaim, Pod } from './objects.js';
+import { SHAPES, eventShape } from '../../../test/fixtures/kube/event-shapes.js';
+import type { CoreEvent, PersistentVolumeClaim, Pod } from './objects.js';
 import { RESOURCES } from './resources.js';
 import { STORAGE_CLASSES } from './storage-classes.js';
 import { podStatusText, toTable } from './tables.js';
@@ -93,4 +94,23 @@ test('kubectl get storageclass: the default class says so in its name', () => {
     ['gp3', 'ebs.csi.aws.com', 'Delete', 'WaitForFirstConsumer', true, '5m'],
     ['standard (default)', 'step-runner.dev/host-path', 'Delete', 'WaitForFirstConsumer', false, '5m'],
   ]);
+});
+
+test('kubectl get events -o wide: a scheduler series by its eventTime and series, a kubelet event by its count', () => {
+  const now = { now: new Date('2025-03-04T10:27:00Z'), resourceVersion: '1' };
+  const events = [eventShape<CoreEvent>(SHAPES.failedScheduling), eventShape<CoreEvent>(SHAPES.failedSchedulingSeries), eventShape<CoreEvent>(SHAPES.kubeletRepeated)];
+  const rows = toTable(RESOURCES.events!, events, now).rows.map((r) => r.cells);
+  const scheduler = 'default-scheduler, default-scheduler-ip-172-16-61-208.us-west-2.compute.internal';
+  // LAST SEEN, SOURCE, FIRST SEEN, COUNT, as printEvent: a singleton's count is 1, a series' its own.
+  expect(rows.map(([last, , , , , source, , first, count]) => [last, source, first, count])).toEqual([
+    ['11m', scheduler, '11m', 1],
+    ['6m52s', scheduler, '11m', 2],
+    ['29s', 'kubelet, ip-192-168-12-34.us-west-2.compute.internal', '3m17s', 4],
+  ]);
+});
+
+test('an events.k8s.io list prints as the core one', () => {
+  const now = { now: new Date('2025-03-04T10:25:07Z'), resourceVersion: '1' };
+  const stored = [eventShape<CoreEvent>(SHAPES.failedSchedulingSeries)];
+  expect(toTable(RESOURCES['events.events.k8s.io']!, stored, now).rows[0]?.cells).toEqual(toTable(RESOURCES.events!, stored, now).rows[0]?.cells);
 });

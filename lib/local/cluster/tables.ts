@@ -4,7 +4,7 @@
  */
 import type { CoreEvent, KubeObject, PersistentVolumeClaim, Pod, StorageClass } from './objects.js';
 import { sidecarNames } from './pod-status.js';
-import { apiVersionOf, type ResourceType } from './resources.js';
+import { apiVersionOf, inVersion, storedAs, type ResourceType } from './resources.js';
 import { isDefaultClass } from './storage-classes.js';
 import { since } from './time-format.js';
 
@@ -83,23 +83,31 @@ function podRow(pod: Pod, now: Date): unknown[] {
   ];
 }
 
+/** printEvent: an events.k8s.io event (no first/last timestamp, no count) by its eventTime and series. */
 function eventRow(event: CoreEvent, now: Date): unknown[] {
-  const first = since(event.firstTimestamp ?? event.eventTime, now);
-  const last = event.lastTimestamp ? since(event.lastTimestamp, now) : first;
+  const first = since(event.firstTimestamp || event.eventTime, now);
+  let last = event.lastTimestamp ? since(event.lastTimestamp, now) : first;
+  let count = event.count || 1;
+  if (event.series) {
+    last = since(event.series.lastObservedTime, now);
+    count = event.series.count;
+  }
   const target = event.involvedObject.name
     ? `${event.involvedObject.kind.toLowerCase()}/${event.involvedObject.name}`
     : event.involvedObject.kind.toLowerCase();
-  const source = [event.source?.component, event.source?.host].filter(Boolean).join(', ');
+  // formatEventSource: the legacy source, else the reporting controller and instance.
+  const component = event.source?.component || event.reportingComponent || '';
+  const instance = event.source?.host || event.reportingInstance || '';
   return [
     last,
     event.type,
     event.reason,
     target,
     event.involvedObject.fieldPath ?? '',
-    source || event.reportingComponent || '',
+    instance ? `${component}, ${instance}` : component,
     (event.message ?? '').trim(),
     first,
-    event.count || 1,
+    count,
     event.metadata.name,
   ];
 }
@@ -211,7 +219,7 @@ export function wantsTable(accept: string | undefined): boolean {
 
 function rowObject(resource: ResourceType, object: KubeObject, include: IncludeObject): unknown {
   if (include === 'None') return undefined;
-  if (include === 'Object') return { kind: resource.kind, apiVersion: apiVersionOf(resource), ...object };
+  if (include === 'Object') return { kind: resource.kind, apiVersion: apiVersionOf(resource), ...inVersion(resource, object) };
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: object.metadata };
 }
 
@@ -220,7 +228,8 @@ export function toTable(
   objects: KubeObject[],
   options: { now: Date; resourceVersion: string; include?: IncludeObject; withColumns?: boolean },
 ) {
-  const printer = COLUMNS[resource.name] ?? { columns: [NAME, AGE], row: (o: KubeObject, now: Date) => [o.metadata.name, since(o.metadata.creationTimestamp, now)] };
+  // A version of a stored resource prints as the stored one (the apiserver prints the internal object).
+  const printer = COLUMNS[storedAs(resource)] ?? { columns: [NAME, AGE], row: (o: KubeObject, now: Date) => [o.metadata.name, since(o.metadata.creationTimestamp, now)] };
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',

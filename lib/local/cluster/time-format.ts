@@ -30,7 +30,7 @@ export function goDuration(ms: number): string {
   return `${minutes}m${Number(((ms - minutes * 60_000) / 1000).toFixed(3))}s`;
 }
 
-/** RFC 3339 with nanoseconds, the timestamp `kubectl logs --timestamps` prints. */
-export function rfc3339Nano(date: Date): string {
-  return date.toISOString().replace(/Z$/, '000000Z');
+/** RFC 3339 with nanoseconds, the timestamp `kubectl logs --timestamps` prints; `nanos` within the millisecond. */
+export function rfc3339Nano(date: Date, nanos = 0): string {
+  return date.toISOString().replace(/Z$/, `${String(nanos).padStart(6, '0')}Z`);
 }

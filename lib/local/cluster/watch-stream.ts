@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from './api-errors.js';
 import type { KubeObject } from './objects.js';
 import { selection, withKind, type ApiContext } from './resource-handlers.js';
-import type { ResourceType } from './resources.js';
+import { storedAs, type ResourceType } from './resources.js';
 import type { StoreEvent, WatchEventType } from './store.js';
 import { toTable, wantsTable, type IncludeObject } from './tables.js';
 
@@ -53,7 +53,7 @@ export function serveWatch(
   };
 
   const deliver = (event: StoreEvent) => {
-    if (event.resource !== resource.name) return;
+    if (event.resource !== storedAs(resource)) return;
     const now = chosen.matches(event.object);
     const before = event.previous !== undefined && chosen.matches(event.previous);
     if (event.type === 'ADDED' && now) send('ADDED', event.object);
@@ -81,7 +81,7 @@ export function serveWatch(
 
   const from = query.get('resourceVersion');
   if (from === null || from === '' || from === '0') {
-    for (const object of ctx.store.list(resource.name, namespace)) if (chosen.matches(object)) send('ADDED', object);
+    for (const object of ctx.store.list(storedAs(resource), namespace)) if (chosen.matches(object)) send('ADDED', object);
   } else {
     const since = Number(from);
     const replay = Number.isInteger(since) ? ctx.store.eventsSince(since) : undefined;

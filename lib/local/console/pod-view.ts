@@ -4,7 +4,7 @@
  * after the pod is deleted.
  */
 import type { CoreV1Event, V1ContainerStatus } from '@kubernetes/client-node';
-import { STEP_CONTAINER, serviceStates, type Observation } from '../../kube/index.js';
+import { STEP_CONTAINER, eventCount, eventFirstSeen, eventLastSeen, serviceStates, type Observation } from '../../kube/index.js';
 
 export interface PodEventView {
   /** The container it is about (its fieldPath's name, a service's too); null for the pod itself. */
@@ -95,16 +95,17 @@ function containerView(status: V1ContainerStatus): NonNullable<StepPodView['cont
   return { state: 'waiting', reason: waiting?.reason ?? null, message: waiting?.message ?? null, exitCode: null };
 }
 
+/** A scheduler event (events.k8s.io: source {}, no timestamps or count, but eventTime and series) reads as a kubelet one. */
 function eventView(event: CoreV1Event): PodEventView {
-  const time = (value: Date | string | undefined | null) => (value ? new Date(value).toISOString() : null);
+  const time = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
   return {
     container: /\{([^}]*)\}$/.exec(event.involvedObject?.fieldPath ?? '')?.[1] ?? null,
     type: event.type ?? 'Normal',
     reason: event.reason ?? '',
     message: event.message ?? '',
-    count: event.count ?? 1,
-    source: event.source?.component ?? event.reportingComponent ?? '',
-    firstSeen: time(event.firstTimestamp ?? event.eventTime ?? event.metadata?.creationTimestamp),
-    lastSeen: time(event.lastTimestamp ?? event.firstTimestamp ?? event.eventTime),
+    count: eventCount(event),
+    source: event.source?.component || event.reportingComponent || '',
+    firstSeen: time(eventFirstSeen(event)),
+    lastSeen: time(eventLastSeen(event)),
   };
 }

@@ -97,6 +97,9 @@ function serviceResults(services: readonly Service[], poll: PollState, logs: Map
 /**
  * The whole log in the store, and its end (for the tail). When PollStep kept parts of it while
  * the step ran, only what came after them is read and added; otherwise it is read whole, now.
+ * Either read sees only the newest of the kubelet's log files: after the parts, a rotation since
+ * the last poll leaves its note in the log (rotationGapNote); read whole, a log rotated before
+ * anything read it lacks its beginning without one, since nothing tells where that was.
  */
 async function keepLog(
   input: StepInput,

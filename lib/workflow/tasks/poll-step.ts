@@ -114,9 +114,11 @@ async function watchPod(input: StepInput, previous: PollState, deps: TaskDeps, w
  * read once up to now by a poll without one (a step past the running watch's limit), so the copy
  * is never more than a poll behind. Either way it is streamed into the copy's parts, not read whole
  * into memory first (a step past the watch may have printed what the kubelet keeps, 10 MiB, since
- * the last poll). A log that cannot be read now is read on from the same position by the next
- * poll. Not while the pod's own checkout (an init container) runs: the checkout's log comes first,
- * whole.
+ * the last poll). A follow goes on across the kubelet's log rotation; a plain read sees only the
+ * newest file, so what a rotation took before it was read is missing, and the copy says so where
+ * (rotationGapNote, lib/kube/log-position.ts). A log that cannot be read now is read on from the
+ * same position by the next poll. Not while the pod's own checkout (an init container) runs: the
+ * checkout's log comes first, whole.
  */
 async function keepLog(input: StepInput, previous: PollState, deps: TaskDeps, follow: boolean): Promise<{ stop(): Promise<LiveLogState> } | undefined> {
   const { followLog, logs } = deps;
