@@ -3,9 +3,12 @@
  *
  * The verdict decides whether a step fails on the first report (the image will never come) or
  * keeps polling for a grace period (the registry may recover). Wording differs per runtime
- * (containerd, CRI-O, dockershim) and per registry, so the patterns are phrases taken from real
- * messages (see test/fixtures/kube/), not single words that an image name could contain.
+ * (containerd, CRI-O, dockershim, the Docker daemon through cri-dockerd) and per registry, so the
+ * patterns are phrases taken from real messages (see test/fixtures/kube/, and
+ * docker-pull-messages.json there for the Docker daemon's, recorded against a real dockerd), not
+ * single words that an image name could contain.
  */
+import { mentionsEcrRegistry } from '../registry/ecr-host.js';
 
 /** Container waiting reasons the kubelet sets while an image cannot be pulled (pkg/kubelet/images/types.go). */
 export const PullWaitingReasons = {
@@ -61,6 +64,26 @@ function mentionsStatus(text: string, code: string): boolean {
   return withPhrase.test(text) || afterStatusWord.test(text);
 }
 
+/**
+ * A registry's DENIED with nothing after it, as the Docker daemon repeats it: `Error response from
+ * daemon: denied`, `…/manifests/latest": denied.`, `error from registry: denied` (ghcr.io without
+ * a login). Only as the whole answer after a colon or on a line of its own, so a local
+ * `permission denied` is not taken for the registry's refusal.
+ */
+const BARE_DENIED = /(?:^|:\s)denied(?:\.|\s*$)/im;
+
+/**
+ * The Docker daemon's words when the registry asked for a login and the kubelet had none to give
+ * (containerd says `401 Unauthorized` there). Not for ECR: the kubelet's ECR login comes from the
+ * node's role and lapses now and then (kubernetes/kubernetes#74297, #83348), so those words are
+ * worth the grace period.
+ */
+const NO_LOGIN = /\bno basic auth credentials\b/i;
+
+function noLoginOutsideEcr(text: string, message: string, image?: string): boolean {
+  return NO_LOGIN.test(text) && !mentionsEcrRegistry(message) && !(image && mentionsEcrRegistry(image));
+}
+
 const PERMANENT_PATTERNS: readonly RegExp[] = [
   /\bnot found\b/i, // containerd "…: not found", dockershim "manifest for x not found"
   /\bmanifest unknown\b/i,
@@ -76,6 +99,7 @@ const PERMANENT_PATTERNS: readonly RegExp[] = [
   /invalid reference format/i,
   /no image found in manifest list/i, // CRI-O: no image for this node's platform
   /did not resolve to an alias/i, // CRI-O short names with no search registries
+  BARE_DENIED,
 ];
 
 const TRANSIENT_PATTERNS: readonly RegExp[] = [
@@ -96,6 +120,12 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
   /\bEOF\b/, // Go's io.EOF; upper case only, so it never matches inside an image name
   /\bRegistryUnavailable\b/,
   /registry is unavailable/i,
+  // The transport never agreed: an untrusted or wrong certificate, TLS refused, plain HTTP where
+  // HTTPS was expected. A registry or proxy being reconfigured; the grace period bounds the wait.
+  /\bx509: /,
+  /\bremote error: tls: /,
+  /\btls: first record does not look like a TLS handshake\b/,
+  /\bserver gave HTTP response to HTTPS client\b/,
 ];
 
 /** Removes quoted text (image references, URLs) and the image's own name, which prove nothing. */
@@ -128,7 +158,11 @@ function withoutNames(message: string, image?: string): string {
 export function classifyPullMessage(message: string, image?: string): PullVerdict {
   const text = withoutNames(message, image);
   if (soundsTransient(text)) return PullVerdicts.Transient;
-  if (PERMANENT_PATTERNS.some((p) => p.test(text)) || PERMANENT_STATUSES.some((c) => mentionsStatus(text, c))) {
+  if (
+    PERMANENT_PATTERNS.some((p) => p.test(text)) ||
+    PERMANENT_STATUSES.some((c) => mentionsStatus(text, c)) ||
+    noLoginOutsideEcr(text, message, image)
+  ) {
     return PullVerdicts.Permanent;
   }
   return PullVerdicts.Unknown;
@@ -140,8 +174,8 @@ function soundsTransient(text: string): boolean {
 
 /**
  * A registry that refused the credentials or wanted some (401, 403), in the wordings of
- * containerd, CRI-O, dockershim and the registries: `unauthorized`, `authentication required`,
- * `pull access denied`, `denied:`, `403 Forbidden`, ECR's `no basic auth credentials`.
+ * containerd, CRI-O, the Docker daemon and the registries: `unauthorized`, `authentication required`,
+ * `pull access denied`, `denied:` (or a bare `denied`), `403 Forbidden`, `no basic auth credentials`.
  */
 const AUTH_PATTERNS: readonly RegExp[] = [
   /\bunauthorized\b/i,
@@ -155,7 +189,8 @@ const AUTH_PATTERNS: readonly RegExp[] = [
   /may require 'docker login'/i,
   /may require authorization/i,
   /\binsufficient_scope\b/i,
-  /\bno basic auth credentials\b/i, // ECR through dockershim and containerd: the node had no login to offer
+  NO_LOGIN, // Docker daemon and ECR (dockershim, containerd): the node had no login to offer
+  BARE_DENIED,
 ];
 
 /**
