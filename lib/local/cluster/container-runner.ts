@@ -5,6 +5,8 @@
  * only hands over the processes that are running, and for exec their directory and environment.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { containerArgv } from './container-command.js';
 import type { ExecTarget } from './exec-process.js';
 import type { PulledImage } from './image-puller.js';
@@ -34,7 +36,7 @@ export class ContainerRunner {
 
   constructor(
     private readonly pod: PodHandle,
-    private readonly node: Pick<NodeContext, 'timings' | 'baseEnv' | 'logLimitBytes' | 'now'>,
+    private readonly node: Pick<NodeContext, 'timings' | 'baseEnv' | 'logLimitBytes' | 'now' | 'dirs'>,
   ) {}
 
   /** The processes running now, by container name. */
@@ -55,7 +57,11 @@ export class ContainerRunner {
     }
     await pod.wait(node.timings.createMs);
     const log = new LogBuffer(node.now, node.logLimitBytes);
-    const processEnv = { ...node.baseEnv, HOSTNAME: pod.name, ...env };
+    // A home of the container's own, as an image's root filesystem gives it one: never the user's,
+    // whose ~/.npmrc, ~/.aws and ~/.ssh no pod on EKS can read. The pod's env may still set HOME.
+    const home = join(node.dirs.containerRoot(pod.uid, container.name), 'home');
+    await mkdir(home, { recursive: true });
+    const processEnv = { ...node.baseEnv, HOME: home, HOSTNAME: pod.name, ...env };
     const started = await startProcess(argv, { cwd, env: processEnv, log });
     pod.event({ type: 'Normal', reason: 'Created', message: `Created container: ${container.name}`, container: container.name });
     this.logs.set(container.name, log);

@@ -89,8 +89,11 @@ export const LOCAL_PROCESS_NOTICE =
 
 const DEFAULT_CATALOG = new URL('../images/catalog.json', import.meta.url);
 
-/** What a step process inherits from the host; everything else comes from the pod's env. */
-const INHERITED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'SHELL', 'TZ'];
+/**
+ * What a step process inherits from the host; everything else comes from the pod's env. Not HOME
+ * (each container gets a home of its own: container-runner.ts), nor the user's name.
+ */
+const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'SHELL', 'TZ'];
 
 async function loadCatalogFile(file: string | URL): Promise<CatalogEntry[]> {
   const name = file instanceof URL ? file.pathname : file;
