@@ -13,7 +13,6 @@ import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib
 import { startLocalExecution, type ExecutionEvent } from '../lib/local/executor.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { logger } from '../lib/workflow/lambda-task.js';
-import type { StepLogStore } from '../lib/workflow/step-log-store.js';
 
 const NAMESPACE = 'default';
 let cluster: EmbeddedCluster;
@@ -35,19 +34,15 @@ const TIMEOUT_MS = 250;
 describe('an invocation past its timeout', () => {
   it('is cut as Lambda cuts it: Sandbox.Timedout, what the handler answers later discarded, and the build fails with it', async () => {
     const runtime = localTaskRuntime({ kubeconfig: path.join(root, 'kubeconfig'), namespace: NAMESPACE, logsDir: path.join(root, 'logs') });
-    // FinishStep keeps the step's log before it answers. Here the store is busy (synchronously, as
-    // a handler stuck in its own work) until past the deadline, then does its work: too late.
-    const store = runtime.deps.logs;
+    // Every task first asks for its Kubernetes client. Here that is busy (synchronously, as a
+    // handler stuck in its own work) past FinishStep's deadline, then does its work: too late, on
+    // every attempt the definition's Retry makes (the other tasks have their deployed timeouts).
+    const kube = runtime.deps.kube;
     let busy = 0;
     const pastTheDeadline = () => {
       busy++;
       const since = performance.now();
       while (performance.now() - since <= TIMEOUT_MS);
-    };
-    const logs: StepLogStore = {
-      ...store,
-      put: (...args) => (pastTheDeadline(), store.put(...args)),
-      complete: (...args) => (pastTheDeadline(), store.complete(...args)),
     };
     const events: ExecutionEvent[] = [];
     const summary = await startLocalExecution(
@@ -57,7 +52,7 @@ describe('an invocation past its timeout', () => {
         withoutSource: 'this build tests its tasks, not a checkout',
       },
       {
-        runtime: { ...runtime, deps: { ...runtime.deps, logs } },
+        runtime: { ...runtime, deps: { ...runtime.deps, kube: () => (pastTheDeadline(), kube()) } },
         statuses: { report: async () => ({ posted: false, reason: 'not posted by this test' }) },
         overrides: { waitMs: 20, retryMs: 5, invocationTimeoutMs: { FinishStep: TIMEOUT_MS } },
         onEvent: (event) => events.push(event),
@@ -72,6 +67,8 @@ describe('an invocation past its timeout', () => {
       errorType: 'Sandbox.Timedout',
     });
     expect(events.filter((e) => e.type === 'TaskSucceeded' && e.state?.name === 'FinishStep')).toEqual([]);
+    // The definition retries a timed-out task (Sandbox.Timedout, 3 times): each attempt was cut too.
+    expect(events.filter((e) => e.type === 'StateRetried' && e.state?.name === 'FinishStep')).toHaveLength(3);
 
     expect(summary).toMatchObject({ status: 'FAILED', error: 'Sandbox.Timedout' });
     expect(summary.steps).toEqual([expect.objectContaining({ name: 'one', status: 'failed', error: 'Sandbox.Timedout' })]);

@@ -12,6 +12,8 @@ import { promisify } from 'node:util';
 import { WEBHOOK_GITHUB_CALL_MS } from '../lib/lambda/webhook.js';
 import { localLambdaArn as localArn } from '../lib/local/executor.js';
 import { loadDefinition, resolveResources, taskStates, type AslDefinition } from '../lib/workflow/definition.js';
+import { CFN_LINT_ON_PATH, cfnLint, describeFinding } from './fixtures/cfn-lint.js';
+import { itRequiring } from './fixtures/requirements.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK_FOLDER = `.esbuild/package-test-${process.pid}`;
@@ -93,6 +95,7 @@ interface Statement {
   role: string;
   actions: string[];
   resources: string[];
+  condition?: Json;
 }
 
 function statements(): Statement[] {
@@ -104,6 +107,7 @@ function statements(): Statement[] {
           role,
           actions: asList(statement.Action as string | string[]),
           resources: asList(statement.Resource as Json).map(render),
+          condition: statement.Condition,
         };
       }),
     ),
@@ -254,14 +258,34 @@ describe('osls package', () => {
     expect(normalise(deployed, arnToLocal)).toEqual(resolveResources(loadDefinition(), localArn));
   });
 
-  it('keeps step logs in a bucket that expires them, refuses requests without TLS, and outlives the stack', () => {
+  it('keeps step logs in a bucket that expires them and the parts of uploads never completed, refuses requests without TLS, and outlives the stack', () => {
     const bucket = template.Resources.StepLogsBucket!;
-    expect(bucket.Properties.LifecycleConfiguration).toMatchObject({ Rules: [{ Status: 'Enabled', ExpirationInDays: 30 }] });
+    expect(bucket.Properties.LifecycleConfiguration).toMatchObject({
+      Rules: [
+        { Status: 'Enabled', ExpirationInDays: 30 },
+        { Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } },
+      ],
+    });
     expect(bucket.DeletionPolicy).toBe('Retain');
     const policy = resourcesOfType('AWS::S3::BucketPolicy').find(([, p]) => render(p.Properties.Bucket!) === 'ref:StepLogsBucket')?.[1].Properties;
     expect((policy?.PolicyDocument as { Statement: Json[] } | undefined)?.Statement).toContainEqual(
       expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
     );
+  });
+
+  it('reserves concurrency for the webhook, and caps the functions that hold watches, as the params say by default', () => {
+    const reserved = resourcesOfType('AWS::Lambda::Function')
+      .filter(([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined)
+      .map(([id, fn]) => [id, fn.Properties.ReservedConcurrentExecutions]);
+    expect(Object.fromEntries(reserved)).toEqual({ WebhookLambdaFunction: 20, PollStepLambdaFunction: 300, WaitForNeedsLambdaFunction: 150 });
+  });
+
+  itRequiring('passes cfn-lint without an error (its warnings printed, not failed)', CFN_LINT_ON_PATH, async () => {
+    const templates = ['cloudformation-template-update-stack.json', 'cloudformation-template-create-stack.json'].map((name) => path.join(outDir, name));
+    const findings = await cfnLint(templates);
+    const others = findings.filter((f) => f.level !== 'Error');
+    if (others.length > 0) console.warn(`cfn-lint, ${others.length} not failing the test:\n${others.map(describeFinding).join('\n')}`);
+    expect(findings.filter((f) => f.level === 'Error').map(describeFinding)).toEqual([]);
   });
 
   it('keeps every log group, the functions\', the HTTP API access log and the state machine\'s, for the retention the params say', () => {
@@ -328,9 +352,23 @@ describe('IAM in the packaged template', () => {
     expect(grants('eks:DescribeCluster')).toEqual([
       { role: 'IamRoleLambdaExecution', actions: ['eks:DescribeCluster'], resources: ['arn:aws:eks:us-east-1:000000000000:cluster/ci'] },
     ]);
-    // Write a log or a running step's parts, read the parts back and delete them: nothing else, nowhere else.
-    const logObjects = { role: 'IamRoleLambdaExecution', actions: ['s3:PutObject', 's3:GetObject', 's3:DeleteObject'], resources: ['arn-of:StepLogsBucket/builds/*'] };
+    // Write a log or a running step's parts, read the parts back and delete them, abort a join
+    // that failed: nothing else, nowhere else.
+    const logObjects = {
+      role: 'IamRoleLambdaExecution',
+      actions: ['s3:PutObject', 's3:GetObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+      resources: ['arn-of:StepLogsBucket/builds/*'],
+    };
     for (const action of logObjects.actions) expect(grants(action)).toEqual([logObjects]);
+    // Listing, for a missing key's 404 (not 403): a listing that names a prefix names builds/.
+    expect(grants('s3:ListBucket')).toEqual([
+      {
+        role: 'IamRoleLambdaExecution',
+        actions: ['s3:ListBucket'],
+        resources: ['arn-of:StepLogsBucket'],
+        condition: { StringLikeIfExists: { 's3:prefix': 'builds/*' } },
+      },
+    ]);
   });
 
   it('lets the runner ask ECR about images of the account\'s own repositories only (the image check)', () => {

@@ -18,9 +18,32 @@ const aslValidator = createRequire(import.meta.url)('asl-validator') as (definit
 const serverless = parse(readFileSync(new URL('../serverless.yml', import.meta.url), 'utf8')) as {
   provider: { timeout: number };
   params: { default: Record<string, unknown> };
-  functions: Record<string, { handler: string; timeout?: number }>;
+  functions: Record<string, { handler: string; timeout?: number; reservedConcurrency?: unknown }>;
   stepFunctions: { stateMachines: Record<string, { definition: string }> };
 };
+
+interface Retrier {
+  ErrorEquals: string[];
+  IntervalSeconds?: number;
+  MaxAttempts?: number;
+  BackoffRate?: number;
+  MaxDelaySeconds?: number;
+  JitterStrategy?: string;
+}
+
+/**
+ * What Lambda hands Step Functions for an invocation that ran out of time or memory, beside the
+ * Lambda.Unknown that Step Functions documents for both ("Handle Lambda service exceptions"):
+ * Lambda's timeout, the handler's own (middy, 5 ms before it), and running out of memory as Lambda
+ * names it or as the runtime's exit.
+ */
+const OUT_OF_TIME_OR_MEMORY = ['Sandbox.Timedout', 'TimeoutError', 'Runtime.OutOfMemory', 'Runtime.ExitError'];
+const THROTTLED = 'Lambda.TooManyRequestsException';
+/** How long, on average, a throttled invocation is retried before its build fails: a burst lasts less. */
+const THROTTLE_RIDE_OUT_SECONDS = 5 * 60;
+/** A Lambda account's concurrency quota by default, and what it must keep unreserved ("Lambda quotas"; PutFunctionConcurrency). */
+const DEFAULT_ACCOUNT_CONCURRENCY = 1000;
+const MIN_UNRESERVED_CONCURRENCY = 100;
 
 describe('the state machine definition', () => {
   const definition = loadDefinition();
@@ -78,6 +101,53 @@ describe('the state machine definition', () => {
     expect(runSteps.Catch).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'ReadFailure' })]);
   });
 
+  it('retries a Lambda timeout and running out of memory wherever it retries Lambda.Unknown, with the same attempts', () => {
+    const tasks = taskStates(definition).map(({ state }) => ({ state, retry: (findState(state)?.Retry ?? []) as Retrier[] }));
+    const covering = tasks.filter(({ retry }) => retry.some((r) => r.ErrorEquals.includes('Lambda.Unknown')));
+    expect(covering.length).toBeGreaterThan(0);
+    for (const { state, retry } of covering) {
+      const entry = retry.find((r) => r.ErrorEquals.includes('Lambda.Unknown'))!;
+      expect({ state, missing: OUT_OF_TIME_OR_MEMORY.filter((name) => !entry.ErrorEquals.includes(name)) }).toEqual({ state, missing: [] });
+    }
+    // The others (the cleanups) retry every error.
+    for (const { state, retry } of tasks.filter((t) => !covering.includes(t))) {
+      expect({ state, catchAll: retry.some((r) => r.ErrorEquals.includes('States.ALL')) }).toEqual({ state, catchAll: true });
+    }
+  });
+
+  it('rides out throttling on every Task: an entry of its own, before any catch-all, jittered, spanning minutes on average', () => {
+    for (const { state } of taskStates(definition)) {
+      const retry = (findState(state)?.Retry ?? []) as Retrier[];
+      const at = retry.findIndex((r) => r.ErrorEquals.includes(THROTTLED));
+      const entry = retry[at];
+      const catchAll = retry.findIndex((r) => r.ErrorEquals.includes('States.ALL'));
+      expect({ state, own: entry?.ErrorEquals, first: catchAll === -1 || at < catchAll }).toEqual({ state, own: [THROTTLED], first: true });
+      expect({ state, jitter: entry!.JitterStrategy, capped: typeof entry!.MaxDelaySeconds === 'number' }).toEqual({ state, jitter: 'FULL', capped: true });
+      // Each wait is drawn between 0 and its back-off (FULL jitter), so on average half of it.
+      const waits = backoffSeconds(entry!);
+      const meanSeconds = waits.reduce((sum, wait) => sum + wait, 0) / 2;
+      expect({ state, rideOut: meanSeconds >= THROTTLE_RIDE_OUT_SECONDS, longestWait: Math.max(...waits) }).toEqual({
+        state,
+        rideOut: true,
+        longestWait: entry!.MaxDelaySeconds,
+      });
+    }
+  });
+
+  it('reserves concurrency for the webhook and caps the functions that hold watches, within what a default account allows', () => {
+    const reserved = Object.entries(serverless.functions).filter(([, fn]) => fn.reservedConcurrency !== undefined);
+    expect(reserved.map(([name]) => name).sort()).toEqual(['pollStep', 'waitForNeeds', 'webhook']);
+    const defaults = reserved.map(([name, fn]) => {
+      // A deployment param, so that an account with a larger quota can raise it.
+      const param = /^\$\{param:(\w+)\}$/.exec(String(fn.reservedConcurrency))?.[1];
+      const value = serverless.params.default[param ?? ''];
+      expect({ name, param: Boolean(param), value: Number.isInteger(value) && (value as number) > 0 }).toEqual({ name, param: true, value: true });
+      return value as number;
+    });
+    const total = defaults.reduce((sum, n) => sum + n, 0);
+    expect(total).toBeLessThanOrEqual(DEFAULT_ACCOUNT_CONCURRENCY - MIN_UNRESERVED_CONCURRENCY);
+  });
+
   it('runs as many steps at once as PrepareBuild says', () => {
     const maxParallel: keyof PreparedBuild = 'maxParallel';
     expect(definition.States.RunSteps).toMatchObject({ ItemsPath: '$.steps', MaxConcurrencyPath: `$.${maxParallel}` });
@@ -120,6 +190,11 @@ function readPaths(state: AslState): string[] {
         ])
       : [];
   return [...rules(state.Choices), ...(typeof state.SecondsPath === 'string' ? [state.SecondsPath] : [])];
+}
+
+/** The waits before each retry of a retrier, as Step Functions computes them before any jitter (defaults: 1 s, 3 attempts, rate 2). */
+function backoffSeconds({ IntervalSeconds = 1, MaxAttempts = 3, BackoffRate = 2, MaxDelaySeconds = Infinity }: Retrier): number[] {
+  return Array.from({ length: MaxAttempts }, (_, retry) => Math.min(IntervalSeconds * BackoffRate ** retry, MaxDelaySeconds));
 }
 
 function findState(name: string) {
