@@ -71,10 +71,23 @@ function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, buil
     const failed = history.find((e) => e.type === 'MapIterationFailed' && e.index === index);
     if (failed) return { name: step.name, status: 'failed', exitCode: null, error: failed.Error ?? null };
     const launched = history.some((e) => e.index === index && isLaunchState(e.state?.name));
+    // Stopped between its pod's success and its FinishStep (a step beside it failed meanwhile):
+    // it did succeed, as its own poll, or the steps that needed it, had already seen.
+    if (launched && !running && succeededBeforeTheStop(history, index, step.name)) return { name: step.name, status: 'succeeded', exitCode: 0, error: null };
     const waiting = history.some((e) => e.type === 'MapIterationStarted' && e.index === index);
     const status = launched ? (running ? 'running' : 'aborted') : waiting && running ? 'waiting' : 'not-run';
     return { name: step.name, status, exitCode: null, error: null };
   });
+}
+
+/** Whether the step's own poll said it succeeded, or another step's WaitForNeeds counted it done. */
+function succeededBeforeTheStop(history: readonly ExecutionEvent[], index: number, name: string): boolean {
+  const output = (e: ExecutionEvent) => e.state?.output as { phase?: string; done?: string[] } | undefined;
+  return history.some(
+    (e) =>
+      e.type === 'TaskSucceeded' &&
+      ((e.index === index && e.state?.name === 'PollStep' && output(e)?.phase === 'succeeded') || (e.state?.name === 'WaitForNeeds' && (output(e)?.done ?? []).includes(name))),
+  );
 }
 
 /**
