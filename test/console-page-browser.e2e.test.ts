@@ -18,8 +18,8 @@ import { deliverGeneric } from './fixtures/webhooks/generic-delivery.js';
 
 // Callbacks passed to page.evaluate run in the browser; the project's tsconfig has no DOM types.
 declare const document: { activeElement: unknown; documentElement: { scrollWidth: number } };
-declare const window: { innerWidth: number; notReloaded?: boolean };
-declare function getComputedStyle(element: unknown): { outlineStyle: string };
+declare const window: { innerWidth: number; notReloaded?: boolean; injected?: number };
+declare function getComputedStyle(element: unknown): { outlineStyle: string; color: string };
 
 const SECRET = 'console-page-secret-5e1f';
 /** A developer machine without Chromium skips, saying why; under CI=true (which installs it, .ci/run) it fails. */
@@ -153,6 +153,47 @@ describeRequiring('the console page in Chromium', chromiumInstalled, () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     expect(requests.filter((url) => !url.startsWith(server.url))).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('draws terminal colours in the live log instead of escape codes, and wraps a long image digest inside the step panel', async () => {
+    const name = await startBuild('test/fixtures/pipelines/good/ansi-long-digest.yml', 'ansi-digest-1');
+    const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    await page.goto(`${server.url}/executions/${name}?step=0`);
+    const log = page.locator('[data-step-detail="0"] pre.log');
+    // While it runs the log comes over the live stream (the page swaps the server's fragments in).
+    await log.filter({ hasText: 'npm ERR!' }).waitFor({ timeout: 20_000 });
+    const visible = () => page.locator('main').innerText();
+    const noEscapes = (text: string) => {
+      expect(text).not.toContain('\u001b');
+      // The shell's trace of the printf shows its `\\033[31m` as typed: that is the command, not a code.
+      expect(text).not.toMatch(/(?<!\\033)\[(\d+;)*\d*[mKG]/);
+    };
+    noEscapes(await visible());
+    await expect(log.locator('.ansi-green-fg.ansi-bold').textContent()).resolves.toBe(' PASS ');
+    await expect(log.locator('.ansi-red-fg').first().evaluate((el) => getComputedStyle(el).color)).resolves.not.toBe(await log.evaluate((el) => getComputedStyle(el).color));
+    await expect(log.locator('.ansi-red-bg').textContent()).resolves.toBe('<script>window.injected=1</script>');
+    expect(await page.evaluate(() => window.injected)).toBeUndefined();
+
+    await until(async () => (await statusOf(name)) !== 'RUNNING');
+    await page.reload();
+    noEscapes(await visible());
+    const digest = 'docker.io/library/alpine@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
+    await expect(page.locator('.banner-failed .cause').textContent()).resolves.toContain(digest);
+    await tabTo(page, '#x-steps a[data-step="1"]');
+    await page.keyboard.press('Enter');
+    const panel = page.locator('.steps-panel');
+    await expect(panel.locator('[data-step-detail="1"]').textContent()).resolves.toContain(digest);
+    for (const width of [1366, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      // Nothing sticks out of the step panel, the Cause box, or the page.
+      for (const box of [panel, page.locator('.banner-failed .cause')]) {
+        const { scrollWidth, clientWidth } = await box.evaluate((el) => ({ scrollWidth: el.scrollWidth, clientWidth: el.clientWidth }));
+        expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
+      }
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    }
+    await page.screenshot({ path: `${ARTIFACTS}/console-ansi-long-digest-phone.png`, fullPage: true });
     await page.close();
   }, 60_000);
 

@@ -8,6 +8,7 @@ import type { ExecutionModel, Failure, HistoryRow, StepView } from './execution-
 import { duration, executionHref, executionPill, timeTag } from './format.js';
 import type { GraphLayout } from './graph-layout.js';
 import { graphSvg } from './graph-svg.js';
+import { ansiHtml, stripAnsi } from './ansi.js';
 import { html, jsonForScript, type Html } from './html.js';
 import { pageShell } from './page-shell.js';
 import { STATUS_LABELS, type StateStatus } from './state-status.js';
@@ -156,7 +157,7 @@ function failureBanner(failure: Failure, stillRunning: boolean): Html {
   return html`<section class="banner banner-failed" role="alert" aria-labelledby="banner-title">
 <h2 id="banner-title">${stillRunning ? 'A step failed' : 'Execution failed'}: <span class="error-label">Error</span> <code class="error-name">${failure.error}</code></h2>
 ${where ? html`<p class="where">${where}${stillRunning ? ' — cleaning up the build' : ''}</p>` : ''}
-${failure.cause ? html`<p class="cause-label">Cause</p><pre class="cause">${failure.cause}</pre>` : ''}
+${failure.cause ? html`<p class="cause-label">Cause</p><pre class="cause">${ansiHtml(failure.cause)}</pre>` : ''}
 </section>`;
 }
 
@@ -193,7 +194,7 @@ ${result ? html`<dl class="facts">
 <div><dt>Result</dt><dd>${result.status}${result.exitCode !== null ? `, exit code ${result.exitCode}` : ''}</dd></div>
 ${result.error ? html`<div><dt>Error</dt><dd><code class="error-name">${result.error}</code></dd></div>` : ''}
 </dl>` : ''}
-${step.lastPoll ? html`<h4>Last poll</h4><p>#${step.lastPoll.polls}: <strong>${step.lastPoll.phase}</strong> (${step.lastPoll.reason})${step.lastPoll.message ? html` — <span class="message">${step.lastPoll.message}</span>` : ''}</p>` : ''}
+${step.lastPoll ? html`<h4>Last poll</h4><p>#${step.lastPoll.polls}: <strong>${step.lastPoll.phase}</strong> (${step.lastPoll.reason})${step.lastPoll.message ? html` — <span class="message">${stripAnsi(step.lastPoll.message)}</span>` : ''}</p>` : ''}
 ${podSection(step.pod)}
 ${servicesSection(step)}
 ${logSection(step, logHref(name, step.index))}
@@ -217,10 +218,10 @@ ${step.services.map((service) => {
     return html`<section class="service" aria-label="Service ${service.name}">
 <h5><code>${service.name}</code> <span class="muted">image <code>${service.image}</code></span></h5>
 <dl class="facts">
-<div><dt>Container</dt><dd>${state}${seen?.reason ? html` <strong>${seen.reason}</strong>` : ''}${exitCode !== null ? ` (exit ${exitCode})` : ''}${restarts > 0 ? `, restarted ${restarts} time${restarts === 1 ? '' : 's'}` : ''}${seen?.message ? html`<br><span class="message">${seen.message}</span>` : ''}</dd></div>
+<div><dt>Container</dt><dd>${state}${seen?.reason ? html` <strong>${seen.reason}</strong>` : ''}${exitCode !== null ? ` (exit ${exitCode})` : ''}${restarts > 0 ? `, restarted ${restarts} time${restarts === 1 ? '' : 's'}` : ''}${seen?.message ? html`<br><span class="message">${stripAnsi(seen.message)}</span>` : ''}</dd></div>
 </dl>
 ${events.length === 0 ? html`<p class="muted">No events.</p>` : eventsTable(events)}
-${result ? html`${result.logTail ? html`<pre class="log">${result.logTail}</pre>` : html`<p class="muted">The service wrote nothing.</p>`}
+${result ? html`${result.logTail ? html`<pre class="log">${ansiHtml(result.logTail)}</pre>` : html`<p class="muted">The service wrote nothing.</p>`}
 ${result.log ? html`<p class="muted">Whole log: <code>${result.log}</code></p>` : ''}` : ''}
 </section>`;
   })}`;
@@ -232,7 +233,7 @@ function podSection(pod: StepPodView | null): Html {
   return html`<h4>Pod <code>${pod.podName}</code></h4>
 <dl class="facts">
 <div><dt>Phase</dt><dd>${pod.phase}${pod.deleted ? html` <span class="muted">(as last seen; the pod was deleted when its step ended)</span>` : ''}</dd></div>
-${c ? html`<div><dt>Container</dt><dd>${c.state}${c.reason ? html` <strong>${c.reason}</strong>` : ''}${c.exitCode !== null ? ` (exit ${c.exitCode})` : ''}${c.message ? html`<br><span class="message">${c.message}</span>` : ''}</dd></div>` : ''}
+${c ? html`<div><dt>Container</dt><dd>${c.state}${c.reason ? html` <strong>${c.reason}</strong>` : ''}${c.exitCode !== null ? ` (exit ${c.exitCode})` : ''}${c.message ? html`<br><span class="message">${stripAnsi(c.message)}</span>` : ''}</dd></div>` : ''}
 ${pod.node ? html`<div><dt>Node</dt><dd>${pod.node}</dd></div>` : ''}
 </dl>
 <h4>Events</h4>
@@ -252,20 +253,20 @@ function logSection(step: StepView, href: string): Html {
   const result = step.result;
   if (!result && step.status === 'in-progress') {
     return html`<h4>Log <span class="muted">(as it runs)</span></h4>
-${step.liveLog ? html`<pre class="log">${step.liveLog}</pre>` : html`<p class="muted">Nothing yet.</p>`}
+${step.liveLog ? html`<pre class="log">${ansiHtml(step.liveLog)}</pre>` : html`<p class="muted">Nothing yet.</p>`}
 <p><a href="${href}">Whole log so far</a></p>`;
   }
   if (!result) return html``;
   const local = result.log !== null && !result.log.startsWith('s3://');
   return html`<h4>Log</h4>
-${result.logTail ? html`<pre class="log">${result.logTail}</pre>` : html`<p class="muted">The step wrote nothing.</p>`}
+${result.logTail ? html`<pre class="log">${ansiHtml(result.logTail)}</pre>` : html`<p class="muted">The step wrote nothing.</p>`}
 ${local ? html`<p><a href="${href}">Whole log</a></p>` : result.log ? html`<p class="muted">Whole log: <code>${result.log}</code></p>` : ''}`;
 }
 
 function historyRows(rows: HistoryRow[]): Html {
   return html`${rows.map(
     (r) => html`<tr class="${r.failure ? 'failure' : ''}">
-<td>${r.id}</td><td>${r.type}</td><td>${r.state ?? ''}</td><td class="nowrap">${r.step ? `${r.step.index + 1}. ${r.step.name}` : ''}</td><td class="num">${r.elapsedMs} ms</td><td>${timeTag(r.timestamp, false)}</td><td class="message">${r.detail ?? ''}</td>
+<td>${r.id}</td><td>${r.type}</td><td>${r.state ?? ''}</td><td class="nowrap">${r.step ? `${r.step.index + 1}. ${r.step.name}` : ''}</td><td class="num">${r.elapsedMs} ms</td><td>${timeTag(r.timestamp, false)}</td><td class="message">${r.detail ? stripAnsi(r.detail) : ''}</td>
 </tr>`,
   )}`;
 }
