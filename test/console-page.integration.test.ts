@@ -240,6 +240,63 @@ describe('text from a build is escaped', () => {
   });
 });
 
+describe('terminal colours in build text', () => {
+  const ESC = '\u001b';
+  /** The failed build, its Cause in red and its first step's log as jest prints it (erasing the line first). */
+  function colouredBuildHistory(): ExecutionEvent[] {
+    const history = failedBuildHistory().map((e) => (e.Cause ? { ...e, Cause: `${ESC}[31m${CAUSE}${ESC}[0m` } : e));
+    const finished = history.find((e) => e.type === 'TaskSucceeded' && e.state?.name === 'FinishStep')!;
+    (finished.state!.output as { logTail: string }).logTail = `${ESC}[2K${ESC}[1G${ESC}[1;32mPASS${ESC}[0m test/x.test.ts\n${ESC}[41m${ESC}[37m<script>alert(1)</script>${ESC}[0m`;
+    return history;
+  }
+
+  it('are drawn as colours in the Cause, the log and the history, never as escape codes or markup', () => {
+    const history = colouredBuildHistory();
+    const detail = { execution: { ...listed('x', history), cause: `${ESC}[31m${CAUSE}${ESC}[0m` }, history, pods: new Map() };
+    const page = executionPage(executionModel(detail), layoutGraph(stateGraph(loadDefinition())), 0, new Date()).text;
+    expect(page).not.toContain(ESC);
+    expect(page).not.toContain('[31m');
+    expect(page).toContain('<pre class="cause"><span class="ansi-red-fg">Step &quot;count&quot; could not start');
+    expect(page).toContain('<pre class="log"><span class="ansi-green-fg ansi-bold">PASS</span> test/x.test.ts');
+    expect(page).toContain('<span class="ansi-white-fg ansi-red-bg">&lt;script&gt;alert(1)&lt;/script&gt;</span>');
+    expect(page).not.toContain('<script>alert');
+    expect(page).toContain('<td class="message">ImagePullFailed: Step &quot;count&quot; could not start');
+  });
+
+  it('reach the browser over HTTP, on the page and in its live updates, without an escape code', async () => {
+    const executions = new LocalExecutions({
+      run: (_name, _input, onEvent) => {
+        const history = colouredBuildHistory();
+        return { result: Promise.resolve().then(() => (history.forEach(onEvent), summarize(history, false))), abort: () => {}, refused: [] };
+      },
+      consoleUrl: (name) => `/executions/${name}`,
+    });
+    await executions.start('coloured', { build: { id: 'c1', trigger: 'generic', repository: 'team/app', commit: 'abc1234def' }, pipeline: { file: 'p', text: '' } });
+    await executions.stopAll();
+    const server = createLocalHttpServer({
+      webhook: async () => ({ statusCode: 404 }),
+      executions,
+      console: createConsoleRoutes({ executions, graph: layoutGraph(stateGraph(loadDefinition())) }),
+      maxBodyBytes: 1024,
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const page = await (await fetch(`${base}/executions/coloured?step=0`, { headers: { accept: 'text/html' } })).text();
+      expect(page).toContain('<span class="ansi-red-fg">Step &quot;count&quot;');
+      expect(page).toContain('<span class="ansi-green-fg ansi-bold">PASS</span>');
+      expect(page).not.toContain(ESC);
+      const stream = await (await fetch(`${base}/executions/coloured/stream`)).text();
+      expect(stream).toContain('ansi-red-fg');
+      expect(stream).toContain('ansi-green-fg ansi-bold');
+      expect(stream).not.toContain(ESC);
+      expect(stream).not.toContain('\\u001b');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
 describe("a step's services", () => {
   it("are read from the pod with the step's status, and kept once the pod is gone", () => {
     const example = loadServiceExamples().find((e) => e.name.startsWith('service exits before the step starts'))!;
@@ -337,7 +394,8 @@ describe('the same addresses answer browsers with HTML and scripts with JSON', (
     expect(await json.json()).toEqual([
       expect.objectContaining({ name: 'build-1', status: 'FAILED', error: 'ImagePullFailed', cause: CAUSE, buildId: 'b1', trigger: 'generic', repository: 'team/app', commit: 'abc1234def' }),
     ]);
-    expect((await fetch(`${base}/`, { headers: curl })).status).toBe(404);
+    // `/` gives a script the list too, as it gives a browser the list page.
+    expect((await fetch(`${base}/`, { headers: curl })).status).toBe(200);
   });
 
   it('shows one execution as a page for a browser, and the run --json object for curl and fetch()', async () => {

@@ -32,29 +32,31 @@ describe('the console lines', () => {
   });
 });
 
+const finish = (index: number, step: string): ExecutionEvent => ({
+  type: 'TaskSucceeded',
+  timestamp: (t += 10),
+  index,
+  state: { name: 'FinishStep', type: 'Task', output: { step, status: 'succeeded', exitCode: 0, error: null, cause: null, logTail: '', log: null } },
+});
+const iteration = (type: string, index: number): ExecutionEvent => ({ type, timestamp: (t += 1), index, parentState: { name: 'RunSteps', type: 'Map' } });
+
 describe('the console lines of steps side by side', () => {
+  const needs = (index: number, met: boolean, waitingFor: string[], done: string[]) =>
+    exited('WaitForNeeds', index, { needs: { met, waitingFor, done, nextPollSeconds: 0, checks: 1 } });
+  const prepared = (steps: unknown[]) => exited('PrepareBuild', undefined, { namespace: 'default', maxParallel: 4, steps });
+  const alpine = (name: string, more: object = {}) => ({ name, image: 'alpine:3.20', ...more });
+
   it('name each step\'s lines, say what a step waits for once, and that a needed pod is kept', () => {
     const output = new ConsoleOutput('b');
-    const finish = (index: number, step: string) => ({
-      type: 'TaskSucceeded',
-      timestamp: (t += 10),
-      index,
-      state: { name: 'FinishStep', type: 'Task', output: { step, status: 'succeeded', exitCode: 0, error: null, cause: null, logTail: '', log: null } },
-    });
-    const needs = (index: number, met: boolean, waitingFor: string[], done: string[]) =>
-      exited('WaitForNeeds', index, { needs: { met, waitingFor, done, nextPollSeconds: 0, checks: 1 } });
     const history: ExecutionEvent[] = [
       { type: 'ExecutionStarted', timestamp: t },
-      exited('PrepareBuild', undefined, {
-        namespace: 'default',
-        maxParallel: 4,
-        steps: [{ name: 'deps', image: 'alpine:3.20', needed: true }, { name: 'unit', image: 'alpine:3.20', needs: ['deps'] }, { name: 'lint', image: 'alpine:3.20', needs: ['deps'] }],
-      }),
+      prepared([alpine('deps', { needed: true }), alpine('unit', { needs: ['deps'] }), alpine('lint', { needs: ['deps'] })]),
       { type: 'StateEntered', timestamp: (t += 1), state: { name: 'RunSteps', type: 'Map' } },
       needs(1, false, ['deps'], []),
       needs(1, false, ['deps'], []),
       needs(2, false, ['deps'], []),
       finish(0, 'deps'),
+      iteration('MapIterationSucceeded', 0),
       needs(1, true, [], ['deps']),
       finish(1, 'unit'),
     ];
@@ -66,6 +68,97 @@ describe('the console lines of steps side by side', () => {
       '      deps ✓ FinishStep: succeeded, exit 0; pod kept for the steps that need it',
       '      unit ✓ WaitForNeeds: "deps" succeeded',
       '      unit ✓ FinishStep: succeeded, exit 0; pod deleted',
+    ]);
+  });
+
+  it("say a step's needs are met only after each needed step said it succeeded", () => {
+    const output = new ConsoleOutput('b');
+    // WaitForNeeds watches the pods: it sees deps' pod succeed before deps' own PollStep does.
+    const history: ExecutionEvent[] = [
+      { type: 'ExecutionStarted', timestamp: t },
+      prepared([alpine('deps', { needed: true }), alpine('unit', { needs: ['deps'], needed: true }), alpine('lint', { needs: ['deps'], needed: true }), alpine('e2e', { needs: ['unit', 'lint'] })]),
+      { type: 'StateEntered', timestamp: (t += 1), state: { name: 'RunSteps', type: 'Map' } },
+      needs(1, true, [], ['deps']),
+      exited('LaunchStep', 1, { poll: { podName: 'unit-pod' } }),
+      needs(2, true, [], ['deps']),
+      finish(0, 'deps'),
+      iteration('MapIterationSucceeded', 0),
+      finish(2, 'lint'),
+      needs(3, true, [], ['unit', 'lint']),
+      iteration('MapIterationSucceeded', 2),
+      finish(1, 'unit'),
+      iteration('MapIterationSucceeded', 1),
+    ];
+    const lines = history.flatMap((event) => output.lines(event));
+    expect(lines.filter((line) => /WaitForNeeds|succeeded|LaunchStep/.test(line))).toEqual([
+      '      deps ✓ FinishStep: succeeded, exit 0; pod kept for the steps that need it',
+      '    ✓ [1/4] deps succeeded',
+      '      unit ✓ WaitForNeeds: "deps" succeeded',
+      '      unit ✓ LaunchStep: pod unit-pod',
+      '      lint ✓ WaitForNeeds: "deps" succeeded',
+      '      lint ✓ FinishStep: succeeded, exit 0; pod kept for the steps that need it',
+      '    ✓ [3/4] lint succeeded',
+      '      unit ✓ FinishStep: succeeded, exit 0; pod kept for the steps that need it',
+      '    ✓ [2/4] unit succeeded',
+      '      e2e ✓ WaitForNeeds: "unit", "lint" succeeded',
+    ]);
+  });
+
+  it('print what is still held when the execution ends', () => {
+    const output = new ConsoleOutput('b');
+    const history: ExecutionEvent[] = [
+      { type: 'ExecutionStarted', timestamp: t },
+      prepared([alpine('deps', { needed: true }), alpine('unit', { needs: ['deps'] })]),
+      needs(1, true, [], ['deps']),
+      { type: 'ExecutionAborted', timestamp: (t += 1000) },
+    ];
+    const lines = history.flatMap((event) => output.lines(event));
+    expect(lines.slice(-2)).toEqual(['      unit ✓ WaitForNeeds: "deps" succeeded', expect.stringMatching(/^Execution ABORTED after /)]);
+  });
+});
+
+describe('the console lines of a build', () => {
+  it('say once that PrepareBuild failed, the way it left through its Catch', () => {
+    const output = new ConsoleOutput('b');
+    const failure = { Error: 'ImagePullFailed', Cause: 'Step "count": image "alpine:3.99" does not exist' };
+    const history: ExecutionEvent[] = [
+      { type: 'ExecutionStarted', timestamp: t },
+      { type: 'StateEntered', timestamp: (t += 1), state: { name: 'PrepareBuild', type: 'Task' } },
+      { type: 'StateFailed', timestamp: (t += 1), state: { name: 'PrepareBuild', type: 'Task' }, ...failure },
+      { type: 'StateCaught', timestamp: (t += 1), state: { name: 'PrepareBuild', type: 'Task' } },
+      exited('PrepareBuild', undefined, { failure }),
+      { type: 'ExecutionFailed', timestamp: (t += 1), ...failure },
+    ];
+    const lines = history.flatMap((event) => output.lines(event));
+    expect(lines.filter((line) => line.includes('PrepareBuild'))).toEqual(['  ✗ PrepareBuild: ImagePullFailed', '  ↪ PrepareBuild caught the error']);
+  });
+
+  it("count each Map's iterations as its own line counts its steps", () => {
+    const output = new ConsoleOutput('b');
+    const history: ExecutionEvent[] = [
+      { type: 'ExecutionStarted', timestamp: t },
+      exited('PrepareBuild', undefined, {
+        namespace: 'default',
+        steps: ['clone', 'build', 'test'].map((name) => ({ name, image: 'alpine:3.20' })),
+        afterFailure: [{ name: 'notify', image: 'alpine:3.20' }],
+      }),
+      { type: 'StateEntered', timestamp: (t += 1), state: { name: 'RunSteps', type: 'Map' } },
+      iteration('MapIterationStarted', 0),
+      iteration('MapIterationSucceeded', 0),
+      iteration('MapIterationStarted', 1),
+      { ...iteration('MapIterationFailed', 1), Error: 'StepFailed' },
+      { type: 'StateEntered', timestamp: (t += 1), state: { name: 'RunAfterFailure', type: 'Map' } },
+      { ...iteration('MapIterationStarted', 3), parentState: { name: 'RunAfterFailure', type: 'Map' } },
+    ];
+    const lines = history.flatMap((event) => output.lines(event));
+    expect(lines.filter((line) => /▶|\[/.test(line))).toEqual([
+      '  ▶ RunSteps: 3 step(s), one at a time',
+      '    ▶ [1/3] clone',
+      '    ✓ [1/3] clone succeeded',
+      '    ▶ [2/3] build',
+      '    ✗ [2/3] build: StepFailed',
+      '  ▶ RunAfterFailure: 1 step(s) that run after a failure, one at a time',
+      '    ▶ [1/1] notify',
     ]);
   });
 });

@@ -18,6 +18,13 @@ export class ConsoleOutput {
   private kept = new Set<number>();
   private lastPoll = new Map<number, { key: string; count: number }>();
   private lastWait = new Map<number, string>();
+  /** Steps whose iteration has printed its outcome line (`✓ [i/n] NAME succeeded`). */
+  private reported = new Set<string>();
+  /**
+   * WaitForNeeds sees a needed pod succeed before that step's own FinishStep reports it: the
+   * waiting step's lines, from "needs met" on, are held until every step it names has said so.
+   */
+  private held = new Map<number, { until: Set<string>; lines: string[]; succeeded: boolean }>();
 
   /** `liveLog`: the steps' lines are printed as they come (LiveLogPrinter), so no tail at their end. */
   constructor(
@@ -26,6 +33,39 @@ export class ConsoleOutput {
   ) {}
 
   lines(event: ExecutionEvent): string[] {
+    const index = event.index;
+    // An event of no step (the Map's or the execution's end) releases whatever is still held.
+    if (index === undefined) return [...this.release(() => true), ...this.eventLines(event)];
+    const held = this.held.get(index);
+    if (held) {
+      held.lines.push(...this.eventLines(event));
+      held.succeeded ||= event.type === 'MapIterationSucceeded';
+      return [];
+    }
+    const lines = this.eventLines(event);
+    if (event.type !== 'MapIterationSucceeded') return lines;
+    this.reported.add(this.steps[index] ?? '');
+    return [...lines, ...this.release((until) => [...until].every((name) => this.reported.has(name)))];
+  }
+
+  /** The held lines that may now be printed; a step released with its outcome may release others. */
+  private release(ready: (until: Set<string>) => boolean): string[] {
+    const released: string[] = [];
+    let more = true;
+    while (more) {
+      more = false;
+      for (const [index, held] of this.held) {
+        if (!ready(held.until)) continue;
+        this.held.delete(index);
+        released.push(...held.lines);
+        if (held.succeeded) this.reported.add(this.steps[index] ?? '');
+        more = true;
+      }
+    }
+    return released;
+  }
+
+  private eventLines(event: ExecutionEvent): string[] {
     const at = event.timestamp;
     const state = event.state?.name ?? '';
     const indent = event.index === undefined ? '  ' : this.parallel > 1 ? `      ${this.steps[event.index] ?? ''} ` : '      ';
@@ -46,14 +86,12 @@ export class ConsoleOutput {
         return event.state?.type === 'Fail' ? [] : [`${indent}✗ ${state}: ${event.Error ?? 'failed'}`];
       case 'StateCaught':
         return [`${indent}↪ ${state} caught ${event.Error ?? 'the error'}`];
-      case 'MapIterationStarted': {
-        const i = event.index ?? 0;
-        return [`    ▶ [${i + 1}/${this.steps.length}] ${this.steps[i] ?? ''}`];
-      }
+      case 'MapIterationStarted':
+        return [`    ▶ ${this.iteration(event.index ?? 0)}`];
       case 'MapIterationSucceeded':
-        return [`    ✓ [${(event.index ?? 0) + 1}/${this.steps.length}] ${this.steps[event.index ?? 0] ?? ''} succeeded`];
+        return [`    ✓ ${this.iteration(event.index ?? 0)} succeeded`];
       case 'MapIterationFailed':
-        return [`    ✗ [${(event.index ?? 0) + 1}/${this.steps.length}] ${this.steps[event.index ?? 0] ?? ''}: ${event.Error}`];
+        return [`    ✗ ${this.iteration(event.index ?? 0)}: ${event.Error}`];
       case 'ExecutionSucceeded':
         return [`Execution SUCCEEDED in ${seconds(at - this.startedAt)}`];
       case 'ExecutionFailed':
@@ -73,14 +111,21 @@ export class ConsoleOutput {
     }
   }
 
+  /** `[i/n] NAME`, counted within its Map, as the Map's `▶` line counts its steps. */
+  private iteration(index: number): string {
+    const [place, of] = index < this.running ? [index, this.running] : [index - this.running, this.steps.length - this.running];
+    return `[${place + 1}/${of}] ${this.steps[index] ?? ''}`;
+  }
+
   private exited(event: ExecutionEvent, indent: string): string[] {
     const state = event.state?.name ?? '';
     const output = event.state?.output as Record<string, unknown> | undefined;
     switch (state) {
       case 'PrepareBuild': {
         const prepared = output as unknown as Partial<PreparedBuild>;
-        // A rejected pipeline leaves PrepareBuild through its Catch, with the failure and no steps.
-        if (!prepared.steps) return [`  ✗ PrepareBuild: ${(output?.failure as { Error?: string } | undefined)?.Error ?? 'failed'}`];
+        // A rejected pipeline leaves PrepareBuild through its Catch, with the failure and no steps:
+        // its StateFailed line already said why.
+        if (!prepared.steps) return [];
         // RunAfterFailure's iterations come after RunSteps' in the local history (listedSteps).
         this.steps = [...prepared.steps, ...(prepared.afterFailure ?? [])].map((s) => s.name);
         this.running = prepared.steps.length;
@@ -129,7 +174,13 @@ export class ConsoleOutput {
 
   /** What a step waits for, when that changes, and when it may start. */
   private waited(index: number, needs: NeedsState, indent: string): string[] {
-    if (needs.met) return [`${indent}✓ WaitForNeeds: ${needs.done.map((name) => `"${name}"`).join(', ')} succeeded`];
+    if (needs.met) {
+      const line = `${indent}✓ WaitForNeeds: ${needs.done.map((name) => `"${name}"`).join(', ')} succeeded`;
+      const until = new Set(needs.done.filter((name) => !this.reported.has(name)));
+      if (until.size === 0) return [line];
+      this.held.set(index, { until, lines: [line], succeeded: false });
+      return [];
+    }
     const waiting = needs.waitingFor.map((name) => `"${name}"`).join(', ');
     if (this.lastWait.get(index) === waiting) return [];
     this.lastWait.set(index, waiting);

@@ -9,6 +9,7 @@ import type { StepPodView } from './console/pod-view.js';
 import { buildIdFor } from '../forge/execution-name.js';
 import { ExecutionDoesNotExist, ExecutionNotRunning } from './execution-errors.js';
 import { executionIdentity, type ExecutionIdentity } from './execution-identity.js';
+import { executionInstants } from './execution-instants.js';
 import { rerunName } from './rerun-name.js';
 import { localExecutionArn, summarize, type ExecutionEvent, type ExecutionStatus, type ExecutionSummary, type LocalExecution } from './executor.js';
 
@@ -184,8 +185,10 @@ export class LocalExecutions implements ExecutionStarter {
   }
 
   private listed(entry: Entry): ListedExecution {
+    // The history's own instants, as the console lines use; the registry's only until it has them.
+    const instants = executionInstants(entry.history);
     return {
-      ...executionIdentity(entry.name, entry.input, entry.startedAt, entry.stoppedAt),
+      ...executionIdentity(entry.name, entry.input, instants.startedAt ?? entry.startedAt, entry.summary && (instants.stoppedAt ?? entry.stoppedAt)),
       rerunOf: entry.rerunOf ?? null,
       reruns: [...entry.reruns],
       ...this.view(entry),

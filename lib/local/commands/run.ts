@@ -7,7 +7,8 @@ import { startEmbeddedCluster, type EmbeddedCluster } from '../cluster/index.js'
 import { ConsoleOutput } from '../console-output.js';
 import { LiveLogPrinter } from '../live-log-printer.js';
 import { executionIdentity, type ExecutionIdentity } from '../execution-identity.js';
-import { startLocalExecution, type ExecutionSummary } from '../executor.js';
+import { executionInstants } from '../execution-instants.js';
+import { startLocalExecution, type ExecutionEvent, type ExecutionSummary } from '../executor.js';
 import { localBuildInput, localSource } from '../local-source.js';
 import { uploaderFor, type SourceUploader } from '../source-upload.js';
 import { readPipelineFile } from '../pipeline-file.js';
@@ -102,11 +103,13 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     live = printer;
     const input = localBuildInput(buildId, { file: options.file, text: loaded }, source);
     const startedAt = new Date();
+    const history: ExecutionEvent[] = [];
     let printing = Promise.resolve();
     const execution = startLocalExecution(input, {
       runtime,
       statuses: printedStatusReporter(print),
       onEvent: (event) => {
+        history.push(event);
         // A step's last lines come before its result: the event waits for them.
         printing = printing.then(async () => {
           // A log file that cannot be read costs its live lines, never the console lines.
@@ -129,7 +132,9 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     await printing;
     // The console lines already said "Execution ABORTED"; what is left to say is the cleanup.
     if (result.status === 'ABORTED') print('Its pods and workspace claim were deleted.');
-    const summary: RunSummary = { ...executionIdentity(buildId, input, startedAt, new Date()), ...result, problems: [] };
+    // The instants the console lines' "in 8.8s" is computed from, as GET /executions gives them.
+    const instants = executionInstants(history);
+    const summary: RunSummary = { ...executionIdentity(buildId, input, instants.startedAt ?? startedAt, instants.stoppedAt ?? new Date()), ...result, problems: [] };
     if (options.json) io.out(JSON.stringify(summary));
     return result.status === 'SUCCEEDED' ? ExitCodes.succeeded : ExitCodes.failed;
   } finally {

@@ -1,6 +1,6 @@
 /**
  * The local server's HTTP side: POST /webhook and /webhook/generic go to the Lambda handler as API
- * Gateway would pass them; GET /executions and /executions/NAME read the local registry (JSON),
+ * Gateway would pass them; GET / and /executions (the list) and /executions/NAME read the local registry (JSON),
  * and, when given, the console page's routes answer browsers at / and /executions/...
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -56,9 +56,10 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   if (options.control && (await options.control(request, response, path))) return;
   if (options.console && (await options.console(request, response, path))) return;
 
-  if (path === '/executions' || path.startsWith('/executions/')) {
+  // `/` is the list for a script too, as it is the list page for a browser.
+  if (path === '/' || path === '/executions' || path.startsWith('/executions/')) {
     if (method !== 'GET') return send(response, 405, { error: 'MethodNotAllowed', message: `${method} ${path}: use GET.` });
-    if (path === '/executions') return send(response, 200, options.executions.list());
+    if (path === '/' || path === '/executions') return send(response, 200, options.executions.list());
     const name = decodeURIComponent(path.slice('/executions/'.length));
     const execution = options.executions.get(name);
     return execution
