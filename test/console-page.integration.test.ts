@@ -394,8 +394,16 @@ describe('the same addresses answer browsers with HTML and scripts with JSON', (
     expect(await json.json()).toEqual([
       expect.objectContaining({ name: 'build-1', status: 'FAILED', error: 'ImagePullFailed', cause: CAUSE, buildId: 'b1', trigger: 'generic', repository: 'team/app', commit: 'abc1234def' }),
     ]);
-    // `/` gives a script the list too, as it gives a browser the list page.
-    expect((await fetch(`${base}/`, { headers: curl })).status).toBe(200);
+    // `/` gives a script (curl's */*, or fetch() with no Accept) the very same list, as it gives a
+    // browser the list page; and, like /executions, answers nothing but GET.
+    for (const headers of [curl, {}]) {
+      const root = await fetch(`${base}/`, { headers });
+      expect(root.headers.get('content-type')).toBe('application/json');
+      expect(await root.json()).toEqual(await (await fetch(`${base}/executions`, { headers: curl })).json());
+    }
+    const posted = await fetch(`${base}/`, { method: 'POST' });
+    expect(posted.status).toBe(405);
+    expect(await posted.json()).toMatchObject({ error: 'MethodNotAllowed' });
   });
 
   it('shows one execution as a page for a browser, and the run --json object for curl and fetch()', async () => {

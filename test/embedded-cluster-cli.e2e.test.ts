@@ -4,7 +4,7 @@
  * stopped by a real SIGINT with exit 0. Usage mistakes and their exit 2 are asserted in-process
  * (test/cli-help.test.ts): a spawn costs seconds and proves nothing more there.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type SpawnOptions } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,23 +19,28 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-test('with no command it runs the example build like the console shows it, then keeps serving the page', async () => {
-  const child = spawn(process.execPath, [launcher], { cwd: dir, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+/** The launcher started as a user starts it, with what it has written so far and its exit code. */
+function launch(args: string[], options: SpawnOptions = {}) {
+  const child = spawn(process.execPath, [launcher, ...args], { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = { out: '', err: '' };
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output.out += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output.err += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output, exited };
+}
+
+test('with no command it runs the example build like the console shows it, then keeps serving the page', async () => {
+  const { child, output, exited } = launch([], { cwd: dir, env: { ...process.env, PORT: '0' } });
   try {
-    const ended = await waitFor(() => (child.exitCode !== null ? 'exited' : /Execution (SUCCEEDED|FAILED)/.test(out)), { timeoutMs: 50_000, intervalMs: 100, what: 'the example build to end' });
-    if (ended === 'exited') throw new Error(`exited early: ${out}${err}`);
-    expect(out).toContain('not inside their images');
+    const ended = await waitFor(() => (child.exitCode !== null ? 'exited' : /Execution (SUCCEEDED|FAILED)/.test(output.out)), { timeoutMs: 50_000, intervalMs: 100, what: 'the example build to end' });
+    if (ended === 'exited') throw new Error(`exited early: ${output.out}${output.err}`);
+    expect(output.out).toContain('not inside their images');
     // The checkout of this repository first, then the example's steps working in it.
-    expect(out).toMatch(/Example build source: .* at [0-9a-f]{7}/);
-    expect(out).toMatch(/▶ \[1\/4\] clone[\s\S]*checked out [0-9a-f]{40}[\s\S]*▶ \[2\/4\] greet[\s\S]*│ Hello from step one[\s\S]*│ made by greet[\s\S]*✓ \[4\/4\] inspect succeeded/);
-    expect(out).toMatch(/Execution SUCCEEDED in \d+\.\ds/);
-    expect(out).not.toContain('"level"');
-    const page = /Example build .*: (http:\/\/127\.0\.0\.1:\d+\/executions\/\S+)/.exec(out)?.[1];
+    expect(output.out).toMatch(/Example build source: .* at [0-9a-f]{7}/);
+    expect(output.out).toMatch(/▶ \[1\/4\] clone[\s\S]*checked out [0-9a-f]{40}[\s\S]*▶ \[2\/4\] greet[\s\S]*│ Hello from step one[\s\S]*│ made by greet[\s\S]*✓ \[4\/4\] inspect succeeded/);
+    expect(output.out).toMatch(/Execution SUCCEEDED in \d+\.\ds/);
+    expect(output.out).not.toContain('"level"');
+    const page = /Example build .*: (http:\/\/127\.0\.0\.1:\d+\/executions\/\S+)/.exec(output.out)?.[1];
     expect(page).toBeDefined();
     const html = await fetch(page!, { headers: { accept: 'text/html' } });
     expect(html.headers.get('content-type')).toContain('text/html');
@@ -44,24 +49,19 @@ test('with no command it runs the example build like the console shows it, then 
     child.kill('SIGINT');
   }
   expect(await exited).toBe(0);
-  expect(err).toBe('');
+  expect(output.err).toBe('');
 }, 60_000);
 
 test('cluster serves the API, writes a kubeconfig, and stops cleanly on SIGINT', async () => {
   const kubeconfig = join(dir, 'nested', 'kubeconfig');
-  const child = spawn(process.execPath, [launcher, 'cluster', '--kubeconfig-out', kubeconfig, '--workspace', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const { child, output, exited } = launch(['cluster', '--kubeconfig-out', kubeconfig, '--workspace', dir]);
   try {
-    const ready = await waitFor(() => (child.exitCode !== null ? 'exited' : out.includes('Ctrl-C')), { timeoutMs: 20_000, intervalMs: 50, what: 'the cluster to say it is ready' });
-    if (ready === 'exited') throw new Error(`exited early: ${out}${err}`);
-    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+    const ready = await waitFor(() => (child.exitCode !== null ? 'exited' : output.out.includes('Ctrl-C')), { timeoutMs: 20_000, intervalMs: 50, what: 'the cluster to say it is ready' });
+    if (ready === 'exited') throw new Error(`exited early: ${output.out}${output.err}`);
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output.out)?.[1];
     expect(url).toBeDefined();
-    expect(out).toContain('not inside their images');
-    expect(out).toContain(`export KUBECONFIG=${kubeconfig}`);
+    expect(output.out).toContain('not inside their images');
+    expect(output.out).toContain(`export KUBECONFIG=${kubeconfig}`);
     const config = parse(readFileSync(kubeconfig, 'utf8')) as { clusters: { cluster: { server: string } }[]; 'current-context': string };
     expect(config.clusters[0]?.cluster.server).toBe(url);
     const version = (await (await fetch(`${url}/version`)).json()) as { major: string };
@@ -70,5 +70,5 @@ test('cluster serves the API, writes a kubeconfig, and stops cleanly on SIGINT',
     child.kill('SIGINT');
   }
   expect(await exited).toBe(0);
-  expect(err).toBe('');
+  expect(output.err).toBe('');
 });
