@@ -215,7 +215,9 @@ describeRequiring('the console page in Chromium', chromiumInstalled, () => {
     await expect(page.locator('#x-status [data-status]').getAttribute('data-status')).resolves.toBe('RUNNING');
     // Anything set now is gone if the page reloads.
     await page.evaluate(() => (window.notReloaded = true));
-    await page.locator('g[data-node="RunSteps"].status-in-progress').waitFor({ timeout: 10_000 });
+    // The pipeline view, shown first, turns a step blue live; the state graph behind its toggle too.
+    await page.locator('#x-pipeline g.step-box.status-in-progress').waitFor({ timeout: 10_000 });
+    await page.locator('g[data-node="RunSteps"].status-in-progress').waitFor({ state: 'attached', timeout: 10_000 });
     await page.screenshot({ path: `${ARTIFACTS}/console-passing-build-running.png` });
 
     await page.locator('#x-status [data-status="SUCCEEDED"]').waitFor({ timeout: 30_000 });
@@ -230,6 +232,11 @@ describeRequiring('the console page in Chromium', chromiumInstalled, () => {
     // The checkout first, then the three steps of examples/hello.yml.
     expect(steps).toEqual(Array(4).fill(expect.stringContaining('status-succeeded')));
     await expect(page.locator('#x-steps a[data-step="0"]').textContent()).resolves.toContain('clone');
+    // The pipeline view: the same four, the clone first, green, a chain of three arrows.
+    const boxes = await page.locator('#x-pipeline g.step-box').evaluateAll((gs) => gs.map((g) => `${g.getAttribute('data-pipeline-step')} ${g.getAttribute('data-outcome')}`));
+    expect(boxes[0]).toBe('clone succeeded');
+    expect(boxes).toEqual(Array(4).fill(expect.stringMatching(/ succeeded$/)));
+    await expect(page.locator('#x-pipeline g.need').count()).resolves.toBe(3);
     await page.screenshot({ path: `${ARTIFACTS}/console-passing-build.png` });
     expect(requests.filter((url) => !url.startsWith(server.url))).toEqual([]);
     await page.close();

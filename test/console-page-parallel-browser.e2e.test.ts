@@ -1,7 +1,8 @@
 /**
  * The console page of a build whose steps run side by side, in Chromium: the steps that need the
- * same steps are drawn next to each other (same row, different columns), and a skipped step is
- * selected like the others, by click and by address, its panel saying why it was skipped.
+ * same steps are drawn next to each other (same row, different columns), in the step list and in
+ * the pipeline view shown first (the state machine a click away), and a skipped step is selected
+ * like the others, by click and by address, its panel saying why it was skipped.
  */
 import type { Browser } from 'playwright-core';
 import { FAST_TIMINGS } from '../lib/local/cluster/index.js';
@@ -62,6 +63,33 @@ describeRequiring('the console page of steps side by side, in Chromium', chromiu
     expect(Math.abs(deploy!.y - e2e!.y)).toBeLessThan(2);
     await expect(stepLink('e2e').locator('.step-needs').textContent()).resolves.toBe('needs: unit, lint');
     await page.locator('.steps-panel').screenshot({ path: `${ARTIFACTS}/console-parallel-steps.png` });
+
+    // The pipeline view is the one shown: the user's steps, unit and lint side by side again.
+    const pipelineBox = (text: string) => page.locator(`#x-pipeline [data-pipeline-step="${text}"]`);
+    const stateNode = page.locator('g[data-node="RunSteps/LaunchStep"]');
+    await expect(pipelineBox('e2e').isVisible()).resolves.toBe(true);
+    await expect(stateNode.isVisible()).resolves.toBe(false);
+    const [pDeps, pUnit, pLint, pE2e] = await Promise.all(['deps', 'unit', 'lint', 'e2e'].map(async (n) => (await pipelineBox(n).boundingBox())!));
+    expect(Math.abs(pUnit!.y - pLint!.y)).toBeLessThan(2);
+    expect(pDeps!.y + pDeps!.height).toBeLessThanOrEqual(pUnit!.y);
+    expect(pE2e!.y).toBeGreaterThanOrEqual(pUnit!.y + pUnit!.height);
+    // deps to unit and lint, both to e2e; the skipped deploy (its needs not kept) after the step above it.
+    await expect(page.locator('#x-pipeline g.need').count()).resolves.toBe(5);
+    await page.locator('.graph-panel').screenshot({ path: `${ARTIFACTS}/console-parallel-pipeline.png` });
+    // A box selects its step, as the list does.
+    await pipelineBox('lint').click();
+    await expect(page.locator('[data-step-detail="2"]').isVisible()).resolves.toBe(true);
+    await expect(stepLink('lint').getAttribute('aria-current')).resolves.toBe('true');
+    // One click away: the state machine, kept in the address; and back.
+    await page.locator('button[data-view="states"]').click();
+    await expect(stateNode.isVisible()).resolves.toBe(true);
+    await expect(pipelineBox('e2e').isVisible()).resolves.toBe(false);
+    await expect(page.locator('button[data-view="states"]').getAttribute('aria-pressed')).resolves.toBe('true');
+    expect(new URL(page.url()).searchParams.get('view')).toBe('states');
+    await page.locator('.graph-panel').screenshot({ path: `${ARTIFACTS}/console-parallel-state-machine.png` });
+    await page.locator('button[data-view="pipeline"]').click();
+    await expect(pipelineBox('e2e').isVisible()).resolves.toBe(true);
+    await expect(stateNode.isVisible()).resolves.toBe(false);
 
     // The skipped step is a step like the others: selected, its panel says why, the address keeps it.
     const skipped = page.locator('#x-steps a[data-outcome="skipped"]');

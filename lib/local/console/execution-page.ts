@@ -1,6 +1,7 @@
 /**
  * One execution's page, and the same regions as fragments for live updates: the status, the
- * failure banner, the summary, the graph (coloured for the selected step's iteration), the steps
+ * failure banner, the summary, the pipeline's steps as a graph (shown first) and the state machine's
+ * graph (coloured for the selected step's iteration), the steps
  * with their pod, events and log, and the event history. Pure.
  */
 import type { PodEventView, StepPodView } from './pod-view.js';
@@ -12,7 +13,9 @@ import { ansiHtml, stripAnsi } from './ansi.js';
 import { html, jsonForScript, type Html } from './html.js';
 import { pageShell } from './page-shell.js';
 import { STATUS_LABELS, type StateStatus } from './state-status.js';
-import { isSkippedKey, notRunNote, outcomePill, skippedDetail, skippedKey, stepList, type StepSelection } from './step-list.js';
+import { isSkippedKey, notRunNote, OUTCOME_CLASS, OUTCOME_LABELS, outcomePill, skippedDetail, skippedKey, stepList, type StepSelection } from './step-list.js';
+import { pipelineSvg } from './pipeline-svg.js';
+import type { StepOutcome } from '../executor.js';
 
 export const streamHref = (name: string) => `${executionHref(name)}/stream`;
 export const logHref = (name: string, index: number) => `${executionHref(name)}/steps/${index}/log`;
@@ -39,7 +42,7 @@ export function clientModel(model: ExecutionModel): ClientModel {
   };
 }
 
-type RegionId = 'x-status' | 'x-actions' | 'x-banner' | 'x-summary' | 'x-steps' | 'x-details' | 'x-history';
+type RegionId = 'x-status' | 'x-actions' | 'x-banner' | 'x-summary' | 'x-pipeline' | 'x-steps' | 'x-details' | 'x-history';
 
 function regions(model: ExecutionModel, selected: StepSelection, now: Date): Record<RegionId, Html> {
   return {
@@ -47,6 +50,7 @@ function regions(model: ExecutionModel, selected: StepSelection, now: Date): Rec
     'x-actions': actions(model),
     'x-banner': banner(model, now),
     'x-summary': summary(model, now),
+    'x-pipeline': pipelineSvg(model, selected),
     'x-steps': stepList(model, selected),
     'x-details': stepDetails(model, selected),
     'x-history': historyRows(model.history),
@@ -75,10 +79,20 @@ export function executionPage(model: ExecutionModel, layout: GraphLayout, reques
 <section id="x-summary" class="summary" aria-label="Execution details">${region('x-summary')}</section>
 <div class="columns">
 <section class="panel graph-panel" aria-labelledby="graph-title">
-<h2 id="graph-title">Graph view</h2>
+<div class="graph-head"><h2 id="graph-title">Graph view</h2>
+<div class="view-toggle" role="group" aria-label="Show">
+<button type="button" data-view="pipeline" aria-pressed="true">Pipeline</button><button type="button" data-view="states" aria-pressed="false">State machine</button>
+</div></div>
+<div class="graph-view" data-graph-view="pipeline">
+<p class="graph-caption">The pipeline's steps; an arrow goes from a step to each step that needs it.</p>
+<div class="graph-scroll" id="x-pipeline">${region('x-pipeline')}</div>
+${pipelineLegend()}
+</div>
+<div class="graph-view" data-graph-view="states" hidden>
 <p class="graph-caption" id="x-graph-caption">${graphCaption(model, selected)}</p>
 <div class="graph-scroll">${svg}</div>
 ${legend()}
+</div>
 </section>
 <section class="panel steps-panel" aria-labelledby="steps-title">
 <h2 id="steps-title">Steps <span class="muted">(RunSteps iterations)</span></h2>
@@ -128,6 +142,11 @@ function graphCaption(model: ExecutionModel, selected: StepSelection): Html {
 function legend(): Html {
   const shown: StateStatus[] = ['succeeded', 'failed', 'caught', 'in-progress', 'not-run', 'cancelled'];
   return html`<ul class="legend" aria-label="Legend">${shown.map((s) => html`<li><span class="swatch status-${s}"></span>${STATUS_LABELS[s]}</li>`)}</ul>`;
+}
+
+function pipelineLegend(): Html {
+  const shown: StepOutcome[] = ['succeeded', 'failed', 'running', 'waiting', 'aborted', 'not-run', 'skipped'];
+  return html`<ul class="legend" aria-label="Legend">${shown.map((s) => html`<li><span class="swatch status-${OUTCOME_CLASS[s]}"></span>${OUTCOME_LABELS[s]}</li>`)}</ul>`;
 }
 
 function banner(model: ExecutionModel, now: Date): Html {

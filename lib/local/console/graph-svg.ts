@@ -41,7 +41,7 @@ function edgeSvg(edge: PlacedEdge, r: (n: number) => number): Html {
 }
 
 /** Through dagre's points with rounded bends: each bend becomes a curve to the next midpoint. */
-function smoothPath(points: { x: number; y: number }[], r: (n: number) => number): string {
+export function smoothPath(points: { x: number; y: number }[], r: (n: number) => number): string {
   if (points.length === 0) return '';
   const at = (p: { x: number; y: number }) => `${r(p.x)},${r(p.y)}`;
   let d = `M${at(points[0]!)}`;

@@ -29,7 +29,7 @@ export const OUTCOME_LABELS: Record<StepOutcome, string> = {
 };
 
 /** The colour class: the graph's for the statuses they share, one of their own for the rest. */
-const OUTCOME_CLASS: Record<StepOutcome, string> = {
+export const OUTCOME_CLASS: Record<StepOutcome, string> = {
   succeeded: 'succeeded',
   failed: 'failed',
   running: 'in-progress',

@@ -121,7 +121,7 @@
         const sub = node.querySelector('text.sub');
         if (sub) sub.textContent = [node.dataset.type, LABELS[status], run && run.visits > 1 ? run.visits + '×' : ''].filter(Boolean).join(' · ');
       });
-      document.querySelectorAll('#x-steps [data-step]').forEach(function (link) {
+      document.querySelectorAll('#x-steps [data-step], #x-pipeline [data-step]').forEach(function (link) {
         if (link.dataset.step === key) link.setAttribute('aria-current', 'true');
         else link.removeAttribute('aria-current');
       });
@@ -141,20 +141,40 @@
       page.dataset.selected = key;
     }
 
+    // The pipeline's steps, or the state machine: the choice is kept in the address (?view=states).
+    function showView(view) {
+      const known = view === 'states' ? 'states' : 'pipeline';
+      document.querySelectorAll('[data-graph-view]').forEach(function (el) { el.hidden = el.dataset.graphView !== known; });
+      document.querySelectorAll('button[data-view]').forEach(function (b) { b.setAttribute('aria-pressed', String(b.dataset.view === known)); });
+    }
+
+    function address(name, value) {
+      const url = new URL(window.location.href);
+      if (value === null) url.searchParams.delete(name);
+      else url.searchParams.set(name, value);
+      history.replaceState(null, '', url.search || url.pathname);
+    }
+
     // Links keep working without the script (?step=N); with it, no reload.
     page.addEventListener('click', function (event) {
       const button = event.target.closest('button[data-action]');
       if (button) return control(button);
+      const toggle = event.target.closest('button[data-view]');
+      if (toggle) {
+        showView(toggle.dataset.view);
+        return address('view', toggle.dataset.view === 'states' ? 'states' : null);
+      }
       const link = event.target.closest('a[data-step]');
       if (!link || event.metaKey || event.ctrlKey || event.shiftKey) return;
       event.preventDefault();
       chosen = link.dataset.step;
-      history.replaceState(null, '', '?step=' + encodeURIComponent(chosen));
+      address('step', chosen);
       apply();
       const detail = document.querySelector('[data-step-detail="' + chosen + '"]');
       if (detail && link.closest('#x-banner')) detail.scrollIntoView({ block: 'nearest' });
     });
 
+    showView(new URL(window.location.href).searchParams.get('view'));
     apply();
     localTimes(document);
     if (!model || model.status !== 'RUNNING') return;
