@@ -116,7 +116,7 @@ describe('a build on the embedded cluster', () => {
       const output = new ConsoleOutput('when');
       const { id, summary, events } = await build(pipeline, (event) => lines.push(...output.lines(event)), { ref: 'refs/heads/feature/x', event: 'push' });
       expect(summary.status).toBe('SUCCEEDED');
-      expect(summary.steps).toEqual([
+      expect(summary.steps).toMatchObject([
         { name: 'test', status: 'succeeded', exitCode: 0, error: null },
         { name: 'deploy', status: 'skipped', exitCode: null, error: null, reason: 'branch feature/x is not main' },
         { name: 'report', status: 'succeeded', exitCode: 0, error: null },
@@ -148,11 +148,17 @@ describe('a build on the embedded cluster', () => {
       `version: 1\nsteps:\n${step('one', 'alpine:3.20', ['echo first'])}${step('two', 'busybox:1.37', ['echo second'])}${step('three', 'node:22-alpine', ['echo third'])}`,
     );
     expect(summary.status).toBe('SUCCEEDED');
-    expect(summary.steps).toEqual([
-      { name: 'one', status: 'succeeded', exitCode: 0, error: null },
-      { name: 'two', status: 'succeeded', exitCode: 0, error: null },
-      { name: 'three', status: 'succeeded', exitCode: 0, error: null },
+    expect(summary.steps).toMatchObject([
+      { name: 'one', status: 'succeeded', exitCode: 0, error: null, image: 'alpine:3.20' },
+      { name: 'two', status: 'succeeded', exitCode: 0, error: null, image: 'busybox:1.37' },
+      { name: 'three', status: 'succeeded', exitCode: 0, error: null, image: 'node:22-alpine' },
     ]);
+    // Each step's span, one after the other, and where its whole log is.
+    for (const [i, s] of summary.steps.entries()) {
+      expect(s.durationMs).toBe(Date.parse(String(s.stoppedAt)) - Date.parse(String(s.startedAt)));
+      expect(s.log).toMatch(new RegExp(`${['one', 'two', 'three'][i]}\\.log$`));
+      if (i > 0) expect(Date.parse(String(s.startedAt))).toBeGreaterThanOrEqual(Date.parse(String(summary.steps[i - 1]?.stoppedAt)));
+    }
     const started = events.filter((e) => e.type === 'MapIterationStarted').map((e) => e.index);
     expect(started).toEqual([0, 1, 2]);
     const results = events
@@ -171,7 +177,7 @@ describe('a build on the embedded cluster', () => {
     expect(summary.error).toBe('ImagePullFailed');
     expect(summary.cause).toContain('"two"');
     expect(summary.cause).toContain('alpine:3.99-nope');
-    expect(summary.cause).toContain('not found');
+    expect(summary.cause).toContain('not in the local image catalog');
     expect(summary.steps.map((s) => s.status)).toEqual(['succeeded', 'failed', 'not-run', 'not-run']);
 
     // No poll ever reported the pull failure as merely pending: the first that saw it ended the step.
@@ -181,7 +187,7 @@ describe('a build on the embedded cluster', () => {
 
     // The kubelet did report it, and the later steps' pods were never created.
     const pulled = await eventsAbout(stepPodName(id, 'two'));
-    expect(pulled.some((e) => e.reason === 'Failed' && e.message?.includes('not found'))).toBe(true);
+    expect(pulled.some((e) => e.reason === 'Failed' && e.message?.includes('not in the local image catalog'))).toBe(true);
     expect(await eventsAbout(stepPodName(id, 'three'))).toEqual([]);
     expect(await eventsAbout(stepPodName(id, 'four'))).toEqual([]);
     expect(events.filter((e) => e.type === 'MapIterationStarted').map((e) => e.index)).toEqual([0, 1]);
@@ -204,9 +210,9 @@ describe('a build on the embedded cluster', () => {
     expect(summary.cause).toMatch(/exit(ed)? (with )?(code )?3/i);
     expect(summary.cause).toContain('broken thing');
     expect(summary.cause).not.toContain('unreachable');
-    expect(summary.steps).toEqual([
+    expect(summary.steps).toMatchObject([
       { name: 'check', status: 'failed', exitCode: 3, error: 'StepFailed' },
-      { name: 'after', status: 'not-run', exitCode: null, error: null },
+      { name: 'after', status: 'not-run', exitCode: null, error: null, startedAt: null, stoppedAt: null, durationMs: null, log: null },
     ]);
     await expectNoPodsLeft(id);
   });

@@ -17,7 +17,10 @@ import { sign } from '@octokit/webhooks-methods';
 import { deliverGeneric } from './fixtures/webhooks/generic-delivery.js';
 
 // Callbacks passed to page.evaluate run in the browser; the project's tsconfig has no DOM types.
-declare const document: { activeElement: unknown; documentElement: { scrollWidth: number } };
+interface QueriedElement {
+  querySelector(selector: string): QueriedElement | null;
+}
+declare const document: { activeElement: unknown; documentElement: { scrollWidth: number }; querySelector(selector: string): QueriedElement | null };
 declare const window: { innerWidth: number; notReloaded?: boolean; injected?: number };
 declare function getComputedStyle(element: unknown): { outlineStyle: string; color: string };
 
@@ -171,7 +174,14 @@ describeRequiring('the console page in Chromium', chromiumInstalled, () => {
     };
     noEscapes(await visible());
     await expect(log.locator('.ansi-green-fg.ansi-bold').textContent()).resolves.toBe(' PASS ');
-    await expect(log.locator('.ansi-red-fg').first().evaluate((el) => getComputedStyle(el).color)).resolves.not.toBe(await log.evaluate((el) => getComputedStyle(el).color));
+    // Both colours read in one go: the live stream may swap the log's fragment in between two reads.
+    const colours = await page.evaluate(() => {
+      const logElement = document.querySelector('[data-step-detail="0"] pre.log');
+      const red = logElement?.querySelector('.ansi-red-fg');
+      return { log: logElement ? getComputedStyle(logElement).color : 'no log', red: red ? getComputedStyle(red).color : 'no red span' };
+    });
+    expect(colours.red).not.toBe(colours.log);
+    expect(colours.red).toMatch(/^rgb/);
     await expect(log.locator('.ansi-red-bg').textContent()).resolves.toBe('<script>window.injected=1</script>');
     expect(await page.evaluate(() => window.injected)).toBeUndefined();
 

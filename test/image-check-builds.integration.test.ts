@@ -18,6 +18,7 @@ import type { TaskRuntime } from '../lib/workflow/task-deps.js';
 import { distributionRegistryInstalled, startDistributionRegistry, type DistributionRegistry } from './fixtures/distribution-registry.js';
 import { describeRequiring } from './fixtures/requirements.js';
 
+const PRIVATE_IMAGE = 'registry.example.com/team/secret-tool:1';
 let cluster: EmbeddedCluster;
 let scratch: string;
 let api: CoreV1Api;
@@ -28,7 +29,7 @@ let ownCluster: TaskRuntime;
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(tmpdir(), 'image-check-'));
-  cluster = await startEmbeddedCluster({ workspace: scratch, timings: FAST_TIMINGS });
+  cluster = await startEmbeddedCluster({ workspace: scratch, timings: FAST_TIMINGS, images: [{ image: PRIVATE_IMAGE, private: true }] });
   await writeFile(path.join(scratch, 'embedded.kubeconfig'), cluster.kubeconfigYaml());
   await writeFile(path.join(scratch, 'own.kubeconfig'), kubeconfigYaml(cluster.url));
   embedded = localTaskRuntime({ kubeconfig: path.join(scratch, 'embedded.kubeconfig'), namespace: 'default', logsDir: path.join(scratch, 'logs') });
@@ -61,9 +62,9 @@ async function podsEverCreated(buildId: string): Promise<number> {
   return events.items.filter((e) => e.involvedObject.kind === 'Pod' && e.involvedObject.name?.startsWith(buildId)).length;
 }
 
-function expectFailedBeforeAnyPod(result: Awaited<ReturnType<typeof build>>, image: string) {
+function expectFailedBeforeAnyPod(result: Awaited<ReturnType<typeof build>>, image: string, answer = 'manifest unknown') {
   expect(result.summary).toMatchObject({ status: 'FAILED', error: 'ImagePullFailed' });
-  expect(result.summary.cause).toContain(`Step "five": image "${image}" does not exist; its registry answered: 404 MANIFEST_UNKNOWN: manifest unknown.`);
+  expect(result.summary.cause).toContain(`Step "five": image "${image}" was not found; its registry answered: 404 MANIFEST_UNKNOWN: ${answer}`);
   expect(result.summary.cause).toContain('No step ran');
   expect(result.events.some((e) => e.state?.name === 'LaunchStep')).toBe(false);
   expect(result.events.some((e) => e.type === 'MapIterationStarted')).toBe(false);
@@ -72,7 +73,9 @@ function expectFailedBeforeAnyPod(result: Awaited<ReturnType<typeof build>>, ima
 describe('on the embedded cluster (its catalog registry)', () => {
   it('fails at PrepareBuild when the fifth step\'s image does not exist, before any pod', async () => {
     const result = await build(embedded, fiveSteps('alpine:3.20', 'alpine:3.99-typo'));
-    expectFailedBeforeAnyPod(result, 'alpine:3.99-typo');
+    expectFailedBeforeAnyPod(result, 'alpine:3.99-typo', 'not in the local image catalog');
+    expect(result.summary.cause).toContain('--images FILE');
+    expect(result.summary.cause).not.toContain('does not exist');
     expect(await podsEverCreated(result.id)).toBe(0);
     expect(cluster.registry.requests()).toBeGreaterThan(0);
   });
@@ -85,11 +88,11 @@ describe('on the embedded cluster (its catalog registry)', () => {
   });
 
   it('leaves an inconclusive image to the kubelet: the build goes on and the pod\'s pull decides', async () => {
-    // Docker Hub says "unauthorized" to an anonymous token for a repository it lacks: not proof.
-    const result = await build(embedded, `version: 1\nsteps:\n  - name: one\n    image: alpine:3.20\n    commands: ["true"]\n${step('two', 'nosuchuser/nosuchimage:1')}`);
+    // "Unauthorized" to an anonymous token is no proof that the image is missing.
+    const result = await build(embedded, `version: 1\nsteps:\n  - name: one\n    image: alpine:3.20\n    commands: ["true"]\n${step('two', PRIVATE_IMAGE)}`);
     expect(result.summary).toMatchObject({ status: 'FAILED', error: 'ImagePullFailed' });
     expect(result.summary.steps.map((s) => s.status)).toEqual(['succeeded', 'failed']);
-    expect(result.summary.cause).toContain('pull access denied');
+    expect(result.summary.cause).toContain('401 Unauthorized');
   });
 });
 

@@ -79,7 +79,7 @@ describe('watchPodUntil', () => {
     const watched = await watchPodUntil(kubeConfig, 'default', pod.metadata!.name!, pullFailed, 10_000);
     expect(watched?.settled).toBe(true);
     expect(podProgress(watched!.pod).container).toEqual({ state: 'waiting', reason: 'ErrImagePull' });
-    expect(watched!.pod!.status?.containerStatuses?.[0]?.state?.waiting?.message).toContain('not found');
+    expect(watched!.pod!.status?.containerStatuses?.[0]?.state?.waiting?.message).toContain('not in the local image catalog');
     // "The moment": the pod it answered with is the very first version in which the kubelet
     // reported the failure (what the witness saw first), not a later one, nor the timeout.
     try {

@@ -140,6 +140,6 @@ steps:
     expect(pods[0]?.spec?.nodeSelector).toEqual({ pool: 'gpu' });
     const events: CoreV1Event[] = (await api.listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.name=${pods[0]?.metadata?.name}` })).items;
     expect(events.map((e) => e.reason)).toContain('FailedScheduling');
-    expect(summary.steps).toEqual([{ name: 'gpu', status: 'failed', exitCode: null, error: 'Unschedulable' }]);
+    expect(summary.steps).toMatchObject([{ name: 'gpu', status: 'failed', exitCode: null, error: 'Unschedulable' }]);
   }, 60_000);
 });

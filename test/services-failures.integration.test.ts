@@ -76,7 +76,7 @@ describe('a step whose service cannot run', () => {
     expect(summary).toMatchObject({ status: 'FAILED', error: 'ImagePullFailed' });
     expect(summary.cause).toContain('service "db"');
     expect(summary.cause).toContain('"alpine:3.99-does-not-exist"');
-    expect(summary.cause).toMatch(/not found/);
+    expect(summary.cause).toMatch(/not in the local image catalog/);
     // The step's own commands never ran.
     expect(finishedStep(events)?.logTail ?? '').not.toContain('the tests ran');
     // The poll that first saw the pull failure ended the step: it was the last poll.

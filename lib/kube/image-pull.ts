@@ -99,6 +99,7 @@ const PERMANENT_PATTERNS: readonly RegExp[] = [
   /invalid reference format/i,
   /no image found in manifest list/i, // CRI-O: no image for this node's platform
   /did not resolve to an alias/i, // CRI-O short names with no search registries
+  /\bnot in the local image catalog\b/i, // the embedded cluster (process mode): no entry, nothing to wait for
   BARE_DENIED,
 ];
 

@@ -68,7 +68,7 @@ describe('missingImages', () => {
     );
     expect(error?.name).toBe('ImagePullFailed');
     expect(error?.message).toBe(
-      'Steps "a", "c": image "alpine:3.99" does not exist; its registry answered: 404 MANIFEST_UNKNOWN: manifest unknown.\n' +
+      'Steps "a", "c": image "alpine:3.99" was not found; its registry answered: 404 MANIFEST_UNKNOWN: manifest unknown.\n' +
         'No step ran: PrepareBuild asked each image\'s registry before creating any pod. Fix the image reference (or push the image); a step with "image-check: false" leaves its image to the kubelet.',
     );
   });
@@ -92,7 +92,7 @@ describe('PrepareBuild with the image check', () => {
     let kubeAsked = false;
     await expect(prepareBuild(input, settings, { ...d, kube: async () => ((kubeAsked = true), {} as CoreV1Api) })).rejects.toMatchObject({
       name: 'ImagePullFailed',
-      message: expect.stringContaining('Step "two": image "ghcr.io/team/tool:1" does not exist; its registry answered: 404 NAME_UNKNOWN'),
+      message: expect.stringContaining('Step "two": image "ghcr.io/team/tool:1" was not found; its registry answered: 404 NAME_UNKNOWN'),
     });
     expect(kubeAsked).toBe(false);
   });
@@ -228,7 +228,7 @@ steps:
     const d = deps({ 'redis:7-alpine': { kind: 'not-found', status: 404, words: '404 MANIFEST_UNKNOWN: manifest unknown' } });
     await expect(prepareBuild(withServices, settings, d)).rejects.toMatchObject({
       name: 'ImagePullFailed',
-      message: expect.stringContaining('Service "cache" (step "one"): image "redis:7-alpine" does not exist; its registry answered: 404 MANIFEST_UNKNOWN: manifest unknown.'),
+      message: expect.stringContaining('Service "cache" (step "one"): image "redis:7-alpine" was not found; its registry answered: 404 MANIFEST_UNKNOWN: manifest unknown.'),
     });
   });
 

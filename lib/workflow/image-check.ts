@@ -133,7 +133,9 @@ export function missingImages(uses: readonly ImageUse[], verdicts: Map<string, I
     return verdict?.kind === 'not-found' ? [{ use, words: verdict.words }] : [];
   });
   if (missing.length === 0) return undefined;
-  const lines = missing.map(({ use, words }) => `${whoPulls(use)}: image "${use.image}" does not exist; its registry answered: ${words}.`);
+  // "Not found" and the registry's words, no more: a mirror (the embedded cluster's catalog) can
+  // lack an image that its registry has.
+  const lines = missing.map(({ use, words }) => `${whoPulls(use)}: image "${use.image}" was not found; its registry answered: ${words}.`);
   return new ImagePullFailed(
     `${lines.join('\n')}\nNo step ran: PrepareBuild asked each image's registry before creating any pod. ` +
       'Fix the image reference (or push the image); a step with "image-check: false" leaves its image to the kubelet.',

@@ -3,12 +3,14 @@
  * image check asks it what the simulated node would pull, over the same requests it sends to a
  * real registry. It is a mirror for every registry: the upstream comes in `ns`, as containerd
  * sends it to mirrors. Answers follow what the real registries answer for the same case, the
- * anonymous token flow included (Docker Hub's).
+ * anonymous token flow included (Docker Hub's), except for an image the catalog lacks: that one
+ * is "not in the local image catalog", never "does not exist".
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { digestOf, resolveImage, type ImageCatalog } from './image-catalog.js';
+import { notInCatalogWords } from './pull-errors.js';
 
 export interface CatalogRegistry {
   /** http://127.0.0.1:PORT */
@@ -66,12 +68,11 @@ function manifest(req: IncomingMessage, res: ServerResponse, catalog: ImageCatal
   switch (resolution.kind) {
     case 'invalid':
       return errors(res, 400, 'NAME_INVALID', `invalid repository name: ${resolution.message}`);
+    // A miss is the catalog's, not the registry's: the image may exist there (pull-errors.ts).
     case 'unknown-tag':
-      return errors(res, 404, 'MANIFEST_UNKNOWN', `manifest unknown`, { Tag: reference });
+      return errors(res, 404, 'MANIFEST_UNKNOWN', notInCatalogWords(), { Tag: reference });
     case 'unknown-repository':
-      // Docker Hub does not say "no such repository" to an anonymous token: it refuses the scope.
-      if (resolution.reference.domain === 'docker.io') return errors(res, 401, 'UNAUTHORIZED', 'authentication required', [{ Type: 'repository', Name: name, Action: 'pull' }]);
-      return errors(res, 404, 'NAME_UNKNOWN', 'repository name not known to registry', { name });
+      return errors(res, 404, 'NAME_UNKNOWN', notInCatalogWords(), { name });
     case 'unknown-registry': {
       // What the node would meet instead of an answer: no such host (or nothing listening on loopback).
       const local = /^(localhost|127\.|\[::1\])/.test(resolution.reference.domain);

@@ -3,7 +3,7 @@
  * catalog (including the transient failures a catalog entry asks for).
  */
 import { digestOf, resolveImage, type CatalogEntry, type ImageCatalog, type ImageReference } from './image-catalog.js';
-import { rateLimited, repositoryNotFound, tagNotFound, unauthorized, unknownHost } from './pull-errors.js';
+import { notInCatalog, rateLimited, unauthorized, unknownHost } from './pull-errors.js';
 
 export type PulledImage = { ok: true; reference: ImageReference; entry: CatalogEntry; size: number; imageID: string };
 
@@ -30,9 +30,8 @@ export class ImagePuller {
       case 'invalid':
         return { ok: false, error: resolution.message };
       case 'unknown-tag':
-        return { ok: false, error: tagNotFound(resolution.reference) };
       case 'unknown-repository':
-        return { ok: false, error: repositoryNotFound(resolution.reference) };
+        return { ok: false, error: notInCatalog(resolution.reference) };
       case 'unknown-registry':
         return { ok: false, error: unknownHost(resolution.reference) };
       case 'found': {

@@ -1,7 +1,7 @@
 /**
  * What containerd says when a pull fails, word for word as the kubelet passes it on (see
  * test/fixtures/kube/image-pull-messages.json). lib/kube classifies on these words, so
- * they must stay real.
+ * they must stay real; a catalog miss is the one exception (notInCatalog).
  */
 import type { ImageReference } from './image-catalog.js';
 
@@ -15,18 +15,19 @@ function resolveFailed(reference: ImageReference, code: 'NotFound' | 'Unknown', 
   return unpack(reference, code, `failed to resolve reference "${reference.full}": ${detail}`);
 }
 
-export function tagNotFound(reference: ImageReference): string {
-  return resolveFailed(reference, 'NotFound', `${reference.full}: not found`);
+/**
+ * An image of a known registry that the catalog does not list. It may well exist there: the node
+ * pulls nothing, so say what is missing (the catalog entry) and how to add one, not what a
+ * registry would say of an image it does not have. lib/kube judges these words permanent.
+ */
+const NOT_IN_CATALOG = 'not in the local image catalog';
+
+export function notInCatalogWords(): string {
+  return `${NOT_IN_CATALOG}: the embedded cluster pulls no image; add an entry for it with --images FILE (the format is in lib/local/images/README.md)`;
 }
 
-/** Docker Hub answers a missing (or private) repository with insufficient_scope. */
-export function repositoryNotFound(reference: ImageReference): string {
-  if (reference.domain !== 'docker.io') return tagNotFound(reference);
-  return resolveFailed(
-    reference,
-    'Unknown',
-    'pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed',
-  );
+export function notInCatalog(reference: ImageReference): string {
+  return unpack(reference, 'NotFound', notInCatalogWords());
 }
 
 export function unauthorized(reference: ImageReference): string {

@@ -12,13 +12,31 @@ export type ExecutionStatus = 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
  */
 export type StepOutcome = 'succeeded' | 'failed' | 'running' | 'waiting' | 'aborted' | 'not-run' | 'skipped';
 
+/** When a step ran, in what, and where its whole log is: nulls where it did not (stepTimes). */
+export interface StepRun {
+  startedAt: string | null;
+  stoppedAt: string | null;
+  durationMs: number | null;
+  image: string | null;
+  log: string | null;
+}
+
+export type StepSummary = {
+  name: string;
+  status: StepOutcome;
+  exitCode: number | null;
+  error: string | null;
+  reason?: string;
+  services?: Omit<ServiceResult, 'logTail'>[];
+} & StepRun;
+
 /** The `run --json` object (docs/contracts.md). */
 export interface ExecutionSummary {
   status: ExecutionStatus;
   error: string | null;
   cause: string | null;
   /** Every step in the pipeline file's order (the checkout first); a skipped one has its `reason`. */
-  steps: { name: string; status: StepOutcome; exitCode: number | null; error: string | null; reason?: string; services?: Omit<ServiceResult, 'logTail'>[] }[];
+  steps: StepSummary[];
   events: { type: string; state: string | null; timestamp: string }[];
 }
 
@@ -54,29 +72,59 @@ export function summarize(history: readonly ExecutionEvent[], aborted: boolean, 
 /** Why a step that runs only after a failure did not run in a build that succeeded. */
 export const NOT_AFTER_A_FAILURE = 'it runs only after a failure, and the build did not fail';
 
+const NOT_RAN: StepRun = { startedAt: null, stoppedAt: null, durationMs: null, image: null, log: null };
+
+/**
+ * A step runs from its pod's creation (its LaunchStep entered: the image pull and the wait for a
+ * node count, as a CI job's time counts from when it is picked up, not the WaitForNeeds before
+ * it) until its result is known: its FinishStep done (log kept), or the iteration's failure or
+ * abort. Still running: no stop yet.
+ */
+function stepRun(history: readonly ExecutionEvent[], index: number, image: string | null, log: string | null, running: boolean): StepRun {
+  const launched = history.find((e) => e.index === index && e.type === 'StateEntered' && isLaunchState(e.state?.name));
+  if (!launched) return { ...NOT_RAN, image };
+  const finished = history.find((e) => e.index === index && e.type === 'TaskSucceeded' && isFinishState(e.state?.name));
+  const ended = history.find((e) => e.index === index && (e.type === 'MapIterationFailed' || e.type === 'MapIterationAborted'));
+  // Stopped from outside (abort, timeout, a failure beside it): the execution's end is the step's.
+  const stop = finished ?? ended ?? (running ? undefined : history.at(-1));
+  return {
+    startedAt: new Date(launched.timestamp).toISOString(),
+    stoppedAt: stop ? new Date(stop.timestamp).toISOString() : null,
+    durationMs: stop ? Math.max(0, stop.timestamp - launched.timestamp) : null,
+    image,
+    log,
+  };
+}
+
 function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, build: ExecutionStatus): ExecutionSummary['steps'] {
   const prepared = preparedBuild(history);
   if (!prepared?.steps) return [];
-  return listedSteps(prepared).map((step) => {
-    if (step.iteration === undefined) return { name: step.name, status: 'skipped', exitCode: null, error: null, reason: step.skipped.reason };
+  // Iteration i is steps[i], then the after-failure steps (listedSteps).
+  const steps = [...prepared.steps, ...(prepared.afterFailure ?? [])];
+  return listedSteps(prepared).map((step): StepSummary => {
+    if (step.iteration === undefined) return { name: step.name, status: 'skipped', exitCode: null, error: null, reason: step.skipped.reason, ...NOT_RAN };
     const index = step.iteration;
-    if (step.afterFailure && !running && build === 'SUCCEEDED') return { name: step.name, status: 'skipped', exitCode: null, error: null, reason: NOT_AFTER_A_FAILURE };
+    const image = steps[index]?.image ?? null;
+    if (step.afterFailure && !running && build === 'SUCCEEDED') {
+      return { name: step.name, status: 'skipped', exitCode: null, error: null, reason: NOT_AFTER_A_FAILURE, ...NOT_RAN, image };
+    }
     const outcome = finishedStep(history, index);
+    const run = stepRun(history, index, image, outcome?.log ?? null, running);
     if (outcome) {
       // The services' log tails are for the page; the summary says where each whole log is.
       const services = outcome.services?.map(({ logTail: _tail, ...service }) => service);
-      return { name: step.name, status: outcome.status, exitCode: outcome.exitCode, error: outcome.error, ...(services ? { services } : {}) };
+      return { name: step.name, status: outcome.status, exitCode: outcome.exitCode, error: outcome.error, ...run, ...(services ? { services } : {}) };
     }
     // A task of the iteration failed outright (e.g. the cluster stayed unreachable).
     const failed = history.find((e) => e.type === 'MapIterationFailed' && e.index === index);
-    if (failed) return { name: step.name, status: 'failed', exitCode: null, error: failed.Error ?? null };
+    if (failed) return { name: step.name, status: 'failed', exitCode: null, error: failed.Error ?? null, ...run };
     const launched = history.some((e) => e.index === index && isLaunchState(e.state?.name));
     // Stopped between its pod's success and its FinishStep (a step beside it failed meanwhile):
     // it did succeed, as its own poll, or the steps that needed it, had already seen.
-    if (launched && !running && succeededBeforeTheStop(history, index, step.name)) return { name: step.name, status: 'succeeded', exitCode: 0, error: null };
+    if (launched && !running && succeededBeforeTheStop(history, index, step.name)) return { name: step.name, status: 'succeeded', exitCode: 0, error: null, ...run };
     const waiting = history.some((e) => e.type === 'MapIterationStarted' && e.index === index);
     const status = launched ? (running ? 'running' : 'aborted') : waiting && running ? 'waiting' : 'not-run';
-    return { name: step.name, status, exitCode: null, error: null };
+    return { name: step.name, status, exitCode: null, error: null, ...run };
   });
 }
 

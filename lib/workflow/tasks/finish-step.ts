@@ -1,6 +1,6 @@
 import { deleteStepPod, maskSecrets, readSecretValues, readWholeStepLog, secretNeedles, STEP_CONTAINER } from '../../kube/index.js';
 import { ErrorNames } from '../../contract/index.js';
-import { logTail } from '../log-tail.js';
+import { causeLogTail, logTail } from '../log-tail.js';
 import type { PollState, ServiceResult, StepInput, StepResult } from '../state-data.js';
 import type { Service } from '../../pipeline/types.js';
 import { serviceLogName } from '../step-log-store.js';
@@ -38,10 +38,10 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   const tail = end ? logTail(end) : '';
   let cause = failed ? mask(poll.cause ?? `Step "${input.step.name}" failed`) : null;
   const exited = poll.error === ErrorNames.StepFailed || poll.error === ErrorNames.CheckoutFailed;
-  if (cause && exited && tail) cause = `${cause}\nLast lines of the log:\n${tail}`;
+  if (cause && exited && tail) cause = `${cause}\nLast lines of the log:\n${causeLogTail(end)}`;
   // A service that ended says why in its own log (a database's FATAL line), not the step's.
   const serviceTail = poll.error === ErrorNames.ServiceFailed && poll.service ? serviceLogs.get(poll.service)?.end : undefined;
-  if (cause && serviceTail) cause = `${cause}\nLast lines of the log of service "${poll.service}":\n${logTail(serviceTail)}`;
+  if (cause && serviceTail) cause = `${cause}\nLast lines of the log of service "${poll.service}":\n${causeLogTail(serviceTail)}`;
   deps.log.info(`Step "${input.step.name}" ${failed ? 'failed' : 'succeeded'}; pod ${poll.podName} ${keepPod ? 'kept for the steps that need it' : 'deleted'}`, {
     log: location,
   });
