@@ -33,12 +33,34 @@ describe.each(['run', 'serve', 'cluster'])('step-runner %s', (command) => {
   });
 });
 
-test('run without a file, or with an unknown option, exits 2 and points at --help', async () => {
-  for (const args of [['run'], ['run', 'p.yml', '--bogus']]) {
-    const { code, err } = await cli(args);
-    expect(code).toBe(2);
-    expect(err).toMatch(/Usage: step-runner run <pipeline\.yml>[\s\S]*step-runner run --help/);
-  }
+describe.each(['list', 'validate'])('step-runner %s', (command) => {
+  it.each([[[command, '--help']], [['help', command]]])('%j prints its help on stdout, exit 0, every option explained', async (args) => {
+    const { code, out, err } = await cli(args);
+    expect({ code, err }).toEqual({ code: 0, err: '' });
+    const [usage, ...body] = out.split('\n');
+    expect(usage).toMatch(new RegExp(`^Usage: step-runner ${command} \\[FILE\\] `));
+    const explained = body.filter((line) => /^ {2}--[a-z-]+/.test(line)).map((line) => line.trim().split(/\s/)[0]);
+    expect(optionsOf(usage!).filter((option) => !explained.includes(option))).toEqual([]);
+  });
+
+  it('exits 2 on an unknown option, with its usage on stderr', async () => {
+    const { code, out, err } = await cli([command, 'p.yml', '--bogus']);
+    expect({ code, out }).toEqual({ code: 2, out: '' });
+    expect(err).toMatch(new RegExp(`Unknown option '--bogus'[\\s\\S]*Usage: step-runner ${command} `));
+  });
+});
+
+test('the top-level help lists list and validate', async () => {
+  const { out } = await cli(['--help']);
+  expect(out).toMatch(/\n {2}list {2,}\S[\s\S]*\n {2}validate {2,}\S/);
+});
+
+// `run` with no file looks for the work tree's default one (git: not a unit test), in
+// test/run-from-repository.integration.test.ts.
+test('run with an unknown option exits 2 and points at --help', async () => {
+  const { code, err } = await cli(['run', 'p.yml', '--bogus']);
+  expect(code).toBe(2);
+  expect(err).toMatch(/Usage: step-runner run \[pipeline\.yml\][\s\S]*step-runner run --help/);
 });
 
 test.each([

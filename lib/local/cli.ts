@@ -25,6 +25,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'start the embedded Kubernetes cluster alone and write a kubeconfig for kubectl',
     load: () => import('./commands/cluster.js'),
   },
+  list: {
+    summary: 'list a pipeline file\'s steps: image, needs, services, and what `when` decides (no cluster)',
+    load: () => import('./commands/list.js'),
+  },
+  validate: {
+    summary: 'check a pipeline file as run does before it starts anything, exit 0 or 2 (no cluster)',
+    load: () => import('./commands/validate.js'),
+  },
 };
 
 const DEFAULT_EXAMPLE = fileURLToPath(new URL('../../examples/hello.yml', import.meta.url));

@@ -11,3 +11,4 @@ export { quantityProblem } from './quantity.js';
 export { WhenEvents, WhenStatuses, runsAfterFailure, skipReason, branchMatches, branchOfRef, buildBranch, buildEvent, type WhenEvent, type WhenStatus, type StepCondition, type BuildFacts } from './when.js';
 export { DEFAULT_SERVICE_START_GRACE_SECONDS, RESERVED_SERVICE_NAMES, reservedServiceNameProblem, stepServices, MAX_PORT } from './services.js';
 export { needsProblems, resolveNeeds, runOrder, runsSideBySide, type NeedsOf, type NeedsProblem } from './needs.js';
+export { selectSteps, UnknownStep, NOT_ASKED_FOR, type StepSelection, type SelectedSteps } from './step-selection.js';

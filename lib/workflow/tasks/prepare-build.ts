@@ -7,6 +7,7 @@ import { checkBuildImages, imageCheckNote, imageCheckSummaries, imageUses, missi
 import { WorkspaceModes, type WorkflowSettings } from '../settings.js';
 import type { PreparedBuild } from '../state-data.js';
 import { planSteps } from '../step-plan.js';
+import { askedSteps } from '../asked-steps.js';
 import type { TaskDeps } from '../task-deps.js';
 import { buildToken, type BuildCredentials } from '../build-credentials.js';
 
@@ -45,8 +46,9 @@ export async function prepareBuild(
   const checksOut = parsed.checkout !== false && input.source !== undefined;
   const ephemeral = settings.workspaceMode === WorkspaceModes.ephemeral;
   // Decided now, from the delivery: a skipped step gets no iteration, its image is not asked about.
-  const plan = planSteps(parsed.steps, input.build, checksOut && !ephemeral ? CHECKOUT_STEP : undefined);
-  const { skipped } = plan;
+  const asked = askedSteps(parsed.steps, input);
+  const plan = planSteps(asked.steps, input.build, checksOut && !ephemeral ? CHECKOUT_STEP : undefined);
+  const skipped = asked.skipped(plan.skipped);
   const pipeline = { ...parsed, steps: plan.running };
   if (pipeline.checkout !== false && !input.source && input.withoutSource) {
     deps.log.warn(`No checkout: ${input.withoutSource}`);
