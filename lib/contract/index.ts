@@ -51,6 +51,11 @@ export interface BuildRef {
    * installation. An id, not a credential: it grants nothing without the App's private key.
    */
   installationId?: number;
+  /**
+   * Variables every step sees besides the runner's own (`run --env NAME=VALUE`); a step's own env
+   * and secrets win over them. Not secret: they are in the execution's input and history.
+   */
+  variables?: Record<string, string>;
 }
 
 /** Where the build's checkout comes from: a repository git can fetch from, and the commit to check out. */
@@ -92,6 +97,11 @@ export interface BuildInput {
   withoutSource?: string;
   /** Overrides the deployment's namespace. */
   namespace?: string;
+  /**
+   * Only these steps of the pipeline (and the checkout), plus the steps they need unless `needs`
+   * is false (`run --step`); PrepareBuild lists the others as skipped. Absent: every step.
+   */
+  only?: { steps: string[]; needs: boolean };
 }
 
 /**

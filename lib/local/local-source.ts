@@ -42,7 +42,7 @@ export interface LocalSourceOptions {
  * The build's ref and event, for the steps' `when`: --branch, else the work tree's current branch;
  * --event, else local. A pull request's branch is its base branch (as GitHub Actions' `branches`).
  */
-function refAndEvent(options: LocalSourceOptions, currentRef: string | undefined): Pick<BuildRef, 'ref' | 'event' | 'baseRef'> {
+export function refAndEvent(options: LocalSourceOptions, currentRef: string | undefined): Pick<BuildRef, 'ref' | 'event' | 'baseRef'> {
   const ref = options.branch !== undefined ? `refs/heads/${options.branch}` : currentRef;
   const event = options.event ?? 'local';
   if (event === 'pull_request') return { event, ...(ref ? { baseRef: ref } : {}) };
@@ -71,7 +71,7 @@ export async function localSource(pipelineFile: string, options: LocalSourceOpti
   };
 }
 
-async function currentBranchRef(workTree: string): Promise<string | undefined> {
+export async function currentBranchRef(workTree: string): Promise<string | undefined> {
   try {
     // No GIT_DIR or the like from the caller: this asks about the work tree, nothing else.
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GIT_')));
@@ -84,9 +84,9 @@ async function currentBranchRef(workTree: string): Promise<string | undefined> {
 }
 
 /** The execution input of a local build (`run`, the example of `serve`) of a pipeline from this source. */
-export function localBuildInput(id: string, pipeline: { file: string; text: string }, source: LocalSource): BuildInput {
+export function localBuildInput(id: string, pipeline: { file: string; text: string }, source: LocalSource, variables?: Record<string, string>): BuildInput {
   return {
-    build: { id, trigger: 'local run', ...source.build },
+    build: { id, trigger: 'local run', ...source.build, ...(variables && Object.keys(variables).length > 0 ? { variables } : {}) },
     pipeline,
     ...(source.source ? { source: source.source } : {}),
     ...(source.withoutSource ? { withoutSource: source.withoutSource } : {}),

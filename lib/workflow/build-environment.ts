@@ -23,6 +23,7 @@ export const BuildVariables = {
 
 /**
  * The variables for one build; those the build does not know (no branch for a tag) are left out.
+ * The build's own `variables` (`run --env`) come with them.
  * `failure`: the build's failure, for a step that runs after it.
  */
 export function buildEnvironment(build: BuildRef, failure?: { Error: string; Cause?: string }): Record<string, string> {
@@ -40,5 +41,7 @@ export function buildEnvironment(build: BuildRef, failure?: { Error: string; Cau
     [BuildVariables.failureError, failure?.Error],
     [BuildVariables.failureCause, failure?.Cause],
   ];
-  return Object.fromEntries(known.filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
+  const runners = Object.fromEntries(known.filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
+  // The runner's own facts win: a step must not be told another commit than the one checked out.
+  return { ...build.variables, ...runners };
 }
