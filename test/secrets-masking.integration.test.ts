@@ -142,21 +142,14 @@ describe('a step that prints its secrets', () => {
     const file = path.join(scratch, 'pipeline.yml');
     await writeFile(file, PIPELINE);
     const out: string[] = [];
-    // run keeps logs under ./.step-runner/logs: here, the scratch directory.
-    const cwd = process.cwd();
-    process.chdir(scratch);
-    let code;
-    try {
-      code = await runBuild({ file, kubeconfig, json: true, verbose: true }, { out: (l) => out.push(l), err: (l) => out.push(l) });
-    } finally {
-      process.chdir(cwd);
-    }
+    // run keeps logs under STATE_DIR/logs: here, the scratch directory.
+    const code = await runBuild({ file, kubeconfig, json: true, verbose: true, stateDir: scratch }, { out: (l) => out.push(l), err: (l) => out.push(l) });
     expect(code).toBe(1);
     const summary = JSON.parse(out.at(-1)!) as { cause: string };
     expect(summary.cause).toContain(SECRET_MASK);
     expectNoSecret('run output', out.join('\n'));
     expectNoSecret('stdout/stderr', written);
-    const logs = await storedLogs(path.join(scratch, '.step-runner/logs'));
+    const logs = await storedLogs(path.join(scratch, 'logs'));
     expect(logs).toContain(`password is ${SECRET_MASK}`);
     expectNoSecret('stored logs', logs);
   }, 20_000);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { LOG_END_BYTES, stepLogName, type StepLogStore } from '../workflow/step-log-store.js';
 
 /**
- * Step logs in a folder on this machine: where a local run keeps them (`.step-runner/logs`). A
+ * Step logs in a folder on this machine: where a local run keeps them (the state directory's `logs`). A
  * running step's parts go straight into BUILD/STEP.log, each at its offset, so the file is the
  * live log that `run` prints and the console page shows.
  */

@@ -53,6 +53,8 @@ export interface LocalServerOptions {
   /** As the deployment's WORKSPACE_MODE (default volume). */
   workspaceMode?: WorkspaceMode;
   images?: string[];
+  /** `--state-dir`: where step logs go (default: lib/local/state-dir.ts's). */
+  stateDir?: string;
   /** Tests: a fast simulated kubelet, and each execution's overrides (short waits between polls and retries). */
   timings?: Partial<KubeletTimings>;
   overrides?: ExecutionOverrides;

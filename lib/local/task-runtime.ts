@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { kubeClients, pullSecretsReader } from '../kube/index.js';
 import { imageChecker } from '../registry/index.js';
 import { logger } from '../workflow/lambda-task.js';
@@ -7,6 +6,7 @@ import type { TaskRuntime } from '../workflow/task-deps.js';
 import { directoryLogStore } from './directory-log-store.js';
 import { imageRegistryOf } from './image-registry.js';
 import { kubeConfigFromFile } from './kube-config-file.js';
+import { logsDir, stateDir } from './state-dir.js';
 
 /** Where a local build runs: a cluster by kubeconfig (the embedded one's, or the user's own). */
 export interface LocalTarget {
@@ -53,11 +53,12 @@ export function localTaskRuntime(target: LocalTarget): TaskRuntime {
 /**
  * The runtime of `run` and `serve`: the cluster they started or were given (`--kubeconfig`, then a
  * cluster of the user's own), `--context`, `--namespace` (default: the context's, else `default`), logs in
- * `.step-runner/logs`, `--workspace-mode` (default `volume`, as deployed by default).
+ * the state directory's `logs/` (`--state-dir`, else the XDG one: never the work tree being built),
+ * `--workspace-mode` (default `volume`, as deployed by default).
  */
 export function commandTaskRuntime(
   kubeconfig: string,
-  options: { kubeconfig?: string; context?: string; namespace?: string; workspaceMode?: WorkspaceMode },
+  options: { kubeconfig?: string; context?: string; namespace?: string; workspaceMode?: WorkspaceMode; stateDir?: string },
 ): TaskRuntime {
   return localTaskRuntime({
     kubeconfig,
@@ -65,6 +66,6 @@ export function commandTaskRuntime(
     ...(options.workspaceMode ? { settings: { workspaceMode: options.workspaceMode } } : {}),
     ...(options.context ? { context: options.context } : {}),
     ...(options.namespace ? { namespace: options.namespace } : {}),
-    logsDir: path.resolve('.step-runner/logs'),
+    logsDir: logsDir(stateDir(options.stateDir)),
   });
 }

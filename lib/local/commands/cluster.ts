@@ -3,16 +3,19 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LOCAL_PROCESS_NOTICE, startEmbeddedCluster } from '../cluster/index.js';
+import { clusterKubeconfig, stateDir } from '../state-dir.js';
 import { portOption, UsageError } from './usage.js';
 
-export const summary = 'cluster [--port N] [--host H] [--kubeconfig-out FILE] [--workspace DIR] [--images FILE]...';
+export const summary = 'cluster [--port N] [--host H] [--kubeconfig-out FILE] [--state-dir DIR] [--workspace DIR] [--images FILE]...';
 
 export const help = `Usage: step-runner ${summary}
 
 Starts the embedded Kubernetes cluster and keeps it running until Ctrl-C.
   --port N               port to listen on (default: any free port)
   --host H               address to listen on (default: 127.0.0.1)
-  --kubeconfig-out FILE  where to write the kubeconfig (default: .step-runner/kubeconfig)
+  --kubeconfig-out FILE  where to write the kubeconfig (default: kubeconfig in the state directory)
+  --state-dir DIR        the state directory (default: $XDG_STATE_HOME/step-runner, else
+                         ~/.local/state/step-runner): never the current work tree
   --workspace DIR        working directory of step processes (default: the current directory)
   --images FILE          extra image catalog (JSON, repeatable); see lib/local/images/README.md
                          (default: lib/local/images/catalog.json only)
@@ -33,7 +36,8 @@ function parse(argv: string[]) {
       options: {
         port: { type: 'string' },
         host: { type: 'string', default: '127.0.0.1' },
-        'kubeconfig-out': { type: 'string', default: '.step-runner/kubeconfig' },
+        'kubeconfig-out': { type: 'string' },
+        'state-dir': { type: 'string' },
         workspace: { type: 'string' },
         images: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
@@ -72,7 +76,7 @@ async function serve(argv: string[], io: CommandIO): Promise<number> {
     workspace: options.workspace === undefined ? undefined : resolve(options.workspace),
     catalogFiles: (options.images ?? []).map((f) => resolve(f)),
   });
-  const kubeconfig = resolve(options['kubeconfig-out']);
+  const kubeconfig = resolve(options['kubeconfig-out'] ?? clusterKubeconfig(stateDir(options['state-dir'])));
   await mkdir(dirname(kubeconfig), { recursive: true });
   await writeFile(kubeconfig, cluster.kubeconfigYaml(), { mode: 0o600 });
 

@@ -3,18 +3,21 @@ import { parseArgs } from 'node:util';
 import { WhenEvents, type WhenEvent } from '../../pipeline/index.js';
 import type { WorkspaceMode } from '../../workflow/settings.js';
 import { branchOption, BUILD_TARGET_OPTIONS, eventOption, UsageError, workspaceModeOption } from './usage.js';
+import { envOptions } from './env-args.js';
+import { secretArgument, type SecretArgument } from './secret-args.js';
 
 export const RUN_USAGE =
-  'run <pipeline.yml> [--source DIR] [--commit REF] [--branch B] [--event E] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--images FILE] [--json] [--verbose]';
+  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--images FILE] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--state-dir DIR] [--json] [--verbose]';
 
 export const RUN_HELP = `Usage: step-runner ${RUN_USAGE}
 
-Runs one build of <pipeline.yml> through the state machine definition that is deployed to AWS, and
-prints it the way the Step Functions console shows it. Exit 0 if the execution SUCCEEDED, 1 if not
+Runs one build of pipeline.yml through the state machine definition that is deployed to AWS, and
+prints it the way the Step Functions console shows it. With no file: .step-runner.yml (else
+.step-runner.yaml) at the root of the current git work tree (outside one, the current directory). Exit 0 if the execution SUCCEEDED, 1 if not
 (FAILED, TIMED_OUT, ABORTED), 2 if nothing started (a usage error, a rejected pipeline: every
 problem is listed, or a source that cannot be read). Ctrl-C aborts it and deletes its pods.
   --source DIR      the git work tree to check out, as it is on disk, uncommitted edits included
-                    (default: the work tree holding <pipeline.yml>; outside one, an empty workspace)
+                    (default: the work tree holding pipeline.yml; outside one, an empty workspace)
   --commit REF      check out this commit of the work tree instead of what is on disk
   --branch B        the branch the build is on, for the steps' "when: branch" (default: the work
                     tree's current branch; with --event pull_request, the base branch)
@@ -29,6 +32,23 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
                     emptyDir and a checkout in each step's pod), as the deployment's WORKSPACE_MODE
   --images FILE     an extra image catalog for the embedded cluster (JSON; see
                     lib/local/images/README.md); default: lib/local/images/catalog.json only
+  --env NAME=VALUE  a build variable every step sees, as it sees CI_BRANCH (repeatable); a step's
+                    own env wins over it. Not masked: a value to hide is a --secret
+  --secret SECRET/KEY=VALUE
+                    the value a pipeline's secrets: [{env, secret: SECRET, key: KEY}] reads
+                    (repeatable); SECRET/KEY alone takes it from this shell's variable named as
+                    that entry's env. Stored as the Secret SECRET of the build in its namespace,
+                    deleted with the build, masked (***) in every output; refused if the cluster
+                    already has a Secret SECRET this run did not make. A secret the steps read that
+                    nobody gave and the cluster lacks stops the run before any pod (exit 2)
+  --secret-file FILE  SECRET/KEY=VALUE lines, as --secret (repeatable; blank lines and # comments
+                    skipped; the value is the rest of the line; "..." is a JSON string, for a
+                    value with newlines or edge spaces); --secret wins over a file
+  --step NAME       run only this step (repeatable), the checkout, and the steps it needs, through
+                    needs or, without, the step above; the others show as skipped (default: all)
+  --no-needs        with --step: only the steps named; their needs left out count as succeeded
+  --state-dir DIR   where step logs go, as logs/BUILD/STEP.log (default: $XDG_STATE_HOME/step-runner,
+                    else ~/.local/state/step-runner): never into the work tree being built
   --json            progress on stderr; the last line of stdout is the summary object (status,
                     error, cause, problems, steps, events, name, executionArn, trigger, times).
                     For a pipe, keep npm's banner off stdout:
@@ -52,12 +72,27 @@ export interface RunOptions {
   /** `--event`: the build's event (default: local). */
   event?: WhenEvent;
   images?: string;
+  /** `--env`: build variables, in addition to the runner's own. */
+  env?: Record<string, string>;
+  /** `--secret`, in the order given. */
+  secrets?: SecretArgument[];
+  /** `--secret-file`, in the order given. */
+  secretFiles?: string[];
+  /** `--step`: only these steps (and the checkout, and what they need unless `noNeeds`). */
+  steps?: string[];
+  /** `--no-needs`: with `steps`, only the steps named. */
+  noNeeds?: boolean;
+  /** `--state-dir`: logs and local state (default: lib/local/state-dir.ts's). */
+  stateDir?: string;
   json?: boolean;
   verbose?: boolean;
 }
 
+/** What the command line says: the file may be left out, for `run`'s default file to be found. */
+export type RunArgs = Omit<RunOptions, 'file'> & { file?: string };
+
 /** The options, or `{help: true}`; throws UsageError for a command line `run` cannot act on. */
-export function parseRunArgs(args: string[]): RunOptions | { help: true } {
+export function parseRunArgs(args: string[]): RunArgs | { help: true } {
   let parsed;
   try {
     parsed = parseArgs({
@@ -69,6 +104,11 @@ export function parseRunArgs(args: string[]): RunOptions | { help: true } {
         branch: { type: 'string' },
         event: { type: 'string' },
         images: { type: 'string' },
+        env: { type: 'string', multiple: true },
+        secret: { type: 'string', multiple: true },
+        'secret-file': { type: 'string', multiple: true },
+        step: { type: 'string', multiple: true },
+        'no-needs': { type: 'boolean' },
         json: { type: 'boolean' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -80,16 +120,21 @@ export function parseRunArgs(args: string[]): RunOptions | { help: true } {
   const { values, positionals } = parsed;
   if (values.help) return { help: true };
   const [file, ...extra] = positionals;
-  if (!file) throw new UsageError('no pipeline file given');
   if (extra.length > 0) throw new UsageError(`one pipeline file at a time, got ${positionals.length}`);
-  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, ...rest } = values;
+  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, ...rest } = values;
+  if (noNeeds && !steps) throw new UsageError('--no-needs goes with --step NAME');
   const source = rest.source ?? workspace;
   if (rest.branch !== undefined) branchOption(rest.branch);
   return {
-    file,
+    ...(file ? { file } : {}),
     ...rest,
+    ...(stateDir ? { stateDir } : {}),
     ...(source ? { source } : {}),
     ...(workspaceMode ? { workspaceMode: workspaceModeOption(workspaceMode) } : {}),
     ...(event !== undefined ? { event: eventOption(event) } : {}),
+    ...(env ? { env: envOptions(env) } : {}),
+    ...(secret ? { secrets: secret.map((given) => secretArgument(given, `--secret ${given.split('=')[0]}`)) } : {}),
+    ...(secretFiles ? { secretFiles } : {}),
+    ...(steps ? { steps, ...(noNeeds ? { noNeeds } : {}) } : {}),
   };
 }

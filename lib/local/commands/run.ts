@@ -16,6 +16,10 @@ import { printedStatusReporter } from '../printed-status.js';
 import { commandTaskRuntime } from '../task-runtime.js';
 import type { CommandIO } from './cluster.js';
 import { parseRunArgs, RUN_HELP, RUN_USAGE, type RunOptions } from './run-args.js';
+import { withPipelineFile } from './run-file.js';
+import { SecretAlreadyExists, SecretMissing } from '../build-secrets.js';
+import { givenSecretValues, storeRunSecrets } from './run-secrets.js';
+import { onlyAskedFor } from './step-choice.js';
 
 export { parseRunArgs, type RunOptions };
 
@@ -34,7 +38,8 @@ export const summary = 'run one build through the state machine, on the embedded
 export async function run(argv: string[], io: CommandIO): Promise<number> {
   let options;
   try {
-    options = parseRunArgs(argv);
+    const args = parseRunArgs(argv);
+    options = 'help' in args ? args : await withPipelineFile(args, io);
   } catch (error) {
     io.err(`step-runner run: ${(error as Error).message}`);
     io.err(`Usage: step-runner ${RUN_USAGE}`);
@@ -65,6 +70,22 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
 
   let source;
   const pipeline = parsePipeline(loaded, options.file);
+  let only;
+  try {
+    only = onlyAskedFor(options, pipeline);
+  } catch (error) {
+    io.err(`step-runner run: ${(error as Error).message}`);
+    if (options.json) io.out(JSON.stringify(rejectedSummary(error as Error)));
+    return ExitCodes.rejected;
+  }
+  let secretValues;
+  try {
+    secretValues = await givenSecretValues(options, pipeline);
+  } catch (error) {
+    io.err(`step-runner run: ${(error as Error).message}`);
+    if (options.json) io.out(JSON.stringify(rejectedSummary(error as Error)));
+    return ExitCodes.rejected;
+  }
   try {
     source = await localSource(file, {
       checksOut: pipeline.checkout !== false,
@@ -85,6 +106,7 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
   let cluster: EmbeddedCluster | undefined;
   let uploader: SourceUploader | undefined;
   let live: LiveLogPrinter | undefined;
+  let deleteSecrets: (() => Promise<void>) | undefined;
   try {
     let kubeconfig = options.kubeconfig ? path.resolve(options.kubeconfig) : undefined;
     if (!kubeconfig) {
@@ -98,10 +120,18 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     uploader = uploaderFor(source.source, pipeline.checkout, { kubeconfig, context: options.context }, print);
 
     const buildId = localBuildId(file);
+    try {
+      deleteSecrets = await storeRunSecrets(runtime, { buildId, facts: source.build, only }, pipeline, secretValues);
+    } catch (error) {
+      if (!(error instanceof SecretMissing || error instanceof SecretAlreadyExists)) throw error;
+      io.err(`${error.name}: ${error.message}`);
+      if (options.json) io.out(JSON.stringify(rejectedSummary(error)));
+      return ExitCodes.rejected;
+    }
     const console = new ConsoleOutput(`${buildId} (${options.file})`, { liveLog: true });
     const printer = new LiveLogPrinter(print);
     live = printer;
-    const input = localBuildInput(buildId, { file: options.file, text: loaded }, source);
+    const input = { ...localBuildInput(buildId, { file: options.file, text: loaded }, source, options.env), ...(only ? { only } : {}) };
     const startedAt = new Date();
     const history: ExecutionEvent[] = [];
     let printing = Promise.resolve();
@@ -140,6 +170,8 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
   } finally {
     live?.stop();
     await uploader?.dispose();
+    // Deleted by the build's cleanup already, unless the run stopped before it.
+    await deleteSecrets?.().catch((error: Error) => io.err(`Could not delete the build's Secrets: ${error.message}`));
     await cluster?.stop();
     await rm(scratch, { recursive: true, force: true });
     await source.dispose();

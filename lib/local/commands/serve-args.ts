@@ -11,7 +11,7 @@ export const SecretEnvNames = {
 } as const;
 
 export const summary =
-  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--source DIR] [--secret S] [--example FILE] [--branch B] [--event E] [--kubeconfig F [--context C]] [--namespace NS] [--workspace-mode volume|ephemeral] [--images FILE] [--verbose]';
+  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--source DIR] [--secret S] [--example FILE] [--branch B] [--event E] [--kubeconfig F [--context C]] [--namespace NS] [--workspace-mode volume|ephemeral] [--images FILE] [--state-dir DIR] [--verbose]';
 
 export const help = `Usage: step-runner ${summary}
 
@@ -43,6 +43,8 @@ Builds run on the local executor, on the embedded cluster unless --kubeconfig is
                     emptyDir and a checkout in each step's pod), as the deployment's WORKSPACE_MODE
   --images FILE     an extra image catalog for the embedded cluster (JSON, repeatable; see
                     lib/local/images/README.md)
+  --state-dir DIR   where step logs go, as logs/BUILD/STEP.log (default: $XDG_STATE_HOME/step-runner,
+                    else ~/.local/state/step-runner): never into the work tree being built
   --port N          default: $PORT, else 3000
   --host H          the address to listen on (default: 127.0.0.1, this machine only). Beyond
                     loopback, stopping and re-running builds needs the webhook secret too
@@ -102,6 +104,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     ...(values['workspace-mode'] ? { workspaceMode: workspaceModeOption(values['workspace-mode']) } : {}),
     ...(values.source ?? values.workspace ? { source: (values.source ?? values.workspace)! } : {}),
     ...(values.images ? { images: values.images } : {}),
+    ...(values['state-dir'] ? { stateDir: values['state-dir'] } : {}),
     ...(values.example ? { example: values.example } : {}),
     ...(values.branch !== undefined ? { branch: branchOption(values.branch) } : {}),
     ...(values.event !== undefined ? { event: eventOption(values.event) } : {}),

@@ -33,7 +33,7 @@ export function branchOption(value: string): string {
   return value;
 }
 
-/** The options `run` and `serve` share: which cluster and namespace builds go to, the workspace mode and the source. */
+/** The options `run` and `serve` share: which cluster and namespace builds go to, the workspace mode, the source and the state directory. */
 export const BUILD_TARGET_OPTIONS = {
   kubeconfig: { type: 'string' },
   context: { type: 'string' },
@@ -42,4 +42,6 @@ export const BUILD_TARGET_OPTIONS = {
   source: { type: 'string' },
   // The old name of --source, from before builds had a checkout.
   workspace: { type: 'string' },
+  // Logs and local state: outside the work tree (lib/local/state-dir.ts).
+  'state-dir': { type: 'string' },
 } as const;
