@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { LogBuffer } from './log-buffer.js';
+import { openSharedOutput } from './shared-output.js';
 
 export interface ProcessExit {
   exitCode: number;
@@ -43,17 +44,32 @@ export async function startProcess(
   options: { cwd: string; env: Record<string, string>; log: LogBuffer },
 ): Promise<StartResult> {
   const [command = '', ...args] = argv;
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  // One pipe behind both fd 1 and fd 2, as a terminal is: two pipes read by this process would
+  // lose the order in which the lines were written (stderr after later stdout).
+  const shared = await openSharedOutput();
+  const stdio = shared ? (['ignore', shared.writeFd, shared.writeFd] as const) : (['ignore', 'pipe', 'pipe'] as const);
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: [...stdio] });
   const started = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
     child.once('spawn', () => resolve(undefined));
     child.once('error', (error) => resolve(error));
   });
+  // The child has its own copies now: the pipe ends (EOF) when it and its children close theirs.
+  shared?.closeWriter();
   if (started !== undefined || child.pid === undefined) {
+    shared?.reader.destroy();
     return { ok: false, message: startFailure(command, started ?? new Error('no pid'), options.cwd) };
   }
   const pid = child.pid;
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => options.log.write('stdout', chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => options.log.write('stderr', chunk));
+  // With the shared pipe the stream of a line is unknown; nothing reads it (the API's log has no
+  // stream selection), and "stdout" and "stderr" count the same in the rotation's size.
+  const outputDone = shared
+    ? new Promise<void>((resolve) => {
+        shared.reader.setEncoding('utf8').on('data', (chunk: string) => options.log.write('stdout', chunk));
+        shared.reader.once('close', () => resolve());
+      })
+    : Promise.resolve();
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => options.log.write('stdout', chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => options.log.write('stderr', chunk));
 
   const exited = new Promise<ProcessExit>((resolve) => {
     let status: ProcessExit = { exitCode: 0 };
@@ -64,8 +80,10 @@ export async function startProcess(
       signalGroup(pid, 'SIGKILL');
     });
     child.once('close', () => {
-      options.log.end();
-      resolve(status);
+      void outputDone.then(() => {
+        options.log.end();
+        resolve(status);
+      });
     });
   });
 

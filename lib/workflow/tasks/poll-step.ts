@@ -42,7 +42,7 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
   try {
     watched = await watchPod(input, previous, deps, Math.min(watchFor * 1000, limits.maxWatchMs ?? Infinity));
   } finally {
-    log = await keeping?.stop();
+    log = await keeping?.stop(stepContainerEnded(watched));
   }
   const now = deps.now();
   const claimName = buildClaimName(input.settings);
@@ -120,7 +120,7 @@ async function watchPod(input: StepInput, previous: PollState, deps: TaskDeps, w
  * same position by the next poll. Not while the pod's own checkout (an init container) runs: the
  * checkout's log comes first, whole.
  */
-async function keepLog(input: StepInput, previous: PollState, deps: TaskDeps, follow: boolean): Promise<{ stop(): Promise<LiveLogState> } | undefined> {
+async function keepLog(input: StepInput, previous: PollState, deps: TaskDeps, follow: boolean): Promise<{ stop(containerEnded: boolean): Promise<LiveLogState> } | undefined> {
   const { followLog, logs } = deps;
   if (!followLog || !previous.log || previous.progress?.init) return undefined;
   const api = await deps.kube();
@@ -135,9 +135,15 @@ async function keepLog(input: StepInput, previous: PollState, deps: TaskDeps, fo
   const controller = new AbortController();
   const kept = followLog(input.namespace, previous.podName, STEP_CONTAINER, previous.log.position, (text, position) => copy.add(text, position), controller.signal, { follow });
   return {
-    async stop() {
-      // A follow ends when told; a plain read when it has read what there is.
-      if (follow) controller.abort();
+    async stop(containerEnded) {
+      // A follow ends when told; a plain read when it has read what there is. Once the container
+      // has exited the kubelet ends the follow itself, after its last line: that is waited for
+      // (briefly), since what is still on its way would otherwise be left to FinishStep's plain
+      // read, which sees only the newest file of a log that may have rotated meanwhile.
+      if (follow) {
+        if (containerEnded) await Promise.race([kept.catch(() => undefined), delay(FOLLOW_DRAIN_MS)]);
+        controller.abort();
+      }
       await kept;
       const { state, failure } = await copy.close();
       // The step goes on: what was not kept now is read on from `state` later.
@@ -145,6 +151,18 @@ async function keepLog(input: StepInput, previous: PollState, deps: TaskDeps, fo
       return state;
     },
   };
+}
+
+/** How long a follow may take to send what it has once the step's container has exited. */
+const FOLLOW_DRAIN_MS = 2000;
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/** Whether the watch saw the step's container end (so the kubelet is about to end its log's follow). */
+function stepContainerEnded(pod: V1Pod | null | undefined): boolean {
+  if (!pod) return false;
+  if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return true;
+  return pod.status?.containerStatuses?.some((c) => c.name === STEP_CONTAINER && c.state?.terminated !== undefined) ?? false;
 }
 
 /** How long a poll watches a pod in `phase`, the step having run `runningSeconds` so far. */
