@@ -272,7 +272,9 @@ describe('a running step\'s log', () => {
       // The test's own follow sees every line: what the copy is checked against.
       whole = await followWhole(id, 'chatty');
       await give('rotate-watch');
-      await waitFor(async () => (await stored(id, 'chatty')).includes('before the burst\n'), { ...WAITING, what: 'the line before the burst kept' });
+      // Kept up to the step's wait for the burst (its trace line included), so that all the lines
+      // the rotation can take are the burst's.
+      await waitFor(async () => (await stored(id, 'chatty')).includes(`before the burst\n${traced(burstGo)}`), { ...WAITING, what: 'the lines before the burst kept' });
       closed = true;
       await give('rotate-burst');
       await waitFor(() => whole.raw.includes(' after the burst\n'), { ...WAITING, what: 'the burst written' });
