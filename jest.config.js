@@ -6,7 +6,7 @@ const base = {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
-  setupFilesAfterEnv: ['<rootDir>/test/setup/seeds.ts', '<rootDir>/test/setup/state-dir.ts'],
+  setupFilesAfterEnv: ['<rootDir>/test/setup/seeds.ts', '<rootDir>/test/setup/state-dir.ts', '<rootDir>/test/setup/runtime.ts'],
 };
 const everywhere = (suffix) => [`<rootDir>/lib/**/*${suffix}`, `<rootDir>/test/**/*${suffix}`];
 

@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startEmbeddedCluster, DEFAULT_TIMINGS } from '../lib/local/cluster/index.js';
+import { startEmbeddedCluster, DEFAULT_TIMINGS, FAST_TIMINGS } from '../lib/local/cluster/index.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { measureApiRequestsPerPoll } from './api-requests.js';
+import { measureDockerRuntime, type PodCost, type RuntimeRuns } from './docker-runtime.js';
 import { bundledPollStep, measureColdStart } from './cold-start.js';
 import { checkCost, timeToFailed } from './image-check.js';
 import {
@@ -47,6 +48,10 @@ export const TARGETS = {
   completionLatencyP90Ms: 2000,
   /** Cost per step-hour of `watch` at most `schedule`'s (ratio). */
   costPerStepHourVsSchedule: 1,
+  /** Pod created -> its container started, median Docker less median process runner. */
+  dockerOverheadPerPodMedianMs: 500,
+  /** The daemon's answer to a pull -> the pod's status shows ErrImagePull, every run. */
+  pullFailureSurfacingMs: 1000,
 };
 
 /** Step lengths of the completion-latency samples: real seconds, and simulated minutes. */
@@ -72,7 +77,7 @@ const runs = Math.max(10, Number(values.runs ?? 12));
 const print = (line = '') => (values.json ? process.stderr : process.stdout).write(`${line}\n`);
 const verdict = (ok: boolean, missedBy: string) => (ok ? 'met' : `MISSED by ${missedBy}`);
 const started = Date.now();
-const summary = (values: number[]) => ({ median: round(median(values)), p90: round(percentile(values, 90)), samples: values.length });
+const summary = (values: number[], digits = 0) => ({ median: round(median(values), digits), p90: round(percentile(values, 90), digits), samples: values.length });
 type Summary = ReturnType<typeof summary>;
 
 const scratch = await mkdtemp(path.join(tmpdir(), 'step-runner-bench-'));
@@ -81,6 +86,61 @@ const cluster = await startEmbeddedCluster({ workspace: scratch, timings: DEFAUL
 const kubeconfig = path.join(scratch, 'kubeconfig');
 await writeFile(kubeconfig, cluster.kubeconfigYaml());
 const runtime = localTaskRuntime({ kubeconfig, namespace: NAMESPACE, logsDir: path.join(scratch, 'logs') });
+
+/** Section 9: the figures of bench/docker-runtime.ts, printed and summed up; skipped (with why) without a daemon. */
+async function measureDockerRuntimeCost(dir: string) {
+  await mkdir(dir, { recursive: true });
+  const pods = Math.max(20, runs);
+  // Docker failing mid-way is reported, not fatal: the other sections' figures stand.
+  const measured = await measureDockerRuntime(dir, { pods, pullFailures: 5, builds: 3 }).catch((error: unknown) => ({ failed: (error as Error).message }));
+  print();
+  print(`Docker runtime against the process runner: ${pods} pods each (busybox, \`true\` / \`echo hi\`, restartPolicy Never, image present), FAST_TIMINGS (schedule ${FAST_TIMINGS.scheduleMs} ms; process runner's simulated pull ${FAST_TIMINGS.pullMs} ms, create ${FAST_TIMINGS.createMs} ms)`);
+  if ('skipped' in measured) {
+    print(`  skipped: ${measured.skipped}`);
+    return { skipped: measured.skipped };
+  }
+  if ('failed' in measured) {
+    print(`  could not measure: ${measured.failed}`);
+    return { failed: measured.failed };
+  }
+  const stages = (p: PodCost[]) => ({
+    admitted: summary(p.map((c) => c.admittedMs), 1),
+    sandbox: summary(p.map((c) => c.sandboxMs), 1),
+    createStart: summary(p.map((c) => c.startedMs - c.sandboxMs), 1),
+    started: summary(p.map((c) => c.startedMs), 1),
+    succeeded: summary(p.map((c) => c.succeededMs), 1),
+  });
+  const perPod = { docker: stages(measured.docker.pods), process: stages(measured.process.pods) };
+  const overheadPerPodMs = {
+    started: round(perPod.docker.started.median - perPod.process.started.median, 1),
+    succeeded: round(perPod.docker.succeeded.median - perPod.process.succeeded.median, 1),
+  };
+  print(`  per pod, ms from the create request as the bench's watch sees the status (median / p90); ${measured.daemonVersion}`);
+  print(`  ${'runtime'.padEnd(8)} ${'admitted'.padStart(15)} ${'sandbox'.padStart(15)} ${'create+start'.padStart(15)} ${'started'.padStart(15)} ${'Succeeded'.padStart(15)}`);
+  for (const [name, s] of Object.entries(perPod)) {
+    const cell = (x: Summary) => `${x.median} / ${x.p90}`.padStart(15);
+    print(`  ${name.padEnd(8)} ${cell(s.admitted)} ${cell(s.sandbox)} ${cell(s.createStart)} ${cell(s.started)} ${cell(s.succeeded)}`);
+  }
+  print('  (admitted: podIP first set, Initialized; sandbox: podIP the sandbox\'s own, the process runner has none; create+start: sandbox -> container running/terminated)');
+  print(`  Docker overhead per pod (median docker - median process): to started ${overheadPerPodMs.started} ms, to Succeeded ${overheadPerPodMs.succeeded} ms   target <= ${TARGETS.dockerOverheadPerPodMedianMs} ms: ${verdict(overheadPerPodMs.started <= TARGETS.dockerOverheadPerPodMedianMs, `${round(overheadPerPodMs.started - TARGETS.dockerOverheadPerPodMedianMs)} ms`)}`);
+  const pulls = (r: RuntimeRuns) => ({
+    answer: summary(r.pullFailures.map((f) => f.answerMs), 1),
+    surfacing: { ...summary(r.pullFailures.map((f) => f.surfacingMs), 1), max: round(Math.max(...r.pullFailures.map((f) => f.surfacingMs)), 1) },
+    message: r.pullFailures[0]?.message ?? '',
+  });
+  const pullFailure = { docker: pulls(measured.docker), process: pulls(measured.process) };
+  print(`Pull failure, a missing tag (${measured.docker.pullFailures.length} pods each): Pulling event -> Failed event (the daemon's answer), then -> status ErrImagePull (median / p90 ms)`);
+  for (const [name, f] of Object.entries(pullFailure)) {
+    print(`  ${name.padEnd(8)} answer ${f.answer.median} / ${f.answer.p90}, surfacing ${f.surfacing.median} / ${f.surfacing.p90} (max ${f.surfacing.max}): ${f.message.slice(0, 110)}`);
+  }
+  const worstSurfacing = pullFailure.docker.surfacing.max;
+  print(`  docker, surfacing within ${TARGETS.pullFailureSurfacingMs} ms of the daemon's answer: ${verdict(worstSurfacing <= TARGETS.pullFailureSurfacingMs, `${round(worstSurfacing - TARGETS.pullFailureSurfacingMs)} ms`)}`);
+  const build = (r: RuntimeRuns) => ({ image: r.buildImage, eachMs: r.buildsMs.map((ms) => round(ms)), medianMs: round(median(r.buildsMs)) });
+  const threeStepBuild = { docker: build(measured.docker), process: build(measured.process) };
+  print('Three-step build (echo, each needing the one before, no source, no image check), wall time through the real state machine');
+  for (const [name, b] of Object.entries(threeStepBuild)) print(`  ${name.padEnd(8)} ${b.eachMs.join(' ')} ms (median ${b.medianMs} ms), ${b.image}`);
+  return { timings: 'FAST_TIMINGS', daemonVersion: measured.daemonVersion, perPodMs: perPod, overheadPerPodMs, pullFailureMs: pullFailure, threeStepBuild };
+}
 
 try {
   print(`Embedded cluster at ${cluster.url}, DEFAULT_TIMINGS (schedule ${DEFAULT_TIMINGS.scheduleMs} ms, pull ${DEFAULT_TIMINGS.pullMs} ms)`);
@@ -142,10 +202,10 @@ try {
   print('Completion latency: container exit -> next step\'s pod created (median / p90 ms)');
   print(`  seconds: real time, sleep ${REAL_SLEEPS.join(', ')} s; simulated: minutes / ten minutes ${SIM_LENGTHS.minutes} / ${SIM_LENGTHS.tenMinutes} s + ${SIM_SAMPLES.join(', ')} s,`);
   print(`  10-15 minutes ${SIM_LENGTHS.tenMinutes} s + ${SPREAD_SAMPLES.join(', ')} s, 20 minutes ${PAST_WATCH_SECONDS} s + the same as minutes (past the watch: no target)`);
-  print(`  ${'design'.padEnd(9)} ${'seconds'.padStart(13)} ${'minutes'.padStart(13)} ${'ten minutes'.padStart(13)} ${'10-15 min'.padStart(13)} ${'20 min'.padStart(13)}   polls while running (real)`);
+  print(`  ${'design'.padEnd(9)} ${'seconds'.padStart(15)} ${'minutes'.padStart(15)} ${'ten minutes'.padStart(15)} ${'10-15 min'.padStart(15)} ${'20 min'.padStart(15)}   polls while running (real)`);
   for (const design of DESIGNS) {
     const l = completionLatencyMs[design];
-    const cell = (x: Summary) => `${x.median} / ${x.p90}`.padStart(13);
+    const cell = (x: Summary) => `${x.median} / ${x.p90}`.padStart(15);
     print(`  ${design.padEnd(9)} ${cell(l.seconds)} ${cell(l.minutes)} ${cell(l.tenMinutes)} ${cell(l.tenToFifteenMinutes)} ${cell(l.twentyMinutes)}   ${realLatency.filter((r) => r.design === design).map((r) => r.runningPolls).join(' ')}`);
   }
   print(`  watch, each real sample (ms): ${realLatency.filter((r) => r.design === 'watch').map((r) => `${r.sleepSeconds}s:${r.latencyMs}`).join(' ')}`);
@@ -283,6 +343,9 @@ try {
   print(`  adds ${imageCheck.addsMs.cold} ms (fresh: a cold Lambda's first build), ${imageCheck.addsMs.warm} ms (verdicts cached); ${imageCheck.registryRequestsPerImage} registry requests per image (HEAD, token, HEAD)`);
   print(`  target <= ${TARGETS.imageCheckAddsMs} ms: ${verdict(imageCheck.addsMs.cold <= TARGETS.imageCheckAddsMs, `${round(imageCheck.addsMs.cold - TARGETS.imageCheckAddsMs)} ms`)}`);
 
+  // 9. The Docker runtime against the process runner (their own clusters, FAST_TIMINGS).
+  const dockerRuntime = await measureDockerRuntimeCost(path.join(scratch, 'docker-runtime'));
+
   const figures = {
     surfaceLatencyMs,
     transitions,
@@ -293,6 +356,7 @@ try {
     completionLatencyMs,
     costPerStepHour: costPerStepHourFigures,
     pollStepMemory,
+    dockerRuntime,
     benchSeconds: round((Date.now() - started) / 1000),
   };
   print();

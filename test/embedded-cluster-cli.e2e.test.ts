@@ -30,7 +30,8 @@ function launch(args: string[], options: SpawnOptions = {}) {
 }
 
 test('with no command it runs the example build like the console shows it, then keeps serving the page', async () => {
-  const { child, output, exited } = launch([], { cwd: dir, env: { ...process.env, PORT: '0' } });
+  // Process mode by the variable (with no command there is no flag to give): what the checks below read.
+  const { child, output, exited } = launch([], { cwd: dir, env: { ...process.env, PORT: '0', STEP_RUNNER_RUNTIME: 'process' } });
   try {
     const ended = await waitFor(() => (child.exitCode !== null ? 'exited' : /Execution (SUCCEEDED|FAILED)/.test(output.out)), { timeoutMs: 50_000, intervalMs: 100, what: 'the example build to end' });
     if (ended === 'exited') throw new Error(`exited early: ${output.out}${output.err}`);
@@ -54,7 +55,7 @@ test('with no command it runs the example build like the console shows it, then 
 
 test('cluster serves the API, writes a kubeconfig, and stops cleanly on SIGINT', async () => {
   const kubeconfig = join(dir, 'nested', 'kubeconfig');
-  const { child, output, exited } = launch(['cluster', '--kubeconfig-out', kubeconfig, '--workspace', dir]);
+  const { child, output, exited } = launch(['cluster', '--runtime', 'process', '--kubeconfig-out', kubeconfig, '--workspace', dir]);
   try {
     const ready = await waitFor(() => (child.exitCode !== null ? 'exited' : output.out.includes('Ctrl-C')), { timeoutMs: 20_000, intervalMs: 50, what: 'the cluster to say it is ready' });
     if (ready === 'exited') throw new Error(`exited early: ${output.out}${output.err}`);

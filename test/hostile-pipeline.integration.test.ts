@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { checkPipeline, parsePipeline } from '../lib/pipeline/index.js';
+import { expandReferences } from '../lib/local/cluster/container-command.js';
 import { stepPodManifest } from '../lib/kube/index.js';
 import { shellQuote } from '../lib/kube/step-script.js';
 import { InvalidImage, InvalidPipeline } from '../lib/pipeline/index.js';
@@ -143,8 +144,9 @@ describe('what an accepted pipeline puts in a pod', () => {
         // very same script. Whatever they hold (say "$(reboot)"), they are only metadata.
         const elsewhere = stepPodManifest({ buildId: other.buildId, step: { ...pipeline.steps[0]!, name: other.name }, namespace: 'ci' });
         expect(elsewhere.spec!.containers[0]!.command).toEqual(container.command);
-        // Each command is in it as written, on lines of its own, in order.
-        const script = container.command![2]!;
+        // Each command is in it as written, on lines of its own, in order, once the kubelet has
+        // expanded $(VAR) and $$ against the container's env, as it does before the shell starts.
+        const script = expandReferences(container.command![2]!, {});
         let from = 0;
         for (const command of step.commands) {
           const at = script.indexOf(`\n${command}\n`, from);

@@ -100,6 +100,19 @@ describe('step pods on the embedded cluster', () => {
     expect(last.events.every((e) => e.involvedObject.name === podName)).toBe(true);
   });
 
+  it("reaches the shell as written: the kubelet's $(VAR) expansion and $$ escape change nothing of a step's commands or env", async () => {
+    const commands = ['echo "pid=$$"', 'echo "$(CI) $$(CI) ${LITERAL}"'];
+    const manifest = stepPodManifest({ buildId: 'build-dollars', step: step({ commands, env: { LITERAL: 'a$$b$(CI)' } }), namespace: NAMESPACE, buildEnv: { CI: 'true' } });
+    const podName = manifest.metadata!.name!;
+    await launchStepPod(api, manifest);
+    await pollUntil(podName, (o) => phase(o) === 'Succeeded' || phase(o) === 'Failed');
+    const log = await readWholeStepLog(api, NAMESPACE, podName);
+    // `$(CI)` is command substitution for the shell (no program CI: an error line, then empty).
+    expect(log).toMatch(/^pid=\d+$/m);
+    expect(log).toContain('+ echo "$(CI) $$(CI) ${LITERAL}"\n');
+    expect(log).toMatch(/^ \d+\(CI\) a\$\$b\$\(CI\)$/m);
+  });
+
   it('sees a missing image in the first observation after the kubelet reports it', async () => {
     const image = 'alpine:no-such-tag-0';
     const manifest = stepPodManifest({ buildId: 'build-pull', step: step({ image }), namespace: NAMESPACE });

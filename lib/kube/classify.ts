@@ -37,7 +37,9 @@
  *     message. Also read from lastState when the kubelet restarted it (RunContainerError,
  *     CrashLoopBackOff). CheckoutFailed instead when the step is the build's checkout: without
  *     the source no later step can run, and git's own words are in the log tail FinishStep adds.
- *  7. Pod Failed without a terminated step  -> PodLost: the node rejected or lost the pod.
+ *  7. Pod Failed without a terminated step  -> PodLost: the node rejected or lost the pod. So is a
+ *     step container the node could no longer locate (ContainerStatusUnknown: its runtime went
+ *     away), which 6 passes over: its 137 is not the step's.
  *  8. Image problems (waiting reason, or the newest container event when the status has none):
  *     InvalidImageName / invalid reference  -> InvalidImage at once;
  *     ErrImageNeverPull                     -> ImagePullFailed at once;
@@ -343,6 +345,8 @@ function beingDeleted(f: Facts): StepStatus | undefined {
 function containerFailed(f: Facts): StepStatus | undefined {
   const t = f.terminated;
   if (!t) return undefined;
+  // The node lost the container (its runtime went away, or it rebooted): not how the step ended.
+  if (t.reason === TerminatedReasons.ContainerStatusUnknown && isPhase(f.pod, PodPhases.Failed)) return undefined;
   if (f.service) {
     // Killed because its ports did not open: the grace period decides (serviceFailed, serviceStarting).
     const service = f.services.find((x) => x.name === f.service);

@@ -176,7 +176,7 @@ function stepContainer(name: string, step: Step, buildEnv: Record<string, string
     name,
     image: step.image,
     imagePullPolicy: PullPolicies[step.pull],
-    command: ['/bin/sh', '-c', stepScript(step.commands)],
+    command: ['/bin/sh', '-c', literal(stepScript(step.commands))],
     env: stepEnv(step, buildEnv),
     ...(mounted ? { workingDir: WORKSPACE_PATH, volumeMounts: [{ name: WORKSPACE_VOLUME, mountPath: WORKSPACE_PATH }] } : {}),
     ...(resources ? { resources } : {}),
@@ -256,12 +256,21 @@ function pinnedTo(node: string): V1Affinity {
   };
 }
 
+/**
+ * The kubelet expands `$(NAME)` in command, args and env values and turns `$$` into `$`: a script's
+ * `kill $$` would reach the shell as `kill $`, and `echo $(CI)` as the value of CI. Every `$`
+ * doubled reaches the container as written, so only the shell expands what the user wrote.
+ */
+export function literal(text: string): string {
+  return text.replace(/\$/g, '$$$$');
+}
+
 function stepEnv(step: Pick<Step, 'env' | 'secrets'>, buildEnv: Record<string, string>): V1EnvVar[] {
   const own = new Set([...Object.keys(step.env), ...step.secrets.map((s) => s.env)]);
   const build = Object.entries(buildEnv)
     .filter(([name]) => !own.has(name))
     .map(([name, value]) => ({ name, value }));
-  const plain = [...build, ...Object.entries(step.env).map(([name, value]) => ({ name, value }))];
+  const plain = [...build, ...Object.entries(step.env).map(([name, value]) => ({ name, value }))].map(({ name, value }) => ({ name, value: literal(value) }));
   // Only a reference goes into the spec: the value stays in the Secret, out of the pod's JSON,
   // the events and the state machine's inputs and outputs.
   const secret = step.secrets.map(({ env, secret: name, key }) => ({

@@ -11,11 +11,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MAX_BODY_BYTES } from '../forge/request.js';
-import { InvalidImage, InvalidPipeline, problemLines } from '../pipeline/index.js';
+import { InvalidImage, InvalidPipeline, parsePipeline, problemLines } from '../pipeline/index.js';
 import { createWebhookHandler, staticSecrets } from '../forge/webhook-handler.js';
 import { loadDefinition } from '../workflow/definition.js';
 import { logger as sharedLogger } from '../workflow/lambda-task.js';
-import { LOCAL_PROCESS_NOTICE, startEmbeddedCluster, type KubeletTimings } from './cluster/index.js';
+import { startEmbeddedCluster, type KubeletTimings } from './cluster/index.js';
+import type { RuntimeKind } from './cluster/runtime/container-runtime.js';
+import { chooseRuntime, runtimeNotice } from './cluster/runtime/runtime-choice.js';
 import { stateGraph } from './console/asl-graph.js';
 import { layoutGraph } from './console/graph-layout.js';
 import { observeStepPods } from './console/pod-observer.js';
@@ -28,6 +30,7 @@ import { createControlRoutes } from './http/control-routes.js';
 import { createLocalHttpServer } from './http/server.js';
 import { fixedPipelineSource, readPipelineFile } from './pipeline-file.js';
 import { findWorkTree } from './source-snapshot.js';
+import { uploaderFor } from './source-upload.js';
 import { printedStatusReporter } from './printed-status.js';
 import { commandTaskRuntime } from './task-runtime.js';
 import type { WorkspaceMode } from '../workflow/settings.js';
@@ -48,10 +51,17 @@ export interface LocalServerOptions {
   secret?: string;
   genericSecret?: string;
   kubeconfig?: string;
+  /**
+   * `--runtime`: what the embedded cluster runs steps in (default: STEP_RUNNER_RUNTIME, else
+   * Docker if a daemon answers). DockerUnavailable or UnknownRuntime when it cannot be had.
+   */
+  runtime?: RuntimeKind;
   context?: string;
   namespace?: string;
   /** As the deployment's WORKSPACE_MODE (default volume). */
   workspaceMode?: WorkspaceMode;
+  /** `--clone-image`: the checkout's image, over $CLONE_IMAGE (task-runtime.ts). */
+  cloneImage?: string;
   images?: string[];
   /** `--state-dir`: where step logs go (default: lib/local/state-dir.ts's). */
   stateDir?: string;
@@ -87,17 +97,23 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   };
   try {
     let kubeconfig = options.kubeconfig ? path.resolve(options.kubeconfig) : undefined;
+    let inImages = false;
     if (!kubeconfig) {
+      const runtime = await chooseRuntime(options.runtime);
+      inImages = runtime.kind === 'docker';
+      // First: what the steps run in is what a reader needs before any build's lines.
+      print(runtimeNotice(runtime));
       const scratch = await mkdtemp(path.join(tmpdir(), 'step-runner-serve-'));
       cleanups.push(() => rm(scratch, { recursive: true, force: true }));
       const cluster = await startEmbeddedCluster({
+        runtime,
         ...(options.images ? { catalogFiles: options.images.map((f) => path.resolve(f)) } : {}),
         ...(options.timings ? { timings: options.timings } : {}),
       });
       cleanups.push(() => cluster.stop());
       kubeconfig = path.join(scratch, 'kubeconfig');
       await writeFile(kubeconfig, cluster.kubeconfigYaml(), { mode: 0o600 });
-      print(`Embedded cluster at ${cluster.url}. ${LOCAL_PROCESS_NOTICE}`);
+      print(`Embedded cluster at ${cluster.url}.`);
     }
     const runtime = commandTaskRuntime(kubeconfig, options);
     const statuses = printedStatusReporter(print);
@@ -108,15 +124,26 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
 
     let baseUrl = '';
     const consoles = new Map<string, ConsoleOutput>();
+    const { checkout } = parsePipeline(pipeline.text, pipeline.file);
     const executions = new LocalExecutions({
-      run: (executionName, input, onEvent) =>
-        startLocalExecution(input, {
+      run: (executionName, input, onEvent) => {
+        // In their images the clone cannot read this machine's repository: it is sent to each
+        // clone container through exec, as to a cluster of the user's own (source-upload.ts).
+        const source = inImages && input.source && kubeconfig ? { ...input.source, upload: true as const } : input.source;
+        const uploader = source?.upload && kubeconfig ? uploaderFor(source, checkout, { kubeconfig }, print) : undefined;
+        const execution = startLocalExecution(source ? { ...input, source } : input, {
           runtime,
           statuses,
           executionName,
-          onEvent,
+          onEvent: (event) => {
+            uploader?.onEvent(event);
+            onEvent(event);
+          },
           ...(options.overrides ? { overrides: options.overrides } : {}),
-        }),
+        });
+        void execution.result.finally(() => uploader?.dispose());
+        return execution;
+      },
       consoleUrl: (name) => `${baseUrl}/executions/${encodeURIComponent(name)}`,
       onEvent: (name, input, event) => {
         let console = consoles.get(name);

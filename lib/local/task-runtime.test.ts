@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { commandTaskRuntime } from './task-runtime.js';
+import { EnvNames } from '../lambda/settings.js';
+import { DEFAULT_CLONE_IMAGE } from '../workflow/settings.js';
+import { CLONE_IMAGE_ENV, commandSettings, commandTaskRuntime } from './task-runtime.js';
 
 let root: string;
 let kubeconfig: string;
@@ -33,5 +35,27 @@ describe('the namespace of run and serve', () => {
 
   it('is default for a context that names none', () => {
     expect(commandTaskRuntime(kubeconfig, { kubeconfig, context: 'plain' }).settings.namespace).toBe('default');
+  });
+});
+
+describe('the clone image of run and serve', () => {
+  it.each([
+    { flag: undefined, env: {}, image: DEFAULT_CLONE_IMAGE },
+    { flag: undefined, env: { CLONE_IMAGE: '' }, image: DEFAULT_CLONE_IMAGE },
+    { flag: undefined, env: { CLONE_IMAGE: 'mirror.example.com/git:2' }, image: 'mirror.example.com/git:2' },
+    { flag: 'localhost:5000/git:1', env: { CLONE_IMAGE: 'mirror.example.com/git:2' }, image: 'localhost:5000/git:1' },
+    { flag: 'localhost:5000/git:1', env: {}, image: 'localhost:5000/git:1' },
+  ])('--clone-image $flag with CLONE_IMAGE=$env.CLONE_IMAGE: $image', ({ flag, env, image }) => {
+    const options = { kubeconfig, ...(flag ? { cloneImage: flag } : {}) };
+    expect(commandTaskRuntime(kubeconfig, options, env).settings.cloneImage).toBe(image);
+  });
+
+  it('reads the variable the deployment reads', () => {
+    expect(CLONE_IMAGE_ENV).toBe(EnvNames.cloneImage);
+  });
+
+  it('leaves the other settings alone', () => {
+    expect(commandSettings({ workspaceMode: 'ephemeral' }, {})).toEqual({ workspaceMode: 'ephemeral' });
+    expect(commandSettings({}, {})).toEqual({});
   });
 });

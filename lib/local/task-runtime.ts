@@ -51,19 +51,46 @@ export function localTaskRuntime(target: LocalTarget): TaskRuntime {
 }
 
 /**
+ * The deployment's variable for the checkout's image (lib/lambda/settings.ts reads it as
+ * EnvNames.cloneImage; lib/local may not import lib/lambda, so the name is repeated, and
+ * task-runtime.test.ts holds the two together).
+ */
+export const CLONE_IMAGE_ENV = 'CLONE_IMAGE';
+
+/** The part of `run`'s and `serve`'s options that becomes build settings. */
+export interface CommandSettingsOptions {
+  workspaceMode?: WorkspaceMode;
+  cloneImage?: string;
+}
+
+/**
+ * The settings `run` and `serve` give every build: `--workspace-mode`, and `--clone-image` over
+ * $CLONE_IMAGE, which a local run honours as the deployment does (empty counts as unset there too).
+ */
+export function commandSettings(options: CommandSettingsOptions, env: NodeJS.ProcessEnv): Partial<WorkflowSettings> {
+  const cloneImage = options.cloneImage ?? (env[CLONE_IMAGE_ENV] || undefined);
+  return {
+    ...(options.workspaceMode ? { workspaceMode: options.workspaceMode } : {}),
+    ...(cloneImage ? { cloneImage } : {}),
+  };
+}
+
+/**
  * The runtime of `run` and `serve`: the cluster they started or were given (`--kubeconfig`, then a
  * cluster of the user's own), `--context`, `--namespace` (default: the context's, else `default`), logs in
  * the state directory's `logs/` (`--state-dir`, else the XDG one: never the work tree being built),
- * `--workspace-mode` (default `volume`, as deployed by default).
+ * `--workspace-mode` (default `volume`, as deployed by default), `--clone-image` (commandSettings).
  */
 export function commandTaskRuntime(
   kubeconfig: string,
-  options: { kubeconfig?: string; context?: string; namespace?: string; workspaceMode?: WorkspaceMode; stateDir?: string },
+  options: CommandSettingsOptions & { kubeconfig?: string; context?: string; namespace?: string; stateDir?: string },
+  env: NodeJS.ProcessEnv = process.env,
 ): TaskRuntime {
+  const settings = commandSettings(options, env);
   return localTaskRuntime({
     kubeconfig,
     ownCluster: options.kubeconfig !== undefined,
-    ...(options.workspaceMode ? { settings: { workspaceMode: options.workspaceMode } } : {}),
+    ...(Object.keys(settings).length > 0 ? { settings } : {}),
     ...(options.context ? { context: options.context } : {}),
     ...(options.namespace ? { namespace: options.namespace } : {}),
     logsDir: logsDir(stateDir(options.stateDir)),

@@ -2,6 +2,7 @@
  * A container's environment as the kubelet builds it: plain values, Secret keys and a few downward
  * API fields. Failures carry the kubelet's CreateContainerConfigError wording.
  */
+import { expandReferences } from './container-command.js';
 import type { NodeContext } from './node-context.js';
 import type { Container, Pod, Secret } from './objects.js';
 import type { PodHandle } from './pod-handle.js';
@@ -43,7 +44,7 @@ export function containerEnv(pod: Pod, container: Container, secrets: SecretLook
       env[variable.name] = POD_FIELDS[fieldRef.fieldPath]?.(pod) ?? '';
     } else {
       // $(VAR) references expand against variables defined earlier, as the kubelet does.
-      env[variable.name] = (variable.value ?? '').replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => env[name] ?? whole);
+      env[variable.name] = expandReferences(variable.value ?? '', env);
     }
   }
   return { ok: true, env };

@@ -1,27 +1,25 @@
 /**
- * A pod's containers as the runtime runs them: each one created and started as a local process
- * (see process-runner.ts), its log kept, and in the pod's status Created, Started, Running and
- * finally terminated with the process's exit code. Stopping them early is termination's job; this
- * only hands over the processes that are running, and for exec their directory and environment.
+ * A pod's containers as the kubelet runs them through its runtime (runtime/): each one's command
+ * resolved against its image, the runAsNonRoot check, created and started in the pod's sandbox,
+ * its log kept, and in the pod's status Created, Started, Running and finally terminated with the
+ * exit code the runtime reports (OOMKilled when the kernel killed it for its memory limit).
+ * Stopping them early is termination's job; this only hands over the containers that are running.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { containerArgv } from './container-command.js';
-import type { ExecTarget } from './exec-process.js';
-import type { PulledImage } from './image-puller.js';
+import { containerArgv, expandReferences } from './container-command.js';
+import { exitReason } from './container-exit.js';
 import { LogBuffer } from './log-buffer.js';
 import type { NodeContext } from './node-context.js';
 import type { Container, ContainerStatus } from './objects.js';
 import type { PodHandle } from './pod-handle.js';
-import { startProcess, type StepProcess } from './process-runner.js';
+import type { ContainerMount, PodSandbox, RunningContainer, RuntimeImage } from './runtime/container-runtime.js';
+import { runAsNonRootViolation } from './security-context.js';
 import { runStartupProbe, type Probe } from './startup-probe.js';
 
 /** For a sidecar's runs: what its status carries over (restartCount, lastState), and its start and stop. */
 export interface RunOptions {
   /** More status fields to set once it runs. */
   fields?: Partial<ContainerStatus>;
-  /** Called once the process has started and the status says so. */
+  /** Called once the container has started and the status says so. */
   onStarted?: () => void;
   /** Whether the kubelet no longer wants it started (its sidecars are being stopped). */
   cancelled?: () => boolean;
@@ -30,75 +28,89 @@ export interface RunOptions {
 export class ContainerRunner {
   /** Logs of the containers that have started, by container name. */
   readonly logs = new Map<string, LogBuffer>();
-  private readonly processes = new Map<string, StepProcess>();
-  /** The running containers, as an exec into one needs them, by container name. */
-  readonly execTargets = new Map<string, ExecTarget>();
+  private readonly containers = new Map<string, RunningContainer>();
 
   constructor(
     private readonly pod: PodHandle,
-    private readonly node: Pick<NodeContext, 'timings' | 'baseEnv' | 'logLimitBytes' | 'now' | 'dirs'>,
+    private readonly node: Pick<NodeContext, 'runtime' | 'logLimitBytes' | 'now' | 'dirs'>,
   ) {}
 
-  /** The processes running now, by container name. */
-  get running(): ReadonlyMap<string, StepProcess> {
-    return this.processes;
+  /** The containers running now, by container name (for termination and exec). */
+  get running(): ReadonlyMap<string, RunningContainer> {
+    return this.containers;
   }
 
-  /** Creates, starts (in `cwd`) and waits for one container; its end is in the pod's status when this returns. */
-  async run(container: Container, image: PulledImage, env: Record<string, string>, cwd: string, options: RunOptions = {}): Promise<void> {
+  /** Creates, starts and waits for one container; its end is in the pod's status when this returns. */
+  async run(
+    container: Container,
+    image: RuntimeImage,
+    env: Record<string, string>,
+    placement: { sandbox: PodSandbox; mounts: ContainerMount[] },
+    options: RunOptions = {},
+  ): Promise<void> {
     const { pod, node } = this;
-    const containerID = `containerd://${randomBytes(32).toString('hex')}`;
-    const argv = containerArgv(container, image.entry);
+    const spec = pod.current();
+    if (spec === undefined) return;
+    const refused = runAsNonRootViolation(spec, container, image.config.user);
+    if (refused !== undefined) {
+      pod.setContainerState(container.name, { waiting: { reason: 'CreateContainerConfigError', message: refused } });
+      pod.event({ type: 'Warning', reason: 'Failed', message: `Error: ${refused}`, container: container.name });
+      return;
+    }
+    const argv = containerArgv(container, image.config).map((arg) => expandReferences(arg, env));
     if (argv.length === 0) {
-      const message = `failed to generate container "${containerID.slice(13)}" spec: failed to generate spec: no command specified`;
+      const message = 'failed to generate container spec: failed to generate spec: no command specified';
       pod.setContainerState(container.name, { waiting: { reason: 'CreateContainerError', message } });
       pod.event({ type: 'Warning', reason: 'Failed', message: `Error: ${message}`, container: container.name });
       return;
     }
-    await pod.wait(node.timings.createMs);
     const log = new LogBuffer(node.now, node.logLimitBytes);
-    // A home of the container's own, as an image's root filesystem gives it one: never the user's,
-    // whose ~/.npmrc, ~/.aws and ~/.ssh no pod on EKS can read. The pod's env may still set HOME.
-    const home = join(node.dirs.containerRoot(pod.uid, container.name), 'home');
-    await mkdir(home, { recursive: true });
-    const processEnv = { ...node.baseEnv, HOME: home, HOSTNAME: pod.name, ...env };
-    const started = await startProcess(argv, { cwd, env: processEnv, log });
+    const root = node.dirs.containerRoot(pod.uid, container.name);
+    const started = await node.runtime.startContainer({ pod: spec, container, sandbox: placement.sandbox, image, argv, env, mounts: placement.mounts, root, log });
+    if (!started.ok && started.reason !== 'StartError') {
+      log.end();
+      pod.setContainerState(container.name, { waiting: { reason: started.reason, message: started.message } });
+      pod.event({ type: 'Warning', reason: 'Failed', message: `Error: ${started.message}`, container: container.name });
+      return;
+    }
     pod.event({ type: 'Normal', reason: 'Created', message: `Created container: ${container.name}`, container: container.name });
     this.logs.set(container.name, log);
     if (!started.ok) {
       log.end();
+      const containerID = started.containerID;
       pod.setContainerState(
         container.name,
-        { terminated: { exitCode: 128, reason: 'StartError', message: started.message, startedAt: '1970-01-01T00:00:00Z', finishedAt: pod.stamp(), containerID } },
-        { containerID, imageID: image.imageID },
+        { terminated: { exitCode: 128, reason: 'StartError', message: started.message, startedAt: '1970-01-01T00:00:00Z', finishedAt: pod.stamp(), ...(containerID ? { containerID } : {}) } },
+        { ...(containerID ? { containerID } : {}), imageID: image.imageID },
       );
       pod.event({ type: 'Warning', reason: 'Failed', message: `Error: ${started.message}`, container: container.name });
       return;
     }
-    // The pod began stopping while the process started: termination has already looked for it.
+    const running = started.container;
+    const { containerID } = running;
+    // The pod began stopping while the container started: termination has already looked for it.
     if (pod.stopping || options.cancelled?.()) {
-      await started.process.stop(0);
+      await running.stop(0);
       return;
     }
-    this.processes.set(container.name, started.process);
-    this.execTargets.set(container.name, { cwd, env: processEnv, exited: started.process.exited });
+    this.containers.set(container.name, running);
     const startedAt = pod.stamp();
     // With a startup probe it is started (and ready) only once the probe passes.
     const probe = container.startupProbe as Probe | undefined;
     const ready = probe === undefined;
     pod.setContainerState(container.name, { running: { startedAt } }, { ...options.fields, containerID, imageID: image.imageID, ready, started: ready });
     pod.event({ type: 'Normal', reason: 'Started', message: `Started container ${container.name}`, container: container.name });
-    const probing = probe ? this.probeStartup(container, probe, started.process, startedAt, options) : (options.onStarted?.(), Promise.resolve());
+    const probing = probe ? this.probeStartup(container, probe, running, startedAt, options) : (options.onStarted?.(), Promise.resolve());
 
-    const exit = await started.process.exited;
+    const exit = await running.exited;
     await probing;
-    this.processes.delete(container.name);
-    this.execTargets.delete(container.name);
+    this.containers.delete(container.name);
+    if (exit.lost !== undefined) this.nodeLost(exit.lost);
     pod.setContainerState(container.name, {
       terminated: {
         exitCode: exit.exitCode,
-        ...(exit.signal !== undefined ? { signal: exit.signal } : {}),
-        reason: exit.exitCode === 0 ? 'Completed' : 'Error',
+        reason: exitReason(exit),
+        ...(exit.lost !== undefined ? { message: exit.lost } : {}),
         startedAt,
         finishedAt: pod.stamp(),
         containerID,
@@ -111,10 +123,10 @@ export class ContainerRunner {
    * the next init container may go); after failureThreshold failures the kubelet stops it, with the
    * probe's grace period or the pod's, and a sidecar is then restarted like one that exited.
    */
-  private async probeStartup(container: Container, probe: Probe, process: StepProcess, startedAt: string, options: RunOptions): Promise<void> {
+  private async probeStartup(container: Container, probe: Probe, running: RunningContainer, startedAt: string, options: RunOptions): Promise<void> {
     const { pod } = this;
     let ended = false;
-    void process.exited.then(() => (ended = true));
+    void running.exited.then(() => (ended = true));
     const result = await runStartupProbe({
       probe,
       container,
@@ -136,7 +148,17 @@ export class ContainerRunner {
       const kind = pod.isSidecar(container.name) ? 'Init container' : 'Container';
       pod.event({ type: 'Normal', reason: 'Killing', message: `${kind} ${container.name} failed startup probe`, container: container.name });
       const graceSeconds = probe.terminationGracePeriodSeconds ?? pod.current()?.spec.terminationGracePeriodSeconds ?? 30;
-      await process.stop(graceSeconds * 1000);
+      await running.stop(graceSeconds * 1000);
     }
+  }
+
+  /**
+   * The runtime can no longer say what became of its containers (the Docker daemon went away): the
+   * pod has failed on a lost node, as the node controller reports a node that stopped answering.
+   */
+  private nodeLost(why: string): void {
+    this.pod.patch((p) => {
+      if (p.status) p.status = { ...p.status, reason: 'NodeLost', message: `The node's container runtime stopped answering: ${why}` };
+    });
   }
 }

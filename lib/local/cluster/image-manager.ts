@@ -4,20 +4,21 @@
  * sync, ImagePullBackOff, and the wait between pulls doubles up to a ceiling.
  */
 import { parseImageReference } from './image-catalog.js';
-import type { PulledImage } from './image-puller.js';
 import type { NodeContext } from './node-context.js';
-import type { Container } from './objects.js';
+import type { Container, Secret } from './objects.js';
 import { defaultPullPolicy } from './pod-defaults.js';
 import type { PodHandle } from './pod-handle.js';
+import { pullAuth } from './pull-credentials.js';
 import { invalidReferenceMessage } from './pull-errors.js';
+import type { RuntimeImage } from './runtime/container-runtime.js';
 import { goDuration } from './time-format.js';
 
 /** The container's image once it is on the node; undefined when it never can be (or the pod stops first). */
 export async function ensureImage(
   pod: PodHandle,
   container: Container,
-  node: Pick<NodeContext, 'puller' | 'timings' | 'now'>,
-): Promise<PulledImage | undefined> {
+  node: Pick<NodeContext, 'runtime' | 'store' | 'timings' | 'now'>,
+): Promise<RuntimeImage | undefined> {
   const { image, name } = container;
   const parsed = parseImageReference(image);
   if (!parsed.ok) {
@@ -28,10 +29,11 @@ export async function ensureImage(
     return undefined;
   }
   const policy = container.imagePullPolicy ?? defaultPullPolicy(image);
-  const { timings, puller } = node;
+  const { timings, runtime } = node;
   let backoff = timings.backoffInitialMs;
   for (;;) {
-    const present = policy === 'Always' ? undefined : puller.presentImage(image);
+    // A runtime that cannot say (its daemon away) has it not: the pull then says why, and backs off.
+    const present = policy === 'Always' ? undefined : await runtime.presentImage(image).catch(() => undefined);
     if (present !== undefined) {
       pod.event({ type: 'Normal', reason: 'Pulled', message: `Container image "${image}" already present on machine`, container: name });
       return present;
@@ -45,17 +47,20 @@ export async function ensureImage(
     }
     pod.event({ type: 'Normal', reason: 'Pulling', message: `Pulling image "${image}"`, container: name });
     const began = node.now().getTime();
-    await pod.wait(timings.pullMs);
-    const outcome = puller.pull(image);
+    const spec = pod.current();
+    if (spec === undefined) return undefined;
+    const auth = pullAuth(spec, image, (secret) => node.store.get('secrets', pod.namespace, secret) as Secret | undefined);
+    const outcome = await runtime.pullImage(image, auth);
+    if (pod.stopping) return undefined;
     if (outcome.ok) {
       const took = goDuration(node.now().getTime() - began);
       pod.event({
         type: 'Normal',
         reason: 'Pulled',
-        message: `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${outcome.size} bytes.`,
+        message: `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${outcome.image.size} bytes.`,
         container: name,
       });
-      return outcome;
+      return outcome.image;
     }
     pod.event({ type: 'Warning', reason: 'Failed', message: `Failed to pull image "${image}": ${outcome.error}`, container: name });
     pod.event({ type: 'Warning', reason: 'Failed', message: 'Error: ErrImagePull', container: name });

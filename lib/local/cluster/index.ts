@@ -1,6 +1,7 @@
 /**
  * The embedded cluster: a Kubernetes API on loopback that @kubernetes/client-node and kubectl use
- * as they use EKS, with a simulated kubelet whose containers are local processes.
+ * as they use EKS, with a kubelet whose containers run through Docker (in their images) or, on
+ * machines without it, as local processes (runtime/).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +14,9 @@ import { systemClock, type Clock } from './clock.js';
 import { EventRecorder } from './events.js';
 import type { FaultInjector } from './faults.js';
 import { buildCatalog, parseCatalogDocument, type CatalogEntry } from './image-catalog.js';
-import { ImagePuller } from './image-puller.js';
+import { ImagePuller } from './runtime/process/image-puller.js';
+import { createProcessRuntime } from './runtime/process/process-runtime.js';
+import type { ContainerRuntime } from './runtime/container-runtime.js';
 import { kubeConfigFor, kubeconfigYaml } from './kubeconfig.js';
 import { startCatalogRegistry, type CatalogRegistry } from './catalog-registry.js';
 import { Kubelet, NODE_CAPACITY, NODE_NAME } from './kubelet.js';
@@ -37,12 +40,21 @@ export { kubernetesArch } from './node-labels.js';
 export { IMAGE_REGISTRY_EXTENSION } from './kubeconfig.js';
 export type { CatalogRegistry } from './catalog-registry.js';
 
+/**
+ * What runs the containers. `docker`: the daemon at `socketPath`, pods in their images, each in a
+ * sandbox container on `network` (default: the daemon's `bridge`, else a `step-runner` bridge it
+ * makes) made of `sandboxImage` (default registry.k8s.io/pause). `process`: local processes.
+ */
+export type ClusterRuntime = { kind: 'process' } | { kind: 'docker'; socketPath: string; sandboxImage?: string; network?: string };
+
 export interface EmbeddedClusterOptions {
+  /** Default: local processes; the commands choose Docker when a daemon answers (runtime/runtime-choice.ts). */
+  runtime?: ClusterRuntime;
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0 (any free port). */
   port?: number;
-  /** Working directory of step processes; default process.cwd(). */
+  /** Process runtime: working directory of a container that names none; default process.cwd(). */
   workspace?: string;
   /** Extra image catalog JSON files (same format as lib/local/images/catalog.json). */
   catalogFiles?: string[];
@@ -79,19 +91,17 @@ export interface EmbeddedCluster {
   kubeconfigYaml(): string;
   /** The image catalog as a registry on loopback (catalog-registry.ts). */
   registry: CatalogRegistry;
+  /** What runs the containers: `docker` or `process`. */
+  runtime: ContainerRuntime['kind'];
   /** Kills step processes, ends watches, closes the server and removes the state folder. */
   stop(): Promise<void>;
 }
 
-/** Said on every start: the containers are not what they claim to be. */
-export const LOCAL_PROCESS_NOTICE =
-  'Containers run as local processes in the workspace, not inside their images: the image only has to exist in the image catalog.';
-
 const DEFAULT_CATALOG = new URL('../images/catalog.json', import.meta.url);
 
 /**
- * What a step process inherits from the host; everything else comes from the pod's env. Not HOME
- * (each container gets a home of its own: container-runner.ts), nor the user's name.
+ * What a step process inherits from the host in process mode; everything else comes from the pod's env. Not HOME
+ * (each container gets a home of its own: runtime/process/process-runtime.ts), nor the user's name.
  */
 const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'SHELL', 'TZ'];
 
@@ -137,19 +147,26 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
   const catalog = buildCatalog(entries);
   const registry = await startCatalogRegistry(catalog, host);
   const architecture = kubernetesArch(process.arch);
+  const nodeIP = '127.0.0.1';
+  const choice = options.runtime ?? { kind: 'process' };
+  const runtime: ContainerRuntime =
+    choice.kind === 'docker'
+      ? // Loaded only when asked for: the Docker client is the larger part of a start in process mode.
+        await (await import('./runtime/docker/docker-runtime.js')).createDockerRuntime({ socketPath: choice.socketPath, ...(choice.sandboxImage ? { sandboxImage: choice.sandboxImage } : {}), ...(choice.network ? { network: choice.network } : {}) })
+      : createProcessRuntime({ puller: new ImagePuller(catalog), workspace: options.workspace ?? process.cwd(), baseEnv, nodeIP, timings });
+  // A cluster killed before its stop() left containers behind; they carry its labels.
+  await runtime.removeLeftovers();
   const kubelet = new Kubelet({
     store,
     events,
-    puller: new ImagePuller(catalog),
+    runtime,
     timings,
     nodeName: NODE_NAME,
-    nodeIP: '127.0.0.1',
+    nodeIP,
     labels: { ...defaultNodeLabels(NODE_NAME, architecture), ...options.nodeLabels },
     architecture,
     capacity: NODE_CAPACITY,
-    workspace: options.workspace ?? process.cwd(),
     dirs,
-    baseEnv,
     logLimitBytes: options.logLimitBytes ?? DEFAULT_LOG_LIMIT_BYTES,
     now,
   });
@@ -168,8 +185,10 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     url,
     stateDir,
     kubeConfig: () => kubeConfigFor(url),
-    kubeconfigYaml: () => kubeconfigYaml(url, registry.url),
+    // Only the process runner pulls from the catalog; a Docker node pulls from the images' own registries.
+    kubeconfigYaml: () => kubeconfigYaml(url, runtime.kind === 'process' ? registry.url : undefined),
     registry,
+    runtime: runtime.kind,
     stop: () => {
       stopping ??= (async () => {
         await kubelet.stop();

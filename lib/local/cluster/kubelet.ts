@@ -4,7 +4,6 @@
  * is Never (validation refuses others); only sidecars (init containers with restartPolicy Always)
  * are restarted.
  */
-import { ExecProcesses } from './exec-process.js';
 import type { NodeContext } from './node-context.js';
 import type { KubeObject, Pod } from './objects.js';
 import type { ExecSource } from './pod-exec.js';
@@ -21,7 +20,6 @@ export const NODE_CAPACITY: NodeCapacity = { cpu: '4', memory: '8Gi', pods: '110
 export class Kubelet {
   private readonly workers = new Map<string, PodWorker>();
   private readonly pending = new Set<Promise<void>>();
-  private readonly execs = new ExecProcesses();
   private unsubscribe: () => void = () => {};
 
   constructor(private readonly node: NodeContext) {}
@@ -33,16 +31,13 @@ export class Kubelet {
 
   readonly logs: LogSource = (podUid, container) => this.workers.get(podUid)?.logs.get(container);
 
-  readonly exec: ExecSource = (podUid, container) => {
-    const target = this.workers.get(podUid)?.execTarget(container);
-    return target && ((argv, stdio) => this.execs.start(target, argv, stdio));
-  };
+  readonly exec: ExecSource = (podUid, container) => this.workers.get(podUid)?.execInto(container);
 
   async stop(): Promise<void> {
     this.unsubscribe();
     await Promise.all([...this.workers.values()].map((w) => w.shutdown()));
-    await this.execs.stopAll();
     await Promise.all([...this.pending]);
+    await this.node.runtime.close();
     this.workers.clear();
   }
 
@@ -84,7 +79,7 @@ export class Kubelet {
           { type: 'Hostname', address: this.node.nodeName },
         ],
         // Linux, as the pods it runs are Linux pods whatever this machine is (node-labels.ts).
-        nodeInfo: { kubeletVersion: 'v1.33.0-embedded', containerRuntimeVersion: 'local-process://', operatingSystem: NODE_OS, architecture: this.node.architecture },
+        nodeInfo: { kubeletVersion: 'v1.33.0-embedded', containerRuntimeVersion: this.node.runtime.version, operatingSystem: NODE_OS, architecture: this.node.architecture },
       },
     };
     if (this.node.store.get('nodes', undefined, this.node.nodeName) === undefined) this.node.store.create('nodes', node);

@@ -1,8 +1,8 @@
 /** What the simulated node gives every pod it runs: the API's store, its machinery and its settings. */
 import type { Clock } from './clock.js';
 import type { EventRecorder } from './events.js';
-import type { ImagePuller } from './image-puller.js';
 import type { NodeDirs } from './node-dirs.js';
+import type { ContainerRuntime } from './runtime/container-runtime.js';
 import type { NodeCapacity } from './scheduler.js';
 import type { ObjectStore } from './store.js';
 import type { KubeletTimings } from './timings.js';
@@ -10,7 +10,8 @@ import type { KubeletTimings } from './timings.js';
 export interface NodeContext {
   store: ObjectStore;
   events: EventRecorder;
-  puller: ImagePuller;
+  /** What runs the containers: Docker, or local processes (runtime/). */
+  runtime: ContainerRuntime;
   timings: KubeletTimings;
   nodeName: string;
   nodeIP: string;
@@ -19,12 +20,8 @@ export interface NodeContext {
   /** `nodeInfo.architecture`: this machine's, as Kubernetes spells it. */
   architecture: string;
   capacity: NodeCapacity;
-  /** Working directory of a container that names none. */
-  workspace: string;
   /** Where volumes and the containers' own directories are on this machine. */
   dirs: NodeDirs;
-  /** The environment every step process starts from (PATH and friends); the container's env goes on top. */
-  baseEnv: Record<string, string>;
   logLimitBytes: number;
   now: Clock;
 }

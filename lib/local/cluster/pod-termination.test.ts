@@ -7,14 +7,14 @@ const creating: ContainerStatus = { ...base, name: 'sidecar', ready: false, star
 const done: ContainerStatus = { ...base, name: 'setup', ready: false, started: false, state: { terminated: { exitCode: 0, reason: 'Completed', finishedAt: '2026-01-01T00:00:02Z' } } };
 const status: PodStatus = { phase: 'Running', containerStatuses: [running, creating, done] };
 const finishedAt = '2026-01-01T00:00:09Z';
-const sigterm = new Map([['build', { exitCode: 143, signal: 15 }]]);
+const sigterm = new Map([['build', { exitCode: 143 }]]);
 
 test('a deleted pod: the stopped container ends with its signal, one never started is lost, a finished one stays', () => {
   const ended = terminatedStatus(status, sigterm, 'deleted', finishedAt);
   expect(ended.phase).toBe('Failed');
   expect(ended.reason).toBeUndefined();
   expect(ended.containerStatuses?.map((s) => [s.name, s.ready, s.state])).toEqual([
-    ['build', false, { terminated: { exitCode: 143, signal: 15, reason: 'Error', startedAt: '2026-01-01T00:00:01Z', finishedAt, containerID: 'containerd://abc' } }],
+    ['build', false, { terminated: { exitCode: 143, reason: 'Error', startedAt: '2026-01-01T00:00:01Z', finishedAt, containerID: 'containerd://abc' } }],
     ['sidecar', false, { terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated', startedAt: null, finishedAt } }],
     ['setup', false, done.state],
   ]);

@@ -3,10 +3,11 @@
  * activeDeadlineSeconds: Killing events, SIGTERM then SIGKILL after the grace period, and a final
  * status saying how each container ended.
  */
+import { exitReason } from './container-exit.js';
 import type { ContainerStatus, PodStatus } from './objects.js';
 import type { PodHandle } from './pod-handle.js';
 import { derivePhase, nodeConditions } from './pod-status.js';
-import type { ProcessExit, StepProcess } from './process-runner.js';
+import type { ContainerExit, RunningContainer } from './runtime/container-runtime.js';
 
 export type TerminationCause = 'deleted' | 'deadline';
 
@@ -15,14 +16,14 @@ export const DEADLINE_MESSAGE = 'Pod was active on the node longer than the spec
 /** The pod's status once its stopped containers have exited with `exits` (by container name). */
 export function terminatedStatus(
   status: PodStatus | undefined,
-  exits: ReadonlyMap<string, ProcessExit>,
+  exits: ReadonlyMap<string, ContainerExit>,
   cause: TerminationCause,
   finishedAt: string,
   sidecars: ReadonlySet<string> = new Set(),
 ): PodStatus {
-  const stopped = (s: ContainerStatus, exit: ProcessExit): ContainerStatus => {
+  const stopped = (s: ContainerStatus, exit: ContainerExit): ContainerStatus => {
     const startedAt = s.state.running?.startedAt ?? null;
-    return { ...s, ready: false, started: false, state: { terminated: { exitCode: exit.exitCode, ...(exit.signal ? { signal: exit.signal } : {}), reason: 'Error', startedAt, finishedAt, containerID: s.containerID } } };
+    return { ...s, ready: false, started: false, state: { terminated: { exitCode: exit.exitCode, reason: exitReason(exit), ...(exit.lost !== undefined ? { message: exit.lost } : {}), startedAt, finishedAt, containerID: s.containerID } } };
   };
   const statuses = (status?.containerStatuses ?? []).map((s): ContainerStatus => {
     const exit = exits.get(s.name);
@@ -53,11 +54,11 @@ export function terminatedStatus(
  */
 export async function stopSidecars(
   pod: Pick<PodHandle, 'sidecars' | 'event'>,
-  running: ReadonlyMap<string, StepProcess>,
+  running: ReadonlyMap<string, RunningContainer>,
   graceMs: number,
   until = Date.now() + graceMs,
-): Promise<Map<string, ProcessExit>> {
-  const exits = new Map<string, ProcessExit>();
+): Promise<Map<string, ContainerExit>> {
+  const exits = new Map<string, ContainerExit>();
   for (const name of [...pod.sidecars].reverse()) {
     const process = running.get(name);
     if (process === undefined) continue;
@@ -74,7 +75,7 @@ export async function stopSidecars(
  */
 export async function terminatePod(
   pod: PodHandle,
-  running: ReadonlyMap<string, StepProcess>,
+  running: ReadonlyMap<string, RunningContainer>,
   graceMs: number,
   cause: TerminationCause,
 ): Promise<boolean> {

@@ -9,7 +9,9 @@ import type { NodeContext } from './node-context.js';
 import type { NodeDirs } from './node-dirs.js';
 import type { PersistentVolumeClaim, Pod } from './objects.js';
 import type { PodHandle } from './pod-handle.js';
+import { podSecurityContext } from './security-context.js';
 import { isBound, type ClaimOf } from './volume-binding.js';
+import { applyFsGroup } from './volume-ownership.js';
 import { volumeSource } from './volume-validation.js';
 
 type VolumeDirs = { ok: true; dirs: Map<string, string> } | { ok: false; volume: string; problem: string };
@@ -45,5 +47,7 @@ export async function mountVolumes(pod: PodHandle, spec: Pod, node: Pick<NodeCon
     return undefined;
   }
   await Promise.all([...result.dirs.values()].map((dir) => mkdir(dir, { recursive: true })));
+  const { fsGroup, fsGroupChangePolicy } = podSecurityContext(spec);
+  await applyFsGroup(result.dirs.values(), fsGroup, fsGroupChangePolicy);
   return result.dirs;
 }

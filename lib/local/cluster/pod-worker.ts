@@ -7,13 +7,13 @@
  * back-off when they exit, and are stopped in reverse order once the containers have ended. Each
  * step is its own module; this only sequences them and owns the deadline and the sidecars' lives.
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import { hostEnv, hostMounts, workingDirectory } from './container-paths.js';
 import { ContainerRunner, type RunOptions } from './container-runner.js';
 import { waitForContainerEnv } from './container-env.js';
-import type { ExecTarget } from './exec-process.js';
+import type { ContainerExec } from './exec-process.js';
 import { ensureImage } from './image-manager.js';
+import { containerMounts } from './container-mounts.js';
 import type { LogBuffer } from './log-buffer.js';
 import type { NodeContext } from './node-context.js';
 import type { Container, ContainerState, ContainerStatus, Pod } from './objects.js';
@@ -21,6 +21,7 @@ import { PodHandle } from './pod-handle.js';
 import { admittedStatus } from './pod-status.js';
 import { DEADLINE_MESSAGE, stopSidecars, terminatePod, type TerminationCause } from './pod-termination.js';
 import { mountVolumes } from './pod-volumes.js';
+import type { PodSandbox } from './runtime/container-runtime.js';
 import { schedule } from './scheduler.js';
 import { goDuration } from './time-format.js';
 
@@ -36,6 +37,8 @@ export class PodWorker {
   /** Aborted when the kubelet stops the sidecars because the containers have ended (or an init container failed). */
   private readonly sidecarStop = new AbortController();
   private readonly sidecarLoops: Promise<void>[] = [];
+  /** Made once the volumes are ready; removed when the pod is gone or the cluster stops. */
+  private sandbox: PodSandbox | undefined;
 
   constructor(
     private readonly node: NodeContext,
@@ -50,9 +53,10 @@ export class PodWorker {
     return this.containers.logs;
   }
 
-  /** A running container's directory, environment and life, for exec; undefined when it is not running. */
-  execTarget(container: string): ExecTarget | undefined {
-    return this.containers.execTargets.get(container);
+  /** Starts commands in a running container, for exec; undefined when it is not running. */
+  execInto(container: string): ContainerExec | undefined {
+    const running = this.containers.running.get(container);
+    return running && ((argv, stdio) => running.exec(argv, stdio));
   }
 
   start(): void {
@@ -75,7 +79,7 @@ export class PodWorker {
     await rm(this.node.dirs.pod(this.pod.uid), { recursive: true, force: true });
   }
 
-  /** The cluster is stopping: kill everything at once. */
+  /** The cluster is stopping: kill everything at once (run() then removes the sandbox). */
   async shutdown(): Promise<void> {
     this.pod.markStopping();
     clearTimeout(this.deadline);
@@ -96,7 +100,9 @@ export class PodWorker {
     }
     try {
       const volumes = await mountVolumes(this.pod, pod, this.node);
-      if (volumes === undefined) return;
+      if (volumes === undefined || this.pod.stopping) return;
+      const sandbox = await this.runSandbox(pod);
+      if (sandbox === undefined) return;
       const init = await this.runInitContainers(pod, volumes);
       if (init === 'done') await Promise.all(pod.spec.containers.map((c) => this.runContainer(c, volumes)));
       // The pod is over (its containers ended, or an init container failed): its sidecars go too.
@@ -104,6 +110,11 @@ export class PodWorker {
     } finally {
       await Promise.all(this.sidecarLoops);
       clearTimeout(this.deadline);
+      // Its containers have all ended: as the kubelet stops a finished pod's sandbox, the pod's
+      // network goes (the pod object stays until it is deleted).
+      const sandbox = this.sandbox;
+      this.sandbox = undefined;
+      await sandbox?.remove();
     }
   }
 
@@ -172,17 +183,37 @@ export class PodWorker {
     await stopSidecars(this.pod, this.containers.running, (pod.spec.terminationGracePeriodSeconds ?? 30) * 1000);
   }
 
+  /**
+   * The pod's sandbox (its network, hostname and /etc/hosts), and the pod's IP once it has one. A
+   * runtime that cannot make it leaves the pod ContainerCreating with FailedCreatePodSandBox, as
+   * the kubelet does; undefined then, or when the pod stops first.
+   */
+  private async runSandbox(pod: Pod): Promise<PodSandbox | undefined> {
+    const made = await this.node.runtime
+      .runPodSandbox({ pod, hostname: pod.metadata.name ?? '', hostAliases: (pod.spec.hostAliases ?? []) as { ip: string; hostnames: string[] }[] })
+      .catch((error: unknown) => {
+        this.pod.event({ type: 'Warning', reason: 'FailedCreatePodSandBox', message: `Failed to create pod sandbox: ${(error as Error).message}` });
+        return undefined;
+      });
+    if (made === undefined) return undefined;
+    if (this.pod.stopping) {
+      await made.remove();
+      return undefined;
+    }
+    this.sandbox = made;
+    const ip = made.podIP;
+    this.pod.patch((p) => {
+      if (p.status) p.status = { ...p.status, podIP: ip, podIPs: [{ ip }] };
+    });
+    return made;
+  }
+
   private async runContainer(container: Container, volumes: ReadonlyMap<string, string>, options: RunOptions = {}): Promise<void> {
     const image = await ensureImage(this.pod, container, this.node);
-    if (image === undefined) return;
+    if (image === undefined || this.sandbox === undefined) return;
     const env = await waitForContainerEnv(this.pod, container, this.node);
     if (env === undefined) return;
-    const mounts = hostMounts(container.volumeMounts ?? [], volumes);
-    const root = this.node.dirs.containerRoot(this.pod.uid, container.name);
-    const cwd = workingDirectory(container, mounts, root, this.node.workspace);
-    // A runtime creates a missing working directory; if it cannot, the start fails as runc's chdir does.
-    if (container.workingDir) await mkdir(cwd, { recursive: true }).catch(() => undefined);
-    await this.containers.run(container, image, hostEnv(env, mounts), cwd, options);
+    await this.containers.run(container, image, env, { sandbox: this.sandbox, mounts: containerMounts(container.volumeMounts ?? [], volumes) }, options);
   }
 
   private async deadlineExceeded(pod: Pod): Promise<void> {

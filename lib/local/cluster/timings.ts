@@ -4,9 +4,9 @@ export interface KubeletTimings {
   scheduleMs: number;
   /** A claim's node selected -> its volume provisioned and the claim Bound. */
   provisionMs: number;
-  /** One image pull (the Pulled event reports the time taken). */
+  /** One image pull (the Pulled event reports the time taken); the process runtime's only, Docker's pulls take what they take. */
   pullMs: number;
-  /** Image ready -> container created and started. */
+  /** Image ready -> container created and started; the process runtime's only. */
   createMs: number;
   /** ErrImagePull -> the next sync reports ImagePullBackOff. */
   syncMs: number;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseRunArgs, type RunOptions } from './run-args.js';
 import { parseServeArgs } from './serve-args.js';
+import { UsageError } from './usage.js';
 
 describe('--workspace-mode', () => {
   it('chooses where run and serve keep the workspace, as the deployment setting does', () => {
@@ -43,5 +44,41 @@ describe('serve --branch and --event', () => {
   it('are refused without --example: deliveries bring their own branch and event', () => {
     expect(() => parseServeArgs(['--branch', 'main'], {})).toThrow('--branch needs --example');
     expect(() => parseServeArgs(['--event', 'push'], {})).toThrow('--event needs --example');
+  });
+});
+
+describe('--runtime', () => {
+  it('chooses what the embedded cluster runs steps in, for run and serve; absent, nothing is asked', () => {
+    expect((parseRunArgs(['p.yml', '--runtime', 'docker']) as RunOptions).runtime).toBe('docker');
+    expect(parseServeArgs(['--runtime', 'process'], {}).runtime).toBe('process');
+    expect((parseRunArgs(['p.yml']) as RunOptions).runtime).toBeUndefined();
+    expect(parseServeArgs([], {}).runtime).toBeUndefined();
+  });
+
+  it('refuses a runtime that does not exist, naming the ones that do', () => {
+    expect(() => parseRunArgs(['p.yml', '--runtime', 'podman'])).toThrow(new UsageError('--runtime must be one of docker, process, got "podman"'));
+    expect(() => parseServeArgs(['--runtime', ''], {})).toThrow(/--runtime must be one of docker, process/);
+  });
+
+  it('is refused with --kubeconfig, whose cluster has its own runtime, naming both', () => {
+    for (const parse of [() => parseRunArgs(['p.yml', '--runtime', 'docker', '--kubeconfig', 'k']), () => parseServeArgs(['--kubeconfig', 'k', '--runtime', 'process'], {})]) {
+      expect(parse).toThrow(UsageError);
+      expect(parse).toThrow(/--runtime .*--kubeconfig/);
+    }
+  });
+});
+
+describe('--clone-image', () => {
+  it('names the checkout\'s image for run and serve, as the deployment\'s CLONE_IMAGE does', () => {
+    expect((parseRunArgs(['p.yml', '--clone-image', 'registry.example.com/ci/git:2']) as RunOptions).cloneImage).toBe('registry.example.com/ci/git:2');
+    expect(parseServeArgs(['--clone-image', 'localhost:5000/git:1'], {}).cloneImage).toBe('localhost:5000/git:1');
+    expect((parseRunArgs(['p.yml']) as RunOptions).cloneImage).toBeUndefined();
+    expect(parseServeArgs([], {}).cloneImage).toBeUndefined();
+  });
+
+  it('refuses what is no image reference before anything starts', () => {
+    expect(() => parseRunArgs(['p.yml', '--clone-image', 'Alpine/Git'])).toThrow(UsageError);
+    expect(() => parseRunArgs(['p.yml', '--clone-image', 'Alpine/Git'])).toThrow(/^--clone-image "Alpine\/Git" is not a valid image reference: /);
+    expect(() => parseServeArgs(['--clone-image', ''], {})).toThrow(/--clone-image "" is not a valid image reference/);
   });
 });

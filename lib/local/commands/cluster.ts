@@ -2,21 +2,28 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { LOCAL_PROCESS_NOTICE, startEmbeddedCluster } from '../cluster/index.js';
+import { startEmbeddedCluster } from '../cluster/index.js';
+import { chooseRuntime, DockerUnavailable, runtimeNotice, UnknownRuntime, type RuntimeChoice } from '../cluster/runtime/runtime-choice.js';
 import { clusterKubeconfig, stateDir } from '../state-dir.js';
-import { portOption, UsageError } from './usage.js';
+import { portOption, runtimeOption, UsageError } from './usage.js';
 
-export const summary = 'cluster [--port N] [--host H] [--kubeconfig-out FILE] [--state-dir DIR] [--workspace DIR] [--images FILE]...';
+export const summary = 'cluster [--port N] [--host H] [--runtime docker|process] [--kubeconfig-out FILE] [--state-dir DIR] [--workspace DIR] [--images FILE]...';
 
 export const help = `Usage: step-runner ${summary}
 
 Starts the embedded Kubernetes cluster and keeps it running until Ctrl-C.
   --port N               port to listen on (default: any free port)
   --host H               address to listen on (default: 127.0.0.1)
+  --runtime R            what pods' containers run in: docker (their images, through the daemon
+                         at DOCKER_HOST=unix://..., else at the usual sockets of Docker, Docker
+                         Desktop, colima or Podman) or process (local processes, not their
+                         images). Default: $STEP_RUNNER_RUNTIME, else docker when a daemon
+                         answers, else process
   --kubeconfig-out FILE  where to write the kubeconfig (default: kubeconfig in the state directory)
   --state-dir DIR        the state directory (default: $XDG_STATE_HOME/step-runner, else
                          ~/.local/state/step-runner): never the current work tree
-  --workspace DIR        working directory of step processes (default: the current directory)
+  --workspace DIR        working directory of step processes (process runtime; default: the
+                         current directory)
   --images FILE          extra image catalog (JSON, repeatable); see lib/local/images/README.md
                          (default: lib/local/images/catalog.json only)
   -h, --help             this help`;
@@ -36,6 +43,7 @@ function parse(argv: string[]) {
       options: {
         port: { type: 'string' },
         host: { type: 'string', default: '127.0.0.1' },
+        runtime: { type: 'string' },
         'kubeconfig-out': { type: 'string' },
         'state-dir': { type: 'string' },
         workspace: { type: 'string' },
@@ -69,8 +77,11 @@ async function serve(argv: string[], io: CommandIO): Promise<number> {
     return 0;
   }
   const port = options.port === undefined ? 0 : portOption(options.port);
+  const runtime = await runtimeChoice(runtimeOption(options.runtime));
+  io.out(runtimeNotice(runtime));
 
   const cluster = await startEmbeddedCluster({
+    runtime,
     host: options.host,
     port,
     workspace: options.workspace === undefined ? undefined : resolve(options.workspace),
@@ -81,7 +92,6 @@ async function serve(argv: string[], io: CommandIO): Promise<number> {
   await writeFile(kubeconfig, cluster.kubeconfigYaml(), { mode: 0o600 });
 
   io.out(`Embedded Kubernetes API listening on ${cluster.url}`);
-  io.out(LOCAL_PROCESS_NOTICE);
   io.out(`Kubeconfig written to ${kubeconfig}`);
   io.out(`  export KUBECONFIG=${kubeconfig}`);
   io.out('  kubectl get pods,events');
@@ -91,4 +101,14 @@ async function serve(argv: string[], io: CommandIO): Promise<number> {
   io.out(`Received ${signal}, stopping the cluster...`);
   await cluster.stop();
   return 0;
+}
+
+/** A runtime that cannot be had is a usage error: exit 2, as a bad option. */
+async function runtimeChoice(asked: RuntimeChoice['kind'] | undefined): Promise<RuntimeChoice> {
+  try {
+    return await chooseRuntime(asked);
+  } catch (error) {
+    if (error instanceof DockerUnavailable || error instanceof UnknownRuntime) throw new UsageError(error.message);
+    throw error;
+  }
 }

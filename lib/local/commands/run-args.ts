@@ -1,13 +1,14 @@
 /** `run`'s command line: its options, their defaults, and the help that says so. */
 import { parseArgs } from 'node:util';
 import { WhenEvents, type WhenEvent } from '../../pipeline/index.js';
-import type { WorkspaceMode } from '../../workflow/settings.js';
-import { branchOption, BUILD_TARGET_OPTIONS, eventOption, UsageError, workspaceModeOption } from './usage.js';
+import { DEFAULT_CLONE_IMAGE, type WorkspaceMode } from '../../workflow/settings.js';
+import type { RuntimeKind } from '../cluster/runtime/container-runtime.js';
+import { branchOption, BUILD_TARGET_OPTIONS, cloneImageOption, eventOption, runtimeOption, UsageError, workspaceModeOption } from './usage.js';
 import { envOptions } from './env-args.js';
 import { secretArgument, type SecretArgument } from './secret-args.js';
 
 export const RUN_USAGE =
-  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--images FILE] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--state-dir DIR] [--json] [--verbose]';
+  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--images FILE] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--state-dir DIR] [--json] [--verbose]';
 
 export const RUN_HELP = `Usage: step-runner ${RUN_USAGE}
 
@@ -24,12 +25,20 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
   --event E         the event the build is for, for "when: event" and CI_EVENT: one of
                     ${WhenEvents.join(', ')}
                     (default: local, which "when" counts as a push too)
+  --runtime R       what the embedded cluster runs steps in: docker (their images, through the
+                    daemon at DOCKER_HOST=unix://..., else at the usual sockets of Docker, Docker
+                    Desktop, colima or Podman) or process (local processes in the build's
+                    workspace, not their images). Default: $STEP_RUNNER_RUNTIME, else docker when
+                    a daemon answers, else process. Not with --kubeconfig
   --kubeconfig FILE run on that cluster, the step pods in their real images (default: a fresh
-                    embedded cluster, whose step commands run as local processes)
+                    embedded cluster; see --runtime)
   --context NAME    the kubeconfig's context to use (default: its current context)
   --namespace NS    where the step pods go (default: the kubeconfig context's, else default)
   --workspace-mode  volume (default: one claim per build, shared by its steps) or ephemeral (an
                     emptyDir and a checkout in each step's pod), as the deployment's WORKSPACE_MODE
+  --clone-image IMAGE
+                    the checkout's (clone step's) image: git and /bin/sh, as the deployment's
+                    CLONE_IMAGE (default: $CLONE_IMAGE, else ${DEFAULT_CLONE_IMAGE})
   --images FILE     an extra image catalog for the embedded cluster (JSON; see
                     lib/local/images/README.md); default: lib/local/images/catalog.json only
   --env NAME=VALUE  a build variable every step sees, as it sees CI_BRANCH (repeatable); a step's
@@ -58,11 +67,15 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
 
 export interface RunOptions {
   file: string;
+  /** `--runtime`: what the embedded cluster runs steps in (default: STEP_RUNNER_RUNTIME, else Docker if a daemon answers). */
+  runtime?: RuntimeKind;
   kubeconfig?: string;
   context?: string;
   namespace?: string;
   /** As the deployment's WORKSPACE_MODE (default volume). */
   workspaceMode?: WorkspaceMode;
+  /** `--clone-image`: the checkout's image, over $CLONE_IMAGE (task-runtime.ts). */
+  cloneImage?: string;
   /** The git work tree to check out (default: the one holding the pipeline file). */
   source?: string;
   /** Check this commit out instead of the work tree as it is on disk. */
@@ -121,16 +134,19 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
   if (values.help) return { help: true };
   const [file, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`one pipeline file at a time, got ${positionals.length}`);
-  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, ...rest } = values;
+  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, ...rest } = values;
   if (noNeeds && !steps) throw new UsageError('--no-needs goes with --step NAME');
   const source = rest.source ?? workspace;
   if (rest.branch !== undefined) branchOption(rest.branch);
+  const askedRuntime = runtimeOption(runtime, rest.kubeconfig);
   return {
     ...(file ? { file } : {}),
     ...rest,
     ...(stateDir ? { stateDir } : {}),
+    ...(askedRuntime ? { runtime: askedRuntime } : {}),
     ...(source ? { source } : {}),
     ...(workspaceMode ? { workspaceMode: workspaceModeOption(workspaceMode) } : {}),
+    ...(cloneImage !== undefined ? { cloneImage: cloneImageOption(cloneImage) } : {}),
     ...(event !== undefined ? { event: eventOption(event) } : {}),
     ...(env ? { env: envOptions(env) } : {}),
     ...(secret ? { secrets: secret.map((given) => secretArgument(given, `--secret ${given.split('=')[0]}`)) } : {}),

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { InvalidImage, InvalidPipeline, parsePipeline, problemLines, problemReports, type ProblemReport } from '../../pipeline/index.js';
 import { logger } from '../../workflow/lambda-task.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../cluster/index.js';
+import { chooseRuntime, DockerUnavailable, runtimeNotice, UnknownRuntime, type RuntimeChoice } from '../cluster/runtime/runtime-choice.js';
 import { ConsoleOutput } from '../console-output.js';
 import { LiveLogPrinter } from '../live-log-printer.js';
 import { executionIdentity, type ExecutionIdentity } from '../execution-identity.js';
@@ -86,6 +87,20 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     if (options.json) io.out(JSON.stringify(rejectedSummary(error as Error)));
     return ExitCodes.rejected;
   }
+  // Chosen before the source snapshot, so that the first line says what the steps run in, and a
+  // `--runtime docker` without a daemon stops the run before anything is made.
+  let runtimeChoice: RuntimeChoice | undefined;
+  if (!options.kubeconfig) {
+    try {
+      runtimeChoice = await chooseRuntime(options.runtime);
+    } catch (error) {
+      if (!(error instanceof DockerUnavailable || error instanceof UnknownRuntime)) throw error;
+      io.err(`step-runner run: ${error.message}`);
+      if (options.json) io.out(JSON.stringify(rejectedSummary(error)));
+      return ExitCodes.rejected;
+    }
+    print(runtimeNotice(runtimeChoice));
+  }
   try {
     source = await localSource(file, {
       checksOut: pipeline.checkout !== false,
@@ -93,7 +108,8 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       ...(options.commit ? { commit: options.commit } : {}),
       ...(options.branch !== undefined ? { branch: options.branch } : {}),
       ...(options.event !== undefined ? { event: options.event } : {}),
-      remoteCluster: options.kubeconfig !== undefined,
+      // A cluster of the user's own, or containers in Docker: neither can read this machine's files, so the source is sent.
+      remoteCluster: options.kubeconfig !== undefined || runtimeChoice?.kind === 'docker',
     });
   } catch (error) {
     io.err(`${(error as Error).name}: ${(error as Error).message}`);
@@ -110,10 +126,10 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
   try {
     let kubeconfig = options.kubeconfig ? path.resolve(options.kubeconfig) : undefined;
     if (!kubeconfig) {
-      cluster = await startEmbeddedCluster(options.images ? { catalogFiles: [options.images] } : {});
+      cluster = await startEmbeddedCluster({ ...(options.images ? { catalogFiles: [options.images] } : {}), ...(runtimeChoice ? { runtime: runtimeChoice } : {}) });
       kubeconfig = path.join(scratch, 'kubeconfig');
       await writeFile(kubeconfig, cluster.kubeconfigYaml());
-      print(`Embedded cluster at ${cluster.url}: step commands run as local processes in the build's workspace, not inside their images.`);
+      print(`Embedded cluster at ${cluster.url}.`);
     }
     const runtime = commandTaskRuntime(kubeconfig, options);
     logger.setLogLevel(options.verbose ? 'INFO' : 'SILENT');

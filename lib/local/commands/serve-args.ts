@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import { WebhookRoutes } from '../../forge/webhook.js';
 import { WhenEvents, type WhenEvent } from '../../pipeline/index.js';
+import { DEFAULT_CLONE_IMAGE } from '../../workflow/settings.js';
 import type { LocalServerOptions } from '../local-server.js';
-import { branchOption, BUILD_TARGET_OPTIONS, eventOption, portOption, UsageError, workspaceModeOption } from './usage.js';
+import { branchOption, BUILD_TARGET_OPTIONS, cloneImageOption, eventOption, portOption, runtimeOption, UsageError, workspaceModeOption } from './usage.js';
 
 /** The local server's secrets when not given on the command line (on AWS: Secrets Manager ids). */
 export const SecretEnvNames = {
@@ -11,7 +12,7 @@ export const SecretEnvNames = {
 } as const;
 
 export const summary =
-  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--source DIR] [--secret S] [--example FILE] [--branch B] [--event E] [--kubeconfig F [--context C]] [--namespace NS] [--workspace-mode volume|ephemeral] [--images FILE] [--state-dir DIR] [--verbose]';
+  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--source DIR] [--secret S] [--example FILE] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig F [--context C]] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--images FILE] [--state-dir DIR] [--verbose]';
 
 export const help = `Usage: step-runner ${summary}
 
@@ -35,12 +36,20 @@ Builds run on the local executor, on the embedded cluster unless --kubeconfig is
                     keep it; webhook deliveries bring their own branch and event
   --event E         the example build's event, for "when: event" and CI_EVENT: one of
                     ${WhenEvents.join(', ')} (default: local)
+  --runtime R       what the embedded cluster runs steps in: docker (their images, through the
+                    daemon at DOCKER_HOST=unix://..., else at the usual sockets of Docker, Docker
+                    Desktop, colima or Podman) or process (local processes, not their images).
+                    Default: $STEP_RUNNER_RUNTIME, else docker when a daemon answers, else process.
+                    Not with --kubeconfig
   --kubeconfig FILE run builds on that cluster, the step pods in their real images (default: an
-                    embedded cluster, whose step commands run as local processes)
+                    embedded cluster; see --runtime)
   --context NAME    the kubeconfig's context (needs --kubeconfig; default: its current context)
   --namespace NS    where the step pods go (default: the kubeconfig context's, else default)
   --workspace-mode  volume (default: one claim per build, shared by its steps) or ephemeral (an
                     emptyDir and a checkout in each step's pod), as the deployment's WORKSPACE_MODE
+  --clone-image IMAGE
+                    the checkout's (clone step's) image: git and /bin/sh, as the deployment's
+                    CLONE_IMAGE (default: $CLONE_IMAGE, else ${DEFAULT_CLONE_IMAGE})
   --images FILE     an extra image catalog for the embedded cluster (JSON, repeatable; see
                     lib/local/images/README.md)
   --state-dir DIR   where step logs go, as logs/BUILD/STEP.log (default: $XDG_STATE_HOME/step-runner,
@@ -90,6 +99,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   for (const flag of ['branch', 'event'] as const) {
     if (values[flag] !== undefined && !values.example) throw new UsageError(`--${flag} needs --example: it sets what the example build's "when" sees (webhook deliveries bring their own)`);
   }
+  const runtime = runtimeOption(values.runtime, values.kubeconfig);
   const secret = values.secret ?? env[SecretEnvNames.github];
   const genericSecret = env[SecretEnvNames.generic];
   return {
@@ -98,10 +108,12 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     ...(values.pipeline ? { pipeline: values.pipeline } : {}),
     ...(secret ? { secret } : {}),
     ...(genericSecret ? { genericSecret } : {}),
+    ...(runtime ? { runtime } : {}),
     ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
     ...(values.context ? { context: values.context } : {}),
     ...(values.namespace ? { namespace: values.namespace } : {}),
     ...(values['workspace-mode'] ? { workspaceMode: workspaceModeOption(values['workspace-mode']) } : {}),
+    ...(values['clone-image'] !== undefined ? { cloneImage: cloneImageOption(values['clone-image']) } : {}),
     ...(values.source ?? values.workspace ? { source: (values.source ?? values.workspace)! } : {}),
     ...(values.images ? { images: values.images } : {}),
     ...(values['state-dir'] ? { stateDir: values['state-dir'] } : {}),

@@ -9,6 +9,7 @@ import { localBuildInput, localSource, type LocalSource } from '../local-source.
 import { uploaderFor, type SourceUploader } from '../source-upload.js';
 import { isLoopback } from '../http/control-guard.js';
 import { readServedPipeline, ServeRejected, startLocalServer, type LocalServer } from '../local-server.js';
+import { DockerUnavailable, UnknownRuntime } from '../cluster/runtime/runtime-choice.js';
 import type { CommandIO } from './cluster.js';
 import { localBuildId } from './run.js';
 import { help, parseServeArgs, SecretEnvNames, summary } from './serve-args.js';
@@ -34,6 +35,11 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
     server = await startLocalServer({ ...options, print: io.out });
   } catch (error) {
     io.err(`step-runner serve: ${(error as Error).message}`);
+    // A runtime that cannot be had is the command line's fault, as a bad option is.
+    if (error instanceof DockerUnavailable || error instanceof UnknownRuntime) {
+      io.err(`Usage: step-runner ${summary}`);
+      return 2;
+    }
     return error instanceof ServeRejected ? 2 : 1;
   }
   io.out(`Listening on ${server.url}`);

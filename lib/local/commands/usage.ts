@@ -1,5 +1,7 @@
-import { WhenEvents, type WhenEvent } from '../../pipeline/index.js';
+import { checkImageReference, WhenEvents, type WhenEvent } from '../../pipeline/index.js';
 import { WorkspaceModes, type WorkspaceMode } from '../../workflow/settings.js';
+import type { RuntimeKind } from '../cluster/runtime/container-runtime.js';
+import { runtimeKind } from '../cluster/runtime/runtime-choice.js';
 
 /** A command line the command cannot act on: reported with the usage, exit 2, nothing started. */
 export class UsageError extends Error {
@@ -20,6 +22,13 @@ export function workspaceModeOption(value: string): WorkspaceMode {
   return value as WorkspaceMode;
 }
 
+/** `--clone-image` (run and serve): the `clone` step's image, as the deployment's CLONE_IMAGE; refused before anything starts when it is no image reference. */
+export function cloneImageOption(value: string): string {
+  const checked = checkImageReference(value);
+  if (!checked.ok) throw new UsageError(`--clone-image ${JSON.stringify(value)} is not a valid image reference: ${checked.reason}`);
+  return value;
+}
+
 /** `--event` (run and serve): one of the events a step's `when` may name. */
 export function eventOption(value: string): WhenEvent {
   if (!(WhenEvents as readonly string[]).includes(value)) throw new UsageError(`--event must be one of ${WhenEvents.join(', ')}, got "${value}"`);
@@ -33,12 +42,30 @@ export function branchOption(value: string): string {
   return value;
 }
 
-/** The options `run` and `serve` share: which cluster and namespace builds go to, the workspace mode, the source and the state directory. */
+/**
+ * `--runtime` (run, serve, cluster): what the embedded cluster runs steps in. A cluster of the
+ * user's own (`--kubeconfig`) has its own runtime, so the two together are refused.
+ */
+export function runtimeOption(value: string | undefined, kubeconfig?: string): RuntimeKind | undefined {
+  if (value === undefined) return undefined;
+  if (kubeconfig !== undefined) throw new UsageError('--runtime is for the embedded cluster; --kubeconfig names a cluster of your own, which has its own runtime: give one or the other');
+  try {
+    return runtimeKind(value, '--runtime');
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** The options `run` and `serve` share: which cluster and namespace builds go to, the workspace mode, the clone image, the source and the state directory. */
 export const BUILD_TARGET_OPTIONS = {
   kubeconfig: { type: 'string' },
+  // The embedded cluster's container runtime (docker or process); not with --kubeconfig.
+  runtime: { type: 'string' },
   context: { type: 'string' },
   namespace: { type: 'string' },
   'workspace-mode': { type: 'string' },
+  // The checkout's image, as the deployment's CLONE_IMAGE (which is honoured too; the flag wins).
+  'clone-image': { type: 'string' },
   source: { type: 'string' },
   // The old name of --source, from before builds had a checkout.
   workspace: { type: 'string' },

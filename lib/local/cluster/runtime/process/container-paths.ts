@@ -4,43 +4,23 @@
  * path is under a directory standing in for the container's own filesystem. Pure: the caller makes
  * the directories.
  */
-import { join, posix } from 'node:path';
-import type { Container, VolumeMount } from './objects.js';
-
-export interface HostMount {
-  /** Absolute, normalised, no trailing slash ("/" for the root). */
-  mountPath: string;
-  hostPath: string;
-}
-
-/** A relative mount path is taken from the root, as the kubelet makes it absolute. */
-function normalise(path: string): string {
-  const absolute = posix.normalize(posix.join('/', path));
-  return absolute.length > 1 ? absolute.replace(/\/+$/, '') : absolute;
-}
-
-/** The container's mounts, each at its volume's host directory (plus subPath); longest path first. */
-export function hostMounts(mounts: readonly VolumeMount[], volumeDirs: ReadonlyMap<string, string>): HostMount[] {
-  return mounts
-    .flatMap((m) => {
-      const dir = volumeDirs.get(m.name);
-      return dir === undefined ? [] : [{ mountPath: normalise(m.mountPath), hostPath: m.subPath ? join(dir, m.subPath) : dir }];
-    })
-    .sort((a, b) => b.mountPath.length - a.mountPath.length);
-}
+import { join } from 'node:path';
+import { normaliseContainerPath as normalise } from '../../container-mounts.js';
+import type { Container } from '../../objects.js';
+import type { ContainerMount } from '../container-runtime.js';
 
 /** The mount a container path is in, and the rest of the path below it. */
-function mountOf(path: string, mounts: readonly HostMount[]): { mount: HostMount; rest: string } | undefined {
+function mountOf(path: string, mounts: readonly ContainerMount[]): { mount: ContainerMount; rest: string } | undefined {
   for (const mount of mounts) {
-    if (path === mount.mountPath) return { mount, rest: '' };
-    const prefix = mount.mountPath === '/' ? '/' : `${mount.mountPath}/`;
+    if (path === mount.containerPath) return { mount, rest: '' };
+    const prefix = mount.containerPath === '/' ? '/' : `${mount.containerPath}/`;
     if (path.startsWith(prefix)) return { mount, rest: path.slice(prefix.length) };
   }
   return undefined;
 }
 
 /** Where the host has a container path: in its mount, else under the container's own root. */
-export function hostPathOf(path: string, mounts: readonly HostMount[], containerRoot: string): string {
+export function hostPathOf(path: string, mounts: readonly ContainerMount[], containerRoot: string): string {
   const absolute = normalise(path);
   const found = mountOf(absolute, mounts);
   return found === undefined ? join(containerRoot, absolute) : join(found.mount.hostPath, found.rest);
@@ -50,7 +30,7 @@ export function hostPathOf(path: string, mounts: readonly HostMount[], container
  * The process's working directory: its workingDir on the host; without one, `fallback` (the
  * cluster's workspace folder), since there is no image to say where a process starts.
  */
-export function workingDirectory(container: Pick<Container, 'workingDir'>, mounts: readonly HostMount[], containerRoot: string, fallback: string): string {
+export function workingDirectory(container: Pick<Container, 'workingDir'>, mounts: readonly ContainerMount[], containerRoot: string, fallback: string): string {
   return container.workingDir ? hostPathOf(container.workingDir, mounts, containerRoot) : fallback;
 }
 
@@ -59,7 +39,7 @@ export function workingDirectory(container: Pick<Container, 'workingDir'>, mount
  * host's path for it, so that `cd "$CI_WORKSPACE"` reaches the volume. Other values, including
  * paths outside every mount, are left as they are.
  */
-export function hostEnv(env: Readonly<Record<string, string>>, mounts: readonly HostMount[]): Record<string, string> {
+export function hostEnv(env: Readonly<Record<string, string>>, mounts: readonly ContainerMount[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     const found = value.startsWith('/') ? mountOf(value, mounts) : undefined;

@@ -3,12 +3,12 @@
  * to add it, never that it does not exist or may be private, and words lib/kube fails at once on.
  */
 import { readFileSync } from 'node:fs';
-import { pullFailedCause, runtimeWords } from '../../kube/cause.js';
-import { classifyPullMessage, isAuthPullFailure } from '../../kube/image-pull.js';
-import { buildCatalog, parseCatalogDocument } from './image-catalog.js';
+import { pullFailedCause, runtimeWords } from '../../../../kube/cause.js';
+import { classifyPullMessage, isAuthPullFailure } from '../../../../kube/image-pull.js';
+import { buildCatalog, parseCatalogDocument } from '../../image-catalog.js';
 import { ImagePuller } from './image-puller.js';
 
-const shipped = parseCatalogDocument(JSON.parse(readFileSync(new URL('../images/catalog.json', import.meta.url), 'utf8')), 'catalog.json');
+const shipped = parseCatalogDocument(JSON.parse(readFileSync(new URL('../../../images/catalog.json', import.meta.url), 'utf8')), 'catalog.json');
 const puller = new ImagePuller(buildCatalog(shipped));
 
 describe('a pull of an image the catalog lacks', () => {

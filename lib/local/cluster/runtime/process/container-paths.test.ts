@@ -1,4 +1,5 @@
-import { hostEnv, hostMounts, hostPathOf, workingDirectory } from './container-paths.js';
+import { containerMounts } from '../../container-mounts.js';
+import { hostEnv, hostPathOf, workingDirectory } from './container-paths.js';
 
 const volumes = new Map([
   ['workspace', '/state/volumes/pvc-1'],
@@ -7,7 +8,7 @@ const volumes = new Map([
 const root = '/state/pods/uid/containers/step/rootfs';
 
 describe('a container path on the host', () => {
-  const mounts = hostMounts(
+  const mounts = containerMounts(
     [
       { name: 'workspace', mountPath: '/workspace/' },
       { name: 'cache', mountPath: '/workspace/.cache' },
@@ -18,8 +19,8 @@ describe('a container path on the host', () => {
 
   test('mounts are normalised, the deepest first, and a mount of an unknown volume is dropped', () => {
     expect(mounts).toEqual([
-      { mountPath: '/workspace/.cache', hostPath: '/state/pods/uid/volumes/kubernetes.io~empty-dir/cache' },
-      { mountPath: '/workspace', hostPath: '/state/volumes/pvc-1' },
+      { containerPath: '/workspace/.cache', hostPath: '/state/pods/uid/volumes/kubernetes.io~empty-dir/cache', readOnly: false },
+      { containerPath: '/workspace', hostPath: '/state/volumes/pvc-1', readOnly: false },
     ]);
   });
 
@@ -64,12 +65,12 @@ describe('a container path on the host', () => {
 });
 
 test('a subPath mounts a folder of the volume', () => {
-  const mounts = hostMounts([{ name: 'workspace', mountPath: '/src', subPath: 'repo/app' }], volumes);
+  const mounts = containerMounts([{ name: 'workspace', mountPath: '/src', subPath: 'repo/app' }], volumes);
   expect(hostPathOf('/src/main.go', mounts, root)).toBe('/state/volumes/pvc-1/repo/app/main.go');
 });
 
 test('a mount at the root takes every path', () => {
-  const mounts = hostMounts([{ name: 'workspace', mountPath: '/' }], volumes);
+  const mounts = containerMounts([{ name: 'workspace', mountPath: '/' }], volumes);
   expect(hostPathOf('/etc/passwd', mounts, root)).toBe('/state/volumes/pvc-1/etc/passwd');
   expect(hostEnv({ HOME: '/root' }, mounts)).toEqual({ HOME: '/state/volumes/pvc-1/root' });
 });

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import type { LogBuffer } from './log-buffer.js';
+import type { LogBuffer } from '../../log-buffer.js';
 import { openSharedOutput } from './shared-output.js';
 
 export interface ProcessExit {

@@ -2,8 +2,8 @@
  * The node's side of images: which are present, and what one pull attempt yields against the
  * catalog (including the transient failures a catalog entry asks for).
  */
-import { digestOf, resolveImage, type CatalogEntry, type ImageCatalog, type ImageReference } from './image-catalog.js';
-import { notInCatalog, rateLimited, unauthorized, unknownHost } from './pull-errors.js';
+import { digestOf, resolveImage, type CatalogEntry, type ImageCatalog, type ImageReference } from '../../image-catalog.js';
+import { notInCatalog, rateLimited, unauthorized, unknownHost } from '../../pull-errors.js';
 
 export type PulledImage = { ok: true; reference: ImageReference; entry: CatalogEntry; size: number; imageID: string };
 

@@ -1,0 +1,125 @@
+/**
+ * An exec into a running container through the Engine API: created, started on a hijacked
+ * connection, the multiplexed output split into stdout and stderr, stdin's end passed on as a
+ * half-close (the daemon then closes the process's stdin). The daemon reports a command it could
+ * not start only on the stream (runc's words on stdout) and as exit code 126, after the hijack has
+ * succeeded; that is recognised so the caller gets the failure as one, as from containerd.
+ */
+import { PassThrough, type Duplex } from 'node:stream';
+import type Docker from 'dockerode';
+import type { ExecStart, ExecStdio } from '../../exec-process.js';
+import { daemonError } from './daemon-errors.js';
+import type { OpenHandles } from './open-handles.js';
+import { FrameParser } from './stream-frames.js';
+
+/** How the daemon words an exec runc could not start (daemon/exec.go writes the error to stdout). */
+const OCI_EXEC_FAILURE = /^OCI runtime exec failed: .*/;
+/** The daemon's exit code for an exec that could not start. */
+const EXEC_START_FAILED = 126;
+/** How often, and how many times, to look whether the exec's process started, before handing it over. */
+const START_POLL_MS = 10;
+const START_POLLS = 100;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface ExecState {
+  Running: boolean;
+  ExitCode: number | null;
+}
+
+async function state(exec: Docker.Exec): Promise<ExecState> {
+  const info = (await exec.inspect()) as unknown as ExecState;
+  return { Running: info.Running, ExitCode: info.ExitCode };
+}
+
+/** The process's exit code once it has ended; the daemon sets it a moment after the stream closes. */
+async function exitCode(exec: Docker.Exec): Promise<number> {
+  for (;;) {
+    const now = await state(exec);
+    if (!now.Running && now.ExitCode !== null) return now.ExitCode;
+    await pause(START_POLL_MS);
+  }
+}
+
+export async function startExec(docker: Docker, containerId: string, socketPath: string, argv: readonly string[], stdio: ExecStdio, handles: OpenHandles): Promise<ExecStart> {
+  let exec: Docker.Exec;
+  let socket: Duplex;
+  try {
+    exec = await docker.getContainer(containerId).exec({ Cmd: [...argv], AttachStdin: stdio.stdin, AttachStdout: stdio.stdout, AttachStderr: stdio.stderr, Tty: false });
+    socket = (await exec.start({ hijack: true, stdin: stdio.stdin })) as unknown as Duplex;
+  } catch (error) {
+    return { ok: false, message: daemonError(error, socketPath) };
+  }
+  const stdout = stdio.stdout ? new PassThrough() : null;
+  const stderr = stdio.stderr ? new PassThrough() : null;
+  const stdin = stdio.stdin ? new PassThrough() : null;
+  // The first stdout bytes, to tell runc's refusal from the command's own output.
+  let head = '';
+  const parser = new FrameParser();
+  const forget = handles.add(() => socket.destroy());
+  const ended = new Promise<void>((resolve) => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      forget();
+      stdout?.end();
+      stderr?.end();
+      resolve();
+    };
+    socket.on('data', (chunk: Buffer) => {
+      let frames;
+      try {
+        frames = parser.push(chunk);
+      } catch {
+        socket.destroy();
+        return;
+      }
+      for (const frame of frames) {
+        if (frame.stream === 'stdout') {
+          if (head.length < 4096) head += frame.payload.toString('utf8');
+          stdout?.write(frame.payload);
+        } else if (frame.stream === 'stderr') {
+          stderr?.write(frame.payload);
+        }
+      }
+    });
+    socket.once('end', finish);
+    socket.once('close', finish);
+    socket.once('error', finish);
+  });
+  if (stdin !== null) {
+    stdin.pipe(socket, { end: false });
+    stdin.once('end', () => socket.end());
+    // The process may exit without reading its stdin; writes after that are not an error.
+    socket.on('error', () => {});
+  } else {
+    // Nothing to send: half-close now, which the daemon ignores for an exec without stdin.
+    socket.on('error', () => {});
+  }
+
+  // Whether runc started the process: running, or ended. An ended one that exited 126 with runc's
+  // words as its only output never started.
+  for (let i = 0; i < START_POLLS; i++) {
+    let now: ExecState;
+    try {
+      now = await state(exec);
+    } catch (error) {
+      socket.destroy();
+      return { ok: false, message: daemonError(error, socketPath) };
+    }
+    if (now.Running) break;
+    if (now.ExitCode !== null) {
+      if (now.ExitCode === EXEC_START_FAILED) {
+        await ended;
+        const refusal = OCI_EXEC_FAILURE.exec(head.trim());
+        if (refusal) return { ok: false, message: refusal[0] };
+      }
+      break;
+    }
+    await pause(START_POLL_MS);
+  }
+
+  const exited = ended.then(() => exitCode(exec)).catch(() => 137);
+  return { ok: true, process: { stdin, stdout, stderr, exited } };
+}

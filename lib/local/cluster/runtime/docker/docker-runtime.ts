@@ -1,0 +1,179 @@
+/**
+ * The Docker runtime: the kubelet's ContainerRuntime on the Docker Engine API (dockerode over the
+ * daemon's unix socket), doing what cri-dockerd does for a real kubelet. A pod is a sandbox
+ * container holding its network, and its containers join it; each container is attached before it
+ * starts so its log is whole, and removed once it has ended and its log is complete.
+ */
+import { Agent } from 'node:http';
+import { hostname } from 'node:os';
+import type { Readable } from 'node:stream';
+import Docker from 'dockerode';
+import { RuntimeKinds, type ContainerRuntime, type ContainerSpec, type ContainerStart, type PodSandbox, type PullResult, type RegistryAuth, type RuntimeImage, type SandboxSpec } from '../container-runtime.js';
+import { UnsupportedContainerConfigError, containerCreateOptions } from './container-config.js';
+import { daemonError } from './daemon-errors.js';
+import { removeLeftovers } from './leftovers.js';
+import type { Owner } from './labels.js';
+import { pipeToLog } from './log-stream.js';
+import { sandboxIP, sandboxNetwork } from './network.js';
+import { OpenHandles } from './open-handles.js';
+import { presentImage, pullImage } from './pull.js';
+import { DockerContainer } from './running-container.js';
+import { DEFAULT_SANDBOX_IMAGE, sandboxCreateOptions } from './sandbox-config.js';
+
+export interface DockerRuntimeOptions {
+  socketPath: string;
+  /** The pause image each pod's sandbox runs; pulled when the node lacks it. */
+  sandboxImage?: string;
+  /** The Docker network sandboxes join; default: `bridge`, else one of ours (network.ts). */
+  network?: string;
+  /** Labels the containers, for a process that runs several clusters. */
+  clusterId?: string;
+}
+
+/** A pod's sandbox could not be made; words as cri-dockerd's RunPodSandbox error. */
+export class SandboxError extends Error {
+  override name = 'SandboxError';
+}
+
+class DockerSandbox implements PodSandbox {
+  constructor(
+    private readonly docker: Docker,
+    readonly id: string,
+    readonly podIP: string,
+  ) {}
+
+  async remove(): Promise<void> {
+    await this.docker
+      .getContainer(this.id)
+      .remove({ force: true })
+      .catch((error: { statusCode?: number }) => {
+        if (error.statusCode !== 404) throw error;
+      });
+  }
+}
+
+const podName = (spec: { pod: SandboxSpec['pod'] }) => `${spec.pod.metadata.namespace ?? 'default'}/${spec.pod.metadata.name ?? ''}`;
+
+class DockerRuntime implements ContainerRuntime {
+  readonly kind = RuntimeKinds.docker;
+  private readonly handles = new OpenHandles();
+  /** Per pod uid and container name: how many times it has been made, for a unique Docker name. */
+  private readonly attempts = new Map<string, number>();
+
+  constructor(
+    private readonly docker: Docker,
+    private readonly agent: Agent,
+    private readonly socketPath: string,
+    readonly version: string,
+    private readonly network: string,
+    private readonly sandboxImage: string,
+    private readonly owner: Owner,
+  ) {}
+
+  presentImage(image: string): Promise<RuntimeImage | undefined> {
+    return presentImage(this.docker, image);
+  }
+
+  pullImage(image: string, auth?: RegistryAuth): Promise<PullResult> {
+    return pullImage(this.docker, this.socketPath, image, auth);
+  }
+
+  private attempt(uid: string, name: string): number {
+    const key = `${uid}/${name}`;
+    const next = this.attempts.get(key) ?? 0;
+    this.attempts.set(key, next + 1);
+    return next;
+  }
+
+  private async ensureSandboxImage(spec: SandboxSpec): Promise<void> {
+    if (await presentImage(this.docker, this.sandboxImage)) return;
+    const pulled = await pullImage(this.docker, this.socketPath, this.sandboxImage);
+    if (!pulled.ok) throw new SandboxError(`failed pulling image "${this.sandboxImage}" for pod "${podName(spec)}": ${pulled.error}`);
+  }
+
+  async runPodSandbox(spec: SandboxSpec): Promise<PodSandbox> {
+    await this.ensureSandboxImage(spec);
+    const options = sandboxCreateOptions(spec, { image: this.sandboxImage, network: this.network, owner: this.owner, attempt: this.attempt(spec.pod.metadata.uid ?? '', 'POD') });
+    let container: Docker.Container;
+    try {
+      container = await this.docker.createContainer(options);
+    } catch (error) {
+      throw new SandboxError(`failed to create a sandbox for pod "${podName(spec)}": ${daemonError(error, this.socketPath)}`);
+    }
+    const sandbox = (ip: string) => new DockerSandbox(this.docker, container.id, ip);
+    try {
+      await container.start();
+      const ip = sandboxIP(await container.inspect(), this.network);
+      if (ip === undefined) throw new SandboxError(`sandbox container for pod "${podName(spec)}" has no IP address on network "${this.network}"`);
+      return sandbox(ip);
+    } catch (error) {
+      await sandbox('').remove().catch(() => {});
+      if (error instanceof SandboxError) throw error;
+      throw new SandboxError(`failed to start sandbox container for pod "${podName(spec)}": ${daemonError(error, this.socketPath)}`);
+    }
+  }
+
+  async startContainer(spec: ContainerSpec): Promise<ContainerStart> {
+    if (!(spec.sandbox instanceof DockerSandbox)) {
+      return { ok: false, reason: 'CreateContainerError', message: `the pod sandbox of container "${spec.container.name}" is not a Docker runtime's` };
+    }
+    let options: Docker.ContainerCreateOptions;
+    try {
+      options = containerCreateOptions(spec, spec.sandbox.id, this.owner, this.attempt(spec.pod.metadata.uid ?? '', spec.container.name));
+    } catch (error) {
+      if (error instanceof UnsupportedContainerConfigError) return { ok: false, reason: 'CreateContainerError', message: error.message };
+      throw error;
+    }
+    let container: Docker.Container;
+    try {
+      container = await this.docker.createContainer(options);
+    } catch (error) {
+      return { ok: false, reason: 'CreateContainerError', message: daemonError(error, this.socketPath) };
+    }
+    const containerID = `docker://${container.id}`;
+    const remove = () => container.remove({ force: true }).catch(() => {});
+    // Attached before it starts: output written before an attach is in no stream.
+    let attached: Readable;
+    try {
+      attached = (await container.attach({ stream: true, stdout: true, stderr: true })) as unknown as Readable;
+    } catch (error) {
+      await remove();
+      return { ok: false, reason: 'CreateContainerError', message: daemonError(error, this.socketPath), containerID };
+    }
+    const forget = this.handles.add(() => attached.destroy());
+    const logged = pipeToLog(attached, spec.log).finally(forget);
+    try {
+      await container.start();
+    } catch (error) {
+      attached.destroy();
+      await logged;
+      await remove();
+      return { ok: false, reason: 'StartError', message: daemonError(error, this.socketPath), containerID };
+    }
+    return { ok: true, container: new DockerContainer({ docker: this.docker, socketPath: this.socketPath, handles: this.handles }, container, logged, () => attached.destroy()) };
+  }
+
+  removeLeftovers(): Promise<number> {
+    return removeLeftovers(this.docker, this.owner.hostname);
+  }
+
+  async close(): Promise<void> {
+    this.handles.closeAll();
+    this.agent.destroy();
+  }
+}
+
+export async function createDockerRuntime(options: DockerRuntimeOptions): Promise<ContainerRuntime> {
+  // An agent of our own, so close() can end its sockets whatever the global agent keeps alive.
+  const agent = new Agent({ keepAlive: false });
+  const docker = new Docker({ socketPath: options.socketPath, agent } as Docker.DockerOptions);
+  try {
+    const version = await docker.version();
+    const network = await sandboxNetwork(docker, options.network);
+    const owner: Owner = { hostname: hostname(), pid: process.pid, ...(options.clusterId !== undefined ? { clusterId: options.clusterId } : {}) };
+    return new DockerRuntime(docker, agent, options.socketPath, `docker://${version.Version}`, network, options.sandboxImage ?? DEFAULT_SANDBOX_IMAGE, owner);
+  } catch (error) {
+    agent.destroy();
+    throw error;
+  }
+}
