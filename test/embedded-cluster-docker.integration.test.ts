@@ -260,6 +260,27 @@ describeRequiring('the embedded kubelet on Docker', dockerDaemon, () => {
       await api.deleteNamespacedPod({ name: 'exec', namespace: NS, gracePeriodSeconds: 0 });
     });
 
+    test('a sandbox the runtime cannot make: FailedCreatePodSandBox, retried, the pod left ContainerCreating', async () => {
+      const broken = await startEmbeddedCluster({ timings: FAST_TIMINGS, runtime: { kind: 'docker', socketPath: dockerSocket(), sandboxImage: images.missingTag } });
+      try {
+        const brokenApi = broken.kubeConfig().makeApiClient(CoreV1Api);
+        await brokenApi.createNamespacedPod({ namespace: 'default', body: { metadata: { name: 'no-sandbox' }, spec: { restartPolicy: 'Never', containers: [{ name: 'step', image: images.busybox, command: ['true'] }] } } });
+        const failures = await waitFor(
+          async () => {
+            const list = await brokenApi.listNamespacedEvent({ namespace: 'default', fieldSelector: 'involvedObject.name=no-sandbox,reason=FailedCreatePodSandBox' });
+            const event = list.items[0];
+            return event && (event.count ?? 0) >= 2 ? event : undefined;
+          },
+          { timeoutMs: 20_000, what: 'the sandbox tried twice' },
+        );
+        expect(failures.message).toMatch(/^Failed to create pod sandbox: failed pulling image ".+": .*(manifest unknown|not found)/);
+        const pod = await brokenApi.readNamespacedPod({ name: 'no-sandbox', namespace: 'default' });
+        expect(pod.status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe('ContainerCreating');
+      } finally {
+        await broken.stop();
+      }
+    });
+
     test("the cluster's stop leaves no container of its own behind", async () => {
       const other = await startEmbeddedCluster({ timings: FAST_TIMINGS, runtime: { kind: 'docker', socketPath: dockerSocket(), sandboxImage: images.sandbox } });
       const otherApi = other.kubeConfig().makeApiClient(CoreV1Api);

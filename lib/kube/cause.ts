@@ -229,6 +229,14 @@ export function podFailedCause(s: CauseSubject, detail: { reason?: string; words
   return composeCause(`${subject(s)} lost its pod: the node failed it before the step ran${reason}`, 'The kubelet said', detail.words);
 }
 
+export function sandboxFailedCause(s: CauseSubject, detail: { waitedSeconds: number; graceSeconds: number; words?: string }): string {
+  return composeCause(
+    `${subject(s)} lost its pod: for ${seconds(detail.waitedSeconds)} (grace period ${seconds(detail.graceSeconds)}) its node could not make the pod's sandbox (FailedCreatePodSandBox)`,
+    'The kubelet said',
+    detail.words,
+  );
+}
+
 export function unschedulableCause(
   s: CauseSubject,
   detail: { waitedSeconds: number; graceSeconds: number; words?: string },

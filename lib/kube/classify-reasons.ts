@@ -68,6 +68,8 @@ export const EventReasons = {
   Unhealthy: 'Unhealthy',
   Evicted: 'Evicted',
   DeadlineExceeded: 'DeadlineExceeded',
+  /** The kubelet could not make the pod's sandbox: its network (CNI out of IPs) or its runtime. Retried. */
+  FailedCreatePodSandBox: 'FailedCreatePodSandBox',
 } as const;
 
 /**

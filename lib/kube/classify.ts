@@ -65,6 +65,10 @@
  *     events say nothing any more). Before 11: a pod the claim keeps off every node is the
  *     workspace's problem, with the provisioner's words and the workspace's grace, not the
  *     autoscaler's.
+ * 10a. Sandbox (on a node, no container event yet, FailedCreatePodSandBox: the CNI out of IP
+ *     addresses, a container runtime that stopped answering): the kubelet retries it, so
+ *                                           -> pending until sandboxGraceSeconds after the first
+ *                                              failure, then PodLost with the kubelet's words.
  * 11. Unschedulable (PodScheduled=False or FailedScheduling, pod not yet on a node):
  *     pinned by required node affinity to the node holding the workspace volume
  *                                           -> Unschedulable after PINNED_UNSCHEDULABLE_GRACE_SECONDS
@@ -173,6 +177,7 @@ import {
   pullFailedCause,
   runtimeWords,
   portGateExitedCause,
+  sandboxFailedCause,
   serviceExitedCause,
   servicePortsCause,
   startErrorCause,
@@ -256,6 +261,7 @@ export function classifyStep(
     imageProblem(facts) ??
     configProblem(facts) ??
     workspaceProblem(facts) ??
+    sandboxProblem(facts) ??
     unschedulable(facts) ??
     serviceStarting(facts) ??
     runningOrPending(facts)
@@ -656,6 +662,24 @@ function workspaceProblem(f: Facts): StepStatus | undefined {
     ErrorNames.WorkspaceUnavailable,
     failure.reason,
     workspaceUnavailableCause(f.subject, { ...detail, waitedSeconds: waited, graceSeconds: f.options.workspaceGraceSeconds }),
+  );
+}
+
+/**
+ * On a node whose kubelet cannot make the pod's sandbox, before any container event (once one
+ * comes, the sandbox exists): the kubelet retries, so pending within the grace, then PodLost.
+ */
+function sandboxProblem(f: Facts): StepStatus | undefined {
+  if (!isScheduled(f.pod) || f.running || f.terminated || f.containerEvents.length > 0) return undefined;
+  const failures = f.podEvents.filter((e) => e.reason === EventReasons.FailedCreatePodSandBox);
+  if (failures.length === 0) return undefined;
+  const words = failures[0]?.message ?? undefined;
+  const waited = secondsBetween(firstSeen(f, failures), f.now);
+  if (waited < f.options.sandboxGraceSeconds) return pending(EventReasons.FailedCreatePodSandBox, words);
+  return failed(
+    ErrorNames.PodLost,
+    EventReasons.FailedCreatePodSandBox,
+    sandboxFailedCause(f.subject, { waitedSeconds: waited, graceSeconds: f.options.sandboxGraceSeconds, words }),
   );
 }
 

@@ -61,6 +61,12 @@ export interface ClassifyOptions {
    * step fails with ServiceFailed, counted from its first start. Default 120 s.
    */
   serviceStartGraceSeconds: number;
+  /**
+   * How long the kubelet may fail to make the pod's sandbox (FailedCreatePodSandBox: the VPC CNI out
+   * of IP addresses, a container runtime that stopped answering) before the pod counts as lost.
+   * Default 120 s: the CNI frees the addresses of pods that ended within a minute or two.
+   */
+  sandboxGraceSeconds: number;
 }
 
 export const DEFAULT_CLASSIFY_OPTIONS: ClassifyOptions = {
@@ -68,6 +74,7 @@ export const DEFAULT_CLASSIFY_OPTIONS: ClassifyOptions = {
   unschedulableGraceSeconds: 120,
   workspaceGraceSeconds: 120,
   serviceStartGraceSeconds: 120,
+  sandboxGraceSeconds: 120,
 };
 
 export const StepPhases = {

@@ -185,27 +185,33 @@ export class PodWorker {
 
   /**
    * The pod's sandbox (its network, hostname and /etc/hosts), and the pod's IP once it has one. A
-   * runtime that cannot make it leaves the pod ContainerCreating with FailedCreatePodSandBox, as
-   * the kubelet does; undefined then, or when the pod stops first.
+   * runtime that cannot make it (its daemon away) leaves the pod ContainerCreating with a
+   * FailedCreatePodSandBox event each try, retried with the kubelet's back-off, as the kubelet
+   * does; undefined when the pod stops first.
    */
   private async runSandbox(pod: Pod): Promise<PodSandbox | undefined> {
-    const made = await this.node.runtime
-      .runPodSandbox({ pod, hostname: pod.metadata.name ?? '', hostAliases: (pod.spec.hostAliases ?? []) as { ip: string; hostnames: string[] }[] })
-      .catch((error: unknown) => {
-        this.pod.event({ type: 'Warning', reason: 'FailedCreatePodSandBox', message: `Failed to create pod sandbox: ${(error as Error).message}` });
+    const { timings } = this.node;
+    for (let backoff = timings.backoffInitialMs; ; backoff = Math.min(backoff * 2, timings.backoffMaxMs)) {
+      const made = await this.node.runtime
+        .runPodSandbox({ pod, hostname: pod.metadata.name ?? '', hostAliases: (pod.spec.hostAliases ?? []) as { ip: string; hostnames: string[] }[] })
+        .catch((error: unknown) => {
+          this.pod.event({ type: 'Warning', reason: 'FailedCreatePodSandBox', message: `Failed to create pod sandbox: ${(error as Error).message}` });
+          return undefined;
+        });
+      if (this.pod.stopping) {
+        await made?.remove();
         return undefined;
-      });
-    if (made === undefined) return undefined;
-    if (this.pod.stopping) {
-      await made.remove();
-      return undefined;
+      }
+      if (made !== undefined) {
+        this.sandbox = made;
+        const ip = made.podIP;
+        this.pod.patch((p) => {
+          if (p.status) p.status = { ...p.status, podIP: ip, podIPs: [{ ip }] };
+        });
+        return made;
+      }
+      await this.pod.wait(backoff);
     }
-    this.sandbox = made;
-    const ip = made.podIP;
-    this.pod.patch((p) => {
-      if (p.status) p.status = { ...p.status, podIP: ip, podIPs: [{ ip }] };
-    });
-    return made;
   }
 
   private async runContainer(container: Container, volumes: ReadonlyMap<string, string>, options: RunOptions = {}): Promise<void> {

@@ -5,8 +5,8 @@
  * the security context and limits as the daemon's HostConfig. Pure.
  */
 import type Docker from 'dockerode';
-import type { Pod } from '../../objects.js';
 import { parseQuantity } from '../../quantity.js';
+import { effectiveSecurityContext, type EffectiveSecurityContext } from '../../security-context.js';
 import type { ContainerMount, ContainerSpec } from '../container-runtime.js';
 import { ContainerTypes, dockerContainerName, podLabels, type Owner } from './labels.js';
 
@@ -15,53 +15,19 @@ export class UnsupportedContainerConfigError extends Error {
   override name = 'UnsupportedContainerConfigError';
 }
 
-/** The fields of a securityContext this runtime applies (pod-level ones where the pod has them). */
-export interface SecurityContext {
-  runAsUser?: number;
-  runAsGroup?: number;
-  readOnlyRootFilesystem?: boolean;
-  allowPrivilegeEscalation?: boolean;
-  capabilities?: { add?: string[]; drop?: string[] };
-  seccompProfile?: { type?: string; localhostProfile?: string };
-}
-
-interface PodSecurityContext extends SecurityContext {
-  fsGroup?: number;
-  supplementalGroups?: number[];
-}
-
 export type ContainerConfigInput = Pick<ContainerSpec, 'pod' | 'container' | 'image' | 'argv' | 'env' | 'mounts'>;
-
-function podContext(pod: Pod): PodSecurityContext {
-  return (pod.spec.securityContext as PodSecurityContext | undefined) ?? {};
-}
-
-/** The container's own field over the pod's, as the kubelet merges them (DetermineEffectiveSecurityContext). */
-function effective(pod: Pod, container: ContainerConfigInput['container']): SecurityContext {
-  const own = (container.securityContext as SecurityContext | undefined) ?? {};
-  const fromPod = podContext(pod);
-  return {
-    runAsUser: own.runAsUser ?? fromPod.runAsUser,
-    runAsGroup: own.runAsGroup ?? fromPod.runAsGroup,
-    seccompProfile: own.seccompProfile ?? fromPod.seccompProfile,
-    readOnlyRootFilesystem: own.readOnlyRootFilesystem,
-    allowPrivilegeEscalation: own.allowPrivilegeEscalation,
-    capabilities: own.capabilities,
-  };
-}
 
 /**
  * Docker's User: runAsUser[:runAsGroup]. A group alone keeps the image's user (as containerd does),
  * root when the image names none.
  */
-function user(context: SecurityContext, imageUser: string | undefined): string | undefined {
+function user(context: EffectiveSecurityContext, imageUser: string | undefined): string | undefined {
   if (context.runAsUser === undefined && context.runAsGroup === undefined) return undefined;
   const uid = context.runAsUser !== undefined ? String(context.runAsUser) : (imageUser ?? '').split(':')[0] || '0';
   return context.runAsGroup !== undefined ? `${uid}:${context.runAsGroup}` : uid;
 }
 
-function groups(pod: Pod): string[] | undefined {
-  const context = podContext(pod);
+function groups(context: EffectiveSecurityContext): string[] | undefined {
   const all = [...(context.fsGroup !== undefined ? [context.fsGroup] : []), ...(context.supplementalGroups ?? [])];
   return all.length > 0 ? [...new Set(all)].map(String) : undefined;
 }
@@ -70,7 +36,7 @@ function groups(pod: Pod): string[] | undefined {
  * Docker's seccomp option. Unset is unconfined, as the kubelet (without --seccomp-default) and
  * dockershim run it; RuntimeDefault is Docker's own default profile.
  */
-function seccomp(context: SecurityContext, containerName: string): string[] {
+function seccomp(context: EffectiveSecurityContext, containerName: string): string[] {
   const profile = context.seccompProfile?.type;
   if (profile === 'RuntimeDefault') return [];
   if (profile === undefined || profile === 'Unconfined') return ['seccomp=unconfined'];
@@ -111,7 +77,7 @@ export function bind(mount: ContainerMount): string {
  */
 export function containerCreateOptions(input: ContainerConfigInput, sandboxId: string, owner: Owner, attempt = 0): Docker.ContainerCreateOptions {
   const { pod, container } = input;
-  const context = effective(pod, container);
+  const context = effectiveSecurityContext(pod, container);
   const securityOpt = [...seccomp(context, container.name), ...(context.allowPrivilegeEscalation === false ? ['no-new-privileges'] : [])];
   const hostConfig: Docker.HostConfig = {
     NetworkMode: `container:${sandboxId}`,
@@ -124,7 +90,7 @@ export function containerCreateOptions(input: ContainerConfigInput, sandboxId: s
     ...(context.capabilities?.drop?.length ? { CapDrop: context.capabilities.drop } : {}),
     ...(securityOpt.length > 0 ? { SecurityOpt: securityOpt } : {}),
   };
-  const groupAdd = groups(pod);
+  const groupAdd = groups(context);
   if (groupAdd !== undefined) hostConfig.GroupAdd = groupAdd;
   const runAs = user(context, input.image.config.user);
   return {
