@@ -6,7 +6,7 @@
  * than leaving the clone to wait. Afterwards nothing of this process's is left in Docker.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -65,7 +65,7 @@ describeRequiring('step-runner serve on the Docker runtime', dockerDaemon, () =>
       process.env[SANDBOX_IMAGE_ENV] = images.sandbox;
       scratch = await mkdtemp(path.join(tmpdir(), 'serve-docker-'));
       const repo = path.join(scratch, 'repo');
-      await run('mkdir', [repo]);
+      await mkdir(repo);
       commit = await sourceRepository(repo);
       // Outside the repository: the pipeline is served as a file, not read from the commit.
       const pipeline = path.join(scratch, 'pipeline.yml');

@@ -37,7 +37,7 @@ async function runningPod(name: string): Promise<void> {
 test('says why it could not send, naming the pod', async () => {
   await runningPod('clone-a');
   const lines: string[] = [];
-  const uploader = sourceUploader({ kubeConfig: kube.cluster.kubeConfig(), url: 'file:///no/such/snapshot.git', commit: 'a'.repeat(40), depth: 1, report: (l) => lines.push(l), pollMs: 20 });
+  const uploader = sourceUploader({ kubeConfig: kube.cluster.kubeConfig(), url: 'file:///no/such/snapshot.git', depth: 1, report: (l) => lines.push(l), pollMs: 20 });
   uploader.onEvent(launched('clone-a', 'clone', 'clone'));
   await uploader.dispose();
   expect(lines).toEqual([expect.stringMatching(/^Could not send the source to pod clone-a: could not pack the source: fatal: '\/no\/such\/snapshot.git' does not appear to be a git repository; fatal: Could not read from remote repository.$/)]);
@@ -45,7 +45,7 @@ test('says why it could not send, naming the pod', async () => {
 
 test('sends nothing to a step that does not check out, nor to a pod that is gone', async () => {
   const lines: string[] = [];
-  const uploader = sourceUploader({ kubeConfig: kube.cluster.kubeConfig(), url: 'file:///no/such/snapshot.git', commit: 'a'.repeat(40), depth: 1, report: (l) => lines.push(l), pollMs: 20 });
+  const uploader = sourceUploader({ kubeConfig: kube.cluster.kubeConfig(), url: 'file:///no/such/snapshot.git', depth: 1, report: (l) => lines.push(l), pollMs: 20 });
   uploader.onEvent(launched('test-pod', 'test', 'clone'));
   uploader.onEvent(launched('never-made', 'clone', 'clone'));
   uploader.onEvent({ type: 'StateEntered', timestamp: Date.now(), state: { name: 'LaunchStep', type: 'Task' } });

@@ -23,9 +23,8 @@ import { kubeConfigFromFile } from './kube-config-file.js';
 
 export interface SourceUploadOptions {
   kubeConfig: KubeConfig;
-  /** The snapshot's repository (a file:// URL) and commit. */
+  /** The snapshot's repository (a file:// URL or a path). */
   url: string;
-  commit: string;
   /** The pipeline's checkout depth (0: all history): no more is sent than the clone would fetch. */
   depth: number;
   /** Progress and failures, for the person running the build. */
@@ -53,7 +52,7 @@ export function uploaderFor(
 ): SourceUploader | undefined {
   if (!source?.upload || checkout === false) return undefined;
   const kubeConfig = kubeConfigFromFile(cluster.kubeconfig, cluster.context);
-  return sourceUploader({ kubeConfig, url: source.url, commit: source.commit, depth: checkout.depth, report });
+  return sourceUploader({ kubeConfig, url: source.url, depth: checkout.depth, report });
 }
 
 /** In the clone container's working directory (the workspace): unpack, then say it is complete. */
@@ -62,7 +61,7 @@ const RECEIVE_SCRIPT = `mkdir -p ${UPLOADED_SOURCE.dir} && tar -xf - -C ${UPLOAD
 export function sourceUploader(options: SourceUploadOptions): SourceUploader {
   const uploads = new Set<Promise<void>>();
   let packed: Promise<string> | undefined;
-  const copy = () => (packed ??= shallowCopy(options.url, options.commit, options.depth));
+  const copy = () => (packed ??= shallowCopy(options.url, options.depth));
 
   return {
     onEvent(event) {
@@ -171,17 +170,17 @@ async function execWithInput(kubeConfig: KubeConfig, target: UploadTarget, conta
 }
 
 /**
- * A self-contained bare repository holding the commit with the history the clone would fetch: the
- * snapshot borrows the user's objects, which the pod cannot have.
+ * A self-contained bare repository with the history the clone would fetch: the snapshot borrows
+ * the user's objects, which the pod cannot have. Not checked for the commit: a copy without it is
+ * still sent, so the clone's own fetch fails at once in git's words, naming the commit, as it
+ * would on AWS (rather than waiting out the upload for a source that never comes).
  */
-async function shallowCopy(url: string, commit: string, depth: number): Promise<string> {
+async function shallowCopy(url: string, depth: number): Promise<string> {
   const root = await mkdtemp(path.join(tmpdir(), 'step-runner-upload-'));
   const dir = path.join(root, 'source.git');
   const args = ['clone', '-q', '--bare', '--no-tags', '--single-branch', ...(depth > 0 ? [`--depth=${depth}`] : []), url, dir];
   try {
     await promisify(execFile)('git', args, { env: gitEnv() });
-    // The copy's branch holds the snapshot; the clone fetches by commit, which its tip is.
-    await promisify(execFile)('git', ['--git-dir', dir, 'cat-file', '-e', `${commit}^{commit}`], { env: gitEnv() });
     return dir;
   } catch (error) {
     await rm(root, { recursive: true, force: true });

@@ -140,22 +140,30 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     const value = process.env[name];
     if (value !== undefined) baseEnv[name] = value;
   }
-  const controllers = [
-    startPersistentVolumeController({ store, events }, new VolumeProvisioner({ store, events, dirs, timings, nodeName: NODE_NAME })),
-    startClaimProtection(store),
-  ];
   const catalog = buildCatalog(entries);
   const registry = await startCatalogRegistry(catalog, host);
   const architecture = kubernetesArch(process.arch);
   const nodeIP = '127.0.0.1';
   const choice = options.runtime ?? { kind: 'process' };
-  const runtime: ContainerRuntime =
-    choice.kind === 'docker'
-      ? // Loaded only when asked for: the Docker client is the larger part of a start in process mode.
-        await (await import('./runtime/docker/docker-runtime.js')).createDockerRuntime({ socketPath: choice.socketPath, ...(choice.sandboxImage ? { sandboxImage: choice.sandboxImage } : {}), ...(choice.network ? { network: choice.network } : {}) })
-      : createProcessRuntime({ puller: new ImagePuller(catalog), workspace: options.workspace ?? process.cwd(), baseEnv, nodeIP, timings });
-  // A cluster killed before its stop() left containers behind; they carry its labels.
-  await runtime.removeLeftovers();
+  let runtime: ContainerRuntime;
+  try {
+    runtime =
+      choice.kind === 'docker'
+        ? // Loaded only when asked for: the Docker client is the larger part of a start in process mode.
+          await (await import('./runtime/docker/docker-runtime.js')).createDockerRuntime({ socketPath: choice.socketPath, ...(choice.sandboxImage ? { sandboxImage: choice.sandboxImage } : {}), ...(choice.network ? { network: choice.network } : {}) })
+        : createProcessRuntime({ puller: new ImagePuller(catalog), workspace: options.workspace ?? process.cwd(), baseEnv, nodeIP, timings });
+    // A cluster killed before its stop() left containers behind; they carry its labels.
+    await runtime.removeLeftovers();
+  } catch (error) {
+    await registry.stop();
+    await rm(stateDir, { recursive: true, force: true });
+    throw error;
+  }
+  const removeTree = (path: string) => runtime.removeNodeTree(path);
+  const controllers = [
+    startPersistentVolumeController({ store, events }, new VolumeProvisioner({ store, events, dirs, timings, nodeName: NODE_NAME, removeTree })),
+    startClaimProtection(store),
+  ];
   const kubelet = new Kubelet({
     store,
     events,
@@ -199,7 +207,8 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
         api.server.closeAllConnections();
         await closed;
         await registry.stop();
-        await rm(stateDir, { recursive: true, force: true });
+        await runtime.removeNodeTree(stateDir);
+        await runtime.close();
       })();
       return stopping;
     },

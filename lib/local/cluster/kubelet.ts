@@ -37,7 +37,6 @@ export class Kubelet {
     this.unsubscribe();
     await Promise.all([...this.workers.values()].map((w) => w.shutdown()));
     await Promise.all([...this.pending]);
-    await this.node.runtime.close();
     this.workers.clear();
   }
 

@@ -7,7 +7,6 @@
  * back-off when they exit, and are stopped in reverse order once the containers have ended. Each
  * step is its own module; this only sequences them and owns the deadline and the sidecars' lives.
  */
-import { rm } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ContainerRunner, type RunOptions } from './container-runner.js';
 import { waitForContainerEnv } from './container-env.js';
@@ -76,7 +75,7 @@ export class PodWorker {
   /** The pod is gone from the API: kill without writing anything, and drop its directories (emptyDirs). */
   async removed(): Promise<void> {
     await this.shutdown();
-    await rm(this.node.dirs.pod(this.pod.uid), { recursive: true, force: true });
+    await this.node.runtime.removeNodeTree(this.node.dirs.pod(this.pod.uid));
   }
 
   /** The cluster is stopping: kill everything at once (run() then removes the sandbox). */

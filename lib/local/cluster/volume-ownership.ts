@@ -28,7 +28,10 @@ async function own(path: string, gid: number, openToAll: boolean): Promise<boole
     }
   }
   const extra = info.isDirectory() ? GROUP_DIR | (open ? OTHER_DIR : 0) : GROUP_RW | (open ? OTHER_RW : 0);
-  await chmod(path, (info.mode & 0o7777) | extra);
+  // A file a container wrote as root is not this machine's user's to change: it stays as it is.
+  await chmod(path, (info.mode & 0o7777) | extra).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPERM') throw error;
+  });
   if (info.isDirectory()) {
     for (const entry of await readdir(path)) open = await own(join(path, entry), gid, open);
   }

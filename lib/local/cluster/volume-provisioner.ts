@@ -5,7 +5,7 @@
  * are served); when the claim is gone it deletes the volume (reclaimPolicy Delete).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ClaimAnnotations, ClaimEvents } from './control-plane-messages.js';
 import type { EventRecorder } from './events.js';
@@ -22,6 +22,8 @@ export interface ProvisionerContext {
   dirs: NodeDirs;
   timings: Pick<KubeletTimings, 'provisionMs'>;
   nodeName: string;
+  /** Removes a volume's folder, whatever its pods wrote there (the runtime's removeNodeTree). */
+  removeTree: (path: string) => Promise<void>;
 }
 
 const GIB = 2 ** 30;
@@ -72,6 +74,6 @@ export class VolumeProvisioner {
   }
 
   async remove(volumeName: string): Promise<void> {
-    await rm(this.ctx.dirs.volume(volumeName), { recursive: true, force: true });
+    await this.ctx.removeTree(this.ctx.dirs.volume(volumeName));
   }
 }

@@ -125,6 +125,12 @@ export interface ContainerRuntime {
   runPodSandbox(spec: SandboxSpec): Promise<PodSandbox>;
   /** Creates and starts a container; its output goes to spec.log until it ends. */
   startContainer(spec: ContainerSpec): Promise<ContainerStart>;
+  /**
+   * Removes a folder of the node's (a pod's, a volume's, the state folder), whatever its
+   * containers wrote there: under Docker, files a container wrote as root in folders this
+   * machine's user cannot empty.
+   */
+  removeNodeTree(path: string): Promise<void>;
   /** Removes what an earlier cluster on this machine left behind and can no longer remove itself; how many. */
   removeLeftovers(): Promise<number>;
   /** Ends every exec and releases the runtime's connections (containers are stopped by their pods). */

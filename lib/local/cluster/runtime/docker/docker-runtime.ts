@@ -12,7 +12,8 @@ import { RuntimeKinds, type ContainerRuntime, type ContainerSpec, type Container
 import { UnsupportedContainerConfigError, containerCreateOptions } from './container-config.js';
 import { daemonError } from './daemon-errors.js';
 import { removeLeftovers } from './leftovers.js';
-import type { Owner } from './labels.js';
+import { DEFAULT_HELPER_IMAGE, removeNodeTree } from './node-tree.js';
+import { DockerLabels, ownerLabel, type Owner } from './labels.js';
 import { pipeToLog } from './log-stream.js';
 import { sandboxIP, sandboxNetwork } from './network.js';
 import { OpenHandles } from './open-handles.js';
@@ -28,6 +29,8 @@ export interface DockerRuntimeOptions {
   network?: string;
   /** Labels the containers, for a process that runs several clusters. */
   clusterId?: string;
+  /** Has sh and rm: empties node folders that containers filled with root's files (node-tree.ts). */
+  helperImage?: string;
 }
 
 /** A pod's sandbox could not be made; words as cri-dockerd's RunPodSandbox error. */
@@ -68,6 +71,7 @@ class DockerRuntime implements ContainerRuntime {
     private readonly network: string,
     private readonly sandboxImage: string,
     private readonly owner: Owner,
+    private readonly helperImage: string,
   ) {}
 
   presentImage(image: string): Promise<RuntimeImage | undefined> {
@@ -153,6 +157,10 @@ class DockerRuntime implements ContainerRuntime {
     return { ok: true, container: new DockerContainer({ docker: this.docker, socketPath: this.socketPath, handles: this.handles }, container, logged, () => attached.destroy()) };
   }
 
+  removeNodeTree(path: string): Promise<void> {
+    return removeNodeTree(this.docker, this.socketPath, path, this.helperImage, { [DockerLabels.owner]: ownerLabel(this.owner) });
+  }
+
   removeLeftovers(): Promise<number> {
     return removeLeftovers(this.docker, this.owner.hostname);
   }
@@ -171,7 +179,7 @@ export async function createDockerRuntime(options: DockerRuntimeOptions): Promis
     const version = await docker.version();
     const network = await sandboxNetwork(docker, options.network);
     const owner: Owner = { hostname: hostname(), pid: process.pid, ...(options.clusterId !== undefined ? { clusterId: options.clusterId } : {}) };
-    return new DockerRuntime(docker, agent, options.socketPath, `docker://${version.Version}`, network, options.sandboxImage ?? DEFAULT_SANDBOX_IMAGE, owner);
+    return new DockerRuntime(docker, agent, options.socketPath, `docker://${version.Version}`, network, options.sandboxImage ?? DEFAULT_SANDBOX_IMAGE, owner, options.helperImage ?? DEFAULT_HELPER_IMAGE);
   } catch (error) {
     agent.destroy();
     throw error;

@@ -6,7 +6,7 @@
  * mount) become the host folders behind them, since there is no mount namespace.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ContainerExit, ContainerRuntime, ContainerSpec, ContainerStart, RuntimeImage } from '../container-runtime.js';
@@ -48,6 +48,8 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): ContainerR
     },
     runPodSandbox: async () => ({ podIP: options.nodeIP, remove: async () => {} }),
     startContainer: async (spec) => startContainer(spec, options, execs),
+    // The processes ran as this machine's user: whatever they wrote, it may remove.
+    removeNodeTree: (path) => rm(path, { recursive: true, force: true }),
     removeLeftovers: async () => 0,
     close: () => execs.stopAll(),
   };
