@@ -102,7 +102,25 @@ export interface BuildInput {
    * is false (`run --step`); PrepareBuild lists the others as skipped. Absent: every step.
    */
   only?: { steps: string[]; needs: boolean };
+  /**
+   * The files the build's change touches, as repository paths, for `when.paths` and
+   * `when.paths-ignore`: a push's commits' added, modified and removed files (or the compare
+   * API's when the payload cannot say), a pull request's files, `run --changed` or the work tree
+   * against `--base`. `known: false`, with why (a new branch, a forced push, more files than
+   * CHANGED_FILES_LIMIT): no step is skipped by paths. Absent: the trigger has no change (a
+   * manual run, a re-run), and no step is skipped by paths either.
+   */
+  changes?: BuildChanges;
 }
+
+export type BuildChanges = { known: true; files: string[] } | { known: false; why: string };
+
+/**
+ * At most this many changed files travel in a build's input: Step Functions caps an execution's
+ * input at 256 KiB, and more than this many paths (about 100 bytes each) would crowd it. A change
+ * touching more is `known: false`, so every step runs.
+ */
+export const CHANGED_FILES_LIMIT = 1000;
 
 /**
  * Which ReportStatus state is reporting: the `outcome` of its Parameters. `stopped`: the execution
