@@ -28,11 +28,10 @@ export const PROCESS_BUILD_IMAGE = 'alpine:3.20';
 
 /** One pod, in ms from its create request. */
 export interface PodCost {
-  /** Admitted: status.podIP first set (the node's IP) and Initialized (no init containers). */
+  /** Admitted: the node took the pod on (startTime, Initialized: no init containers). */
   admittedMs: number;
   /**
-   * status.podIP set to the sandbox's own IP. The process runner's sandbox is the node's network
-   * and costs nothing, so its podIP never changes: admittedMs there.
+   * status.podIP set: the sandbox made (the process runner's is the node's network, made at once).
    */
   sandboxMs: number;
   /** containerStatuses[0] running or terminated (create and start done). */
@@ -68,8 +67,8 @@ function podMoments(pod: V1Pod): Moment[] {
   const status = pod.status;
   const container = status?.containerStatuses?.[0];
   return [
-    ...(status?.podIP && status.conditions?.some((c) => c.type === 'Initialized' && c.status === 'True') ? [Moments.admitted] : []),
-    ...(status?.podIP && status.podIP !== status.hostIP ? [Moments.sandbox] : []),
+    ...(status?.startTime && status.conditions?.some((c) => c.type === 'Initialized' && c.status === 'True') ? [Moments.admitted] : []),
+    ...(status?.podIP ? [Moments.sandbox] : []),
     ...(container?.state?.running || container?.state?.terminated ? [Moments.started] : []),
     ...(status?.phase === 'Succeeded' ? [Moments.succeeded] : []),
     ...(container?.state?.waiting?.reason === 'ErrImagePull' ? [Moments.errImagePull] : []),
@@ -155,7 +154,7 @@ async function podCosts(api: CoreV1Api, watched: Watched, prefix: string, image:
     const succeeded = await watched.when(name, Moments.succeeded);
     if (n >= 0) {
       const [admitted, started] = await Promise.all([Moments.admitted, Moments.started].map((m) => watched.when(name, m)));
-      const sandbox = watched.seen(name, Moments.sandbox) ?? admitted!;
+      const sandbox = watched.seen(name, Moments.sandbox) ?? started!;
       costs.push({ admittedMs: admitted! - created, sandboxMs: sandbox - created, startedMs: started! - created, succeededMs: succeeded - created });
     }
     await deleteAndWait(api, name);

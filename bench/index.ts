@@ -121,7 +121,7 @@ async function measureDockerRuntimeCost(dir: string) {
     const cell = (x: Summary) => `${x.median} / ${x.p90}`.padStart(15);
     print(`  ${name.padEnd(8)} ${cell(s.admitted)} ${cell(s.sandbox)} ${cell(s.createStart)} ${cell(s.started)} ${cell(s.succeeded)}`);
   }
-  print('  (admitted: podIP first set, Initialized; sandbox: podIP the sandbox\'s own, the process runner has none; create+start: sandbox -> container running/terminated)');
+  print('  (admitted: the node took the pod on; sandbox: podIP set; create+start: sandbox -> container running/terminated)');
   print(`  Docker overhead per pod (median docker - median process): to started ${overheadPerPodMs.started} ms, to Succeeded ${overheadPerPodMs.succeeded} ms   target <= ${TARGETS.dockerOverheadPerPodMedianMs} ms: ${verdict(overheadPerPodMs.started <= TARGETS.dockerOverheadPerPodMedianMs, `${round(overheadPerPodMs.started - TARGETS.dockerOverheadPerPodMedianMs)} ms`)}`);
   const pulls = (r: RuntimeRuns) => ({
     answer: summary(r.pullFailures.map((f) => f.answerMs), 1),

@@ -1,6 +1,8 @@
 /**
  * Whole builds through the real state machine definition (aws-local-stepfunctions), each Task bound
  * to the deployed handler code, against the embedded cluster over HTTP.
+ * On the process runtime: a step runs in this machine's shell, and a missing image is refused in
+ * the catalog's words (`not in the local image catalog`).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

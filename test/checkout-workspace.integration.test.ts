@@ -2,6 +2,7 @@
  * A build of a real git repository, as a user tries one before committing: `run` checks the work
  * tree out as it is on disk into the build's workspace, every step works there and sees what the
  * steps before it wrote, and the user's repository is exactly as it was afterwards.
+ * On the process runtime: the clone runs this machine's git, the steps this machine's shell.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';

@@ -37,7 +37,8 @@ async function pongImage(images: TestImages): Promise<string> {
   const { stdout } = await run('docker', ['create', images.busybox]);
   const id = stdout.trim();
   try {
-    await run('docker', ['commit', '--change', 'CMD ["/bin/sh","-c","while :; do echo pong | nc -l -p 7000; done"]', id, name]);
+    // Listening on, one `echo pong` per connection (busybox nc -ll -e): no gap between listens.
+    await run('docker', ['commit', '--change', 'CMD ["nc","-ll","-p","7000","-e","echo","pong"]', id, name]);
     await run('docker', ['push', name]);
     // Only the registry has it now: the build's pull is real.
     await run('docker', ['rmi', name]);
@@ -182,8 +183,8 @@ steps:
     services:
       - { name: db, image: ${pong}, ports: [7000] }
     commands:
-      # One answer per connection: a client may meet the gap before the next listen, so it retries.
-      - 'ask() { until nc "$1" 7000 </dev/null 2>/dev/null; do sleep 0.1; done; }'
+      # Until an answer comes: the client may give up on a reply that is still on its way.
+      - 'ask() { until out=$(nc -w 2 "$1" 7000 </dev/null 2>/dev/null) && [ -n "$out" ]; do sleep 0.1; done; echo "$out"; }'
       - ask db
       - ask 127.0.0.1
 `,

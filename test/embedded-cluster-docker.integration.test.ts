@@ -65,6 +65,19 @@ describeRequiring('the embedded kubelet on Docker', dockerDaemon, () => {
       );
     }
 
+    /** Runs a command in a container through the API's exec: its stdout, and `Success` or its exit code. */
+    async function execIn(name: string, container: string, command: string[]): Promise<{ out: string; status: string }> {
+      const stdout = new PassThrough();
+      let out = '';
+      stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      const status = await new Promise<string>((resolve, reject) => {
+        new Exec(cluster.kubeConfig())
+          .exec(NS, name, container, command, stdout, null, null, false, (s) => resolve(s.status === 'Success' ? 'Success' : String(s.details?.causes?.[0]?.message)))
+          .catch(reject);
+      });
+      return { out, status };
+    }
+
     async function events(name: string): Promise<string[]> {
       const list = await api.listNamespacedEvent({ namespace: NS, fieldSelector: `involvedObject.name=${name}` });
       return list.items.map((e) => `${e.reason}: ${e.message}`);
@@ -168,7 +181,7 @@ describeRequiring('the embedded kubelet on Docker', dockerDaemon, () => {
         namespace: NS,
         body: pod(
           'services',
-          [{ name: 'step', image: images.busybox, command: ['/bin/sh', '-c', 'grep -c db /etc/hosts; ask() { until nc "$1" 7000 </dev/null 2>/dev/null; do sleep 0.1; done; }; ask db; ask 127.0.0.1'] }],
+          [{ name: 'step', image: images.busybox, command: ['/bin/sh', '-c', 'grep -c db /etc/hosts; ask() { until out=$$(nc -w 2 "$$1" 7000 </dev/null 2>/dev/null) && [ -n "$$out" ]; do sleep 0.1; done; echo "$$out"; }; ask db; ask 127.0.0.1'] }],
           {
             hostAliases: [{ ip: '127.0.0.1', hostnames: ['db'] }],
             initContainers: [
@@ -176,8 +189,8 @@ describeRequiring('the embedded kubelet on Docker', dockerDaemon, () => {
                 name: 'db',
                 image: images.busybox,
                 restartPolicy: 'Always',
-                // One answer per connection, so a client may meet the gap before the next listen (it retries).
-                command: ['/bin/sh', '-c', 'while :; do echo pong | nc -l -p 7000; done'],
+                // Listening on, one `echo pong` per connection (busybox nc -ll -e).
+                command: ['nc', '-ll', '-p', '7000', '-e', 'echo', 'pong'],
                 startupProbe: { tcpSocket: { port: 7000 }, periodSeconds: 1, failureThreshold: 30 },
               },
             ],
@@ -199,8 +212,9 @@ describeRequiring('the embedded kubelet on Docker', dockerDaemon, () => {
               name: 'db',
               image: images.busybox,
               restartPolicy: 'Always',
-              command: ['/bin/sh', '-c', 'while :; do echo pong | nc -l -s 127.0.0.1 -p 7000; done'],
-              startupProbe: { tcpSocket: { port: 7000 }, periodSeconds: 1, failureThreshold: 2 },
+              // busybox's nc cannot bind one address; its httpd can, and listens on the pod's loopback only.
+              command: ['/bin/sh', '-c', 'mkdir -p /tmp/www && echo serving > /tmp/www/index.html && exec httpd -f -p 127.0.0.1:7000 -h /tmp/www'],
+              startupProbe: { tcpSocket: { port: 7000 }, periodSeconds: 1, failureThreshold: 30 },
             },
           ],
         }),
@@ -209,7 +223,10 @@ describeRequiring('the embedded kubelet on Docker', dockerDaemon, () => {
         timeoutMs: 20_000,
         what: 'a failed probe',
       });
-      expect(unhealthy).toMatch(/connect: connection refused/);
+      const podIP = (await read('loopback-only')).status?.podIP;
+      expect(unhealthy).toContain(`dial tcp ${podIP}:7000: connect: connection refused`);
+      // It does serve, on the pod's own loopback, which the kubelet's probe never dials.
+      expect(await execIn('loopback-only', 'db', ['wget', '-q', '-O-', 'http://127.0.0.1:7000/'])).toEqual({ out: 'serving\n', status: 'Success' });
       await api.deleteNamespacedPod({ name: 'loopback-only', namespace: NS, gracePeriodSeconds: 0 });
     });
 
@@ -247,14 +264,7 @@ describeRequiring('the embedded kubelet on Docker', dockerDaemon, () => {
     test('exec runs in the container through Docker exec: its filesystem, its exit code', async () => {
       await api.createNamespacedPod({ namespace: NS, body: pod('exec', [{ name: 'step', image: images.busybox, command: ['/bin/sh', '-c', 'echo inside > /tmp/mark; sleep 30'] }]) });
       await waitFor(async () => ((await read('exec')).status?.containerStatuses?.[0]?.state?.running ? true : undefined), { timeoutMs: 20_000, what: 'running' });
-      const stdout = new PassThrough();
-      let out = '';
-      stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      const status = await new Promise<string | undefined>((resolve, reject) => {
-        new Exec(cluster.kubeConfig())
-          .exec(NS, 'exec', 'step', ['/bin/sh', '-c', 'sleep 0.2; cat /tmp/mark; exit 4'], stdout, null, null, false, (s) => resolve(s.status === 'Success' ? 'Success' : String(s.details?.causes?.[0]?.message)))
-          .catch(reject);
-      });
+      const { out, status } = await execIn('exec', 'step', ['/bin/sh', '-c', 'sleep 0.2; cat /tmp/mark; exit 4']);
       expect(out).toBe('inside\n');
       expect(status).toBe('4');
       await api.deleteNamespacedPod({ name: 'exec', namespace: NS, gracePeriodSeconds: 0 });

@@ -4,6 +4,8 @@
  * real kubectl (exec, exec -i, cp both ways), the apiserver's refusals before the upgrade and the
  * kubelet's after it, and exec'd processes ending with their pod and with the cluster. kubectl is
  * needed on PATH for its part (CI installs it; under CI=true a missing kubectl fails).
+ * On the process runtime: an exec'd command is a process of this machine (its pid checked here),
+ * and one that cannot start fails in containerd's words, as that runtime writes them.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -3,6 +3,8 @@
  * on their first consumer as on EKS, a build's pods sharing files through one claim, workingDir and
  * emptyDir, the ways a pod stays Pending (unknown storage class, missing claim, node affinity), and
  * deleting a claim that a pod still holds.
+ * On the process runtime: a container's workingDir is a folder of this machine, so the emptyDir
+ * test finds the pod's file at the path the pod printed.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { CoreV1Api, StorageV1Api, Watch, type CoreV1Event, type V1PersistentVolumeClaim, type V1Pod } from '@kubernetes/client-node';

@@ -1,6 +1,8 @@
 /**
  * The embedded cluster through @kubernetes/client-node, over real HTTP on loopback: what lib/kube
  * and users see of pods, events, logs, errors, selectors and watches.
+ * On the process runtime: pull failures in the catalog's words, a stopped shell ending 143 at
+ * once, pids of this machine.
  */
 import { CoreV1Api, Watch, type CoreV1Event, type V1Pod } from '@kubernetes/client-node';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster, type Fault } from '../lib/local/cluster/index.js';

@@ -3,6 +3,7 @@
  * PrepareBuild, before any pod, on the embedded cluster (its catalog registry) and on a cluster
  * given by kubeconfig (the images' own registry, here Debian's docker-registry); an inconclusive
  * check leaves the image to the kubelet.
+ * The embedded cluster is on the process runtime, whose kubeconfig names the catalog registry.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -8,6 +8,7 @@
  *
  * Nothing here sleeps on the poll schedule: the Wait states take milliseconds (`waitMs`), and each
  * step waits for the test's word (a file the test creates) where the order of events is the point.
+ * On the process runtime: a step sees this machine's files, which is how it waits for the test's word.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';

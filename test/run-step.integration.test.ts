@@ -2,6 +2,7 @@
  * `run --step NAME`, through the CLI's `main` on an embedded cluster: the build runs the checkout,
  * the steps asked for and what they need, and lists every other step as skipped, not asked for.
  * Each step leaves a mark in a folder of the test's, so "ran" means its command ran.
+ * On the process runtime, so that a step's mark lands in the test's folder.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';

@@ -4,6 +4,8 @@
  * port, a port gate on the next) and the step's container starts only once every port accepts
  * connections: here one service opens its port a second late, and the step, which connects at
  * once, succeeds. The catalog's `kong/go-echo` is the other service.
+ * On the process runtime: the services are this machine's processes on 127.0.0.1 (the catalog's
+ * echo stand-in among them), and the startup probes dial 127.0.0.1.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

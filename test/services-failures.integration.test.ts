@@ -6,6 +6,7 @@
  * service's log tail; either way the step ends within one poll of the kubelet's report and no pod
  * is left behind. The image check is off for these builds, so the kubelet's pull decides (with it
  * on, PrepareBuild would refuse the missing image before any pod).
+ * On the process runtime: the missing image is refused in the catalog's words.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -107,7 +107,7 @@ function creatingStatus(container: Container, reason: string): ContainerStatus {
   };
 }
 
-/** The status of a pod the node has just taken on: its IPs, its start time, every container being created. */
+/** The status of a pod the node has just taken on: its node's IP, its start time, every container being created. */
 export function admittedStatus(pod: Pod, ip: string, startTime: string): PodStatus {
   const initStatuses = (pod.spec.initContainers ?? []).map((c) => creatingStatus(c, 'PodInitializing'));
   const waiting = initStatuses.length > 0 ? 'PodInitializing' : 'ContainerCreating';
@@ -117,8 +117,7 @@ export function admittedStatus(pod: Pod, ip: string, startTime: string): PodStat
     phase: 'Pending',
     hostIP: ip,
     hostIPs: [{ ip }],
-    podIP: ip,
-    podIPs: [{ ip }],
+    // No podIP yet: the pod has one once its sandbox is made (pod-worker.ts runSandbox).
     startTime,
     ...(initStatuses.length > 0 ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,
