@@ -1,4 +1,4 @@
-import type { BuildInput, BuildSource } from '../contract/index.js';
+import type { BuildChanges, BuildInput, BuildSource } from '../contract/index.js';
 import { buildIdFor } from './execution-name.js';
 
 /** `build.trigger` values. ReportStatus posts commit statuses only for the GitHub ones. */
@@ -24,6 +24,8 @@ export interface BuildRequest {
   cloneUrl?: string;
   /** The GitHub App installation the delivery came through (BuildRef.installationId). */
   installationId?: number;
+  /** The files the change touches (BuildInput.changes); absent: the delivery says nothing of them. */
+  changes?: BuildChanges;
 }
 
 /** GitHub's own https URLs get GitHub credentials, so private repositories check out too. */
@@ -57,5 +59,6 @@ export function buildInputFor(
     pipeline,
     ...(request.cloneUrl ? { source: sourceOf(request, request.cloneUrl) } : {}),
     ...(namespace ? { namespace } : {}),
+    ...(request.changes ? { changes: request.changes } : {}),
   };
 }

@@ -6,9 +6,13 @@
  *
  * cloneUrl is optional: without it the build has no source, and a pipeline that checks out is
  * refused. It may not carry a credential: it is echoed in the clone step's log.
+ *
+ * changed_files is optional too: the repository paths the change touches, for `when.paths`
+ * (BuildInput.changes); absent, the build has no change and no step is skipped by paths.
  */
 import * as z from 'zod';
 import { Triggers, type BuildRequest } from './build-request.js';
+import { limitedChanges } from './changed-files.js';
 import { InvalidPayload } from './errors.js';
 
 const MODULE = 'generic-event';
@@ -33,6 +37,15 @@ const genericPayload = z.object({
     .refine((url) => /^(https?|git):\/\//.test(url), 'must be an https://, http:// or git:// URL')
     .refine((url) => !/^[a-z]+:\/\/[^/]*@/.test(url), 'must not carry a user or password: the clone step prints the URL in its log')
     .optional(),
+  changed_files: z
+    .array(
+      z
+        .string()
+        .min(1, 'must not be empty')
+        .max(1024, 'must be at most 1024 characters')
+        .regex(/^[^\0\n\r]+$/, 'must be one path on one line'),
+    )
+    .optional(),
 });
 
 export interface GenericDelivery {
@@ -48,13 +61,21 @@ export function decideGenericDelivery(payload: unknown): GenericDelivery {
     const message =
       issue?.code === 'invalid_type' ? `expected ${issue.expected}` : (issue?.message ?? 'invalid');
     throw new InvalidPayload(
-      `The generic payload must be {"repository", "commit", "ref", "pipeline"} strings (and optionally "cloneUrl"): ${field}: ${message}.`,
+      `The generic payload must be {"repository", "commit", "ref", "pipeline"} strings (and optionally "cloneUrl", and "changed_files", an array of paths): ${field}: ${message}.`,
       MODULE,
     );
   }
-  const { repository, commit, ref, pipeline, cloneUrl } = result.data;
+  const { repository, commit, ref, pipeline, cloneUrl, changed_files: changedFiles } = result.data;
   return {
-    request: { trigger: Triggers.generic, event: 'generic', repository, commit, ref, ...(cloneUrl ? { cloneUrl } : {}) },
+    request: {
+      trigger: Triggers.generic,
+      event: 'generic',
+      repository,
+      commit,
+      ref,
+      ...(cloneUrl ? { cloneUrl } : {}),
+      ...(changedFiles ? { changes: limitedChanges(changedFiles) } : {}),
+    },
     pipeline: { file: INLINE_PIPELINE_FILE, text: pipeline },
   };
 }

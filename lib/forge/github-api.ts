@@ -1,6 +1,7 @@
 /**
  * The GitHub REST calls the runner makes, over fetch: read a file at a commit, post a commit
- * status, and (authenticated as a GitHub App, with its JWT) create an installation access token.
+ * status, read a commit's message, the files a comparison or a pull request changes, and
+ * (authenticated as a GitHub App, with its JWT) create an installation access token.
  * The base URL is configurable (GitHub Enterprise, or a loopback server in tests); the token is
  * never part of an error message.
  */
@@ -38,8 +39,20 @@ export interface InstallationToken {
   expiresAt: string;
 }
 
+/** A file of a comparison or a pull request: its path, and a rename's old path. */
+export interface ChangedFile {
+  filename: string;
+  previous_filename?: string;
+}
+
 export interface GitHubApi {
   readFile(repository: string, path: string, ref: string): Promise<FileRead>;
+  /** The message of a commit (the Git database API: no diff is computed for it). */
+  commitMessage(repository: string, sha: string): Promise<string>;
+  /** GET /repos/{owner}/{repo}/compare/{base}...{head}: the comparison's files (at most 300, unpaginated). */
+  compareFiles(repository: string, base: string, head: string): Promise<ChangedFile[]>;
+  /** One page of GET /repos/{owner}/{repo}/pulls/{number}/files. */
+  pullRequestFiles(repository: string, number: number, page: number, perPage: number): Promise<ChangedFile[]>;
   createCommitStatus(repository: string, sha: string, status: CommitStatus): Promise<void>;
   /** Needs the App's JWT as the token. */
   createInstallationToken(installationId: number, request: InstallationTokenRequest): Promise<InstallationToken>;
@@ -100,6 +113,16 @@ export function gitHubApi(options: GitHubApiOptions = {}): GitHubApi {
     );
   }
 
+  async function getJson(operation: string, path: string): Promise<unknown> {
+    const response = await call(operation, path, { method: 'GET', accept: 'application/vnd.github+json' });
+    if (!response.ok) throw await failure(operation, response);
+    try {
+      return (await response.json()) as unknown;
+    } catch {
+      throw new GitHubApiError(`${operation}: GitHub API answered ${response.status} with a body that is not JSON`, operation, response.status);
+    }
+  }
+
   return {
     async readFile(repository, path, ref) {
       const operation = `GET ${path} of ${repository} at ${ref}`;
@@ -122,6 +145,29 @@ export function gitHubApi(options: GitHubApiOptions = {}): GitHubApi {
         return { found: true, text: Buffer.from(file.content, 'base64').toString('utf8') };
       }
       throw new GitHubApiError(`${operation}: GitHub API answered without the file's content`, operation, response.status);
+    },
+
+    async commitMessage(repository, sha) {
+      const operation = `GET commit ${sha.slice(0, 7)} of ${repository}`;
+      const answer = await getJson(operation, `/repos/${repoPath(repository)}/git/commits/${encodeURIComponent(sha)}`);
+      const message = (answer as { message?: unknown } | null)?.message;
+      if (typeof message !== 'string') throw new GitHubApiError(`${operation}: GitHub API answered without the commit's message`, operation, 200);
+      return message;
+    },
+
+    async compareFiles(repository, base, head) {
+      const operation = `GET compare ${base.slice(0, 7)}...${head.slice(0, 7)} of ${repository}`;
+      // The files are on the first page whatever its size; one commit a page keeps the answer small.
+      const path = `/repos/${repoPath(repository)}/compare/${encodeURIComponent(base)}...${encodeURIComponent(head)}?per_page=1`;
+      const files = ((await getJson(operation, path)) as { files?: unknown } | null)?.files;
+      // A comparison of identical commits has no "files" at all.
+      return files === undefined ? [] : changedFiles(operation, files);
+    },
+
+    async pullRequestFiles(repository, number, page, perPage) {
+      const operation = `GET files of pull request #${number} of ${repository} (page ${page})`;
+      const path = `/repos/${repoPath(repository)}/pulls/${encodeURIComponent(String(number))}/files?per_page=${perPage}&page=${page}`;
+      return changedFiles(operation, await getJson(operation, path));
     },
 
     async createCommitStatus(repository, sha, status) {
@@ -150,6 +196,16 @@ export function gitHubApi(options: GitHubApiOptions = {}): GitHubApi {
       return { token: answer.token, expiresAt: typeof answer.expires_at === 'string' ? answer.expires_at : '' };
     },
   };
+}
+
+function changedFiles(operation: string, value: unknown): ChangedFile[] {
+  const usable = (f: unknown): f is ChangedFile =>
+    typeof (f as ChangedFile | null)?.filename === 'string' &&
+    ['string', 'undefined'].includes(typeof (f as ChangedFile).previous_filename);
+  if (!Array.isArray(value) || !value.every(usable)) {
+    throw new GitHubApiError(`${operation}: GitHub API answered with a file list not of the documented shape`, operation, 200);
+  }
+  return value.map(({ filename, previous_filename }) => ({ filename, ...(previous_filename !== undefined ? { previous_filename } : {}) }));
 }
 
 function repoPath(repository: string): string {

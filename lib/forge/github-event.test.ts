@@ -1,4 +1,4 @@
-import { branchDeletion, branchPush, ping, pullRequest, tagPush } from '../../test/fixtures/webhooks/examples.js';
+import { branchDeletion, branchPush, branchUpdate, ping, pullRequest, tagPush } from '../../test/fixtures/webhooks/examples.js';
 import { InvalidPayload } from './errors.js';
 import { decideGitHubDelivery } from './github-event.js';
 
@@ -10,6 +10,9 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
   it('builds the pushed commit of a branch', () => {
     expect(decideGitHubDelivery('push', branchPush())).toEqual({
       kind: 'build',
+      // GitHub's example creates the branch: there is nothing to compare it with.
+      changes: { kind: 'known', changes: { known: false, why: expect.stringMatching(/created the branch/) } },
+      checkHeadCommitMessage: false,
       request: {
         trigger: 'github push',
         event: 'push',
@@ -29,9 +32,9 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
     payload.installation = { id: 48213977, node_id: 'MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNDgyMTM5Nzc=' };
     expect(decideGitHubDelivery('push', payload)).toMatchObject({ request: { installationId: 48213977 } });
     delete payload.installation;
-    expect(decideGitHubDelivery('push', payload)).toEqual({ kind: 'build', request: expect.not.objectContaining({ installationId: expect.anything() }) });
+    expect(decideGitHubDelivery('push', payload)).toMatchObject({ kind: 'build', request: expect.not.objectContaining({ installationId: expect.anything() }) });
     payload.installation = null;
-    expect(decideGitHubDelivery('push', payload)).toEqual({ kind: 'build', request: expect.not.objectContaining({ installationId: expect.anything() }) });
+    expect(decideGitHubDelivery('push', payload)).toMatchObject({ kind: 'build', request: expect.not.objectContaining({ installationId: expect.anything() }) });
     const pr = pullRequest('opened') as { installation?: unknown };
     pr.installation = { id: 7 };
     expect(decideGitHubDelivery('pull_request', pr)).toMatchObject({ request: { installationId: 7 } });
@@ -57,6 +60,9 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
     delete payload.installation;
     expect(decideGitHubDelivery('pull_request', payload)).toEqual({
       kind: 'build',
+      // The payload has neither the files nor the head commit's message: the API has them.
+      changes: { kind: 'pullRequest', number: payload.number, changedFiles: 1 },
+      checkHeadCommitMessage: true,
       request: {
         trigger: 'github pull_request',
         event: 'pull_request',
@@ -67,6 +73,26 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
         cloneUrl: 'https://github.com/Codertocat/Hello-World.git',
       },
     });
+  });
+
+  it("carries a push's changed files from its commits", () => {
+    expect(decideGitHubDelivery('push', branchUpdate())).toMatchObject({
+      kind: 'build',
+      changes: { kind: 'known', changes: { known: true, files: ['README.md', 'docs/guide.md', 'src/app.ts', 'src/old.ts'] } },
+    });
+  });
+
+  it('skips a push whose head commit asks for no build, saying why', () => {
+    const payload = branchUpdate();
+    payload.head_commit = { ...payload.head_commit, message: 'Fix the docs [skip ci]' };
+    expect(decideGitHubDelivery('push', payload)).toEqual({
+      kind: 'skipped',
+      reason: 'the head commit 6113728 asks for no build ("[skip ci]" in its message)',
+    });
+    // Only the head commit counts, as GitHub Actions has it.
+    payload.head_commit = { ...payload.head_commit, message: 'Fix the code' };
+    payload.commits[0] = { ...payload.commits[0], message: 'wip [skip ci]' };
+    expect(decideGitHubDelivery('push', payload)).toMatchObject({ kind: 'build' });
   });
 
   it('ignores a pull request from a fork unless the deployment builds forks, saying why', () => {

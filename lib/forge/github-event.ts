@@ -4,13 +4,27 @@
  */
 import * as z from 'zod';
 import { Triggers, type BuildRequest } from './build-request.js';
+import { pushChangeQuery, type ChangeQuery } from './changed-files.js';
 import { InvalidPayload } from './errors.js';
 import { printable } from './request.js';
+import { skipInstruction, skipReason } from './skip-ci.js';
 
 export type GitHubDecision =
   | { kind: 'ping'; zen: string }
   | { kind: 'ignored'; reason: string }
-  | { kind: 'build'; request: BuildRequest };
+  /** The head commit's message asks for no build (skip-ci.ts). */
+  | { kind: 'skipped'; reason: string }
+  | {
+      kind: 'build';
+      request: BuildRequest;
+      /** How the change's files are found (changed-files.ts). */
+      changes: ChangeQuery;
+      /**
+       * The head commit's message is not in the payload (a pull request's): a skip instruction in
+       * it can only be seen through the API.
+       */
+      checkHeadCommitMessage: boolean;
+    };
 
 const MODULE = 'github-event';
 const ZERO_SHA = /^0{40}$/;
@@ -25,10 +39,19 @@ const repository = z.object({
 // installation of the App the repository belongs to, so the build can get a token of it.
 const installation = z.object({ id: z.number().int().positive() }).nullish();
 
+const paths = z.array(z.string()).optional();
+
 const pushPayload = z.object({
   ref: z.string().min(1),
+  before: z.string().optional(),
   after: z.string(),
+  created: z.boolean().optional(),
   deleted: z.boolean().optional(),
+  forced: z.boolean().optional(),
+  // Every pushed commit, each with the paths it added, modified and removed.
+  commits: z.array(z.object({ added: paths, modified: paths, removed: paths })).optional(),
+  // The commit `after` names; null when the push deleted the ref.
+  head_commit: z.object({ message: z.string() }).nullish(),
   repository,
   installation,
 });
@@ -44,6 +67,7 @@ const pullRequestPayload = z.object({
     head: z.object({ sha, repo: z.object({ full_name: z.string() }).nullable().optional() }),
     // The branch it merges into: a step's `when.branch` is matched with it, as GitHub Actions' `branches`.
     base: z.object({ ref: z.string().min(1) }).optional(),
+    changed_files: z.number().int().nonnegative().optional(),
   }),
   repository,
   installation,
@@ -82,8 +106,12 @@ function decidePush(push: z.infer<typeof pushPayload>): GitHubDecision {
   if (!push.ref.startsWith('refs/heads/')) return { kind: 'ignored', reason: `${push.ref} is not a branch` };
   const after = sha.safeParse(push.after);
   if (!after.success) throw new InvalidPayload('The push payload\'s "after" is not a commit sha.', MODULE);
+  const instruction = skipInstruction(push.head_commit?.message);
+  if (instruction) return { kind: 'skipped', reason: skipReason(instruction, after.data) };
   return {
     kind: 'build',
+    changes: pushChangeQuery(push),
+    checkHeadCommitMessage: false,
     request: {
       trigger: Triggers.githubPush,
       event: 'push',
@@ -109,8 +137,11 @@ function decidePullRequest(pr: z.infer<typeof pullRequestPayload>, policy: GitHu
   }
   // The head commit is fetched and reported on in the base repository: GitHub keeps every pull
   // request's head there as refs/pull/N/head, forks included.
+  const { changed_files: changedFiles } = pr.pull_request;
   return {
     kind: 'build',
+    changes: { kind: 'pullRequest', number: pr.number, ...(changedFiles !== undefined ? { changedFiles } : {}) },
+    checkHeadCommitMessage: true,
     request: {
       trigger: Triggers.githubPullRequest,
       event: 'pull_request',

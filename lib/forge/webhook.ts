@@ -2,13 +2,15 @@
  * One webhook request, from the raw API Gateway event to the answer: which endpoint, is it signed,
  * is it JSON, what does it ask for, is its pipeline valid, then start (at most once per delivery).
  * The order matters: nothing that costs anything (the GitHub API, StartExecution) happens before
- * the signature is verified, and nothing starts before the pipeline is known to be valid.
+ * the signature is verified, a delivery whose head commit asks for no build reads nothing more,
+ * and nothing starts before the pipeline is known to be valid.
  */
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { InvalidImage, InvalidPipeline, parsePipeline, pipelineSizeProblem, problemReports } from '../pipeline/index.js';
 import { buildInputFor, type BuildRequest } from './build-request.js';
+import { noChangeSource, type ChangeSource } from './change-source.js';
 import { MethodNotAllowed, PipelineRejected, PipelineTooLarge, RouteNotFound, WebhookNotConfigured } from './errors.js';
 import { executionName } from './execution-name.js';
 import type { ExecutionStarter } from './execution-starter.js';
@@ -17,6 +19,7 @@ import { decideGitHubDelivery } from './github-event.js';
 import type { PipelineSource, PipelineText } from './pipeline-source.js';
 import { bodyText, header, MAX_BODY_BYTES, parseJson, printable, rawBody, requireJson } from './request.js';
 import { verifySignature } from './signature.js';
+import { skipInstruction, skipReason } from './skip-ci.js';
 
 export const WebhookRoutes = { github: '/webhook', generic: '/webhook/generic' } as const;
 export type WebhookKind = keyof typeof WebhookRoutes;
@@ -36,6 +39,12 @@ export interface WebhookDeps {
   starter: ExecutionStarter;
   /** Where a GitHub delivery's pipeline comes from; it may need the GitHub token. */
   pipelines(secrets: WebhookSecrets): PipelineSource;
+  /**
+   * Where a GitHub delivery's changed files (when the payload cannot list them) and a pull
+   * request's head commit message come from (change-source.ts). Absent: nothing is asked, those
+   * changes are `known: false`, and a pull request's head commit is not checked for [skip ci].
+   */
+  changes?(secrets: WebhookSecrets): ChangeSource;
   log: WebhookLog;
   /** Overrides the deployment's namespace in the execution input. */
   namespace?: string;
@@ -85,9 +94,26 @@ export async function handleWebhook(event: APIGatewayProxyEventV2, secrets: Webh
     deps.log.info('GitHub delivery ignored', { delivery: printable(delivery), event: eventName, reason: decision.reason });
     return jsonAnswer(202, { ignored: decision.reason });
   }
+  if (decision.kind === 'skipped') return skipped(delivery, eventName, decision.reason, deps);
   const request = deps.gitHubCloneUrl ? { ...decision.request, cloneUrl: deps.gitHubCloneUrl(decision.request) } : decision.request;
-  const pipeline = await deps.pipelines(secrets).load(request);
-  return start('gh', delivery, request, pipeline, deps);
+  const changeSource = deps.changes?.(secrets) ?? noChangeSource;
+  if (decision.checkHeadCommitMessage) {
+    const head = await changeSource.headCommitMessage(request);
+    const instruction = head.known ? skipInstruction(head.message) : undefined;
+    if (instruction) return skipped(delivery, eventName, skipReason(instruction, request.commit), deps);
+    if (!head.known && deps.changes) {
+      deps.log.warn('The head commit message could not be read: a skip instruction in it is not honoured', { delivery: printable(delivery), why: head.why });
+    }
+  }
+  // The change source never rejects, so the pipeline's refusal is the one answer.
+  const [pipeline, changes] = await Promise.all([deps.pipelines(secrets).load(request), changeSource.changes(request, decision.changes)]);
+  return start('gh', delivery, { ...request, changes }, pipeline, deps);
+}
+
+/** Answered as an ignored delivery is: a 202 that says why, and nothing started. */
+function skipped(delivery: string, event: string | undefined, reason: string, deps: WebhookDeps): Answer {
+  deps.log.info('GitHub delivery skipped', { delivery: printable(delivery), event, reason });
+  return jsonAnswer(202, { skipped: reason });
 }
 
 async function start(source: string, delivery: string, request: BuildRequest, pipeline: PipelineText, deps: WebhookDeps): Promise<Answer> {
@@ -100,6 +126,7 @@ async function start(source: string, delivery: string, request: BuildRequest, pi
     repository: request.repository,
     commit: request.commit,
     executionName: name,
+    ...(request.changes ? { changedFiles: request.changes.known ? request.changes.files.length : `unknown: ${request.changes.why}` } : {}),
   });
   return jsonAnswer(202, {
     executionArn: started.executionArn,

@@ -1,4 +1,5 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { gitHubChangeSource } from '../forge/change-source.js';
 import { stepFunctionsStarter } from '../forge/execution-starter.js';
 import type { GitHubCredentials } from '../forge/github-app.js';
 import { gitHubPipelineSource } from '../forge/pipeline-source.js';
@@ -13,9 +14,11 @@ import { EnvNames, reader } from './settings.js';
  * How long each GitHub call of a delivery may take: GitHub gives up on a delivery after 10 s, as
  * the function's own timeout does (serverless.yml), and the answer must be the handler's own
  * (502 ForgeUnavailable naming the call), not a timeout. Together they leave 3 s for the secrets,
- * the signature and StartExecution.
+ * the signature and StartExecution. What a change touches (for `when.paths`) and a pull request's
+ * head commit message (for `[skip ci]`) get 1.5 s between them, beside the pipeline file's read:
+ * past it they are unknown (every step runs), never a failed delivery.
  */
-export const WEBHOOK_GITHUB_CALL_MS = { installationToken: 3_000, pipelineFile: 4_000 } as const;
+export const WEBHOOK_GITHUB_CALL_MS = { installationToken: 3_000, pipelineFile: 4_000, changes: 1_500 } as const;
 
 /** The pipeline is read at once; a token with less left than this is not reused. */
 const PIPELINE_TOKEN_REUSE_SECONDS = 5 * 60;
@@ -54,6 +57,7 @@ export function createLambdaWebhookHandler(env: NodeJS.ProcessEnv = process.env,
     deps: {
       starter: stepFunctionsStarter(sfn, stateMachineArn),
       pipelines: (s) => gitHubPipelineSource({ ...credentials, ...(s.githubToken ? { token: s.githubToken } : {}) }, api),
+      changes: (s) => gitHubChangeSource({ ...credentials, ...(s.githubToken ? { token: s.githubToken } : {}) }, { ...(apiUrl ? { baseUrl: apiUrl } : {}), budgetMs: WEBHOOK_GITHUB_CALL_MS.changes }),
       log: logger,
       buildForkPullRequests: env[EnvNames.buildForkPullRequests] === 'true',
     },

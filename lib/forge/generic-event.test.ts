@@ -1,0 +1,34 @@
+import { CHANGED_FILES_LIMIT } from '../contract/index.js';
+import { buildInputFor } from './build-request.js';
+import { InvalidPayload } from './errors.js';
+import { decideGenericDelivery } from './generic-event.js';
+
+const PAYLOAD = { repository: 'team/app', commit: 'abc123', ref: 'refs/heads/main', pipeline: 'version: 1\nsteps: []\n' };
+
+describe('decideGenericDelivery: changed_files', () => {
+  it('carries the files the sender lists into the build input, once each', () => {
+    const { request, pipeline } = decideGenericDelivery({ ...PAYLOAD, changed_files: ['src/b.ts', 'docs/a.md', 'src/b.ts'] });
+    expect(buildInputFor('generic-app-abc123-x', request, pipeline).changes).toEqual({ known: true, files: ['docs/a.md', 'src/b.ts'] });
+  });
+
+  it('has no change when the sender lists none, and an empty one when it lists an empty array', () => {
+    const { request, pipeline } = decideGenericDelivery(PAYLOAD);
+    expect(buildInputFor('generic-app-abc123-x', request, pipeline)).not.toHaveProperty('changes');
+    expect(decideGenericDelivery({ ...PAYLOAD, changed_files: [] }).request.changes).toEqual({ known: true, files: [] });
+  });
+
+  it('does not know a change of more files than an input holds', () => {
+    const changed_files = Array.from({ length: CHANGED_FILES_LIMIT + 1 }, (_, i) => `f${i}`);
+    expect(decideGenericDelivery({ ...PAYLOAD, changed_files }).request.changes).toEqual({ known: false, why: expect.stringMatching(/1001 files, more than the 1000/) });
+  });
+
+  it.each([
+    ['not an array', 'src/a.ts', /changed_files: expected array/],
+    ['a number in it', ['a', 1], /changed_files\.1: expected string/],
+    ['an empty path', [''], /changed_files\.0: must not be empty/],
+    ['a path over two lines', ['a\nb'], /changed_files\.0: must be one path on one line/],
+  ])('refuses changed_files that is %s, naming the field', (_what, changed_files, message) => {
+    expect(() => decideGenericDelivery({ ...PAYLOAD, changed_files })).toThrow(InvalidPayload);
+    expect(() => decideGenericDelivery({ ...PAYLOAD, changed_files })).toThrow(message);
+  });
+});

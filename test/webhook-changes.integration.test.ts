@@ -1,0 +1,240 @@
+/**
+ * [skip ci] and BuildInput.changes through the real middy webhook handler, on GitHub's recorded
+ * deliveries (@octokit/webhooks-examples), with the GitHub API served by a loopback stand-in:
+ * what is skipped starts nothing, the changed files come from the payload or from the compare and
+ * pull request files APIs, and a failing or silent API leaves them unknown while the build starts.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { jest } from '@jest/globals';
+import { sign } from '@octokit/webhooks-methods';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { BuildInput } from '../lib/contract/index.js';
+import { gitHubChangeSource, type ChangeSourceOptions } from '../lib/forge/change-source.js';
+import type { ExecutionStarter } from '../lib/forge/execution-starter.js';
+import { gitHubApp, type GitHubCredentials } from '../lib/forge/github-app.js';
+import { gitHubPipelineSource } from '../lib/forge/pipeline-source.js';
+import { createWebhookHandler, staticSecrets } from '../lib/forge/webhook-handler.js';
+import type { WebhookDeps } from '../lib/forge/webhook.js';
+import { localLambdaContext } from '../lib/local/lambda-context.js';
+import { logger } from '../lib/workflow/lambda-task.js';
+import { branchPush, branchUpdate, pullRequest } from './fixtures/webhooks/examples.js';
+import { startFakeGitHub, type FakeFile, type FakeGitHub } from './fixtures/webhooks/github-server.js';
+
+const SECRET = 'changes-webhook-secret';
+const TOKEN = 'ghp_changesTokenThatMustNeverLeak01';
+const REPO = 'Codertocat/Hello-World';
+const PUSH_SHA = '6113728f27ae82c7b1a177c8d03f9e96e0adf246';
+const BEFORE_SHA = 'f95f852bd8fca8fcc58a9a2d6c842781e32a215e';
+const PR_SHA = 'ec26c3e57ca3a959ca5aad62de7213c562f8c821';
+const PIPELINE = 'version: 1\nsteps:\n  - name: test\n    image: alpine:3.20\n    commands: [echo hi]\n';
+
+let github: FakeGitHub;
+let logged = '';
+const started: { name: string; input: BuildInput }[] = [];
+const starter: ExecutionStarter = {
+  start: async (name, input) => {
+    started.push({ name, input });
+    return { executionArn: `arn:local:${name}`, executionName: name, consoleUrl: 'http://localhost', alreadyStarted: false };
+  },
+};
+
+beforeAll(async () => {
+  github = await startFakeGitHub();
+  for (const stream of [process.stdout, process.stderr]) {
+    jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      logged += chunk.toString();
+      return true;
+    });
+  }
+});
+afterAll(async () => {
+  jest.restoreAllMocks();
+  await github.close();
+});
+beforeEach(() => {
+  started.length = 0;
+  logged = '';
+  github.requests.length = 0;
+  github.failPaths = [];
+  github.hangPaths = [];
+  for (const map of [github.files, github.commits, github.comparisons, github.pullRequestFiles, github.installations]) map.clear();
+  github.files.set(`${REPO}@${PUSH_SHA}`, { text: PIPELINE, form: 'raw' });
+  github.files.set(`${REPO}@${PR_SHA}`, { text: PIPELINE, form: 'raw' });
+  github.commits.set(`${REPO}@${PR_SHA}`, 'Update the README');
+});
+afterEach(() => {
+  expect(logged).not.toContain(TOKEN);
+});
+
+/** The webhook as Lambda composes it, with the deployment's token, or another way of asking GitHub. */
+function handlerWith(options: { changes?: boolean; credentials?: GitHubCredentials; source?: ChangeSourceOptions } = {}) {
+  const credentials = options.credentials ?? { token: TOKEN };
+  const deps: WebhookDeps = {
+    starter,
+    pipelines: () => gitHubPipelineSource(credentials, { baseUrl: github.url }),
+    log: logger,
+    ...(options.changes === false ? {} : { changes: () => gitHubChangeSource(credentials, { baseUrl: github.url, ...options.source }) }),
+  };
+  return createWebhookHandler({ logger, secrets: staticSecrets({ githubWebhookSecret: SECRET }), deps });
+}
+
+async function deliver(handler: ReturnType<typeof handlerWith>, event: string, payload: unknown) {
+  const body = JSON.stringify(payload);
+  const request = {
+    version: '2.0',
+    rawPath: '/webhook',
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': event,
+      'x-github-delivery': `delivery-${Math.random().toString(16).slice(2)}`,
+      'x-hub-signature-256': await sign(SECRET, body),
+    },
+    requestContext: { http: { method: 'POST', path: '/webhook' }, stage: '$default' },
+    body,
+    isBase64Encoded: false,
+  } as unknown as APIGatewayProxyEventV2;
+  const answer = (await handler(request, localLambdaContext('webhook'))) as APIGatewayProxyStructuredResultV2;
+  return { status: answer.statusCode, json: JSON.parse(answer.body ?? 'null') as Record<string, unknown> };
+}
+
+const apiCalls = () => github.requests.map((r) => `${r.method} ${r.path}${r.query.size ? `?${r.query.toString()}` : ''}`);
+const pipelineRead = (sha: string) => `GET /repos/${REPO}/contents/.step-runner.yml?ref=${sha}`;
+const files = (names: string[]): FakeFile[] => names.map((filename) => ({ filename }));
+
+describe('[skip ci]', () => {
+  it('starts nothing for a push whose head commit says [skip ci], and reads nothing from GitHub', async () => {
+    const push = branchUpdate();
+    push.head_commit = { ...push.head_commit, message: 'Fix a typo in the docs [skip ci]' };
+    const answer = await deliver(handlerWith(), 'push', push);
+    expect(answer).toEqual({ status: 202, json: { skipped: 'the head commit 6113728 asks for no build ("[skip ci]" in its message)' } });
+    expect(started).toEqual([]);
+    expect(github.requests).toEqual([]);
+    expect(logged).toContain('GitHub delivery skipped');
+  });
+
+  it("starts nothing for a pull request whose head commit, read through the API, says [no ci]", async () => {
+    github.commits.set(`${REPO}@${PR_SHA}`, 'Tidy the changelog\n\n[no ci]');
+    const answer = await deliver(handlerWith(), 'pull_request', pullRequest('synchronize'));
+    expect(answer).toEqual({ status: 202, json: { skipped: 'the head commit ec26c3e asks for no build ("[no ci]" in its message)' } });
+    expect(started).toEqual([]);
+    // The message was read with the deployment's token, and nothing else was asked.
+    expect(apiCalls()).toEqual([`GET /repos/${REPO}/git/commits/${PR_SHA}`]);
+    expect(github.requests[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it('skips on a skip-checks trailer too', async () => {
+    github.commits.set(`${REPO}@${PR_SHA}`, 'Tidy the changelog\n\nSigned-off-by: Codertocat <c@example.com>\nskip-checks: true');
+    expect((await deliver(handlerWith(), 'pull_request', pullRequest('opened'))).json).toEqual({ skipped: expect.stringContaining('"skip-checks: true"') });
+    expect(started).toEqual([]);
+  });
+
+  it('builds a pull request whose head commit message cannot be read, and says so in the log', async () => {
+    github.failPaths = [{ path: /\/git\/commits\//, status: 500 }];
+    github.pullRequestFiles.set(`${REPO}#2`, files(['README.md']));
+    expect((await deliver(handlerWith(), 'pull_request', pullRequest('synchronize'))).status).toBe(202);
+    expect(started).toHaveLength(1);
+    expect(logged).toMatch(/The head commit message could not be read.*GitHub API answered 500/);
+  });
+
+  it('does not look at the head commit of a pull request without a GitHub API client', async () => {
+    github.commits.set(`${REPO}@${PR_SHA}`, '[skip ci]');
+    await deliver(handlerWith({ changes: false }), 'pull_request', pullRequest('synchronize'));
+    expect(started).toHaveLength(1);
+    expect(apiCalls()).toEqual([pipelineRead(PR_SHA)]);
+  });
+});
+
+describe('BuildInput.changes', () => {
+  it("holds a push's commits' added, modified and removed files, without asking GitHub", async () => {
+    expect((await deliver(handlerWith(), 'push', branchUpdate())).status).toBe(202);
+    expect(started[0]!.input.changes).toEqual({ known: true, files: ['README.md', 'docs/guide.md', 'src/app.ts', 'src/old.ts'] });
+    expect(apiCalls()).toEqual([pipelineRead(PUSH_SHA)]);
+  });
+
+  it('is unknown for a new branch (GitHub\'s recorded push creates one)', async () => {
+    await deliver(handlerWith(), 'push', branchPush());
+    expect(started[0]!.input.changes).toEqual({ known: false, why: 'the push created the branch: there is no earlier commit of it to compare with' });
+    expect(apiCalls()).toEqual([pipelineRead(PUSH_SHA)]);
+  });
+
+  it('asks the compare API when the payload lists no commits, renames counting both names', async () => {
+    github.comparisons.set(`${REPO} ${BEFORE_SHA}...${PUSH_SHA}`, [{ filename: 'src/new.ts', previous_filename: 'src/old.ts', status: 'renamed' }, { filename: 'package.json' }]);
+    await deliver(handlerWith(), 'push', { ...branchUpdate(), commits: [] });
+    expect(started[0]!.input.changes).toEqual({ known: true, files: ['package.json', 'src/new.ts', 'src/old.ts'] });
+    expect(apiCalls()).toContain(`GET /repos/${REPO}/compare/${BEFORE_SHA}...${PUSH_SHA}?per_page=1`);
+  });
+
+  it('is unknown when the comparison lists 300 files, the most the API lists', async () => {
+    github.comparisons.set(`${REPO} ${BEFORE_SHA}...${PUSH_SHA}`, files(Array.from({ length: 450 }, (_, i) => `f${i}`)));
+    await deliver(handlerWith(), 'push', { ...branchUpdate(), commits: [] });
+    expect(started[0]!.input.changes).toEqual({ known: false, why: expect.stringMatching(/compare API lists at most 300 files/) });
+  });
+
+  it('is unknown, and the build still starts, when the compare API fails', async () => {
+    github.failPaths = [{ path: /\/compare\//, status: 502 }];
+    const answer = await deliver(handlerWith(), 'push', { ...branchUpdate(), commits: [] });
+    expect(answer.status).toBe(202);
+    expect(answer.json).toHaveProperty('executionName');
+    expect(started[0]!.input.changes).toEqual({
+      known: false,
+      why: expect.stringMatching(/^the push payload lists no commits \(the compare API would list the files\), and GitHub did not say: GET compare f95f852\.\.\.6113728 of Codertocat\/Hello-World: GitHub API answered 502/),
+    });
+  });
+
+  it('is unknown, and the build still starts, when the compare API does not answer within the budget', async () => {
+    github.hangPaths = [/\/compare\//];
+    await deliver(handlerWith({ source: { budgetMs: 300 } }), 'push', { ...branchUpdate(), commits: [] });
+    expect(started).toHaveLength(1);
+    expect(started[0]!.input.changes).toEqual({ known: false, why: expect.stringMatching(/GitHub did not say: .*no answer within \d+ ms/) });
+  });
+
+  it('is unknown when the payload cannot say and there is no GitHub API client to ask', async () => {
+    await deliver(handlerWith({ changes: false }), 'push', { ...branchUpdate(), commits: [] });
+    expect(started[0]!.input.changes).toEqual({ known: false, why: 'the push payload lists no commits (the compare API would list the files), and no GitHub API client is configured to ask' });
+  });
+
+  it("holds a synchronized pull request's files, every page of them, renames counting both names", async () => {
+    const listed = [...files(Array.from({ length: 249 }, (_, i) => `src/f${String(i).padStart(3, '0')}.ts`)), { filename: 'lib/b.ts', previous_filename: 'lib/a.ts', status: 'renamed' as const }];
+    github.pullRequestFiles.set(`${REPO}#2`, listed);
+    const payload = pullRequest('synchronize') as { pull_request: { changed_files: number } };
+    payload.pull_request.changed_files = listed.length;
+    await deliver(handlerWith(), 'pull_request', payload);
+    const changes = started[0]!.input.changes;
+    if (!changes?.known) throw new Error(`the files were not known: ${JSON.stringify(changes)}`);
+    expect(changes.files).toHaveLength(251);
+    expect(changes.files.slice(0, 2)).toEqual(['lib/a.ts', 'lib/b.ts']);
+    expect(apiCalls().filter((c) => c.includes('/files'))).toEqual([1, 2, 3].map((page) => `GET /repos/${REPO}/pulls/2/files?per_page=100&page=${page}`));
+  });
+
+  it('is unknown for a pull request that touches more files than an input holds, without listing them', async () => {
+    const payload = pullRequest('synchronize') as { pull_request: { changed_files: number } };
+    payload.pull_request.changed_files = 1500;
+    await deliver(handlerWith(), 'pull_request', payload);
+    expect(started[0]!.input.changes).toEqual({ known: false, why: "the pull request touches 1500 files, more than the 1000 a build's input holds" });
+    expect(apiCalls().filter((c) => c.includes('/files'))).toEqual([]);
+  });
+
+  it('is unknown when the pull request files API fails, and the build still starts', async () => {
+    github.failPaths = [{ path: /\/pulls\/2\/files$/, status: 403 }];
+    expect((await deliver(handlerWith(), 'pull_request', pullRequest('opened'))).status).toBe(202);
+    expect(started[0]!.input.changes).toEqual({ known: false, why: expect.stringMatching(/^pull request #2's files are listed by GitHub's API only, and GitHub did not say: .*answered 403/) });
+  });
+
+  it('is unknown for a pull request without a GitHub API client', async () => {
+    await deliver(handlerWith({ changes: false }), 'pull_request', pullRequest('reopened'));
+    expect(started[0]!.input.changes).toEqual({ known: false, why: "pull request #2's files are listed by GitHub's API only, and no GitHub API client is configured to ask" });
+  });
+
+  it("asks with an installation token of the App the delivery came through: contents for the commit, pull requests for the files", async () => {
+    const key = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    github.installations.set(1, { token: 'ghs_installationTokenForChanges01' });
+    github.pullRequestFiles.set(`${REPO}#2`, files(['README.md']));
+    const app = gitHubApp({ appId: '123456', privateKey: async () => key, baseUrl: github.url, reuseSeconds: 300 });
+    await deliver(handlerWith({ credentials: { app } }), 'pull_request', pullRequest('synchronize'));
+    expect(started[0]!.input.changes).toEqual({ known: true, files: ['README.md'] });
+    const asked = github.requests.filter((r) => r.path.endsWith('/access_tokens')).map((r) => (JSON.parse(r.body) as { permissions: unknown }).permissions);
+    expect(asked).toEqual([{ contents: 'read' }, { pull_requests: 'read' }]);
+    const files_ = github.requests.find((r) => r.path.endsWith('/files'));
+    expect(files_!.headers.authorization).toBe('Bearer ghs_installationTokenForChanges01');
+  });
+});
