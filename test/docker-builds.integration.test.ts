@@ -6,6 +6,7 @@
  * past its memory limit) in the daemon's or the registry's words. After every build, nothing of
  * this process's is left in Docker.
  */
+import { jest } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
@@ -17,6 +18,10 @@ import { dockerDaemon, MARKER, MARKER_PATH, startTestImages, testImagesBuildable
 import { localBuildsForFile } from './fixtures/local-builds.js';
 import { describeRequiring } from './fixtures/requirements.js';
 import { waitFor } from './fixtures/wait-for.js';
+
+// Docker's containers start in hundreds of milliseconds, and many times that on a loaded CI
+// machine: the waits below are upper bounds for a hang, not expectations of speed.
+jest.setTimeout(120_000);
 
 const run = promisify(execFile);
 const OWNER = `${DockerLabels.owner}=${ownerLabel({ hostname: hostname(), pid: process.pid })}`;

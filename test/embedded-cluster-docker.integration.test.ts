@@ -4,6 +4,7 @@
  * fixture), in one sandbox per pod, with the pull failures, OOM kills, runAsNonRoot refusals,
  * signals, exec and leftovers a real node shows.
  */
+import { jest } from '@jest/globals';
 import { rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,10 @@ import { waitFor } from './fixtures/wait-for.js';
 import { openWatch } from './fixtures/watch-events.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+
+// Docker's containers start in hundreds of milliseconds, and many times that on a loaded CI
+// machine: the waits below are upper bounds for a hang, not expectations of speed.
+jest.setTimeout(120_000);
 
 const run = promisify(execFile);
 const NS = 'docker-kubelet';

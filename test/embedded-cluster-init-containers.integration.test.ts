@@ -4,10 +4,15 @@
  * Never) and the containers never start; one whose image cannot be pulled keeps the pod Pending;
  * each has its own status, events (spec.initContainers{NAME}) and log, as the kubelet reports them.
  */
+import { jest } from '@jest/globals';
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
 import { describeOnRuntimes } from './fixtures/kubelet-runtimes.js';
 import { waitFor } from './fixtures/wait-for.js';
+
+// Docker's containers start in hundreds of milliseconds, and many times that on a loaded CI
+// machine: the waits below are upper bounds for a hang, not expectations of speed.
+jest.setTimeout(120_000);
 
 const NS = 'init';
 
@@ -42,7 +47,7 @@ describeOnRuntimes(NS, (runtime) => {
         const found = await runtime.api.readNamespacedPod({ name, namespace: NS });
         return wanted(found) ? found : undefined;
       },
-      { timeoutMs: 20_000, what: `pod ${name} ${what}` },
+      { timeoutMs: 60_000, what: `pod ${name} ${what}` },
     );
   }
 

@@ -5,10 +5,15 @@
  * alone decide the phase; one that exits on its own is restarted with back-off; deleting the pod
  * stops them. How a stopped sidecar ends is the runtime's (`stoppedExitCode`).
  */
+import { jest } from '@jest/globals';
 import type { CoreV1Event, V1Container, V1Pod } from '@kubernetes/client-node';
 import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
 import { describeOnRuntimes, dockerContainerRunning, hostProcessAlive, RuntimeKind } from './fixtures/kubelet-runtimes.js';
 import { waitFor } from './fixtures/wait-for.js';
+
+// Docker's containers start in hundreds of milliseconds, and many times that on a loaded CI
+// machine: the waits below are upper bounds for a hang, not expectations of speed.
+jest.setTimeout(120_000);
 
 const NS = 'sidecars';
 
@@ -49,7 +54,7 @@ describeOnRuntimes(NS, (runtime) => {
         const found = await runtime.api.readNamespacedPod({ name, namespace: NS });
         return wanted(found) ? found : undefined;
       },
-      { timeoutMs: 20_000, what: `pod ${name} ${what}` },
+      { timeoutMs: 60_000, what: `pod ${name} ${what}` },
     );
   }
 
@@ -68,7 +73,7 @@ describeOnRuntimes(NS, (runtime) => {
   async function sidecarRunning(name: string): Promise<() => Promise<boolean>> {
     const pid = await waitFor(
       async () => Number((await runtime.api.readNamespacedPodLog({ name, namespace: NS, container: 'service' })).trim()) || undefined,
-      { timeoutMs: 20_000, what: `the sidecar of ${name} to print its pid` },
+      { timeoutMs: 60_000, what: `the sidecar of ${name} to print its pid` },
     );
     if (runtime.kind === RuntimeKind.process) return () => Promise.resolve(hostProcessAlive(pid));
     const uid = (await runtime.api.readNamespacedPod({ name, namespace: NS })).metadata?.uid ?? '';
@@ -145,7 +150,7 @@ describeOnRuntimes(NS, (runtime) => {
         const p = await runtime.api.readNamespacedPod({ name: 'crashes', namespace: NS });
         return p.status?.initContainerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff' ? p : undefined;
       },
-      { timeoutMs: 15_000, intervalMs: 2, what: 'the sidecar to back off' },
+      { timeoutMs: 60_000, intervalMs: 2, what: 'the sidecar to back off' },
     );
     const side = backingOff.status?.initContainerStatuses?.[0];
     expect(side?.restartCount).toBeGreaterThan(0);
@@ -172,7 +177,7 @@ describeOnRuntimes(NS, (runtime) => {
         const left = await runtime.api.listNamespacedPod({ namespace: NS, fieldSelector: 'metadata.name=deleted' });
         return left.items.length === 0;
       },
-      { timeoutMs: 20_000, what: 'the pod to go' },
+      { timeoutMs: 60_000, what: 'the pod to go' },
     );
     expect(await running()).toBe(false);
     const killing = (await eventsOf('deleted')).filter((e) => e.reason === 'Killing').map((e) => e.message);

@@ -6,12 +6,17 @@
  * again. The address a probe dials is the runtime's: 127.0.0.1 for host processes, the pod's IP on
  * Docker, where a service must listen on all addresses (as on EKS).
  */
+import { jest } from '@jest/globals';
 import type { CoreV1Event, V1Container, V1Pod } from '@kubernetes/client-node';
 import { PORT_GATE_SCRIPT } from '../lib/kube/service-containers.js';
 import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
 import { freePort } from './fixtures/free-port.js';
 import { describeOnRuntimes, RuntimeKind, type KubeletRuntime } from './fixtures/kubelet-runtimes.js';
 import { waitFor } from './fixtures/wait-for.js';
+
+// Docker's containers start in hundreds of milliseconds, and many times that on a loaded CI
+// machine: the waits below are upper bounds for a hang, not expectations of speed.
+jest.setTimeout(120_000);
 
 const NS = 'probes';
 
@@ -71,7 +76,7 @@ function refusedDial(runtime: KubeletRuntime, pod: V1Pod, port: number): string 
 describeOnRuntimes(NS, (runtime) => {
   const pod = (name: string, initContainers: V1Container[], main: string) => podOf(runtime.images.shell, name, initContainers, main);
 
-  async function podWhen(name: string, wanted: (pod: V1Pod) => boolean, what: string, timeoutMs = 20_000): Promise<V1Pod> {
+  async function podWhen(name: string, wanted: (pod: V1Pod) => boolean, what: string, timeoutMs = 60_000): Promise<V1Pod> {
     return waitFor(
       async () => {
         const found = await runtime.api.readNamespacedPod({ name, namespace: NS });
@@ -140,7 +145,7 @@ describeOnRuntimes(NS, (runtime) => {
     expect(unhealthy?.count).toBeGreaterThanOrEqual(2);
     expect(events.some((e) => e.involvedObject.fieldPath === 'spec.containers{step}' && e.reason === 'Started')).toBe(false);
     await runtime.api.deleteNamespacedPod({ name: 'never', namespace: NS, gracePeriodSeconds: 0 });
-  }, 30_000);
+  }, 120_000);
 
   test("a port gate on a service's second port: the step starts once both are open, talks to both, and the gate stops cleanly", async () => {
     const [tcp, web] = [await freePort(), await freePort()];
@@ -195,7 +200,7 @@ describe("on the process runtime, the catalog's echo server", () => {
         const over = p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
         return over && p.status?.initContainerStatuses?.every((s) => s.state?.terminated) === true ? p : undefined;
       },
-      { timeoutMs: 15_000, what: 'pod gated to end and stop its sidecars' },
+      { timeoutMs: 60_000, what: 'pod gated to end and stop its sidecars' },
     );
 
     expect(done.status?.phase).toBe('Succeeded');

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { openWatch } from './fixtures/watch-events.js';
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
-import { podProgress, stepPodManifest, watchPodUntil } from '../lib/kube/index.js';
+import { podProgress, stepPodManifest, watchPodsUntil, watchPodUntil } from '../lib/kube/index.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import { DEFAULT_STEP_TIMEOUT_SECONDS, type Step } from '../lib/pipeline/types.js';
 import { waitFor } from './fixtures/wait-for.js';
@@ -111,5 +111,19 @@ describe('watchPodUntil', () => {
 
   it('delivers nothing for a pod that does not exist, so the caller reads it plainly', async () => {
     expect(await watchPodUntil(kubeConfig, 'default', 'no-such-pod', () => true, 300)).toBeUndefined();
+  });
+
+  it('ends when its signal is aborted (the execution has ended), with what it saw, long before its time', async () => {
+    const pod = await launch('aborted', 'alpine:3.20');
+    const name = pod.metadata!.name!;
+    const ended = new AbortController();
+    // Aborted once the watch has delivered the pod: the one watch and the build's both answer with it.
+    const one = watchPodUntil(kubeConfig, 'default', name, () => (setImmediate(() => ended.abort()), false), 240_000, ended.signal);
+    expect(await one).toMatchObject({ settled: false, pod: { metadata: { name } } });
+    const builds = new AbortController();
+    const all = watchPodsUntil(kubeConfig, 'default', 'step-runner.dev/build=watch-test', (pods) => (pods.has(name) && setImmediate(() => builds.abort()), false), 240_000, builds.signal);
+    expect([...(await all)!.pods.keys()]).toContain(name);
+    // A watch asked for after the end opens nothing.
+    expect(await watchPodsUntil(kubeConfig, 'default', 'step-runner.dev/build=watch-test', () => false, 240_000, builds.signal)).toBeUndefined();
   });
 });

@@ -14,6 +14,7 @@ import { localLambdaArn as localArn } from '../lib/local/executor.js';
 import { loadDefinition, resolveResources, taskStates, type AslDefinition } from '../lib/workflow/definition.js';
 import { CFN_LINT_ON_PATH, cfnLint, describeFinding } from './fixtures/cfn-lint.js';
 import { itRequiring } from './fixtures/requirements.js';
+import { roleBindings } from './fixtures/rbac-permissions.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK_FOLDER = `.esbuild/package-test-${process.pid}`;
@@ -325,6 +326,8 @@ describe('osls package', () => {
       detail: { status: ['ABORTED', 'TIMED_OUT', 'FAILED'], stateMachineArn: ['ref:BuildStateMachine'] },
     });
     expect((ended[0]!.Targets as { Arn: Json }[]).map((t) => render(t.Arn))).toEqual(['arn-of:CleanupEndedExecutionLambdaFunction']);
+    // Named by lib/deploy/resource-names.cjs, which keeps a long stage's within 64 characters.
+    expect(ended[0]!.Name).toBe('serverless-step-runner-dev-execution-ended');
 
     const scheduled = rules.filter((r) => r.ScheduleExpression);
     expect(scheduled.map((r) => [r.ScheduleExpression, (r.Targets as { Arn: Json }[]).map((t) => render(t.Arn))])).toEqual([
@@ -420,22 +423,30 @@ describe('IAM in the packaged template', () => {
     expect([...functions].sort()).toEqual([...new Set(taskStates(loadDefinition()).map((t) => t.functionId))].sort());
   });
 
-  it('offers an EKS access entry for the runner role, edit rights in the step namespace only, off by default', () => {
+  it('maps the runner role in by an EKS access entry, by default with edit rights in the step namespace only', async () => {
     const entry = template.Resources.RunnerEksAccessEntry!;
     expect(entry.Type).toBe('AWS::EKS::AccessEntry');
-    expect(template.Conditions?.[entry.Condition!]).toEqual({ 'Fn::Equals': ['false', 'true'] });
+    // params.eksAccess picks a row; a value with none fails the deploy, and 'none' creates no entry.
+    expect((template as { Mappings?: Record<string, Json> }).Mappings?.EksAccessMustBeEditRbacOrNone).toEqual({
+      edit: { AccessEntry: 'true' },
+      rbac: { AccessEntry: 'true' },
+      none: { AccessEntry: 'false' },
+    });
+    expect(template.Conditions?.[entry.Condition!]).toEqual({ 'Fn::Equals': [{ 'Fn::FindInMap': ['EksAccessMustBeEditRbacOrNone', 'edit', 'AccessEntry'] }, 'true'] });
+    expect(template.Conditions?.EksAccessEdit).toEqual({ 'Fn::Equals': ['edit', 'edit'] });
     expect(render(entry.Properties.PrincipalArn!)).toBe('arn-of:IamRoleLambdaExecution');
     expect(entry.Properties.ClusterName).toBe('ci');
-    const policies = (entry.Properties.AccessPolicies as { PolicyArn: Json; AccessScope: Json }[]).map((p) => ({
-      policy: render(p.PolicyArn),
-      scope: p.AccessScope,
-    }));
-    expect(policies).toEqual([
+    const [, editPolicies, rbacPolicies] = (entry.Properties.AccessPolicies as { 'Fn::If': [string, { PolicyArn: Json; AccessScope: Json }[], Json] })['Fn::If'];
+    expect(editPolicies.map((p) => ({ policy: render(p.PolicyArn), scope: p.AccessScope }))).toEqual([
       {
         policy: 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSEditPolicy',
         scope: { Type: 'namespace', Namespaces: ['step-runner'] },
       },
     ]);
+    expect(rbacPolicies).toEqual({ Ref: 'AWS::NoValue' });
+    // With rbac: no policy, only the group deploy/rbac.yaml's RoleBinding grants its Role to.
+    const [binding] = roleBindings(await readFile(path.join(ROOT, 'deploy/rbac.yaml'), 'utf8'));
+    expect(entry.Properties.KubernetesGroups).toEqual({ 'Fn::If': ['EksAccessEdit', { Ref: 'AWS::NoValue' }, [binding!.subjects[0]!.name]] });
   });
 });
 

@@ -145,6 +145,12 @@ export interface StatusRequest {
   outcome: Outcome;
   executionArn?: string;
   failure?: CaughtFailure;
+  /**
+   * A build in which no step runs (ReportSkipped: every step skipped, e.g. by `when.paths`): why,
+   * worded for the status's description. It still reports success, so that branch protection
+   * waiting on a required status does not wait forever.
+   */
+  skipped?: string;
 }
 
 /** ReportStatus's output: `posted` only when the forge has the status; else `reason` says why. */

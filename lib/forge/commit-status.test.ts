@@ -12,6 +12,14 @@ describe('commit status text', () => {
     expect(commitStatusFor('succeeded').state).toBe('success');
   });
 
+  it('reports a build in which no step ran as a success saying why, so a required check does not wait forever', () => {
+    expect(commitStatusFor('succeeded', undefined, undefined, "Skipped by the pipeline's when.paths: no changed file matches src/**")).toMatchObject({
+      state: 'success',
+      description: "Skipped by the pipeline's when.paths: no changed file matches src/**",
+    });
+    expect(commitStatusFor('succeeded', undefined, undefined, 'x'.repeat(300)).description.length).toBeLessThanOrEqual(MAX_DESCRIPTION);
+  });
+
   it('names the Error and the Cause when the build failed', () => {
     const status = commitStatusFor('failed', {
       Error: 'ImagePullFailed',

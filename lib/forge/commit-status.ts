@@ -13,13 +13,13 @@ export const STATUS_CONTEXT = 'step-runner';
 /** GitHub refuses longer descriptions (422). */
 export const MAX_DESCRIPTION = 140;
 
-export function commitStatusFor(outcome: Outcome, failure?: CaughtFailure, targetUrl?: string): CommitStatus {
+export function commitStatusFor(outcome: Outcome, failure?: CaughtFailure, targetUrl?: string, skipped?: string): CommitStatus {
   // `error`, not `failure`: the build did not fail, it was stopped before it could say.
   const [state, description] =
     outcome === Outcomes.started
       ? (['pending', 'Build running'] as const)
       : outcome === Outcomes.succeeded
-        ? (['success', 'Build succeeded'] as const)
+        ? (['success', skipped ?? 'Build succeeded'] as const)
         : outcome === Outcomes.stopped
           ? (['error', failureDescription(failure)] as const)
           : (['failure', failureDescription(failure)] as const);
@@ -109,11 +109,11 @@ export function gitHubStatusSinkFor(credentials: GitHubCredentials, api: Omit<Gi
 /** Commit statuses for GitHub builds only: another trigger has no commit to put one on. */
 export function commitStatusReporter(sink: StatusSink): { report(request: StatusRequest): Promise<StatusReport> } {
   return {
-    async report({ build, outcome, failure, executionArn }) {
+    async report({ build, outcome, failure, executionArn, skipped }) {
       if (!isGitHubTrigger(build.trigger) || !build.repository || !build.commit) {
         return { posted: false, reason: `not a GitHub build (${build.trigger ?? 'no trigger'}): no commit status` };
       }
-      const status = commitStatusFor(outcome, failure, targetUrl(executionArn));
+      const status = commitStatusFor(outcome, failure, targetUrl(executionArn), skipped);
       const commit = { repository: build.repository, commit: build.commit, ...(build.installationId !== undefined ? { installationId: build.installationId } : {}) };
       const delivery = await sink.post(commit, status);
       return { ...delivery, state: status.state, description: status.description };

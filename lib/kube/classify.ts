@@ -53,8 +53,10 @@
  *     not yet on a node: the claim's newest provisioning outcome is ProvisioningFailed, or the
  *     scheduler blames the claim (unbound claim, claim not found, volume node affinity conflict,
  *     VolumeBinding prebind errors);
- *     on a node, container still ContainerCreating with no container event yet: the newest of the
- *     pod's FailedAttachVolume / SuccessfulAttachVolume / FailedMount events is a failure;
+ *     on a node, container still ContainerCreating with no container event yet: the attach/detach
+ *     controller's newest word is a FailedAttachVolume (judged even when the kubelet's generic
+ *     FailedMount timeout came after it), else the newest FailedMount since the last
+ *     SuccessfulAttachVolume;
  *     permanent words (storage class or claim not found, UnauthorizedOperation, invalid
  *     parameters)                           -> WorkspaceUnavailable at once;
  *     transient or unknown words (Multi-Attach while the previous node detaches, attach and
@@ -106,6 +108,7 @@ import {
 import {
   carriesPullError,
   eventFirstSeen,
+  eventLastSeen,
   hasBackOffDetail,
   isAboutPod,
   isContainerEvent,
@@ -633,17 +636,31 @@ function placementFailure(f: Facts): WorkspaceFailure | undefined {
 
 /**
  * On a node, before the kubelet reached the container (it does only once the volumes are
- * mounted): the newest attach or mount report, if it is a failure.
+ * mounted): what keeps the volume away, if anything.
+ *
+ * The attach/detach controller's newest word on the attach comes first: while it says the attach
+ * failed, that is the trouble, whatever the kubelet says after it. The kubelet's own FailedMount
+ * ("Unable to attach or mount volumes: … timed out waiting for the condition") only says it gave
+ * up waiting, and would hide a refusal that no wait can end (UnauthorizedOperation) behind words
+ * that earn the whole grace period. Once the controller says the attach succeeded, the failures
+ * before it are over: the newest volume event is judged, and the grace counts from the success.
  */
 function attachOrMountFailure(f: Facts): WorkspaceFailure | undefined {
   const creating = !f.waiting || f.waiting.reason === ContainerWaitingReasons.ContainerCreating;
   if (!isPhase(f.pod, PodPhases.Pending) || f.running || !creating || f.containerEvents.length > 0) return undefined;
-  const newest = f.podEvents.find(isVolumeEvent);
+  const volumeEvents = f.podEvents.filter(isVolumeEvent);
+  const attached = volumeEvents.findIndex((e) => e.reason === VolumeEventReasons.SuccessfulAttachVolume);
+  // Newest first: the failures since the newest success (all of them when there is none).
+  const current = attached < 0 ? volumeEvents : volumeEvents.slice(0, attached);
+  const attach = current.find((e) => e.reason === VolumeEventReasons.FailedAttachVolume);
+  const newest = attach ?? current[0];
   if (!newest || !isVolumeFailure(newest)) return undefined;
+  const successAt = attached < 0 ? undefined : eventLastSeen(volumeEvents[attached]!);
+  const since = firstSeen(f, current.filter(isVolumeFailure));
   return {
     reason: newest.reason === VolumeEventReasons.FailedMount ? VolumeEventReasons.FailedMount : VolumeEventReasons.FailedAttachVolume,
     words: newest.message ?? '',
-    since: firstSeen(f, f.podEvents.filter(isVolumeFailure)),
+    since: successAt === undefined ? since : Math.max(since, successAt),
   };
 }
 

@@ -8,8 +8,15 @@ export type WatchedPods = { pods: ReadonlyMap<string, V1Pod>; settled: boolean }
 /** The ways the tasks reach a cluster: API calls, a bounded watch on one pod (or a build's), and a log read as it grows. */
 export interface KubeClients {
   kube(): Promise<CoreV1Api>;
-  watchPod(namespace: string, podName: string, until: (pod: V1Pod | null) => boolean, timeoutMs: number): Promise<WatchedPod | undefined>;
-  watchPods(namespace: string, labelSelector: string, until: (pods: ReadonlyMap<string, V1Pod>) => boolean, timeoutMs: number): Promise<WatchedPods | undefined>;
+  /** `signal`: ends the watch early, as the time limit does (the local executor's, once its execution has ended). */
+  watchPod(namespace: string, podName: string, until: (pod: V1Pod | null) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<WatchedPod | undefined>;
+  watchPods(
+    namespace: string,
+    labelSelector: string,
+    until: (pods: ReadonlyMap<string, V1Pod>) => boolean,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<WatchedPods | undefined>;
   followLog(
     namespace: string,
     podName: string,
@@ -34,11 +41,11 @@ export function kubeClients(kubeConfig: () => Promise<KubeConfig>): KubeClients 
       if (last?.config !== config) last = { config, api: config.makeApiClient(CoreV1Api) };
       return last.api;
     },
-    async watchPod(namespace, podName, until, timeoutMs) {
-      return watchPodUntil(await kubeConfig(), namespace, podName, until, timeoutMs);
+    async watchPod(namespace, podName, until, timeoutMs, signal) {
+      return watchPodUntil(await kubeConfig(), namespace, podName, until, timeoutMs, signal);
     },
-    async watchPods(namespace, labelSelector, until, timeoutMs) {
-      return watchPodsUntil(await kubeConfig(), namespace, labelSelector, until, timeoutMs);
+    async watchPods(namespace, labelSelector, until, timeoutMs, signal) {
+      return watchPodsUntil(await kubeConfig(), namespace, labelSelector, until, timeoutMs, signal);
     },
     async followLog(namespace, podName, container, from, onLines, signal, options) {
       return followContainerLog(await kubeConfig(), namespace, podName, container, from, onLines, signal, options);

@@ -15,7 +15,8 @@ export const FIRST_EVENT_MS = 2_000;
  * Holds one watch on one pod until `until(pod)` is true or `timeoutMs` passes. A watch without a
  * resourceVersion first delivers the pod as it is, so a single request both reads the pod and
  * waits for it to move on. Resolves undefined when the watch delivered nothing (it failed, or the
- * pod does not exist): the caller then reads the pod the plain way.
+ * pod does not exist): the caller then reads the pod the plain way. `signal` ends the watch early,
+ * as the time limit does.
  */
 export function watchPodUntil(
   kubeConfig: KubeConfig,
@@ -23,6 +24,7 @@ export function watchPodUntil(
   podName: string,
   until: (pod: V1Pod | null) => boolean,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<WatchedPod | undefined> {
   return new Promise((resolve) => {
     let seen: WatchedPod | undefined;
@@ -33,6 +35,7 @@ export function watchPodUntil(
       finished = true;
       clearTimeout(timer);
       clearTimeout(firstEvent);
+      signal?.removeEventListener('abort', finish);
       controller?.abort();
       resolve(seen);
     };
@@ -40,6 +43,12 @@ export function watchPodUntil(
     // A pod that exists is delivered at once; silence means it does not (it was deleted since the
     // last look), and the caller's plain read says so now rather than when the watch times out.
     const firstEvent = setTimeout(finish, Math.min(FIRST_EVENT_MS, timeoutMs));
+    // Aborted (the execution it served has ended): what was seen stands, as at the time limit.
+    signal?.addEventListener('abort', finish, { once: true });
+    if (signal?.aborted) {
+      finish();
+      return;
+    }
     const onEvent = (type: string, object: unknown) => {
       clearTimeout(firstEvent);
       if (type === 'ERROR' || type === 'BOOKMARK') return;
@@ -75,6 +84,7 @@ export function watchPodsUntil(
   labelSelector: string,
   until: (pods: ReadonlyMap<string, V1Pod>) => boolean,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<{ pods: ReadonlyMap<string, V1Pod>; settled: boolean } | undefined> {
   return new Promise((resolve) => {
     const pods = new Map<string, V1Pod>();
@@ -86,10 +96,16 @@ export function watchPodsUntil(
       if (finished) return;
       finished = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', finish);
       controller?.abort();
       resolve(opened ? { pods, settled } : undefined);
     };
     const timer = setTimeout(finish, timeoutMs);
+    signal?.addEventListener('abort', finish, { once: true });
+    if (signal?.aborted) {
+      finish();
+      return;
+    }
     const onEvent = (type: string, object: unknown) => {
       if (type === 'ERROR' || type === 'BOOKMARK') return;
       const pod = object as V1Pod;

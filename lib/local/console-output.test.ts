@@ -104,6 +104,27 @@ describe('the console lines of steps side by side', () => {
     ]);
   });
 
+  it('say a step will not start, and why, once the step that failed has said so', () => {
+    const output = new ConsoleOutput('b');
+    const unmet = (index: number, step: string, reason: string) =>
+      exited('WaitForNeeds', index, { needs: { met: false, waitingFor: ['x'], done: [], unmet: { step, reason }, nextPollSeconds: 60, checks: 1 } });
+    // WaitForNeeds watches the pods: it sees a's pod fail before a's own PollStep and FinishFailedStep do.
+    const history: ExecutionEvent[] = [
+      { type: 'ExecutionStarted', timestamp: t },
+      prepared([alpine('a', { needed: true }), alpine('b', { needs: ['a'], needed: true }), alpine('c', { needs: ['b'] })]),
+      unmet(1, 'a', 'it needs "a", which failed'),
+      unmet(2, 'a', 'it needs "b", which will not succeed: "a" failed'),
+      unmet(1, 'a', 'it needs "a", which failed'),
+      { ...iteration('MapIterationFailed', 0), Error: 'StepFailed' },
+    ];
+    const lines = history.flatMap((event) => output.lines(event));
+    expect(lines.filter((line) => /WaitForNeeds|\[1\/3\]/.test(line))).toEqual([
+      expect.stringMatching(/✗ \[1\/3\] a/),
+      '      b ✗ WaitForNeeds: will not start: it needs "a", which failed',
+      '      c ✗ WaitForNeeds: will not start: it needs "b", which will not succeed: "a" failed',
+    ]);
+  });
+
   it('print what is still held when the execution ends', () => {
     const output = new ConsoleOutput('b');
     const history: ExecutionEvent[] = [

@@ -18,11 +18,12 @@ export class ConsoleOutput {
   private kept = new Set<number>();
   private lastPoll = new Map<number, { key: string; count: number }>();
   private lastWait = new Map<number, string>();
-  /** Steps whose iteration has printed its outcome line (`✓ [i/n] NAME succeeded`). */
+  /** Steps whose iteration has printed its outcome line (`✓ [i/n] NAME succeeded`, or its failure). */
   private reported = new Set<string>();
   /**
-   * WaitForNeeds sees a needed pod succeed before that step's own FinishStep reports it: the
-   * waiting step's lines, from "needs met" on, are held until every step it names has said so.
+   * WaitForNeeds sees a needed pod succeed (or fail) before that step's own FinishStep reports it:
+   * the waiting step's lines, from "needs met" (or "will not start") on, are held until every step
+   * it names has said so.
    */
   private held = new Map<number, { until: Set<string>; lines: string[]; succeeded: boolean }>();
 
@@ -43,7 +44,7 @@ export class ConsoleOutput {
       return [];
     }
     const lines = this.eventLines(event);
-    if (event.type !== 'MapIterationSucceeded') return lines;
+    if (event.type !== 'MapIterationSucceeded' && event.type !== 'MapIterationFailed') return lines;
     this.reported.add(this.steps[index] ?? '');
     return [...lines, ...this.release((until) => [...until].every((name) => this.reported.has(name)))];
   }
@@ -181,10 +182,14 @@ export class ConsoleOutput {
       this.held.set(index, { until, lines: [line], succeeded: false });
       return [];
     }
-    const waiting = needs.waitingFor.map((name) => `"${name}"`).join(', ');
+    const waiting = needs.unmet ? needs.unmet.reason : needs.waitingFor.map((name) => `"${name}"`).join(', ');
     if (this.lastWait.get(index) === waiting) return [];
     this.lastWait.set(index, waiting);
-    return [`${indent}· WaitForNeeds: waiting for ${waiting}`];
+    if (!needs.unmet) return [`${indent}· WaitForNeeds: waiting for ${waiting}`];
+    const line = `${indent}✗ WaitForNeeds: will not start: ${needs.unmet.reason}`;
+    if (this.reported.has(needs.unmet.step)) return [line];
+    this.held.set(index, { until: new Set([needs.unmet.step]), lines: [line], succeeded: false });
+    return [];
   }
 
   /** A poll is printed when its outcome differs from the previous one; repeats are counted. */

@@ -15,6 +15,7 @@ import type { StatusReporter } from '../workflow/tasks/report-status.js';
 import { localExecutionArn, localLambdaArn } from './execution/arns.js';
 import { cleanupAfterAbort } from './execution/ended-execution-rule.js';
 import { ExecutionHistory, type ExecutionEvent } from './execution/execution-history.js';
+import { InFlightInvocations } from './execution/in-flight.js';
 import { summarize, type ExecutionSummary } from './execution/execution-summary.js';
 import { IterationGates, type RefusedIteration } from './execution/iteration-gate.js';
 import { bindTaskStates } from './execution/lambda-binding.js';
@@ -58,6 +59,12 @@ export interface LocalExecution {
    * (execution/iteration-gate.ts). Kept apart from the history, which shows what the service would show.
    */
   readonly refused: readonly RefusedIteration[];
+  /**
+   * How many Task invocations have not answered yet. None once `result` has settled: the
+   * execution's end ends their watches and waits for them (execution/in-flight.ts). Optional for
+   * the stand-in executions of tests.
+   */
+  readonly inFlight?: number;
 }
 
 /**
@@ -70,12 +77,13 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
   const overrides = applyOverrides(options.overrides, definition);
   const history = new ExecutionHistory(options.onEvent);
   const gates = new IterationGates(definition, (event, map) => history.record(event, map));
-  const invocations = bindTaskStates(definition, localLambdaFunctions(options.runtime, statuses), overrides.invocations);
+  const inFlight = new InFlightInvocations();
+  const invocations = bindTaskStates(definition, localLambdaFunctions(inFlight.runtime(options.runtime), statuses), overrides.invocations);
   const handlers = Object.fromEntries(
     Object.entries(invocations).map(([state, invoke]) => [
       state,
       gates.guard(state, async (event) => {
-        const output = await invoke(event);
+        const output = await inFlight.track(invoke(event));
         history.taskReturned(state, (event as Partial<StepInput>).index, output);
         return output;
       }),
@@ -102,6 +110,8 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
   const result = (async () => {
     await execution.result.catch(() => undefined);
     await pump;
+    // Before the cleanup after an abort: a LaunchStep still under way would create its pod after it.
+    await inFlight.end();
     if (aborted) await cleanupAfterAbort(input, name, options.runtime, statuses);
     return summarize(history.events, aborted);
   })();
@@ -109,6 +119,9 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
   return {
     result,
     refused: gates.refused,
+    get inFlight() {
+      return inFlight.count;
+    },
     abort() {
       if (aborted) return;
       aborted = true;

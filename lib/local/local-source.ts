@@ -6,7 +6,8 @@
 import { execFile } from 'node:child_process';
 import { basename, dirname } from 'node:path';
 import { promisify } from 'node:util';
-import type { BuildInput, BuildRef, BuildSource } from '../contract/index.js';
+import { CHANGED_FILES_LIMIT, type BuildChanges, type BuildInput, type BuildRef, type BuildSource } from '../contract/index.js';
+import { changesOf } from '../pipeline/index.js';
 import { findWorkTree, snapshotSource } from './source-snapshot.js';
 
 export interface LocalSource {
@@ -17,6 +18,10 @@ export interface LocalSource {
   build: Omit<BuildRef, 'id'>;
   /** For people: what the build checks out, or why nothing. */
   description: string;
+  /** `--changed` or `--base`: the files the change touches, for `when.paths`; absent: none known. */
+  changes?: BuildChanges;
+  /** For people: where `changes` came from. */
+  changesDescription?: string;
   dispose(): Promise<void>;
 }
 
@@ -36,6 +41,15 @@ export interface LocalSourceOptions {
   branch?: string;
   /** `--event`: the build's event (default: local). */
   event?: string;
+  /** `--changed`: the files the change touches, as given. */
+  changed?: string[];
+  /** `--base`: the change is the work tree's (or `commit`'s) against this ref's merge base. */
+  base?: string;
+}
+
+/** `--base` names no commit of the work tree, or there is no work tree to compare. */
+export class BaseRefError extends Error {
+  override readonly name = 'BaseRefError';
 }
 
 /**
@@ -57,8 +71,14 @@ const noSource = (why: string, options: LocalSourceOptions): LocalSource => ({
 });
 
 export async function localSource(pipelineFile: string, options: LocalSourceOptions = {}): Promise<LocalSource> {
-  if (options.checksOut === false) return { build: refAndEvent(options, undefined), description: 'none (checkout: false)', dispose: async () => {} };
   const dir = options.sourceDir ?? dirname(pipelineFile);
+  // First: a --base that names nothing stops the run before a snapshot is made to be cleaned up.
+  const changes = await changesAsked(dir, options);
+  return { ...(await sourceOf(dir, options)), ...changes };
+}
+
+async function sourceOf(dir: string, options: LocalSourceOptions): Promise<LocalSource> {
+  if (options.checksOut === false) return { build: refAndEvent(options, undefined), description: 'none (checkout: false)', dispose: async () => {} };
   const workTree = await findWorkTree(dir);
   if (!workTree) return noSource(`${dir} is not in a git work tree, so the workspace starts empty`, options);
   const snapshot = await snapshotSource(workTree, options.commit ? { commit: options.commit } : {});
@@ -69,6 +89,49 @@ export async function localSource(pipelineFile: string, options: LocalSourceOpti
     description: snapshot.description,
     dispose: () => snapshot.dispose(),
   };
+}
+
+/** `--changed` as given, or `--base`'s files from the work tree; neither: nothing. */
+async function changesAsked(dir: string, options: LocalSourceOptions): Promise<Pick<LocalSource, 'changes' | 'changesDescription'>> {
+  const counted = (files: number) => `${files} file${files === 1 ? '' : 's'}`;
+  if (options.changed) {
+    const changes = changesOf(options.changed, CHANGED_FILES_LIMIT);
+    return { changes, changesDescription: changes.known ? `${counted(changes.files.length)} (--changed)` : `not known: ${changes.why}` };
+  }
+  if (options.base === undefined) return {};
+  const workTree = await findWorkTree(dir);
+  if (!workTree) throw new BaseRefError(`--base ${options.base}: ${dir} is not in a git work tree, so there is nothing to compare with it`);
+  const { files, mergeBase } = await workTreeChanges(workTree, options.base, options.commit);
+  const changes = changesOf(files, CHANGED_FILES_LIMIT);
+  const against = `against ${options.base} (merge base ${mergeBase.slice(0, 7)})`;
+  return { changes, changesDescription: changes.known ? `${counted(changes.files.length)} ${against}` : `not known ${against}: ${changes.why}` };
+}
+
+/**
+ * The files `commit` (default: the work tree as it is on disk, untracked files included) changes
+ * since it left `base`: against their merge base, as GitHub lists a pull request's files. A rename
+ * is its two paths, the old one deleted and the new one added, as a push's payload lists it.
+ */
+export async function workTreeChanges(workTree: string, base: string, commit?: string): Promise<{ files: string[]; mergeBase: string }> {
+  const git = async (args: string[]) => (await promisify(execFile)('git', args, { cwd: workTree, env: gitlessEnv(), maxBuffer: 64 * 1024 * 1024 })).stdout;
+  const head = commit ?? 'HEAD';
+  let baseCommit: string;
+  try {
+    baseCommit = (await git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${base}^{commit}`])).trim();
+  } catch {
+    throw new BaseRefError(`--base ${base}: no such commit, branch or tag in ${workTree}`);
+  }
+  // Unrelated histories have no merge base: the whole difference from base is the change then.
+  const mergeBase = (await git(['merge-base', baseCommit, head]).catch(() => baseCommit)).trim() || baseCommit;
+  const names = (output: string) => output.split('\0').filter((name) => name !== '');
+  const tracked = names(await git(['diff', '--name-only', '--no-renames', '-z', mergeBase, ...(commit ? [commit] : []), '--']));
+  const untracked = commit ? [] : names(await git(['ls-files', '--others', '--exclude-standard', '-z']));
+  return { files: [...new Set([...tracked, ...untracked])], mergeBase };
+}
+
+/** No GIT_DIR or the like from the caller: git is asked about the work tree, nothing else. */
+function gitlessEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GIT_')));
 }
 
 export async function currentBranchRef(workTree: string): Promise<string | undefined> {
@@ -90,5 +153,6 @@ export function localBuildInput(id: string, pipeline: { file: string; text: stri
     pipeline,
     ...(source.source ? { source: source.source } : {}),
     ...(source.withoutSource ? { withoutSource: source.withoutSource } : {}),
+    ...(source.changes ? { changes: source.changes } : {}),
   };
 }

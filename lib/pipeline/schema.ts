@@ -10,6 +10,7 @@ import { dnsLabelProblem, dnsSubdomainProblem, envNameProblem, labelKeyProblem, 
 import { quantityProblem, type ResourceKind } from './quantity.js';
 import { suggestKey } from './suggest.js';
 import { WhenEvents, WhenStatuses, type StepCondition } from './when.js';
+import { pathGlobProblem, type PathFilter } from './paths.js';
 import { needsProblems } from './needs.js';
 import { normalService, serviceListSchema, serviceProblems, serviceSchema, stepServices } from './services.js';
 import {
@@ -250,8 +251,39 @@ const branchPattern = z
   .string({ error: (issue) => `each branch must be text (a name or a glob such as "release/*"), not ${describeValue(issue.input)}` })
   .refine((value) => value.trim() !== '', { error: 'a branch must not be empty' });
 
+const pathGlob = z
+  .string({ error: (issue) => `each path must be text (a file path or a glob such as "src/**"), not ${describeValue(issue.input)}` })
+  .superRefine(obeys(pathGlobProblem));
+
+const pathList = (what: string) =>
+  z
+    .preprocess(oneOrList, z.array(pathGlob, { error: (issue) => `must be a list of file paths or globs (such as "src/**"), not ${describeValue(issue.input)}` }))
+    .pipe(z.array(z.string()).min(1, { error: `must list at least one path (${what})` }));
+
+const pathFields = {
+  paths: pathList('the step runs when a changed file matches one').optional(),
+  'paths-ignore': pathList('the step runs unless every changed file matches one').optional(),
+};
+
+/** As GitHub Actions refuses `paths` beside `paths-ignore` for one event: they would say two things at once. */
+const onePathFilter = (given: { paths?: string[] | undefined; 'paths-ignore'?: string[] | undefined }, ctx: z.RefinementCtx) => {
+  if (given.paths !== undefined && given['paths-ignore'] !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['paths-ignore'],
+      message: 'goes with paths on the same when: use one or the other (paths: the files that make it run; paths-ignore: the files that alone do not)',
+    });
+  }
+};
+
+/** The pipeline's own `when`: the files every step of it is for. */
+const pipelineWhen = z
+  .strictObject(pathFields, { error: (issue) => `must be a map with paths or paths-ignore, not ${describeValue(issue.input)}` })
+  .superRefine(onePathFilter);
+
 const when = z.strictObject(
   {
+    ...pathFields,
     branch: z
       .preprocess(oneOrList, z.array(branchPattern, { error: (issue) => `must be a list of branch names or patterns, not ${describeValue(issue.input)}` }))
       .pipe(z.array(z.string()).min(1, { error: 'must list at least one branch' }))
@@ -283,8 +315,8 @@ const when = z.strictObject(
       )
       .optional(),
   },
-  { error: (issue) => `must be a map with branch, event and/or status, not ${describeValue(issue.input)}` },
-);
+  { error: (issue) => `must be a map with branch, event, status, paths and/or paths-ignore, not ${describeValue(issue.input)}` },
+).superRefine(onePathFilter);
 
 const pullPolicyNames = Object.keys(PullPolicies) as [PullPolicy, ...PullPolicy[]];
 
@@ -353,6 +385,7 @@ export const pipelineSchema = z.strictObject(
       .max(MAX_STEPS, { error: `lists too many steps; at most ${MAX_STEPS} are allowed` }),
     'image-pull-grace': durationSeconds.optional(),
     checkout: checkout.optional(),
+    when: pipelineWhen.optional(),
     'pull-secrets': pullSecrets.optional(),
     services: services.optional(),
     'service-start-grace': durationSeconds.optional(),
@@ -374,6 +407,7 @@ export const knownKeys = {
   checkout: Object.keys(checkoutOptions.shape),
   toleration: Object.keys(toleration.shape),
   when: Object.keys(when.shape),
+  pipelineWhen: Object.keys(pipelineWhen.shape),
   service: Object.keys(service.shape),
 };
 
@@ -387,7 +421,7 @@ export function validatePipelineData(data: unknown): ValidationResult {
   if (problems.length > 0 || !parsed.success) return { ok: false, problems };
 
   const { version, steps, 'image-pull-grace': grace, checkout: checkoutGiven, 'pull-secrets': secretsGiven, 'max-parallel': maxParallel } = parsed.data;
-  const { services: sharedServices, 'service-start-grace': serviceGrace } = parsed.data;
+  const { services: sharedServices, 'service-start-grace': serviceGrace, when: pipelinePaths } = parsed.data;
   const shared = sharedServices?.map(normalService);
   const total = steps.reduce((sum, step) => sum + (step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS), 0);
   if (total > BUILD_TIME_LIMIT_SECONDS) {
@@ -413,10 +447,11 @@ export function validatePipelineData(data: unknown): ValidationResult {
         ...(step['image-check'] === false ? { imageCheck: false as const } : {}),
         ...(step['node-selector'] && Object.keys(step['node-selector']).length > 0 ? { nodeSelector: step['node-selector'] } : {}),
         ...(step.tolerations && step.tolerations.length > 0 ? { tolerations: step.tolerations.map(asToleration) } : {}),
-        ...(step.when && (step.when.branch || step.when.event || step.when.status?.includes('failure')) ? { when: conditionOf(step.when) } : {}),
+        ...(step.when && (step.when.branch || step.when.event || step.when.status?.includes('failure') || step.when.paths || step.when['paths-ignore']) ? { when: conditionOf(step.when) } : {}),
         ...(step.needs !== undefined ? { needs: [...step.needs] } : {}),
         ...withServices(stepServices(shared, step.services?.map(normalService))),
       })),
+      ...(pipelinePaths ? { when: pathFilterOf(pipelinePaths) } : {}),
       ...(grace !== undefined ? { imagePullGraceSeconds: grace } : {}),
       ...(secretsGiven && secretsGiven.length > 0 ? { pullSecrets: [...new Set(secretsGiven)] } : {}),
       ...(maxParallel !== undefined ? { maxParallel } : {}),
@@ -431,8 +466,12 @@ function withServices(services: ReturnType<typeof stepServices>): { services?: N
 
 /** `status: [success]` says what the default already does. */
 function conditionOf(given: z.output<typeof when>): StepCondition {
-  const { status, ...rest } = withoutUndefined(given);
-  return { ...rest, ...(status?.includes('failure') ? { status: ['failure'] } : {}) };
+  const { status, paths, 'paths-ignore': pathsIgnore, ...rest } = withoutUndefined(given);
+  return { ...rest, ...pathFilterOf({ paths, 'paths-ignore': pathsIgnore }), ...(status?.includes('failure') ? { status: ['failure'] } : {}) };
+}
+
+function pathFilterOf(given: { paths?: string[] | undefined; 'paths-ignore'?: string[] | undefined }): PathFilter {
+  return { ...(given.paths ? { paths: given.paths } : {}), ...(given['paths-ignore'] ? { pathsIgnore: given['paths-ignore'] } : {}) };
 }
 
 function asToleration(given: z.output<typeof toleration>): Toleration {
@@ -524,6 +563,7 @@ function knownKeysAt(path: PathSegment[]): string[] {
   if (last === 'checkout' && path.length === 1) return knownKeys.checkout;
   if (parent === 'secrets') return knownKeys.secret;
   if (parent === 'tolerations') return knownKeys.toleration;
+  if (last === 'when' && path.length === 1) return knownKeys.pipelineWhen;
   if (last === 'when') return knownKeys.when;
   if (parent === 'services') return knownKeys.service;
   return knownKeys.step;

@@ -1,5 +1,6 @@
 /** The validated, normalised form of a pipeline file (the YAML contract: docs/contracts.md#pipeline-file). */
 import type { StepCondition } from './when.js';
+import type { PathFilter } from './paths.js';
 
 /** YAML spelling -> Kubernetes imagePullPolicy. */
 export const PullPolicies = {
@@ -115,6 +116,11 @@ export interface Pipeline {
   steps: Step[];
   /** How long a transient image pull error may last before the step fails (`image-pull-grace`). */
   imagePullGraceSeconds?: number;
+  /**
+   * The pipeline's own `when`: `paths` or `paths-ignore` only, which every step is subject to (the
+   * checkout too: a build none of whose steps runs clones nothing). Absent: no filter.
+   */
+  when?: PathFilter;
   /** `pull-secrets`: Secrets (kubernetes.io/dockerconfigjson) every pod of the build pulls with. */
   pullSecrets?: string[];
   /** `max-parallel`: the most steps that run at once (the deployment's cap is the default and the ceiling). */

@@ -90,7 +90,7 @@ describe('the when key in a pipeline file', () => {
     ['    when:\n      branch: []\n', 'when.yml line 8: step "deploy": when.branch: must list at least one branch'],
     ['    when:\n      branch: [main, 3]\n', 'when.yml line 8: step "deploy": when.branch[1]: each branch must be text (a name or a glob such as "release/*"), not the number 3'],
     ['    when:\n      event: []\n', 'when.yml line 8: step "deploy": when.event: must list at least one event'],
-    ['    when: main\n', 'when.yml line 7: step "deploy": when: must be a map with branch, event and/or status, not the text "main"'],
+    ['    when: main\n', 'when.yml line 7: step "deploy": when: must be a map with branch, event, status, paths and/or paths-ignore, not the text "main"'],
     ['    when:\n      status: [success, failure]\n', 'when.yml line 8: step "deploy": when.status: lists both success and failure: a step runs either while the build has not failed (success, the default) or after it has (failure); for a step that must run either way, write two steps'],
     ['    when:\n      status: [done]\n', 'when.yml line 8: step "deploy": when.status[0]: each status must be success or failure, not the text "done"'],
     ['    when:\n      state: [failure]\n', 'when.yml line 8: step "deploy": unknown field "state" (did you mean "status"?)'],

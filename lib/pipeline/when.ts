@@ -6,6 +6,8 @@
  * `/`, `**` any characters, `/` included, and `?` one character but `/`; anything else is itself.
  */
 
+import type { PathFilter } from './paths.js';
+
 /** The events a `when.event` list may name: a build's BuildRef.event, and `tag` for a tag ref. */
 export const WhenEvents = ['push', 'pull_request', 'tag', 'generic', 'local'] as const;
 export type WhenEvent = (typeof WhenEvents)[number];
@@ -14,7 +16,7 @@ export type WhenEvent = (typeof WhenEvents)[number];
 export const WhenStatuses = ['success', 'failure'] as const;
 export type WhenStatus = (typeof WhenStatuses)[number];
 
-export interface StepCondition {
+export interface StepCondition extends PathFilter {
   /** Branch names or glob patterns; absent: any branch (or none). */
   branch?: string[];
   /** Absent: any event. */
@@ -79,7 +81,8 @@ function globRegExp(pattern: string): RegExp {
 
 /**
  * Why the step does not run for this build, or undefined when it does. A local run (event `local`)
- * counts as a push of its branch too, so `event: [push]` steps run locally.
+ * counts as a push of its branch too, so `event: [push]` steps run locally. Branch and event
+ * only: `paths` is decided from the build's change (paths.ts).
  */
 export function skipReason(when: StepCondition | undefined, build: BuildFacts): string | undefined {
   if (!when) return undefined;

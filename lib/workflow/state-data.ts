@@ -65,6 +65,12 @@ export interface PreparedBuild {
   skipped?: SkippedStep[];
   /** What the registries said of each image at PrepareBuild (digests, or why unchecked). */
   images?: ImageCheckSummary[];
+  /**
+   * Set when no step runs (every one skipped by its `when`, by `when.paths` above all): the
+   * definition goes straight to ReportSkipped, which hands it to ReportStatus as `skipped`, the
+   * status's description (skipped-build.ts). `steps` is then empty: no checkout, claim or pod.
+   */
+  skippedBuild?: string;
 }
 
 /** A step left out of the build by its `when`: no iteration, no pod. */
@@ -107,6 +113,13 @@ export interface NeedsState {
   done: string[];
   /** The needed steps not seen succeeded yet. */
   waitingFor: string[];
+  /** The needed steps seen with a pod that had not succeeded: one gone by the next look has failed. */
+  launched?: string[];
+  /**
+   * Set once the needs can never be met (a step of the build failed: needs-verdict.ts), and kept:
+   * the iteration then only waits, without a watch, for the failing Map to stop it.
+   */
+  unmet?: { step: string; reason: string };
   nextPollSeconds: number;
   /** How many times WaitForNeeds has looked. */
   checks: number;

@@ -68,3 +68,54 @@ describe('which steps a build runs, in what order, after which others', () => {
     expect(plan.running.every((s) => s.when === undefined)).toBe(true);
   });
 });
+
+describe('when.paths in the plan', () => {
+  const docsOnly = { changes: { known: true as const, files: ['docs/README.md'] } };
+
+  it('skips a step whose paths the change misses, and the steps that need it, as a branch would', () => {
+    const plan = planSteps(
+      [
+        step('api', { needs: [], when: { paths: ['services/api/**'] } }),
+        step('deploy-api', { needs: ['api'] }),
+        step('site', { needs: [], when: { paths: ['docs/**'] } }),
+        step('lint', { needs: [], when: { pathsIgnore: ['docs/**'] } }),
+      ],
+      onMain,
+      'clone',
+      docsOnly,
+    );
+    expect(plan.skipped).toEqual([
+      { name: 'api', index: 0, reason: 'when.paths: no changed file matches services/api/**' },
+      { name: 'deploy-api', index: 1, reason: 'it needs "api", which is skipped' },
+      { name: 'lint', index: 3, reason: 'when.paths-ignore: every changed file matches docs/**' },
+    ]);
+    expect(summary(plan)).toEqual([['site', ['clone'], false]]);
+  });
+
+  it('skips every step for the pipeline\'s own filter, under the step\'s branch', () => {
+    const plan = planSteps([step('a'), step('b', { when: { branch: ['production'] } })], onMain, 'clone', { ...docsOnly, pipeline: { paths: ['src/**'] } });
+    expect(plan.skipped).toEqual([
+      { name: 'a', index: 0, reason: "the pipeline's when.paths: no changed file matches src/**" },
+      { name: 'b', index: 1, reason: 'branch main is not production' },
+    ]);
+    expect(plan.running).toEqual([]);
+  });
+
+  it('needs both the pipeline\'s filter and the step\'s to hold', () => {
+    const changes = { known: true as const, files: ['src/main.ts'] };
+    const plan = planSteps([step('a', { when: { paths: ['test/**'] } }), step('b')], onMain, 'clone', { changes, pipeline: { pathsIgnore: ['docs/**'] } });
+    expect(plan.skipped.map((s) => [s.name, s.reason])).toEqual([['a', 'when.paths: no changed file matches test/**']]);
+    expect(summary(plan)).toEqual([['b', null, false]]);
+  });
+
+  it('skips nothing by paths when the change is not known, or not given', () => {
+    const steps = [step('a', { when: { paths: ['src/**'] } })];
+    expect(planSteps(steps, onMain, 'clone', { changes: { known: false, why: 'a forced push' }, pipeline: { paths: ['src/**'] } }).skipped).toEqual([]);
+    expect(planSteps(steps, onMain, 'clone', { pipeline: { paths: ['src/**'] } }).skipped).toEqual([]);
+  });
+
+  it('leaves no path filter in the state data', () => {
+    const plan = planSteps([step('a', { when: { paths: ['docs/**'] } })], onMain, 'clone', docsOnly);
+    expect(plan.running.map((s) => s.when)).toEqual([undefined]);
+  });
+});

@@ -2,7 +2,8 @@
  * Which of a pipeline's steps a build runs, in what order, and after which others: decided once,
  * by PrepareBuild, from the delivery (`when`) and the steps' `needs`. Pure.
  */
-import { CHECKOUT_STEP, resolveNeeds, runOrder, runsAfterFailure, runsSideBySide, skipReason, type BuildFacts, type Step } from '../pipeline/index.js';
+import type { BuildChanges } from '../contract/index.js';
+import { CHECKOUT_STEP, pathsSkipReason, resolveNeeds, runOrder, runsAfterFailure, runsSideBySide, skipReason, type BuildFacts, type PathFilter, type Step } from '../pipeline/index.js';
 import type { SkippedStep } from './state-data.js';
 
 export interface StepPlan {
@@ -22,12 +23,20 @@ export interface StepPlan {
   checkoutNeeded: boolean;
 }
 
+/** What `when.paths` is decided from: the build's change, and the pipeline's own filter. */
+export interface ChangedPaths {
+  changes?: BuildChanges | undefined;
+  pipeline?: PathFilter | undefined;
+}
+
 /**
  * A step whose `when` does not hold is skipped, and so is a step that names a skipped step in
  * its `needs`. A step that only followed a skipped one (no `needs`) runs after what that one
  * would have run after. `checkout`: the build's checkout step, when it is a step of its own.
+ * `when.paths` (the pipeline's, then the step's) is one more condition of the step's, so a step
+ * it skips is skipped as a branch would skip it, the steps that need it with it.
  */
-export function planSteps(steps: readonly Step[], build: BuildFacts, checkout?: string): StepPlan {
+export function planSteps(steps: readonly Step[], build: BuildFacts, checkout?: string, paths: ChangedPaths = {}): StepPlan {
   const parallel = runsSideBySide(steps);
   const raw = resolveNeeds(steps);
   const byName = new Map(steps.map((step, index) => [step.name, index]));
@@ -38,7 +47,7 @@ export function planSteps(steps: readonly Step[], build: BuildFacts, checkout?: 
   const outOfFlow = (name: string) => skipWhy.has(name) || (byName.has(name) && runsAfterFailure(steps[byName.get(name)!]!.when));
   for (const index of runOrder(steps, raw)) {
     const step = steps[index]!;
-    const own = skipReason(step.when, build);
+    const own = skipReason(step.when, build) ?? pathsSkipReason(paths.pipeline, paths.changes, "the pipeline's when") ?? pathsSkipReason(step.when, paths.changes);
     const explicitSkipped = (step.needs ?? []).find((need) => skipWhy.has(need));
     if (own !== undefined) skipWhy.set(step.name, own);
     else if (explicitSkipped !== undefined) skipWhy.set(step.name, `it needs "${explicitSkipped}", which is skipped`);

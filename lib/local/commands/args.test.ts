@@ -82,3 +82,33 @@ describe('--clone-image', () => {
     expect(() => parseServeArgs(['--clone-image', ''], {})).toThrow(/--clone-image "" is not a valid image reference/);
   });
 });
+
+describe('run --changed and --base', () => {
+  it('--changed lists the change\'s files, repeatable, as repository paths', () => {
+    expect(parseRunArgs(['p.yml', '--changed', 'docs/x.md', '--changed', './services/api/main.go', '--changed', '.github/workflows/ci.yml'])).toMatchObject({
+      changed: ['docs/x.md', 'services/api/main.go', '.github/workflows/ci.yml'],
+    });
+    expect(parseRunArgs(['--changed=docs/x.md'])).toMatchObject({ changed: ['docs/x.md'] });
+  });
+
+  it('--base names the ref the work tree is compared with', () => {
+    expect(parseRunArgs(['p.yml', '--base', 'origin/main'])).toMatchObject({ base: 'origin/main' });
+  });
+
+  it('neither: no change is known', () => {
+    const plain = parseRunArgs(['p.yml']) as RunOptions;
+    expect(plain.changed).toBeUndefined();
+    expect(plain.base).toBeUndefined();
+  });
+
+  it('refuses both at once, and paths that name no file of a repository', () => {
+    expect(() => parseRunArgs(['p.yml', '--changed', 'docs/x.md', '--base', 'main'])).toThrow(UsageError);
+    expect(() => parseRunArgs(['p.yml', '--changed', 'docs/x.md', '--base', 'main'])).toThrow('--changed and --base both say what the change is');
+    expect(() => parseRunArgs(['p.yml', '--changed', '/etc/passwd'])).toThrow('--changed takes a file\'s path in the repository, such as docs/README.md; "/etc/passwd" is none: it is absolute');
+    expect(() => parseRunArgs(['p.yml', '--changed', '../x'])).toThrow(/it has an empty, "\." or "\.\." segment/);
+    expect(() => parseRunArgs(['p.yml', '--changed', 'docs\\x.md'])).toThrow(/it has a backslash/);
+    expect(() => parseRunArgs(['p.yml', '--changed', ''])).toThrow(/it is empty/);
+    expect(() => parseRunArgs(['p.yml', '--base', ''])).toThrow('--base must name a commit, branch or tag such as main, got ""');
+    expect(() => parseRunArgs(['p.yml', '--base'])).toThrow(UsageError);
+  });
+});

@@ -3,12 +3,12 @@ import { parseArgs } from 'node:util';
 import { WhenEvents, type WhenEvent } from '../../pipeline/index.js';
 import { DEFAULT_CLONE_IMAGE, type WorkspaceMode } from '../../workflow/settings.js';
 import type { RuntimeKind } from '../cluster/runtime/container-runtime.js';
-import { branchOption, BUILD_TARGET_OPTIONS, cloneImageOption, eventOption, runtimeOption, UsageError, workspaceModeOption } from './usage.js';
+import { baseOption, branchOption, BUILD_TARGET_OPTIONS, changedFileOption, cloneImageOption, eventOption, runtimeOption, UsageError, workspaceModeOption } from './usage.js';
 import { envOptions } from './env-args.js';
 import { secretArgument, type SecretArgument } from './secret-args.js';
 
 export const RUN_USAGE =
-  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--images FILE] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--state-dir DIR] [--json] [--verbose]';
+  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--images FILE] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--state-dir DIR] [--json] [--verbose]';
 
 export const RUN_HELP = `Usage: step-runner ${RUN_USAGE}
 
@@ -56,6 +56,12 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
   --step NAME       run only this step (repeatable), the checkout, and the steps it needs, through
                     needs or, without, the step above; the others show as skipped (default: all)
   --no-needs        with --step: only the steps named; their needs left out count as succeeded
+  --changed FILE    a file the change touches, as a path in the repository (repeatable), for the
+                    steps' "when: paths" and "paths-ignore", as a push's or a pull request's
+                    files are on GitHub (default: none known, and no step is skipped by paths)
+  --base REF        the change is the work tree's (uncommitted and untracked files included, or
+                    --commit's) against where its history left REF (git merge-base), as a pull
+                    request's files are against its base branch. Not with --changed
   --state-dir DIR   where step logs go, as logs/BUILD/STEP.log (default: $XDG_STATE_HOME/step-runner,
                     else ~/.local/state/step-runner): never into the work tree being built
   --json            progress on stderr; the last line of stdout is the summary object (status,
@@ -95,6 +101,10 @@ export interface RunOptions {
   steps?: string[];
   /** `--no-needs`: with `steps`, only the steps named. */
   noNeeds?: boolean;
+  /** `--changed`: the files the build's change touches, for `when.paths` (repository paths). */
+  changed?: string[];
+  /** `--base`: the change is the work tree's against this ref's merge base. */
+  base?: string;
   /** `--state-dir`: logs and local state (default: lib/local/state-dir.ts's). */
   stateDir?: string;
   json?: boolean;
@@ -122,6 +132,8 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
         'secret-file': { type: 'string', multiple: true },
         step: { type: 'string', multiple: true },
         'no-needs': { type: 'boolean' },
+        changed: { type: 'string', multiple: true },
+        base: { type: 'string' },
         json: { type: 'boolean' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -134,8 +146,9 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
   if (values.help) return { help: true };
   const [file, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`one pipeline file at a time, got ${positionals.length}`);
-  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, ...rest } = values;
+  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, changed, base, ...rest } = values;
   if (noNeeds && !steps) throw new UsageError('--no-needs goes with --step NAME');
+  if (changed && base !== undefined) throw new UsageError('--changed and --base both say what the change is: give the files, or the ref to compare the work tree with, not both');
   const source = rest.source ?? workspace;
   if (rest.branch !== undefined) branchOption(rest.branch);
   const askedRuntime = runtimeOption(runtime, rest.kubeconfig);
@@ -152,5 +165,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
     ...(secret ? { secrets: secret.map((given) => secretArgument(given, `--secret ${given.split('=')[0]}`)) } : {}),
     ...(secretFiles ? { secretFiles } : {}),
     ...(steps ? { steps, ...(noNeeds ? { noNeeds } : {}) } : {}),
+    ...(changed ? { changed: changed.map(changedFileOption) } : {}),
+    ...(base !== undefined ? { base: baseOption(base) } : {}),
   };
 }

@@ -108,6 +108,8 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       ...(options.commit ? { commit: options.commit } : {}),
       ...(options.branch !== undefined ? { branch: options.branch } : {}),
       ...(options.event !== undefined ? { event: options.event } : {}),
+      ...(options.changed ? { changed: options.changed } : {}),
+      ...(options.base !== undefined ? { base: options.base } : {}),
       // A cluster of the user's own, or containers in Docker: neither can read this machine's files, so the source is sent.
       remoteCluster: options.kubeconfig !== undefined || runtimeChoice?.kind === 'docker',
     });
@@ -117,6 +119,7 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     return ExitCodes.rejected;
   }
   print(`Source: ${source.description}`);
+  if (source.changesDescription) print(`Changes: ${source.changesDescription}`);
 
   const scratch = await mkdtemp(path.join(tmpdir(), 'step-runner-'));
   let cluster: EmbeddedCluster | undefined;

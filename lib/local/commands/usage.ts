@@ -43,6 +43,32 @@ export function branchOption(value: string): string {
 }
 
 /**
+ * `--changed` (run): a file as GitHub names a changed one, relative to the repository's root with
+ * "/" between folders. `./` in front is dropped (a shell's completion writes it); anything that
+ * could name no file of the repository is refused, as the pipeline's `paths` globs are.
+ */
+export function changedFileOption(value: string): string {
+  const file = value.replace(/^(\.\/)+/, '');
+  const problem = repositoryPathProblem(file);
+  if (problem) throw new UsageError(`--changed takes a file's path in the repository, such as docs/README.md; "${value}" is none: ${problem}`);
+  return file;
+}
+
+function repositoryPathProblem(file: string): string | undefined {
+  if (file === '') return 'it is empty';
+  if (file.startsWith('/')) return 'it is absolute';
+  if (file.includes('\\')) return 'it has a backslash';
+  if (file.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) return 'it has an empty, "." or ".." segment';
+  return undefined;
+}
+
+/** `--base` (run): a ref git reads; that it names a commit is checked in the work tree. */
+export function baseOption(value: string): string {
+  if (value.trim() === '' || value.startsWith('-')) throw new UsageError(`--base must name a commit, branch or tag such as main, got "${value}"`);
+  return value;
+}
+
+/**
  * `--runtime` (run, serve, cluster): what the embedded cluster runs steps in. A cluster of the
  * user's own (`--kubeconfig`) has its own runtime, so the two together are refused.
  */

@@ -1,4 +1,4 @@
-import { listedSteps, type PreparedBuild, type ServiceResult, type StepResult } from '../../workflow/state-data.js';
+import { listedSteps, type NeedsState, type PreparedBuild, type ServiceResult, type StepResult } from '../../workflow/state-data.js';
 import type { ExecutionEvent } from './execution-history.js';
 import { isFinishState, isLaunchState } from './states.js';
 
@@ -8,7 +8,7 @@ export type ExecutionStatus = 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
  * A step as `run --json` and `GET /executions/NAME` show it: `running` once its pod is launched,
  * `waiting` while it waits for the steps it needs, `aborted` when it was stopped (the execution
  * aborted or timed out, or another step failed) after its pod was launched, `not-run` when it
- * never was, `skipped` when its `when` did not hold for the build (it had no iteration).
+ * never was (with a `reason` when its needs could never be met), `skipped` when its `when` did not hold for the build (it had no iteration).
  */
 export type StepOutcome = 'succeeded' | 'failed' | 'running' | 'waiting' | 'aborted' | 'not-run' | 'skipped';
 
@@ -124,8 +124,15 @@ function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, buil
     if (launched && !running && succeededBeforeTheStop(history, index, step.name)) return { name: step.name, status: 'succeeded', exitCode: 0, error: null, ...run };
     const waiting = history.some((e) => e.type === 'MapIterationStarted' && e.index === index);
     const status = launched ? (running ? 'running' : 'aborted') : waiting && running ? 'waiting' : 'not-run';
-    return { name: step.name, status, exitCode: null, error: null, ...run };
+    const unmet = status === 'not-run' ? unmetNeeds(history, index) : undefined;
+    return { name: step.name, status, exitCode: null, error: null, ...(unmet ? { reason: unmet } : {}), ...run };
   });
+}
+
+/** Why a step never launched, when its WaitForNeeds found its needs could never be met (NeedsState.unmet). */
+function unmetNeeds(history: readonly ExecutionEvent[], index: number): string | undefined {
+  const checks = history.filter((e) => e.type === 'TaskSucceeded' && e.index === index && e.state?.name === 'WaitForNeeds');
+  return (checks.at(-1)?.state?.output as Partial<NeedsState> | undefined)?.unmet?.reason;
 }
 
 /** Whether the step's own poll said it succeeded, or another step's WaitForNeeds counted it done. */

@@ -26,15 +26,24 @@ export interface ExecutionStatusChange {
 export type EndedBuild = { build: BuildRef; namespace?: string };
 
 /**
+ * The errors no Catch of the definition takes: `States.ALL` does not match them ("Error names" in
+ * the Step Functions guide, Handling errors), so an execution they fail ends where they happen,
+ * without CleanupBuild or ReportFailed. Every other error, `States.*` ones included
+ * (States.Timeout of a Task, States.TaskFailed, States.NoChoiceMatched...), reaches a Catch: the
+ * execution then ends in BuildFailed with that Error, already cleaned up and reported.
+ */
+export const UNCATCHABLE_ERRORS: readonly string[] = ['States.Runtime', 'States.DataLimitExceeded'];
+
+/**
  * Why the build ended outside the definition, for its commit status; undefined for an execution
- * whose own states already cleaned up and reported (a failure the definition's Catch took).
- * Step Functions cannot catch `States.*` errors such as States.DataLimitExceeded or States.Runtime.
+ * whose own states already cleaned up and reported (a failure the definition's Catch took), whose
+ * commit status must stay the one ReportFailed posted.
  */
 export function stoppedBecause(event: ExecutionStatusChange): CaughtFailure | undefined {
   const { status, error, cause } = event.detail;
   if (status === 'ABORTED') return { Error: 'ExecutionAborted', Cause: 'The execution was stopped before the build ended; its pods were deleted' };
   if (status === 'TIMED_OUT') return { Error: 'ExecutionTimedOut', Cause: 'The execution ran past its time limit (24 h); its pods were deleted' };
-  if (status === 'FAILED' && error?.startsWith('States.')) return { Error: error, ...(cause ? { Cause: cause } : {}) };
+  if (status === 'FAILED' && error && UNCATCHABLE_ERRORS.includes(error)) return { Error: error, ...(cause ? { Cause: cause } : {}) };
   return undefined;
 }
 

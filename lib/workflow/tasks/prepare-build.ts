@@ -1,6 +1,6 @@
 import type { BuildInput } from '../../contract/index.js';
 import { ensureGitCredentials, ensureWorkspaceClaim, gitCredentialsManifest, workspaceClaimManifest, type PodPlacement } from '../../kube/index.js';
-import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_SERVICE_START_GRACE_SECONDS, InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
+import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_SERVICE_START_GRACE_SECONDS, filtersPaths, InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
 import { CHECKOUT_TIMEOUT_SECONDS, checkoutStep } from '../checkout-step.js';
 import { historyBudgetProblem, withWorstWaits } from '../history-budget.js';
 import { checkBuildImages, imageCheckNote, imageCheckSummaries, imageUses, missingImages, servicesNote } from '../image-check.js';
@@ -8,6 +8,7 @@ import { WorkspaceModes, type WorkflowSettings } from '../settings.js';
 import type { PreparedBuild } from '../state-data.js';
 import { planSteps } from '../step-plan.js';
 import { askedSteps } from '../asked-steps.js';
+import { skippedBuildDescription, undecidedPathsNote } from '../skipped-build.js';
 import type { TaskDeps } from '../task-deps.js';
 import { buildToken, type BuildCredentials } from '../build-credentials.js';
 
@@ -43,12 +44,18 @@ export async function prepareBuild(
 ): Promise<PreparedBuild> {
   const parsed = parsePipeline(input.pipeline.text, input.pipeline.file);
   const namespace = input.namespace ?? settings.namespace;
-  const checksOut = parsed.checkout !== false && input.source !== undefined;
   const ephemeral = settings.workspaceMode === WorkspaceModes.ephemeral;
   // Decided now, from the delivery: a skipped step gets no iteration, its image is not asked about.
   const asked = askedSteps(parsed.steps, input);
-  const plan = planSteps(asked.steps, input.build, checksOut && !ephemeral ? CHECKOUT_STEP : undefined);
+  const filtered = filtersPaths(parsed.when) || asked.steps.some((step) => filtersPaths(step.when));
+  const undecided = filtered ? undecidedPathsNote(input.changes) : undefined;
+  if (undecided) deps.log.info(undecided);
+  const paths = { changes: input.changes, pipeline: parsed.when };
+  const plan = planSteps(asked.steps, input.build, parsed.checkout !== false && input.source !== undefined && !ephemeral ? CHECKOUT_STEP : undefined, paths);
   const skipped = asked.skipped(plan.skipped);
+  // No step runs (every one skipped by its `when`): nothing is checked out, made or started.
+  const nothingRuns = plan.running.length === 0 && plan.afterFailure.length === 0;
+  const checksOut = parsed.checkout !== false && input.source !== undefined && !nothingRuns;
   const pipeline = { ...parsed, steps: plan.running };
   if (pipeline.checkout !== false && !input.source && input.withoutSource) {
     deps.log.warn(`No checkout: ${input.withoutSource}`);
@@ -82,13 +89,13 @@ export async function prepareBuild(
   const api = await deps.kube();
   // The checkout's own timeout counts too: the credentials and the claim outlive it.
   const deadlineSeconds = claimDeadlineSeconds([{ timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...everyStep]);
-  const wantsToken = pipeline.checkout !== false && input.source?.credentials === 'github';
+  const wantsToken = checksOut && input.source?.credentials === 'github';
   const token = wantsToken ? await buildToken(credentials, input.build) : undefined;
   const credentialsSecret = token
     ? await ensureGitCredentials(api, gitCredentialsManifest({ buildId: input.build.id, namespace, ...token, deadlineSeconds }))
     : undefined;
   const checkout =
-    pipeline.checkout !== false && input.source ? checkoutStep(input.source, pipeline.checkout, settings.cloneImage, credentialsSecret) : undefined;
+    checksOut && pipeline.checkout !== false && input.source ? checkoutStep(input.source, pipeline.checkout, settings.cloneImage, credentialsSecret) : undefined;
   // Ephemeral: each pod checks out for itself, so the checkout is no step of its own.
   const steps = checkout && !ephemeral ? [{ ...checkout, ...(plan.checkoutNeeded ? { needed: true as const } : {}) }, ...pipeline.steps] : pipeline.steps;
   const maxParallel = plan.parallel ? Math.min(pipeline.maxParallel ?? settings.maxParallelSteps, settings.maxParallelSteps) : 1;
@@ -106,7 +113,8 @@ export async function prepareBuild(
     deps.log.info(`Preparing step "${step.name}"${when}: image ${parseImageReference(step.image).familiar}${imageCheckNote(images, step.image)}${services}`, { step: step.name });
   }
   if (pullSecrets.length > 0) deps.log.info(`Every pod pulls with the secrets ${pullSecrets.map((name) => `"${name}"`).join(', ')}`);
-  const workspace = ephemeral ? ({ ephemeral: true } as const) : await ensureClaim(input, namespace, settings, deadlineSeconds, deps);
+  if (nothingRuns) deps.log.info(`No step runs${parsed.checkout !== false && input.source ? ', so nothing is checked out' : ''}: the build ends here, reported as succeeded`);
+  const workspace = nothingRuns ? undefined : ephemeral ? ({ ephemeral: true } as const) : await ensureClaim(input, namespace, settings, deadlineSeconds, deps);
 
   return {
     build: input.build,
@@ -117,7 +125,7 @@ export async function prepareBuild(
       pendingWatchSeconds: settings.pendingWatchSeconds,
       runningWatchSeconds: settings.runningWatchSeconds,
       runningWatchUntilSeconds: settings.runningWatchUntilSeconds,
-      workspace,
+      ...(workspace ? { workspace } : {}),
       ...(checkout && !ephemeral ? { checkoutStep: checkout.name } : {}),
       ...(checkout && ephemeral ? { checkout } : {}),
       ...(settings.runAsUser !== undefined ? { runAsUser: settings.runAsUser } : {}),
@@ -131,6 +139,7 @@ export async function prepareBuild(
     ...(skipped.length > 0 ? { skipped } : {}),
     ...(afterFailure.length > 0 ? { afterFailure } : {}),
     images,
+    ...(nothingRuns ? { skippedBuild: skippedBuildDescription(skipped) } : {}),
   };
 }
 

@@ -1,28 +1,9 @@
-import type { V1Pod } from '@kubernetes/client-node';
 import { kubeClients, stepPodName } from '../../kube/index.js';
 import { Labels, MANAGED_BY } from '../../kube/types.js';
 import { embeddedClusterForFile } from '../../../test/fixtures/embedded-cluster.js';
 import type { StepInput } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
-import { NEEDS_POLL_SECONDS, needsVerdict, waitForNeeds } from './wait-for-needs.js';
-
-const pod = (step: string, phase: string): [string, V1Pod] => {
-  const name = stepPodName('b1', step);
-  return [name, { metadata: { name }, status: { phase } }];
-};
-
-describe('whether a step\'s needs are met, by their pods', () => {
-  test.each<[string, [string, V1Pod][], string[], unknown]>([
-    ['every need succeeded', [pod('unit', 'Succeeded'), pod('lint', 'Succeeded')], [], { met: true, done: ['unit', 'lint'] }],
-    ['one still running', [pod('unit', 'Succeeded'), pod('lint', 'Running')], [], { met: false, done: ['unit'], waitingFor: ['lint'] }],
-    ['one not launched yet', [pod('unit', 'Succeeded')], [], { met: false, done: ['unit'], waitingFor: ['lint'] }],
-    ['a failed need is not met (its failure stops the build)', [pod('unit', 'Failed'), pod('lint', 'Succeeded')], [], { met: false, done: ['lint'], waitingFor: ['unit'] }],
-    ['a need seen succeeded before stays done when its pod has gone', [pod('lint', 'Succeeded')], ['unit'], { met: true, done: ['unit', 'lint'] }],
-    ['another build\'s pod of the same step does not count', [[stepPodName('b2', 'unit'), { status: { phase: 'Succeeded' } }], pod('lint', 'Succeeded')], [], { met: false, done: ['lint'], waitingFor: ['unit'] }],
-  ])('%s', (_, pods, done, expected) => {
-    expect(needsVerdict('b1', ['unit', 'lint'], new Map(pods), done)).toEqual(expected);
-  });
-});
+import { NEEDS_POLL_SECONDS, waitForNeeds } from './wait-for-needs.js';
 
 describe('waiting for needs on the embedded cluster', () => {
   const env = embeddedClusterForFile('needs');

@@ -1,32 +1,27 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { buildSelector, stepPodName } from '../../kube/index.js';
+import { buildSelector } from '../../kube/index.js';
 import type { NeedsState, StepInput } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
+import { needsVerdict, type NeedsSeen, type NeedsVerdict } from './needs-verdict.js';
+
+export { needsVerdict, type NeedsVerdict, type UnmetNeeds } from './needs-verdict.js';
 
 /** Without a watch, how long to wait before looking again. */
 export const NEEDS_POLL_SECONDS = 5;
 
-export type NeedsVerdict = { met: true; done: string[] } | { met: false; done: string[]; waitingFor: string[] };
-
 /**
- * Whether every step in `needs` has succeeded, by its pod: a needed step's pod is left in place
- * once it succeeded (Step.needed), so its phase says so. A step seen succeeded once stays done.
- * Pure.
+ * Once the needs can never be met, how long the iteration waits before it answers so again: the
+ * failing step's own iteration fails the Map within seconds (its FinishFailedStep), which stops this
+ * one in its Wait. A Wait costs no Lambda time; the look after it answers at once (`unmet` is kept).
  */
-export function needsVerdict(buildId: string, needs: readonly string[], pods: ReadonlyMap<string, V1Pod>, done: readonly string[] = []): NeedsVerdict {
-  const seen = new Set(done);
-  for (const need of needs) {
-    if (pods.get(stepPodName(buildId, need))?.status?.phase === 'Succeeded') seen.add(need);
-  }
-  const all = needs.filter((need) => seen.has(need));
-  const waitingFor = needs.filter((need) => !seen.has(need));
-  return waitingFor.length === 0 ? { met: true, done: all } : { met: false, done: all, waitingFor };
-}
+export const NEEDS_UNMET_WAIT_SECONDS = 60;
 
 /**
  * Waits, within the invocation, until the steps this one needs have succeeded: one watch on the
  * build's pods answers the moment the last of them ends, so the step starts within about a second
- * of its needs. A need that fails fails the whole Map (fail fast), which stops this iteration.
+ * of its needs. It answers as soon, and without launching, when they never will: a step of the
+ * build failed (needs-verdict.ts), whose failure fails the whole Map (fail fast) and stops this
+ * iteration; until then it waits in the definition's Wait, not in a watch billed as Lambda time.
  *
  * Unlike PollStep's, this watch has no `runningWatchUntilSeconds` limit. Looks a minute apart would
  * save little (an hour of watching at 128 MB costs about $0.006, a look a minute about $0.005) but
@@ -38,30 +33,52 @@ export async function waitForNeeds(input: StepInput, deps: TaskDeps, limits: { m
   const needs = input.step.needs ?? [];
   const previous = input.needs;
   const checks = (previous?.checks ?? 0) + 1;
+  // A failure does not un-happen, and its pod may be gone by now.
+  if (previous?.unmet) return { ...previous, nextPollSeconds: NEEDS_UNMET_WAIT_SECONDS, checks };
   const watchMs = Math.min((input.settings.runningWatchSeconds ?? 0) * 1000, limits.maxWatchMs ?? Infinity);
   const selector = buildSelector(input.build.id);
+  const before: NeedsSeen = { done: previous?.done ?? [], launched: previous?.launched ?? [] };
+  // A watch delivers the pods there are, never which one has gone since the last look: when a need
+  // was seen launched, one plain read first says whether its pod is still there.
+  const read = before.launched!.length > 0 ? await listed(input, needs, selector, before, deps) : undefined;
   let verdict: NeedsVerdict;
   // The next look is at once only after a watch that lasted: one that could not be opened, or
   // that the server ended early, must not make the loop spin (each pass is 9 history events).
   let watchedItsTime = false;
-  if (deps.watchPods && watchMs >= 1000) {
+  if (read && (read.met || read.unmet)) {
+    verdict = read;
+  } else if (deps.watchPods && watchMs >= 1000) {
     const started = deps.now().getTime();
-    const watched = await deps.watchPods(input.namespace, selector, (pods) => needsVerdict(input.build.id, needs, pods, previous?.done).met, watchMs);
+    // Each event's verdict carries what it saw to the next, so a pod seen and then deleted within
+    // the watch counts as gone; what was launched before is not carried in, since the watch delivers
+    // the pods there are one event at a time (the read above has answered for those).
+    let seen: NeedsSeen = { done: read?.done ?? before.done, launched: [] };
+    const until = (pods: ReadonlyMap<string, V1Pod>) => {
+      const now = needsVerdict(input.build.id, needs, pods, seen);
+      seen = { done: now.done, launched: now.launched };
+      return now.met || now.unmet !== undefined;
+    };
+    const watched = await deps.watchPods(input.namespace, selector, until, watchMs);
     watchedItsTime = watched !== undefined && deps.now().getTime() - started >= watchMs * 0.8;
-    verdict = watched ? needsVerdict(input.build.id, needs, watched.pods, previous?.done) : await listed(input, needs, selector, deps);
+    verdict = watched ? needsVerdict(input.build.id, needs, watched.pods, seen) : await listed(input, needs, selector, before, deps);
   } else {
-    verdict = await listed(input, needs, selector, deps);
+    verdict = read ?? (await listed(input, needs, selector, before, deps));
   }
+  const launched = verdict.launched.filter((step) => needs.includes(step));
   if (verdict.met) {
     deps.log.info(`Step "${input.step.name}" may start: ${needs.map((need) => `"${need}"`).join(', ')} succeeded`, { step: input.step.name });
     return { met: true, done: verdict.done, waitingFor: [], nextPollSeconds: 0, checks };
   }
-  return { met: false, done: verdict.done, waitingFor: verdict.waitingFor, nextPollSeconds: watchedItsTime ? 0 : NEEDS_POLL_SECONDS, checks };
+  if (verdict.unmet) {
+    deps.log.info(`Step "${input.step.name}" will not start: ${verdict.unmet.reason}`, { step: input.step.name });
+    return { met: false, done: verdict.done, waitingFor: verdict.waitingFor, launched, unmet: verdict.unmet, nextPollSeconds: NEEDS_UNMET_WAIT_SECONDS, checks };
+  }
+  return { met: false, done: verdict.done, waitingFor: verdict.waitingFor, ...(launched.length > 0 ? { launched } : {}), nextPollSeconds: watchedItsTime ? 0 : NEEDS_POLL_SECONDS, checks };
 }
 
-async function listed(input: StepInput, needs: readonly string[], labelSelector: string, deps: TaskDeps): Promise<NeedsVerdict> {
+async function listed(input: StepInput, needs: readonly string[], labelSelector: string, seen: NeedsSeen, deps: TaskDeps): Promise<NeedsVerdict> {
   const api = await deps.kube();
   const list = await api.listNamespacedPod({ namespace: input.namespace, labelSelector });
   const pods = new Map(list.items.flatMap((pod) => (pod.metadata?.name ? [[pod.metadata.name, pod] as const] : [])));
-  return needsVerdict(input.build.id, needs, pods, input.needs?.done);
+  return needsVerdict(input.build.id, needs, pods, seen);
 }

@@ -1,0 +1,73 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { Annotations, Labels, stepPodName } from '../../kube/index.js';
+
+/** Why a step's needs can never be met: which step of the build failed, in words naming the need. */
+export interface UnmetNeeds {
+  /** The step whose pod failed or went before it succeeded: a need, or any step of the build. */
+  step: string;
+  /** E.g. `it needs "a", which failed`; `it needs "b", which will not succeed: "a" failed`. */
+  reason: string;
+}
+
+/** What earlier looks saw, kept across them (NeedsState): pods may go between two looks. */
+export interface NeedsSeen {
+  /** The needs seen succeeded. */
+  done?: readonly string[];
+  /** The steps seen with a pod that had not succeeded yet. */
+  launched?: readonly string[];
+}
+
+export type NeedsVerdict =
+  | { met: true; done: string[]; launched: string[] }
+  | { met: false; done: string[]; waitingFor: string[]; launched: string[]; unmet?: UnmetNeeds };
+
+type Loss = { step: string; how: 'failed' | 'deleted' };
+
+/**
+ * Whether every step in `needs` has succeeded, by the build's pods: a needed step's pod is left in
+ * place once it succeeded (Step.needed), so its phase says so. A step seen succeeded once stays done.
+ *
+ * And whether they never will: a step's pod that failed, is being deleted, or has gone since it was
+ * seen (`launched`) without having succeeded. Only two things delete a step's pod before it has
+ * succeeded, FinishFailedStep and the build's cleanup, so either way a step of the build failed and
+ * fail fast stops every step that has not started: a need's loss is named first, else any step's.
+ * Met wins over unmet: a step whose needs all succeeded starts as before, and the failing Map stops it.
+ * Pure.
+ */
+export function needsVerdict(buildId: string, needs: readonly string[], pods: ReadonlyMap<string, V1Pod>, seen: NeedsSeen = {}): NeedsVerdict {
+  const done = new Set(seen.done);
+  const launched = new Set(seen.launched);
+  const present = new Set<string>();
+  const losses: Loss[] = [];
+  const needOfPod = new Map(needs.map((need) => [stepPodName(buildId, need), need]));
+  for (const [name, pod] of pods) {
+    const step = needOfPod.get(name) ?? stepOf(pod) ?? name;
+    present.add(step);
+    if (pod.status?.phase === 'Succeeded') {
+      if (needs.includes(step)) done.add(step);
+      launched.delete(step);
+      continue;
+    }
+    launched.add(step);
+    if (pod.status?.phase === 'Failed') losses.push({ step, how: 'failed' });
+    else if (pod.metadata?.deletionTimestamp) losses.push({ step, how: 'deleted' });
+  }
+  for (const step of launched) if (!present.has(step)) losses.push({ step, how: 'deleted' });
+  const all = needs.filter((need) => done.has(need));
+  const waitingFor = needs.filter((need) => !done.has(need));
+  if (waitingFor.length === 0) return { met: true, done: all, launched: [...launched] };
+  const loss = losses.find((l) => waitingFor.includes(l.step)) ?? losses[0];
+  const verdict = { met: false as const, done: all, waitingFor, launched: [...launched] };
+  return loss ? { ...verdict, unmet: { step: loss.step, reason: unmetReason(loss, waitingFor) } } : verdict;
+}
+
+function unmetReason(loss: Loss, waitingFor: readonly string[]): string {
+  const what = loss.how === 'failed' ? 'failed' : 'had its pod deleted before it succeeded';
+  if (waitingFor.includes(loss.step)) return `it needs "${loss.step}", which ${what}`;
+  return `it needs "${waitingFor[0]}", which will not succeed: "${loss.step}" ${what}`;
+}
+
+/** The step a pod runs, as launch-step named it (the annotation keeps the exact name). */
+function stepOf(pod: V1Pod): string | undefined {
+  return pod.metadata?.annotations?.[Annotations.step] ?? pod.metadata?.labels?.[Labels.step];
+}
