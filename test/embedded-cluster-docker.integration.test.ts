@@ -141,8 +141,8 @@ describeRequiring('the embedded kubelet on Docker', dockerDaemon, () => {
           {
             name: 'step',
             image: images.busybox,
-            // Holds 64 MiB in the shell's memory against a 16 MiB limit.
-            command: ['/bin/sh', '-c', 'x=$$(head -c 67108864 /dev/zero | tr "\\000" a); echo ${#x}'],
+            // Holds 64 MiB in the shell's memory against a 16 MiB limit. The daemon learns of an OOM kill through a watch containerd sets up as the container starts; on a loaded machine an allocation made at once can beat it (the kill then shows as a plain 137), so the test allocates a second in, as real steps do.
+            command: ['/bin/sh', '-c', 'sleep 1; x=$$(head -c 67108864 /dev/zero | tr "\\000" a); echo ${#x}'],
             resources: { limits: { memory: '16Mi' }, requests: { memory: '16Mi' } },
           },
         ]),

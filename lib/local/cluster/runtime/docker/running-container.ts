@@ -4,7 +4,6 @@
  * the grace period), and exec. Once it has ended and its log is complete it is removed, as the
  * kubelet's garbage collection would; the kubelet keeps its status, not the container.
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import type Docker from 'dockerode';
 import type { ExecStart, ExecStdio } from '../../exec-process.js';
 import type { ContainerExit, RunningContainer } from '../container-runtime.js';
@@ -14,10 +13,6 @@ import type { OpenHandles } from './open-handles.js';
 
 /** A SIGKILLed process's code, which is what a container the runtime lost track of is taken to have. */
 const LOST_EXIT_CODE = 137;
-
-/** How often, and how far apart, a 137 is looked at again for the OOM killer's verdict. */
-const OOM_LOOKS = 5;
-const OOM_LOOK_MS = 100;
 /**
  * How long the attach stream may trail the container's end. The daemon closes it once the
  * container's processes are gone, which is at once; a stream still open after this is stuck, and
@@ -64,7 +59,8 @@ export class DockerContainer implements RunningContainer {
     let exit: ContainerExit;
     try {
       await this.container.wait({ abortSignal: abort.signal });
-      exit = await this.finalState();
+      const info = await this.container.inspect();
+      exit = { exitCode: info.State.ExitCode, ...(info.State.OOMKilled ? { reason: 'OOMKilled' as const } : {}) };
     } catch (error) {
       exit = { exitCode: LOST_EXIT_CODE, lost: lostReason(error, this.context, this.container.id) };
       detach();
@@ -80,20 +76,6 @@ export class DockerContainer implements RunningContainer {
       await this.container.remove({ force: true }).catch(() => {});
     }
     return exit;
-  }
-
-  /**
-   * The exit code and the OOM killer's verdict. The daemon learns of an OOM kill from its own event,
-   * which can land just after the exit it caused: a 137 is looked at again, briefly, before it is
-   * taken for a plain SIGKILL.
-   */
-  private async finalState(): Promise<ContainerExit> {
-    for (let look = 0; ; look += 1) {
-      const { State } = await this.container.inspect();
-      if (State.OOMKilled) return { exitCode: State.ExitCode, reason: 'OOMKilled' };
-      if (State.ExitCode !== LOST_EXIT_CODE || look >= OOM_LOOKS) return { exitCode: State.ExitCode };
-      await delay(OOM_LOOK_MS);
-    }
   }
 
   private async kill(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
