@@ -7,8 +7,7 @@
 import { jest } from '@jest/globals';
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
-import { describeOnRuntimes } from './fixtures/kubelet-runtimes.js';
-import { waitFor } from './fixtures/wait-for.js';
+import { describeOnRuntimes, podWhen as podWhenIn } from './fixtures/kubelet-runtimes.js';
 
 // Docker's containers start in hundreds of milliseconds, and many times that on a loaded CI
 // machine: the waits below are upper bounds for a hang, not expectations of speed.
@@ -40,16 +39,7 @@ describeOnRuntimes(NS, (runtime) => {
   const pod = (name: string, inits: { name: string; script: string; image?: string }[], main: string) =>
     podWithInits({ init: runtime.images.git, step: runtime.images.shell }, name, inits, main);
 
-  /** The pod once `wanted` holds for it. */
-  async function podWhen(name: string, wanted: (pod: V1Pod) => boolean, what: string): Promise<V1Pod> {
-    return waitFor(
-      async () => {
-        const found = await runtime.api.readNamespacedPod({ name, namespace: NS });
-        return wanted(found) ? found : undefined;
-      },
-      { timeoutMs: 60_000, what: `pod ${name} ${what}` },
-    );
-  }
+  const podWhen = (name: string, wanted: (pod: V1Pod) => boolean, what: string, timeoutMs?: number) => podWhenIn(runtime.api, NS, name, wanted, what, timeoutMs);
 
   async function eventsOf(name: string): Promise<CoreV1Event[]> {
     return (await runtime.api.listNamespacedEvent({ namespace: NS, fieldSelector: `involvedObject.name=${name}` })).items;

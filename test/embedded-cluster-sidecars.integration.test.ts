@@ -8,7 +8,7 @@
 import { jest } from '@jest/globals';
 import type { CoreV1Event, V1Container, V1Pod } from '@kubernetes/client-node';
 import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
-import { describeOnRuntimes, dockerContainerRunning, hostProcessAlive, RuntimeKind } from './fixtures/kubelet-runtimes.js';
+import { describeOnRuntimes, dockerContainerRunning, hostProcessAlive, RuntimeKind, podWhen as podWhenIn } from './fixtures/kubelet-runtimes.js';
 import { waitFor } from './fixtures/wait-for.js';
 
 // Docker's containers start in hundreds of milliseconds, and many times that on a loaded CI
@@ -48,15 +48,7 @@ describeOnRuntimes(NS, (runtime) => {
     };
   }
 
-  async function podWhen(name: string, wanted: (pod: V1Pod) => boolean, what: string): Promise<V1Pod> {
-    return waitFor(
-      async () => {
-        const found = await runtime.api.readNamespacedPod({ name, namespace: NS });
-        return wanted(found) ? found : undefined;
-      },
-      { timeoutMs: 60_000, what: `pod ${name} ${what}` },
-    );
-  }
+  const podWhen = (name: string, wanted: (pod: V1Pod) => boolean, what: string, timeoutMs?: number) => podWhenIn(runtime.api, NS, name, wanted, what, timeoutMs);
 
   const ended = (p: V1Pod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
 

@@ -11,7 +11,7 @@ import type { CoreV1Event, V1Container, V1Pod } from '@kubernetes/client-node';
 import { PORT_GATE_SCRIPT } from '../lib/kube/service-containers.js';
 import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
 import { freePort } from './fixtures/free-port.js';
-import { describeOnRuntimes, RuntimeKind, type KubeletRuntime } from './fixtures/kubelet-runtimes.js';
+import { describeOnRuntimes, RuntimeKind, type KubeletRuntime, podWhen as podWhenIn } from './fixtures/kubelet-runtimes.js';
 import { waitFor } from './fixtures/wait-for.js';
 
 // Docker's containers start in hundreds of milliseconds, and many times that on a loaded CI
@@ -76,15 +76,7 @@ function refusedDial(runtime: KubeletRuntime, pod: V1Pod, port: number): string 
 describeOnRuntimes(NS, (runtime) => {
   const pod = (name: string, initContainers: V1Container[], main: string) => podOf(runtime.images.shell, name, initContainers, main);
 
-  async function podWhen(name: string, wanted: (pod: V1Pod) => boolean, what: string, timeoutMs = 60_000): Promise<V1Pod> {
-    return waitFor(
-      async () => {
-        const found = await runtime.api.readNamespacedPod({ name, namespace: NS });
-        return wanted(found) ? found : undefined;
-      },
-      { timeoutMs, what: `pod ${name} ${what}` },
-    );
-  }
+  const podWhen = (name: string, wanted: (pod: V1Pod) => boolean, what: string, timeoutMs?: number) => podWhenIn(runtime.api, NS, name, wanted, what, timeoutMs);
 
   const ended = (p: V1Pod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
 

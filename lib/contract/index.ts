@@ -123,6 +123,16 @@ export type BuildChanges = { known: true; files: string[] } | { known: false; wh
 export const CHANGED_FILES_LIMIT = 1000;
 
 /**
+ * The files of a change as BuildInput.changes holds them: once each and sorted (a redelivery
+ * then starts the same input whatever order they were listed in), or `known: false` past the limit.
+ */
+export function changesOf(files: readonly string[], limit = CHANGED_FILES_LIMIT): BuildChanges {
+  const unique = [...new Set(files)].sort();
+  if (unique.length > limit) return { known: false, why: `the change touches ${unique.length} files, more than the ${limit} a build's input holds` };
+  return { known: true, files: unique };
+}
+
+/**
  * Which ReportStatus state is reporting: the `outcome` of its Parameters. `stopped`: the execution
  * ended outside the definition (aborted, timed out, or failed where no Catch runs), reported by
  * the cleanup of ended executions, not by a state.

@@ -1,6 +1,6 @@
-import { CHANGED_FILES_LIMIT } from '../contract/index.js';
+import { CHANGED_FILES_LIMIT, changesOf } from '../contract/index.js';
 import { branchPush, branchUpdate } from '../../test/fixtures/webhooks/examples.js';
-import { compareChanges, limitedChanges, pullRequestChanges, pushChangeQuery, type PushChange } from './changed-files.js';
+import { compareChanges, pullRequestChanges, pushChangeQuery, type PushChange } from './changed-files.js';
 
 const BEFORE = 'f95f852bd8fca8fcc58a9a2d6c842781e32a215e';
 const AFTER = '6113728f27ae82c7b1a177c8d03f9e96e0adf246';
@@ -51,7 +51,7 @@ describe('the files APIs\' answers', () => {
   });
 
   it('keeps the limit exactly', () => {
-    expect(limitedChanges(many(CHANGED_FILES_LIMIT))).toMatchObject({ known: true });
-    expect(limitedChanges(['b', 'a', 'b'])).toEqual({ known: true, files: ['a', 'b'] });
+    expect(changesOf(many(CHANGED_FILES_LIMIT))).toMatchObject({ known: true });
+    expect(changesOf(['b', 'a', 'b'])).toEqual({ known: true, files: ['a', 'b'] });
   });
 });

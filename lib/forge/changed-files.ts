@@ -3,7 +3,7 @@
  * Pure: a push payload's commits either answer it, or say which GitHub API call would; the API's
  * answers are turned into BuildChanges here too, so every limit is in one place.
  */
-import { CHANGED_FILES_LIMIT, type BuildChanges } from '../contract/index.js';
+import { changesOf, type BuildChanges } from '../contract/index.js';
 
 /**
  * GitHub's push webhook documents its commits array as capped for timeline events only, not for
@@ -52,7 +52,7 @@ export function pushChangeQuery(push: PushChange): ChangeQuery {
   if (push.forced === true) return unknown('the push was forced: which files changed since the last build is not known');
   const commits = push.commits ?? [];
   if (commits.length > 0 && commits.length < PUSH_PAYLOAD_COMMITS_TRUSTED_BELOW) {
-    return { kind: 'known', changes: limitedChanges(commits.flatMap((c) => [...(c.added ?? []), ...(c.modified ?? []), ...(c.removed ?? [])])) };
+    return { kind: 'known', changes: changesOf(commits.flatMap((c) => [...(c.added ?? []), ...(c.modified ?? []), ...(c.removed ?? [])])) };
   }
   if (!SHA.test(push.before)) return unknown('the push payload names no earlier commit to compare with');
   const why = commits.length === 0 ? 'the push payload lists no commits' : `the push payload lists ${commits.length} commits, and may have been cut`;
@@ -70,7 +70,7 @@ export function compareChanges(files: readonly ApiFile[]): BuildChanges {
   if (files.length >= COMPARE_FILES_LIMIT) {
     return unknownChanges(`the compare API lists at most ${COMPARE_FILES_LIMIT} files and the change touches ${files.length} or more`);
   }
-  return limitedChanges(files.flatMap(namesOf));
+  return changesOf(files.flatMap(namesOf));
 }
 
 /** A pull request's files, every page read; its API lists at most PULL_REQUEST_FILES_LIMIT. */
@@ -78,17 +78,7 @@ export function pullRequestChanges(files: readonly ApiFile[]): BuildChanges {
   if (files.length >= PULL_REQUEST_FILES_LIMIT) {
     return unknownChanges(`the pull request files API lists at most ${PULL_REQUEST_FILES_LIMIT} files and the pull request touches ${files.length} or more`);
   }
-  return limitedChanges(files.flatMap(namesOf));
-}
-
-/**
- * The files, once each and sorted (a redelivery then starts the same input whatever order GitHub
- * listed them in), or `known: false` past CHANGED_FILES_LIMIT.
- */
-export function limitedChanges(files: readonly string[], limit = CHANGED_FILES_LIMIT): BuildChanges {
-  const unique = [...new Set(files)].sort();
-  if (unique.length > limit) return unknownChanges(`the change touches ${unique.length} files, more than the ${limit} a build's input holds`);
-  return { known: true, files: unique };
+  return changesOf(files.flatMap(namesOf));
 }
 
 export function unknownChanges(why: string): BuildChanges {

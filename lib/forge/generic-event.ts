@@ -11,8 +11,8 @@
  * (BuildInput.changes); absent, the build has no change and no step is skipped by paths.
  */
 import * as z from 'zod';
+import { changesOf } from '../contract/index.js';
 import { Triggers, type BuildRequest } from './build-request.js';
-import { limitedChanges } from './changed-files.js';
 import { InvalidPayload } from './errors.js';
 
 const MODULE = 'generic-event';
@@ -74,7 +74,7 @@ export function decideGenericDelivery(payload: unknown): GenericDelivery {
       commit,
       ref,
       ...(cloneUrl ? { cloneUrl } : {}),
-      ...(changedFiles ? { changes: limitedChanges(changedFiles) } : {}),
+      ...(changedFiles ? { changes: changesOf(changedFiles) } : {}),
     },
     pipeline: { file: INLINE_PIPELINE_FILE, text: pipeline },
   };

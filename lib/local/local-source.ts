@@ -6,8 +6,7 @@
 import { execFile } from 'node:child_process';
 import { basename, dirname } from 'node:path';
 import { promisify } from 'node:util';
-import { CHANGED_FILES_LIMIT, type BuildChanges, type BuildInput, type BuildRef, type BuildSource } from '../contract/index.js';
-import { changesOf } from '../pipeline/index.js';
+import { changesOf, type BuildChanges, type BuildInput, type BuildRef, type BuildSource } from '../contract/index.js';
 import { findWorkTree, snapshotSource } from './source-snapshot.js';
 
 export interface LocalSource {
@@ -95,14 +94,14 @@ async function sourceOf(dir: string, options: LocalSourceOptions): Promise<Local
 async function changesAsked(dir: string, options: LocalSourceOptions): Promise<Pick<LocalSource, 'changes' | 'changesDescription'>> {
   const counted = (files: number) => `${files} file${files === 1 ? '' : 's'}`;
   if (options.changed) {
-    const changes = changesOf(options.changed, CHANGED_FILES_LIMIT);
+    const changes = changesOf(options.changed);
     return { changes, changesDescription: changes.known ? `${counted(changes.files.length)} (--changed)` : `not known: ${changes.why}` };
   }
   if (options.base === undefined) return {};
   const workTree = await findWorkTree(dir);
   if (!workTree) throw new BaseRefError(`--base ${options.base}: ${dir} is not in a git work tree, so there is nothing to compare with it`);
   const { files, mergeBase } = await workTreeChanges(workTree, options.base, options.commit);
-  const changes = changesOf(files, CHANGED_FILES_LIMIT);
+  const changes = changesOf(files);
   const against = `against ${options.base} (merge base ${mergeBase.slice(0, 7)})`;
   return { changes, changesDescription: changes.known ? `${counted(changes.files.length)} ${against}` : `not known ${against}: ${changes.why}` };
 }

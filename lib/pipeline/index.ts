@@ -12,4 +12,4 @@ export { WhenEvents, WhenStatuses, runsAfterFailure, skipReason, branchMatches, 
 export { DEFAULT_SERVICE_START_GRACE_SECONDS, RESERVED_SERVICE_NAMES, reservedServiceNameProblem, stepServices, MAX_PORT } from './services.js';
 export { needsProblems, resolveNeeds, runOrder, runsSideBySide, type NeedsOf, type NeedsProblem } from './needs.js';
 export { selectSteps, UnknownStep, NOT_ASKED_FOR, type StepSelection, type SelectedSteps } from './step-selection.js';
-export { pathMatches, pathGlobProblem, pathsSkipReason, filtersPaths, changesOf, type PathFilter } from './paths.js';
+export { pathMatches, pathGlobProblem, pathsSkipReason, filtersPaths, type PathFilter } from './paths.js';

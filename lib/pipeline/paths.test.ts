@@ -1,6 +1,7 @@
 import { parsePipeline } from './parse.js';
 import { InvalidPipeline } from './errors.js';
-import { changesOf, pathGlobProblem, pathMatches, pathsSkipReason } from './paths.js';
+import { changesOf } from '../contract/index.js';
+import { pathGlobProblem, pathMatches, pathsSkipReason } from './paths.js';
 
 describe('path globs against repository paths', () => {
   test.each([

@@ -65,12 +65,3 @@ export function filtersPaths(filter: PathFilter | undefined): boolean {
   return (filter?.paths?.length ?? 0) > 0 || (filter?.pathsIgnore?.length ?? 0) > 0;
 }
 
-/**
- * A change as BuildInput carries it: the files, once each and in order, or `known: false` past
- * CHANGED_FILES_LIMIT (`limit`), when the input would grow too large to hold them.
- */
-export function changesOf(files: readonly string[], limit: number): BuildChanges {
-  const unique = [...new Set(files)];
-  if (unique.length > limit) return { known: false, why: `the change touches ${unique.length} files, more than the ${limit} a build's input holds` };
-  return { known: true, files: unique };
-}

@@ -88,9 +88,11 @@ export class ContainerRunner {
     }
     const running = started.container;
     const { containerID } = running;
-    // The pod began stopping while the container started: termination has already looked for it.
+    // The pod began stopping while the container started: termination has already looked for it,
+    // so it is stopped here, and its end recorded as a real runtime would report it.
     if (pod.stopping || options.cancelled?.()) {
-      await running.stop(0);
+      const exit = await running.stop(0);
+      if (pod.stopping) pod.recordLateEnd(container.name, { exitCode: exit.exitCode, reason: exitReason(exit), startedAt: pod.stamp(), finishedAt: pod.stamp(), containerID });
       return;
     }
     this.containers.set(container.name, running);

@@ -95,6 +95,21 @@ export class PodHandle {
     });
   }
 
+  /**
+   * The end of a container whose start the pod's termination did not wait for (it began stopping
+   * while the runtime was starting it, so termination found nothing to stop): written even though
+   * the pod is stopping, unless termination already said how it ended; the phase it set stays.
+   */
+  recordLateEnd(name: string, terminated: NonNullable<ContainerStatus['state']['terminated']>): void {
+    const end = (statuses: ContainerStatus[] | undefined) =>
+      statuses?.map((s) => (s.name === name && !s.state.terminated ? { ...s, ready: false, started: false, state: { terminated } } : s));
+    this.patch((p) => {
+      if (!p.status) return;
+      const initStatuses = end(p.status.initContainerStatuses);
+      p.status = { ...p.status, containerStatuses: end(p.status.containerStatuses) ?? [], ...(initStatuses ? { initContainerStatuses: initStatuses } : {}) };
+    });
+  }
+
   /** Ends early (AbortError) once the pod is stopping, or `also` aborts. */
   wait(ms: number, also?: AbortSignal): Promise<void> {
     return delay(ms, undefined, { signal: also ? AbortSignal.any([this.stop.signal, also]) : this.stop.signal });
