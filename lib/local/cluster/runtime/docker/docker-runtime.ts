@@ -13,6 +13,7 @@ import { UnsupportedContainerConfigError, containerCreateOptions } from './conta
 import { daemonError } from './daemon-errors.js';
 import { removeLeftovers } from './leftovers.js';
 import { DEFAULT_HELPER_IMAGE, removeNodeTree } from './node-tree.js';
+import { OomEvents } from './oom-events.js';
 import { DockerLabels, ownerLabel, type Owner } from './labels.js';
 import { pipeToLog } from './log-stream.js';
 import { sandboxIP, sandboxNetwork } from './network.js';
@@ -72,6 +73,7 @@ class DockerRuntime implements ContainerRuntime {
     private readonly sandboxImage: string,
     private readonly owner: Owner,
     private readonly helperImage: string,
+    private readonly oom: OomEvents,
   ) {}
 
   presentImage(image: string): Promise<RuntimeImage | undefined> {
@@ -154,7 +156,7 @@ class DockerRuntime implements ContainerRuntime {
       await remove();
       return { ok: false, reason: 'StartError', message: daemonError(error, this.socketPath), containerID };
     }
-    return { ok: true, container: new DockerContainer({ docker: this.docker, socketPath: this.socketPath, handles: this.handles }, container, logged, () => attached.destroy()) };
+    return { ok: true, container: new DockerContainer({ docker: this.docker, socketPath: this.socketPath, handles: this.handles, oom: this.oom }, container, logged, () => attached.destroy()) };
   }
 
   removeNodeTree(path: string): Promise<void> {
@@ -166,6 +168,7 @@ class DockerRuntime implements ContainerRuntime {
   }
 
   async close(): Promise<void> {
+    this.oom.stop();
     this.handles.closeAll();
     this.agent.destroy();
   }
@@ -179,7 +182,9 @@ export async function createDockerRuntime(options: DockerRuntimeOptions): Promis
     const version = await docker.version();
     const network = await sandboxNetwork(docker, options.network);
     const owner: Owner = { hostname: hostname(), pid: process.pid, ...(options.clusterId !== undefined ? { clusterId: options.clusterId } : {}) };
-    return new DockerRuntime(docker, agent, options.socketPath, `docker://${version.Version}`, network, options.sandboxImage ?? DEFAULT_SANDBOX_IMAGE, owner, options.helperImage ?? DEFAULT_HELPER_IMAGE);
+    const oom = new OomEvents();
+    await oom.start(docker, [`${DockerLabels.owner}=${ownerLabel(owner)}`]);
+    return new DockerRuntime(docker, agent, options.socketPath, `docker://${version.Version}`, network, options.sandboxImage ?? DEFAULT_SANDBOX_IMAGE, owner, options.helperImage ?? DEFAULT_HELPER_IMAGE, oom);
   } catch (error) {
     agent.destroy();
     throw error;

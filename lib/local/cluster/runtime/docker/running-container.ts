@@ -9,6 +9,7 @@ import type { ExecStart, ExecStdio } from '../../exec-process.js';
 import type { ContainerExit, RunningContainer } from '../container-runtime.js';
 import { isDaemonUnreachable } from './daemon-errors.js';
 import { startExec } from './docker-exec.js';
+import { LATE_OOM_WAIT_MS, type OomEvents } from './oom-events.js';
 import type { OpenHandles } from './open-handles.js';
 
 /** A SIGKILLed process's code, which is what a container the runtime lost track of is taken to have. */
@@ -28,6 +29,7 @@ export interface ContainerContext {
   docker: Docker;
   socketPath: string;
   handles: OpenHandles;
+  oom: OomEvents;
 }
 
 function lostReason(error: unknown, context: ContainerContext, id: string): string {
@@ -60,7 +62,10 @@ export class DockerContainer implements RunningContainer {
     try {
       await this.container.wait({ abortSignal: abort.signal });
       const info = await this.container.inspect();
-      exit = { exitCode: info.State.ExitCode, ...(info.State.OOMKilled ? { reason: 'OOMKilled' as const } : {}) };
+      // Only a container with a memory limit can be OOM killed by its cgroup: only its 137 waits.
+      const mayBeOom = info.State.ExitCode === LOST_EXIT_CODE && (info.HostConfig.Memory ?? 0) > 0 && !this.sigkilled;
+      const oomKilled = info.State.OOMKilled || (await this.context.oom.killed(this.container.id, mayBeOom ? LATE_OOM_WAIT_MS : 0));
+      exit = { exitCode: info.State.ExitCode, ...(oomKilled ? { reason: 'OOMKilled' as const } : {}) };
     } catch (error) {
       exit = { exitCode: LOST_EXIT_CODE, lost: lostReason(error, this.context, this.container.id) };
       detach();
@@ -75,10 +80,15 @@ export class DockerContainer implements RunningContainer {
     if (exit.lost === undefined) {
       await this.container.remove({ force: true }).catch(() => {});
     }
+    this.context.oom.forget(this.container.id);
     return exit;
   }
 
+  /** Whether stop() killed it: its 137 is then the kubelet's doing, not the OOM killer's. */
+  private sigkilled = false;
+
   private async kill(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
+    if (signal === 'SIGKILL') this.sigkilled = true;
     // Not running (409) or gone (404) is what stop wants; a lost daemon shows in `exited`.
     await this.container.kill({ signal }).catch(() => {});
   }
