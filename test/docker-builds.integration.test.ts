@@ -168,7 +168,7 @@ steps:
   - name: hog
     image: ${images.busybox}
     resources: { memory: 16Mi }
-    # The daemon learns of an OOM kill through a watch containerd sets up as the container starts; on a loaded machine an allocation made at once can beat it (the kill then shows as a plain 137), so the test allocates a second in, as real steps do.
+    # It allocates a second in, as a real step does after its start; the runtime reads the kill from State.OOMKilled or, when containerd reported it after the exit, from the daemon's oom event (oom-events.ts).
     commands: ['sleep 1', 'x=$(head -c 67108864 /dev/zero | tr "\\000" a); echo \${#x}']
 `,
       );

@@ -141,7 +141,7 @@ describeRequiring('the embedded kubelet on Docker', dockerDaemon, () => {
           {
             name: 'step',
             image: images.busybox,
-            // Holds 64 MiB in the shell's memory against a 16 MiB limit. The daemon learns of an OOM kill through a watch containerd sets up as the container starts; on a loaded machine an allocation made at once can beat it (the kill then shows as a plain 137), so the test allocates a second in, as real steps do.
+            // Holds 64 MiB in the shell's memory against a 16 MiB limit. It allocates a second in, as a real step does after its start; the runtime reads the kill from State.OOMKilled or, when containerd reported it after the exit, from the daemon's oom event (oom-events.ts).
             command: ['/bin/sh', '-c', 'sleep 1; x=$$(head -c 67108864 /dev/zero | tr "\\000" a); echo ${#x}'],
             resources: { limits: { memory: '16Mi' }, requests: { memory: '16Mi' } },
           },

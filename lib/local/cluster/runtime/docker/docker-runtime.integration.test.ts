@@ -211,7 +211,7 @@ describeRequiring('the Docker runtime', dockerDaemon, () => {
       });
 
       it('ends OOMKilled, 137, past its memory limit', async () => {
-        // The daemon learns of an OOM kill through a watch containerd sets up as the container starts; on a loaded machine an allocation made at once can beat it (the kill then shows as a plain 137), so the test allocates a second in, as real steps do.
+        // It allocates a second in, as a real step does after its start; the runtime reads the kill from State.OOMKilled or, when containerd reported it after the exit, from the daemon's oom event (oom-events.ts).
         const { exit } = await runOnce({ image: images.busybox, resources: { limits: { memory: '8Mi' } } }, ['/bin/sh', '-c', 'sleep 1; x=$(head -c 64m /dev/zero | tr "\\0" a); echo ${#x}']);
         expect(exit).toEqual({ exitCode: 137, reason: 'OOMKilled' });
       });
