@@ -237,13 +237,46 @@ export function sandboxFailedCause(s: CauseSubject, detail: { waitedSeconds: num
   );
 }
 
+/** An autoscaler's word on the pod, as quoted in an Unschedulable Cause. */
+export interface AutoscalerWords {
+  /** "cluster-autoscaler" or "Karpenter". */
+  autoscaler: string;
+  words: string;
+  /** How long ago it said so. */
+  agoSeconds?: number;
+}
+
+/** Room each quote gets when a Cause quotes both the autoscaler and the scheduler. */
+const SHARED_QUOTE_LENGTH = { autoscaler: 500, scheduler: 260 } as const;
+
+/** The scheduler's words after the autoscaler's, both kept short enough to fit one Cause. */
+function withSchedulerWords(lead: string, autoscaler: AutoscalerWords, schedulerWords?: string): string {
+  const scheduler = schedulerWords?.trim();
+  const tail = scheduler ? ` The scheduler said: ${sentence(elideMiddle(scheduler, SHARED_QUOTE_LENGTH.scheduler))}` : '';
+  const quoted = autoscaler.words.trim() ? elideMiddle(autoscaler.words, SHARED_QUOTE_LENGTH.autoscaler) : '';
+  return elideMiddle(composeCause(lead, `${autoscaler.autoscaler} said`, quoted) + tail, MAX_CAUSE_LENGTH);
+}
+
 export function unschedulableCause(
   s: CauseSubject,
-  detail: { waitedSeconds: number; graceSeconds: number; words?: string },
+  detail: { waitedSeconds: number; graceSeconds: number; words?: string; autoscaler?: AutoscalerWords },
 ): string {
-  return composeCause(
-    `${subject(s)} could not be placed on any node for ${seconds(detail.waitedSeconds)} (grace period ${seconds(detail.graceSeconds)}, Unschedulable)`,
-    'The scheduler said',
+  const lead = `${subject(s)} could not be placed on any node for ${seconds(detail.waitedSeconds)} (grace period ${seconds(detail.graceSeconds)}, Unschedulable)`;
+  if (!detail.autoscaler) return composeCause(lead, 'The scheduler said', detail.words);
+  // A node was said to be coming, and none took the pod within the grace after the last such word.
+  const ago = detail.autoscaler.agoSeconds !== undefined ? ` ${seconds(detail.autoscaler.agoSeconds)} ago` : '';
+  return withSchedulerWords(
+    `${lead}; ${detail.autoscaler.autoscaler} last said a node was coming${ago}, and none has taken the pod`,
+    detail.autoscaler,
+    detail.words,
+  );
+}
+
+/** No grace: the cluster's own autoscaler says it will add no node the pod fits. */
+export function noNodeComingCause(s: CauseSubject, detail: { autoscaler: AutoscalerWords; words?: string }): string {
+  return withSchedulerWords(
+    `${subject(s)} could not be placed on any node, and ${detail.autoscaler.autoscaler} will not add one it fits (Unschedulable), so it fails without waiting`,
+    detail.autoscaler,
     detail.words,
   );
 }

@@ -73,6 +73,22 @@ export const EventReasons = {
 } as const;
 
 /**
+ * Event `reason` values node autoscalers write on a pending pod: cluster-autoscaler's
+ * (cluster-autoscaler/processors/status/eventing_scale_up_processor.go) and Karpenter's
+ * (kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/events.go). Karpenter's
+ * refusal reuses the scheduler's FailedScheduling, told apart by its words
+ * (KARPENTER_REFUSAL_PREFIX in autoscaler-signals.ts).
+ */
+export const AutoscalerEventReasons = {
+  /** cluster-autoscaler (Normal): "pod triggered scale-up: [{eks-ng-1 2->3 (max: 10)}]". */
+  TriggeredScaleUp: 'TriggeredScaleUp',
+  /** cluster-autoscaler (Normal): "pod didn't trigger scale-up: 1 max node group size reached". */
+  NotTriggerScaleUp: 'NotTriggerScaleUp',
+  /** Karpenter (Normal): "Pod should schedule on: nodeclaim/default-tn8fg". */
+  Nominated: 'Nominated',
+} as const;
+
+/**
  * Event `reason` values about a pod's volumes and its claim: the attach/detach controller and the
  * kubelet on the pod (pkg/volume/util/operationexecutor, pkg/kubelet/volumemanager), the
  * PersistentVolume controller and the external provisioner on the claim (pkg/controller/volume/
@@ -119,6 +135,8 @@ export const StepReasons = {
   CheckingOut: 'CheckingOut',
   Succeeded: 'Succeeded',
   Unschedulable: 'Unschedulable',
+  /** Unschedulable, but the cluster's autoscaler says a node is coming for the pod. */
+  WaitingForNode: 'WaitingForNode',
   PodFailed: 'PodFailed',
   /** A service runs but has not opened its ports yet: the step's container waits for it. */
   ServiceStarting: 'ServiceStarting',

@@ -77,7 +77,16 @@
  *                                              at most: a new node cannot help, and the short
  *                                              wait only lets the previous step's pod finish
  *                                              leaving the node (its resources count until then);
- *     otherwise                             -> pending until unschedulableGraceSeconds after pod
+ *     the newest node autoscaler word on the pod (autoscaler-signals.ts) says none will come:
+ *     cluster-autoscaler's NotTriggerScaleUp (max node group size reached, no group fits; not
+ *     one naming a group in back-off, which is retried), Karpenter's FailedScheduling "Failed
+ *     to schedule pod, ..." (no NodePool or instance type fits)
+ *                                           -> Unschedulable at once, with its words;
+ *     it says a node is coming: TriggeredScaleUp, Karpenter's Nominated
+ *                                           -> pending (WaitingForNode, its words) until
+ *                                              unschedulableGraceSeconds after it last said so
+ *                                              (and after pod creation), then Unschedulable;
+ *     otherwise (no autoscaler word)        -> pending until unschedulableGraceSeconds after pod
  *                                              creation (the autoscaler may add a node), then
  *                                              Unschedulable with the scheduler's words.
  * 12. Container running / pod Running       -> running.
@@ -151,6 +160,7 @@ import {
   type PullVerdict,
 } from './image-pull.js';
 import { toMillis } from './time.js';
+import { NodeOutlooks, autoscalerSignal, isKarpenterRefusal } from './autoscaler-signals.js';
 import { WorkspaceVerdicts, blamesClaim, classifyWorkspaceMessage } from './workspace-failure.js';
 import { isServiceItself } from './service-containers.js';
 import {
@@ -171,6 +181,7 @@ import {
   exitCodeCause,
   invalidImageCause,
   neverPullCause,
+  noNodeComingCause,
   outOfMemoryCause,
   podDeletedCause,
   podDeletingCause,
@@ -619,7 +630,7 @@ function firstSeen(f: Facts, events: readonly CoreV1Event[]): number {
  * storage class the scheduler only says the claim is unbound.
  */
 function placementFailure(f: Facts): WorkspaceFailure | undefined {
-  const blaming = f.podEvents.filter((e) => isSchedulingFailure(e) && blamesClaim(e.message ?? ''));
+  const blaming = f.podEvents.filter((e) => isSchedulerFailure(e) && blamesClaim(e.message ?? ''));
   const provisioningFailures = f.claimEvents.filter((e) => e.reason === VolumeEventReasons.ProvisioningFailed);
   const outcome = f.claimEvents.find(isProvisioningOutcome);
   if (outcome?.reason === VolumeEventReasons.ProvisioningFailed) {
@@ -629,7 +640,7 @@ function placementFailure(f: Facts): WorkspaceFailure | undefined {
       since: firstSeen(f, [...provisioningFailures, ...blaming]),
     };
   }
-  const words = unschedulableMessage(f.pod) ?? f.podEvents.find(isSchedulingFailure)?.message;
+  const words = unschedulableMessage(f.pod) ?? f.podEvents.find(isSchedulerFailure)?.message;
   if (!words || !blamesClaim(words)) return undefined;
   return { reason: EventReasons.FailedScheduling, words, since: firstSeen(f, blaming) };
 }
@@ -706,23 +717,36 @@ function sandboxProblem(f: Facts): StepStatus | undefined {
  */
 export const PINNED_UNSCHEDULABLE_GRACE_SECONDS = 30;
 
+/** The scheduler's own FailedScheduling: Karpenter's refusals share the reason (autoscaler-signals.ts). */
+function isSchedulerFailure(event: CoreV1Event): boolean {
+  return isSchedulingFailure(event) && !isKarpenterRefusal(event);
+}
+
 function unschedulable(f: Facts): StepStatus | undefined {
   if (isScheduled(f.pod)) return undefined;
-  const event = f.podEvents.find(isSchedulingFailure);
-  if (!isUnschedulableCondition(f.pod) && !event) return undefined;
+  const event = f.podEvents.find(isSchedulerFailure);
+  const signal = autoscalerSignal(f.podEvents);
+  if (!isUnschedulableCondition(f.pod) && !event && !signal) return undefined;
   const words = unschedulableMessage(f.pod) ?? event?.message;
   const node = pinnedNode(f.pod);
   const since = createdAt(f.pod) ?? (event ? eventFirstSeen(event) : undefined) ?? f.now;
   const waited = secondsBetween(since, f.now);
+  const grace = f.options.unschedulableGraceSeconds;
   if (node && f.claim) {
-    if (waited < Math.min(PINNED_UNSCHEDULABLE_GRACE_SECONDS, f.options.unschedulableGraceSeconds)) return pending(StepReasons.Unschedulable, words);
+    if (waited < Math.min(PINNED_UNSCHEDULABLE_GRACE_SECONDS, grace)) return pending(StepReasons.Unschedulable, words);
     return failed(ErrorNames.Unschedulable, StepReasons.Unschedulable, pinnedUnschedulableCause(f.subject, { node, claim: f.claim, words }));
   }
-  if (waited < f.options.unschedulableGraceSeconds) return pending(StepReasons.Unschedulable, words);
+  const said = signal && { autoscaler: signal.autoscaler, words: signal.words, agoSeconds: secondsBetween(signal.at, f.now) };
+  if (signal?.outlook === NodeOutlooks.NoneComing) {
+    return failed(ErrorNames.Unschedulable, StepReasons.Unschedulable, noNodeComingCause(f.subject, { autoscaler: said!, words }));
+  }
+  // A node said to be coming is believed for a grace after the autoscaler last said so.
+  if (said && said.agoSeconds < grace) return pending(StepReasons.WaitingForNode, said.words || words);
+  if (waited < grace) return pending(StepReasons.Unschedulable, words);
   return failed(
     ErrorNames.Unschedulable,
     StepReasons.Unschedulable,
-    unschedulableCause(f.subject, { waitedSeconds: waited, graceSeconds: f.options.unschedulableGraceSeconds, words }),
+    unschedulableCause(f.subject, { waitedSeconds: waited, graceSeconds: grace, words, ...(said ? { autoscaler: said } : {}) }),
   );
 }
 
