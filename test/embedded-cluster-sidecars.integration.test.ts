@@ -178,7 +178,9 @@ describeOnRuntimes(NS, (runtime) => {
 
   test('activeDeadlineSeconds stops the sidecar too', async () => {
     const body = pod('deadline', [sidecar('service', 'echo $$$$; exec sleep 30')], untilStopped);
-    body.spec!.activeDeadlineSeconds = 1;
+    // Long enough for the sidecar to be running first: a Docker pod's start takes its sandbox and its
+    // containers, seconds on a loaded CI machine (a deadline hit before it runs would stop nothing).
+    body.spec!.activeDeadlineSeconds = runtime.kind === RuntimeKind.docker ? 10 : 1;
     await runtime.api.createNamespacedPod({ namespace: NS, body });
     const running = await sidecarRunning('deadline');
     const done = await podWhen('deadline', (p) => ended(p) && p.status?.initContainerStatuses?.[0]?.state?.terminated !== undefined, 'to end, its sidecar stopped');

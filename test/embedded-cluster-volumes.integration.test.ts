@@ -157,7 +157,7 @@ test("an emptyDir is shared by the pod's containers, starts empty in every pod, 
     workingDir: '/scratch',
     volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }],
   });
-  const waitForNote = 'i=0; while [ ! -f note ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i+1)); done; cat note; pwd';
+  const waitForNote = 'i=0; while [ ! -f note ] && [ $i -lt 3000 ]; do sleep 0.02; i=$((i+1)); done; cat note; pwd';
   await kube.api.createNamespacedPod({
     namespace: NS,
     body: { metadata: { name: 'scratchpad' }, spec: { restartPolicy: 'Never', volumes: [{ name: 'scratch', emptyDir: {} }], containers: [scratch('writer', 'echo shared > note'), scratch('reader', waitForNote)] } },

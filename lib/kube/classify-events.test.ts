@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
-import { isAboutClaim, isAboutPod } from './classify-events.js';
+import { isAboutClaim, isAboutPod, latestFirst } from './classify-events.js';
 import { claimEvent, podEvent, stepPod } from '../../test/fixtures/kube/builders.js';
 
 const pod = stepPod({ step: 'web' });
@@ -43,5 +43,16 @@ describe('isAboutClaim', () => {
 
   it.each(cases)('%s', (_name, event, expected) => {
     expect(isAboutClaim(event, 'ws-b-42')).toBe(expected);
+  });
+});
+
+describe('latestFirst', () => {
+  const pod = stepPod({ step: 'greet', image: 'alpine:no-such-tag-0' });
+  it('puts the newer event first, and of two stamped in the same second the one listed later', () => {
+    const pulling = podEvent(pod, { reason: 'Pulling', message: 'Pulling image "alpine:no-such-tag-0"', first: 4 });
+    const failed = podEvent(pod, { reason: 'Failed', message: 'Failed to pull image "alpine:no-such-tag-0": not found', first: 4 });
+    const scheduled = podEvent(pod, { reason: 'Scheduled', message: 'Successfully assigned', first: 3, container: null });
+    expect(latestFirst([scheduled, pulling, failed]).map((e) => e.reason)).toEqual(['Failed', 'Pulling', 'Scheduled']);
+    expect(latestFirst([failed, scheduled]).map((e) => e.reason)).toEqual(['Failed', 'Scheduled']);
   });
 });

@@ -58,7 +58,13 @@ export function withOwnWords(event: CoreV1Event): CoreV1Event {
 
 /** Newest first; events with no time at all sort last. */
 export function latestFirst(events: readonly CoreV1Event[]): CoreV1Event[] {
-  return [...events].sort((a, b) => (eventLastSeen(b) ?? -Infinity) - (eventLastSeen(a) ?? -Infinity));
+  // Legacy events are stamped to the second, so the kubelet's Pulling and its Failed verdict often
+  // tie: the apiserver lists events by name, which ends in the time of their creation, so of two
+  // in the same second the one listed later is the newer.
+  return events
+    .map((event, index) => ({ event, index, seen: eventLastSeen(event) ?? -Infinity }))
+    .sort((a, b) => b.seen - a.seen || b.index - a.index)
+    .map(({ event }) => event);
 }
 
 /**
