@@ -152,9 +152,17 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
         ? // Loaded only when asked for: the Docker client is the larger part of a start in process mode.
           await (await import('./runtime/docker/docker-runtime.js')).createDockerRuntime({ socketPath: choice.socketPath, ...(choice.sandboxImage ? { sandboxImage: choice.sandboxImage } : {}), ...(choice.network ? { network: choice.network } : {}) })
         : createProcessRuntime({ puller: new ImagePuller(catalog), workspace: options.workspace ?? process.cwd(), baseEnv, nodeIP, timings });
+  } catch (error) {
+    await registry.stop();
+    await rm(stateDir, { recursive: true, force: true });
+    throw error;
+  }
+  try {
     // A cluster killed before its stop() left containers behind; they carry its labels.
     await runtime.removeLeftovers();
   } catch (error) {
+    // The runtime holds connections (Docker's event stream) that would keep this process alive.
+    await runtime.close();
     await registry.stop();
     await rm(stateDir, { recursive: true, force: true });
     throw error;

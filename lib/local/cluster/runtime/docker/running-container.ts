@@ -13,7 +13,7 @@ import { LATE_OOM_WAIT_MS, type OomEvents } from './oom-events.js';
 import type { OpenHandles } from './open-handles.js';
 
 /** A SIGKILLed process's code, which is what a container the runtime lost track of is taken to have. */
-const LOST_EXIT_CODE = 137;
+const SIGKILL_EXIT_CODE = 137;
 /**
  * How long the attach stream may trail the container's end. The daemon closes it once the
  * container's processes are gone, which is at once; a stream still open after this is stuck, and
@@ -63,11 +63,11 @@ export class DockerContainer implements RunningContainer {
       await this.container.wait({ abortSignal: abort.signal });
       const info = await this.container.inspect();
       // Only a container with a memory limit can be OOM killed by its cgroup: only its 137 waits.
-      const mayBeOom = info.State.ExitCode === LOST_EXIT_CODE && (info.HostConfig.Memory ?? 0) > 0 && !this.sigkilled;
+      const mayBeOom = info.State.ExitCode === SIGKILL_EXIT_CODE && (info.HostConfig.Memory ?? 0) > 0 && !this.sigkilled;
       const oomKilled = info.State.OOMKilled || (await this.context.oom.killed(this.container.id, mayBeOom ? LATE_OOM_WAIT_MS : 0));
       exit = { exitCode: info.State.ExitCode, ...(oomKilled ? { reason: 'OOMKilled' as const } : {}) };
     } catch (error) {
-      exit = { exitCode: LOST_EXIT_CODE, lost: lostReason(error, this.context, this.container.id) };
+      exit = { exitCode: SIGKILL_EXIT_CODE, lost: lostReason(error, this.context, this.container.id) };
       detach();
     } finally {
       forget();
