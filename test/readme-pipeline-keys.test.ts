@@ -16,6 +16,10 @@ function schemaKeyPaths(): string[] {
     ...knownKeys.secret.map((key) => `steps[].secrets[].${key}`),
     ...knownKeys.toleration.map((key) => `steps[].tolerations[].${key}`),
     ...knownKeys.when.map((key) => `steps[].when.${key}`),
+    ...knownKeys.artifacts.map((key) => `steps[].artifacts.${key}`),
+    // A step's own caches (`steps[].cache`) have the pipeline's keys, documented once.
+    ...knownKeys.cache.map((key) => `cache[].${key}`),
+    ...knownKeys.cacheKey.map((key) => `cache[].key.${key}`),
     // A step's own services (`steps[].services`) have the same keys, documented once.
     ...knownKeys.service.map((key) => `services[].${key}`),
   ];

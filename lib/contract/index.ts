@@ -46,6 +46,16 @@ export interface BuildRef {
   /** A pull request's base branch (`refs/heads/main`): the branch a step's `when: branch` is matched with. */
   baseRef?: string;
   /**
+   * The repository's default branch (`main`): a build reads the cache entries its default branch
+   * saved when its own branch has none. Absent: `main`.
+   */
+  defaultBranch?: string;
+  /**
+   * The pull request that started the build: its cache entries are its own, and one from a fork
+   * saves none, so nothing a fork wrote is ever restored elsewhere.
+   */
+  pullRequest?: { number: number; fork: boolean };
+  /**
    * The GitHub App installation the delivery came through (the payload's `installation.id`), so
    * the tasks that need GitHub credentials can ask the deployment's App for a token of this
    * installation. An id, not a credential: it grants nothing without the App's private key.

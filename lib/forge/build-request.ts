@@ -20,6 +20,10 @@ export interface BuildRequest {
   event: string;
   /** A pull request's base branch ref (`refs/heads/main`), for the steps' `when.branch`. */
   baseRef?: string;
+  /** The repository's default branch (BuildRef.defaultBranch), when the delivery names it. */
+  defaultBranch?: string;
+  /** The pull request that started it (BuildRef.pullRequest). */
+  pullRequest?: { number: number; fork: boolean };
   /** Where the clone step fetches the commit from; absent: the build has no source. */
   cloneUrl?: string;
   /** The GitHub App installation the delivery came through (BuildRef.installationId). */
@@ -55,6 +59,8 @@ export function buildInputFor(
       event: request.event,
       ...(request.baseRef !== undefined ? { baseRef: request.baseRef } : {}),
       ...(request.installationId !== undefined ? { installationId: request.installationId } : {}),
+      ...(request.defaultBranch !== undefined ? { defaultBranch: request.defaultBranch } : {}),
+      ...(request.pullRequest !== undefined ? { pullRequest: request.pullRequest } : {}),
     },
     pipeline,
     ...(request.cloneUrl ? { source: sourceOf(request, request.cloneUrl) } : {}),

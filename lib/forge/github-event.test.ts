@@ -19,6 +19,7 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
         repository: 'Codertocat/Hello-World',
         commit: '6113728f27ae82c7b1a177c8d03f9e96e0adf246',
         ref: 'refs/heads/master',
+        defaultBranch: 'master',
         // The commit is fetched from where GitHub says the repository is.
         cloneUrl: 'https://github.com/Codertocat/Hello-World.git',
         // GitHub's example is a delivery of an App.
@@ -70,6 +71,8 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
         commit: 'ec26c3e57ca3a959ca5aad62de7213c562f8c821',
         ref: `refs/pull/${payload.number}/head`,
         baseRef: `refs/heads/${(payload.pull_request as { base: { ref: string } }).base.ref}`,
+        defaultBranch: 'master',
+        pullRequest: { number: payload.number, fork: false },
         cloneUrl: 'https://github.com/Codertocat/Hello-World.git',
       },
     });
@@ -105,6 +108,18 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
     expect(decideGitHubDelivery('pull_request', payload, { buildForkPullRequests: true })).toMatchObject({ kind: 'build' });
     payload.pull_request.head.repo = null;
     expect(decideGitHubDelivery('pull_request', payload)).toMatchObject({ kind: 'ignored', reason: expect.stringContaining('(deleted)') });
+  });
+
+  it("says which pull request started a build, whether it comes from a fork, and the repository's default branch (the cache's scopes)", () => {
+    const own = decideGitHubDelivery('pull_request', pullRequest('opened'));
+    expect(own).toMatchObject({ kind: 'build', request: { pullRequest: { number: expect.any(Number), fork: false }, defaultBranch: expect.any(String) } });
+    const payload = pullRequest('opened') as { pull_request: { head: { repo: { full_name: string } | null } } };
+    payload.pull_request.head.repo = { full_name: 'mallory/Hello-World' };
+    expect(decideGitHubDelivery('pull_request', payload, { buildForkPullRequests: true })).toMatchObject({ request: { pullRequest: { fork: true } } });
+    payload.pull_request.head.repo = null;
+    expect(decideGitHubDelivery('pull_request', payload, { buildForkPullRequests: true })).toMatchObject({ request: { pullRequest: { fork: true } } });
+    expect(decideGitHubDelivery('push', branchPush())).toMatchObject({ request: { defaultBranch: expect.any(String) } });
+    expect(decideGitHubDelivery('push', branchPush())).toMatchObject({ request: expect.not.objectContaining({ pullRequest: expect.anything() }) });
   });
 
   it.each(['closed', 'labeled', 'assigned'])('ignores pull_request %s', (action) => {

@@ -33,6 +33,8 @@ const sha = z.string().regex(/^[0-9a-f]{40}$/, 'a 40-character commit sha');
 const repository = z.object({
   full_name: z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'owner/name'),
   clone_url: z.string().regex(/^https?:\/\/[^\s@]+$/, 'an http(s) URL without credentials').optional(),
+  // Whose cache entries a build falls back on (BuildRef.defaultBranch).
+  default_branch: z.string().min(1).optional(),
 });
 
 // Present on the deliveries of a GitHub App (absent on a repository's own webhook): which
@@ -118,6 +120,7 @@ function decidePush(push: z.infer<typeof pushPayload>): GitHubDecision {
       repository: push.repository.full_name,
       commit: after.data,
       ref: push.ref,
+      ...defaultBranchOf(push.repository),
       cloneUrl: cloneUrlOf(push.repository),
       ...installationOf(push),
     },
@@ -149,6 +152,9 @@ function decidePullRequest(pr: z.infer<typeof pullRequestPayload>, policy: GitHu
       commit: pr.pull_request.head.sha,
       ref: `refs/pull/${pr.number}/head`,
       ...(pr.pull_request.base ? { baseRef: `refs/heads/${pr.pull_request.base.ref}` } : {}),
+      ...defaultBranchOf(pr.repository),
+      // A fork's head (or one whose fork was deleted) is someone else's code: it saves no cache.
+      pullRequest: { number: pr.number, fork: head !== pr.repository.full_name },
       cloneUrl: cloneUrlOf(pr.repository),
       ...installationOf(pr),
     },
@@ -158,6 +164,10 @@ function decidePullRequest(pr: z.infer<typeof pullRequestPayload>, policy: GitHu
 /** GitHub sends clone_url; github.com's form is the fallback for a payload without it. */
 function cloneUrlOf(repo: z.infer<typeof repository>): string {
   return repo.clone_url ?? `https://github.com/${repo.full_name}.git`;
+}
+
+function defaultBranchOf(repo: z.infer<typeof repository>): { defaultBranch?: string } {
+  return repo.default_branch ? { defaultBranch: repo.default_branch } : {};
 }
 
 function installationOf(payload: { installation?: { id: number } | null | undefined }): { installationId?: number } {

@@ -133,6 +133,8 @@ export const StepReasons = {
   Running: 'Running',
   /** The pod's checkout init container is running (an ephemeral workspace). */
   CheckingOut: 'CheckingOut',
+  /** The pod's cache restore init container is running: the step's commands come after it. */
+  RestoringCache: 'RestoringCache',
   Succeeded: 'Succeeded',
   Unschedulable: 'Unschedulable',
   /** Unschedulable, but the cluster's autoscaler says a node is coming for the pod. */

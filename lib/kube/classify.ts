@@ -95,6 +95,7 @@
  *                                              waiting for its workspace volume, the claim's
  *                                              (ExternalProvisioning, WaitForFirstConsumer, …).
  */
+import { CacheContainers } from './cache-containers.js';
 import type { CoreV1Event, V1ContainerStateTerminated, V1ContainerStateWaiting, V1Pod } from '@kubernetes/client-node';
 import { ErrorNames, type ErrorName } from '../contract/index.js';
 import {
@@ -754,7 +755,8 @@ function runningOrPending(f: Facts): StepStatus {
   if (f.service && f.running) return pending(StepReasons.ServiceStarting, `service "${f.service}" is starting`);
   if (f.running || (isPhase(f.pod, PodPhases.Running) && !f.waiting)) {
     // The step's time runs from here too: the pod's deadline covers its checkout.
-    return { phase: StepPhases.Running, reason: f.init ? StepReasons.CheckingOut : StepReasons.Running };
+    const reason = !f.init ? StepReasons.Running : f.container === CacheContainers.restore ? StepReasons.RestoringCache : StepReasons.CheckingOut;
+    return { phase: StepPhases.Running, reason };
   }
   if (f.waiting?.reason) return pending(f.waiting.reason, f.waiting.message);
   const newest = f.containerEvents[0];

@@ -4,6 +4,7 @@ import { PullPolicies, type Service, type Step, type StepResources, type Tolerat
 import { Annotations, BUILD_DEADLINE_ANNOTATION, Labels, MANAGED_BY, STEP_CONTAINER } from './types.js';
 import { labelValue, stepPodName } from './pod-name.js';
 import { PORT_GATE_SCRIPT, portGateContainerName, portProbe, serviceContainerName } from './service-containers.js';
+import { CACHE_SCRATCH, cacheRestoreContainer, cacheSaveContainer, stepScratchMount, type PodCachePlan } from './cache-containers.js';
 import { stepScript } from './step-script.js';
 import { WORKSPACE_PATH, WORKSPACE_VOLUME } from './workspace.js';
 
@@ -43,6 +44,12 @@ export interface StepPodManifestInput {
    * seconds from the pod's creation) before taking it for an orphan.
    */
   keepForSeconds?: number;
+  /**
+   * The step's cache (cache-containers.ts): a restore init container after the checkout, a save
+   * sidecar after the services, and the scratch emptyDir they and the step share. Absent, or no
+   * workspace: none.
+   */
+  cache?: PodCachePlan;
 }
 
 /** Where a pod may run: node labels it needs, taints it tolerates. */
@@ -96,13 +103,22 @@ export function stepPodManifest({
   placement,
   serviceStartGraceSeconds = DEFAULT_SERVICE_START_GRACE_SECONDS,
   keepForSeconds,
+  cache: planned,
 }: StepPodManifestInput): V1Pod {
   const mounted = workspace !== undefined;
+  // A cache lives in the workspace: a pod without one has nothing to restore into or save.
+  const cache = mounted ? planned : undefined;
   const services = step.services ?? [];
+  const restore = cache ? cacheRestoreContainer(cache, { mounted, runAsUser }) : undefined;
+  const save = cache ? cacheSaveContainer(cache, { mounted, runAsUser }) : undefined;
   const initContainers = [
     ...(checkout ? [stepContainer(checkout.name, checkout, buildEnv, mounted)] : []),
+    ...(restore ? [restore] : []),
     ...serviceSidecars(step, services, mounted, serviceStartGraceSeconds, runAsUser),
+    ...(save ? [save] : []),
   ];
+  const volumes = [...(workspace ? [workspaceVolume(workspace)] : []), ...(cache ? [{ name: CACHE_SCRATCH.volume, emptyDir: {} }] : [])];
+  const main = stepContainer(STEP_CONTAINER, step, buildEnv, mounted, { scratch: cache !== undefined, awaitSave: save !== undefined });
   const { nodeSelector, tolerations } = stepPlacement(step, placement);
   const secrets = [...new Set(pullSecrets)];
   return {
@@ -133,7 +149,7 @@ export function stepPodManifest({
       automountServiceAccountToken: false,
       enableServiceLinks: false,
       ...(runAsUser !== undefined ? { securityContext: nonRoot(runAsUser) } : {}),
-      ...(workspace ? { volumes: [workspaceVolume(workspace)] } : {}),
+      ...(volumes.length > 0 ? { volumes } : {}),
       ...(workspace && 'node' in workspace && workspace.node ? { affinity: pinnedTo(workspace.node) } : {}),
       ...(nodeSelector ? { nodeSelector } : {}),
       ...(tolerations ? { tolerations: tolerations.map(podToleration) } : {}),
@@ -141,7 +157,7 @@ export function stepPodManifest({
       // `db:5432` as well as `localhost:5432`, as on GitLab: the services share the pod's network.
       ...(services.length > 0 ? { hostAliases: [{ ip: '127.0.0.1', hostnames: services.map((service) => service.name) }] } : {}),
       ...(initContainers.length > 0 ? { initContainers } : {}),
-      containers: [stepContainer(STEP_CONTAINER, step, buildEnv, mounted)],
+      containers: [main],
     },
   };
 }
@@ -170,15 +186,22 @@ function workspaceVolume(workspace: PodWorkspace): V1Volume {
     : { name: WORKSPACE_VOLUME, emptyDir: {} };
 }
 
-function stepContainer(name: string, step: Step, buildEnv: Record<string, string>, mounted: boolean): V1Container {
+/**
+ * `scratch`: the cache's scratch directory is mounted (and named to the script by its variable);
+ * `awaitSave`: the script hands over to the save sidecar and waits for it before exiting 0.
+ */
+function stepContainer(name: string, step: Step, buildEnv: Record<string, string>, mounted: boolean, cache: { scratch: boolean; awaitSave: boolean } = { scratch: false, awaitSave: false }): V1Container {
   const resources = stepResources(step.resources);
+  const scratch = cache.scratch ? stepScratchMount() : undefined;
+  const mounts = [...(mounted ? [{ name: WORKSPACE_VOLUME, mountPath: WORKSPACE_PATH }] : []), ...(scratch ? [scratch.mount] : [])];
   return {
     name,
     image: step.image,
     imagePullPolicy: PullPolicies[step.pull],
-    command: ['/bin/sh', '-c', literal(stepScript(step.commands))],
-    env: stepEnv(step, buildEnv),
-    ...(mounted ? { workingDir: WORKSPACE_PATH, volumeMounts: [{ name: WORKSPACE_VOLUME, mountPath: WORKSPACE_PATH }] } : {}),
+    command: ['/bin/sh', '-c', literal(stepScript(step.commands, { ...(cache.scratch ? { cacheLog: true } : {}), ...(cache.awaitSave ? { awaitSave: true } : {}) }))],
+    env: [...stepEnv(step, buildEnv), ...(scratch ? [scratch.env] : [])],
+    ...(mounted ? { workingDir: WORKSPACE_PATH } : {}),
+    ...(mounts.length > 0 ? { volumeMounts: mounts } : {}),
     ...(resources ? { resources } : {}),
     securityContext: hardened(),
   };

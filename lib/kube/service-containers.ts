@@ -17,6 +17,7 @@
  */
 import type { V1Container, V1Pod, V1Probe } from '@kubernetes/client-node';
 import type { Service } from '../pipeline/types.js';
+import { CacheContainers } from './cache-containers.js';
 
 /** The container of a service: named after it. */
 export function serviceContainerName(service: Pick<Service, 'name'>): string {
@@ -39,9 +40,9 @@ export function portGateOf(pod: Pick<V1Pod, 'spec'>, container: string): { servi
   return service ? { service: service.name, port } : undefined;
 }
 
-/** Whether a sidecar of a step pod is a service's own container, not a port gate. */
+/** Whether a sidecar of a step pod is a service's own container, not a port gate nor the cache's save sidecar. */
 export function isServiceItself(container: Pick<V1Container, 'name' | 'restartPolicy'>): boolean {
-  return container.restartPolicy === 'Always' && !PORT_GATE.test(container.name);
+  return container.restartPolicy === 'Always' && !PORT_GATE.test(container.name) && container.name !== CacheContainers.save;
 }
 
 /** Probe every second; the failures a probe may have in the grace before the kubelet restarts the container. */

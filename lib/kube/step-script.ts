@@ -9,14 +9,66 @@
  * `set -e` off). The check sits on its own line, never as `cmd || exit`, so a command that ends in
  * a `# comment` cannot swallow it.
  */
-export function stepScript(commands: readonly string[]): string {
+export function stepScript(commands: readonly string[], options: StepScriptOptions = {}): string {
   const lines = ['set -e'];
+  if (options.cacheLog) lines.push(...printScratchFile(options.scratch ?? DEFAULT_SCRATCH, 'restore.log'));
   for (const command of commands) {
     lines.push(`printf '%s\\n' ${shellQuote(`+ ${command}`)}`);
     lines.push(command);
     lines.push('step_runner_status=$?; if [ "$step_runner_status" -ne 0 ]; then exit "$step_runner_status"; fi');
   }
+  if (options.awaitSave) lines.push(...awaitSaveLines(options.scratch ?? DEFAULT_SCRATCH));
   return `${lines.join('\n')}\n`;
+}
+
+export interface StepScriptOptions {
+  /**
+   * The pod has a cache save sidecar: once the last command succeeded, hand over (`succeeded` in
+   * the scratch directory) and wait for its `saved` before exiting 0, since the kubelet stops the
+   * sidecars as soon as the step's container ends.
+   */
+  awaitSave?: boolean;
+  /** The scratch directory, unless STEP_RUNNER_SCRATCH names it; default /step-runner. */
+  scratch?: string;
+  /**
+   * The pod has cache containers: the script prints what the restore said before its commands
+   * (and, with awaitSave, what the save said at the end), so the step's log tells it all in order.
+   */
+  cacheLog?: boolean;
+}
+
+/** Prints a file of the scratch directory with the shell's own builtins: a step's image may lack cat. */
+function printScratchFile(scratch: string, file: string): string[] {
+  return [
+    `step_runner_scratch=\${STEP_RUNNER_SCRATCH:-${shellQuote(scratch)}}`,
+    `if [ -f "$step_runner_scratch/${file}" ]; then while IFS= read -r step_runner_line || [ -n "$step_runner_line" ]; do printf '%s\n' "$step_runner_line"; done < "$step_runner_scratch/${file}"; fi`,
+  ];
+}
+
+/** Kept here, not imported from cache-scripts.ts, so the step script has no dependency on the cache's. */
+const DEFAULT_SCRATCH = '/step-runner';
+
+/**
+ * No upper bound of its own: the step's timeout (activeDeadlineSeconds) covers the save too. A
+ * line every 30 s says why the step has not ended.
+ */
+function awaitSaveLines(scratch: string): string[] {
+  return [
+    `step_runner_scratch=\${STEP_RUNNER_SCRATCH:-${shellQuote(scratch)}}`,
+    ': > "$step_runner_scratch/succeeded"',
+    "printf '%s\\n' '+ saving the cache'",
+    'step_runner_started=$(date +%s); step_runner_next=30',
+    'while [ ! -e "$step_runner_scratch/saved" ]; do',
+    '  sleep 0.2 2>/dev/null || sleep 1',
+    '  step_runner_waited=$(($(date +%s) - step_runner_started))',
+    '  if [ "$step_runner_waited" -ge "$step_runner_next" ]; then',
+    `    printf '%s\\n' "still saving the cache ($step_runner_waited s)"`,
+    '    step_runner_next=$((step_runner_next + 30))',
+    '  fi',
+    'done',
+    ...printScratchFile(scratch, 'save.log'),
+    'exit 0',
+  ];
 }
 
 /** Single-quotes text for POSIX sh: nothing inside single quotes is expanded, not even newlines. */

@@ -20,6 +20,8 @@ export const EnvNames = {
   logsPrefix: 'STEP_LOGS_PREFIX',
   orphanMargin: 'ORPHAN_MARGIN_SECONDS',
   cloneImage: 'CLONE_IMAGE',
+  cacheImage: 'CACHE_IMAGE',
+  cachePrefix: 'CACHE_PREFIX',
   workspaceMode: 'WORKSPACE_MODE',
   stepRunAsUser: 'STEP_RUN_AS_USER',
   workspaceStorageClass: 'WORKSPACE_STORAGE_CLASS',
@@ -66,6 +68,8 @@ export function runnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
       ...read.seconds('runningWatchSeconds', EnvNames.runningWatch),
       ...read.seconds('runningWatchUntilSeconds', EnvNames.runningWatchUntil),
       ...(env[EnvNames.cloneImage] ? { cloneImage: env[EnvNames.cloneImage] } : {}),
+      ...(env[EnvNames.cacheImage] ? { cacheImage: env[EnvNames.cacheImage] } : {}),
+      ...(env[EnvNames.cachePrefix] ? { cachePrefix: env[EnvNames.cachePrefix] } : {}),
       workspaceMode: read.oneOf(EnvNames.workspaceMode, WORKSPACE_MODES) ?? WorkspaceModes.volume,
       ...read.userId('runAsUser', EnvNames.stepRunAsUser),
       workspace: {

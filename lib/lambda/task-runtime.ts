@@ -4,6 +4,7 @@ import { ecrCheck, imageChecker } from '../registry/index.js';
 import { logger } from '../workflow/lambda-task.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import { s3LogStore } from './s3-log-store.js';
+import { s3CacheStore } from '../workflow/s3-cache-store.js';
 import { runnerSettings } from './settings.js';
 
 /**
@@ -21,6 +22,9 @@ export function lambdaTaskRuntime(env: NodeJS.ProcessEnv = process.env): TaskRun
       // Built once per cold start, so its verdict cache lasts as long as the warm function.
       checkImages: imageChecker({ readPullSecrets: pullSecretsReader(clients.kube), ecr: ecrCheck({ credentials: fromNodeProviderChain() }) }),
       logs: s3LogStore(logs.bucket, logs.prefix),
+      // The cache's entries in the same bucket, under the deployment's cache prefix (its own
+      // lifecycle rule); the clone's key hashes beside the build's logs.
+      cache: s3CacheStore(logs.bucket, logs.prefix),
       now: () => new Date(),
       log: logger,
     },

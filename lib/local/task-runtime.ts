@@ -3,6 +3,7 @@ import { imageChecker } from '../registry/index.js';
 import { logger } from '../workflow/lambda-task.js';
 import { DEFAULT_WORKSPACE, workflowSettings, type WorkflowSettings, type WorkspaceMode } from '../workflow/settings.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
+import type { CacheStore } from '../workflow/cache-store.js';
 import { directoryLogStore } from './directory-log-store.js';
 import { imageRegistryOf } from './image-registry.js';
 import { kubeConfigFromFile } from './kube-config-file.js';
@@ -23,6 +24,8 @@ export interface LocalTarget {
    * storage class (kind's, minikube's...), not EKS's gp2, which the embedded cluster has.
    */
   ownCluster?: boolean;
+  /** Where the steps' caches are kept (local-cache-store.ts); absent: no step restores or saves one. */
+  cache?: CacheStore;
 }
 
 /**
@@ -44,6 +47,7 @@ export function localTaskRuntime(target: LocalTarget): TaskRuntime {
       // The embedded cluster's kubeconfig names its catalog registry; other clusters' nodes pull from the images' own.
       checkImages: imageChecker({ readPullSecrets: pullSecretsReader(clients.kube), ...(mirror ? { mirror } : {}) }),
       logs: directoryLogStore(target.logsDir),
+      ...(target.cache ? { cache: target.cache } : {}),
       now: () => new Date(),
       log: logger,
     },
@@ -83,7 +87,7 @@ export function commandSettings(options: CommandSettingsOptions, env: NodeJS.Pro
  */
 export function commandTaskRuntime(
   kubeconfig: string,
-  options: CommandSettingsOptions & { kubeconfig?: string; context?: string; namespace?: string; stateDir?: string },
+  options: CommandSettingsOptions & { kubeconfig?: string; context?: string; namespace?: string; stateDir?: string; cache?: CacheStore },
   env: NodeJS.ProcessEnv = process.env,
 ): TaskRuntime {
   const settings = commandSettings(options, env);
@@ -94,5 +98,6 @@ export function commandTaskRuntime(
     ...(options.context ? { context: options.context } : {}),
     ...(options.namespace ? { namespace: options.namespace } : {}),
     logsDir: logsDir(stateDir(options.stateDir)),
+    ...(options.cache ? { cache: options.cache } : {}),
   });
 }

@@ -13,3 +13,4 @@ export { DEFAULT_SERVICE_START_GRACE_SECONDS, RESERVED_SERVICE_NAMES, reservedSe
 export { needsProblems, resolveNeeds, runOrder, runsSideBySide, type NeedsOf, type NeedsProblem } from './needs.js';
 export { selectSteps, UnknownStep, NOT_ASKED_FOR, type StepSelection, type SelectedSteps } from './step-selection.js';
 export { pathMatches, pathGlobProblem, pathsSkipReason, filtersPaths, type PathFilter } from './paths.js';
+export { CACHE_NAME_PATTERN, DEFAULT_ARTIFACT_EXPIRE_DAYS, MAX_ARTIFACT_EXPIRE_DAYS, cacheNameProblem, keyFilePatternProblem, parseExpireIn, stepCache, workspacePathProblem, type ExpireInResult } from './cache.js';

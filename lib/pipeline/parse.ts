@@ -9,6 +9,7 @@
  */
 import { InvalidImage, InvalidPipeline, type PipelineLocation } from './errors.js';
 import { imageProblemMessage } from './image-reference.js';
+import { withCacheLines } from './cache.js';
 import { ProblemKinds, validatePipelineData, type PathSegment, type ProblemKind, type SchemaProblem } from './schema.js';
 import type { Pipeline } from './types.js';
 import { readYaml, type Position } from './yaml-document.js';
@@ -43,9 +44,18 @@ export function checkPipeline(text: string, file: string): PipelineCheck {
     return { ok: false, problems: sortByLine(problems) };
   }
   const shared = sharedServiceCount(read.data);
+  const lineOf = (path: readonly PathSegment[]) => read.locate(path)?.line;
   const steps = validated.pipeline.steps.map((step, index) => {
     const line = read.locate(['steps', index])?.line;
-    const located = line === undefined ? step : { ...step, line };
+    const lined = line === undefined ? step : { ...step, line };
+    // A step's caches are its own list or the pipeline's: each entry keeps the line it was written on.
+    const cacheAt = hasOwnCache(read.data, index) ? ['steps', index, 'cache'] : ['cache'];
+    const artifactsLine = lined.artifacts ? lineOf(['steps', index, 'artifacts']) : undefined;
+    const located = {
+      ...lined,
+      ...(lined.cache ? { cache: withCacheLines(lined.cache, cacheAt, lineOf) } : {}),
+      ...(lined.artifacts && artifactsLine !== undefined ? { artifacts: { ...lined.artifacts, line: artifactsLine } } : {}),
+    };
     if (!located.services) return located;
     // Each step has the pipeline's services first, then its own: each keeps the line it was written on.
     const services = located.services.map((service, at) => {
@@ -60,7 +70,8 @@ export function checkPipeline(text: string, file: string): PipelineCheck {
     const message = `${where(location)}the steps come to ${Math.ceil(expanded / 1024)} KiB once their aliases are expanded; at most ${MAX_STEPS_JSON_BYTES / 1024} KiB fit in the build's state data (Step Functions' 256 KiB per state)`;
     return { ok: false, problems: [{ message, location, kind: ProblemKinds.other }] };
   }
-  return { ok: true, pipeline: { ...validated.pipeline, steps, file } };
+  const cache = validated.pipeline.cache ? { cache: withCacheLines(validated.pipeline.cache, ['cache'], lineOf) } : {};
+  return { ok: true, pipeline: { ...validated.pipeline, ...cache, steps, file } };
 }
 
 /**
@@ -124,6 +135,12 @@ function describePath(path: readonly PathSegment[], data: unknown): { step?: str
 function sharedServiceCount(data: unknown): number {
   const services = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)['services'] : undefined;
   return Array.isArray(services) ? services.length : 0;
+}
+
+function hasOwnCache(data: unknown, index: number): boolean {
+  const steps = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)['steps'] : undefined;
+  const step: unknown = Array.isArray(steps) ? steps[index] : undefined;
+  return typeof step === 'object' && step !== null && (step as Record<string, unknown>)['cache'] !== undefined;
 }
 
 function stepName(data: unknown, index: number): string | undefined {

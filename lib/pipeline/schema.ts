@@ -13,6 +13,7 @@ import { WhenEvents, WhenStatuses, type StepCondition } from './when.js';
 import { pathGlobProblem, type PathFilter } from './paths.js';
 import { needsProblems } from './needs.js';
 import { normalService, serviceListSchema, serviceProblems, serviceSchema, stepServices } from './services.js';
+import { cacheProblems, cacheSchemas, normalArtifacts, normalCache, stepCache } from './cache.js';
 import {
   BUILD_TIME_LIMIT_SECONDS,
   CHECKOUT_STEP,
@@ -349,6 +350,9 @@ const service = serviceSchema({
 });
 const services = serviceListSchema(service, describeValue);
 
+// `cache:` and `artifacts:` (cache.ts).
+const caches = cacheSchemas(describeValue);
+
 export const stepSchema = z.strictObject(
   {
     name: text('every step needs a name').superRefine(obeys(dnsLabelProblem)),
@@ -365,6 +369,8 @@ export const stepSchema = z.strictObject(
     when: when.optional(),
     needs: needs.optional(),
     services: services.optional(),
+    cache: caches.list.optional(),
+    artifacts: caches.artifacts.optional(),
   },
   { error: (issue) => `each step must be a map (name, image, commands, ...), not ${describeValue(issue.input)}` },
 );
@@ -389,6 +395,7 @@ export const pipelineSchema = z.strictObject(
     'pull-secrets': pullSecrets.optional(),
     services: services.optional(),
     'service-start-grace': durationSeconds.optional(),
+    cache: caches.list.optional(),
     'max-parallel': z
       .int({ error: (issue) => `must be a whole number of steps, not ${describeValue(issue.input)}` })
       .min(1, { error: 'must be 1 or more' })
@@ -409,6 +416,9 @@ export const knownKeys = {
   when: Object.keys(when.shape),
   pipelineWhen: Object.keys(pipelineWhen.shape),
   service: Object.keys(service.shape),
+  cache: Object.keys(caches.entry.shape),
+  cacheKey: Object.keys(caches.key.shape),
+  artifacts: Object.keys(caches.artifacts.shape),
 };
 
 /** Validates what YAML produced; every problem is reported, not just the first. */
@@ -417,12 +427,13 @@ export function validatePipelineData(data: unknown): ValidationResult {
     return { ok: false, problems: [{ path: [], message: 'the file is empty: a pipeline starts with "version: 1" and a list of "steps"', kind: 'other' }] };
   }
   const parsed = pipelineSchema.safeParse(data, { reportInput: true });
-  const problems = withoutExplainedMissing([...(parsed.success ? [] : parsed.error.issues.flatMap(toProblems)), ...crossStepProblems(data), ...serviceProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other }))]);
+  const problems = withoutExplainedMissing([...(parsed.success ? [] : parsed.error.issues.flatMap(toProblems)), ...crossStepProblems(data), ...serviceProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other })), ...cacheProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other }))]);
   if (problems.length > 0 || !parsed.success) return { ok: false, problems };
 
   const { version, steps, 'image-pull-grace': grace, checkout: checkoutGiven, 'pull-secrets': secretsGiven, 'max-parallel': maxParallel } = parsed.data;
   const { services: sharedServices, 'service-start-grace': serviceGrace, when: pipelinePaths } = parsed.data;
   const shared = sharedServices?.map(normalService);
+  const sharedCache = parsed.data.cache?.map(normalCache);
   const total = steps.reduce((sum, step) => sum + (step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS), 0);
   if (total > BUILD_TIME_LIMIT_SECONDS) {
     const message =
@@ -450,14 +461,21 @@ export function validatePipelineData(data: unknown): ValidationResult {
         ...(step.when && (step.when.branch || step.when.event || step.when.status?.includes('failure') || step.when.paths || step.when['paths-ignore']) ? { when: conditionOf(step.when) } : {}),
         ...(step.needs !== undefined ? { needs: [...step.needs] } : {}),
         ...withServices(stepServices(shared, step.services?.map(normalService))),
+        ...withCache(stepCache(sharedCache, step.cache?.map(normalCache))),
+        ...(step.artifacts ? { artifacts: normalArtifacts(step.artifacts) } : {}),
       })),
       ...(pipelinePaths ? { when: pathFilterOf(pipelinePaths) } : {}),
       ...(grace !== undefined ? { imagePullGraceSeconds: grace } : {}),
       ...(secretsGiven && secretsGiven.length > 0 ? { pullSecrets: [...new Set(secretsGiven)] } : {}),
       ...(maxParallel !== undefined ? { maxParallel } : {}),
       ...(serviceGrace !== undefined ? { serviceStartGraceSeconds: serviceGrace } : {}),
+      ...withCache(stepCache(sharedCache, undefined)),
     },
   };
+}
+
+function withCache(cache: ReturnType<typeof stepCache>): { cache?: NonNullable<ReturnType<typeof stepCache>> } {
+  return cache ? { cache } : {};
 }
 
 function withServices(services: ReturnType<typeof stepServices>): { services?: NonNullable<ReturnType<typeof stepServices>> } {
@@ -559,6 +577,9 @@ function knownKeysAt(path: PathSegment[]): string[] {
   const last = path[path.length - 1];
   const parent = path[path.length - 2];
   if (path.length === 0) return knownKeys.pipeline;
+  if (parent === 'cache') return knownKeys.cache;
+  if (last === 'key' && path[path.length - 3] === 'cache') return knownKeys.cacheKey;
+  if (last === 'artifacts') return knownKeys.artifacts;
   if (last === 'resources') return knownKeys.resources;
   if (last === 'checkout' && path.length === 1) return knownKeys.checkout;
   if (parent === 'secrets') return knownKeys.secret;

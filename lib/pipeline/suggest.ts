@@ -6,6 +6,7 @@ const ALIASES: Record<string, string> = {
   cmds: 'commands',
   script: 'commands',
   scripts: 'commands',
+  restorekeys: 'fallback-keys',
   run: 'commands',
   command: 'commands',
   environment: 'env',

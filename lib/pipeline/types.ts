@@ -90,7 +90,41 @@ export interface Step {
   needed?: true;
   /** The services that run beside this step: the pipeline's own, then the step's. Absent: none. */
   services?: Service[];
+  /**
+   * What the step restores before its commands and saves after them (`cache:`): its own list, else
+   * the pipeline's; `cache: []` on a step turns the pipeline's off for it. Absent or empty: none.
+   */
+  cache?: Cache[];
+  /** What the step keeps after it ends (`artifacts:`). Absent: nothing. */
+  artifacts?: Artifacts;
   /** 1-based line of the step in its file, for messages raised after parsing. */
+  line?: number;
+}
+
+export const CachePolicies = { pull: 'pull', push: 'push', pullPush: 'pull-push' } as const;
+export type CachePolicy = (typeof CachePolicies)[keyof typeof CachePolicies];
+
+/** One entry of a `cache:` list. */
+export interface Cache {
+  /** At least one of the two: `files` (hashed by the clone) and a `prefix`. */
+  key: { files: string[]; prefix?: string };
+  /** Relative to the workspace, never outside it, each once and without a trailing `/`; at least one. */
+  paths: string[];
+  /** `fallback-keys`: key prefixes tried in order, newest entry first, when the exact key misses. */
+  fallbackKeys: string[];
+  policy: CachePolicy;
+  /** 1-based line of the entry in its file, for messages raised after parsing. */
+  line?: number;
+  /** 1-based line of `key.files`, for a pattern that turns out to match nothing in the checkout. */
+  filesLine?: number;
+}
+
+/** A step's `artifacts:`. */
+export interface Artifacts {
+  /** Files or folders (a trailing `/` allowed), relative to the workspace; at least one. */
+  paths: string[];
+  /** `expire-in`, in days: how long the store keeps them (the lifecycle classes round it up). */
+  expireInDays: number;
   line?: number;
 }
 
@@ -130,6 +164,8 @@ export interface Pipeline {
    * has the default). The services themselves are in each step's `services`.
    */
   serviceStartGraceSeconds?: number;
+  /** The pipeline's `cache:`, already copied into every step that has no list of its own. */
+  cache?: Cache[];
 }
 
 export const DEFAULT_STEP_TIMEOUT_SECONDS = 60 * 60;

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { stepScript } from '../kube/index.js';
 import { startGitHttpServer } from '../../test/fixtures/git-http-server.js';
 import { UPLOADED_SOURCE, checkoutStep } from './checkout-step.js';
+import { keyFileSets, keyFilesId, parseKeyHashes } from './cache-keys.js';
 
 const run = promisify(execFile);
 const git = (cwd: string, ...args: string[]) =>
@@ -31,8 +32,8 @@ beforeAll(async () => {
 afterAll(() => rm(root, { recursive: true, force: true }));
 
 /** The clone step's script as its container runs it: `sh -c`, in an empty workspace. */
-async function clone(commit: string, depth = 1) {
-  const step = checkoutStep({ url: origin, commit, ref: 'refs/heads/main' }, { depth, submodules: false }, 'alpine/git:v2.54.0');
+async function clone(commit: string, depth = 1, keyFiles?: Map<string, string[]>) {
+  const step = checkoutStep({ url: origin, commit, ref: 'refs/heads/main' }, { depth, submodules: false }, 'alpine/git:v2.54.0', undefined, keyFiles);
   const workspace = await mkdtemp(path.join(root, 'workspace-'));
   try {
     const { stdout } = await run('/bin/sh', ['-c', stepScript(step.commands)], { cwd: workspace, env: { ...process.env, ...step.env } });
@@ -66,6 +67,27 @@ describe('the clone step', () => {
     const result = await clone('0123456789abcdef0123456789abcdef01234567');
     expect(result.ok).toBe(false);
     expect(result.ok ? '' : result.stderr).toMatch(/0123456789abcdef0123456789abcdef01234567|did not match|not our ref|unable to read tree/);
+  });
+});
+
+describe("the clone step's cache keys", () => {
+  const readme = keyFileSets([{ key: { files: ['README'] }, paths: ['x'], fallbackKeys: [], policy: 'pull-push' }]);
+  const id = keyFilesId(['README']);
+
+  it("prints a hash of the key files' content at the commit, the same for the same content and another for other content", async () => {
+    const [a, b, again] = [await clone(first, 1, readme), await clone(second, 1, readme), await clone(first, 1, readme)];
+    const hashOf = (stdout: string) => parseKeyHashes(stdout).hashes[id];
+    expect(hashOf(a.ok ? a.stdout : '')).toMatch(/^[0-9a-f]{40}$/);
+    expect(hashOf(again.ok ? again.stdout : '')).toBe(hashOf(a.ok ? a.stdout : ''));
+    expect(hashOf(b.ok ? b.stdout : '')).not.toBe(hashOf(a.ok ? a.stdout : ''));
+  });
+
+  it('names a pattern that matches no file of the commit', async () => {
+    const sets = keyFileSets([{ key: { files: ['README', '**/package-lock.json'] }, paths: ['x'], fallbackKeys: [], policy: 'pull-push' }]);
+    const result = await clone(first, 1, sets);
+    expect(result.ok).toBe(true);
+    const parsed = parseKeyHashes(result.ok ? result.stdout : '');
+    expect(parsed.unmatched).toEqual([{ id: keyFilesId(['README', '**/package-lock.json']), pattern: '**/package-lock.json' }]);
   });
 });
 

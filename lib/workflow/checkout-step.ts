@@ -6,6 +6,7 @@
 import type { BuildSource } from '../contract/index.js';
 import { GIT_TOKEN_KEY, shellQuote } from '../kube/index.js';
 import { CHECKOUT_STEP, type CheckoutSettings, type Step } from '../pipeline/index.js';
+import { keyHashCommands } from './cache-keys.js';
 
 /** Long enough for a large repository over a slow link; a hung fetch ends here, not at 24 h. */
 export const CHECKOUT_TIMEOUT_SECONDS = 15 * 60;
@@ -30,8 +31,17 @@ export const UPLOADED_SOURCE = { dir: '.step-runner-source', done: '.step-runner
 /** How long the clone waits for an uploaded source; the runner sends it as soon as the container runs. */
 export const UPLOAD_WAIT_SECONDS = 10 * 60;
 
-/** `credentialsSecret`: the build's Secret holding the token for a private repository. */
-export function checkoutStep(source: BuildSource, checkout: CheckoutSettings, image: string, credentialsSecret?: string): Step {
+/**
+ * `credentialsSecret`: the build's Secret holding the token for a private repository. `keyFiles`:
+ * the cache's key-file sets (keyFileSets), whose hashes the clone prints once it has the commit.
+ */
+export function checkoutStep(
+  source: BuildSource,
+  checkout: CheckoutSettings,
+  image: string,
+  credentialsSecret?: string,
+  keyFiles: ReadonlyMap<string, readonly string[]> = new Map(),
+): Step {
   const depth = checkout.depth > 0 ? ` --depth=${checkout.depth}` : '';
   const url = shellQuote(source.upload ? UPLOADED_SOURCE.dir : source.url);
   const commit = shellQuote(source.commit);
@@ -48,6 +58,7 @@ export function checkoutStep(source: BuildSource, checkout: CheckoutSettings, im
     `git -c advice.detachedHead=false checkout -q ${commit}`,
     ...(checkout.submodules ? [`git submodule update --init --recursive${depth}`] : []),
     'git log -1 --format="checked out %H: %s"',
+    ...keyHashCommands(keyFiles),
   ];
   return {
     name: CHECKOUT_STEP,

@@ -37,6 +37,13 @@ export interface WorkflowSettings {
   tolerations?: Toleration[];
   /** The most steps of one build that run at once (MAX_PARALLEL_STEPS): a pipeline's `max-parallel` default and ceiling. */
   maxParallelSteps: number;
+  /**
+   * The image that restores and saves a step's cache (CACHE_IMAGE): it needs sh, curl, tar, gzip
+   * and sha256sum, which a step's own image may lack.
+   */
+  cacheImage: string;
+  /** Where the cache's entries go in the deployment's bucket (CACHE_PREFIX); its lifecycle rule expires them. */
+  cachePrefix: string;
 }
 
 /**
@@ -50,6 +57,11 @@ export type WorkspaceMode = (typeof WorkspaceModes)[keyof typeof WorkspaceModes]
 
 /** A pinned, well-known git image (Alpine with git; its shell runs the checkout script). */
 export const DEFAULT_CLONE_IMAGE = 'alpine/git:v2.54.0';
+
+/** A pinned, well-known image with curl; its Alpine busybox brings sh, tar, gzip and sha256sum. */
+export const DEFAULT_CACHE_IMAGE = 'curlimages/curl:8.11.1';
+
+export const DEFAULT_CACHE_PREFIX = 'cache/';
 
 /**
  * What a stock EKS cluster with the EBS CSI driver provisions: its `gp2` class binds when the
@@ -101,6 +113,8 @@ export function workflowSettings(given: Pick<WorkflowSettings, 'namespace'> & Pa
     workspace: DEFAULT_WORKSPACE,
     imageCheck: true,
     maxParallelSteps: DEFAULT_MAX_PARALLEL_STEPS,
+    cacheImage: DEFAULT_CACHE_IMAGE,
+    cachePrefix: DEFAULT_CACHE_PREFIX,
     ...given,
   };
 }

@@ -42,6 +42,20 @@ export interface BuildSettings {
    * their startup probes give up after it. Absent: no step of the build has services.
    */
   serviceStartGraceSeconds?: number;
+  /**
+   * The cache, when a step of the build has one: the image its containers run (the deployment's
+   * CACHE_IMAGE), where its entries go in the store, and the key-file sets the clone hashes, each
+   * with where the pipeline names it (for a pattern that matches nothing). Absent: no step caches.
+   */
+  cache?: { image: string; prefix: string; file: string; keyFiles: CacheKeyFiles[] };
+}
+
+/** One set of key files (keyFilesId), and the lines of the pipeline that name it. */
+export interface CacheKeyFiles {
+  id: string;
+  files: string[];
+  /** e.g. `.step-runner.yml: line 7 (step "test", cache.key.files)` */
+  named: string[];
 }
 
 /** PrepareBuild's output, the input of RunSteps. */

@@ -3,6 +3,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { KubeClients, WatchedPod } from '../kube/index.js';
 import type { ImageChecker } from '../registry/index.js';
 import type { StepLogStore } from './step-log-store.js';
+import type { CacheStore } from './cache-store.js';
 import type { WorkflowSettings } from './settings.js';
 
 /**
@@ -34,6 +35,11 @@ export interface TaskDeps {
    */
   checkImages?: ImageChecker;
   logs: StepLogStore;
+  /**
+   * Where the steps' cache entries are kept (cache-store.ts): S3 on AWS, the local stack's own S3
+   * locally. Without it, no step restores or saves a cache, and LaunchStep says so.
+   */
+  cache?: CacheStore;
   now(): Date;
   log: TaskLog;
 }

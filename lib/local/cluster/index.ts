@@ -93,6 +93,8 @@ export interface EmbeddedCluster {
   registry: CatalogRegistry;
   /** What runs the containers: `docker` or `process`. */
   runtime: ContainerRuntime['kind'];
+  /** This machine's address as the pods reach it (ContainerRuntime.hostAddress). */
+  hostAddress: string;
   /** Kills step processes, ends watches, closes the server and removes the state folder. */
   stop(): Promise<void>;
 }
@@ -205,6 +207,7 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     kubeconfigYaml: () => kubeconfigYaml(url, runtime.kind === 'process' ? registry.url : undefined),
     registry,
     runtime: runtime.kind,
+    hostAddress: runtime.hostAddress,
     stop: () => {
       stopping ??= (async () => {
         await kubelet.stop();

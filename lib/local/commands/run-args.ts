@@ -8,7 +8,7 @@ import { envOptions } from './env-args.js';
 import { secretArgument, type SecretArgument } from './secret-args.js';
 
 export const RUN_USAGE =
-  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--images FILE] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--state-dir DIR] [--json] [--verbose]';
+  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--images FILE] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--state-dir DIR] [--json] [--verbose]';
 
 export const RUN_HELP = `Usage: step-runner ${RUN_USAGE}
 
@@ -56,6 +56,9 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
   --step NAME       run only this step (repeatable), the checkout, and the steps it needs, through
                     needs or, without, the step above; the others show as skipped (default: all)
   --no-needs        with --step: only the steps named; their needs left out count as succeeded
+  --default-branch B
+                    the repository's default branch: a build whose own branch has no cache
+                    entry restores the one this branch saved (default: main)
   --changed FILE    a file the change touches, as a path in the repository (repeatable), for the
                     steps' "when: paths" and "paths-ignore", as a push's or a pull request's
                     files are on GitHub (default: none known, and no step is skipped by paths)
@@ -105,6 +108,8 @@ export interface RunOptions {
   changed?: string[];
   /** `--base`: the change is the work tree's against this ref's merge base. */
   base?: string;
+  /** `--default-branch`: the branch whose cache entries the build falls back on (default: main). */
+  defaultBranch?: string;
   /** `--state-dir`: logs and local state (default: lib/local/state-dir.ts's). */
   stateDir?: string;
   json?: boolean;
@@ -134,6 +139,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
         'no-needs': { type: 'boolean' },
         changed: { type: 'string', multiple: true },
         base: { type: 'string' },
+        'default-branch': { type: 'string' },
         json: { type: 'boolean' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -146,7 +152,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
   if (values.help) return { help: true };
   const [file, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`one pipeline file at a time, got ${positionals.length}`);
-  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, changed, base, ...rest } = values;
+  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, changed, base, 'default-branch': defaultBranch, ...rest } = values;
   if (noNeeds && !steps) throw new UsageError('--no-needs goes with --step NAME');
   if (changed && base !== undefined) throw new UsageError('--changed and --base both say what the change is: give the files, or the ref to compare the work tree with, not both');
   const source = rest.source ?? workspace;
@@ -167,5 +173,6 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
     ...(steps ? { steps, ...(noNeeds ? { noNeeds } : {}) } : {}),
     ...(changed ? { changed: changed.map(changedFileOption) } : {}),
     ...(base !== undefined ? { base: baseOption(base) } : {}),
+    ...(defaultBranch !== undefined ? { defaultBranch: branchOption(defaultBranch, '--default-branch') } : {}),
   };
 }

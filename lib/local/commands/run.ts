@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { InvalidImage, InvalidPipeline, parsePipeline, problemLines, problemReports, type ProblemReport } from '../../pipeline/index.js';
+import { InvalidImage, InvalidPipeline, parsePipeline, problemLines, problemReports, type Pipeline, type ProblemReport } from '../../pipeline/index.js';
 import { logger } from '../../workflow/lambda-task.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../cluster/index.js';
 import { chooseRuntime, DockerUnavailable, runtimeNotice, UnknownRuntime, type RuntimeChoice } from '../cluster/runtime/runtime-choice.js';
@@ -15,6 +15,9 @@ import { uploaderFor, type SourceUploader } from '../source-upload.js';
 import { readPipelineFile } from '../pipeline-file.js';
 import { printedStatusReporter } from '../printed-status.js';
 import { commandTaskRuntime } from '../task-runtime.js';
+import { startLocalCacheStore, type LocalCacheStore } from '../local-cache-store.js';
+import { stateDir } from '../state-dir.js';
+import { DEFAULT_BRANCH } from '../../workflow/cache-plan.js';
 import type { CommandIO } from './cluster.js';
 import { parseRunArgs, RUN_HELP, RUN_USAGE, type RunOptions } from './run-args.js';
 import { withPipelineFile } from './run-file.js';
@@ -126,6 +129,7 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
   let uploader: SourceUploader | undefined;
   let live: LiveLogPrinter | undefined;
   let deleteSecrets: (() => Promise<void>) | undefined;
+  let cacheStore: LocalCacheStore | undefined;
   try {
     let kubeconfig = options.kubeconfig ? path.resolve(options.kubeconfig) : undefined;
     if (!kubeconfig) {
@@ -134,7 +138,8 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       await writeFile(kubeconfig, cluster.kubeconfigYaml());
       print(`Embedded cluster at ${cluster.url}.`);
     }
-    const runtime = commandTaskRuntime(kubeconfig, options);
+    cacheStore = await cacheStoreFor(pipeline, cluster, options, print);
+    const runtime = commandTaskRuntime(kubeconfig, { ...options, ...(cacheStore ? { cache: cacheStore.store } : {}) });
     logger.setLogLevel(options.verbose ? 'INFO' : 'SILENT');
     uploader = uploaderFor(source.source, pipeline.checkout, { kubeconfig, context: options.context }, print);
 
@@ -150,7 +155,8 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     const console = new ConsoleOutput(`${buildId} (${options.file})`, { liveLog: true });
     const printer = new LiveLogPrinter(print);
     live = printer;
-    const input = { ...localBuildInput(buildId, { file: options.file, text: loaded }, source, options.env), ...(only ? { only } : {}) };
+    const built = localBuildInput(buildId, { file: options.file, text: loaded }, source, options.env);
+    const input = { ...built, build: { ...built.build, defaultBranch: options.defaultBranch ?? DEFAULT_BRANCH }, ...(only ? { only } : {}) };
     const startedAt = new Date();
     const history: ExecutionEvent[] = [];
     let printing = Promise.resolve();
@@ -192,9 +198,31 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     // Deleted by the build's cleanup already, unless the run stopped before it.
     await deleteSecrets?.().catch((error: Error) => io.err(`Could not delete the build's Secrets: ${error.message}`));
     await cluster?.stop();
+    await cacheStore?.close();
     await rm(scratch, { recursive: true, force: true });
     await source.dispose();
   }
+}
+
+/**
+ * The store a pipeline with a cache saves to and restores from: the local stack's S3 over the
+ * state directory, where the embedded cluster's pods reach it. A cluster of the user's own cannot
+ * be assumed to reach this machine, so its builds run without their cache, and say so.
+ */
+async function cacheStoreFor(
+  pipeline: Pipeline,
+  cluster: EmbeddedCluster | undefined,
+  options: Pick<RunOptions, 'stateDir'>,
+  print: (line: string) => void,
+): Promise<LocalCacheStore | undefined> {
+  if (!pipeline.steps.some((step) => (step.cache ?? []).length > 0)) return undefined;
+  if (!cluster) {
+    print('Cache: off: the pods of a cluster of your own (--kubeconfig) cannot be assumed to reach this machine, where the local cache is kept');
+    return undefined;
+  }
+  const store = await startLocalCacheStore({ stateDir: stateDir(options.stateDir), host: cluster.hostAddress });
+  print(`Cache: kept in ${path.join(stateDir(options.stateDir), 's3')} (served to the pods at ${store.endpoint})`);
+  return store;
 }
 
 /** The pipeline's text, or why it was rejected before anything started. */

@@ -36,9 +36,9 @@ export function eventOption(value: string): WhenEvent {
 }
 
 /** `--branch` (run and serve): a branch as `refs/heads/<name>` takes it: no spaces, no leading "-" or "/", nothing empty. */
-export function branchOption(value: string): string {
+export function branchOption(value: string, flag = '--branch'): string {
   const valid = /^[^\s~^:?*[\\-][^\s~^:?*[\\]*$/.test(value) && !value.startsWith('/') && !value.endsWith('/') && !value.includes('..');
-  if (!valid) throw new UsageError(`--branch must be a branch name such as main, got "${value}"`);
+  if (!valid) throw new UsageError(`${flag} must be a branch name such as main, got "${value}"`);
   return value;
 }
 

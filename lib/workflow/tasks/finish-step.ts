@@ -5,6 +5,8 @@ import type { PollState, ServiceResult, StepInput, StepResult } from '../state-d
 import type { Service } from '../../pipeline/types.js';
 import { serviceLogName } from '../step-log-store.js';
 import type { TaskDeps } from '../task-deps.js';
+import { InvalidPipeline } from '../../pipeline/index.js';
+import { parseKeyHashes } from '../cache-keys.js';
 
 /**
  * Keeps the step's log and deletes its pod (unless other steps need it and it succeeded). For a failed step the result
@@ -45,6 +47,8 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   deps.log.info(`Step "${input.step.name}" ${failed ? 'failed' : 'succeeded'}; pod ${poll.podName} ${keepPod ? 'kept for the steps that need it' : 'deleted'}`, {
     log: location,
   });
+  const keys = !failed && input.step.name === input.settings.checkoutStep ? await keepCacheKeys(input, end, deps) : undefined;
+  if (keys) return { step: input.step.name, status: 'failed', exitCode: poll.exitCode ?? null, error: keys.name, cause: keys.message, logTail: tail, log: location };
   return {
     step: input.step.name,
     status: failed ? 'failed' : 'succeeded',
@@ -55,6 +59,30 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     log: location,
     ...(services.length > 0 ? { services: serviceResults(services, poll, serviceLogs) } : {}),
   };
+}
+
+/**
+ * The clone printed a hash of each set of cache key files (cache-keys.ts): kept with the build for
+ * the steps' LaunchStep. A pattern that matches no file of the commit is the pipeline's mistake,
+ * refused as InvalidPipeline with its line, as it would have been had the file been read with the
+ * checkout at hand.
+ */
+async function keepCacheKeys(input: StepInput, log: string, deps: TaskDeps): Promise<InvalidPipeline | undefined> {
+  const sets = input.settings.cache?.keyFiles ?? [];
+  if (sets.length === 0) return undefined;
+  const { hashes, unmatched } = parseKeyHashes(log);
+  if (unmatched.length > 0) {
+    const lines = unmatched.map(({ id, pattern }) => {
+      const named = sets.find((set) => set.id === id)?.named ?? [];
+      return `${named[0] ?? 'cache.key.files'}: "${pattern}" matches no file in the checkout of ${input.build.commit ?? 'the commit'}${named.length > 1 ? ` (also named at ${named.slice(1).join('; ')})` : ''}`;
+    });
+    return new InvalidPipeline(`The cache's key files must be files of the repository: ${lines.join('; ')}`, { file: input.settings.cache!.file, field: 'cache.key.files' });
+  }
+  const missing = sets.filter((set) => hashes[set.id] === undefined);
+  // Not the user's doing (a clone image without sha256sum, say): the steps then restore nothing and say why.
+  if (missing.length > 0) deps.log.warn(`The clone printed no hash for the cache key files ${missing.map((set) => set.files.join(', ')).join('; ')}`);
+  if (deps.cache) await deps.cache.putBuildKeys(input.build.id, hashes);
+  return undefined;
 }
 
 /**

@@ -1,5 +1,19 @@
 import type { CoreV1Api } from '@kubernetes/client-node';
-import { GIT_TOKEN_KEY, gitTokenExpiry, launchStepPod, podProgress, renewGitCredentials, stepPodManifest, workspaceNode, type PodWorkspace } from '../../kube/index.js';
+import {
+  cacheSecretManifest,
+  ensureCacheSecret,
+  GIT_TOKEN_KEY,
+  gitTokenExpiry,
+  launchStepPod,
+  podProgress,
+  renewGitCredentials,
+  stepPodManifest,
+  stepPodName,
+  workspaceNode,
+  type PodCachePlan,
+  type PodWorkspace,
+} from '../../kube/index.js';
+import { CacheKeyHashMissing, planStepCache } from '../step-cache.js';
 import { buildEnvironment } from '../build-environment.js';
 import { firstPollSeconds } from '../poll-schedule.js';
 import { buildClaimName, type PollState, type StepInput } from '../state-data.js';
@@ -24,6 +38,7 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     : input.settings.workspace && 'ephemeral' in input.settings.workspace
       ? { ephemeral: true }
       : undefined;
+  const cache = await stepCache(input, api, deps);
   const manifest = stepPodManifest({
     buildId: input.build.id,
     step: input.step,
@@ -36,6 +51,7 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     ...(input.settings.placement ? { placement: input.settings.placement } : {}),
     ...(input.settings.serviceStartGraceSeconds !== undefined ? { serviceStartGraceSeconds: input.settings.serviceStartGraceSeconds } : {}),
     ...(input.step.needed && input.settings.deadlineSeconds !== undefined ? { keepForSeconds: input.settings.deadlineSeconds } : {}),
+    ...(cache ? { cache } : {}),
   });
   const { pod, adopted } = await launchStepPod(api, manifest);
   const podName = pod.metadata?.name ?? manifest.metadata!.name!;
@@ -54,6 +70,39 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     progress: podProgress(pod),
     log: { location: deps.logs.liveLocation(input.build.id, input.step.name), parts: 0, bytes: 0 },
   };
+}
+
+/**
+ * The step's cache, planned now (step-cache.ts) and handed to its pod as presigned URLs in a
+ * Secret of its own, made before the pod that reads it. A cache that cannot be planned costs the
+ * step its cache, never the step: it runs cold, and the log says why.
+ */
+async function stepCache(input: StepInput, api: CoreV1Api, deps: Pick<TaskDeps, 'cache' | 'log' | 'now'>): Promise<PodCachePlan | undefined> {
+  const settings = input.settings.cache;
+  const caches = input.step.cache ?? [];
+  if (!settings || caches.length === 0) return undefined;
+  const name = input.step.name;
+  if (!deps.cache) {
+    deps.log.warn(`Step "${name}" has a cache, but this deployment has no store for one: it is neither restored nor saved`, { step: name });
+    return undefined;
+  }
+  const keyHashes = caches.some((cache) => cache.key.files.length > 0) ? await deps.cache.buildKeys(input.build.id) : {};
+  let plan;
+  try {
+    plan = await planStepCache({ step: input.step, build: input.build, keyHashes, store: deps.cache, prefix: settings.prefix, now: deps.now() });
+  } catch (error) {
+    if (!(error instanceof CacheKeyHashMissing)) throw error;
+    deps.log.warn(`Step "${name}" runs without its cache: ${error.message}`, { step: name });
+    return undefined;
+  }
+  for (const note of plan.notes) deps.log.info(`Step "${name}": ${note}`, { step: name });
+  const podName = stepPodName(input.build.id, name);
+  const deadline = input.settings.deadlineSeconds;
+  const secret = await ensureCacheSecret(
+    api,
+    cacheSecretManifest({ buildId: input.build.id, namespace: input.namespace, podName, urls: plan.urls, ...(deadline !== undefined ? { deadlineSeconds: deadline } : {}) }),
+  );
+  return { image: settings.image, secret, entries: plan.entries };
 }
 
 /**

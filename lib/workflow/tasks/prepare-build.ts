@@ -5,12 +5,14 @@ import { CHECKOUT_TIMEOUT_SECONDS, checkoutStep } from '../checkout-step.js';
 import { historyBudgetProblem, withWorstWaits } from '../history-budget.js';
 import { checkBuildImages, imageCheckNote, imageCheckSummaries, imageUses, missingImages, servicesNote } from '../image-check.js';
 import { WorkspaceModes, type WorkflowSettings } from '../settings.js';
-import type { PreparedBuild } from '../state-data.js';
+import type { CacheKeyFiles, PreparedBuild } from '../state-data.js';
 import { planSteps } from '../step-plan.js';
 import { askedSteps } from '../asked-steps.js';
 import { skippedBuildDescription, undecidedPathsNote } from '../skipped-build.js';
 import type { TaskDeps } from '../task-deps.js';
 import { buildToken, type BuildCredentials } from '../build-credentials.js';
+import { keyFileSets, keyFilesId } from '../cache-keys.js';
+import type { Step } from '../../pipeline/index.js';
 
 /**
  * Past this a step's time before its timeout starts counting is over for sure: a pod pending for
@@ -94,8 +96,12 @@ export async function prepareBuild(
   const credentialsSecret = token
     ? await ensureGitCredentials(api, gitCredentialsManifest({ buildId: input.build.id, namespace, ...token, deadlineSeconds }))
     : undefined;
+  // The cache keys that hash files are the clone's to compute: it alone has the commit before any step's pod is made.
+  const keyFiles = keyFileSets(everyStep.flatMap((step) => step.cache ?? []));
   const checkout =
-    checksOut && pipeline.checkout !== false && input.source ? checkoutStep(input.source, pipeline.checkout, settings.cloneImage, credentialsSecret) : undefined;
+    checksOut && pipeline.checkout !== false && input.source
+      ? checkoutStep(input.source, pipeline.checkout, settings.cloneImage, credentialsSecret, keyFiles)
+      : undefined;
   // Ephemeral: each pod checks out for itself, so the checkout is no step of its own.
   const steps = checkout && !ephemeral ? [{ ...checkout, ...(plan.checkoutNeeded ? { needed: true as const } : {}) }, ...pipeline.steps] : pipeline.steps;
   const maxParallel = plan.parallel ? Math.min(pipeline.maxParallel ?? settings.maxParallelSteps, settings.maxParallelSteps) : 1;
@@ -132,6 +138,7 @@ export async function prepareBuild(
       ...(pullSecrets.length > 0 ? { pullSecrets } : {}),
       ...(placement ? { placement } : {}),
       ...(plan.parallel ? { deadlineSeconds } : {}),
+      ...(cached(everyStep) ? { cache: { image: settings.cacheImage, prefix: settings.cachePrefix, file: input.pipeline.file, keyFiles: keyFileLocations(input.pipeline.file, everyStep) } } : {}),
       ...([...steps, ...afterFailure].some((step) => step.services) ? { serviceStartGraceSeconds: pipeline.serviceStartGraceSeconds ?? DEFAULT_SERVICE_START_GRACE_SECONDS } : {}),
     },
     steps,
@@ -141,6 +148,27 @@ export async function prepareBuild(
     images,
     ...(nothingRuns ? { skippedBuild: skippedBuildDescription(skipped) } : {}),
   };
+}
+
+function cached(steps: readonly Step[]): boolean {
+  return steps.some((step) => (step.cache ?? []).length > 0);
+}
+
+/** Each key-file set the clone hashes, with the pipeline lines that name it. */
+function keyFileLocations(file: string, steps: readonly Step[]): CacheKeyFiles[] {
+  const sets = new Map<string, CacheKeyFiles>();
+  for (const step of steps) {
+    for (const cache of step.cache ?? []) {
+      if (cache.key.files.length === 0) continue;
+      const id = keyFilesId(cache.key.files);
+      const set = sets.get(id) ?? { id, files: [...new Set(cache.key.files)].sort(), named: [] };
+      const line = cache.filesLine ?? cache.line;
+      const named = `${file}: ${line !== undefined ? `line ${line} ` : ''}(step "${step.name}", cache.key.files)`;
+      if (!set.named.includes(named)) set.named.push(named);
+      sets.set(id, set);
+    }
+  }
+  return [...sets.values()];
 }
 
 /** The deployment's node selector and tolerations, when it has any. */

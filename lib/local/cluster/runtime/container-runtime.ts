@@ -118,6 +118,11 @@ export interface ContainerRuntime {
   readonly kind: RuntimeKind;
   /** nodeInfo.containerRuntimeVersion: `docker://20.10.24`. */
   readonly version: string;
+  /**
+   * This machine's address as the containers reach it: where a server of the local stack (the
+   * cache's S3) listens for the pods. Loopback for processes; the network's gateway under Docker.
+   */
+  readonly hostAddress: string;
   /** The image as already on the node, without pulling; undefined when it is not. */
   presentImage(image: string): Promise<RuntimeImage | undefined>;
   /** One pull attempt, with the registry's login when a pull secret has one; failures in the runtime's own words. */

@@ -16,7 +16,7 @@ import { DEFAULT_HELPER_IMAGE, removeNodeTree } from './node-tree.js';
 import { OomEvents } from './oom-events.js';
 import { DockerLabels, ownerLabel, type Owner } from './labels.js';
 import { pipeToLog } from './log-stream.js';
-import { sandboxIP, sandboxNetwork } from './network.js';
+import { networkGateway, sandboxIP, sandboxNetwork } from './network.js';
 import { OpenHandles } from './open-handles.js';
 import { presentImage, pullImage } from './pull.js';
 import { DockerContainer } from './running-container.js';
@@ -70,6 +70,7 @@ class DockerRuntime implements ContainerRuntime {
     private readonly socketPath: string,
     readonly version: string,
     private readonly network: string,
+    readonly hostAddress: string,
     private readonly sandboxImage: string,
     private readonly owner: Owner,
     private readonly helperImage: string,
@@ -184,7 +185,8 @@ export async function createDockerRuntime(options: DockerRuntimeOptions): Promis
     const owner: Owner = { hostname: hostname(), pid: process.pid, ...(options.clusterId !== undefined ? { clusterId: options.clusterId } : {}) };
     const oom = new OomEvents();
     await oom.start(docker, [`${DockerLabels.owner}=${ownerLabel(owner)}`]);
-    return new DockerRuntime(docker, agent, options.socketPath, `docker://${version.Version}`, network, options.sandboxImage ?? DEFAULT_SANDBOX_IMAGE, owner, options.helperImage ?? DEFAULT_HELPER_IMAGE, oom);
+    const hostAddress = await networkGateway(docker, network);
+    return new DockerRuntime(docker, agent, options.socketPath, `docker://${version.Version}`, network, hostAddress, options.sandboxImage ?? DEFAULT_SANDBOX_IMAGE, owner, options.helperImage ?? DEFAULT_HELPER_IMAGE, oom);
   } catch (error) {
     agent.destroy();
     throw error;

@@ -75,3 +75,13 @@ export function sandboxIP(info: Docker.ContainerInspectInfo, network: string): s
   if (any) return any;
   return network === 'host' ? '127.0.0.1' : undefined;
 }
+
+/**
+ * The host's address on the network, its gateway: what a container reaches this machine at on a
+ * Linux daemon's bridge. The host's own network (or one that names no gateway) is loopback.
+ */
+export async function networkGateway(docker: Docker, network: string): Promise<string> {
+  if (network === 'host') return '127.0.0.1';
+  const info = (await docker.getNetwork(network).inspect()) as { IPAM?: { Config?: { Gateway?: string }[] | null } };
+  return info.IPAM?.Config?.find((config) => config.Gateway)?.Gateway ?? '127.0.0.1';
+}

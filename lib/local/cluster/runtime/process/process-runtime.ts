@@ -37,6 +37,7 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): ContainerR
   return {
     kind: 'process',
     version: 'local-process://',
+    hostAddress: '127.0.0.1',
     presentImage: async (image) => {
       const present = options.puller.presentImage(image);
       return present && runtimeImage(present);

@@ -1,0 +1,187 @@
+/**
+ * A step pod's cache containers and the Secret they read their URLs from (the scripts are in
+ * cache-scripts.ts):
+ * - `step-runner-cache-restore`, an init container after the checkout and before the services,
+ *   unpacks the entries into the workspace before the step's commands run;
+ * - `step-runner-cache-save`, a native sidecar after the services, waits for the step script's
+ *   hand-over in the scratch emptyDir, saves, and tells the step it may exit.
+ * The presigned URLs are in a Secret of the step's own, read through secretKeyRef by these two
+ * containers only: the step's commands never see them, nor do the pod's spec and events.
+ */
+import type { V1Container, V1EnvVar, V1Secret, V1SecurityContext, V1VolumeMount } from '@kubernetes/client-node';
+import { CacheDirEnv, cacheRestoreScript, cacheSaveScript, type CacheScriptEntry } from './cache-scripts.js';
+import { labelValue } from './pod-name.js';
+import { Annotations, BUILD_DEADLINE_ANNOTATION, Labels, MANAGED_BY } from './types.js';
+import { WORKSPACE_PATH, WORKSPACE_VOLUME } from './workspace.js';
+
+/** What a step pod's cache does: planned by LaunchStep, one entry per cache of the step. */
+export interface PodCachePlan {
+  /** The cache containers' image (sh, curl, tar, gzip, sha256sum): the deployment's, default DEFAULT_CACHE_IMAGE. */
+  image: string;
+  /** The Secret that holds the URLs (cacheSecretManifest). */
+  secret: string;
+  entries: PodCacheEntry[];
+}
+
+export interface PodCacheEntry {
+  /** The exact key's name, for the log lines. */
+  key: string;
+  /** Relative to the workspace. */
+  paths: string[];
+  /** Where to restore from, in order: a label for the log and the Secret's key of its GET URL. */
+  restore: { label: string; secretKey: string }[];
+  /** The Secret's key of the PUT URL; absent: not saved. */
+  save?: { secretKey: string };
+  /** Why it is not saved, for the log (an exact hit, policy pull, a fork's PR). */
+  saveSkipped?: string;
+  /** It restores, but no entry was found to restore from: why, for the log. */
+  restoreMiss?: string;
+}
+
+export const DEFAULT_CACHE_IMAGE = 'curlimages/curl:8.11.1';
+
+export const CacheContainers = {
+  restore: 'step-runner-cache-restore',
+  save: 'step-runner-cache-save',
+} as const;
+
+/** The emptyDir the step and the cache containers share for the hand-over and the entries in flight. */
+export const CACHE_SCRATCH = { volume: 'step-runner', mountPath: '/step-runner' } as const;
+
+/** Whether the pod gets a restore container: some entry has a candidate or a note to print. */
+export function hasCacheRestore(plan: PodCachePlan): boolean {
+  return plan.entries.some((e) => e.restore.length > 0 || e.saveSkipped !== undefined || e.restoreMiss !== undefined);
+}
+
+/** Whether the pod gets a save sidecar (and the step waits for it). */
+export function hasCacheSave(plan: PodCachePlan): boolean {
+  return plan.entries.some((e) => e.save !== undefined);
+}
+
+export interface CacheContainerOptions {
+  /** Whether the pod has a workspace volume; without one there is nothing to restore into or save. */
+  mounted: boolean;
+  /** The pod's non-root user, when the deployment names one (see pod-manifest.ts). */
+  runAsUser?: number | undefined;
+}
+
+/**
+ * The env variable each Secret key reaches the scripts by: the keys are the Secret's (any of
+ * `[-._a-zA-Z0-9]`), the variables must be shell names, so they are numbered in the plan's order.
+ */
+function urlEnvNames(plan: PodCachePlan): Map<string, string> {
+  const names = new Map<string, string>();
+  const add = (key: string) => names.has(key) || names.set(key, `STEP_RUNNER_CACHE_URL_${names.size + 1}`);
+  for (const entry of plan.entries) {
+    entry.restore.forEach((c) => add(c.secretKey));
+    if (entry.save) add(entry.save.secretKey);
+  }
+  return names;
+}
+
+function scriptEntries(plan: PodCachePlan): CacheScriptEntry[] {
+  const env = urlEnvNames(plan);
+  return plan.entries.map((e) => ({
+    key: e.key,
+    paths: e.paths,
+    restore: e.restore.map((c) => ({ label: c.label, urlEnv: env.get(c.secretKey)! })),
+    ...(e.save ? { save: { urlEnv: env.get(e.save.secretKey)! } } : {}),
+    ...(e.saveSkipped !== undefined ? { saveSkipped: e.saveSkipped } : {}),
+    ...(e.restoreMiss !== undefined ? { restoreMiss: e.restoreMiss } : {}),
+  }));
+}
+
+export function cacheRestoreContainer(plan: PodCachePlan, options: CacheContainerOptions): V1Container | undefined {
+  if (!hasCacheRestore(plan)) return undefined;
+  const keys = plan.entries.flatMap((e) => e.restore.map((c) => c.secretKey));
+  return helper(CacheContainers.restore, plan, keys, cacheRestoreScript(scriptEntries(plan)), options);
+}
+
+export function cacheSaveContainer(plan: PodCachePlan, options: CacheContainerOptions): V1Container | undefined {
+  if (!hasCacheSave(plan)) return undefined;
+  const keys = plan.entries.flatMap((e) => (e.save ? [e.save.secretKey] : []));
+  return { ...helper(CacheContainers.save, plan, keys, cacheSaveScript(scriptEntries(plan)), options), restartPolicy: 'Always' };
+}
+
+/** The step's own mount of the scratch directory, and the variable its script finds it by. */
+export function stepScratchMount(): { mount: V1VolumeMount; env: V1EnvVar } {
+  return { mount: { name: CACHE_SCRATCH.volume, mountPath: CACHE_SCRATCH.mountPath }, env: { name: CacheDirEnv.scratch, value: CACHE_SCRATCH.mountPath } };
+}
+
+/**
+ * Small and fixed: tar and gzip -1 of one entry at a time need little memory; the limit keeps a
+ * runaway from taking the step's share of the node. No cpu limit: packing should go as fast as the
+ * node lets it.
+ */
+const HELPER_RESOURCES = { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } };
+
+function helper(name: string, plan: PodCachePlan, secretKeys: readonly string[], script: string, options: CacheContainerOptions): V1Container {
+  const env = urlEnvNames(plan);
+  const urls: V1EnvVar[] = [...new Set(secretKeys)].map((key) => ({ name: env.get(key)!, valueFrom: { secretKeyRef: { name: plan.secret, key } } }));
+  return {
+    name,
+    image: plan.image,
+    imagePullPolicy: 'IfNotPresent',
+    // What pod-manifest.ts's literal() does (which imports this file): the kubelet's $(VAR) and $$ stay out of the script.
+    command: ['/bin/sh', '-c', script.replace(/\$/g, '$$$$')],
+    env: [
+      { name: CacheDirEnv.workspace, value: WORKSPACE_PATH },
+      { name: CacheDirEnv.scratch, value: CACHE_SCRATCH.mountPath },
+      ...urls,
+    ],
+    volumeMounts: [
+      ...(options.mounted ? [{ name: WORKSPACE_VOLUME, mountPath: WORKSPACE_PATH }] : []),
+      { name: CACHE_SCRATCH.volume, mountPath: CACHE_SCRATCH.mountPath },
+    ],
+    resources: HELPER_RESOURCES,
+    securityContext: helperSecurity(options.runAsUser),
+  };
+}
+
+/**
+ * As hardened as the step's. Without a deployment user the pod runs the images' own users, and the
+ * curl image's is curl_user (100), who could not write a workspace the checkout wrote as root: the
+ * helpers then run as root, as the checkout and most CI images do (allowed at Pod Security
+ * `baseline`). With one, the pod's securityContext already makes every container that user.
+ */
+function helperSecurity(runAsUser: number | undefined): V1SecurityContext {
+  return {
+    allowPrivilegeEscalation: false,
+    capabilities: { drop: ['ALL'] },
+    seccompProfile: { type: 'RuntimeDefault' },
+    ...(runAsUser === undefined ? { runAsUser: 0, runAsGroup: 0 } : {}),
+  };
+}
+
+/**
+ * The step's cache Secret: its URLs by key. Labelled with the build, so the build's cleanup
+ * (deleteBuildObjects with BuildObjectKinds.secret) and the orphan sweep delete it with the rest.
+ */
+export function cacheSecretManifest(input: {
+  buildId: string;
+  namespace: string;
+  podName: string;
+  urls: Record<string, string>;
+  /** How long the build may need it (the orphan sweep's deadline); absent: the sweep leaves it to the build's cleanup. */
+  deadlineSeconds?: number;
+}): V1Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    metadata: {
+      name: cacheSecretName(input.podName),
+      namespace: input.namespace,
+      labels: { [Labels.managedBy]: MANAGED_BY, [Labels.build]: labelValue(input.buildId) },
+      annotations: {
+        [Annotations.build]: input.buildId,
+        ...(input.deadlineSeconds !== undefined ? { [BUILD_DEADLINE_ANNOTATION]: String(input.deadlineSeconds) } : {}),
+      },
+    },
+    stringData: { ...input.urls },
+  };
+}
+
+export function cacheSecretName(podName: string): string {
+  return `${podName}-cache`;
+}

@@ -1,0 +1,324 @@
+/**
+ * The cache containers' scripts, run as the pod runs them (`/bin/sh -c`) with this machine's sh,
+ * curl, tar, gzip and sha256sum, against a real S3 protocol server (moto) through presigned URLs
+ * as LaunchStep makes them. Temporary directories stand in for /workspace and /step-runner.
+ */
+import { jest } from '@jest/globals';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { startMotoServer, motoServerInstalled, type MotoServer } from '../../test/fixtures/moto-server.js';
+import { describeRequiring } from '../../test/fixtures/requirements.js';
+import { waitFor } from '../../test/fixtures/wait-for.js';
+import { cacheRestoreScript, cacheSaveScript, CACHE_ENTRY_MAGIC, type CacheDirs, type CacheScriptEntry } from './cache-scripts.js';
+import { stepScript } from './step-script.js';
+
+jest.setTimeout(60_000);
+
+let moto: MotoServer;
+let s3: S3Client;
+let bucket: string;
+const temps: string[] = [];
+
+function tempDir(name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `cache-scripts-${name}-`));
+  temps.push(dir);
+  return dir;
+}
+
+function pod(): CacheDirs {
+  return { workspace: tempDir('workspace'), scratch: tempDir('scratch') };
+}
+
+const getUrl = (key: string) => getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: 600 });
+// The condition must reach S3 as a header: hoisted into the query string it would not be a condition.
+const putUrl = (key: string) =>
+  getSignedUrl(s3, new PutObjectCommand({ Bucket: bucket, Key: key, IfNoneMatch: '*' }), { expiresIn: 600, unhoistableHeaders: new Set(['if-none-match']) });
+
+/**
+ * The shells and tools the scripts run with: this machine's (dash and GNU), and, where busybox is
+ * installed, busybox's sh and applets with only curl from the machine, as in the cache image.
+ */
+interface Toolbox {
+  name: string;
+  sh: string;
+  PATH: string;
+}
+
+const hostTools: Toolbox = { name: "this machine's sh and GNU tools", sh: '/bin/sh', PATH: process.env.PATH ?? '/usr/bin:/bin' };
+
+const BUSYBOX_APPLETS = ['sh', 'tar', 'gzip', 'sha256sum', 'head', 'tail', 'cut', 'wc', 'awk', 'sed', 'grep', 'date', 'sleep', 'cat', 'rm', 'mkdir', 'printf', 'kill'];
+
+function busyboxTools(): Toolbox | undefined {
+  const busybox = spawnSync('/bin/sh', ['-c', 'command -v busybox'], { encoding: 'utf8' }).stdout.trim();
+  const curl = spawnSync('/bin/sh', ['-c', 'command -v curl'], { encoding: 'utf8' }).stdout.trim();
+  if (!busybox || !curl) return undefined;
+  const bin = mkdtempSync(join(tmpdir(), 'cache-scripts-busybox-'));
+  temps.push(bin);
+  for (const applet of BUSYBOX_APPLETS) symlinkSync(busybox, join(bin, applet));
+  symlinkSync(curl, join(bin, 'curl'));
+  return { name: 'busybox sh and applets (as in the cache image)', sh: join(bin, 'sh'), PATH: bin };
+}
+
+const busybox = busyboxTools();
+if (!busybox) console.warn('SKIPPED the cache scripts under busybox: busybox is not on PATH (apt-get install busybox)');
+const toolboxes = [hostTools, ...(busybox ? [busybox] : [])];
+
+let tools: Toolbox = hostTools;
+
+/** Only what a container has: PATH and the URLs; the directories come from the generators. */
+function env(urls: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: tools.PATH, ...urls };
+}
+
+function restore(entries: CacheScriptEntry[], dirs: CacheDirs, urls: Record<string, string>) {
+  const result = spawnSync(tools.sh, ['-c', cacheRestoreScript(entries, dirs)], { encoding: 'utf8', env: env(urls), timeout: 30_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Runs the save sidecar's script with the hand-over already made, until `saved`; then stops it as the kubelet does. */
+async function save(entries: CacheScriptEntry[], dirs: CacheDirs, urls: Record<string, string>) {
+  writeFileSync(join(dirs.scratch, 'succeeded'), '');
+  return runSidecar(entries, dirs, urls, async () => {
+    await waitFor(() => existsSync(join(dirs.scratch, 'saved')) || undefined, { timeoutMs: 30_000, what: 'the sidecar to write saved' });
+  });
+}
+
+async function runSidecar(entries: CacheScriptEntry[], dirs: CacheDirs, urls: Record<string, string>, until: () => Promise<void>) {
+  const child = spawn(tools.sh, ['-c', cacheSaveScript(entries, dirs)], { env: env(urls), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    await until();
+  } finally {
+    child.kill('SIGTERM');
+  }
+  const status = await exited;
+  return { status, stdout, stderr };
+}
+
+/** Every file under dir with its content, symlinks as `-> target`. */
+function tree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (at: string) => {
+    for (const name of readdirSync(at)) {
+      const path = join(at, name);
+      const stat = statSync(path);
+      if (stat.isDirectory()) walk(path);
+      else out[relative(dir, path)] = readFileSync(path, 'utf8');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function write(dir: string, files: Record<string, string>): void {
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+}
+
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
+let keys = 0;
+const newKey = (name: string) => `cache/acme%2Fweb/branch/main/0123456789abcdef/${name}-${++keys}`;
+
+const built = {
+  'node_modules/left-pad/index.js': 'module.exports = (s) => s;\n',
+  'node_modules/left-pad/package.json': '{"name":"left-pad"}\n',
+  '.npm/_cacache/index': 'x'.repeat(5000),
+  'dir with space/it\'s here.txt': 'quoted\n',
+  'src/not-cached.ts': 'export {};\n',
+};
+
+describeRequiring('the cache scripts against S3 (moto)', motoServerInstalled, () => {
+  beforeAll(async () => {
+    moto = await startMotoServer();
+    s3 = moto.client();
+    bucket = await moto.bucket();
+  });
+  afterAll(async () => {
+    await moto?.stop();
+  });
+
+  describe.each(toolboxes)('with $name', (toolbox) => {
+    beforeAll(() => {
+      tools = toolbox;
+    });
+
+    it('saves an entry and restores the same files into another workspace', async () => {
+      const key = newKey('npm');
+      const paths = ['node_modules', '.npm', 'dir with space', 'absent'];
+      const builder = pod();
+      write(builder.workspace, built);
+      const saved = await save([{ key: 'npm-abc', paths, restore: [], save: { urlEnv: 'PUT_URL' } }], builder, { PUT_URL: await putUrl(key) });
+      expect(saved.status).toBe(0);
+      expect(saved.stdout).toMatch(/^cache npm-abc: absent does not exist, not saved\ncache npm-abc: saved \(\d+(\.\d)? (B|kB|MB), \d+ s\)\n$/);
+      // Nothing left behind in the scratch directory but the hand-over.
+      expect(readdirSync(builder.scratch).filter((f) => f.startsWith('save-')).sort()).toEqual([]);
+
+      const stored = Buffer.from(await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body!.transformToByteArray());
+      const newline = stored.indexOf(0x0a);
+      const [magic, version, format, sum, bytes] = stored.subarray(0, newline).toString().split(' ');
+      expect(`${magic} ${version} ${format}`).toBe(CACHE_ENTRY_MAGIC);
+      expect(Number(bytes)).toBe(stored.length - newline - 1);
+      expect(createHash('sha256').update(stored.subarray(newline + 1)).digest('hex')).toBe(sum);
+
+      const next = pod();
+      const restored = restore([{ key: 'npm-abc', paths, restore: [{ label: 'npm-abc on main', urlEnv: 'GET_URL' }] }], next, { GET_URL: await getUrl(key) });
+      expect(restored).toMatchObject({ status: 0, stderr: '' });
+      expect(restored.stdout).toMatch(/^cache npm-abc: restored from npm-abc on main \(\d+(\.\d)? (B|kB|MB), \d+ s\)\n$/);
+      const { 'src/not-cached.ts': _, ...cached } = built;
+      expect(tree(next.workspace)).toEqual(cached);
+    });
+
+    it('tries the candidates in order: a missing one is a miss, the next one restores', async () => {
+      const key = newKey('fallback');
+      const builder = pod();
+      write(builder.workspace, { 'out/a.txt': 'a\n' });
+      await save([{ key: 'k', paths: ['out'], restore: [], save: { urlEnv: 'PUT' } }], builder, { PUT: await putUrl(key) });
+
+      const next = pod();
+      const entries = [{ key: 'k', paths: ['out'], restore: [{ label: 'exact', urlEnv: 'A' }, { label: 'fallback k-', urlEnv: 'B' }] }];
+      const result = restore(entries, next, { A: await getUrl(newKey('never-saved')), B: await getUrl(key) });
+      expect(result.status).toBe(0);
+      expect(result.stdout).toMatch(/^cache k: restored from fallback k- \(/);
+      expect(tree(next.workspace)).toEqual({ 'out/a.txt': 'a\n' });
+    });
+
+    it('logs a miss when no candidate exists, and never fails', async () => {
+      const next = pod();
+      const entries = [{ key: 'k', paths: ['out'], restore: [{ label: 'exact', urlEnv: 'A' }, { label: 'on main', urlEnv: 'B' }] }];
+      const result = restore(entries, next, { A: await getUrl(newKey('none')), B: await getUrl(newKey('none')) });
+      expect(result).toMatchObject({ status: 0, stdout: 'cache k: miss (tried exact, on main)\n' });
+      expect(readdirSync(next.workspace)).toEqual([]);
+    });
+
+    it.each([
+      ['a payload that does not match its checksum', (payload: Buffer) => Buffer.concat([Buffer.from(`${CACHE_ENTRY_MAGIC} ${'0'.repeat(64)} ${payload.length}\n`), payload]), /^cache k: exact checksum mismatch \(sha256 [0-9a-f]{64}, its header says 0{64}\)$/],
+      ['something that is not an entry', () => Buffer.from('<html>hello</html>\n'), /^cache k: exact unreadable \(not a step-runner cache entry of version 1 tar\+gzip\)$/],
+      ['an entry cut short', (payload: Buffer) => Buffer.concat([Buffer.from(`${CACHE_ENTRY_MAGIC} ${sha256(payload)} ${payload.length + 10}\n`), payload]), /^cache k: exact unreadable \(\d+ bytes, its header says \d+\)$/],
+      ['a payload that is not a gzip tar', () => Buffer.from(`${CACHE_ENTRY_MAGIC} ${sha256(Buffer.from('plain\n'))} 6\nplain\n`), /^cache k: exact unreadable \(.+\)$/],
+    ])('takes %s for an unreadable entry: a logged miss', async (_what, body, line) => {
+      const key = newKey('corrupt');
+      const payload = spawnSync('/bin/sh', ['-c', 'printf hi > f && tar -cf - f | gzip -1'], { cwd: tempDir('payload') }).stdout;
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body(payload) }));
+      const next = pod();
+      const result = restore([{ key: 'k', paths: ['f'], restore: [{ label: 'exact', urlEnv: 'A' }] }], next, { A: await getUrl(key) });
+      expect(result.status).toBe(0);
+      const [first, second, ...rest] = result.stdout.split('\n');
+      expect(first).toMatch(line);
+      expect(second).toBe('cache k: miss (tried exact)');
+      expect(rest).toEqual(['']);
+      expect(readdirSync(next.workspace)).toEqual([]);
+    });
+
+    it('keeps the first build\'s entry when another saves the same key: the 412 is a log line', async () => {
+      const key = newKey('race');
+      const first = pod();
+      write(first.workspace, { 'out/who': 'first\n' });
+      const url = await putUrl(key);
+      expect((await save([{ key: 'npm-1', paths: ['out'], restore: [], save: { urlEnv: 'PUT' } }], first, { PUT: url })).stdout).toMatch(/saved/);
+      const second = pod();
+      write(second.workspace, { 'out/who': 'second\n' });
+      const again = await save([{ key: 'npm-1', paths: ['out'], restore: [], save: { urlEnv: 'PUT' } }], second, { PUT: await putUrl(key) });
+      expect(again).toMatchObject({ status: 0, stdout: 'cache npm-1: another build saved npm-1 first; kept theirs\n' });
+
+      const next = pod();
+      restore([{ key: 'npm-1', paths: ['out'], restore: [{ label: 'exact', urlEnv: 'A' }] }], next, { A: await getUrl(key) });
+      expect(tree(next.workspace)).toEqual({ 'out/who': 'first\n' });
+    });
+
+    it('saves nothing when none of the paths exist, and still hands back', async () => {
+      const dirs = pod();
+      const result = await save([{ key: 'k', paths: ['node_modules'], restore: [], save: { urlEnv: 'PUT' } }], dirs, { PUT: await putUrl(newKey('empty')) });
+      expect(result).toMatchObject({
+        status: 0,
+        stdout: 'cache k: node_modules does not exist, not saved\ncache k: none of its paths exist, nothing saved\n',
+      });
+    });
+
+    it('prints why an entry will not be saved, and skips entries without a save URL', async () => {
+      const entries: CacheScriptEntry[] = [
+        { key: 'npm-1', paths: ['node_modules'], restore: [], saveSkipped: 'the exact key was restored' },
+        { key: 'pip', paths: ['.pip'], restore: [], saveSkipped: 'a pull request from a fork writes no cache' },
+      ];
+      expect(restore(entries, pod(), {})).toMatchObject({
+        status: 0,
+        stdout: 'cache npm-1: will not be saved: the exact key was restored\ncache pip: will not be saved: a pull request from a fork writes no cache\n',
+      });
+      const dirs = pod();
+      expect(await save(entries, dirs, {})).toMatchObject({ status: 0, stdout: '' });
+    });
+
+    it('a save URL that S3 refuses is a log line with its code, not a failure', async () => {
+      const dirs = pod();
+      write(dirs.workspace, { 'out/a': 'a' });
+      const url = (await putUrl(newKey('refused'))).replace(bucket, 'no-such-bucket-here');
+      const result = await save([{ key: 'k', paths: ['out'], restore: [], save: { urlEnv: 'PUT' } }], dirs, { PUT: url });
+      expect(result).toMatchObject({ status: 0, stdout: 'cache k: not saved, HTTP 404 NoSuchBucket\n' });
+    });
+
+    it('hands over: the step script writes succeeded, the sidecar saves, the step exits 0 once saved', async () => {
+      const key = newKey('handover');
+      const dirs = pod();
+      const sidecar = runSidecar([{ key: 'k', paths: ['out'], restore: [], save: { urlEnv: 'PUT' } }], dirs, { PUT: await putUrl(key) }, async () => {
+        await waitFor(() => existsSync(join(dirs.scratch, 'saved')) || undefined, { timeoutMs: 30_000, what: 'saved' });
+      });
+      const step = spawnSync(tools.sh, ['-c', stepScript(['mkdir out', 'echo built > out/result'], { awaitSave: true, scratch: dirs.scratch })], {
+        cwd: dirs.workspace,
+        encoding: 'utf8',
+        env: { PATH: tools.PATH },
+        timeout: 30_000,
+      });
+      // What the save said ends the step's own log.
+      expect(step).toMatchObject({ status: 0, stdout: expect.stringMatching(/^\+ mkdir out\n\+ echo built > out\/result\n\+ saving the cache\ncache k: saved \(.+\)\n$/) });
+      expect((await sidecar).stdout).toMatch(/^cache k: saved/);
+      const next = pod();
+      restore([{ key: 'k', paths: ['out'], restore: [{ label: 'exact', urlEnv: 'A' }] }], next, { A: await getUrl(key) });
+      expect(tree(next.workspace)).toEqual({ 'out/result': 'built\n' });
+    });
+
+    it('a failed step hands nothing over: the sidecar saves nothing', async () => {
+      const dirs = pod();
+      const step = spawnSync(tools.sh, ['-c', stepScript(['exit 3'], { awaitSave: true, scratch: dirs.scratch })], { cwd: dirs.workspace, env: { PATH: tools.PATH } });
+      expect(step.status).toBe(3);
+      expect(readdirSync(dirs.scratch)).toEqual([]);
+    });
+  });
+});
+
+function sha256(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+describe('the step waiting for the save', () => {
+  it('says every 30 s that it is still saving, and ends once saved', () => {
+    // A clock that moves 10 s at each reading, and the save that ends at 70 s: no real waiting.
+    const dirs = { scratch: tempDir('scratch'), bin: tempDir('bin') };
+    const clock = join(dirs.bin, 'now');
+    writeFileSync(clock, '0');
+    writeFileSync(
+      join(dirs.bin, 'date'),
+      `#!/bin/sh\nnow=$(cat ${clock}); echo "$now"; echo $((now + 10)) > ${clock}; if [ "$now" -ge 70 ]; then : > ${dirs.scratch}/saved; fi\n`,
+      { mode: 0o755 },
+    );
+    const step = spawnSync('/bin/sh', ['-c', stepScript(['true'], { awaitSave: true, scratch: dirs.scratch })], {
+      encoding: 'utf8',
+      env: { PATH: `${dirs.bin}:${process.env.PATH ?? '/usr/bin:/bin'}` },
+      timeout: 30_000,
+    });
+    expect(step).toMatchObject({ status: 0, stdout: '+ true\n+ saving the cache\nstill saving the cache (30 s)\nstill saving the cache (60 s)\n' });
+    expect(existsSync(join(dirs.scratch, 'succeeded'))).toBe(true);
+  });
+});

@@ -1,0 +1,214 @@
+/**
+ * The shell scripts of a step pod's cache containers (cache-containers.ts): the restore init
+ * container fetches an entry through its presigned GET URLs and unpacks it into the workspace; the
+ * save sidecar waits for the step's hand-over, packs the entry's paths and PUTs them. Pure string
+ * generators.
+ *
+ * POSIX sh with nothing but what the cache image has (curlimages/curl: busybox sh, tar, gzip,
+ * sha256sum, head, tail, cut, wc, awk, and curl), so GNU-only flags are out. A cache is a speed-up,
+ * never a reason to fail a build: every problem (a miss, an unreadable entry, a checksum mismatch,
+ * a PUT that lost the race) is one log line, and neither script exits non-zero because of one.
+ *
+ * Paths come from the environment when it names them (STEP_RUNNER_WORKSPACE, STEP_RUNNER_SCRATCH,
+ * set by the pod manifest to the mount paths), else from the generator's defaults: a runtime that
+ * runs containers as host processes maps mount paths in env values, not in scripts.
+ *
+ * Entry layout (self-describing, immutable): one line
+ * `step-runner-cache 1 tar+gzip <sha256 hex of the payload> <payload bytes>`, then the payload, a
+ * gzip -1 compressed tar of the entry's paths relative to the workspace.
+ */
+import { shellQuote } from './step-script.js';
+
+/** The workspace and the pod's scratch emptyDir, as the containers see them. */
+export interface CacheDirs {
+  workspace: string;
+  scratch: string;
+}
+
+export const DEFAULT_CACHE_DIRS: CacheDirs = { workspace: '/workspace', scratch: '/step-runner' };
+
+/** The env variables that, when set, override CacheDirs in the scripts. */
+export const CacheDirEnv = {
+  workspace: 'STEP_RUNNER_WORKSPACE',
+  scratch: 'STEP_RUNNER_SCRATCH',
+} as const;
+
+/** The files of the step's hand-over in the scratch directory. */
+export const HandOverFiles = {
+  /** Written by the step script once its last command succeeded: the save may start. */
+  succeeded: 'succeeded',
+  /** Written by the save sidecar once every entry was saved or given up on: the step may exit. */
+  saved: 'saved',
+  /**
+   * What the restore container said, and what the save said: the step's own script prints them
+   * (first and last), so they are in the step's log, live and kept, where people read the rest.
+   */
+  restoreLog: 'restore.log',
+  saveLog: 'save.log',
+} as const;
+
+/** The entry header's fixed words; the payload's sha256 and size follow. */
+export const CACHE_ENTRY_MAGIC = 'step-runner-cache 1 tar+gzip';
+
+/** One entry as a script sees it: env variable names (not URLs), so the URLs stay in the Secret. */
+export interface CacheScriptEntry {
+  key: string;
+  paths: readonly string[];
+  /** Tried in order; the first that restores wins. */
+  restore: readonly { label: string; urlEnv: string }[];
+  save?: { urlEnv: string };
+  /** Why the entry will not be saved (printed by the restore script). */
+  saveSkipped?: string;
+  /** It restores, but there is nothing to restore from: why (printed by the restore script as its miss). */
+  restoreMiss?: string;
+}
+
+function dirsPreamble(dirs: CacheDirs): string[] {
+  return [
+    `workspace=\${${CacheDirEnv.workspace}:-${shellQuote(dirs.workspace)}}`,
+    `scratch=\${${CacheDirEnv.scratch}:-${shellQuote(dirs.scratch)}}`,
+  ];
+}
+
+/** Shared helpers: sizes people read, seconds since a start, curl's own error words. */
+const HELPERS = [
+  'cache_size() { awk -v b="$1" \'BEGIN { if (b >= 1048576) printf "%.1f MB", b / 1048576; else if (b >= 1024) printf "%.1f kB", b / 1024; else printf "%d B", b }\'; }',
+  'cache_bytes() { n=$(wc -c < "$1" 2>/dev/null) || n=0; echo $((n + 0)); }',
+  'cache_since() { echo $(($(date +%s) - $1)); }',
+  // The first line that says something (gzip starts its complaint with an empty one), or $2.
+  'cache_first() { line=$(grep . "$1" 2>/dev/null | head -n 1); echo "${line:-$2}"; }',
+  'cache_err() { cache_first "$scratch/curl-err" "no error message"; }',
+];
+
+/**
+ * Fetches one candidate into the scratch directory, checks it and unpacks it. Returns 0 when it
+ * restored, 1 on a plain miss (404, or 403: S3's answer for a missing key without ListBucket), 2
+ * when the candidate was there but unusable (already logged).
+ */
+const RESTORE_ONE = `cache_restore_one() {
+  key=$1; label=$2; url=$3; entry="$scratch/restore-entry"
+  rm -f "$entry"
+  code=$(curl -fsS --retry 2 --connect-timeout 10 -o "$entry" -w '%{http_code}' "$url" 2>"$scratch/curl-err")
+  status=$?
+  if [ "$status" -ne 0 ]; then
+    rm -f "$entry"
+    case $code in 404|403) return 1 ;; esac
+    echo "cache $key: $label could not be fetched (HTTP $code: $(cache_err))"
+    return 2
+  fi
+  IFS=' ' read -r magic version format sum bytes rest < "$entry" || true
+  if [ "$magic $version $format" != '${CACHE_ENTRY_MAGIC}' ] || [ -n "$rest" ]; then
+    rm -f "$entry"
+    echo "cache $key: $label unreadable (not a step-runner cache entry of version 1 tar+gzip)"
+    return 2
+  fi
+  case $bytes in ''|*[!0-9]*) rm -f "$entry"; echo "cache $key: $label unreadable (bad size in its header)"; return 2 ;; esac
+  header=$(head -n 1 "$entry" | wc -c)
+  header=$((header + 0))
+  total=$(cache_bytes "$entry")
+  if [ $((total - header)) -ne "$bytes" ]; then
+    rm -f "$entry"
+    echo "cache $key: $label unreadable ($((total - header)) bytes, its header says $bytes)"
+    return 2
+  fi
+  actual=$(tail -c +$((header + 1)) "$entry" | sha256sum | cut -d' ' -f1)
+  if [ "$actual" != "$sum" ]; then
+    rm -f "$entry"
+    echo "cache $key: $label checksum mismatch (sha256 $actual, its header says $sum)"
+    return 2
+  fi
+  if ! tail -c +$((header + 1)) "$entry" | tar -x -z -o -f - -C "$workspace" 2>"$scratch/tar-err"; then
+    rm -f "$entry"
+    echo "cache $key: $label unreadable ($(cache_first "$scratch/tar-err" "tar failed"))"
+    return 2
+  fi
+  rm -f "$entry"
+  echo "cache $key: restored from $label ($(cache_size "$bytes"), $(cache_since "$started") s)"
+  return 0
+}`;
+
+/** The restore init container's script: every entry's candidates in order, one outcome line each. */
+export function cacheRestoreScript(entries: readonly CacheScriptEntry[], dirs: CacheDirs = DEFAULT_CACHE_DIRS): string {
+  const lines = [...dirsPreamble(dirs), ...HELPERS, RESTORE_ONE, 'cache_restore_all() {'];
+  for (const entry of entries) {
+    const key = shellQuote(entry.key);
+    if (entry.restore.length > 0) {
+      lines.push('started=$(date +%s); restored=no');
+      for (const candidate of entry.restore) {
+        lines.push(`if [ "$restored" = no ]; then cache_restore_one ${key} ${shellQuote(candidate.label)} "$${candidate.urlEnv}" && restored=yes; fi`);
+      }
+      const tried = entry.restore.map((c) => c.label).join(', ');
+      lines.push(`if [ "$restored" = no ]; then echo ${shellQuote(`cache ${entry.key}: miss (tried ${tried})`)}; fi`);
+    }
+    if (entry.restore.length === 0 && entry.restoreMiss) lines.push(`echo ${shellQuote(`cache ${entry.key}: miss (${entry.restoreMiss})`)}`);
+    if (entry.saveSkipped) lines.push(`echo ${shellQuote(`cache ${entry.key}: will not be saved: ${entry.saveSkipped}`)}`);
+  }
+  lines.push(':', '}', `cache_restore_all 2>&1 | tee -a "$scratch/${HandOverFiles.restoreLog}"`, 'exit 0');
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Packs one entry's existing paths and PUTs it with `If-None-Match: *`: entries are immutable, so a
+ * build that saved the same key first keeps its entry (412). `-T` streams the file with its length
+ * (S3 refuses chunked uploads to presigned URLs; `--data-binary @file` would read it into memory).
+ */
+const SAVE_ONE = `cache_save_one() {
+  key=$1; url=$2; shift 2
+  started=$(date +%s)
+  # Keeps the paths that exist, in order: each turn takes one off the front, puts it back at the end if it is there.
+  for p in "$@"; do
+    shift
+    if [ -e "$workspace/$p" ] || [ -L "$workspace/$p" ]; then set -- "$@" "$p"; else echo "cache $key: $p does not exist, not saved"; fi
+  done
+  if [ "$#" -eq 0 ]; then echo "cache $key: none of its paths exist, nothing saved"; return 0; fi
+  payload="$scratch/save-payload"; entry="$scratch/save-entry"
+  rm -f "$payload" "$entry" "$scratch/tar-failed"
+  { tar -cf - -C "$workspace" -- "$@" 2>"$scratch/tar-err" || : > "$scratch/tar-failed"; } | gzip -1 > "$payload"
+  if [ -e "$scratch/tar-failed" ]; then
+    echo "cache $key: not saved, packing failed ($(cache_first "$scratch/tar-err" "tar failed"))"
+    rm -f "$payload"; return 0
+  fi
+  sum=$(sha256sum < "$payload" | cut -d' ' -f1)
+  bytes=$(cache_bytes "$payload")
+  printf '%s %s %s\\n' '${CACHE_ENTRY_MAGIC}' "$sum" "$bytes" > "$entry"
+  cat "$payload" >> "$entry"
+  rm -f "$payload"
+  code=$(curl -sS --retry 2 --connect-timeout 10 -o "$scratch/put-response" -w '%{http_code}' -T "$entry" -H 'If-None-Match: *' -H 'Content-Type: application/octet-stream' "$url" 2>"$scratch/curl-err")
+  rm -f "$entry"
+  case $code in
+    200) echo "cache $key: saved ($(cache_size "$bytes"), $(cache_since "$started") s)" ;;
+    412) echo "cache $key: another build saved $key first; kept theirs" ;;
+    000) echo "cache $key: not saved, the upload failed ($(cache_err))" ;;
+    *) echo "cache $key: not saved, HTTP $code $(sed -n 's/.*<Code>\\([^<]*\\)<\\/Code>.*/\\1/p' "$scratch/put-response" 2>/dev/null | head -n 1)" ;;
+  esac
+  rm -f "$scratch/put-response"
+  return 0
+}`;
+
+/**
+ * The save sidecar's script: waits for the step's `succeeded`, saves every entry that has a save
+ * URL, writes `saved`, then idles until the kubelet stops it (a native sidecar that exits is
+ * restarted, and would save again). A failed step never writes `succeeded`: nothing is saved.
+ */
+export function cacheSaveScript(entries: readonly CacheScriptEntry[], dirs: CacheDirs = DEFAULT_CACHE_DIRS): string {
+  const lines = [
+    // Stopped by the kubelet at the pod's end: exit 0, and take the idle sleep along (no orphan).
+    `trap 'kill "$sleeper" 2>/dev/null; exit 0' TERM INT`,
+    'sleeper=',
+    ...dirsPreamble(dirs),
+    ...HELPERS,
+    SAVE_ONE,
+    // busybox and GNU sleep take fractions; a sleep that does not still waits, a second at a time.
+    `while [ ! -e "$scratch/${HandOverFiles.succeeded}" ]; do sleep 0.2 2>/dev/null || sleep 1; done`,
+  ];
+  lines.push('cache_save_all() {');
+  for (const entry of entries) {
+    if (!entry.save) continue;
+    lines.push(`cache_save_one ${shellQuote(entry.key)} "$${entry.save.urlEnv}" ${entry.paths.map(shellQuote).join(' ')}`);
+  }
+  lines.push(':', '}', `cache_save_all 2>&1 | tee -a "$scratch/${HandOverFiles.saveLog}"`);
+  lines.push(`: > "$scratch/${HandOverFiles.saved}"`);
+  // Nothing more to say: the shell's own "Terminated" for the idle sleep it kills on TERM is noise.
+  lines.push('exec 2>/dev/null', 'while :; do sleep 3600 & sleeper=$!; wait "$sleeper"; done');
+  return `${lines.join('\n')}\n`;
+}
