@@ -41,7 +41,7 @@ const expectations: Record<string, Expected> = {
   'service-bad-image.yml': [InvalidImage, 8, 'service-bad-image.yml line 8: step "test": services[0].image: image "Postgres:16" is not a valid image reference: the repository "Postgres" has uppercase letters; repository names must be lowercase (try "postgres:16")'],
   'service-bad-port.yml': [InvalidPipeline, 5, 'service-bad-port.yml line 5: services[0].ports[1]: 70000 is not a TCP port; ports are 1 to 65535'],
   'service-duplicate-name.yml': [InvalidPipeline, 10, 'service-duplicate-name.yml line 10: step "test": services[0].name: the name "db" is already used by the pipeline\'s services[0]; a step\'s services (the pipeline\'s and its own) need names of their own'],
-  'service-reserved-name.yml': [InvalidPipeline, 7, 'service-reserved-name.yml line 7: step "test": services[0].name: "step" is the name of one of the step pod\'s own containers ("step", "clone" and "port-N" are taken); rename the service'],
+  'service-reserved-name.yml': [InvalidPipeline, 7, 'service-reserved-name.yml line 7: step "test": services[0].name: "step" is the name of one of the step pod\'s own containers ("step", "clone", "port-N" and "step-runner-..." are taken); rename the service'],
   'service-start-grace-zero.yml': [InvalidPipeline, 2, 'service-start-grace-zero.yml line 2: service-start-grace: "0" is zero; a duration must be more than zero'],
   'service-typo.yml': [InvalidPipeline, 5, 'service-typo.yml line 5: unknown field "port" (did you mean "ports"?)'],
   'steps-not-a-list.yml': [InvalidPipeline, 2, 'steps-not-a-list.yml line 2: steps: must be a list of steps (each starting with "- name:"), not a map'],

@@ -1,3 +1,4 @@
+import { reservedServiceNameProblem } from '../pipeline/services.js';
 import type { V1Container } from '@kubernetes/client-node';
 import { Pod } from 'kubernetes-models/v1/Pod';
 import type { Service, Step } from '../pipeline/types.js';
@@ -155,5 +156,11 @@ describe('cacheSecretManifest', () => {
     const wanted = Object.fromEntries(buildSelector('Org/Repo#7').split(',').map((pair) => pair.split('=')));
     expect(secret.metadata?.labels).toEqual(wanted);
     expect(secret.metadata?.annotations).toEqual({ [Annotations.build]: 'Org/Repo#7', [BUILD_DEADLINE_ANNOTATION]: '3600' });
+  });
+});
+
+describe("the cache containers' names", () => {
+  it('are among those a service may not take (lib/pipeline/services.ts), so no pipeline can clash with them', () => {
+    for (const name of Object.values(CacheContainers)) expect(reservedServiceNameProblem(name)).toBeDefined();
   });
 });

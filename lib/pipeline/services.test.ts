@@ -94,7 +94,10 @@ describe('services refused', () => {
     ['step', true],
     ['clone', true],
     ['port-5432', true],
+    ['step-runner-cache-save', true],
+    ['step-runner-anything', true],
     ['db', false],
+    ['step-runner', false],
     ['port', false],
   ])('the name %s is taken by the pod: %s', (name, taken) => {
     expect(reservedServiceNameProblem(name) !== undefined).toBe(taken);

@@ -20,11 +20,13 @@ export const MAX_PORT = 65535;
  */
 export const RESERVED_SERVICE_NAMES = ['step', CHECKOUT_STEP] as const;
 const PORT_GATE_NAME = /^port-\d+$/;
+/** The runner's own helpers (the cache's restore and save containers: lib/kube/cache-containers.ts). */
+export const RUNNER_CONTAINER_PREFIX = 'step-runner-';
 
 /** Why a (DNS-label) service name is taken by the pod's own containers, or undefined. */
 export function reservedServiceNameProblem(name: string): string | undefined {
-  if ((RESERVED_SERVICE_NAMES as readonly string[]).includes(name) || PORT_GATE_NAME.test(name)) {
-    return `${JSON.stringify(name)} is the name of one of the step pod's own containers (${RESERVED_SERVICE_NAMES.map((n) => `"${n}"`).join(', ')} and "port-N" are taken); rename the service`;
+  if ((RESERVED_SERVICE_NAMES as readonly string[]).includes(name) || PORT_GATE_NAME.test(name) || name.startsWith(RUNNER_CONTAINER_PREFIX)) {
+    return `${JSON.stringify(name)} is the name of one of the step pod's own containers (${RESERVED_SERVICE_NAMES.map((n) => `"${n}"`).join(', ')}, "port-N" and "${RUNNER_CONTAINER_PREFIX}..." are taken); rename the service`;
   }
   return undefined;
 }
