@@ -17,6 +17,7 @@ import { printedStatusReporter } from '../printed-status.js';
 import { commandTaskRuntime } from '../task-runtime.js';
 import { startLocalCacheStore, type LocalCacheStore } from '../local-cache-store.js';
 import { stateDir } from '../state-dir.js';
+import { commitFiles, unmatchedKeyFiles } from '../cache-key-files.js';
 import { DEFAULT_BRANCH } from '../../workflow/cache-plan.js';
 import type { CommandIO } from './cluster.js';
 import { parseRunArgs, RUN_HELP, RUN_USAGE, type RunOptions } from './run-args.js';
@@ -119,6 +120,14 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
   } catch (error) {
     io.err(`${(error as Error).name}: ${(error as Error).message}`);
     if (options.json) io.out(JSON.stringify(rejectedSummary(error as Error)));
+    return ExitCodes.rejected;
+  }
+  const keyFiles = source.source && pipeline.steps.some((step) => step.cache?.some((cache) => cache.key.files.length > 0));
+  const unmatched = keyFiles && source.source ? unmatchedKeyFiles(pipeline, await commitFiles(source.source.url, source.source.commit)) : undefined;
+  if (unmatched) {
+    await source.dispose();
+    problemLines(unmatched).forEach(io.err);
+    if (options.json) io.out(JSON.stringify(rejectedSummary(unmatched, problemReports(unmatched))));
     return ExitCodes.rejected;
   }
   print(`Source: ${source.description}`);
