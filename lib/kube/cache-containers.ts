@@ -4,12 +4,13 @@
  * - `step-runner-cache-restore`, an init container after the checkout and before the services,
  *   unpacks the entries into the workspace before the step's commands run;
  * - `step-runner-cache-save`, a native sidecar after the services, waits for the step script's
- *   hand-over in the scratch emptyDir, saves, and tells the step it may exit.
+ *   hand-over in the scratch emptyDir, saves, keeps the step's artifacts (after a failure too),
+ *   and tells the step it may exit.
  * The presigned URLs are in a Secret of the step's own, read through secretKeyRef by these two
  * containers only: the step's commands never see them, nor do the pod's spec and events.
  */
 import type { V1Container, V1EnvVar, V1Secret, V1SecurityContext, V1VolumeMount } from '@kubernetes/client-node';
-import { CacheDirEnv, cacheRestoreScript, cacheSaveScript, type CacheScriptEntry } from './cache-scripts.js';
+import { CacheDirEnv, cacheRestoreScript, cacheSaveScript, DEFAULT_CACHE_DIRS, type ArtifactScriptPlan, type CacheScriptEntry } from './cache-scripts.js';
 import { labelValue } from './pod-name.js';
 import { Annotations, BUILD_DEADLINE_ANNOTATION, Labels, MANAGED_BY } from './types.js';
 import { WORKSPACE_PATH, WORKSPACE_VOLUME } from './workspace.js';
@@ -21,6 +22,26 @@ export interface PodCachePlan {
   /** The Secret that holds the URLs (cacheSecretManifest). */
   secret: string;
   entries: PodCacheEntry[];
+  /** What the step keeps once its commands ended, whether they succeeded or failed; absent: nothing. */
+  artifacts?: PodArtifacts;
+}
+
+/** A step's artifacts: one upload per path and the manifest that lists what was kept. */
+export interface PodArtifacts {
+  paths: PodArtifact[];
+  manifest: { secretKey: string };
+}
+
+/**
+ * One path of `artifacts:`. `secretKey` and `object` are its upload as the path names it: a file,
+ * or a folder's tar.gz when it ends in `/`. A path without the `/` may turn out to be a folder,
+ * so it also has `folder`, its tar.gz upload.
+ */
+export interface PodArtifact {
+  path: string;
+  secretKey: string;
+  object: string;
+  folder?: { secretKey: string; object: string };
 }
 
 export interface PodCacheEntry {
@@ -53,9 +74,9 @@ export function hasCacheRestore(plan: PodCachePlan): boolean {
   return plan.entries.some((e) => e.restore.length > 0 || e.saveSkipped !== undefined || e.restoreMiss !== undefined);
 }
 
-/** Whether the pod gets a save sidecar (and the step waits for it). */
+/** Whether the pod gets a save sidecar (and the step waits for it): an entry to save, or artifacts to keep. */
 export function hasCacheSave(plan: PodCachePlan): boolean {
-  return plan.entries.some((e) => e.save !== undefined);
+  return plan.entries.some((e) => e.save !== undefined) || plan.artifacts !== undefined;
 }
 
 export interface CacheContainerOptions {
@@ -76,7 +97,31 @@ function urlEnvNames(plan: PodCachePlan): Map<string, string> {
     entry.restore.forEach((c) => add(c.secretKey));
     if (entry.save) add(entry.save.secretKey);
   }
+  for (const artifact of plan.artifacts?.paths ?? []) {
+    add(artifact.secretKey);
+    if (artifact.folder) add(artifact.folder.secretKey);
+  }
+  if (plan.artifacts) add(plan.artifacts.manifest.secretKey);
   return names;
+}
+
+/** The Secret's keys of the artifacts' uploads and their manifest's. */
+function artifactSecretKeys(artifacts: PodArtifacts | undefined): string[] {
+  if (!artifacts) return [];
+  return [...artifacts.paths.flatMap((a) => [a.secretKey, ...(a.folder ? [a.folder.secretKey] : [])]), artifacts.manifest.secretKey];
+}
+
+function scriptArtifacts(plan: PodCachePlan): ArtifactScriptPlan | undefined {
+  if (!plan.artifacts) return undefined;
+  const env = urlEnvNames(plan);
+  return {
+    paths: plan.artifacts.paths.map((a) => {
+      const own = { urlEnv: env.get(a.secretKey)!, object: a.object };
+      // A path that names a folder has only its tar.gz; any other may be either.
+      return a.folder ? { path: a.path, file: own, folder: { urlEnv: env.get(a.folder.secretKey)!, object: a.folder.object } } : { path: a.path, folder: own };
+    }),
+    manifest: { urlEnv: env.get(plan.artifacts.manifest.secretKey)! },
+  };
 }
 
 function scriptEntries(plan: PodCachePlan): CacheScriptEntry[] {
@@ -99,8 +144,9 @@ export function cacheRestoreContainer(plan: PodCachePlan, options: CacheContaine
 
 export function cacheSaveContainer(plan: PodCachePlan, options: CacheContainerOptions): V1Container | undefined {
   if (!hasCacheSave(plan)) return undefined;
-  const keys = plan.entries.flatMap((e) => (e.save ? [e.save.secretKey] : []));
-  return { ...helper(CacheContainers.save, plan, keys, cacheSaveScript(scriptEntries(plan)), options), restartPolicy: 'Always' };
+  const keys = [...plan.entries.flatMap((e) => (e.save ? [e.save.secretKey] : [])), ...artifactSecretKeys(plan.artifacts)];
+  const script = cacheSaveScript(scriptEntries(plan), DEFAULT_CACHE_DIRS, scriptArtifacts(plan));
+  return { ...helper(CacheContainers.save, plan, keys, script, options), restartPolicy: 'Always' };
 }
 
 /** The step's own mount of the scratch directory, and the variable its script finds it by. */

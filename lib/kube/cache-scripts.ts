@@ -37,6 +37,11 @@ export const CacheDirEnv = {
 export const HandOverFiles = {
   /** Written by the step script once its last command succeeded: the save may start. */
   succeeded: 'succeeded',
+  /**
+   * Written by the step script however its commands ended, with their exit status, when the pod
+   * keeps artifacts (after `succeeded` when they succeeded): the artifacts' upload may start.
+   */
+  ended: 'ended',
   /** Written by the save sidecar once every entry was saved or given up on: the step may exit. */
   saved: 'saved',
   /**
@@ -61,6 +66,21 @@ export interface CacheScriptEntry {
   saveSkipped?: string;
   /** It restores, but there is nothing to restore from: why (printed by the restore script as its miss). */
   restoreMiss?: string;
+}
+
+/** A step's artifacts as the save script sees them: env variable names for the URLs, the objects' keys for the manifest. */
+export interface ArtifactScriptPlan {
+  paths: readonly ArtifactScriptPath[];
+  manifest: { urlEnv: string };
+}
+
+export interface ArtifactScriptPath {
+  /** As the pipeline names it (`dist/`, `coverage/lcov.info`), relative to the workspace. */
+  path: string;
+  /** Uploaded as is when the path is a file; absent when the path names a folder (a trailing `/`). */
+  file?: { urlEnv: string; object: string };
+  /** Uploaded as a gzip compressed tar of the folder when the path is one. */
+  folder: { urlEnv: string; object: string };
 }
 
 function dirsPreamble(dirs: CacheDirs): string[] {
@@ -186,11 +206,79 @@ const SAVE_ONE = `cache_save_one() {
 }`;
 
 /**
+ * Uploads one artifact: a file as is, a folder as a gzip compressed tar of it (relative to the
+ * workspace, so it unpacks as `dist/...`). Each kept one is added to the manifest's list (JSON made
+ * by the generator for the path and the object, so no shell quoting reaches the manifest), each
+ * path that is not there to the missing. An upload that fails is a line, never a failure.
+ */
+const KEEP_ONE = `artifact_keep_one() {
+  path=$1; path_json=$2; file_url=$3; file_json=$4; folder_url=$5; folder_json=$6
+  rel=$path
+  while [ "\${rel%/}" != "$rel" ]; do rel=\${rel%/}; done
+  if [ ! -e "$workspace/$rel" ]; then
+    echo "artifact $path: does not exist, not kept"
+    artifacts_missing="$artifacts_missing\${artifacts_missing:+,}$path_json"
+    return 0
+  fi
+  if [ -d "$workspace/$rel" ]; then
+    url=$folder_url; object_json=$folder_json; upload="$scratch/artifact-upload"
+    rm -f "$upload" "$scratch/tar-failed"
+    { tar -cf - -C "$workspace" -- "$rel" 2>"$scratch/tar-err" || : > "$scratch/tar-failed"; } | gzip > "$upload"
+    if [ -e "$scratch/tar-failed" ]; then
+      echo "artifact $path: not kept, packing failed ($(cache_first "$scratch/tar-err" "tar failed"))"
+      rm -f "$upload"; return 0
+    fi
+  elif [ -z "$file_url" ]; then
+    echo "artifact $path: not kept, it is a file, not the folder its / names"
+    return 0
+  else
+    url=$file_url; object_json=$file_json; upload="$workspace/$rel"
+  fi
+  sum=$(sha256sum < "$upload" | cut -d' ' -f1)
+  bytes=$(cache_bytes "$upload")
+  code=$(curl -sS --retry 2 --connect-timeout 10 -o "$scratch/put-response" -w '%{http_code}' -T "$upload" -H 'Content-Type: application/octet-stream' "$url" 2>"$scratch/curl-err")
+  rm -f "$scratch/artifact-upload"
+  case $code in
+    200)
+      echo "artifact $path: kept ($(cache_size "$bytes"), sha256 $(echo "$sum" | cut -c1-12)…)"
+      artifacts_kept="$artifacts_kept\${artifacts_kept:+,}{\\"path\\":$path_json,\\"object\\":$object_json,\\"size\\":$bytes,\\"sha256\\":\\"$sum\\"}"
+      ;;
+    000) echo "artifact $path: not kept, the upload failed ($(cache_err))" ;;
+    *) echo "artifact $path: not kept, HTTP $code $(sed -n 's/.*<Code>\\([^<]*\\)<\\/Code>.*/\\1/p' "$scratch/put-response" 2>/dev/null | head -n 1)" ;;
+  esac
+  rm -f "$scratch/put-response"
+  return 0
+}`;
+
+/** Every artifact, then the manifest: in one function, since the pipe into tee runs it in a subshell of its own. */
+function keepArtifactsLines(artifacts: ArtifactScriptPlan): string[] {
+  const json = (value: string) => shellQuote(JSON.stringify(value));
+  const lines = ['artifacts_kept=; artifacts_missing='];
+  for (const artifact of artifacts.paths) {
+    const file = artifact.file ? `"$${artifact.file.urlEnv}" ${json(artifact.file.object)}` : "'' ''";
+    lines.push(`artifact_keep_one ${shellQuote(artifact.path)} ${json(artifact.path)} ${file} "$${artifact.folder.urlEnv}" ${json(artifact.folder.object)}`);
+  }
+  lines.push(
+    `printf '{"artifacts":[%s],"missing":[%s]}\\n' "$artifacts_kept" "$artifacts_missing" > "$scratch/artifact-manifest"`,
+    `code=$(curl -sS --retry 2 --connect-timeout 10 -o /dev/null -w '%{http_code}' -T "$scratch/artifact-manifest" -H 'Content-Type: application/json' "$${artifacts.manifest.urlEnv}" 2>"$scratch/curl-err")`,
+    'rm -f "$scratch/artifact-manifest"',
+    `case $code in 200) ;; 000) echo "artifacts: the manifest was not kept, the upload failed ($(cache_err))" ;; *) echo "artifacts: the manifest was not kept, HTTP $code" ;; esac`,
+  );
+  return lines;
+}
+
+/**
  * The save sidecar's script: waits for the step's `succeeded`, saves every entry that has a save
  * URL, writes `saved`, then idles until the kubelet stops it (a native sidecar that exits is
  * restarted, and would save again). A failed step never writes `succeeded`: nothing is saved.
+ *
+ * With artifacts, it waits for `succeeded` or `ended` (the step writes `ended` however it ended),
+ * saves the cache only after `succeeded`, and keeps the artifacts either way.
  */
-export function cacheSaveScript(entries: readonly CacheScriptEntry[], dirs: CacheDirs = DEFAULT_CACHE_DIRS): string {
+export function cacheSaveScript(entries: readonly CacheScriptEntry[], dirs: CacheDirs = DEFAULT_CACHE_DIRS, artifacts?: ArtifactScriptPlan): string {
+  const waitFor = artifacts
+    ? `while [ ! -e "$scratch/${HandOverFiles.succeeded}" ] && [ ! -e "$scratch/${HandOverFiles.ended}" ]; do sleep 0.2 2>/dev/null || sleep 1; done`
+    : `while [ ! -e "$scratch/${HandOverFiles.succeeded}" ]; do sleep 0.2 2>/dev/null || sleep 1; done`;
   const lines = [
     // Stopped by the kubelet at the pod's end: exit 0, and take the idle sleep along (no orphan).
     `trap 'kill "$sleeper" 2>/dev/null; exit 0' TERM INT`,
@@ -198,14 +286,19 @@ export function cacheSaveScript(entries: readonly CacheScriptEntry[], dirs: Cach
     ...dirsPreamble(dirs),
     ...HELPERS,
     SAVE_ONE,
+    ...(artifacts ? [KEEP_ONE] : []),
     // busybox and GNU sleep take fractions; a sleep that does not still waits, a second at a time.
-    `while [ ! -e "$scratch/${HandOverFiles.succeeded}" ]; do sleep 0.2 2>/dev/null || sleep 1; done`,
+    waitFor,
   ];
   lines.push('cache_save_all() {');
-  for (const entry of entries) {
-    if (!entry.save) continue;
-    lines.push(`cache_save_one ${shellQuote(entry.key)} "$${entry.save.urlEnv}" ${entry.paths.map(shellQuote).join(' ')}`);
+  const saves = entries.filter((entry) => entry.save);
+  // With artifacts the step may have failed: its cache is saved only after `succeeded`.
+  if (artifacts && saves.length > 0) lines.push(`if [ -e "$scratch/${HandOverFiles.succeeded}" ]; then`);
+  for (const entry of saves) {
+    lines.push(`cache_save_one ${shellQuote(entry.key)} "$${entry.save!.urlEnv}" ${entry.paths.map(shellQuote).join(' ')}`);
   }
+  if (artifacts && saves.length > 0) lines.push('fi');
+  if (artifacts) lines.push(...keepArtifactsLines(artifacts));
   lines.push(':', '}', `cache_save_all 2>&1 | tee -a "$scratch/${HandOverFiles.saveLog}"`);
   lines.push(`: > "$scratch/${HandOverFiles.saved}"`);
   // Nothing more to say: the shell's own "Terminated" for the idle sleep it kills on TERM is noise.

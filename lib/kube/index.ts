@@ -35,6 +35,6 @@ export { secondsSince } from './time.js';
 export { watchPodUntil, watchPodsUntil, type WatchedPod } from './watch-pod.js';
 export { followContainerLog, readLogAfter, type OnLines } from './follow-log.js';
 export { linesAfter, rotationGapNote, sinceTimeOf, type LogPosition } from './log-position.js';
-export { cacheSecretManifest, cacheSecretName, CacheContainers, CACHE_SCRATCH, type PodCachePlan, type PodCacheEntry } from './cache-containers.js';
+export { cacheSecretManifest, cacheSecretName, CacheContainers, CACHE_SCRATCH, type PodCachePlan, type PodCacheEntry, type PodArtifact, type PodArtifacts } from './cache-containers.js';
 export { ensureCacheSecret } from './cache-secret.js';
 export { DEFAULT_CACHE_IMAGE } from './cache-containers.js';

@@ -118,7 +118,7 @@ export function stepPodManifest({
     ...(save ? [save] : []),
   ];
   const volumes = [...(workspace ? [workspaceVolume(workspace)] : []), ...(cache ? [{ name: CACHE_SCRATCH.volume, emptyDir: {} }] : [])];
-  const main = stepContainer(STEP_CONTAINER, step, buildEnv, mounted, { scratch: cache !== undefined, awaitSave: save !== undefined });
+  const main = stepContainer(STEP_CONTAINER, step, buildEnv, mounted, { scratch: cache !== undefined, awaitSave: save !== undefined, keepArtifacts: cache?.artifacts !== undefined });
   const { nodeSelector, tolerations } = stepPlacement(step, placement);
   const secrets = [...new Set(pullSecrets)];
   return {
@@ -188,9 +188,16 @@ function workspaceVolume(workspace: PodWorkspace): V1Volume {
 
 /**
  * `scratch`: the cache's scratch directory is mounted (and named to the script by its variable);
- * `awaitSave`: the script hands over to the save sidecar and waits for it before exiting 0.
+ * `awaitSave`: the script hands over to the save sidecar and waits for it before exiting 0;
+ * `keepArtifacts`: it hands over however its commands end (the sidecar keeps the artifacts).
  */
-function stepContainer(name: string, step: Step, buildEnv: Record<string, string>, mounted: boolean, cache: { scratch: boolean; awaitSave: boolean } = { scratch: false, awaitSave: false }): V1Container {
+function stepContainer(
+  name: string,
+  step: Step,
+  buildEnv: Record<string, string>,
+  mounted: boolean,
+  cache: { scratch: boolean; awaitSave: boolean; keepArtifacts?: boolean } = { scratch: false, awaitSave: false },
+): V1Container {
   const resources = stepResources(step.resources);
   const scratch = cache.scratch ? stepScratchMount() : undefined;
   const mounts = [...(mounted ? [{ name: WORKSPACE_VOLUME, mountPath: WORKSPACE_PATH }] : []), ...(scratch ? [scratch.mount] : [])];
@@ -198,7 +205,7 @@ function stepContainer(name: string, step: Step, buildEnv: Record<string, string
     name,
     image: step.image,
     imagePullPolicy: PullPolicies[step.pull],
-    command: ['/bin/sh', '-c', literal(stepScript(step.commands, { ...(cache.scratch ? { cacheLog: true } : {}), ...(cache.awaitSave ? { awaitSave: true } : {}) }))],
+    command: ['/bin/sh', '-c', literal(stepScript(step.commands, { ...(cache.scratch ? { cacheLog: true } : {}), ...(cache.awaitSave ? { awaitSave: true } : {}), ...(cache.keepArtifacts ? { keepArtifacts: true } : {}) }))],
     env: [...stepEnv(step, buildEnv), ...(scratch ? [scratch.env] : [])],
     ...(mounted ? { workingDir: WORKSPACE_PATH } : {}),
     ...(mounts.length > 0 ? { volumeMounts: mounts } : {}),

@@ -11,13 +11,17 @@
  */
 export function stepScript(commands: readonly string[], options: StepScriptOptions = {}): string {
   const lines = ['set -e'];
-  if (options.cacheLog) lines.push(...printScratchFile(options.scratch ?? DEFAULT_SCRATCH, 'restore.log'));
+  const scratch = options.scratch ?? DEFAULT_SCRATCH;
+  if (options.cacheLog) lines.push(...printScratchFile(scratch, 'restore.log'));
+  const always = options.awaitSave === true && options.keepArtifacts === true;
+  if (always) lines.push(...handOverAlwaysLines(scratch));
   for (const command of commands) {
     lines.push(`printf '%s\\n' ${shellQuote(`+ ${command}`)}`);
     lines.push(command);
     lines.push('step_runner_status=$?; if [ "$step_runner_status" -ne 0 ]; then exit "$step_runner_status"; fi');
   }
-  if (options.awaitSave) lines.push(...awaitSaveLines(options.scratch ?? DEFAULT_SCRATCH));
+  if (always) lines.push('exit 0');
+  else if (options.awaitSave) lines.push(...awaitSaveLines(scratch));
   return `${lines.join('\n')}\n`;
 }
 
@@ -35,6 +39,13 @@ export interface StepScriptOptions {
    * (and, with awaitSave, what the save said at the end), so the step's log tells it all in order.
    */
   cacheLog?: boolean;
+  /**
+   * With awaitSave: the pod keeps artifacts, which matter most when the step fails (its test
+   * reports, its coverage), so the script hands over however it ends: an EXIT trap writes `ended`
+   * (with the exit status; `succeeded` before it when that is 0), waits for `saved`, and exits
+   * with the commands' own status.
+   */
+  keepArtifacts?: boolean;
 }
 
 /** Prints a file of the scratch directory with the shell's own builtins: a step's image may lack cat. */
@@ -56,18 +67,47 @@ function awaitSaveLines(scratch: string): string[] {
   return [
     `step_runner_scratch=\${STEP_RUNNER_SCRATCH:-${shellQuote(scratch)}}`,
     ': > "$step_runner_scratch/succeeded"',
-    "printf '%s\\n' '+ saving the cache'",
+    ...waitForSavedLines('saving the cache'),
+    ...printScratchFile(scratch, 'save.log'),
+    'exit 0',
+  ];
+}
+
+/**
+ * The EXIT trap runs on every way out of the commands: `set -e`, the status checks, a command's
+ * own `exit`. It turns itself off first (its own `exit` must not run it again) and turns `set -e`
+ * off, so a failing wait cannot cut the hand-over short and change the status.
+ */
+function handOverAlwaysLines(scratch: string): string[] {
+  return [
+    `step_runner_scratch=\${STEP_RUNNER_SCRATCH:-${shellQuote(scratch)}}`,
+    'step_runner_end() {',
+    '  step_runner_code=$1',
+    '  trap - EXIT',
+    '  set +e',
+    '  if [ "$step_runner_code" -eq 0 ]; then : > "$step_runner_scratch/succeeded"; fi',
+    `  printf '%s\\n' "$step_runner_code" > "$step_runner_scratch/ended"`,
+    ...waitForSavedLines('keeping the artifacts').map((line) => `  ${line}`),
+    ...printScratchFile(scratch, 'save.log').map((line) => `  ${line}`),
+    '  exit "$step_runner_code"',
+    '}',
+    `trap 'step_runner_end "$?"' EXIT`,
+  ];
+}
+
+/** Waits for the sidecar's `saved`, a line every 30 s saying why the step has not ended. */
+function waitForSavedLines(what: string): string[] {
+  return [
+    `printf '%s\\n' ${shellQuote(`+ ${what}`)}`,
     'step_runner_started=$(date +%s); step_runner_next=30',
     'while [ ! -e "$step_runner_scratch/saved" ]; do',
     '  sleep 0.2 2>/dev/null || sleep 1',
     '  step_runner_waited=$(($(date +%s) - step_runner_started))',
     '  if [ "$step_runner_waited" -ge "$step_runner_next" ]; then',
-    `    printf '%s\\n' "still saving the cache ($step_runner_waited s)"`,
+    `    printf '%s\\n' "still ${what} ($step_runner_waited s)"`,
     '    step_runner_next=$((step_runner_next + 30))',
     '  fi',
     'done',
-    ...printScratchFile(scratch, 'save.log'),
-    'exit 0',
   ];
 }
 

@@ -11,6 +11,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import type { CacheStore } from '../workflow/cache-store.js';
 import { DEFAULT_CACHE_PREFIX } from '../workflow/settings.js';
 import { s3CacheStore } from '../workflow/s3-cache-store.js';
+import { ARTIFACT_EXPIRY_CLASSES, ARTIFACTS_PREFIX } from '../workflow/artifact-plan.js';
 import { startLocalS3 } from './s3/index.js';
 
 export const LOCAL_CACHE_BUCKET = 'step-runner-local';
@@ -39,6 +40,8 @@ export async function startLocalCacheStore(options: { stateDir: string; host: st
     expiry: [
       { prefix: DEFAULT_CACHE_PREFIX, days },
       { prefix: BUILD_PREFIX, days },
+      // As serverless.yml's ExpireArtifacts rules: each class keeps its artifacts its own days.
+      ...ARTIFACT_EXPIRY_CLASSES.map((kept) => ({ prefix: `${ARTIFACTS_PREFIX}${kept}d/`, days: kept })),
     ],
   });
   const client = new S3Client({ endpoint: server.endpoint, region: REGION, forcePathStyle: true, credentials, requestChecksumCalculation: 'WHEN_REQUIRED' });

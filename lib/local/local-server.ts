@@ -33,6 +33,9 @@ import { findWorkTree } from './source-snapshot.js';
 import { uploaderFor } from './source-upload.js';
 import { printedStatusReporter } from './printed-status.js';
 import { commandTaskRuntime } from './task-runtime.js';
+import { startLocalCacheStore, type LocalCacheStore } from './local-cache-store.js';
+import { stateDir } from './state-dir.js';
+import { DEFAULT_BRANCH } from '../workflow/cache-plan.js';
 import type { WorkspaceMode } from '../workflow/settings.js';
 
 export const DEFAULT_PIPELINE = fileURLToPath(new URL('../../examples/hello.yml', import.meta.url));
@@ -62,6 +65,10 @@ export interface LocalServerOptions {
   workspaceMode?: WorkspaceMode;
   /** `--clone-image`: the checkout's image, over $CLONE_IMAGE (task-runtime.ts). */
   cloneImage?: string;
+  /** `--cache-image`: the cache containers' image, over $CACHE_IMAGE (task-runtime.ts). */
+  cacheImage?: string;
+  /** `--default-branch`: whose cache entries a build falls back on when its delivery names none (default main). */
+  defaultBranch?: string;
   images?: string[];
   /** `--state-dir`: where step logs go (default: lib/local/state-dir.ts's). */
   stateDir?: string;
@@ -98,6 +105,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   try {
     let kubeconfig = options.kubeconfig ? path.resolve(options.kubeconfig) : undefined;
     let inImages = false;
+    let cache: LocalCacheStore | undefined;
+    const { checkout, steps: pipelineSteps } = parsePipeline(pipeline.text, pipeline.file);
     if (!kubeconfig) {
       const runtime = await chooseRuntime(options.runtime);
       inImages = runtime.kind === 'docker';
@@ -114,8 +123,15 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       kubeconfig = path.join(scratch, 'kubeconfig');
       await writeFile(kubeconfig, cluster.kubeconfigYaml(), { mode: 0o600 });
       print(`Embedded cluster at ${cluster.url}.`);
+      // As `run` keeps it: in the state directory, where this cluster's pods reach it.
+      if (pipelineSteps.some((step) => (step.cache ?? []).length > 0 || (step.artifacts?.paths.length ?? 0) > 0)) {
+        const store = await startLocalCacheStore({ stateDir: stateDir(options.stateDir), host: cluster.hostAddress });
+        cleanups.push(() => store.close());
+        cache = store;
+        print(`Cache: kept in ${path.join(stateDir(options.stateDir), 's3')} (served to the pods at ${store.endpoint})`);
+      }
     }
-    const runtime = commandTaskRuntime(kubeconfig, options);
+    const runtime = commandTaskRuntime(kubeconfig, { ...options, ...(cache ? { cache: cache.store } : {}) });
     const statuses = printedStatusReporter(print);
     // On the embedded cluster, a delivery's commit comes from this repository (and a commit it
     // does not have fails the checkout, as on AWS); a cluster of the user's own cannot reach this
@@ -124,14 +140,15 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
 
     let baseUrl = '';
     const consoles = new Map<string, ConsoleOutput>();
-    const { checkout } = parsePipeline(pipeline.text, pipeline.file);
     const executions = new LocalExecutions({
       run: (executionName, input, onEvent) => {
         // In their images the clone cannot read this machine's repository: it is sent to each
         // clone container through exec, as to a cluster of the user's own (source-upload.ts).
         const source = inImages && input.source && kubeconfig ? { ...input.source, upload: true as const } : input.source;
         const uploader = source?.upload && kubeconfig ? uploaderFor(source, checkout, { kubeconfig }, print) : undefined;
-        const execution = startLocalExecution(source ? { ...input, source } : input, {
+        // A delivery that names no default branch (a generic one, the example build) falls back on --default-branch's entries.
+        const build = { ...input.build, defaultBranch: input.build.defaultBranch ?? options.defaultBranch ?? DEFAULT_BRANCH };
+        const execution = startLocalExecution({ ...input, build, ...(source ? { source } : {}) }, {
           runtime,
           statuses,
           executionName,
@@ -171,7 +188,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         ...(options.namespace ? { namespace: options.namespace } : {}),
       },
     });
-    const consolePage = createConsoleRoutes({ executions, graph: layoutGraph(stateGraph(loadDefinition())) });
+    const consolePage = createConsoleRoutes({ executions, graph: layoutGraph(stateGraph(loadDefinition())), ...(cache ? { artifacts: cache.store } : {}) });
     const control = createControlRoutes({
       executions,
       guard: controlGuard({ host: options.host ?? '127.0.0.1', secrets: [options.secret, options.genericSecret] }),

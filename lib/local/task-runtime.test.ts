@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { EnvNames } from '../lambda/settings.js';
-import { DEFAULT_CLONE_IMAGE } from '../workflow/settings.js';
-import { CLONE_IMAGE_ENV, commandSettings, commandTaskRuntime } from './task-runtime.js';
+import { DEFAULT_CACHE_IMAGE, DEFAULT_CLONE_IMAGE } from '../workflow/settings.js';
+import { CACHE_IMAGE_ENV, CLONE_IMAGE_ENV, commandSettings, commandTaskRuntime } from './task-runtime.js';
 
 let root: string;
 let kubeconfig: string;
@@ -55,7 +55,26 @@ describe('the clone image of run and serve', () => {
   });
 
   it('leaves the other settings alone', () => {
+    expect(commandSettings({ cloneImage: 'localhost:5000/git:1' }, {})).toEqual({ cloneImage: 'localhost:5000/git:1' });
     expect(commandSettings({ workspaceMode: 'ephemeral' }, {})).toEqual({ workspaceMode: 'ephemeral' });
     expect(commandSettings({}, {})).toEqual({});
+  });
+});
+
+describe('the cache image of run and serve', () => {
+  it.each([
+    { flag: undefined, env: {}, image: DEFAULT_CACHE_IMAGE },
+    { flag: undefined, env: { CACHE_IMAGE: '' }, image: DEFAULT_CACHE_IMAGE },
+    { flag: undefined, env: { CACHE_IMAGE: 'mirror.example.com/curl:8' }, image: 'mirror.example.com/curl:8' },
+    { flag: 'localhost:5000/curl:1', env: { CACHE_IMAGE: 'mirror.example.com/curl:8' }, image: 'localhost:5000/curl:1' },
+    { flag: 'localhost:5000/curl:1', env: {}, image: 'localhost:5000/curl:1' },
+  ])('--cache-image $flag with CACHE_IMAGE=$env.CACHE_IMAGE: $image', ({ flag, env, image }) => {
+    const options = { kubeconfig, ...(flag ? { cacheImage: flag } : {}) };
+    expect(commandTaskRuntime(kubeconfig, options, env).settings.cacheImage).toBe(image);
+  });
+
+  it('reads the variable the deployment reads, and only sets the cache image', () => {
+    expect(CACHE_IMAGE_ENV).toBe(EnvNames.cacheImage);
+    expect(commandSettings({}, { CACHE_IMAGE: 'localhost:5000/curl:1' })).toEqual({ cacheImage: 'localhost:5000/curl:1' });
   });
 });

@@ -61,21 +61,28 @@ export function localTaskRuntime(target: LocalTarget): TaskRuntime {
  */
 export const CLONE_IMAGE_ENV = 'CLONE_IMAGE';
 
+/** The deployment's variable for the cache containers' image (EnvNames.cacheImage, repeated as CLONE_IMAGE_ENV is). */
+export const CACHE_IMAGE_ENV = 'CACHE_IMAGE';
+
 /** The part of `run`'s and `serve`'s options that becomes build settings. */
 export interface CommandSettingsOptions {
   workspaceMode?: WorkspaceMode;
   cloneImage?: string;
+  cacheImage?: string;
 }
 
 /**
- * The settings `run` and `serve` give every build: `--workspace-mode`, and `--clone-image` over
- * $CLONE_IMAGE, which a local run honours as the deployment does (empty counts as unset there too).
+ * The settings `run` and `serve` give every build: `--workspace-mode`, `--clone-image` over
+ * $CLONE_IMAGE and `--cache-image` over $CACHE_IMAGE, which a local run honours as the deployment
+ * does (empty counts as unset there too).
  */
 export function commandSettings(options: CommandSettingsOptions, env: NodeJS.ProcessEnv): Partial<WorkflowSettings> {
   const cloneImage = options.cloneImage ?? (env[CLONE_IMAGE_ENV] || undefined);
+  const cacheImage = options.cacheImage ?? (env[CACHE_IMAGE_ENV] || undefined);
   return {
     ...(options.workspaceMode ? { workspaceMode: options.workspaceMode } : {}),
     ...(cloneImage ? { cloneImage } : {}),
+    ...(cacheImage ? { cacheImage } : {}),
   };
 }
 
@@ -83,7 +90,7 @@ export function commandSettings(options: CommandSettingsOptions, env: NodeJS.Pro
  * The runtime of `run` and `serve`: the cluster they started or were given (`--kubeconfig`, then a
  * cluster of the user's own), `--context`, `--namespace` (default: the context's, else `default`), logs in
  * the state directory's `logs/` (`--state-dir`, else the XDG one: never the work tree being built),
- * `--workspace-mode` (default `volume`, as deployed by default), `--clone-image` (commandSettings).
+ * `--workspace-mode` (default `volume`, as deployed by default), `--clone-image` and `--cache-image` (commandSettings).
  */
 export function commandTaskRuntime(
   kubeconfig: string,

@@ -1,6 +1,6 @@
 /**
- * Where cache entries are kept, as the tasks see it: S3 on AWS (lib/lambda/s3-cache-store.ts).
- * The tasks never move an entry's bytes: they look entries up and presign URLs, and the step's pod
+ * Where cache entries and artifacts are kept, as the tasks see it: S3 on AWS (s3-cache-store.ts).
+ * The tasks never move an entry's or an artifact's bytes (but the small manifest FinishStep reads): they look entries up and presign URLs, and the step's pod
  * downloads and uploads with them, so it needs no credentials of its own.
  */
 export interface CacheStore {
@@ -16,6 +16,17 @@ export interface CacheStore {
    * same key is refused with 412, so an entry, once written, never changes.
    */
   presignPut(key: string, seconds: number): Promise<string>;
+  /**
+   * A URL that PUTs the object for `seconds`, unconditionally: for a step's artifacts, whose keys
+   * hold the build's id, so no other build writes them.
+   */
+  presignUpload(key: string, seconds: number): Promise<string>;
+  /** The object parsed as JSON; undefined when there is none. Not JSON: a SyntaxError. */
+  readJson(key: string): Promise<unknown>;
+  /** The object's bytes as a stream, with its length; undefined when there is none. */
+  download(key: string): Promise<{ body: AsyncIterable<Uint8Array>; size: number | undefined } | undefined>;
+  /** Where the object is, for people and other tools: `s3://bucket/key`. */
+  locationOf(key: string): string;
   /**
    * Keeps the clone's key hashes (keyFilesId -> hash) with the build, so the LaunchStep of any
    * later step can read them without them travelling in the execution's state.

@@ -2,7 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { buildKeysName, type CacheStore } from './cache-store.js';
 
 /**
- * Cache entries in S3, looked up and presigned with the Lambda's role; the build's key hashes at
+ * Cache entries and artifacts in S3, looked up and presigned with the Lambda's role; the build's key hashes at
  * `${buildPrefix}BUILD/cache-keys.json`. The SDK and the presigner are loaded on first use only,
  * so functions that plan no cache do not pay for them at a cold start.
  *
@@ -64,6 +64,34 @@ export function s3CacheStore(bucket: string, buildPrefix: string, client?: S3Cli
       // If-None-Match is no x-amz-* header, so the presigner leaves it a header and signs it
       // (X-Amz-SignedHeaders=host;if-none-match): a PUT without it does not match the signature.
       return getSignedUrl(s3, new PutObjectCommand({ Bucket: bucket, Key: key, IfNoneMatch: '*' }), { expiresIn: seconds });
+    },
+    async presignUpload(key, seconds) {
+      const { s3, PutObjectCommand, getSignedUrl } = await presigner();
+      return getSignedUrl(s3, new PutObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: seconds });
+    },
+    async readJson(key) {
+      const { s3, GetObjectCommand } = await sdk();
+      try {
+        const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        return JSON.parse((await object.Body?.transformToString('utf8')) ?? '') as unknown;
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      }
+    },
+    async download(key) {
+      const { s3, GetObjectCommand } = await sdk();
+      try {
+        const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        if (!object.Body) return undefined;
+        return { body: object.Body as AsyncIterable<Uint8Array>, size: object.ContentLength };
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      }
+    },
+    locationOf(key) {
+      return `s3://${bucket}/${key}`;
     },
     async putBuildKeys(buildId, keys) {
       const { s3, PutObjectCommand } = await sdk();

@@ -165,6 +165,24 @@ export interface StepResult {
   log: string | null;
   /** The step's services, in the order they started; absent: it has none. */
   services?: ServiceResult[];
+  /**
+   * What the step kept of its `artifacts:` once its commands ended (after a failure too), as its
+   * pod's manifest lists them; `[]` when it kept none (no path existed, or the pod never got that
+   * far). Absent: the step has no artifacts.
+   */
+  artifacts?: KeptArtifact[];
+}
+
+/** One artifact a step kept: a file as is, a folder as a tar.gz of it. */
+export interface KeptArtifact {
+  /** As the pipeline names it (`dist/`, `coverage/lcov.info`). */
+  path: string;
+  /** Bytes of the object (the tar.gz for a folder). */
+  size: number;
+  /** Hex sha256 of the object's bytes, computed in the pod before the upload. */
+  sha256: string;
+  /** `s3://bucket/key`. */
+  location: string;
 }
 
 /** A service of a step as its result shows it: how it stood at the step's last poll, and its log. */

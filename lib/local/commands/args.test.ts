@@ -83,6 +83,20 @@ describe('--clone-image', () => {
   });
 });
 
+describe('--cache-image', () => {
+  it("names the cache containers' image for run and serve, as the deployment's CACHE_IMAGE does", () => {
+    expect((parseRunArgs(['p.yml', '--cache-image', 'registry.example.com/ci/curl:8']) as RunOptions).cacheImage).toBe('registry.example.com/ci/curl:8');
+    expect(parseServeArgs(['--cache-image', 'localhost:5000/curl:1'], {}).cacheImage).toBe('localhost:5000/curl:1');
+    expect((parseRunArgs(['p.yml']) as RunOptions).cacheImage).toBeUndefined();
+    expect(parseServeArgs([], {}).cacheImage).toBeUndefined();
+  });
+
+  it('refuses what is no image reference before anything starts, naming the flag', () => {
+    expect(() => parseRunArgs(['p.yml', '--cache-image', 'Curl/Images'])).toThrow(/^--cache-image "Curl\/Images" is not a valid image reference: /);
+    expect(() => parseServeArgs(['--cache-image', ''], {})).toThrow(/--cache-image "" is not a valid image reference/);
+  });
+});
+
 describe('run --changed and --base', () => {
   it('--changed lists the change\'s files, repeatable, as repository paths', () => {
     expect(parseRunArgs(['p.yml', '--changed', 'docs/x.md', '--changed', './services/api/main.go', '--changed', '.github/workflows/ci.yml'])).toMatchObject({
@@ -93,6 +107,9 @@ describe('run --changed and --base', () => {
 
   it('--base names the ref the work tree is compared with', () => {
     expect(parseRunArgs(['p.yml', '--base', 'origin/main'])).toMatchObject({ base: 'origin/main' });
+    expect(parseRunArgs(['p.yml', '--default-branch', 'trunk'])).toMatchObject({ defaultBranch: 'trunk' });
+    expect(parseServeArgs(['--default-branch', 'develop'], {})).toMatchObject({ defaultBranch: 'develop' });
+    expect(() => parseRunArgs(['p.yml', '--default-branch', 'a..b'])).toThrow('--default-branch must be a branch name such as main, got "a..b"');
   });
 
   it('neither: no change is known', () => {

@@ -1,14 +1,14 @@
 /** `run`'s command line: its options, their defaults, and the help that says so. */
 import { parseArgs } from 'node:util';
 import { WhenEvents, type WhenEvent } from '../../pipeline/index.js';
-import { DEFAULT_CLONE_IMAGE, type WorkspaceMode } from '../../workflow/settings.js';
+import { DEFAULT_CACHE_IMAGE, DEFAULT_CLONE_IMAGE, type WorkspaceMode } from '../../workflow/settings.js';
 import type { RuntimeKind } from '../cluster/runtime/container-runtime.js';
-import { baseOption, branchOption, BUILD_TARGET_OPTIONS, changedFileOption, cloneImageOption, eventOption, runtimeOption, UsageError, workspaceModeOption } from './usage.js';
+import { baseOption, branchOption, BUILD_TARGET_OPTIONS, cacheImageOption, changedFileOption, cloneImageOption, eventOption, runtimeOption, UsageError, workspaceModeOption } from './usage.js';
 import { envOptions } from './env-args.js';
 import { secretArgument, type SecretArgument } from './secret-args.js';
 
 export const RUN_USAGE =
-  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--images FILE] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--state-dir DIR] [--json] [--verbose]';
+  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--state-dir DIR] [--json] [--verbose]';
 
 export const RUN_HELP = `Usage: step-runner ${RUN_USAGE}
 
@@ -39,6 +39,9 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
   --clone-image IMAGE
                     the checkout's (clone step's) image: git and /bin/sh, as the deployment's
                     CLONE_IMAGE (default: $CLONE_IMAGE, else ${DEFAULT_CLONE_IMAGE})
+  --cache-image IMAGE
+                    the image of the steps' cache containers: sh, curl, tar, gzip and sha256sum,
+                    as the deployment's CACHE_IMAGE (default: $CACHE_IMAGE, else ${DEFAULT_CACHE_IMAGE})
   --images FILE     an extra image catalog for the embedded cluster (JSON; see
                     lib/local/images/README.md); default: lib/local/images/catalog.json only
   --env NAME=VALUE  a build variable every step sees, as it sees CI_BRANCH (repeatable); a step's
@@ -85,6 +88,8 @@ export interface RunOptions {
   workspaceMode?: WorkspaceMode;
   /** `--clone-image`: the checkout's image, over $CLONE_IMAGE (task-runtime.ts). */
   cloneImage?: string;
+  /** `--cache-image`: the cache containers' image, over $CACHE_IMAGE (task-runtime.ts). */
+  cacheImage?: string;
   /** The git work tree to check out (default: the one holding the pipeline file). */
   source?: string;
   /** Check this commit out instead of the work tree as it is on disk. */
@@ -139,7 +144,6 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
         'no-needs': { type: 'boolean' },
         changed: { type: 'string', multiple: true },
         base: { type: 'string' },
-        'default-branch': { type: 'string' },
         json: { type: 'boolean' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -152,7 +156,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
   if (values.help) return { help: true };
   const [file, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`one pipeline file at a time, got ${positionals.length}`);
-  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, changed, base, 'default-branch': defaultBranch, ...rest } = values;
+  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, 'cache-image': cacheImage, changed, base, 'default-branch': defaultBranch, ...rest } = values;
   if (noNeeds && !steps) throw new UsageError('--no-needs goes with --step NAME');
   if (changed && base !== undefined) throw new UsageError('--changed and --base both say what the change is: give the files, or the ref to compare the work tree with, not both');
   const source = rest.source ?? workspace;
@@ -166,6 +170,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
     ...(source ? { source } : {}),
     ...(workspaceMode ? { workspaceMode: workspaceModeOption(workspaceMode) } : {}),
     ...(cloneImage !== undefined ? { cloneImage: cloneImageOption(cloneImage) } : {}),
+    ...(cacheImage !== undefined ? { cacheImage: cacheImageOption(cacheImage) } : {}),
     ...(event !== undefined ? { event: eventOption(event) } : {}),
     ...(env ? { env: envOptions(env) } : {}),
     ...(secret ? { secrets: secret.map((given) => secretArgument(given, `--secret ${given.split('=')[0]}`)) } : {}),

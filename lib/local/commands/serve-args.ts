@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { WebhookRoutes } from '../../forge/webhook.js';
 import { WhenEvents, type WhenEvent } from '../../pipeline/index.js';
-import { DEFAULT_CLONE_IMAGE } from '../../workflow/settings.js';
+import { DEFAULT_CACHE_IMAGE, DEFAULT_CLONE_IMAGE } from '../../workflow/settings.js';
 import type { LocalServerOptions } from '../local-server.js';
-import { branchOption, BUILD_TARGET_OPTIONS, cloneImageOption, eventOption, portOption, runtimeOption, UsageError, workspaceModeOption } from './usage.js';
+import { branchOption, BUILD_TARGET_OPTIONS, cacheImageOption, cloneImageOption, eventOption, portOption, runtimeOption, UsageError, workspaceModeOption } from './usage.js';
 
 /** The local server's secrets when not given on the command line (on AWS: Secrets Manager ids). */
 export const SecretEnvNames = {
@@ -12,7 +12,7 @@ export const SecretEnvNames = {
 } as const;
 
 export const summary =
-  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--source DIR] [--secret S] [--example FILE] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig F [--context C]] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--images FILE] [--state-dir DIR] [--verbose]';
+  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--source DIR] [--secret S] [--example FILE] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig F [--context C]] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--default-branch B] [--images FILE] [--state-dir DIR] [--verbose]';
 
 export const help = `Usage: step-runner ${summary}
 
@@ -50,6 +50,13 @@ Builds run on the local executor, on the embedded cluster unless --kubeconfig is
   --clone-image IMAGE
                     the checkout's (clone step's) image: git and /bin/sh, as the deployment's
                     CLONE_IMAGE (default: $CLONE_IMAGE, else ${DEFAULT_CLONE_IMAGE})
+  --cache-image IMAGE
+                    the image of the steps' cache containers: sh, curl, tar, gzip and sha256sum,
+                    as the deployment's CACHE_IMAGE (default: $CACHE_IMAGE, else ${DEFAULT_CACHE_IMAGE})
+  --default-branch B
+                    the repository's default branch, whose cache entries a build restores when its
+                    own branch has none, for deliveries that do not name one (GitHub's do);
+                    default: main
   --images FILE     an extra image catalog for the embedded cluster (JSON, repeatable; see
                     lib/local/images/README.md)
   --state-dir DIR   where step logs go, as logs/BUILD/STEP.log (default: $XDG_STATE_HOME/step-runner,
@@ -114,6 +121,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     ...(values.namespace ? { namespace: values.namespace } : {}),
     ...(values['workspace-mode'] ? { workspaceMode: workspaceModeOption(values['workspace-mode']) } : {}),
     ...(values['clone-image'] !== undefined ? { cloneImage: cloneImageOption(values['clone-image']) } : {}),
+    ...(values['cache-image'] !== undefined ? { cacheImage: cacheImageOption(values['cache-image']) } : {}),
+    ...(values['default-branch'] !== undefined ? { defaultBranch: branchOption(values['default-branch'], '--default-branch') } : {}),
     ...(values.source ?? values.workspace ? { source: (values.source ?? values.workspace)! } : {}),
     ...(values.images ? { images: values.images } : {}),
     ...(values['state-dir'] ? { stateDir: values['state-dir'] } : {}),

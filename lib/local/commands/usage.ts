@@ -24,8 +24,17 @@ export function workspaceModeOption(value: string): WorkspaceMode {
 
 /** `--clone-image` (run and serve): the `clone` step's image, as the deployment's CLONE_IMAGE; refused before anything starts when it is no image reference. */
 export function cloneImageOption(value: string): string {
+  return imageOption('--clone-image', value);
+}
+
+/** `--cache-image` (run and serve): the cache containers' image, as the deployment's CACHE_IMAGE; checked as --clone-image is. */
+export function cacheImageOption(value: string): string {
+  return imageOption('--cache-image', value);
+}
+
+function imageOption(flag: string, value: string): string {
   const checked = checkImageReference(value);
-  if (!checked.ok) throw new UsageError(`--clone-image ${JSON.stringify(value)} is not a valid image reference: ${checked.reason}`);
+  if (!checked.ok) throw new UsageError(`${flag} ${JSON.stringify(value)} is not a valid image reference: ${checked.reason}`);
   return value;
 }
 
@@ -82,7 +91,7 @@ export function runtimeOption(value: string | undefined, kubeconfig?: string): R
   }
 }
 
-/** The options `run` and `serve` share: which cluster and namespace builds go to, the workspace mode, the clone image, the source and the state directory. */
+/** The options `run` and `serve` share: which cluster and namespace builds go to, the workspace mode, the clone and cache images, the source and the state directory. */
 export const BUILD_TARGET_OPTIONS = {
   kubeconfig: { type: 'string' },
   // The embedded cluster's container runtime (docker or process); not with --kubeconfig.
@@ -92,6 +101,10 @@ export const BUILD_TARGET_OPTIONS = {
   'workspace-mode': { type: 'string' },
   // The checkout's image, as the deployment's CLONE_IMAGE (which is honoured too; the flag wins).
   'clone-image': { type: 'string' },
+  // The cache containers' image, as the deployment's CACHE_IMAGE (honoured too; the flag wins).
+  'cache-image': { type: 'string' },
+  // Whose cache entries a build falls back on (BuildRef.defaultBranch), when nothing else names it.
+  'default-branch': { type: 'string' },
   source: { type: 'string' },
   // The old name of --source, from before builds had a checkout.
   workspace: { type: 'string' },

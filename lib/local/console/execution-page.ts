@@ -6,7 +6,7 @@
  */
 import type { PodEventView, StepPodView } from './pod-view.js';
 import type { ExecutionModel, Failure, HistoryRow, StepView } from './execution-model.js';
-import { duration, executionHref, executionPill, timeTag } from './format.js';
+import { byteSize, duration, executionHref, executionPill, timeTag } from './format.js';
 import type { GraphLayout } from './graph-layout.js';
 import { graphSvg } from './graph-svg.js';
 import { ansiHtml, stripAnsi } from './ansi.js';
@@ -19,6 +19,8 @@ import type { StepOutcome } from '../executor.js';
 
 export const streamHref = (name: string) => `${executionHref(name)}/stream`;
 export const logHref = (name: string, index: number) => `${executionHref(name)}/steps/${index}/log`;
+/** An artifact a step kept, served from the store by the local server (console-routes.ts). */
+export const artifactHref = (name: string, index: number, artifact: number) => `${executionHref(name)}/steps/${index}/artifacts/${artifact}`;
 export const stopHref = (name: string) => `${executionHref(name)}/stop`;
 export const rerunHref = (name: string) => `${executionHref(name)}/rerun`;
 
@@ -216,6 +218,7 @@ ${result.error ? html`<div><dt>Error</dt><dd><code class="error-name">${result.e
 ${step.lastPoll ? html`<h4>Last poll</h4><p>#${step.lastPoll.polls}: <strong>${step.lastPoll.phase}</strong> (${step.lastPoll.reason})${step.lastPoll.message ? html` — <span class="message">${stripAnsi(step.lastPoll.message)}</span>` : ''}</p>` : ''}
 ${podSection(step.pod)}
 ${servicesSection(step)}
+${artifactsSection(step, name)}
 ${logSection(step, logHref(name, step.index))}
 </section>`;
 }
@@ -244,6 +247,20 @@ ${result ? html`${result.logTail ? html`<pre class="log">${ansiHtml(result.logTa
 ${result.log ? html`<p class="muted">Whole log: <code>${result.log}</code></p>` : ''}` : ''}
 </section>`;
   })}`;
+}
+
+/** What the step kept of its `artifacts:` (after a failure too), each with its download and sha256 to check it by. */
+function artifactsSection(step: StepView, name: string): Html {
+  const kept = step.result?.artifacts;
+  if (!kept) return html``;
+  if (kept.length === 0) return html`<h4>Artifacts</h4><p class="muted">The step kept no artifacts (its log says why).</p>`;
+  return html`<h4>Artifacts</h4>
+<div class="table-scroll"><table class="artifacts">
+<thead><tr><th scope="col">Path</th><th scope="col">Size</th><th scope="col">sha256</th></tr></thead>
+<tbody>${kept.map(
+    (a, i) => html`<tr data-artifact="${i}"><td><a href="${artifactHref(name, step.index, i)}" download><code>${a.path}</code></a></td><td class="num">${byteSize(a.size)}</td><td><code class="sha256" title="${a.location}">${a.sha256}</code></td></tr>`,
+  )}</tbody>
+</table></div>`;
 }
 
 function podSection(pod: StepPodView | null): Html {

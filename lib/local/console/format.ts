@@ -38,6 +38,13 @@ export function statusPill(status: StateStatus): Html {
   return html`<span class="pill status-${status}">${STATUS_LABELS[status]}</span>`;
 }
 
+/** Bytes as people read them (the artifact lines of a step's log say the same). */
+export function byteSize(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} kB`;
+  return `${bytes} B`;
+}
+
 export function executionHref(name: string): string {
   return `/executions/${encodeURIComponent(name)}`;
 }

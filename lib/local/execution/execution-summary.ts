@@ -1,4 +1,4 @@
-import { listedSteps, type NeedsState, type PreparedBuild, type ServiceResult, type StepResult } from '../../workflow/state-data.js';
+import { listedSteps, type KeptArtifact, type NeedsState, type PreparedBuild, type ServiceResult, type StepResult } from '../../workflow/state-data.js';
 import type { ExecutionEvent } from './execution-history.js';
 import { isFinishState, isLaunchState } from './states.js';
 
@@ -28,6 +28,8 @@ export type StepSummary = {
   error: string | null;
   reason?: string;
   services?: Omit<ServiceResult, 'logTail'>[];
+  /** What it kept of its `artifacts:` (FinishStep's StepResult.artifacts); absent: it has none, or it did not finish. */
+  artifacts?: KeptArtifact[];
 } & StepRun;
 
 /** The `run --json` object (docs/contracts.md). */
@@ -113,7 +115,15 @@ function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, buil
     if (outcome) {
       // The services' log tails are for the page; the summary says where each whole log is.
       const services = outcome.services?.map(({ logTail: _tail, ...service }) => service);
-      return { name: step.name, status: outcome.status, exitCode: outcome.exitCode, error: outcome.error, ...run, ...(services ? { services } : {}) };
+      return {
+        name: step.name,
+        status: outcome.status,
+        exitCode: outcome.exitCode,
+        error: outcome.error,
+        ...run,
+        ...(services ? { services } : {}),
+        ...(outcome.artifacts ? { artifacts: outcome.artifacts } : {}),
+      };
     }
     // A task of the iteration failed outright (e.g. the cluster stayed unreachable).
     const failed = history.find((e) => e.type === 'MapIterationFailed' && e.index === index);

@@ -5,6 +5,7 @@
  *   GET /executions/NAME              one execution, when a browser asks for HTML
  *   GET /executions/NAME/stream       its live updates (server-sent events)
  *   GET /executions/NAME/steps/I/log  a step's whole log (text/plain)
+ *   GET /executions/NAME/steps/I/artifacts/N  an artifact the step kept, from the store (a download)
  *   GET /console/stream               the list's live updates
  *   GET /console/assets/FILE          the stylesheet and the script
  * Anything else, and every request that does not ask for HTML, falls through to the JSON routes,
@@ -24,6 +25,7 @@ import type { ExecutionChange, ExecutionDetail, ListedExecution } from '../execu
 import { finishedStep, isLaunchState, type ExecutionEvent } from '../executor.js';
 import { logTail } from '../../workflow/log-tail.js';
 import type { PollState } from '../../workflow/state-data.js';
+import type { CacheStore } from '../../workflow/cache-store.js';
 
 export interface ConsoleSource {
   list(): ListedExecution[];
@@ -38,6 +40,8 @@ export interface ConsoleRoutesOptions {
   now?: () => Date;
   /** Live updates are sent at most this often, so a burst of polls is one update. */
   throttleMs?: number;
+  /** Where the steps' artifacts are (the local cache store); without it their downloads answer 404. */
+  artifacts?: Pick<CacheStore, 'download' | 'locationOf'>;
 }
 
 /** Handles the request and returns true, or returns false to let the JSON routes answer it. */
@@ -103,6 +107,10 @@ export function createConsoleRoutes(options: ConsoleRoutesOptions): ConsoleRoute
     }
     if (rest.length === 3 && rest[0] === 'steps' && /^\d+$/.test(rest[1] ?? '') && rest[2] === 'log') {
       await sendLog(response, detail, Number(rest[1]));
+      return true;
+    }
+    if (rest.length === 4 && rest[0] === 'steps' && /^\d+$/.test(rest[1] ?? '') && rest[2] === 'artifacts' && /^\d+$/.test(rest[3] ?? '')) {
+      await sendArtifact(request, response, detail, Number(rest[1]), Number(rest[3]), options.artifacts);
       return true;
     }
     return false;
@@ -198,6 +206,48 @@ async function sendLog(response: ServerResponse, detail: ExecutionDetail, index:
   // A running step's log grows while it is sent: no more than the length announced.
   if (info.size === 0) response.end();
   else createReadStream(file, { end: info.size - 1 }).pipe(response);
+}
+
+/**
+ * Only an artifact this execution's history names for that step is served (FinishStep's result),
+ * and only from the store's own bucket: the page can fetch nothing else through this route.
+ */
+async function sendArtifact(
+  request: IncomingMessage,
+  response: ServerResponse,
+  detail: ExecutionDetail,
+  index: number,
+  number: number,
+  store: ConsoleRoutesOptions['artifacts'],
+): Promise<void> {
+  const plain = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
+  const artifact = finishedStep(detail.history, index)?.artifacts?.[number];
+  const bucket = store?.locationOf('');
+  if (!artifact || !store || !bucket || !artifact.location.startsWith(bucket)) {
+    response.writeHead(404, plain).end(artifact ? `The artifact is in ${artifact.location}, a store this server does not read.\n` : 'The step kept no such artifact.\n');
+    return;
+  }
+  const object = await store.download(artifact.location.slice(bucket.length));
+  if (!object) {
+    response.writeHead(410, plain).end(`The artifact ${artifact.location} is gone (expired, or deleted).\n`);
+    return;
+  }
+  // The object's own name without its number: `app.js`, `dist.tar.gz`.
+  const file = (artifact.location.split('/').at(-1) ?? 'artifact').replace(/^\d+-/, '');
+  response.writeHead(200, {
+    'content-type': 'application/octet-stream',
+    'content-disposition': `attachment; filename="${file.replace(/["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(file)}`,
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'no-store',
+    'x-artifact-sha256': artifact.sha256,
+    ...(object.size !== undefined ? { 'content-length': object.size } : {}),
+  });
+  if (request.method === 'HEAD') {
+    response.end();
+    return;
+  }
+  for await (const chunk of object.body) if (!response.write(chunk)) await new Promise((resolve) => response.once('drain', resolve));
+  response.end();
 }
 
 const LIVE_LOG_REFRESH_MS = 1000;

@@ -7,6 +7,7 @@ import { serviceLogName } from '../step-log-store.js';
 import type { TaskDeps } from '../task-deps.js';
 import { InvalidPipeline } from '../../pipeline/index.js';
 import { parseKeyHashes } from '../cache-keys.js';
+import { keptArtifacts } from '../kept-artifacts.js';
 
 /**
  * Keeps the step's log and deletes its pod (unless other steps need it and it succeeded). For a failed step the result
@@ -48,6 +49,8 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     log: location,
   });
   const keys = !failed && input.step.name === input.settings.checkoutStep ? await keepCacheKeys(input, end, deps) : undefined;
+  // Kept by the pod after a failure too (test reports and coverage matter most then).
+  const artifacts = input.step.artifacts && deps.cache ? await keptArtifacts(input, deps.cache, deps.log) : undefined;
   if (keys) return { step: input.step.name, status: 'failed', exitCode: poll.exitCode ?? null, error: keys.name, cause: keys.message, logTail: tail, log: location };
   return {
     step: input.step.name,
@@ -58,6 +61,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     logTail: tail,
     log: location,
     ...(services.length > 0 ? { services: serviceResults(services, poll, serviceLogs) } : {}),
+    ...(artifacts ? { artifacts } : {}),
   };
 }
 
@@ -147,7 +151,7 @@ async function keepLog(
   const api = await deps.kube();
   const checkout = input.settings.checkout;
   // A pod's own checkout (ephemeral workspace) comes first in its log, as it ran first.
-  const checkoutLog = checkout ? await readWholeStepLog(api, namespace, poll.podName, undefined, checkout.name) : '';
+  const checkoutLog = checkout && step.name !== input.settings.checkoutStep ? await readWholeStepLog(api, namespace, poll.podName, undefined, checkout.name) : '';
   const log = mask(checkoutLog + (await readWholeStepLog(api, namespace, poll.podName)));
   return { location: log ? await deps.logs.put(build.id, step.name, log) : null, end: log };
 }

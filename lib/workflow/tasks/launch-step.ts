@@ -13,7 +13,9 @@ import {
   type PodCachePlan,
   type PodWorkspace,
 } from '../../kube/index.js';
-import { CacheKeyHashMissing, planStepCache } from '../step-cache.js';
+import { CacheKeyHashMissing, planStepCache, type StepCachePlan } from '../step-cache.js';
+import { planStepArtifacts } from '../step-artifacts.js';
+import type { CacheStore } from '../cache-store.js';
 import { buildEnvironment } from '../build-environment.js';
 import { firstPollSeconds } from '../poll-schedule.js';
 import { buildClaimName, type PollState, type StepInput } from '../state-data.js';
@@ -45,7 +47,8 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     namespace: input.namespace,
     buildEnv: buildEnvironment(input.build, input.failure),
     ...(workspace ? { workspace } : {}),
-    ...(input.settings.checkout ? { checkout: input.settings.checkout } : {}),
+    // The clone step itself (kept in an ephemeral workspace to hash cache keys) checks out as its own container.
+    ...(input.settings.checkout && input.step.name !== input.settings.checkoutStep ? { checkout: input.settings.checkout } : {}),
     ...(input.settings.runAsUser !== undefined ? { runAsUser: input.settings.runAsUser } : {}),
     ...(input.settings.pullSecrets ? { pullSecrets: input.settings.pullSecrets } : {}),
     ...(input.settings.placement ? { placement: input.settings.placement } : {}),
@@ -73,36 +76,46 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
 }
 
 /**
- * The step's cache, planned now (step-cache.ts) and handed to its pod as presigned URLs in a
- * Secret of its own, made before the pod that reads it. A cache that cannot be planned costs the
- * step its cache, never the step: it runs cold, and the log says why.
+ * The step's cache and artifacts, planned now (step-cache.ts, step-artifacts.ts) and handed to its
+ * pod as presigned URLs in a Secret of its own, made before the pod that reads it. A cache that
+ * cannot be planned costs the step its cache, never the step: it runs cold, and the log says why.
  */
 async function stepCache(input: StepInput, api: CoreV1Api, deps: Pick<TaskDeps, 'cache' | 'log' | 'now'>): Promise<PodCachePlan | undefined> {
   const settings = input.settings.cache;
   const caches = input.step.cache ?? [];
-  if (!settings || caches.length === 0) return undefined;
+  const keeps = (input.step.artifacts?.paths.length ?? 0) > 0;
+  if (!settings || (caches.length === 0 && !keeps)) return undefined;
   const name = input.step.name;
   if (!deps.cache) {
-    deps.log.warn(`Step "${name}" has a cache, but this deployment has no store for one: it is neither restored nor saved`, { step: name });
+    const what = [caches.length > 0 ? 'a cache' : '', keeps ? 'artifacts' : ''].filter(Boolean).join(' and ');
+    deps.log.warn(`Step "${name}" has ${what}, but this deployment has no store for them: ${caches.length > 0 ? 'its cache is neither restored nor saved' : ''}${caches.length > 0 && keeps ? '; ' : ''}${keeps ? 'its artifacts are not kept' : ''}`, { step: name });
     return undefined;
   }
-  const keyHashes = caches.some((cache) => cache.key.files.length > 0) ? await deps.cache.buildKeys(input.build.id) : {};
-  let plan;
-  try {
-    plan = await planStepCache({ step: input.step, build: input.build, keyHashes, store: deps.cache, prefix: settings.prefix, now: deps.now() });
-  } catch (error) {
-    if (!(error instanceof CacheKeyHashMissing)) throw error;
-    deps.log.warn(`Step "${name}" runs without its cache: ${error.message}`, { step: name });
-    return undefined;
-  }
-  for (const note of plan.notes) deps.log.info(`Step "${name}": ${note}`, { step: name });
+  const plan = caches.length > 0 ? await cachePlan(input, deps.cache, settings.prefix, deps) : undefined;
+  const artifacts = keeps ? await planStepArtifacts({ step: input.step, build: input.build, store: deps.cache }) : undefined;
+  if (!plan && !artifacts) return undefined;
+  for (const note of plan?.notes ?? []) deps.log.info(`Step "${name}": ${note}`, { step: name });
+  if (artifacts) deps.log.info(`Step "${name}": ${artifacts.note}`, { step: name });
   const podName = stepPodName(input.build.id, name);
   const deadline = input.settings.deadlineSeconds;
+  const urls = { ...plan?.urls, ...artifacts?.urls };
   const secret = await ensureCacheSecret(
     api,
-    cacheSecretManifest({ buildId: input.build.id, namespace: input.namespace, podName, urls: plan.urls, ...(deadline !== undefined ? { deadlineSeconds: deadline } : {}) }),
+    cacheSecretManifest({ buildId: input.build.id, namespace: input.namespace, podName, urls, ...(deadline !== undefined ? { deadlineSeconds: deadline } : {}) }),
   );
-  return { image: settings.image, secret, entries: plan.entries };
+  return { image: settings.image, secret, entries: plan?.entries ?? [], ...(artifacts ? { artifacts: artifacts.artifacts } : {}) };
+}
+
+async function cachePlan(input: StepInput, store: CacheStore, prefix: string, deps: Pick<TaskDeps, 'log' | 'now'>): Promise<StepCachePlan | undefined> {
+  const caches = input.step.cache ?? [];
+  const keyHashes = caches.some((cache) => cache.key.files.length > 0) ? await store.buildKeys(input.build.id) : {};
+  try {
+    return await planStepCache({ step: input.step, build: input.build, keyHashes, store, prefix, now: deps.now() });
+  } catch (error) {
+    if (!(error instanceof CacheKeyHashMissing)) throw error;
+    deps.log.warn(`Step "${input.step.name}" runs without its cache: ${error.message}`, { step: input.step.name });
+    return undefined;
+  }
 }
 
 /**

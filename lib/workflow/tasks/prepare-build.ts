@@ -53,7 +53,12 @@ export async function prepareBuild(
   const undecided = filtered ? undecidedPathsNote(input.changes) : undefined;
   if (undecided) deps.log.info(undecided);
   const paths = { changes: input.changes, pipeline: parsed.when };
-  const plan = planSteps(asked.steps, input.build, parsed.checkout !== false && input.source !== undefined && !ephemeral ? CHECKOUT_STEP : undefined, paths);
+  // Each pod of an ephemeral workspace clones for itself, so the clone is no step of its own;
+  // but cache keys from files are hashed before any step's pod is made, so a build that has them
+  // keeps the clone as its first step there too, to print them (its checkout is then thrown away).
+  const hashesKeys = asked.steps.some((step) => step.cache?.some((cache) => cache.key.files.length > 0));
+  const cloneStep = !ephemeral || hashesKeys;
+  const plan = planSteps(asked.steps, input.build, parsed.checkout !== false && input.source !== undefined && cloneStep ? CHECKOUT_STEP : undefined, paths);
   const skipped = asked.skipped(plan.skipped);
   // No step runs (every one skipped by its `when`): nothing is checked out, made or started.
   const nothingRuns = plan.running.length === 0 && plan.afterFailure.length === 0;
@@ -72,7 +77,7 @@ export async function prepareBuild(
   // The steps that run after a failure count as if the failure came last.
   const afterFailure = plan.afterFailure;
   const everyStep = [...pipeline.steps, ...afterFailure];
-  const runs = checksOut && !ephemeral ? [{ name: CHECKOUT_STEP, timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...everyStep] : everyStep;
+  const runs = checksOut && cloneStep ? [{ name: CHECKOUT_STEP, timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...everyStep] : everyStep;
   // A step with needs may wait as long as the steps it needs take, a look per watch while it does.
   const tooLong = historyBudgetProblem(input.pipeline.file, withWorstWaits(runs), {
     pendingWatchSeconds: settings.pendingWatchSeconds,
@@ -102,8 +107,8 @@ export async function prepareBuild(
     checksOut && pipeline.checkout !== false && input.source
       ? checkoutStep(input.source, pipeline.checkout, settings.cloneImage, credentialsSecret, keyFiles)
       : undefined;
-  // Ephemeral: each pod checks out for itself, so the checkout is no step of its own.
-  const steps = checkout && !ephemeral ? [{ ...checkout, ...(plan.checkoutNeeded ? { needed: true as const } : {}) }, ...pipeline.steps] : pipeline.steps;
+  // Ephemeral: each pod checks out for itself, so the checkout is no step of its own (unless it hashes cache keys).
+  const steps = checkout && cloneStep ? [{ ...checkout, ...(plan.checkoutNeeded ? { needed: true as const } : {}) }, ...pipeline.steps] : pipeline.steps;
   const maxParallel = plan.parallel ? Math.min(pipeline.maxParallel ?? settings.maxParallelSteps, settings.maxParallelSteps) : 1;
   if (plan.parallel) {
     const capped = pipeline.maxParallel !== undefined && pipeline.maxParallel > settings.maxParallelSteps ? ` (the pipeline asks for ${pipeline.maxParallel}; the deployment allows ${settings.maxParallelSteps})` : '';
@@ -132,7 +137,7 @@ export async function prepareBuild(
       runningWatchSeconds: settings.runningWatchSeconds,
       runningWatchUntilSeconds: settings.runningWatchUntilSeconds,
       ...(workspace ? { workspace } : {}),
-      ...(checkout && !ephemeral ? { checkoutStep: checkout.name } : {}),
+      ...(checkout && cloneStep ? { checkoutStep: checkout.name } : {}),
       ...(checkout && ephemeral ? { checkout } : {}),
       ...(settings.runAsUser !== undefined ? { runAsUser: settings.runAsUser } : {}),
       ...(pullSecrets.length > 0 ? { pullSecrets } : {}),
@@ -150,8 +155,9 @@ export async function prepareBuild(
   };
 }
 
+/** Whether a step caches or keeps artifacts: both need the cache's image and store. */
 function cached(steps: readonly Step[]): boolean {
-  return steps.some((step) => (step.cache ?? []).length > 0);
+  return steps.some((step) => (step.cache ?? []).length > 0 || (step.artifacts?.paths.length ?? 0) > 0);
 }
 
 /** Each key-file set the clone hashes, with the pipeline lines that name it. */

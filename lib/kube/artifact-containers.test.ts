@@ -1,0 +1,41 @@
+/** A step pod that keeps artifacts, as stepPodManifest makes it: the save sidecar, its URLs, and the step's hand-over on any exit. */
+import { Pod } from 'kubernetes-models/v1/Pod';
+import type { Step } from '../pipeline/types.js';
+import { CacheContainers, DEFAULT_CACHE_IMAGE, type PodArtifacts, type PodCachePlan } from './cache-containers.js';
+import { stepPodManifest } from './pod-manifest.js';
+import { STEP_CONTAINER } from './types.js';
+
+const step: Step = { name: 'build', image: 'node:22-alpine', commands: ['npm test'], env: {}, pull: 'if-not-present', timeoutSeconds: 600, secrets: [] };
+const artifacts: PodArtifacts = {
+  paths: [
+    { path: 'dist/', secretKey: 'ARTIFACT_0_DIR', object: 'artifacts/30d/local/b1/build/0-dist.tar.gz' },
+    { path: 'coverage/lcov.info', secretKey: 'ARTIFACT_1', object: 'artifacts/30d/local/b1/build/1-coverage_lcov.info', folder: { secretKey: 'ARTIFACT_1_DIR', object: 'artifacts/30d/local/b1/build/1-coverage_lcov.info.tar.gz' } },
+  ],
+  manifest: { secretKey: 'ARTIFACT_MANIFEST' },
+};
+
+function pod(cache: PodCachePlan) {
+  return stepPodManifest({ buildId: 'b1', step, namespace: 'ci', workspace: { ephemeral: true }, cache });
+}
+
+describe('a step pod that keeps artifacts', () => {
+  it('has the save sidecar and no restore container when it has no cache, with every upload URL from the Secret', () => {
+    const manifest = pod({ image: DEFAULT_CACHE_IMAGE, secret: 's-cache', entries: [], artifacts });
+    expect(() => new Pod(manifest as ConstructorParameters<typeof Pod>[0]).validate()).not.toThrow();
+    const init = manifest.spec?.initContainers ?? [];
+    expect(init.map((c) => c.name)).toEqual([CacheContainers.save]);
+    const refs = (init[0]?.env ?? []).flatMap((e) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.key] : []));
+    expect(refs).toEqual(['ARTIFACT_0_DIR', 'ARTIFACT_1', 'ARTIFACT_1_DIR', 'ARTIFACT_MANIFEST']);
+    expect(init[0]?.command?.[2]).toContain('artifact_keep_one');
+  });
+
+  it.each([
+    ['with artifacts: it hands over however the commands end', { artifacts }, true],
+    ['with a cache save only: it hands over after success only', { entries: [{ key: 'k', paths: ['x'], restore: [], save: { secretKey: 'SAVE_0' } }] }, false],
+  ])('the step script %s', (_what, more, trapped) => {
+    const manifest = pod({ image: DEFAULT_CACHE_IMAGE, secret: 's-cache', entries: [], ...more });
+    const script = manifest.spec?.containers.find((c) => c.name === STEP_CONTAINER)?.command?.[2] ?? '';
+    expect(script.includes("trap 'step_runner_end \"$$?\"' EXIT")).toBe(trapped);
+    expect(script.includes('/ended"')).toBe(trapped);
+  });
+});

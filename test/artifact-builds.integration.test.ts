@@ -1,0 +1,115 @@
+/**
+ * A step's artifacts, through the real definition on the embedded cluster, with the local stack's
+ * S3 as the store: what the step kept is in `run --json`'s steps (size, sha256, where), and the
+ * bytes in the store are what the step wrote; a step that fails keeps its artifacts too.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { localBuildsForFile, type LocalBuild } from './fixtures/local-builds.js';
+import { LOCAL_CACHE_BUCKET } from '../lib/local/local-cache-store.js';
+import { stateGraph } from '../lib/local/console/asl-graph.js';
+import { layoutGraph } from '../lib/local/console/graph-layout.js';
+import { LocalExecutions } from '../lib/local/executions.js';
+import { createConsoleRoutes } from '../lib/local/http/console-routes.js';
+import { createLocalHttpServer } from '../lib/local/http/server.js';
+import { loadDefinition } from '../lib/workflow/definition.js';
+
+const builds = localBuildsForFile({ prefix: 'artifact-builds', repository: true, cache: true });
+
+const pipeline = (last: string) => `version: 1
+steps:
+  - name: build
+    image: busybox:1.37
+    commands:
+      - mkdir -p dist coverage
+      - echo "console.log('app')" > dist/app.js
+      - printf 'TN:\\nSF:src/app.js\\nend_of_record\\n' > coverage/lcov.info
+      - ${last}
+    artifacts:
+      paths: [dist/app.js, coverage/lcov.info, reports/]
+      expire-in: 2w
+`;
+
+async function storedBytes(location: string): Promise<Buffer> {
+  const prefix = `s3://${LOCAL_CACHE_BUCKET}/`;
+  expect(location.startsWith(prefix)).toBe(true);
+  const object = await builds.cache.store.download(location.slice(prefix.length));
+  const chunks: Buffer[] = [];
+  for await (const chunk of object!.body) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+let succeeded: LocalBuild | undefined;
+
+describe('artifacts of a local build', () => {
+  it('lists what a step that succeeded kept, with sizes and sha256s the stored bytes match', async () => {
+    succeeded = await builds.build('artifacts-ok', pipeline('echo done'));
+    const { summary } = succeeded;
+    expect(summary).toMatchObject({ status: 'SUCCEEDED', error: null });
+    const step = summary.steps.find((s) => s.name === 'build')!;
+    expect(step.artifacts?.map((a) => a.path)).toEqual(['dist/app.js', 'coverage/lcov.info']);
+    for (const artifact of step.artifacts!) {
+      // In the 30-day class (2w rounded up), under the build and the step.
+      expect(artifact.location).toMatch(new RegExp(`^s3://${LOCAL_CACHE_BUCKET}/artifacts/30d/[^/]+/artifacts-ok/build/\\d-[^/]+$`));
+      const bytes = await storedBytes(artifact.location);
+      expect({ size: bytes.length, sha256: sha256(bytes) }).toEqual({ size: artifact.size, sha256: artifact.sha256 });
+    }
+    expect((await storedBytes(step.artifacts![0]!.location)).toString()).toBe("console.log('app')\n");
+    const log = await readFile(path.join(builds.root, 'logs', 'artifacts-ok', 'build.log'), 'utf8');
+    expect(log).toMatch(/^\+ keeping the artifacts\nartifact dist\/app\.js: kept \(\d+ B, sha256 [0-9a-f]{12}…\)\nartifact coverage\/lcov\.info: kept \(.+\)\nartifact reports\/: does not exist, not kept\n$/m);
+  });
+
+  it("keeps a failed step's artifacts too, and the step still fails with its own exit code", async () => {
+    const { summary } = await builds.build('artifacts-failed', pipeline('exit 7'));
+    expect(summary.status).toBe('FAILED');
+    const step = summary.steps.find((s) => s.name === 'build')!;
+    expect({ status: step.status, exitCode: step.exitCode }).toEqual({ status: 'failed', exitCode: 7 });
+    expect(step.artifacts?.map((a) => a.path)).toEqual(['dist/app.js', 'coverage/lcov.info']);
+    const coverage = await storedBytes(step.artifacts![1]!.location);
+    expect(coverage.toString()).toBe('TN:\nSF:src/app.js\nend_of_record\n');
+    expect(sha256(coverage)).toBe(step.artifacts![1]!.sha256);
+  });
+
+  it("shows them on the console page, each with its sha256 and a download the local server streams from the store", async () => {
+    const build = succeeded!;
+    const executions = new LocalExecutions({
+      run: (_name, _input, onEvent) => ({ result: Promise.resolve().then(() => (build.events.forEach(onEvent), build.summary)), abort: () => {}, refused: [] }),
+      consoleUrl: (name) => `/executions/${name}`,
+    });
+    await executions.start('kept', { build: { id: 'artifacts-ok', trigger: 'test' }, pipeline: { file: 'ci.yml', text: '' } });
+    await executions.stopAll();
+    const server = createLocalHttpServer({
+      webhook: async () => ({ statusCode: 404 }),
+      executions,
+      console: createConsoleRoutes({ executions, graph: layoutGraph(stateGraph(loadDefinition())), artifacts: builds.cache.store }),
+      maxBodyBytes: 1024,
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const kept = build.summary.steps.find((s) => s.name === 'build')!.artifacts!;
+      const page = await (await fetch(`${base}/executions/kept?step=1`, { headers: { accept: 'text/html' } })).text();
+      expect(page).toContain('<h4>Artifacts</h4>');
+      for (const [n, artifact] of kept.entries()) {
+        expect(page).toContain(`<a href="/executions/kept/steps/1/artifacts/${n}" download><code>${artifact.path}</code></a>`);
+        expect(page).toContain(`>${artifact.sha256}</code>`);
+        const download = await fetch(`${base}/executions/kept/steps/1/artifacts/${n}`);
+        expect(download.status).toBe(200);
+        const bytes = Buffer.from(await download.arrayBuffer());
+        expect(sha256(bytes)).toBe(artifact.sha256);
+        expect(download.headers.get('x-artifact-sha256')).toBe(artifact.sha256);
+      }
+      const first = await fetch(`${base}/executions/kept/steps/1/artifacts/0`);
+      expect(first.headers.get('content-disposition')).toContain('filename="dist_app.js"');
+      // Only what the history names is served.
+      expect((await fetch(`${base}/executions/kept/steps/1/artifacts/9`)).status).toBe(404);
+      expect((await fetch(`${base}/executions/kept/steps/0/artifacts/0`)).status).toBe(404);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
