@@ -12,6 +12,7 @@ import { startEmbeddedCluster, DEFAULT_TIMINGS, FAST_TIMINGS } from '../lib/loca
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { measureApiRequestsPerPoll } from './api-requests.js';
 import { measureDockerRuntime, type PodCost, type RuntimeRuns } from './docker-runtime.js';
+import { measureCache } from './cache.js';
 import { bundledPollStep, measureColdStart } from './cold-start.js';
 import { checkCost, timeToFailed } from './image-check.js';
 import {
@@ -346,6 +347,9 @@ try {
   // 9. The Docker runtime against the process runner (their own clusters, FAST_TIMINGS).
   const dockerRuntime = await measureDockerRuntimeCost(path.join(scratch, 'docker-runtime'));
 
+  // 10. The cache: its scripts on a node_modules-sized tree, and a two-step build cold and warm.
+  const cache = await measureCache(path.join(scratch, 'cache'), print);
+
   const figures = {
     surfaceLatencyMs,
     transitions,
@@ -357,6 +361,7 @@ try {
     costPerStepHour: costPerStepHourFigures,
     pollStepMemory,
     dockerRuntime,
+    cache,
     benchSeconds: round((Date.now() - started) / 1000),
   };
   print();

@@ -183,12 +183,12 @@ const SAVE_ONE = `cache_save_one() {
   if [ "$#" -eq 0 ]; then echo "cache $key: none of its paths exist, nothing saved"; return 0; fi
   payload="$scratch/save-payload"; entry="$scratch/save-entry"
   rm -f "$payload" "$entry" "$scratch/tar-failed"
-  { tar -cf - -C "$workspace" -- "$@" 2>"$scratch/tar-err" || : > "$scratch/tar-failed"; } | gzip -1 > "$payload"
+  # The checksum is taken as the payload is written: reading it again would cost a second pass.
+  sum=$({ tar -cf - -C "$workspace" -- "$@" 2>"$scratch/tar-err" || : > "$scratch/tar-failed"; } | gzip -1 | tee "$payload" | sha256sum | cut -d' ' -f1)
   if [ -e "$scratch/tar-failed" ]; then
     echo "cache $key: not saved, packing failed ($(cache_first "$scratch/tar-err" "tar failed"))"
     rm -f "$payload"; return 0
   fi
-  sum=$(sha256sum < "$payload" | cut -d' ' -f1)
   bytes=$(cache_bytes "$payload")
   printf '%s %s %s\\n' '${CACHE_ENTRY_MAGIC}' "$sum" "$bytes" > "$entry"
   cat "$payload" >> "$entry"
