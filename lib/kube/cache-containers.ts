@@ -59,6 +59,7 @@ export interface PodCacheEntry {
   restoreMiss?: string;
 }
 
+/** A pinned, well-known image with curl; its Alpine busybox brings sh, tar, gzip, sha256sum and tee. */
 export const DEFAULT_CACHE_IMAGE = 'curlimages/curl:8.11.1';
 
 export const CacheContainers = {

@@ -2,7 +2,7 @@
  * The settings a deployment gives every build, as values: lib/lambda reads them from the
  * function's environment, lib/local from the command line. Nothing here reads process.env.
  */
-import { DEFAULT_CLASSIFY_OPTIONS, type WorkspaceClaimSettings } from '../kube/index.js';
+import { DEFAULT_CACHE_IMAGE, DEFAULT_CLASSIFY_OPTIONS, type WorkspaceClaimSettings } from '../kube/index.js';
 import type { Toleration } from '../pipeline/index.js';
 
 export interface WorkflowSettings {
@@ -58,8 +58,8 @@ export type WorkspaceMode = (typeof WorkspaceModes)[keyof typeof WorkspaceModes]
 /** A pinned, well-known git image (Alpine with git; its shell runs the checkout script). */
 export const DEFAULT_CLONE_IMAGE = 'alpine/git:v2.54.0';
 
-/** A pinned, well-known image with curl; its Alpine busybox brings sh, tar, gzip and sha256sum. */
-export const DEFAULT_CACHE_IMAGE = 'curlimages/curl:8.11.1';
+/** The cache containers' image unless the deployment names one (lib/kube/cache-containers.ts says why that one). */
+export { DEFAULT_CACHE_IMAGE };
 
 export const DEFAULT_CACHE_PREFIX = 'cache/';
 

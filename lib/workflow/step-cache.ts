@@ -19,22 +19,10 @@ import {
   type EntryPlace,
 } from './cache-plan.js';
 import type { CacheStore } from './cache-store.js';
+import type { PodCacheEntry } from '../kube/index.js';
 
-/** One entry of the step's cache, as the pod side takes it (PodCacheEntry). */
-export interface PlannedEntry {
-  /** The exact key (`npm-<hash>`). */
-  key: string;
-  /** Relative to the workspace. */
-  paths: string[];
-  /** Tried in order until one restores; each URL under its secretKey in `urls`. */
-  restore: { label: string; secretKey: string }[];
-  /** Present when the step saves the entry after its commands succeed. */
-  save?: { secretKey: string };
-  /** Why it saves nothing, for the step's log. */
-  saveSkipped?: string;
-  /** A restoring entry with nothing to restore: why, for the step's log (a miss is a line, never a failure). */
-  restoreMiss?: string;
-}
+/** One entry of the step's cache, planned: exactly what the pod side takes. */
+export type PlannedEntry = PodCacheEntry;
 
 export interface StepCachePlan {
   entries: PlannedEntry[];
