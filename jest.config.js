@@ -23,4 +23,8 @@ export default {
   // twice as many workers as cores keeps both cores busy; capped for machines with many cores.
   maxWorkers: Math.min(8, Math.max(2, 2 * availableParallelism())),
   testTimeout: 30000,
+  // One registry with the Docker test images for the whole run, filled by the first file that
+  // needs it (test/fixtures/docker/shared-registry.ts); the teardown stops it.
+  globalSetup: '<rootDir>/test/setup/test-images-global-setup.mjs',
+  globalTeardown: '<rootDir>/test/setup/test-images-global-teardown.mjs',
 };
