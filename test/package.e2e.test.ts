@@ -263,10 +263,16 @@ describe('osls package', () => {
     const bucket = template.Resources.StepLogsBucket!;
     expect(bucket.Properties.LifecycleConfiguration).toMatchObject({
       Rules: [
-        { Status: 'Enabled', ExpirationInDays: 30 },
+        { Status: 'Enabled', Prefix: 'builds/', ExpirationInDays: 30 },
+        // The cache's entries after cacheExpiryDays; each artifact class after its own days.
+        { Id: 'ExpireCache', Status: 'Enabled', Prefix: 'cache/', ExpirationInDays: 7 },
+        ...[1, 7, 30, 90, 365].map((days) => ({ Id: `ExpireArtifacts${days}d`, Status: 'Enabled', Prefix: `artifacts/${days}d/`, ExpirationInDays: days })),
         { Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } },
       ],
     });
+    // No rule without a prefix: one would expire the other prefixes' objects on its own schedule.
+    const rules = (bucket.Properties.LifecycleConfiguration as { Rules: { Prefix?: string; ExpirationInDays?: number }[] }).Rules;
+    expect(rules.filter((rule) => rule.ExpirationInDays !== undefined && rule.Prefix === undefined)).toEqual([]);
     expect(bucket.DeletionPolicy).toBe('Retain');
     const policy = resourcesOfType('AWS::S3::BucketPolicy').find(([, p]) => render(p.Properties.Bucket!) === 'ref:StepLogsBucket')?.[1].Properties;
     expect((policy?.PolicyDocument as { Statement: Json[] } | undefined)?.Statement).toContainEqual(
@@ -351,7 +357,7 @@ describe('IAM in the packaged template', () => {
     }
   });
 
-  it('lets the runner describe the configured cluster only and keep step logs under builds/ only', () => {
+  it('lets the runner describe the configured cluster only, keep step logs under builds/ only, and reach the cache and artifacts under their own prefixes only', () => {
     expect(grants('eks:DescribeCluster')).toEqual([
       { role: 'IamRoleLambdaExecution', actions: ['eks:DescribeCluster'], resources: ['arn:aws:eks:us-east-1:000000000000:cluster/ci'] },
     ]);
@@ -362,14 +368,18 @@ describe('IAM in the packaged template', () => {
       actions: ['s3:PutObject', 's3:GetObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
       resources: ['arn-of:StepLogsBucket/builds/*'],
     };
-    for (const action of logObjects.actions) expect(grants(action)).toEqual([logObjects]);
-    // Listing, for a missing key's 404 (not 403): a listing that names a prefix names builds/.
+    // The cache's lookups and presigned URLs, the artifacts' uploads and manifests: read and write, never delete.
+    const prefixed = (prefix: string) => ({ role: 'IamRoleLambdaExecution', actions: ['s3:GetObject', 's3:PutObject'], condition: undefined, resources: [`arn-of:StepLogsBucket/${prefix}/*`] });
+    for (const action of ['s3:PutObject', 's3:GetObject']) expect(grants(action)).toEqual([{ ...logObjects, condition: undefined }, prefixed('cache'), prefixed('artifacts')]);
+    for (const action of ['s3:DeleteObject', 's3:AbortMultipartUpload']) expect(grants(action)).toEqual([{ ...logObjects, condition: undefined }]);
+    expect(grants('s3:*')).toEqual([]);
+    // Listing, for a missing key's 404 (not 403) and a fallback key's newest entry: a listing that names a prefix names one of the three.
     expect(grants('s3:ListBucket')).toEqual([
       {
         role: 'IamRoleLambdaExecution',
         actions: ['s3:ListBucket'],
         resources: ['arn-of:StepLogsBucket'],
-        condition: { StringLikeIfExists: { 's3:prefix': 'builds/*' } },
+        condition: { StringLikeIfExists: { 's3:prefix': ['builds/*', 'cache/*', 'artifacts/*'] } },
       },
     ]);
   });

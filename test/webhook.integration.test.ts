@@ -192,6 +192,8 @@ describe('GitHub deliveries', () => {
         event: 'push',
         // GitHub's example came through an App: its installation travels with the build.
         installationId: 1,
+        // Whose cache entries the build falls back on.
+        defaultBranch: 'master',
       },
       pipeline: { file: '.step-runner.yml', text: GOOD_PIPELINE },
       // The clone step fetches the pushed commit from the repository GitHub named.
