@@ -8,6 +8,7 @@ import {
   PodLost,
   ServiceFailed,
   StepFailed,
+  StepInterrupted,
   StepTimedOut,
   Unschedulable,
   WorkspaceUnavailable,
@@ -30,6 +31,7 @@ describe('error classes', () => {
     [new WorkspaceUnavailable('m'), ErrorNames.WorkspaceUnavailable],
     [new CredentialsUnavailable('m'), ErrorNames.CredentialsUnavailable],
     [new ServiceFailed('m'), ErrorNames.ServiceFailed],
+    [new StepInterrupted('m'), ErrorNames.StepInterrupted],
   ])('%p is named %s, the Error the console shows', (error, name) => {
     expect(error.name).toBe(name);
     expect(error).toBeInstanceOf(Error);
@@ -38,6 +40,6 @@ describe('error classes', () => {
 
   it('covers every contract name', () => {
     expect(Object.keys(ErrorNames)).toEqual(Object.values(ErrorNames));
-    expect(Object.keys(ErrorNames)).toHaveLength(13);
+    expect(Object.keys(ErrorNames)).toHaveLength(14);
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  DEFAULT_STEP_RETRY,
   DEFAULT_STEP_TIMEOUT_SECONDS,
   MAX_PIPELINE_BYTES,
   MAX_STEPS,
@@ -34,6 +35,7 @@ describe('good pipeline files', () => {
           pull: 'if-not-present',
           timeoutSeconds: DEFAULT_STEP_TIMEOUT_SECONDS,
           secrets: [],
+          retry: DEFAULT_STEP_RETRY,
           line: 3,
         },
       ],
@@ -58,6 +60,7 @@ describe('good pipeline files', () => {
           { env: 'DB_PASSWORD', secret: 'ci-db', key: 'password' },
           { env: 'API_TOKEN', secret: 'tokens.ci', key: 'api_token.v1' },
         ],
+        retry: DEFAULT_STEP_RETRY,
         line: 9,
       },
       {
@@ -69,6 +72,7 @@ describe('good pipeline files', () => {
         timeoutSeconds: 600,
         resources: { memory: '1Gi' },
         secrets: [],
+        retry: DEFAULT_STEP_RETRY,
         line: 30,
       },
     ]);

@@ -17,6 +17,7 @@ function schemaKeyPaths(): string[] {
     ...knownKeys.toleration.map((key) => `steps[].tolerations[].${key}`),
     ...knownKeys.when.map((key) => `steps[].when.${key}`),
     ...knownKeys.artifacts.map((key) => `steps[].artifacts.${key}`),
+    ...knownKeys.retry.map((key) => `steps[].retry.${key}`),
     // A step's own caches (`steps[].cache`) have the pipeline's keys, documented once.
     ...knownKeys.cache.map((key) => `cache[].${key}`),
     ...knownKeys.cacheKey.map((key) => `cache[].key.${key}`),

@@ -7,7 +7,7 @@ import { lambdaFunctionNames, lambdaFunctionTimeouts } from '../lib/local/lambda
 import { WATCH_MARGIN_MS } from '../lib/workflow/handlers.js';
 import { workflowSettings } from '../lib/workflow/settings.js';
 import { DEFINITION_FILE, loadDefinition, resolveResources, taskStates, type AslState } from '../lib/workflow/definition.js';
-import type { NeedsState, PollState, PreparedBuild, StepInput } from '../lib/workflow/state-data.js';
+import type { NeedsState, PollState, PreparedBuild, StepInput, StepResult } from '../lib/workflow/state-data.js';
 
 // asl-validator is CommonJS without types.
 const aslValidator = createRequire(import.meta.url)('asl-validator') as (definition: unknown) => {
@@ -176,7 +176,9 @@ const READABLE = {
   step: { needs: true } satisfies Partial<Record<keyof Step, true>>,
   needs: { met: true, nextPollSeconds: true } satisfies Partial<Record<keyof NeedsState, true>>,
   poll: { phase: true, nextPollSeconds: true } satisfies Partial<Record<keyof PollState, true>>,
-} satisfies Partial<Record<keyof StepInput, object>>;
+  // FinishFailedStep's result: whether the failure is tried again (RetryStep).
+  result: { nextAttempt: true } satisfies Partial<Record<keyof StepResult, true>>,
+} satisfies Partial<Record<keyof StepInput | 'result', object>>;
 
 /** The paths a Choice tests (And, Or and Not included) and a Wait waits for. */
 function readPaths(state: AslState): string[] {

@@ -24,6 +24,7 @@ export const ErrorNames = {
   WorkspaceUnavailable: 'WorkspaceUnavailable',
   CredentialsUnavailable: 'CredentialsUnavailable',
   ServiceFailed: 'ServiceFailed',
+  StepInterrupted: 'StepInterrupted',
 } as const;
 
 export type ErrorName = (typeof ErrorNames)[keyof typeof ErrorNames];

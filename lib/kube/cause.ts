@@ -220,10 +220,6 @@ export function podDeletingCause(s: CauseSubject): string {
   return composeCause(`${subject(s)} lost its pod: the pod is being deleted before the step finished (PodDeleting)`);
 }
 
-export function evictedCause(s: CauseSubject, words?: string): string {
-  return composeCause(`${subject(s)} lost its pod: it was evicted from its node (Evicted)`, 'The kubelet said', words);
-}
-
 export function podFailedCause(s: CauseSubject, detail: { reason?: string; words?: string }): string {
   const reason = detail.reason ? ` (${detail.reason})` : '';
   return composeCause(`${subject(s)} lost its pod: the node failed it before the step ran${reason}`, 'The kubelet said', detail.words);
@@ -381,4 +377,36 @@ export function portGateExitedCause(
     'Its termination message',
     gate.message,
   );
+}
+
+/** How a step was interrupted, as the classifier read it from the pod, its conditions and events. */
+export interface Interruption {
+  /** What happened, in the runner's words: "its pod was evicted through the Eviction API …". */
+  what: string;
+  /** Where the cluster said so: "DisruptionTarget: EvictionByEvictionAPI", "Evicted", an event's reason. */
+  reason: string;
+  /** The cluster's own words for it: the condition's or the pod status' message. */
+  words?: string;
+  /** Who said `words` ("the kubelet"), when known. */
+  speaker?: string;
+  /** The step container's exit code, when it ended: the disruption's SIGTERM (143) or SIGKILL (137). */
+  exitCode?: number;
+  /** The disruption events about the pod, newest first. */
+  events?: readonly { reason: string; speaker?: string; message: string }[];
+}
+
+/** Room the condition's own message gets inside the lead, before the events' words. */
+const INTERRUPTION_WORDS_LENGTH = 300;
+
+/**
+ * Not the step's failure: the cluster took its pod away. The lead names step, image, what
+ * happened and the cluster's reason and words; the events' words follow; the exit code, when the
+ * container ended, is said to be the disruption's doing.
+ */
+export function interruptedCause(s: CauseSubject, i: Interruption): string {
+  const words = i.words?.trim();
+  const quoted = words ? `, ${i.speaker ? `${i.speaker}: ` : ''}"${elideMiddle(words, INTERRUPTION_WORDS_LENGTH)}"` : '';
+  const exit = i.exitCode !== undefined ? `. Its container then ended with exit code ${i.exitCode}, which is the interruption's doing, not the step's` : '';
+  const events = (i.events ?? []).map((e) => `${e.reason}${e.speaker ? ` (${e.speaker})` : ''}: "${e.message}"`).join('; ');
+  return composeCause(`${subject(s)} was interrupted: ${i.what} (${i.reason}${quoted})${exit}`, 'Its events said', events);
 }

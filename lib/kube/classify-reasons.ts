@@ -28,7 +28,10 @@ export const TerminatedReasons = {
 /** `status.reason` of a pod the kubelet ended. */
 export const PodReasons = {
   DeadlineExceeded: 'DeadlineExceeded',
+  /** The kubelet's node-pressure eviction: "The node was low on resource: memory. …". */
   Evicted: 'Evicted',
+  /** Graceful node shutdown (pkg/kubelet/nodeshutdown): "Pod was terminated in response to imminent node shutdown.". */
+  Terminated: 'Terminated',
 } as const;
 
 export const PodPhases = {
@@ -43,6 +46,30 @@ export const PodPhases = {
 
 export const PodConditionTypes = {
   PodScheduled: 'PodScheduled',
+  /**
+   * Set True (with one of DisruptionReasons) on a pod about to be, or just, ended by something
+   * other than its own containers (Kubernetes docs "Pod disruption conditions", stable in 1.31).
+   */
+  DisruptionTarget: 'DisruptionTarget',
+} as const;
+
+/**
+ * DisruptionTarget reasons (k8s.io/api core/v1), with the message each writer sets: the Eviction
+ * API (pkg/registry/core/pod/storage/eviction.go), PodGC (pkg/controller/podgc), the taint
+ * manager (pkg/controller/tainteviction), the scheduler's preemption and the kubelet (node-pressure
+ * eviction, graceful node shutdown).
+ */
+export const DisruptionReasons = {
+  /** "Eviction API: evicting": kubectl drain, Karpenter's and cluster-autoscaler's node removal. */
+  EvictionByEvictionAPI: 'EvictionByEvictionAPI',
+  /** "PodGC: node no longer exists". */
+  DeletionByPodGC: 'DeletionByPodGC',
+  /** "Taint manager: deleting due to NoExecute taint" (a node not ready or unreachable for 300 s). */
+  DeletionByTaintManager: 'DeletionByTaintManager',
+  /** "default-scheduler: preempting to accommodate a higher priority pod". */
+  PreemptionByScheduler: 'PreemptionByScheduler',
+  /** The kubelet's eviction message, or "Pod was terminated in response to imminent node shutdown.". */
+  TerminationByKubelet: 'TerminationByKubelet',
 } as const;
 
 export const PodConditionReasons = {
@@ -71,6 +98,28 @@ export const EventReasons = {
   /** The kubelet could not make the pod's sandbox: its network (CNI out of IPs) or its runtime. Retried. */
   FailedCreatePodSandBox: 'FailedCreatePodSandBox',
 } as const;
+
+/**
+ * Pod events that say the pod was taken away from its step, by whom (pkg/controller/tainteviction,
+ * pkg/controller/nodelifecycle, kube-scheduler's preemption, Karpenter's terminator
+ * pkg/controllers/node/termination/terminator/events). They outlive the pod, so a pod that is gone
+ * can still be told apart from one someone deleted. Evicted is shared by the kubelet's node-pressure
+ * eviction and Karpenter's drain ("Evicted pod").
+ */
+export const DisruptionEventReasons = {
+  Evicted: EventReasons.Evicted,
+  /** Normal: "Marking for deletion Pod ci/b-42-build" (and "Cancelling deletion of Pod …", which is not one). */
+  TaintManagerEviction: 'TaintManagerEviction',
+  /** Warning, node-controller: "Node is not ready". */
+  NodeNotReady: 'NodeNotReady',
+  /** Normal, the scheduler: "Preempted by pod 5f3a… on node ip-…". */
+  Preempted: 'Preempted',
+  /** Normal, Karpenter: "Deleting the pod to accommodate the terminationTime … of the node. …". */
+  Disrupted: 'Disrupted',
+} as const;
+
+/** What the taint manager writes when it marks a pod, as opposed to when it cancels that. */
+export const TAINT_EVICTION_PREFIX = 'Marking for deletion';
 
 /**
  * Event `reason` values node autoscalers write on a pending pod: cluster-autoscaler's
@@ -144,4 +193,6 @@ export const StepReasons = {
   ServiceStarting: 'ServiceStarting',
   /** A service never opened its ports within the grace period. */
   ServiceNotReady: 'ServiceNotReady',
+  /** A pod marked DisruptionTarget under a reason this runner does not know yet. */
+  Disrupted: 'Disrupted',
 } as const;

@@ -7,14 +7,28 @@
  * checkout's: CheckoutFailed, ImagePullFailed naming the init container), else the step container.
  *
  * Priority order (first match wins; each rule says why it sits where it does):
- *  1. Pod gone                              -> PodLost (PodDeleted).
+ *  1. Pod gone                              -> StepInterrupted when the events it left (they
+ *     outlive it) say it was taken away: Evicted (the kubelet's, Karpenter's), the taint
+ *     manager's TaintManagerEviction "Marking for deletion", the node controller's NodeNotReady,
+ *     the scheduler's Preempted, Karpenter's Disrupted (classify-disruption.ts); else PodLost
+ *     (PodDeleted): someone deleted it.
  *  2. Pod reason DeadlineExceeded           -> StepTimedOut. Before the container: the kubelet
  *     kills it, so its exit code (137) would be the deadline's doing, not the step's.
- *  3. Evicted (pod reason or pod event)     -> PodLost, with the kubelet's words. Same reason.
+ *  3. The kubelet ended the pod: pod reason Evicted (node pressure) or Terminated (graceful node
+ *     shutdown), or an Evicted event on a pod with no DisruptionTarget yet
+ *                                           -> StepInterrupted, with the kubelet's words. Same reason.
  *  4. Container exited 0 / pod Succeeded    -> succeeded. A finished step stays finished even if
  *     its pod is being deleted afterwards.
+ *  4a. Condition DisruptionTarget=True (EvictionByEvictionAPI: kubectl drain, Karpenter,
+ *     cluster-autoscaler; DeletionByPodGC: its node is gone; DeletionByTaintManager; PreemptionByScheduler;
+ *     TerminationByKubelet), terminating or already Failed
+ *                                           -> StepInterrupted with the condition's reason and
+ *     message and the disruption events' words: the cluster took the pod away, and the exit code
+ *     that follows (143, 137) is its SIGTERM/SIGKILL. Before 5 (it says who deleted the pod) and
+ *     the services (they are stopped with it).
  *  5. Pod being deleted (deletionTimestamp) -> PodLost (PodDeleting): the exit code that follows
- *     would be the deletion's SIGTERM/SIGKILL.
+ *     would be the deletion's SIGTERM/SIGKILL. StepInterrupted instead when its events say it
+ *     was taken away (as in 1: clusters before DisruptionTarget say it only there).
  * 5a-c. Services (the step's sidecars: init containers with restartPolicy Always, which the
  *     kubelet starts in order before the step and always restarts), in this order:
  *     a. an image that cannot be pulled, the focus container's (a service's or the step's): rule 8
@@ -37,9 +51,11 @@
  *     message. Also read from lastState when the kubelet restarted it (RunContainerError,
  *     CrashLoopBackOff). CheckoutFailed instead when the step is the build's checkout: without
  *     the source no later step can run, and git's own words are in the log tail FinishStep adds.
- *  7. Pod Failed without a terminated step  -> PodLost: the node rejected or lost the pod. So is a
- *     step container the node could no longer locate (ContainerStatusUnknown: its runtime went
- *     away), which 6 passes over: its 137 is not the step's.
+ *  7. Pod Failed without a terminated step  -> PodLost: the node rejected or lost the pod before
+ *     the step ran. A container the node could no longer locate (ContainerStatusUnknown, which 6
+ *     passes over: its 137 is not the step's) that had started went with its node or the node's
+ *     runtime: StepInterrupted, as a node that went away; a fresh pod is what helps. One with no
+ *     start time never ran (the kubelet reports those lost when the pod ends): PodLost.
  *  8. Image problems (waiting reason, or the newest container event when the status has none):
  *     InvalidImageName / invalid reference  -> InvalidImage at once;
  *     ErrImageNeverPull                     -> ImagePullFailed at once;
@@ -109,6 +125,7 @@ import {
 import {
   ContainerWaitingReasons,
   EventReasons,
+  PodConditionTypes,
   PodPhases,
   PodReasons,
   StepReasons,
@@ -161,6 +178,7 @@ import {
   type PullVerdict,
 } from './image-pull.js';
 import { toMillis } from './time.js';
+import { disruptionCondition, disruptionEventWords, disruptionWhat, eventSpeaker } from './classify-disruption.js';
 import { NodeOutlooks, autoscalerSignal, isKarpenterRefusal } from './autoscaler-signals.js';
 import { WorkspaceVerdicts, blamesClaim, classifyWorkspaceMessage } from './workspace-failure.js';
 import { isServiceItself } from './service-containers.js';
@@ -178,8 +196,8 @@ import {
 import {
   checkoutFailedCause,
   configErrorCause,
-  evictedCause,
   exitCodeCause,
+  interruptedCause,
   invalidImageCause,
   neverPullCause,
   noNodeComingCause,
@@ -209,6 +227,8 @@ import {
 interface Facts {
   pod: V1Pod;
   subject: CauseSubject;
+  /** The step itself (not a service that is the focus): what an interruption is about. */
+  stepSubject: CauseSubject;
   /** The container the poll is about (see focusContainer). */
   container: string;
   init: boolean;
@@ -260,14 +280,13 @@ export function classifyStep(
   options: Partial<ClassifyOptions> = {},
 ): StepStatus {
   const { pod } = observation;
-  if (pod === null) {
-    return failed(ErrorNames.PodLost, StepReasons.PodDeleted, podDeletedCause(identity));
-  }
+  if (pod === null) return gone(observation, identity);
   const facts = gatherFacts(pod, observation, identity, { ...DEFAULT_CLASSIFY_OPTIONS, ...options });
   return (
     timedOut(facts) ??
     evicted(facts) ??
     succeeded(facts) ??
+    disrupted(facts) ??
     beingDeleted(facts) ??
     pullFailed(facts) ??
     serviceFailed(facts) ??
@@ -310,9 +329,11 @@ function gatherFacts(
         : { step: identity.step, image, ...(identity.checkout ? { checkout: true } : {}) };
   const step = containerStatus(pod, stepContainerName(pod));
   const stepFinishedAt = toMillis(step?.state?.terminated?.finishedAt);
+  const stepImage = identity.image || containerSpec(pod, stepContainerName(pod))?.image || step?.image || '';
   return {
     pod,
     subject,
+    stepSubject: service ? { step: identity.step, image: stepImage } : subject,
     container,
     init,
     ...(service ? { service } : {}),
@@ -341,11 +362,68 @@ function timedOut(f: Facts): StepStatus | undefined {
   );
 }
 
+/** The step's pod is gone: taken away if the events it left say so, else someone deleted it. */
+function gone(observation: Observation, identity: StepIdentity): StepStatus {
+  const subject: CauseSubject = { step: identity.step, image: identity.image, ...(identity.checkout ? { checkout: true } : {}) };
+  const podEvents = latestFirst(observation.events.filter((e) => isAboutPod(e, null) && isPodLevelEvent(e)).map(withOwnWords));
+  const said = disruptionEventWords(podEvents);
+  const newest = said[0];
+  if (!newest) return failed(ErrorNames.PodLost, StepReasons.PodDeleted, podDeletedCause(subject));
+  return failed(
+    ErrorNames.StepInterrupted,
+    newest.reason,
+    interruptedCause(subject, { what: disruptionWhat(newest.reason), reason: `the pod is gone; ${newest.reason}`, events: said }),
+  );
+}
+
+/** The step container's exit, when it ended by the disruption's signal (not a lost container's stand-in 137). */
+function exitOf(f: Facts): number | undefined {
+  const t = containerStatus(f.pod, stepContainerName(f.pod))?.state?.terminated;
+  return t && t.reason !== TerminatedReasons.ContainerStatusUnknown ? t.exitCode : undefined;
+}
+
+/** The kubelet's own end of the pod: node-pressure eviction, or graceful node shutdown. */
 function evicted(f: Facts): StepStatus | undefined {
   const event = f.podEvents.find((e) => e.reason === EventReasons.Evicted);
-  if (!isEvictedStatus(f.pod) && !event) return undefined;
-  const words = f.pod.status?.message || event?.message;
-  return failed(ErrorNames.PodLost, PodReasons.Evicted, evictedCause(f.subject, words));
+  const shutdown = isPhase(f.pod, PodPhases.Failed) && f.pod.status?.reason === PodReasons.Terminated;
+  if (!isEvictedStatus(f.pod) && !shutdown && !event) return undefined;
+  const byStatus = isEvictedStatus(f.pod) || shutdown;
+  // Karpenter's "Evicted pod" follows an Eviction API call, whose DisruptionTarget says more (rule 5).
+  if (!byStatus && disruptionCondition(f.pod)) return undefined;
+  const words = (byStatus ? f.pod.status?.message : undefined) || event?.message;
+  const speaker = byStatus || !event ? 'kubelet' : eventSpeaker(event);
+  const reason = shutdown ? PodReasons.Terminated : PodReasons.Evicted;
+  const events = disruptionEventWords(f.podEvents).filter((e) => e.message !== words?.trim());
+  const what = shutdown ? 'its node shut down, and its kubelet stopped the pod' : disruptionWhat(EventReasons.Evicted);
+  const exitCode = exitOf(f);
+  return failed(
+    ErrorNames.StepInterrupted,
+    reason,
+    interruptedCause(f.stepSubject, { what, reason, words, ...(speaker ? { speaker } : {}), ...(exitCode !== undefined ? { exitCode } : {}), events }),
+  );
+}
+
+/**
+ * DisruptionTarget=True: the Eviction API, PodGC, the taint manager, the scheduler's preemption
+ * or the kubelet is ending the pod (or has). After succeeded (a finished step stays finished) and
+ * before everything the disruption causes: the deletion itself, services and the step stopped
+ * with SIGTERM (143) or SIGKILL (137).
+ */
+function disrupted(f: Facts): StepStatus | undefined {
+  const condition = disruptionCondition(f.pod);
+  if (!condition) return undefined;
+  const exitCode = exitOf(f);
+  return failed(
+    ErrorNames.StepInterrupted,
+    condition.reason || StepReasons.Disrupted,
+    interruptedCause(f.stepSubject, {
+      what: disruptionWhat(condition.reason),
+      reason: `${PodConditionTypes.DisruptionTarget}: ${condition.reason || 'no reason given'}`,
+      ...(condition.message ? { words: condition.message } : {}),
+      ...(exitCode !== undefined ? { exitCode } : {}),
+      events: disruptionEventWords(f.podEvents),
+    }),
+  );
 }
 
 function succeeded(f: Facts): StepStatus | undefined {
@@ -360,7 +438,21 @@ function succeeded(f: Facts): StepStatus | undefined {
 
 function beingDeleted(f: Facts): StepStatus | undefined {
   if (!isBeingDeleted(f.pod)) return undefined;
-  return failed(ErrorNames.PodLost, StepReasons.PodDeleting, podDeletingCause(f.subject));
+  // Older clusters (before DisruptionTarget) and the node controller say it only in events.
+  const said = disruptionEventWords(f.podEvents);
+  const newest = said[0];
+  if (!newest) return failed(ErrorNames.PodLost, StepReasons.PodDeleting, podDeletingCause(f.subject));
+  const exitCode = exitOf(f);
+  return failed(
+    ErrorNames.StepInterrupted,
+    newest.reason,
+    interruptedCause(f.stepSubject, {
+      what: disruptionWhat(newest.reason),
+      reason: `the pod is being deleted; ${newest.reason}`,
+      ...(exitCode !== undefined ? { exitCode } : {}),
+      events: said,
+    }),
+  );
 }
 
 function containerFailed(f: Facts): StepStatus | undefined {
@@ -498,6 +590,22 @@ function serviceStarting(f: Facts): StepStatus | undefined {
 function podFailed(f: Facts): StepStatus | undefined {
   if (!isPhase(f.pod, PodPhases.Failed)) return undefined;
   const reason = f.pod.status?.reason;
+  // A container that ran, lost with its node (or the node's runtime): not the step's end. One that
+  // never started is reported lost too when its pod ends (kubernetes#104107), with no start time.
+  if (f.terminated?.reason === TerminatedReasons.ContainerStatusUnknown && toMillis(f.terminated.startedAt) !== undefined) {
+    const label = reason ? `${reason}, ${TerminatedReasons.ContainerStatusUnknown}` : TerminatedReasons.ContainerStatusUnknown;
+    const words = f.pod.status?.message || f.terminated.message;
+    return failed(
+      ErrorNames.StepInterrupted,
+      reason || TerminatedReasons.ContainerStatusUnknown,
+      interruptedCause(f.stepSubject, {
+        what: 'its node lost the running container: the node or its container runtime went away',
+        reason: label,
+        ...(words ? { words } : {}),
+        events: disruptionEventWords(f.podEvents),
+      }),
+    );
+  }
   return failed(
     ErrorNames.PodLost,
     reason || StepReasons.PodFailed,

@@ -47,6 +47,15 @@ export class ServiceFailed extends StepRunnerError {
   override readonly name = ErrorNames.ServiceFailed;
 }
 
+/**
+ * The cluster took a running step's pod away (evicted, preempted, its node drained, tainted, shut
+ * down or gone), with the cluster's words: not the step's failure, and safe to run again in a
+ * fresh pod on the same workspace.
+ */
+export class StepInterrupted extends StepRunnerError {
+  override readonly name = ErrorNames.StepInterrupted;
+}
+
 export class KubernetesUnavailable extends StepRunnerError {
   override readonly name = ErrorNames.KubernetesUnavailable;
   constructor(

@@ -50,6 +50,10 @@ export interface StepPodManifestInput {
    * workspace: none.
    */
   cache?: PodCachePlan;
+  /** Which attempt of the step this pod is (0: the first); a retry's pod has a name of its own. */
+  attempt?: number;
+  /** How many attempts may still follow this one (the step's retry.max left), for which Errors; absent: none. */
+  retry?: { left: number; on: readonly string[] };
 }
 
 /** Where a pod may run: node labels it needs, taints it tolerates. */
@@ -104,6 +108,8 @@ export function stepPodManifest({
   serviceStartGraceSeconds = DEFAULT_SERVICE_START_GRACE_SECONDS,
   keepForSeconds,
   cache: planned,
+  attempt = 0,
+  retry,
 }: StepPodManifestInput): V1Pod {
   const mounted = workspace !== undefined;
   // A cache lives in the workspace: a pod without one has nothing to restore into or save.
@@ -125,7 +131,7 @@ export function stepPodManifest({
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
-      name: stepPodName(buildId, step.name),
+      name: stepPodName(buildId, step.name, attempt),
       namespace,
       labels: {
         ...extraLabels,
@@ -137,6 +143,8 @@ export function stepPodManifest({
         [Annotations.build]: buildId,
         [Annotations.step]: step.name,
         ...(keepForSeconds !== undefined ? { [BUILD_DEADLINE_ANNOTATION]: String(keepForSeconds) } : {}),
+        ...(attempt > 0 ? { [Annotations.attempt]: String(attempt + 1) } : {}),
+        ...(retry && retry.left > 0 && retry.on.length > 0 ? { [Annotations.attemptsLeft]: String(retry.left), [Annotations.retryOn]: retry.on.join(',') } : {}),
       },
     },
     spec: {

@@ -24,6 +24,18 @@ describe('stepPodName', () => {
     expect(name).toMatch(dns1123Label);
   });
 
+  it("gives each retry of a step a pod of its own, readable and within the limits, and the first attempt today's name", () => {
+    expect(stepPodName('build-42', 'test', 0)).toBe(stepPodName('build-42', 'test'));
+    expect(stepPodName('build-42', 'test', 1)).toMatch(/^build-42-test-2-[0-9a-f]{8}$/);
+    const names = new Set([0, 1, 2].map((attempt) => stepPodName('build-42', 'test', attempt)));
+    expect(names.size).toBe(3);
+    // A step named like another's retry still gets a name of its own.
+    expect(stepPodName('build-42', 'test-2')).not.toBe(stepPodName('build-42', 'test', 1));
+    const long = stepPodName('x'.repeat(200), 'step', 4);
+    expect(long.length).toBeLessThanOrEqual(63);
+    expect(long).toMatch(dns1123Label);
+  });
+
   it('never lets sanitising or truncation make two different steps share a name', () => {
     const long = 'a'.repeat(80);
     const pairs: [string, string][] = [

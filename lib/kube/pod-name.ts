@@ -11,8 +11,9 @@ const HASH_LENGTH = 8;
  * makes launching idempotent), and sanitising or truncating must never let two different steps
  * share a name, which the hash guarantees: it is taken over the unsanitised pair.
  */
-export function stepPodName(buildId: string, stepName: string): string {
-  return buildObjectName(buildId, stepName);
+export function stepPodName(buildId: string, stepName: string, attempt = 0): string {
+  // A retry's pod is a new pod (the old one may still be going): its own name, `-2`, `-3` before the hash.
+  return attempt === 0 ? buildObjectName(buildId, stepName) : buildObjectName(buildId, stepName, attempt);
 }
 
 /**
@@ -28,14 +29,18 @@ export function gitCredentialsName(buildId: string): string {
   return buildObjectName(buildId, 'git-credentials');
 }
 
-function buildObjectName(buildId: string, part: string): string {
-  const hash = createHash('sha256').update(JSON.stringify([buildId, part])).digest('hex').slice(0, HASH_LENGTH);
-  const room = MAX_LABEL_LENGTH - HASH_LENGTH - 1;
+function buildObjectName(buildId: string, part: string, attempt?: number): string {
+  const hash = createHash('sha256')
+    .update(JSON.stringify(attempt === undefined ? [buildId, part] : [buildId, part, attempt]))
+    .digest('hex')
+    .slice(0, HASH_LENGTH);
+  const suffix = attempt === undefined ? '' : `-${attempt + 1}`;
+  const room = MAX_LABEL_LENGTH - HASH_LENGTH - 1 - suffix.length;
   let readable = dnsLabelPart(`${buildId}-${part}`).slice(0, room).replace(/-+$/, '');
   // A DNS-1123 label may start with a digit, but a leading letter keeps the name valid for the
   // stricter RFC 1035 rules some tools (and Services) apply; build ids are often plain numbers.
   if (!/^[a-z]/.test(readable)) readable = `b${readable}`.slice(0, room).replace(/-+$/, '');
-  return `${readable}-${hash}`;
+  return `${readable}${suffix}-${hash}`;
 }
 
 function dnsLabelPart(text: string): string {

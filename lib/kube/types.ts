@@ -13,6 +13,15 @@ export const MANAGED_BY = 'serverless-step-runner';
 export const Annotations = {
   build: 'step-runner.dev/build-id',
   step: 'step-runner.dev/step-name',
+  /** Which attempt of its step the pod is (1, 2, ...), on a retry's pod only. */
+  attempt: 'step-runner.dev/attempt',
+  /**
+   * How many more attempts the step may get after this pod's (its `retry.max` left): a step waiting
+   * for it does not take its failure, or its going, for the step's, while one may follow.
+   */
+  attemptsLeft: 'step-runner.dev/attempts-left',
+  /** The Errors its step's retry covers, comma-separated, beside attemptsLeft. */
+  retryOn: 'step-runner.dev/retry-on',
 } as const;
 
 /**

@@ -14,6 +14,7 @@ import { pathGlobProblem, type PathFilter } from './paths.js';
 import { needsProblems } from './needs.js';
 import { normalService, serviceListSchema, serviceProblems, serviceSchema, stepServices } from './services.js';
 import { cacheProblems, cacheSchemas, normalArtifacts, normalCache, stepCache } from './cache.js';
+import { normalRetry, retrySchema } from './retry.js';
 import {
   BUILD_TIME_LIMIT_SECONDS,
   CHECKOUT_STEP,
@@ -353,6 +354,9 @@ const services = serviceListSchema(service, describeValue);
 // `cache:` and `artifacts:` (cache.ts).
 const caches = cacheSchemas(describeValue);
 
+// `retry:` (retry.ts).
+const retry = retrySchema(describeValue);
+
 export const stepSchema = z.strictObject(
   {
     name: text('every step needs a name').superRefine(obeys(dnsLabelProblem)),
@@ -371,6 +375,7 @@ export const stepSchema = z.strictObject(
     services: services.optional(),
     cache: caches.list.optional(),
     artifacts: caches.artifacts.optional(),
+    retry: retry.retry.optional(),
   },
   { error: (issue) => `each step must be a map (name, image, commands, ...), not ${describeValue(issue.input)}` },
 );
@@ -419,6 +424,7 @@ export const knownKeys = {
   cache: Object.keys(caches.entry.shape),
   cacheKey: Object.keys(caches.key.shape),
   artifacts: Object.keys(caches.artifacts.shape),
+  retry: Object.keys(retry.map.shape),
 };
 
 /** Validates what YAML produced; every problem is reported, not just the first. */
@@ -463,6 +469,7 @@ export function validatePipelineData(data: unknown): ValidationResult {
         ...withServices(stepServices(shared, step.services?.map(normalService))),
         ...withCache(stepCache(sharedCache, step.cache?.map(normalCache))),
         ...(step.artifacts ? { artifacts: normalArtifacts(step.artifacts) } : {}),
+        retry: normalRetry(step.retry),
       })),
       ...(pipelinePaths ? { when: pathFilterOf(pipelinePaths) } : {}),
       ...(grace !== undefined ? { imagePullGraceSeconds: grace } : {}),
@@ -580,6 +587,7 @@ function knownKeysAt(path: PathSegment[]): string[] {
   if (parent === 'cache') return knownKeys.cache;
   if (last === 'key' && path[path.length - 3] === 'cache') return knownKeys.cacheKey;
   if (last === 'artifacts') return knownKeys.artifacts;
+  if (last === 'retry') return knownKeys.retry;
   if (last === 'resources') return knownKeys.resources;
   if (last === 'checkout' && path.length === 1) return knownKeys.checkout;
   if (parent === 'secrets') return knownKeys.secret;

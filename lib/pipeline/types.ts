@@ -1,3 +1,4 @@
+import type { ErrorName } from '../contract/index.js';
 /** The validated, normalised form of a pipeline file (the YAML contract: docs/contracts.md#pipeline-file). */
 import type { StepCondition } from './when.js';
 import type { PathFilter } from './paths.js';
@@ -97,8 +98,21 @@ export interface Step {
   cache?: Cache[];
   /** What the step keeps after it ends (`artifacts:`). Absent: nothing. */
   artifacts?: Artifacts;
+  /**
+   * When a failed attempt is tried again, in a fresh pod on the same workspace (`retry:`): up to
+   * `max` more attempts, for the Errors in `on`. Absent: the default, StepInterrupted twice.
+   */
+  retry?: StepRetry;
   /** 1-based line of the step in its file, for messages raised after parsing. */
   line?: number;
+}
+
+/** A step's `retry:`. */
+export interface StepRetry {
+  /** Attempts after the first; 0 retries nothing. */
+  max: number;
+  /** The Errors that are retried; only those a fresh pod can fix. */
+  on: ErrorName[];
 }
 
 export const CachePolicies = { pull: 'pull', push: 'push', pullPush: 'pull-push' } as const;

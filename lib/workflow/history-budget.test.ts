@@ -139,7 +139,19 @@ describe('stepPolls', () => {
 });
 
 describe('buildHistoryEvents and largestBuild', () => {
-  const shape: HistoryShape = { buildEvents: { succeeded: 20, failed: 26 }, stepEvents: 12, pollEvents: 9, needsStepEvents: 7, needsEvents: 9 };
+  const shape: HistoryShape = { buildEvents: { succeeded: 20, failed: 26 }, stepEvents: 12, pollEvents: 9, needsStepEvents: 7, needsEvents: 9, retryEvents: 4 };
+
+  it('counts each retry a step asks for as another attempt, its polls again and the way back to the launch', () => {
+    const step = { pendingSeconds: 10, runSeconds: 5, timeoutSeconds: HOUR };
+    const once = buildHistoryEvents([step], { shape, ...PENDING_ONLY });
+    expect(buildHistoryEvents([{ ...step, retries: 2 }], { shape, ...PENDING_ONLY })).toBe(once + 2 * (12 + 5 * 9 + 4));
+    // The default (an interrupted step tried twice) is the cluster's doing and not budgeted; a retry the pipeline asks for is.
+    const interrupted = { max: 2, on: ['StepInterrupted'] };
+    expect(withWorstWaits([{ name: 'a', timeoutSeconds: 60, retry: { max: 3, on: ['StepFailed'] } }, { name: 'b', timeoutSeconds: 60, retry: interrupted }])).toEqual([
+      { name: 'a', timeoutSeconds: 60, retries: 3 },
+      { name: 'b', timeoutSeconds: 60 },
+    ]);
+  });
 
   it('counts the longer ending once, and each step with its polls', () => {
     const step = { pendingSeconds: 10, runSeconds: 5, timeoutSeconds: HOUR }; // 5 polls without a watch of the run, 2 with

@@ -10,7 +10,7 @@
  * less): the figures are an upper bound for a build no Lambda error retried.
  */
 import { StepPhases } from '../kube/types.js';
-import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, InvalidPipeline } from '../pipeline/index.js';
+import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_STEP_RETRY, InvalidPipeline } from '../pipeline/index.js';
 import type { AslDefinition, AslState } from './definition.js';
 import { firstPollSeconds, nextPollSeconds, runningWatchFor } from './poll-schedule.js';
 import { DEFAULT_PENDING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_UNTIL_SECONDS } from './settings.js';
@@ -74,6 +74,8 @@ export interface HistoryShape {
   needsStepEvents: number;
   /** One more pass of the needs loop, for each look that finds the needs not met yet: the look and the wait after it. */
   needsEvents: number;
+  /** What a retry adds besides another attempt: the way from a failed attempt back to LaunchStep. */
+  retryEvents: number;
 }
 
 /**
@@ -81,11 +83,12 @@ export interface HistoryShape {
  * PrepareBuild uses this copy; history-budget.test.ts keeps it equal to historyShape(loadDefinition()).
  */
 export const BUILD_HISTORY_SHAPE: HistoryShape = {
-  buildEvents: { succeeded: 30, failed: 47 },
+  buildEvents: { succeeded: 30, failed: 49 },
   stepEvents: 14,
   pollEvents: 9,
   needsStepEvents: 7,
   needsEvents: 9,
+  retryEvents: 4,
 };
 
 /** A step's timing: pending (scheduling, pulling), then running, ended by its timeout at the latest. */
@@ -95,6 +98,8 @@ export interface StepTiming {
   runSeconds?: number;
   /** activeDeadlineSeconds: it counts from the pod's start, pending time included. */
   timeoutSeconds: number;
+  /** Attempts after the first that the pipeline asks for (`retry.max`); each costs as much again. Absent: none. */
+  retries?: number;
   /**
    * A step with `needs`: how long after its iteration starts they have all succeeded (0: at once).
    * Absent: a step without `needs`, launched as its iteration starts.
@@ -131,7 +136,10 @@ export function stepHistoryEvents(step: StepTiming, options: BudgetOptions = {})
   const { shape = BUILD_HISTORY_SHAPE, ...watches } = options;
   const deployed = { ...DEPLOYED_WATCHES, ...watches };
   const waiting = step.waitSeconds === undefined ? 0 : shape.needsStepEvents + (needsChecks(step.waitSeconds, deployed) - 1) * shape.needsEvents;
-  return shape.stepEvents + waiting + stepPolls(step, deployed) * shape.pollEvents;
+  const attempt = shape.stepEvents + waiting + stepPolls(step, deployed) * shape.pollEvents;
+  // A retry goes round the iteration again from its launch: the attempt's polls and tasks, and the retry's own states.
+  const retries = step.retries ?? 0;
+  return retries > 0 ? attempt + retries * (attempt - waiting + shape.retryEvents) : attempt;
 }
 
 /**
@@ -185,15 +193,26 @@ export function largestBuild(step: StepTiming, options: BudgetOptions = {}): num
 }
 
 /** The steps as historyBudgetProblem() takes them: each with `needs` given its worstWaitSeconds(). */
-export function withWorstWaits(steps: readonly { name: string; timeoutSeconds: number; needs?: readonly string[] }[]): BudgetStep[] {
-  const waits = worstWaitSeconds(steps);
-  return steps.map(({ name, timeoutSeconds }, index) => ({ name, timeoutSeconds, ...(waits[index] === undefined ? {} : { waitSeconds: waits[index] }) }));
+function isDefaultRetry(retry: { max: number; on?: readonly string[] }): boolean {
+  return retry.max === DEFAULT_STEP_RETRY.max && JSON.stringify(retry.on ?? DEFAULT_STEP_RETRY.on) === JSON.stringify(DEFAULT_STEP_RETRY.on);
 }
 
-/** A step at its worst (WorstCase): waiting as long as it may, pending a short while, then running until its timeout. */
-export function worstCase(step: { timeoutSeconds: number; waitSeconds?: number }): StepTiming {
+export function withWorstWaits(steps: readonly { name: string; timeoutSeconds: number; needs?: readonly string[]; retry?: { max: number; on?: readonly string[] } }[]): BudgetStep[] {
+  const waits = worstWaitSeconds(steps);
+  // Only a `retry:` the pipeline writes counts: the default, an interrupted step tried again, is
+  // the cluster's doing and rare, and counting it would refuse builds that fit.
+  return steps.map(({ name, timeoutSeconds, retry }, index) => ({
+    name,
+    timeoutSeconds,
+    ...(waits[index] === undefined ? {} : { waitSeconds: waits[index] }),
+    ...(retry && retry.max > 0 && !isDefaultRetry(retry) ? { retries: retry.max } : {}),
+  }));
+}
+
+/** A step at its worst (WorstCase): waiting as long as it may, pending a short while, then running until its timeout, every attempt. */
+export function worstCase(step: { timeoutSeconds: number; waitSeconds?: number; retries?: number }): StepTiming {
   const waiting = step.waitSeconds === undefined ? {} : { waitSeconds: step.waitSeconds };
-  return { pendingSeconds: WorstCase.PENDING_SECONDS, timeoutSeconds: step.timeoutSeconds, ...waiting };
+  return { pendingSeconds: WorstCase.PENDING_SECONDS, timeoutSeconds: step.timeoutSeconds, ...waiting, ...(step.retries ? { retries: step.retries } : {}) };
 }
 
 /** A step as the budget sees it; `waitSeconds` for a step with `needs`: see worstWaitSeconds(). */
@@ -201,6 +220,7 @@ export interface BudgetStep {
   name: string;
   timeoutSeconds: number;
   waitSeconds?: number;
+  retries?: number;
 }
 
 /**
@@ -282,7 +302,9 @@ export function historyShape(definition: AslDefinition): HistoryShape {
   // A step without needs keeps off the needs loop; one with needs passes it once, its full turns counted apart.
   const intoLoop = longestPath(iteration, iteration.StartAt, isPollEntry, { avoid: needs.states });
   const throughNeeds = longestPath(iteration, iteration.StartAt, isPollEntry, { through: needs.states });
-  const outOfLoop = loop.exits.map((exit) => ({ exit, ...longestPath(iteration, exit, isTerminal(iteration)) }));
+  // The way back from a failed attempt to LaunchStep (retry-step): counted once per retry, apart.
+  const retryBack = onlyState(iteration, (state) => state.Type === 'Pass' && state.ResultPath === '$.attempt', 'one Pass state that sets $.attempt (the retry)');
+  const outOfLoop = loop.exits.map((exit) => ({ exit, ...longestPath(iteration, exit, isTerminal(iteration), { avoid: [retryBack] }) }));
   const wayOut = (fails: boolean) => Math.max(...outOfLoop.filter((way) => way.endsInFail === fails).map((way) => way.events));
   if (!outOfLoop.some((way) => !way.endsInFail) || !outOfLoop.some((way) => way.endsInFail)) {
     throw new Error(`the poll loop of ${mapName} must have a way out that succeeds and one that fails`);
@@ -301,7 +323,16 @@ export function historyShape(definition: AslDefinition): HistoryShape {
     pollEvents: loop.events,
     needsStepEvents: throughNeeds.events - intoLoop.events,
     needsEvents: needs.events,
+    retryEvents: retryWayEvents(iteration, retryBack, loop.entry),
   };
+}
+
+/** Events from the retry's Choice (what leads to `retryBack`) through it to the poll loop, not counting the attempt's own tasks twice. */
+function retryWayEvents(iteration: AslDefinition, retryBack: string, pollEntry: string): number {
+  const choice = onlyState(iteration, (state) => successors(state).includes(retryBack), `one state that leads to ${retryBack}`);
+  const launch = nextOf(iteration.States[retryBack]!, retryBack);
+  if (nextOf(iteration.States[launch]!, launch) !== pollEntry) throw new Error(`${retryBack} must lead to the launch before the poll loop`);
+  return eventsOf(iteration.States[choice]!, choice) + eventsOf(iteration.States[retryBack]!, retryBack);
 }
 
 function eventsOf(state: AslState, name: string): number {

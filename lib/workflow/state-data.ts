@@ -129,6 +129,8 @@ export interface NeedsState {
   waitingFor: string[];
   /** The needed steps seen with a pod that had not succeeded: one gone by the next look has failed. */
   launched?: string[];
+  /** Of those, the ones whose pod a retry's may follow (its step's retry covers its going): not failed when gone. */
+  retrying?: string[];
   /**
    * Set once the needs can never be met (a step of the build failed: needs-verdict.ts), and kept:
    * the iteration then only waits, without a watch, for the failing Map to stop it.
@@ -150,6 +152,8 @@ export interface StepInput {
   poll?: PollState;
   /** RunAfterFailure's iterations: the build's failure, which the step sees in its environment. */
   failure?: { Error: string; Cause?: string };
+  /** Which attempt of the step this is (PrepareRetry sets it from `$.result.nextAttempt`); absent: the first (0). */
+  attempt?: number;
 }
 
 /** FinishStep's result: the iteration's output, or $.result before StepFailed. */
@@ -171,6 +175,11 @@ export interface StepResult {
    * far). Absent: the step has no artifacts.
    */
   artifacts?: KeptArtifact[];
+  /**
+   * Set on a failed attempt that is tried again (the step's `retry`): the next attempt's number,
+   * which the definition's RetryStep choice sees and PrepareRetry hands LaunchStep.
+   */
+  nextAttempt?: number;
 }
 
 /** One artifact a step kept: a file as is, a folder as a tar.gz of it. */

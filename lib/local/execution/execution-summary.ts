@@ -30,6 +30,8 @@ export type StepSummary = {
   services?: Omit<ServiceResult, 'logTail'>[];
   /** What it kept of its `artifacts:` (FinishStep's StepResult.artifacts); absent: it has none, or it did not finish. */
   artifacts?: KeptArtifact[];
+  /** How many pods it was given when it was tried again (its `retry`): 2 or more; absent: one attempt. */
+  attempts?: number;
 } & StepRun;
 
 /** The `run --json` object (docs/contracts.md). */
@@ -85,7 +87,7 @@ const NOT_RAN: StepRun = { startedAt: null, stoppedAt: null, durationMs: null, i
 function stepRun(history: readonly ExecutionEvent[], index: number, image: string | null, log: string | null, running: boolean): StepRun {
   const launched = history.find((e) => e.index === index && e.type === 'StateEntered' && isLaunchState(e.state?.name));
   if (!launched) return { ...NOT_RAN, image };
-  const finished = history.find((e) => e.index === index && e.type === 'TaskSucceeded' && isFinishState(e.state?.name));
+  const finished = finishEvent(history, index);
   const ended = history.find((e) => e.index === index && (e.type === 'MapIterationFailed' || e.type === 'MapIterationAborted'));
   // Stopped from outside (abort, timeout, a failure beside it): the execution's end is the step's.
   const stop = finished ?? ended ?? (running ? undefined : history.at(-1));
@@ -111,7 +113,8 @@ function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, buil
       return { name: step.name, status: 'skipped', exitCode: null, error: null, reason: NOT_AFTER_A_FAILURE, ...NOT_RAN, image };
     }
     const outcome = finishedStep(history, index);
-    const run = stepRun(history, index, image, outcome?.log ?? null, running);
+    const attempts = attemptsOf(history, index);
+    const run = { ...stepRun(history, index, image, outcome?.log ?? null, running), ...(attempts > 1 ? { attempts } : {}) };
     if (outcome) {
       // The services' log tails are for the page; the summary says where each whole log is.
       const services = outcome.services?.map(({ logTail: _tail, ...service }) => service);
@@ -160,6 +163,19 @@ function succeededBeforeTheStop(history: readonly ExecutionEvent[], index: numbe
  * TaskSucceeded, since the state's own output keeps only what the Map collects.
  */
 export function finishedStep(events: readonly ExecutionEvent[], index?: number): StepResult | undefined {
-  const finished = events.find((e) => e.type === 'TaskSucceeded' && isFinishState(e.state?.name) && (index === undefined || e.index === index));
-  return finished?.state?.output as StepResult | undefined;
+  return finishEvent(events, index)?.state?.output as StepResult | undefined;
+}
+
+/**
+ * The step's last FinishStep, unless that attempt is tried again (`nextAttempt`): then the retry's
+ * attempt decides, and until it ends the step has no result.
+ */
+function finishEvent(events: readonly ExecutionEvent[], index?: number): ExecutionEvent | undefined {
+  const last = events.findLast((e) => e.type === 'TaskSucceeded' && isFinishState(e.state?.name) && (index === undefined || e.index === index));
+  return (last?.state?.output as Partial<StepResult> | undefined)?.nextAttempt === undefined ? last : undefined;
+}
+
+/** How many pods the step was given (its LaunchStep entered once per attempt). */
+function attemptsOf(history: readonly ExecutionEvent[], index: number): number {
+  return history.filter((e) => e.index === index && e.type === 'StateEntered' && isLaunchState(e.state?.name)).length;
 }

@@ -7,7 +7,7 @@
  * left out of the history the service would show.
  */
 import { iterationMaps, type AslDefinition } from '../../workflow/definition.js';
-import type { StepInput } from '../../workflow/state-data.js';
+import type { StepInput, StepResult } from '../../workflow/state-data.js';
 import type { ExecutionEvent } from './execution-history.js';
 import { FAILING_FINISH, STEPS_MAP } from './states.js';
 
@@ -63,8 +63,9 @@ export class IterationGates {
         if (index !== undefined) gate.threw(index);
         throw error;
       }
-      // The iteration goes on to StepFailed: the Map fails.
-      if (index !== undefined && state === FAILING_FINISH) gate.failed();
+      // The iteration goes on to StepFailed (the Map fails), unless the step is tried again (RetryStep).
+      const retried = (output as Partial<StepResult> | undefined)?.nextAttempt !== undefined;
+      if (index !== undefined && state === FAILING_FINISH && !retried) gate.failed();
       return output;
     };
   }

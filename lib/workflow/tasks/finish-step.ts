@@ -7,6 +7,7 @@ import { serviceLogName } from '../step-log-store.js';
 import type { TaskDeps } from '../task-deps.js';
 import { InvalidPipeline } from '../../pipeline/index.js';
 import { parseKeyHashes } from '../cache-keys.js';
+import { attemptWords, nextAttempt } from '../step-retry.js';
 import { keptArtifacts } from '../kept-artifacts.js';
 
 /**
@@ -52,16 +53,27 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   // Kept by the pod after a failure too (test reports and coverage matter most then).
   const artifacts = input.step.artifacts && deps.cache ? await keptArtifacts(input, deps.cache, deps.log) : undefined;
   if (keys) return { step: input.step.name, status: 'failed', exitCode: poll.exitCode ?? null, error: keys.name, cause: keys.message, logTail: tail, log: location };
+  const error = failed ? (poll.error ?? ErrorNames.StepFailed) : null;
+  const attempt = input.attempt ?? 0;
+  const checkoutStep = input.step.name === input.settings.checkoutStep;
+  const next = error ? nextAttempt(input.step, attempt, error, checkoutStep) : undefined;
+  if (cause && next !== undefined) {
+    cause = `${cause}\nThis was ${attemptWords(input.step, attempt, checkoutStep)}: the step is tried again, in a fresh pod on the same workspace (its retry.on has ${error}).`;
+    deps.log.info(`Step "${input.step.name}" is tried again (${attemptWords(input.step, next, checkoutStep)}): ${error}`, { step: input.step.name });
+  } else if (cause && attempt > 0) {
+    cause = `${cause}\nThis was ${attemptWords(input.step, attempt, checkoutStep)}, the last its retry allows.`;
+  }
   return {
     step: input.step.name,
     status: failed ? 'failed' : 'succeeded',
     exitCode: poll.exitCode ?? null,
-    error: failed ? (poll.error ?? ErrorNames.StepFailed) : null,
+    error,
     cause,
     logTail: tail,
     log: location,
     ...(services.length > 0 ? { services: serviceResults(services, poll, serviceLogs) } : {}),
     ...(artifacts ? { artifacts } : {}),
+    ...(next !== undefined ? { nextAttempt: next } : {}),
   };
 }
 

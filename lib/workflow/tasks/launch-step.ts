@@ -15,6 +15,7 @@ import {
 } from '../../kube/index.js';
 import { CacheKeyHashMissing, planStepCache, type StepCachePlan } from '../step-cache.js';
 import { planStepArtifacts } from '../step-artifacts.js';
+import { attemptsLeft, attemptWords, retryOf } from '../step-retry.js';
 import type { CacheStore } from '../cache-store.js';
 import { buildEnvironment } from '../build-environment.js';
 import { firstPollSeconds } from '../poll-schedule.js';
@@ -40,7 +41,9 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     : input.settings.workspace && 'ephemeral' in input.settings.workspace
       ? { ephemeral: true }
       : undefined;
-  const cache = await stepCache(input, api, deps);
+  const attempt = input.attempt ?? 0;
+  const checkoutStep = input.step.name === input.settings.checkoutStep;
+  const cache = await stepCache(input, api, deps, attempt);
   const manifest = stepPodManifest({
     buildId: input.build.id,
     step: input.step,
@@ -55,12 +58,15 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     ...(input.settings.serviceStartGraceSeconds !== undefined ? { serviceStartGraceSeconds: input.settings.serviceStartGraceSeconds } : {}),
     ...(input.step.needed && input.settings.deadlineSeconds !== undefined ? { keepForSeconds: input.settings.deadlineSeconds } : {}),
     ...(cache ? { cache } : {}),
+    ...(attempt > 0 ? { attempt } : {}),
+    retry: { left: attemptsLeft(input.step, attempt, checkoutStep), on: retryOf(input.step, checkoutStep).on },
   });
   const { pod, adopted } = await launchStepPod(api, manifest);
   const podName = pod.metadata?.name ?? manifest.metadata!.name!;
   // An adopted pod keeps its own creation time, so the step's deadline and grace periods do not restart.
   const launchedAt = pod.metadata?.creationTimestamp ?? deps.now();
-  deps.log.info(`${adopted ? 'Adopted' : 'Created'} pod ${podName} for step "${input.step.name}"`, { pod: podName });
+  const which = attempt > 0 ? ` (${attemptWords(input.step, attempt)})` : '';
+  deps.log.info(`${adopted ? 'Adopted' : 'Created'} pod ${podName} for step "${input.step.name}"${which}`, { pod: podName });
   return {
     podName,
     launchedAt: new Date(launchedAt).toISOString(),
@@ -80,7 +86,7 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
  * pod as presigned URLs in a Secret of its own, made before the pod that reads it. A cache that
  * cannot be planned costs the step its cache, never the step: it runs cold, and the log says why.
  */
-async function stepCache(input: StepInput, api: CoreV1Api, deps: Pick<TaskDeps, 'cache' | 'log' | 'now'>): Promise<PodCachePlan | undefined> {
+async function stepCache(input: StepInput, api: CoreV1Api, deps: Pick<TaskDeps, 'cache' | 'log' | 'now'>, attempt: number): Promise<PodCachePlan | undefined> {
   const settings = input.settings.cache;
   const caches = input.step.cache ?? [];
   const keeps = (input.step.artifacts?.paths.length ?? 0) > 0;
@@ -96,7 +102,7 @@ async function stepCache(input: StepInput, api: CoreV1Api, deps: Pick<TaskDeps, 
   if (!plan && !artifacts) return undefined;
   for (const note of plan?.notes ?? []) deps.log.info(`Step "${name}": ${note}`, { step: name });
   if (artifacts) deps.log.info(`Step "${name}": ${artifacts.note}`, { step: name });
-  const podName = stepPodName(input.build.id, name);
+  const podName = stepPodName(input.build.id, name, attempt);
   const deadline = input.settings.deadlineSeconds;
   const urls = { ...plan?.urls, ...artifacts?.urls };
   const secret = await ensureCacheSecret(

@@ -1,4 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
+import { ErrorNames } from '../../contract/index.js';
 import { Annotations, Labels, stepPodName } from '../../kube/index.js';
 
 /** Why a step's needs can never be met: which step of the build failed, in words naming the need. */
@@ -15,11 +16,13 @@ export interface NeedsSeen {
   done?: readonly string[];
   /** The steps seen with a pod that had not succeeded yet. */
   launched?: readonly string[];
+  /** Of those, the ones whose pod had attempts left (a retry may follow it). */
+  retrying?: readonly string[];
 }
 
 export type NeedsVerdict =
-  | { met: true; done: string[]; launched: string[] }
-  | { met: false; done: string[]; waitingFor: string[]; launched: string[]; unmet?: UnmetNeeds };
+  | { met: true; done: string[]; launched: string[]; retrying?: string[] }
+  | { met: false; done: string[]; waitingFor: string[]; launched: string[]; retrying?: string[]; unmet?: UnmetNeeds };
 
 type Loss = { step: string; how: 'failed' | 'deleted' };
 
@@ -37,6 +40,7 @@ type Loss = { step: string; how: 'failed' | 'deleted' };
 export function needsVerdict(buildId: string, needs: readonly string[], pods: ReadonlyMap<string, V1Pod>, seen: NeedsSeen = {}): NeedsVerdict {
   const done = new Set(seen.done);
   const launched = new Set(seen.launched);
+  const retrying = new Set(seen.retrying);
   const present = new Set<string>();
   const losses: Loss[] = [];
   const needOfPod = new Map(needs.map((need) => [stepPodName(buildId, need), need]));
@@ -49,15 +53,23 @@ export function needsVerdict(buildId: string, needs: readonly string[], pods: Re
       continue;
     }
     launched.add(step);
-    if (pod.status?.phase === 'Failed') losses.push({ step, how: 'failed' });
-    else if (pod.metadata?.deletionTimestamp) losses.push({ step, how: 'deleted' });
+    // A failure its step's retry covers is followed by a retry's pod: not a loss. Should the step
+    // fail for good after all, its iteration fails the Map, which stops this one too.
+    if (retriedIfGone(pod)) retrying.add(step);
+    else retrying.delete(step);
+    if (pod.status?.phase === 'Failed') {
+      if (!retriedIfFailed(pod)) losses.push({ step, how: 'failed' });
+    } else if (pod.metadata?.deletionTimestamp && !retriedIfGone(pod)) {
+      losses.push({ step, how: 'deleted' });
+    }
   }
-  for (const step of launched) if (!present.has(step)) losses.push({ step, how: 'deleted' });
+  for (const step of launched) if (!present.has(step) && !retrying.has(step)) losses.push({ step, how: 'deleted' });
   const all = needs.filter((need) => done.has(need));
   const waitingFor = needs.filter((need) => !done.has(need));
-  if (waitingFor.length === 0) return { met: true, done: all, launched: [...launched] };
+  const retried = retrying.size > 0 ? { retrying: [...retrying] } : {};
+  if (waitingFor.length === 0) return { met: true, done: all, launched: [...launched], ...retried };
   const loss = losses.find((l) => waitingFor.includes(l.step)) ?? losses[0];
-  const verdict = { met: false as const, done: all, waitingFor, launched: [...launched] };
+  const verdict = { met: false as const, done: all, waitingFor, launched: [...launched], ...retried };
   return loss ? { ...verdict, unmet: { step: loss.step, reason: unmetReason(loss, waitingFor) } } : verdict;
 }
 
@@ -65,6 +77,32 @@ function unmetReason(loss: Loss, waitingFor: readonly string[]): string {
   const what = loss.how === 'failed' ? 'failed' : 'had its pod deleted before it succeeded';
   if (waitingFor.includes(loss.step)) return `it needs "${loss.step}", which ${what}`;
   return `it needs "${waitingFor[0]}", which will not succeed: "${loss.step}" ${what}`;
+}
+
+/** What the pod says of its step's retry (pod-manifest.ts): attempts left, and the Errors retried. */
+function retryOf(pod: V1Pod): { left: number; on: string[] } {
+  const annotations = pod.metadata?.annotations ?? {};
+  const left = Number(annotations[Annotations.attemptsLeft] ?? 0);
+  return { left: Number.isFinite(left) ? left : 0, on: (annotations[Annotations.retryOn] ?? '').split(',').filter(Boolean) };
+}
+
+/** Evicted, preempted or its node gone: what the classifier calls StepInterrupted. */
+function disrupted(pod: V1Pod): boolean {
+  return pod.status?.reason === 'Evicted' || (pod.status?.conditions ?? []).some((c) => c.type === 'DisruptionTarget' && c.status === 'True');
+}
+
+/** A pod that went (deleted, evicted, its node gone): retried when its step retries StepInterrupted or PodLost. */
+function retriedIfGone(pod: V1Pod): boolean {
+  const { left, on } = retryOf(pod);
+  return left > 0 && (on.includes(ErrorNames.StepInterrupted) || on.includes(ErrorNames.PodLost));
+}
+
+/** A pod that failed: retried when its step retries what failed it, as far as the pod tells. */
+function retriedIfFailed(pod: V1Pod): boolean {
+  const { left, on } = retryOf(pod);
+  if (left === 0) return false;
+  if (disrupted(pod)) return on.includes(ErrorNames.StepInterrupted);
+  return [ErrorNames.StepFailed, ErrorNames.StepTimedOut, ErrorNames.ServiceFailed, ErrorNames.PodLost].some((error) => on.includes(error));
 }
 
 /** The step a pod runs, as launch-step named it (the annotation keeps the exact name). */

@@ -37,7 +37,7 @@ export async function waitForNeeds(input: StepInput, deps: TaskDeps, limits: { m
   if (previous?.unmet) return { ...previous, nextPollSeconds: NEEDS_UNMET_WAIT_SECONDS, checks };
   const watchMs = Math.min((input.settings.runningWatchSeconds ?? 0) * 1000, limits.maxWatchMs ?? Infinity);
   const selector = buildSelector(input.build.id);
-  const before: NeedsSeen = { done: previous?.done ?? [], launched: previous?.launched ?? [] };
+  const before: NeedsSeen = { done: previous?.done ?? [], launched: previous?.launched ?? [], ...(previous?.retrying ? { retrying: previous.retrying } : {}) };
   // A watch delivers the pods there are, never which one has gone since the last look: when a need
   // was seen launched, one plain read first says whether its pod is still there.
   const read = before.launched!.length > 0 ? await listed(input, needs, selector, before, deps) : undefined;
@@ -52,10 +52,10 @@ export async function waitForNeeds(input: StepInput, deps: TaskDeps, limits: { m
     // Each event's verdict carries what it saw to the next, so a pod seen and then deleted within
     // the watch counts as gone; what was launched before is not carried in, since the watch delivers
     // the pods there are one event at a time (the read above has answered for those).
-    let seen: NeedsSeen = { done: read?.done ?? before.done, launched: [] };
+    let seen: NeedsSeen = { done: read?.done ?? before.done, launched: [], ...(before.retrying ? { retrying: before.retrying } : {}) };
     const until = (pods: ReadonlyMap<string, V1Pod>) => {
       const now = needsVerdict(input.build.id, needs, pods, seen);
-      seen = { done: now.done, launched: now.launched };
+      seen = { done: now.done, launched: now.launched, ...(now.retrying ? { retrying: now.retrying } : {}) };
       return now.met || now.unmet !== undefined;
     };
     const watched = await deps.watchPods(input.namespace, selector, until, watchMs);
@@ -65,6 +65,8 @@ export async function waitForNeeds(input: StepInput, deps: TaskDeps, limits: { m
     verdict = read ?? (await listed(input, needs, selector, before, deps));
   }
   const launched = verdict.launched.filter((step) => needs.includes(step));
+  // A need whose pod may be followed by a retry's: its going is no loss at the next look either.
+  const retrying = (verdict.retrying ?? []).filter((step) => launched.includes(step));
   if (verdict.met) {
     deps.log.info(`Step "${input.step.name}" may start: ${needs.map((need) => `"${need}"`).join(', ')} succeeded`, { step: input.step.name });
     return { met: true, done: verdict.done, waitingFor: [], nextPollSeconds: 0, checks };
@@ -73,7 +75,15 @@ export async function waitForNeeds(input: StepInput, deps: TaskDeps, limits: { m
     deps.log.info(`Step "${input.step.name}" will not start: ${verdict.unmet.reason}`, { step: input.step.name });
     return { met: false, done: verdict.done, waitingFor: verdict.waitingFor, launched, unmet: verdict.unmet, nextPollSeconds: NEEDS_UNMET_WAIT_SECONDS, checks };
   }
-  return { met: false, done: verdict.done, waitingFor: verdict.waitingFor, ...(launched.length > 0 ? { launched } : {}), nextPollSeconds: watchedItsTime ? 0 : NEEDS_POLL_SECONDS, checks };
+  return {
+    met: false,
+    done: verdict.done,
+    waitingFor: verdict.waitingFor,
+    ...(launched.length > 0 ? { launched } : {}),
+    ...(retrying.length > 0 ? { retrying } : {}),
+    nextPollSeconds: watchedItsTime ? 0 : NEEDS_POLL_SECONDS,
+    checks,
+  };
 }
 
 async function listed(input: StepInput, needs: readonly string[], labelSelector: string, seen: NeedsSeen, deps: TaskDeps): Promise<NeedsVerdict> {

@@ -1,0 +1,60 @@
+/**
+ * A step's retry, through the real definition on the embedded cluster: a failed attempt whose
+ * Error the step's `retry.on` lists is tried again in a fresh pod on the same workspace, and the
+ * build goes on as if it had passed the first time; one it does not list fails the build.
+ */
+import { localBuildsForFile } from './fixtures/local-builds.js';
+
+const builds = localBuildsForFile({ prefix: 'step-retry' });
+
+// Fails the first time (no mark yet in the shared workspace), passes the second.
+const flaky = (retry: string) => `version: 1
+checkout: false
+steps:
+  - name: flaky
+    image: busybox:1.37
+    ${retry}
+    commands:
+      - if [ -f attempted ]; then echo second; else touch attempted; echo first; exit 3; fi
+  - name: after
+    image: busybox:1.37
+    commands: [test -f attempted]
+`;
+
+describe('a step retry', () => {
+  it('tries a failed attempt again when retry.on lists its Error, in a pod of its own, and the build succeeds', async () => {
+    const { summary, events } = await builds.build('retry-1', flaky('retry: {max: 1, on: [StepFailed]}'));
+    expect({ status: summary.status, cause: summary.cause }).toEqual({ status: 'SUCCEEDED', cause: null });
+    const launched = events.filter((e) => e.type === 'StateExited' && e.state?.name === 'LaunchStep').map((e) => (e.state?.output as { poll?: { podName?: string } }).poll?.podName);
+    const flakyPods = launched.filter((name) => name?.includes('flaky'));
+    expect(flakyPods).toHaveLength(2);
+    expect(new Set(flakyPods).size).toBe(2);
+    expect(summary.steps.map((step) => [step.name, step.status, step.attempts])).toEqual([
+      ['flaky', 'succeeded', 2],
+      ['after', 'succeeded', undefined],
+    ]);
+    expect(events.some((e) => e.state?.name === 'PrepareRetry')).toBe(true);
+  });
+
+  it('fails the build at the first attempt when its Error is not one retry.on lists', async () => {
+    const { summary, events } = await builds.build('retry-2', flaky('retry: {max: 2, on: [StepTimedOut]}'));
+    expect({ status: summary.status, error: summary.error }).toEqual({ status: 'FAILED', error: 'StepFailed' });
+    expect(events.some((e) => e.state?.name === 'PrepareRetry')).toBe(false);
+  });
+
+  it('gives up after max retries, saying which attempt it was', async () => {
+    const pipeline = `version: 1
+checkout: false
+steps:
+  - name: broken
+    image: busybox:1.37
+    retry: {max: 1, on: [StepFailed]}
+    commands: [exit 4]
+`;
+    const { summary } = await builds.build('retry-3', pipeline);
+    expect({ status: summary.status, error: summary.error }).toEqual({ status: 'FAILED', error: 'StepFailed' });
+    expect(summary.cause).not.toMatch(/tried again/);
+    expect(summary.cause).toMatch(/This was attempt 2 of 2, the last its retry allows\.$/);
+    expect(summary.steps[0]).toMatchObject({ name: 'broken', status: 'failed', attempts: 2 });
+  });
+});
