@@ -4,6 +4,7 @@
  * build goes on as if it had passed the first time; one it does not list fails the build.
  */
 import { localBuildsForFile } from './fixtures/local-builds.js';
+import { waitFor } from './fixtures/wait-for.js';
 
 const builds = localBuildsForFile({ prefix: 'step-retry' });
 
@@ -57,4 +58,35 @@ steps:
     expect(summary.cause).toMatch(/This was attempt 2 of 2, the last its retry allows\.$/);
     expect(summary.steps[0]).toMatchObject({ name: 'broken', status: 'failed', attempts: 2 });
   });
+});
+
+describe('a step whose pod is evicted', () => {
+  it('is StepInterrupted with the cluster\'s words, tried again by default, and the build succeeds', async () => {
+    const pipeline = `version: 1
+checkout: false
+steps:
+  - name: slow
+    image: busybox:1.37
+    commands:
+      # The first attempt outlives SIGTERM, as many a test runner does, so the pod is still there, terminating, when the poll looks.
+      - if [ -f started ]; then echo second attempt; else touch started; trap '' TERM; while :; do sleep 1; done; fi
+`;
+    const build = builds.build('evicted-1', pipeline);
+    // Evicted as kubectl drain evicts: through the Eviction API, once the step runs.
+    const pod = await waitFor(
+      async () => {
+        const pods = await builds.api.listNamespacedPod({ namespace: 'default', labelSelector: 'step-runner.dev/step=slow' });
+        return pods.items.find((p) => p.status?.phase === 'Running' && p.status.containerStatuses?.[0]?.state?.running)?.metadata?.name;
+      },
+      { timeoutMs: 30_000, what: 'the step running' },
+    );
+    await builds.api.createNamespacedPodEviction({ name: pod, namespace: 'default', body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: pod, namespace: 'default' } } });
+    const { summary, events } = await build;
+    expect({ status: summary.status, cause: summary.cause }).toEqual({ status: 'SUCCEEDED', cause: null });
+    expect(summary.steps[0]).toMatchObject({ name: 'slow', status: 'succeeded', attempts: 2 });
+    const firstAttempt = events.find((e) => e.type === 'TaskSucceeded' && e.state?.name === 'FinishFailedStep')?.state?.output as { error?: string; cause?: string } | undefined;
+    expect(firstAttempt?.error).toBe('StepInterrupted');
+    expect(firstAttempt?.cause).toMatch(/EvictionByEvictionAPI/);
+    expect(firstAttempt?.cause).toMatch(/This was attempt 1 of 3: the step is tried again/);
+  }, 90_000);
 });

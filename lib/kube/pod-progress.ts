@@ -23,6 +23,11 @@ export interface PodProgress {
   /** A deletion has been asked for. */
   deleting?: true;
   /**
+   * The cluster has said it is taking the pod away (condition DisruptionTarget: an eviction, the
+   * pod GC of a gone node): a watch returns at once, while the pod is still there to say why.
+   */
+  disrupted?: true;
+  /**
    * The step's services' ends so far (restarts plus services terminated); absent while none. A
    * service that exits or restarts changes it, so a watch on a running step returns at once.
    */
@@ -50,6 +55,7 @@ export function podProgress(pod: V1Pod | null): PodProgress {
     ...(container ? { container } : {}),
     ...(focus.init ? { init: focus.name } : {}),
     ...(pod.metadata?.deletionTimestamp ? { deleting: true } : {}),
+    ...(pod.status?.conditions?.some((c) => c.type === PodConditionTypes.DisruptionTarget && c.status === 'True') ? { disrupted: true } : {}),
     ...(serviceEnds > 0 ? { serviceEnds } : {}),
   };
 }

@@ -5,7 +5,9 @@ import { ApiError, methodNotAllowed, noSuchPath } from './api-errors.js';
 import { apiGroup, apiGroupList, apiVersions, resourceList, SERVER_VERSION } from './discovery.js';
 import { faultError, type FaultInjector } from './faults.js';
 import { contextFor, isDryRun } from './dry-run.js';
+import { evictPod, parseEviction } from './eviction.js';
 import { readJsonBody, sendError, sendJson } from './http-io.js';
+import { patchType } from './merge-patch.js';
 import { openApiDocument } from './openapi.js';
 import { PodExecServer, type ExecSource, type UpgradeSocket } from './pod-exec.js';
 import { servePodLog, type LogSource } from './pod-logs.js';
@@ -18,11 +20,12 @@ import {
   getStored,
   listBody,
   listObjects,
+  patchObject,
   replaceObject,
   withKind,
   type ApiContext,
 } from './resource-handlers.js';
-import { POD_EXEC_SUBRESOURCE, POD_LOG_SUBRESOURCE, type ResourceType } from './resources.js';
+import { POD_EVICTION_SUBRESOURCE, POD_EXEC_SUBRESOURCE, POD_LOG_SUBRESOURCE, type ResourceType } from './resources.js';
 import { parseRoute, type Route } from './routes.js';
 import { toTable, wantsTable, type IncludeObject } from './tables.js';
 import { isWatchRequest, serveWatch, type OpenWatch } from './watch-stream.js';
@@ -110,6 +113,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           if (method !== 'GET') throw methodNotAllowed();
           return servePodLog(ctx.store, options.logs, route.namespace, route.name, query, res, ctx.now);
         }
+        if (route.subresource === POD_EVICTION_SUBRESOURCE) {
+          if (method !== 'POST') throw methodNotAllowed();
+          const eviction = parseEviction(await readJsonBody(req), route.name);
+          const dryRun = isDryRun('CreateOptions', query) || isDryRun('DeleteOptions', new URLSearchParams(), eviction.deleteOptions);
+          return sendJson(res, 201, evictPod(contextFor(ctx, dryRun), route.namespace, route.name, eviction));
+        }
         if (route.subresource !== POD_EXEC_SUBRESOURCE) throw noSuchPath();
         // GET for WebSocket (browsers and Go's clients can only upgrade a GET), POST for SPDY.
         if (method !== 'GET' && method !== 'POST') throw methodNotAllowed();
@@ -125,6 +134,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         if (method === 'DELETE' && resource.verbs.includes('delete')) {
           const body = await readJsonBody(req);
           return sendJson(res, 200, deleteObject(contextFor(ctx, isDryRun('DeleteOptions', query, body)), resource, namespace, name, deleteOptionsFrom(query, body)));
+        }
+        if (method === 'PATCH' && resource.verbs.includes('patch')) {
+          const patch = await readJsonBody(req);
+          patchType(req.headers['content-type']);
+          return sendJson(res, 200, patchObject(contextFor(ctx, isDryRun('PatchOptions', query)), resource, namespace, name, patch));
         }
         if (method === 'PUT' && resource.verbs.includes('update')) {
           return sendJson(res, 200, replaceObject(contextFor(ctx, isDryRun('UpdateOptions', query)), resource, namespace, name, await readJsonBody(req)));

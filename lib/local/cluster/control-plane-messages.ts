@@ -64,6 +64,10 @@ export const Scheduling = {
   unboundImmediateClaims: 'pod has unbound immediate PersistentVolumeClaims',
   nodeAffinityMismatch: "node(s) didn't match Pod's node affinity/selector",
   insufficient: (resource: 'cpu' | 'memory') => `Insufficient ${resource}`,
+  /** The NodeUnschedulable plugin: the node is cordoned (spec.unschedulable). */
+  nodeUnschedulable: 'node(s) were unschedulable',
+  /** kube-scheduler's ErrNoNodesAvailable: there is no node at all (it was deleted). */
+  noNodes: 'no nodes available to schedule pods',
 } as const;
 
 export interface ClaimEvent {

@@ -1,5 +1,5 @@
 /** Discovery documents: what kubectl reads before anything else to map "po" to /api/v1/.../pods. */
-import { API_GROUPS, RESOURCES, POD_EXEC_SUBRESOURCE, POD_LOG_SUBRESOURCE } from './resources.js';
+import { API_GROUPS, RESOURCES, POD_EVICTION_SUBRESOURCE, POD_EXEC_SUBRESOURCE, POD_LOG_SUBRESOURCE } from './resources.js';
 
 export const SERVER_VERSION = {
   major: '1',
@@ -51,6 +51,8 @@ export function resourceList(group: string) {
     if (r.name !== 'pods') return [entry];
     return [
       entry,
+      // Group and version named: kubectl drain evicts only when discovery says which Eviction it takes.
+      { name: `pods/${POD_EVICTION_SUBRESOURCE}`, singularName: '', namespaced: true, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
       { name: `pods/${POD_EXEC_SUBRESOURCE}`, singularName: '', namespaced: true, kind: 'PodExecOptions', verbs: ['create', 'get'] },
       { name: `pods/${POD_LOG_SUBRESOURCE}`, singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
     ];

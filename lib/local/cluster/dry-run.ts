@@ -14,7 +14,7 @@ import type { ObjectStore } from './store.js';
 const ALL = 'All';
 
 /** Which options object the apiserver validates the value in: its name is in the error. */
-export type DryRunOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'DeleteOptions';
+export type DryRunOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
 
 /**
  * Whether the request is a dry run; a value other than `All` is refused as the apiserver refuses

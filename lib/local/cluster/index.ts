@@ -23,6 +23,7 @@ import { Kubelet, NODE_CAPACITY, NODE_NAME } from './kubelet.js';
 import { defaultNodeLabels, kubernetesArch } from './node-labels.js';
 import { DEFAULT_LOG_LIMIT_BYTES } from './log-buffer.js';
 import { NodeDirs } from './node-dirs.js';
+import { startPodGc } from './pod-gc.js';
 import { startPersistentVolumeController } from './pv-controller.js';
 import { createObject, type ApiContext } from './resource-handlers.js';
 import { RESOURCES } from './resources.js';
@@ -173,6 +174,7 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
   const controllers = [
     startPersistentVolumeController({ store, events }, new VolumeProvisioner({ store, events, dirs, timings, nodeName: NODE_NAME, removeTree })),
     startClaimProtection(store),
+    startPodGc({ store, now, quarantineMs: timings.podGcQuarantineMs }),
   ];
   const kubelet = new Kubelet({
     store,

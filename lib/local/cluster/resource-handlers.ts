@@ -2,6 +2,7 @@
 import { badRequest, conflict, forbidden, invalid, notFound } from './api-errors.js';
 import type { Clock } from './clock.js';
 import { enforcedLevel, podSecurityRefusal, podSecurityViolations } from './pod-security.js';
+import { mergePatch } from './merge-patch.js';
 import { formatTime, type KubeObject, type Pod } from './objects.js';
 import { apiVersionOf, inVersion, storedAs, type ResourceType } from './resources.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
@@ -154,6 +155,40 @@ export function replaceObject(ctx: ApiContext, resource: ResourceType, namespace
       },
     });
   });
+  if (updated === undefined) throw notFound(resource.name, name);
+  return withKind(resource, updated);
+}
+
+/**
+ * PATCH (merge-patch.ts): the patch applied to the stored object, then stored as an update is:
+ * what the server owns (name, namespace, uid, creation time) kept, validated, and refused with a
+ * Conflict when the patch names a resourceVersion that is not the stored one.
+ */
+export function patchObject(ctx: ApiContext, resource: ResourceType, namespace: string | undefined, name: string, patch: unknown): KubeObject {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw badRequest('json: cannot unmarshal the patch into an object');
+  requireNamespace(ctx, resource, namespace);
+  const current = ctx.store.get(resource.name, namespace, name);
+  if (current === undefined) throw notFound(resource.name, name);
+  const version = (patch as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion;
+  if (typeof version === 'string' && version !== '' && version !== current.metadata.resourceVersion) throw conflict(resource.name, name);
+  const merged = mergePatch(current, patch) as KubeObject;
+  const { uid, creationTimestamp } = current.metadata;
+  merged.metadata = { ...(typeof merged.metadata === 'object' && merged.metadata !== null ? merged.metadata : {}), name, uid, creationTimestamp };
+  if (resource.namespaced) merged.metadata.namespace = namespace;
+  merged.kind = resource.kind;
+  merged.apiVersion = apiVersionOf(resource);
+  const problems = resource.validate(merged);
+  if (problems.length > 0) throw invalid(resource.kind, name, problems);
+  const updated = ctx.store.update(
+    resource.name,
+    namespace,
+    name,
+    (draft) => {
+      for (const key of Object.keys(draft)) delete draft[key];
+      Object.assign(draft, merged);
+    },
+    uid,
+  );
   if (updated === undefined) throw notFound(resource.name, name);
   return withKind(resource, updated);
 }

@@ -59,7 +59,8 @@ export const RESOURCES: Record<string, ResourceType> = {
     singularName: 'node',
     kind: 'Node',
     namespaced: false,
-    verbs: ['get', 'list', 'watch'],
+    // Patched to cordon it, deleted to take it away (pod-gc.ts then ends its pods).
+    verbs: ['delete', 'get', 'list', 'patch', 'watch'],
     shortNames: ['no'],
     fieldLabels: [...META_FIELDS, 'spec.unschedulable'],
     validate: () => [],
@@ -180,6 +181,7 @@ export const RESOURCES: Record<string, ResourceType> = {
 
 export const POD_LOG_SUBRESOURCE = 'log';
 export const POD_EXEC_SUBRESOURCE = 'exec';
+export const POD_EVICTION_SUBRESOURCE = 'eviction';
 
 /** `v1` for the core group, `group/v1` for the others, as objects and lists carry it. */
 export function apiVersionOf(resource: Pick<ResourceType, 'group'>): string {

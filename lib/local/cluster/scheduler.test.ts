@@ -69,3 +69,21 @@ test('requests above the node: Insufficient, and preemption finds no victims', (
     claimsMayHelp: false,
   });
 });
+
+const cordoned = { ...node, unschedulable: true };
+
+test('a cordoned node turns the pod away until the node changes', () => {
+  expect(placePod(pod([]), cordoned, claimOf, classOf)).toEqual({
+    fits: false,
+    message: `0/1 nodes are available: 1 node(s) were unschedulable. ${notHelpful}`,
+    claimsMayHelp: false,
+    nodeMayHelp: true,
+  });
+});
+
+test.each([
+  ['the unschedulable taint', [{ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' }]],
+  ['every taint', [{ operator: 'Exists' }]],
+])('a pod that tolerates %s still goes to a cordoned node', (_title, tolerations) => {
+  expect(placePod(pod([], { tolerations } as Partial<Pod['spec']>), cordoned, claimOf, classOf)).toEqual({ fits: true, claimsToProvision: [] });
+});

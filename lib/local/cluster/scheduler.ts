@@ -11,6 +11,7 @@ import type { Container, KubeObject, PersistentVolumeClaim, Pod, StorageClass } 
 import type { PodHandle } from './pod-handle.js';
 import { SCHEDULER } from './events.js';
 import { setCondition } from './pod-status.js';
+import type { StoreEvent } from './store.js';
 import { parseQuantity } from './quantity.js';
 import { checkClaims, claimNames, isBound, type ClaimOf, type ClassOf } from './volume-binding.js';
 
@@ -22,8 +23,27 @@ export interface NodeCapacity {
 
 export type Placement =
   | { fits: true; claimsToProvision: PersistentVolumeClaim[] }
-  /** `claimsMayHelp`: a change to the pod's claims can change the verdict, so it is worth retrying then. */
-  | { fits: false; message: string; claimsMayHelp: boolean };
+  /**
+   * `claimsMayHelp`: a change to the pod's claims can change the verdict, so it is worth retrying
+   * then; `nodeMayHelp`: so can a change to the node (uncordoned).
+   */
+  | { fits: false; message: string; claimsMayHelp: boolean; nodeMayHelp?: true };
+
+/** The taint a cordoned node carries; a pod that tolerates it may still go there (NodeUnschedulable plugin). */
+const UNSCHEDULABLE_TAINT = 'node.kubernetes.io/unschedulable';
+
+interface Toleration {
+  key?: string;
+  operator?: string;
+  effect?: string;
+}
+
+function toleratesUnschedulable(pod: Pod): boolean {
+  const tolerations = (pod.spec as { tolerations?: Toleration[] }).tolerations ?? [];
+  return tolerations.some(
+    (t) => (t.key === UNSCHEDULABLE_TAINT || ((t.key ?? '') === '' && t.operator === 'Exists')) && ((t.effect ?? '') === '' || t.effect === 'NoSchedule'),
+  );
+}
 
 /** As the scheduler counts it: init containers run one at a time, before the containers, so the largest of them or the sum of the rest. */
 function requested(pod: Pod, resource: 'cpu' | 'memory'): number {
@@ -37,9 +57,12 @@ function insufficient(pod: Pod, capacity: NodeCapacity): string[] {
   return (['cpu', 'memory'] as const).filter((r) => requested(pod, r) > (parseQuantity(capacity[r]) ?? 0)).map(Scheduling.insufficient);
 }
 
-export function placePod(pod: Pod, node: NodeIdentity & { capacity: NodeCapacity }, claimOf: ClaimOf, classOf: ClassOf): Placement {
+export function placePod(pod: Pod, node: NodeIdentity & { capacity: NodeCapacity; unschedulable?: boolean }, claimOf: ClaimOf, classOf: ClassOf): Placement {
   const claims = checkClaims(pod, claimOf, classOf);
   if (!claims.ok) return { fits: false, message: preFilterRejection(claims.message), claimsMayHelp: true };
+  if (node.unschedulable === true && !toleratesUnschedulable(pod)) {
+    return { fits: false, message: nodeRejection([Scheduling.nodeUnschedulable], Preemption.notHelpful), claimsMayHelp: false, nodeMayHelp: true };
+  }
   if (!matchesNodeSelection(pod, node)) {
     return { fits: false, message: nodeRejection([Scheduling.nodeAffinityMismatch], Preemption.notHelpful), claimsMayHelp: false };
   }
@@ -107,14 +130,27 @@ export async function schedule(pod: PodHandle, node: SchedulerNode): Promise<Pod
   const { store } = node;
   const claimOf: ClaimOf = (name) => store.get('persistentvolumeclaims', pod.namespace, name) as PersistentVolumeClaim | undefined;
   const classOf: ClassOf = (name) => store.get('storageclasses', undefined, name) as StorageClass | undefined;
+  const nodeChanged = (e: StoreEvent) => e.resource === 'nodes' && e.object.metadata.name === node.nodeName;
   await pod.wait(node.timings.scheduleMs);
   for (;;) {
     const current = pod.current();
     if (current === undefined) return undefined;
-    const labels = (store.get('nodes', undefined, node.nodeName) as KubeObject | undefined)?.metadata.labels ?? {};
-    const placement = placePod(current, { name: node.nodeName, labels, capacity: node.capacity }, claimOf, classOf);
+    const nodeObject = store.get('nodes', undefined, node.nodeName) as KubeObject | undefined;
+    if (nodeObject === undefined) {
+      // Deleted (kubectl delete node): nothing to bind to until a node registers again.
+      unschedulable(pod, current, Scheduling.noNodes);
+      await pod.waitForChange(nodeChanged);
+      continue;
+    }
+    const labels = nodeObject.metadata.labels ?? {};
+    const unschedulableNode = (nodeObject.spec as { unschedulable?: boolean } | undefined)?.unschedulable === true;
+    const placement = placePod(current, { name: node.nodeName, labels, capacity: node.capacity, unschedulable: unschedulableNode }, claimOf, classOf);
     if (!placement.fits) {
       unschedulable(pod, current, placement.message);
+      if (placement.nodeMayHelp) {
+        await pod.waitForChange(nodeChanged);
+        continue;
+      }
       if (!placement.claimsMayHelp) return undefined;
       const names = claimNames(current);
       await pod.waitForChange((e) => e.resource === 'persistentvolumeclaims' && e.object.metadata.namespace === pod.namespace && names.includes(e.object.metadata.name ?? ''));

@@ -206,7 +206,14 @@ const COLUMNS: Record<string, { columns: Column[]; row: (o: KubeObject, now: Dat
   },
   nodes: {
     columns: [NAME, col('Status'), col('Roles'), AGE, col('Version')],
-    row: (o, now) => [o.metadata.name, 'Ready', '<none>', since(o.metadata.creationTimestamp, now), 'v1.33.0-embedded'],
+    // As the printer words a cordoned node: its Ready condition, then SchedulingDisabled.
+    row: (o, now) => [
+      o.metadata.name,
+      (o.spec as { unschedulable?: boolean } | undefined)?.unschedulable ? 'Ready,SchedulingDisabled' : 'Ready',
+      '<none>',
+      since(o.metadata.creationTimestamp, now),
+      'v1.33.0-embedded',
+    ],
   },
 };
 

@@ -17,6 +17,11 @@ export interface KubeletTimings {
   configRetryMs: number;
   /** How long a deleted pod with nothing running shows as Terminating before it disappears. */
   terminatingMs: number;
+  /**
+   * Node deleted -> the pod GC ends the pods bound to it. The controller's quarantine (40 s)
+   * before it trusts that a node it no longer sees is gone.
+   */
+  podGcQuarantineMs: number;
 }
 
 export const DEFAULT_TIMINGS: KubeletTimings = {
@@ -29,6 +34,7 @@ export const DEFAULT_TIMINGS: KubeletTimings = {
   backoffMaxMs: 300_000,
   configRetryMs: 2_000,
   terminatingMs: 300,
+  podGcQuarantineMs: 40_000,
 };
 
 /** A preset for tests: every transition within tens of milliseconds. */
@@ -42,4 +48,5 @@ export const FAST_TIMINGS: KubeletTimings = {
   backoffMaxMs: 160,
   configRetryMs: 30,
   terminatingMs: 20,
+  podGcQuarantineMs: 20,
 };

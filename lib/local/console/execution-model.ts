@@ -45,6 +45,8 @@ export interface StepView {
   liveLog: string | null;
   /** The services that run beside it (their containers are in its pod), in the order they start. */
   services: { name: string; image: string }[];
+  /** How many pods it was given (its `retry`): 1 unless it was tried again. */
+  attempts: number;
 }
 
 /** A step of the pipeline its `when` left out of this build: it has no iteration. */
@@ -124,6 +126,7 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
       pod: detail.pods.get(index) ?? null,
       liveLog: detail.liveLogs?.get(index) ?? null,
       services: (step.services ?? []).map((service) => ({ name: service.name, image: service.image })),
+      attempts: Math.max(1, inIteration.filter((e) => e.type === 'StateEntered' && isLaunchState(e.state?.name)).length),
     };
   });
 

@@ -212,7 +212,7 @@ ${step.needs && step.needs.length > 0 ? html`<p class="muted">Needs ${step.needs
 <p class="muted">Image <code>${step.image}</code>${step.imageCheck ? html` <span class="image-check">${step.imageCheck}</span>` : ''}</p>
 ${notRun ?? ''}
 ${result ? html`<dl class="facts">
-<div><dt>Result</dt><dd>${result.status}${result.exitCode !== null ? `, exit code ${result.exitCode}` : ''}</dd></div>
+<div><dt>Result</dt><dd>${result.status}${result.exitCode !== null ? `, exit code ${result.exitCode}` : ''}${step.attempts > 1 ? html`, on attempt <span data-attempts>${step.attempts}</span>` : ''}</dd></div>
 ${result.error ? html`<div><dt>Error</dt><dd><code class="error-name">${result.error}</code></dd></div>` : ''}
 </dl>` : ''}
 ${step.lastPoll ? html`<h4>Last poll</h4><p>#${step.lastPoll.polls}: <strong>${step.lastPoll.phase}</strong> (${step.lastPoll.reason})${step.lastPoll.message ? html` — <span class="message">${stripAnsi(step.lastPoll.message)}</span>` : ''}</p>` : ''}
