@@ -106,7 +106,20 @@ describe('watchPodUntil', () => {
     const name = pod.metadata!.name!;
     const watching = watchPodUntil(kubeConfig, 'default', name, (p) => p === null, 10_000);
     await api.deleteNamespacedPod({ name, namespace: 'default', gracePeriodSeconds: 0 });
-    expect(await watching).toEqual({ pod: null, settled: true });
+    expect(await watching).toEqual({ pod: null, settled: true, lastState: expect.objectContaining({ metadata: expect.objectContaining({ name }) }) });
+  });
+
+  it('resumed from an earlier look, sees what happened since, a deletion with the pod\'s last state included', async () => {
+    const pod = await launch('evicted-between-looks', 'alpine:3.20');
+    const name = pod.metadata!.name!;
+    const looked = await api.readNamespacedPod({ name, namespace: 'default' });
+    // Gone before the next look begins: a fresh watch would find nothing to say.
+    await api.createNamespacedPodEviction({ name, namespace: 'default', body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'default' } } });
+    await waitFor(async () => ((await api.listNamespacedPod({ namespace: 'default', fieldSelector: `metadata.name=${name}` })).items.length === 0 ? true : undefined), { timeoutMs: 20_000, what: 'the pod gone' });
+    expect(await watchPodUntil(kubeConfig, 'default', name, () => false, 300)).toBeUndefined();
+    const resumed = await watchPodUntil(kubeConfig, 'default', name, (p) => p === null, 10_000, undefined, looked.metadata!.resourceVersion);
+    expect(resumed?.pod).toBeNull();
+    expect(resumed?.lastState?.status?.conditions).toContainEqual(expect.objectContaining({ type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI' }));
   });
 
   it('delivers nothing for a pod that does not exist, so the caller reads it plainly', async () => {

@@ -61,17 +61,22 @@ steps:
 });
 
 describe('a step whose pod is evicted', () => {
-  it('is StepInterrupted with the cluster\'s words, tried again by default, and the build succeeds', async () => {
+  // One that ends at SIGTERM, its pod gone before the next poll looks (the watch resumes from the
+  // last poll's resourceVersion and reads the deletion's last state); one that outlives it, its pod
+  // still there, terminating, when the watch sees the condition.
+  it.each([
+    ['ends at once', 'sleep 60'],
+    ['outlives SIGTERM', "trap '' TERM; while :; do sleep 1; done"],
+  ])('is StepInterrupted with the cluster\'s words, tried again by default, and the build succeeds (a step that %s)', async (what, wait) => {
     const pipeline = `version: 1
 checkout: false
 steps:
   - name: slow
     image: busybox:1.37
     commands:
-      # The first attempt outlives SIGTERM, as many a test runner does, so the pod is still there, terminating, when the poll looks.
-      - if [ -f started ]; then echo second attempt; else touch started; trap '' TERM; while :; do sleep 1; done; fi
+      - if [ -f started ]; then echo second attempt; else touch started; ${wait}; fi
 `;
-    const build = builds.build('evicted-1', pipeline);
+    const build = builds.build(`evicted-${what.replace(/\W+/g, '-')}`, pipeline);
     // Evicted as kubectl drain evicts: through the Eviction API, once the step runs.
     const pod = await waitFor(
       async () => {

@@ -9,7 +9,14 @@ export type WatchedPods = { pods: ReadonlyMap<string, V1Pod>; settled: boolean }
 export interface KubeClients {
   kube(): Promise<CoreV1Api>;
   /** `signal`: ends the watch early, as the time limit does (the local executor's, once its execution has ended). */
-  watchPod(namespace: string, podName: string, until: (pod: V1Pod | null) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<WatchedPod | undefined>;
+  watchPod(
+    namespace: string,
+    podName: string,
+    until: (pod: V1Pod | null) => boolean,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    fromResourceVersion?: string,
+  ): Promise<WatchedPod | undefined>;
   watchPods(
     namespace: string,
     labelSelector: string,
@@ -41,8 +48,8 @@ export function kubeClients(kubeConfig: () => Promise<KubeConfig>): KubeClients 
       if (last?.config !== config) last = { config, api: config.makeApiClient(CoreV1Api) };
       return last.api;
     },
-    async watchPod(namespace, podName, until, timeoutMs, signal) {
-      return watchPodUntil(await kubeConfig(), namespace, podName, until, timeoutMs, signal);
+    async watchPod(namespace, podName, until, timeoutMs, signal, fromResourceVersion) {
+      return watchPodUntil(await kubeConfig(), namespace, podName, until, timeoutMs, signal, fromResourceVersion);
     },
     async watchPods(namespace, labelSelector, until, timeoutMs, signal) {
       return watchPodsUntil(await kubeConfig(), namespace, labelSelector, until, timeoutMs, signal);

@@ -38,3 +38,4 @@ export { linesAfter, rotationGapNote, sinceTimeOf, type LogPosition } from './lo
 export { cacheSecretManifest, cacheSecretName, CacheContainers, CACHE_SCRATCH, type PodCachePlan, type PodCacheEntry, type PodArtifact, type PodArtifacts } from './cache-containers.js';
 export { ensureCacheSecret } from './cache-secret.js';
 export { DEFAULT_CACHE_IMAGE } from './cache-containers.js';
+export { disruptionCondition } from './classify-disruption.js';

@@ -6,6 +6,11 @@ export interface WatchedPod {
   pod: V1Pod | null;
   /** True when `until` said yes; false when the time ran out first. */
   settled: boolean;
+  /**
+   * A deleted pod's last state, as the DELETED event carries it: what a pod that is gone can
+   * still say of why (an eviction's DisruptionTarget condition).
+   */
+  lastState?: V1Pod;
 }
 
 /** How long a watch may take to deliver the pod as it is before it is taken not to exist. */
@@ -25,6 +30,7 @@ export function watchPodUntil(
   until: (pod: V1Pod | null) => boolean,
   timeoutMs: number,
   signal?: AbortSignal,
+  fromResourceVersion?: string,
 ): Promise<WatchedPod | undefined> {
   return new Promise((resolve) => {
     let seen: WatchedPod | undefined;
@@ -42,7 +48,8 @@ export function watchPodUntil(
     const timer = setTimeout(finish, timeoutMs);
     // A pod that exists is delivered at once; silence means it does not (it was deleted since the
     // last look), and the caller's plain read says so now rather than when the watch times out.
-    const firstEvent = setTimeout(finish, Math.min(FIRST_EVENT_MS, timeoutMs));
+    // Resumed from a resourceVersion, the watch delivers only what changed since, so silence says nothing.
+    const firstEvent = fromResourceVersion ? undefined : setTimeout(finish, Math.min(FIRST_EVENT_MS, timeoutMs));
     // Aborted (the execution it served has ended): what was seen stands, as at the time limit.
     signal?.addEventListener('abort', finish, { once: true });
     if (signal?.aborted) {
@@ -51,16 +58,26 @@ export function watchPodUntil(
     }
     const onEvent = (type: string, object: unknown) => {
       clearTimeout(firstEvent);
-      if (type === 'ERROR' || type === 'BOOKMARK') return;
+      // A resumed watch whose resourceVersion is too old (410) has nothing to say: the plain read answers.
+      if (type === 'ERROR') {
+        if (fromResourceVersion) finish();
+        return;
+      }
+      if (type === 'BOOKMARK') return;
       // Watch objects arrive as plain JSON (timestamps as strings); the classifier reads both forms.
       const pod = type === 'DELETED' ? null : (object as V1Pod);
-      seen = { pod, settled: until(pod) };
+      seen = { pod, settled: until(pod), ...(type === 'DELETED' ? { lastState: object as V1Pod } : {}) };
       if (seen.settled) finish();
     };
     new Watch(kubeConfig)
       .watch(
         `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`,
-        { fieldSelector: fieldSelector({ 'metadata.name': podName }), timeoutSeconds: Math.max(1, Math.ceil(timeoutMs / 1000)) },
+        {
+          fieldSelector: fieldSelector({ 'metadata.name': podName }),
+          timeoutSeconds: Math.max(1, Math.ceil(timeoutMs / 1000)),
+          // From where the last look saw the pod: a change since (a deletion above all) is not missed.
+          ...(fromResourceVersion ? { resourceVersion: fromResourceVersion } : {}),
+        },
         onEvent,
         // The server ended the watch or the connection failed: what was seen stands.
         () => finish(),

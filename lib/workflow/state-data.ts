@@ -109,6 +109,11 @@ export interface PollState {
   polls: number;
   /** podProgress() of the pod as last seen: a watch waits for it to change. */
   progress?: PodProgress;
+  /**
+   * The pod's resourceVersion as last seen: the next poll's watch resumes from it, so a change in
+   * between (an eviction whose pod is gone by then) reaches it. Absent: the watch starts afresh.
+   */
+  resourceVersion?: string;
   error?: ErrorName;
   cause?: string;
   exitCode?: number;

@@ -16,7 +16,14 @@ export interface TaskDeps {
    * Watches one pod until `until(pod)` holds or the time is up (lib/kube/watch-pod.ts); resolves
    * undefined when the watch saw nothing. Without it, PollStep polls plainly.
    */
-  watchPod?(namespace: string, podName: string, until: (pod: V1Pod | null) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<WatchedPod | undefined>;
+  watchPod?(
+    namespace: string,
+    podName: string,
+    until: (pod: V1Pod | null) => boolean,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    fromResourceVersion?: string,
+  ): Promise<WatchedPod | undefined>;
   /**
    * Watches the pods a label selector picks until `until(pods)` holds or the time is up; resolves
    * undefined when no watch could be opened. Without it, WaitForNeeds looks every few seconds.

@@ -26,7 +26,7 @@ export class InFlightInvocations {
       settings,
       deps: {
         ...deps,
-        ...(watchPod ? { watchPod: (namespace, podName, until, timeoutMs, own) => watchPod(namespace, podName, until, timeoutMs, both(signal, own)) } : {}),
+        ...(watchPod ? { watchPod: (namespace, podName, until, timeoutMs, own, fromResourceVersion) => watchPod(namespace, podName, until, timeoutMs, both(signal, own), fromResourceVersion) } : {}),
         ...(watchPods ? { watchPods: (namespace, selector, until, timeoutMs, own) => watchPods(namespace, selector, until, timeoutMs, both(signal, own)) } : {}),
         ...(followLog ? { followLog: (namespace, podName, container, from, onLines, own, options) => followLog(namespace, podName, container, from, onLines, both(signal, own), options) } : {}),
       },

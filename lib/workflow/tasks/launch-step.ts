@@ -77,6 +77,7 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     nextPollSeconds: firstPollSeconds(input.settings.pendingWatchSeconds ?? 0),
     polls: 0,
     progress: podProgress(pod),
+    ...(pod.metadata?.resourceVersion ? { resourceVersion: pod.metadata.resourceVersion } : {}),
     log: { location: deps.logs.liveLocation(input.build.id, input.step.name), parts: 0, bytes: 0 },
   };
 }

@@ -2,6 +2,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import {
   DEFAULT_CLASSIFY_OPTIONS,
   classifyStep,
+  disruptionCondition,
   isQuietPending,
   maskSecrets,
   observeStep,
@@ -80,6 +81,8 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
     polls: previous.polls + 1,
     progress: podProgress(observation.pod),
   };
+  const seenVersion = observation.pod?.metadata?.resourceVersion;
+  if (seenVersion) poll.resourceVersion = seenVersion;
   const liveLog = log ?? previous.log;
   if (liveLog) poll.log = liveLog;
   if ('message' in status && status.message) poll.message = status.message;
@@ -105,7 +108,12 @@ async function watchPod(input: StepInput, previous: PollState, deps: TaskDeps, w
     previous.podName,
     (pod) => movedOn(podProgress(pod), previous.progress),
     watchMs,
+    undefined,
+    previous.resourceVersion,
   );
+  // Gone, but taken away by the cluster (evicted, its node deleted): its last state says so, where
+  // a plain read would only find it missing.
+  if (watched?.pod === null && watched.lastState && disruptionCondition(watched.lastState)) return watched.lastState;
   return watched?.pod;
 }
 
