@@ -96,7 +96,8 @@ function sidecar(tools: Toolbox, entries: CacheScriptEntry[], dirs: CacheDirs, a
   const child = spawn(tools.sh, ['-c', cacheSaveScript(entries, dirs, artifacts)], { env: { PATH: tools.PATH, ...urls }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the output still in the pipe when the process ends is read by then.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return {
     async stop() {
       child.kill('SIGTERM');

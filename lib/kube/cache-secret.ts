@@ -4,8 +4,7 @@
  * a pod created now never reads URLs older than its own launch.
  */
 import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
-import { describeKubeFailure, httpStatus, kubeFailure, unexpectedKubeError } from './api-error.js';
-import { PodConfigError } from './errors.js';
+import { createBuildSecret } from './build-secret.js';
 import { withKubeRetries, type KubeRetryOptions } from './retry.js';
 
 export async function ensureCacheSecret(
@@ -15,22 +14,13 @@ export async function ensureCacheSecret(
 ): Promise<string> {
   const namespace = manifest.metadata!.namespace!;
   const name = manifest.metadata!.name!;
-  const operation = `create secret ${namespace}/${name}`;
-  try {
-    await withKubeRetries(operation, () => api.createNamespacedSecret({ namespace, body: manifest }), retry);
-  } catch (error) {
-    const status = httpStatus(error);
-    if (status === 409) {
+  return createBuildSecret(
+    api,
+    manifest,
+    "The step's cache URLs",
+    async () => {
       await withKubeRetries(`replace secret ${namespace}/${name}`, () => api.replaceNamespacedSecret({ namespace, name, body: manifest }), retry);
-      return name;
-    }
-    if (status === 400 || status === 403 || status === 404 || status === 422) {
-      throw new PodConfigError(
-        `The step's cache URLs could not be stored: the Kubernetes API refused the Secret "${name}" in namespace "${namespace}": ${describeKubeFailure(kubeFailure(error))}`,
-        { cause: error },
-      );
-    }
-    throw unexpectedKubeError(operation, error);
-  }
-  return name;
+    },
+    retry,
+  );
 }

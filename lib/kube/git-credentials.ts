@@ -4,10 +4,10 @@
  * log; deleted with the build's other objects.
  */
 import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
-import { PodConfigError } from './errors.js';
-import { describeKubeFailure, httpStatus, kubeFailure, unexpectedKubeError } from './api-error.js';
+import { httpStatus, unexpectedKubeError } from './api-error.js';
 import { gitCredentialsName, labelValue } from './pod-name.js';
 import { withKubeRetries, type KubeRetryOptions } from './retry.js';
+import { createBuildSecret } from './build-secret.js';
 import { Annotations, BUILD_DEADLINE_ANNOTATION, Labels, MANAGED_BY } from './types.js';
 
 export const GIT_TOKEN_KEY = 'token';
@@ -52,23 +52,7 @@ export async function ensureGitCredentials(
   manifest: V1Secret,
   retry?: KubeRetryOptions,
 ): Promise<string> {
-  const namespace = manifest.metadata!.namespace!;
-  const name = manifest.metadata!.name!;
-  const operation = `create secret ${namespace}/${name}`;
-  try {
-    await withKubeRetries(operation, () => api.createNamespacedSecret({ namespace, body: manifest }), retry);
-  } catch (error) {
-    const status = httpStatus(error);
-    if (status === 409) return name;
-    if (status === 400 || status === 403 || status === 404 || status === 422) {
-      throw new PodConfigError(
-        `The clone's credentials could not be stored: the Kubernetes API refused the Secret "${name}" in namespace "${namespace}": ${describeKubeFailure(kubeFailure(error))}`,
-        { cause: error },
-      );
-    }
-    throw unexpectedKubeError(operation, error);
-  }
-  return name;
+  return createBuildSecret(api, manifest, "The clone's credentials", async () => {}, retry);
 }
 
 type RenewApi = Pick<CoreV1Api, 'readNamespacedSecret' | 'replaceNamespacedSecret'>;
