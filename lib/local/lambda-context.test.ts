@@ -25,8 +25,8 @@ describe('the local Lambda context', () => {
   it('reports the memory serverless.yml deploys each function with', () => {
     const reported = deployed.map(({ name }) => ({ name, memory: localLambdaContext(name).memoryLimitInMB }));
     expect(reported).toEqual(deployed.map(({ name, memory }) => ({ name, memory: String(memory) })));
-    // The ones set below the provider's 256 MB, which a copy of the default would get wrong.
-    expect(localLambdaContext('pollStep').memoryLimitInMB).toBe('128');
+    // The ones set apart from the provider's 256 MB, which a copy of the default would get wrong.
+    expect(localLambdaContext('pollStep').memoryLimitInMB).toBe('192');
     expect(localLambdaContext('waitForNeeds').memoryLimitInMB).toBe('128');
   });
 
