@@ -96,8 +96,13 @@ function sidecar(tools: Toolbox, entries: CacheScriptEntry[], dirs: CacheDirs, a
   const child = spawn(tools.sh, ['-c', cacheSaveScript(entries, dirs, artifacts)], { env: { PATH: tools.PATH, ...urls }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  // 'close', not 'exit': the output still in the pipe when the process ends is read by then.
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  // The output still in the pipe when the process exits is read after 'exit': wait for the
+  // stream's end too, but not for ever ('close' would wait on any process that kept the pipe).
+  const ended = new Promise<void>((resolve) => child.stdout.once('end', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))).then(async (code) => {
+    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    return code;
+  });
   return {
     async stop() {
       child.kill('SIGTERM');

@@ -94,8 +94,13 @@ async function runSidecar(entries: CacheScriptEntry[], dirs: CacheDirs, urls: Re
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  // 'close', not 'exit': the output still in the pipe when the process ends is read by then.
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  // The output still in the pipe when the process exits is read after 'exit': wait for the
+  // stream's end too, but not for ever ('close' would wait on any process that kept the pipe).
+  const ended = new Promise<void>((resolve) => child.stdout.once('end', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))).then(async (code) => {
+    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    return code;
+  });
   try {
     await until();
   } finally {
