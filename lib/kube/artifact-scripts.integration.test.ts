@@ -5,15 +5,16 @@
  * S3 protocol server (moto) through presigned PUTs as LaunchStep makes them.
  */
 import { jest } from '@jest/globals';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { startMotoServer, motoServerInstalled, type MotoServer } from '../../test/fixtures/moto-server.js';
 import { describeRequiring } from '../../test/fixtures/requirements.js';
+import { scriptToolboxes, startScript, type Toolbox } from '../../test/fixtures/pod-scripts.js';
 import { cacheSaveScript, type ArtifactScriptPlan, type CacheDirs, type CacheScriptEntry } from './cache-scripts.js';
 import { stepScript } from './step-script.js';
 
@@ -34,27 +35,7 @@ afterAll(() => {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
 
-interface Toolbox {
-  name: string;
-  sh: string;
-  PATH: string;
-}
-
-const APPLETS = ['sh', 'tar', 'gzip', 'sha256sum', 'head', 'tail', 'cut', 'wc', 'awk', 'sed', 'grep', 'date', 'sleep', 'cat', 'rm', 'mkdir', 'printf', 'kill', 'tee', 'echo'];
-
-function busyboxTools(): Toolbox | undefined {
-  const busybox = spawnSync('/bin/sh', ['-c', 'command -v busybox'], { encoding: 'utf8' }).stdout.trim();
-  const curl = spawnSync('/bin/sh', ['-c', 'command -v curl'], { encoding: 'utf8' }).stdout.trim();
-  if (!busybox || !curl) return undefined;
-  const bin = tempDir('busybox');
-  for (const applet of APPLETS) symlinkSync(busybox, join(bin, applet));
-  symlinkSync(curl, join(bin, 'curl'));
-  return { name: 'busybox sh and applets', sh: join(bin, 'sh'), PATH: bin };
-}
-
-const busybox = busyboxTools();
-if (!busybox) console.warn('SKIPPED the artifact scripts under busybox: busybox is not on PATH');
-const toolboxes: Toolbox[] = [{ name: "this machine's sh and GNU tools", sh: '/bin/sh', PATH: process.env.PATH ?? '/usr/bin:/bin' }, ...(busybox ? [busybox] : [])];
+const toolboxes = scriptToolboxes('the artifact scripts');
 
 const putUrl = (key: string) => getSignedUrl(s3, new PutObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: 600 });
 const cachePutUrl = (key: string) =>
@@ -93,22 +74,7 @@ async function plan(): Promise<{ folder: string; artifacts: ArtifactScriptPlan; 
 
 /** The sidecar, started before the step as the kubelet starts it; stopped once the step ended. */
 function sidecar(tools: Toolbox, entries: CacheScriptEntry[], dirs: CacheDirs, artifacts: ArtifactScriptPlan, urls: Record<string, string>) {
-  const child = spawn(tools.sh, ['-c', cacheSaveScript(entries, dirs, artifacts)], { env: { PATH: tools.PATH, ...urls }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  // The output still in the pipe when the process exits is read after 'exit': wait for the
-  // stream's end too, but not for ever ('close' would wait on any process that kept the pipe).
-  const ended = new Promise<void>((resolve) => child.stdout.once('end', () => resolve()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))).then(async (code) => {
-    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-    return code;
-  });
-  return {
-    async stop() {
-      child.kill('SIGTERM');
-      return { status: await exited, stdout };
-    },
-  };
+  return startScript(tools, cacheSaveScript(entries, dirs, artifacts), urls);
 }
 
 function runStep(tools: Toolbox, commands: string[], dirs: CacheDirs) {

@@ -4,9 +4,9 @@
  * as LaunchStep makes them. Temporary directories stand in for /workspace and /step-runner.
  */
 import { jest } from '@jest/globals';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
@@ -14,6 +14,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { startMotoServer, motoServerInstalled, type MotoServer } from '../../test/fixtures/moto-server.js';
 import { describeRequiring } from '../../test/fixtures/requirements.js';
 import { waitFor } from '../../test/fixtures/wait-for.js';
+import { HOST_TOOLS, scriptToolboxes, startScript, type Toolbox } from '../../test/fixtures/pod-scripts.js';
 import { cacheRestoreScript, cacheSaveScript, CACHE_ENTRY_MAGIC, type CacheDirs, type CacheScriptEntry } from './cache-scripts.js';
 import { stepScript } from './step-script.js';
 
@@ -39,36 +40,9 @@ const getUrl = (key: string) => getSignedUrl(s3, new GetObjectCommand({ Bucket: 
 const putUrl = (key: string) =>
   getSignedUrl(s3, new PutObjectCommand({ Bucket: bucket, Key: key, IfNoneMatch: '*' }), { expiresIn: 600, unhoistableHeaders: new Set(['if-none-match']) });
 
-/**
- * The shells and tools the scripts run with: this machine's (dash and GNU), and, where busybox is
- * installed, busybox's sh and applets with only curl from the machine, as in the cache image.
- */
-interface Toolbox {
-  name: string;
-  sh: string;
-  PATH: string;
-}
+const toolboxes = scriptToolboxes('the cache scripts');
 
-const hostTools: Toolbox = { name: "this machine's sh and GNU tools", sh: '/bin/sh', PATH: process.env.PATH ?? '/usr/bin:/bin' };
-
-const BUSYBOX_APPLETS = ['sh', 'tar', 'gzip', 'sha256sum', 'head', 'tail', 'cut', 'wc', 'awk', 'sed', 'grep', 'date', 'sleep', 'cat', 'rm', 'mkdir', 'printf', 'kill'];
-
-function busyboxTools(): Toolbox | undefined {
-  const busybox = spawnSync('/bin/sh', ['-c', 'command -v busybox'], { encoding: 'utf8' }).stdout.trim();
-  const curl = spawnSync('/bin/sh', ['-c', 'command -v curl'], { encoding: 'utf8' }).stdout.trim();
-  if (!busybox || !curl) return undefined;
-  const bin = mkdtempSync(join(tmpdir(), 'cache-scripts-busybox-'));
-  temps.push(bin);
-  for (const applet of BUSYBOX_APPLETS) symlinkSync(busybox, join(bin, applet));
-  symlinkSync(curl, join(bin, 'curl'));
-  return { name: 'busybox sh and applets (as in the cache image)', sh: join(bin, 'sh'), PATH: bin };
-}
-
-const busybox = busyboxTools();
-if (!busybox) console.warn('SKIPPED the cache scripts under busybox: busybox is not on PATH (apt-get install busybox)');
-const toolboxes = [hostTools, ...(busybox ? [busybox] : [])];
-
-let tools: Toolbox = hostTools;
+let tools: Toolbox = HOST_TOOLS;
 
 /** Only what a container has: PATH and the URLs; the directories come from the generators. */
 function env(urls: Record<string, string>): NodeJS.ProcessEnv {
@@ -89,25 +63,14 @@ async function save(entries: CacheScriptEntry[], dirs: CacheDirs, urls: Record<s
 }
 
 async function runSidecar(entries: CacheScriptEntry[], dirs: CacheDirs, urls: Record<string, string>, until: () => Promise<void>) {
-  const child = spawn(tools.sh, ['-c', cacheSaveScript(entries, dirs)], { env: env(urls), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  // The output still in the pipe when the process exits is read after 'exit': wait for the
-  // stream's end too, but not for ever ('close' would wait on any process that kept the pipe).
-  const ended = new Promise<void>((resolve) => child.stdout.once('end', () => resolve()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))).then(async (code) => {
-    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-    return code;
-  });
+  const sidecar = startScript(tools, cacheSaveScript(entries, dirs), urls);
   try {
     await until();
-  } finally {
-    child.kill('SIGTERM');
+  } catch (error) {
+    await sidecar.stop();
+    throw error;
   }
-  const status = await exited;
-  return { status, stdout, stderr };
+  return sidecar.stop();
 }
 
 /** Every file under dir with its content, symlinks as `-> target`. */
