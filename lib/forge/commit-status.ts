@@ -122,7 +122,7 @@ export function commitStatusReporter(sink: StatusSink): { report(request: Status
 }
 
 /** The console page, for executions that have one (a local execution's ARN names no real region). */
-function targetUrl(executionArn: string | undefined): string | undefined {
+export function targetUrl(executionArn: string | undefined): string | undefined {
   const region = executionArn?.startsWith('arn:aws:states:') ? executionArn.split(':')[3] : undefined;
   return region && /^[a-z]{2}(-[a-z]+)+-\d+$/.test(region) ? consoleUrlFor(executionArn!) : undefined;
 }

@@ -1,7 +1,8 @@
 /**
  * The GitHub REST calls the runner makes, over fetch: read a file at a commit, post a commit
- * status, read a commit's message, the files a comparison or a pull request changes, and
- * (authenticated as a GitHub App, with its JWT) create an installation access token.
+ * status, read a commit's message, the files a comparison or a pull request changes, create,
+ * update and find check runs (with an installation token), and (authenticated as a GitHub App,
+ * with its JWT) create an installation access token.
  * The base URL is configurable (GitHub Enterprise, or a loopback server in tests); the token is
  * never part of an error message.
  */
@@ -19,6 +20,52 @@ export interface CommitStatus {
   description: string;
   target_url?: string;
   context: string;
+}
+
+/** The conclusions a build's check run ends with (GitHub has `action_required` and `stale` too). */
+export type CheckConclusion = 'success' | 'failure' | 'cancelled' | 'timed_out' | 'neutral' | 'skipped';
+
+/** One annotation: a line of a file of the commit, shown on the pull request's Files changed. */
+export interface CheckAnnotation {
+  path: string;
+  start_line: number;
+  end_line: number;
+  annotation_level: 'notice' | 'warning' | 'failure';
+  message: string;
+  title?: string;
+  raw_details?: string;
+}
+
+export interface CheckRunOutput {
+  title: string;
+  summary: string;
+  text?: string;
+  annotations?: CheckAnnotation[];
+}
+
+/** The body of PATCH /repos/{owner}/{repo}/check-runs/{check_run_id} ("Update a check run"). */
+export interface CheckRunUpdate {
+  status?: 'in_progress' | 'completed';
+  conclusion?: CheckConclusion;
+  completed_at?: string;
+  details_url?: string;
+  output?: CheckRunOutput;
+}
+
+/** The body of POST /repos/{owner}/{repo}/check-runs ("Create a check run"). */
+export interface CheckRunCreate extends CheckRunUpdate {
+  name: string;
+  head_sha: string;
+  external_id?: string;
+  started_at?: string;
+}
+
+/** What the runner reads of a check run GitHub answers with. */
+export interface CheckRunFound {
+  id: number;
+  name: string;
+  external_id: string | null;
+  status: string;
 }
 
 export type FileRead = { found: true; text: string } | { found: false; reason: string };
@@ -54,6 +101,11 @@ export interface GitHubApi {
   /** One page of GET /repos/{owner}/{repo}/pulls/{number}/files. */
   pullRequestFiles(repository: string, number: number, page: number, perPage: number): Promise<ChangedFile[]>;
   createCommitStatus(repository: string, sha: string, status: CommitStatus): Promise<void>;
+  /** Needs an installation token: only a GitHub App may write check runs. */
+  createCheckRun(repository: string, body: CheckRunCreate): Promise<CheckRunFound>;
+  updateCheckRun(repository: string, id: number, body: CheckRunUpdate): Promise<CheckRunFound>;
+  /** GET /repos/{owner}/{repo}/commits/{ref}/check-runs?check_name=NAME&filter=all: one page of 100. */
+  checkRunsNamed(repository: string, ref: string, name: string): Promise<CheckRunFound[]>;
   /** Needs the App's JWT as the token. */
   createInstallationToken(installationId: number, request: InstallationTokenRequest): Promise<InstallationToken>;
 }
@@ -181,6 +233,32 @@ export function gitHubApi(options: GitHubApiOptions = {}): GitHubApi {
       await response.body?.cancel();
     },
 
+    async createCheckRun(repository, body) {
+      const operation = `POST check run ${body.name} for ${repository}@${body.head_sha.slice(0, 7)}`;
+      const response = await call(operation, `/repos/${repoPath(repository)}/check-runs`, { method: 'POST', accept: 'application/vnd.github+json', body });
+      if (!response.ok) throw await failure(operation, response);
+      return checkRunFound(operation, await response.json().catch(() => undefined));
+    },
+
+    async updateCheckRun(repository, id, body) {
+      const operation = `PATCH check run ${id} of ${repository}${body.conclusion ? ` (${body.conclusion})` : ''}`;
+      const response = await call(operation, `/repos/${repoPath(repository)}/check-runs/${encodeURIComponent(String(id))}`, {
+        method: 'PATCH',
+        accept: 'application/vnd.github+json',
+        body,
+      });
+      if (!response.ok) throw await failure(operation, response);
+      return checkRunFound(operation, await response.json().catch(() => undefined));
+    },
+
+    async checkRunsNamed(repository, ref, name) {
+      const operation = `GET check runs ${name} of ${repository}@${ref.slice(0, 7)}`;
+      const path = `/repos/${repoPath(repository)}/commits/${encodeURIComponent(ref)}/check-runs?check_name=${encodeURIComponent(name)}&filter=all&per_page=100`;
+      const runs = ((await getJson(operation, path)) as { check_runs?: unknown } | null)?.check_runs;
+      if (!Array.isArray(runs)) throw new GitHubApiError(`${operation}: GitHub API answered without check_runs`, operation, 200);
+      return runs.map((run) => checkRunFound(operation, run));
+    },
+
     async createInstallationToken(installationId, request) {
       const operation = `POST access token for installation ${installationId}`;
       const response = await call(operation, `/app/installations/${encodeURIComponent(String(installationId))}/access_tokens`, {
@@ -196,6 +274,14 @@ export function gitHubApi(options: GitHubApiOptions = {}): GitHubApi {
       return { token: answer.token, expiresAt: typeof answer.expires_at === 'string' ? answer.expires_at : '' };
     },
   };
+}
+
+function checkRunFound(operation: string, value: unknown): CheckRunFound {
+  const run = value as Partial<CheckRunFound> | null | undefined;
+  if (typeof run?.id !== 'number' || typeof run.name !== 'string') {
+    throw new GitHubApiError(`${operation}: GitHub API answered with a check run not of the documented shape`, operation, 200);
+  }
+  return { id: run.id, name: run.name, external_id: typeof run.external_id === 'string' ? run.external_id : null, status: String(run.status ?? '') };
 }
 
 function changedFiles(operation: string, value: unknown): ChangedFile[] {

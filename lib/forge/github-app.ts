@@ -15,6 +15,8 @@ export const CLONE_PERMISSIONS: InstallationPermissions = { contents: 'read' };
 export const PIPELINE_PERMISSIONS: InstallationPermissions = { contents: 'read' };
 /** ReportStatus posts commit statuses. */
 export const STATUS_PERMISSIONS: InstallationPermissions = { statuses: 'write' };
+/** ReportStatus writes the build's check run, when the build came through the App. */
+export const CHECKS_PERMISSIONS: InstallationPermissions = { checks: 'write' };
 
 /**
  * A build needs GitHub credentials that the deployment's GitHub App could not provide: its private

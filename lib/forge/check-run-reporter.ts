@@ -1,0 +1,150 @@
+/**
+ * Check runs on GitHub for builds that came through the deployment's GitHub App (only an App may
+ * write them: docs.github.com, REST "Check runs"), commit statuses for the others, as before.
+ *
+ * The run is found again by its `external_id` (the execution) among the commit's runs of the
+ * check's name, so nothing has to carry its id from the start report to the last: a ReportStatus
+ * that Step Functions retries updates the run it created instead of creating a second, and a
+ * build whose start report never reached GitHub still gets its run, completed, at the end.
+ */
+import { Outcomes, type StatusReport, type StatusRequest } from '../contract/index.js';
+import { isGitHubTrigger } from './build-request.js';
+import { checkRunCompletion, checkRunCreation, endingOf, type CheckStep } from './check-run.js';
+import { commitStatusReporter, gitHubStatusSinkFor, targetUrl } from './commit-status.js';
+import { gitHubApi, GitHubApiError, type CheckRunCreate, type CheckRunUpdate, type GitHubApi, type GitHubApiOptions } from './github-api.js';
+import { CHECKS_PERMISSIONS, gitHubTokenFor, type GitHubCredentials } from './github-app.js';
+
+/** As the App's token requests: attempts that a retry may cure wait this long, doubling. */
+const RETRY_DELAY_MS = 500;
+
+export interface CheckRunOptions {
+  /** Attempts per call when GitHub fails in a way a retry may cure (no answer, 429, 5xx); default 3. */
+  attempts?: number;
+  sleep?: (ms: number) => Promise<void>;
+  /** ISO 8601 now, for started_at and completed_at. */
+  now?: () => string;
+}
+
+type CheckRunCalls = Pick<GitHubApi, 'createCheckRun' | 'updateCheckRun' | 'checkRunsNamed'>;
+
+/**
+ * Writes one execution's check run: `create` when the commit has none of it yet, then each of
+ * `updates` in order (a created run gets the first update's fields at once). Returns its id.
+ */
+export async function writeCheckRun(
+  api: CheckRunCalls,
+  repository: string,
+  create: CheckRunCreate,
+  updates: readonly CheckRunUpdate[],
+  options: CheckRunOptions = {},
+): Promise<number> {
+  const retried = retrying(options);
+  const lookup = async () => (await api.checkRunsNamed(repository, create.head_sha, create.name)).find((run) => run.external_id === create.external_id)?.id;
+  let id = await retried(lookup);
+  let pending = [...updates];
+  if (id === undefined) {
+    const [first, ...rest] = pending;
+    const body: CheckRunCreate = first ? { ...create, ...first } : create;
+    let tried = false;
+    id = await retried(async () => {
+      // A create that got no answer (or a 5xx) may have been made all the same: look before making another.
+      const made = tried ? await lookup() : undefined;
+      tried = true;
+      return made ?? (await api.createCheckRun(repository, body)).id;
+    });
+    if (first === undefined) return id;
+    pending = rest;
+  } else if (pending.length === 0) {
+    // The start report again (Step Functions retried it): the run exists, say it runs.
+    const { name: _name, head_sha: _sha, external_id: _external, ...again } = create;
+    pending = [again];
+  }
+  for (const update of pending) await retried(() => api.updateCheckRun(repository, id, update));
+  return id;
+}
+
+function retrying(options: CheckRunOptions) {
+  const attempts = Math.max(1, options.attempts ?? 3);
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  return async function retried<T>(call: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await call();
+      } catch (error) {
+        const status = error instanceof GitHubApiError ? error.status : undefined;
+        if (status === undefined || !(status === 0 || status === 429 || status >= 500) || attempt >= attempts) throw error;
+        await sleep(RETRY_DELAY_MS * 2 ** (attempt - 1));
+      }
+    }
+  };
+}
+
+/** What a report knows of the build beyond the StatusRequest, when its caller has it. */
+export interface CheckRunContext {
+  steps?: readonly CheckStep[];
+  pipelineFile?: string;
+}
+
+/**
+ * The check run of a StatusRequest, written with an installation token (checks: write) of the
+ * App the build came through. Throws when GitHub could not be reached or refused, as the status
+ * sink does: ReportStatus logs it, and the build goes on.
+ */
+export function checkRunReporter(
+  credentials: GitHubCredentials,
+  api: Omit<GitHubApiOptions, 'token'> = {},
+  options: CheckRunOptions = {},
+): { report(request: StatusRequest, context?: CheckRunContext): Promise<StatusReport> } {
+  const now = options.now ?? (() => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
+  return {
+    async report({ build, outcome, failure, executionArn, skipped }, context = {}) {
+      if (!isGitHubTrigger(build.trigger) || !build.repository || !build.commit) {
+        return { posted: false, reason: `not a GitHub build (${build.trigger ?? 'no trigger'}): no check run` };
+      }
+      const chosen = await gitHubTokenFor({ ...(credentials.app ? { app: credentials.app } : {}) }, build, CHECKS_PERMISSIONS);
+      if (!chosen) return { posted: false, reason: `${build.repository}: only a GitHub App may write check runs, and the build did not come through one` };
+      const detailsUrl = targetUrl(executionArn);
+      const create = checkRunCreation({
+        headSha: build.commit,
+        execution: executionArn ?? build.id,
+        startedAt: now(),
+        ...(detailsUrl ? { detailsUrl } : {}),
+        ...(context.steps ? { steps: context.steps } : {}),
+      });
+      const updates =
+        outcome === Outcomes.started
+          ? []
+          : checkRunCompletion({
+              ending: endingOf(outcome, failure, skipped),
+              completedAt: now(),
+              ...(failure ? { failure } : {}),
+              ...(skipped ? { skipped } : {}),
+              ...(context.steps ? { steps: context.steps } : {}),
+              ...(context.pipelineFile ? { pipelineFile: context.pipelineFile } : {}),
+              mask: (text) => text.split(chosen.token).join('***'),
+            });
+      await writeCheckRun(gitHubApi({ ...api, token: chosen.token }), build.repository, create, updates, options);
+      const state = updates[0]?.conclusion ?? 'in_progress';
+      return { posted: true, state, description: (updates[0]?.output ?? create.output)!.title };
+    },
+  };
+}
+
+/**
+ * What ReportStatus reports to GitHub: a check run when the build came through the deployment's
+ * App, else a commit status, as without an App.
+ */
+export function gitHubReporter(
+  credentials: GitHubCredentials,
+  api: Omit<GitHubApiOptions, 'token'> = {},
+  options: CheckRunOptions = {},
+): { report(request: StatusRequest): Promise<StatusReport> } {
+  const checks = checkRunReporter(credentials, api, options);
+  const statuses = commitStatusReporter(gitHubStatusSinkFor(credentials, api));
+  return {
+    report(request) {
+      const viaApp = credentials.app !== undefined && request.build.installationId !== undefined;
+      return viaApp ? checks.report(request) : statuses.report(request);
+    },
+  };
+}

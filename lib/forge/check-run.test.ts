@@ -1,0 +1,215 @@
+import { requestBodyProblems } from '../../test/fixtures/webhooks/github-openapi.js';
+import { parsePipeline } from '../pipeline/index.js';
+import {
+  annotationBatches,
+  annotationFor,
+  CHECK_NAME,
+  checkRunCompletion,
+  checkRunCreation,
+  checkRunProgress,
+  conclusionFor,
+  duration,
+  endingOf,
+  Endings,
+  MAX_ANNOTATIONS_PER_REQUEST,
+  MAX_OUTPUT_TEXT,
+  splitCause,
+  summaryWith,
+  type CheckStep,
+  type Ending,
+} from './check-run.js';
+
+const SHA = '6113728f27ae82c7b1a177c8d03f9e96e0adf246';
+const ARN = 'arn:aws:states:eu-west-1:123456789012:execution:step-runner:gh-hello-world-6113728-d1';
+const AT = '2026-03-01T10:00:00Z';
+
+const PIPELINE = `version: 1
+steps:
+  - name: build
+    image: node:22-alpine
+    commands: [npm ci]
+  - name: test
+    image: node:22-alpine
+    commands: [npm test]
+`;
+
+const STEP_FAILED_CAUSE = 'Step "test" exited with code 1 (image node:22-alpine)\nLast lines of the log:\n> jest\nFAIL src/sum.test.ts\n  expected 3, received 4';
+
+describe('check run conclusions', () => {
+  it.each<[Ending, string]>([
+    [Endings.succeeded, 'success'],
+    [Endings.failed, 'failure'],
+    [Endings.cancelled, 'cancelled'],
+    [Endings.timedOut, 'timed_out'],
+    [Endings.superseded, 'neutral'],
+    [Endings.skipped, 'skipped'],
+  ])('%s ends as %s', (ending, conclusion) => {
+    expect(conclusionFor(ending)).toBe(conclusion);
+  });
+
+  it.each<[string, Ending, Parameters<typeof endingOf>]>([
+    ['ReportSucceeded', Endings.succeeded, ['succeeded']],
+    ['ReportSkipped', Endings.skipped, ['succeeded', undefined, "Skipped by the pipeline's when.paths"]],
+    ['ReportFailed', Endings.failed, ['failed', { Error: 'StepFailed', Cause: 'x' }]],
+    ['an aborted execution', Endings.cancelled, ['stopped', { Error: 'ExecutionAborted' }]],
+    ['a timed-out execution', Endings.timedOut, ['stopped', { Error: 'ExecutionTimedOut' }]],
+    ['a superseded build', Endings.superseded, ['stopped', { Error: 'Superseded', Cause: 'Superseded by 1a2b3c4' }]],
+    ['an uncatchable error', Endings.failed, ['stopped', { Error: 'States.Runtime' }]],
+  ])('%s is %s', (_what, ending, args) => {
+    expect(endingOf(...args)).toBe(ending);
+  });
+});
+
+describe('check run requests', () => {
+  it('creates the run in progress, named as the status was, with the execution and its console page', () => {
+    const body = checkRunCreation({ headSha: SHA, execution: ARN, startedAt: AT, detailsUrl: 'https://console.example/x' });
+    expect(body).toMatchObject({ name: CHECK_NAME, head_sha: SHA, status: 'in_progress', started_at: AT, external_id: ARN, details_url: 'https://console.example/x' });
+    expect(requestBodyProblems('checks/create', body)).toEqual([]);
+  });
+
+  it('keeps the summary current as steps end', () => {
+    const steps: CheckStep[] = [
+      { name: 'build', status: 'succeeded', durationSeconds: 65 },
+      { name: 'test', status: 'running' },
+    ];
+    const body = checkRunProgress(steps);
+    expect(body.output?.title).toBe('Build running: 1 of 2 steps done');
+    expect(body.output?.summary).toContain('| `build` | ✅ succeeded | 1m 05s |  |');
+    expect(requestBodyProblems('checks/update', body)).toEqual([]);
+  });
+
+  it("completes a failed build with the Error, the Cause, the log tail as code and an annotation on the failing step's line", () => {
+    const pipeline = parsePipeline(PIPELINE, '.step-runner.yml');
+    const steps: CheckStep[] = pipeline.steps.map((step, index) => ({
+      name: step.name,
+      status: index === 0 ? 'succeeded' : 'failed',
+      durationSeconds: 12,
+      error: index === 0 ? null : 'StepFailed',
+      ...(step.line !== undefined ? { line: step.line } : {}),
+    }));
+    const [body, ...more] = checkRunCompletion({ ending: Endings.failed, completedAt: AT, failure: { Error: 'StepFailed', Cause: STEP_FAILED_CAUSE }, steps, pipelineFile: '.step-runner.yml' });
+    expect(more).toEqual([]);
+    expect(body).toMatchObject({ status: 'completed', conclusion: 'failure', completed_at: AT });
+    expect(body!.output!.title).toBe('StepFailed in step "test"');
+    expect(body!.output!.summary).toMatch(/^\*\*StepFailed\*\*: Step "test" exited with code 1/);
+    expect(body!.output!.text).toContain('```text\n> jest\nFAIL src/sum.test.ts\n  expected 3, received 4\n```');
+    expect(body!.output!.annotations).toEqual([
+      {
+        path: '.step-runner.yml',
+        start_line: 6,
+        end_line: 6,
+        annotation_level: 'failure',
+        title: 'StepFailed in step "test"',
+        message: 'Step "test" exited with code 1 (image node:22-alpine)',
+      },
+    ]);
+    expect(requestBodyProblems('checks/update', body)).toEqual([]);
+  });
+
+  it("shows a Lambda error's message, never its trace", () => {
+    const cause = JSON.stringify({ errorType: 'InvalidPipeline', errorMessage: '.step-runner.yml line 6: bad', trace: ['at /var/task/index.mjs:1:2'] });
+    const [body] = checkRunCompletion({ ending: Endings.failed, completedAt: AT, failure: { Error: 'InvalidPipeline', Cause: cause } });
+    expect(JSON.stringify(body)).not.toContain('/var/task');
+    expect(body!.output!.text).toContain('.step-runner.yml line 6: bad');
+  });
+
+  it.each<[Ending, string, Partial<Parameters<typeof checkRunCompletion>[0]>]>([
+    [Endings.succeeded, 'Build succeeded', {}],
+    [Endings.cancelled, 'Build cancelled', { failure: { Error: 'ExecutionAborted', Cause: 'The execution was stopped' } }],
+    [Endings.timedOut, 'Build timed out', { failure: { Error: 'ExecutionTimedOut', Cause: 'The execution ran past its time limit (24 h)' } }],
+    [Endings.superseded, 'Superseded by 1a2b3c4', { failure: { Error: 'Superseded', Cause: 'Superseded by 1a2b3c4' } }],
+    [Endings.skipped, 'Skipped: no changed file matches src/**', { skipped: 'no changed file matches src/**' }],
+  ])('titles a build that ended %s "%s", in a body GitHub accepts', (ending, title, rest) => {
+    const [body] = checkRunCompletion({ ending, completedAt: AT, ...rest });
+    expect(body!.output!.title).toBe(title);
+    expect(body!.conclusion).toBe(conclusionFor(ending));
+    expect(requestBodyProblems('checks/update', body)).toEqual([]);
+  });
+});
+
+describe("the API's limits", () => {
+  const many = (count: number, error = 'StepFailed: '.padEnd(250, 'x')): CheckStep[] =>
+    Array.from({ length: count }, (_, i) => ({ name: `step-${i}`, status: 'failed', durationSeconds: i, error }));
+
+  it.each([
+    ['a few steps', 3],
+    ['just over the limit', 240],
+    ['far over it', 5_000],
+  ])('keeps the summary within 65,535 characters with %s, whole rows only, saying how many are left out', (_what, count) => {
+    const summary = summaryWith('Build failed', many(count));
+    expect(summary.length).toBeLessThanOrEqual(MAX_OUTPUT_TEXT);
+    const rows = summary.split('\n').filter((line) => line.startsWith('| `step-'));
+    for (const row of rows) expect(row).toMatch(/^\| `step-\d+` \| .* \|$/);
+    const left = count - rows.length;
+    if (left > 0) expect(summary).toMatch(new RegExp(`_${left} more steps? not shown here`));
+    else expect(summary).not.toContain('not shown');
+    expect(requestBodyProblems('checks/update', { output: { title: 't', summary } })).toEqual([]);
+  });
+
+  it('fits the summary when it is just one row too long, leaving that row out', () => {
+    const steps = many(2);
+    const full = summaryWith('Build failed', steps);
+    const cut = summaryWith('Build failed', steps, full.length - 1);
+    expect(cut.length).toBeLessThanOrEqual(full.length - 1);
+    expect(cut).toContain('`step-0`');
+    expect(cut).not.toContain('`step-1`');
+    expect(cut).toContain('1 more step not shown here');
+  });
+
+  it('keeps the end of a log tail too long for the text, inside a fence the log cannot close', () => {
+    const log = `${'```\n'}${Array.from({ length: 20_000 }, (_, i) => `line ${i}`).join('\n')}`;
+    const [body] = checkRunCompletion({ ending: Endings.failed, completedAt: AT, failure: { Error: 'StepFailed', Cause: 'Step "test" exited with code 1' }, logTail: log });
+    const text = body!.output!.text!;
+    expect(text.length).toBeLessThanOrEqual(MAX_OUTPUT_TEXT);
+    expect(text).toContain('line 19999\n````');
+    expect(text).toContain('````text\n…\n');
+    expect(requestBodyProblems('checks/update', body)).toEqual([]);
+  });
+
+  it('sends at most 50 annotations a request, the rest in further updates with the same output', () => {
+    const annotations = Array.from({ length: 120 }, (_, i) => annotationFor('.step-runner.yml', i + 1, 'InvalidPipeline', `s${i}`, 'bad'));
+    const batches = annotationBatches({ title: 'Build failed', summary: 's' }, annotations);
+    expect(batches.map((b) => b.output!.annotations!.length)).toEqual([50, 50, 20]);
+    expect(batches.flatMap((b) => b.output!.annotations!)).toEqual(annotations);
+    for (const batch of batches) {
+      expect(batch.output).toMatchObject({ title: 'Build failed', summary: 's' });
+      expect(requestBodyProblems('checks/update', batch)).toEqual([]);
+    }
+    expect(MAX_ANNOTATIONS_PER_REQUEST).toBe(50);
+    // The schema says so too: 51 would be refused.
+    const refused = requestBodyProblems('checks/update', { output: { title: 't', summary: 's', annotations: [...annotations.slice(0, 51)] } });
+    expect(refused.join('\n')).toMatch(/annotations must NOT have more than 50 items/);
+  });
+});
+
+describe('masking', () => {
+  const SECRET = 'hunter2-db-password';
+  const mask = (text: string) => text.split(SECRET).join('***');
+
+  it('keeps what FinishStep masked as it is, and masks what the caller names everywhere the build speaks', () => {
+    const cause = `Step "test" exited with code 1\nLast lines of the log:\npassword=*** from the Secret\nconnecting with ${SECRET}`;
+    const steps: CheckStep[] = [{ name: 'test', status: 'failed', error: `StepFailed ${SECRET}`, line: 6 }];
+    const bodies = checkRunCompletion({ ending: Endings.failed, completedAt: AT, failure: { Error: 'StepFailed', Cause: cause }, steps, pipelineFile: '.step-runner.yml', mask });
+    const sent = JSON.stringify(bodies);
+    expect(sent).not.toContain(SECRET);
+    expect(sent).toContain('password=*** from the Secret');
+    expect(bodies[0]!.output!.text).toContain('connecting with ***');
+  });
+
+  it('splits the log tail FinishStep appends from the Cause, a service tail too', () => {
+    expect(splitCause(STEP_FAILED_CAUSE)).toEqual({ paragraph: 'Step "test" exited with code 1 (image node:22-alpine)', logTail: '> jest\nFAIL src/sum.test.ts\n  expected 3, received 4' });
+    expect(splitCause('Service "db" exited\nLast lines of the log of service "db":\nFATAL: no').logTail).toBe('FATAL: no');
+    expect(splitCause('Image node:99 not found')).toEqual({ paragraph: 'Image node:99 not found' });
+  });
+});
+
+describe('durations', () => {
+  it.each([
+    [0, '0s'],
+    [42, '42s'],
+    [65, '1m 05s'],
+    [7380, '2h 03m'],
+  ])('%d s reads %s', (seconds, words) => {
+    expect(duration(seconds)).toBe(words);
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * Check runs over real HTTP, against the loopback GitHub stand-in that refuses (422) any body not
+ * of the shape GitHub's OpenAPI description documents for checks/create and checks/update. The
+ * App's token is a real one of the stand-in (JWT signed with a key made here).
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import type { StatusRequest } from '../lib/contract/index.js';
+import { checkRunReporter, gitHubReporter, writeCheckRun } from '../lib/forge/check-run-reporter.js';
+import { gitHubApi, GitHubApiError } from '../lib/forge/github-api.js';
+import { gitHubApp, type GitHubApp } from '../lib/forge/github-app.js';
+import { reportStatus } from '../lib/workflow/tasks/report-status.js';
+import { startFakeGitHub, type FakeGitHub } from './fixtures/webhooks/github-server.js';
+
+const SHA = '6113728f27ae82c7b1a177c8d03f9e96e0adf246';
+const REPOSITORY = 'Codertocat/Hello-World';
+const INSTALLATION = 678;
+const TOKEN = 'ghs_installationTokenNeverShown0001';
+const ARN = 'arn:aws:states:eu-west-1:123456789012:execution:step-runner:gh-hello-world-6113728-d1';
+const AT = '2026-03-01T10:00:00Z';
+const PEM = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+
+const build = { id: 'gh-hello-world-6113728-d1', trigger: 'github pull_request', repository: REPOSITORY, commit: SHA, ref: 'refs/pull/2/head', installationId: INSTALLATION };
+const STEP_FAILED = { Error: 'StepFailed', Cause: `Step "test" exited with code 1\nLast lines of the log:\nFAIL src/sum.test.ts\nusing token ${TOKEN}` };
+
+let github: FakeGitHub;
+let app: GitHubApp;
+beforeAll(async () => {
+  github = await startFakeGitHub();
+  app = gitHubApp({ appId: '123456', privateKey: async () => PEM, baseUrl: github.url, sleep: async () => undefined });
+});
+afterAll(() => github.close());
+beforeEach(() => {
+  github.requests.length = 0;
+  github.checkRuns.clear();
+  github.refusedBodies.length = 0;
+  github.failPaths = [];
+  github.failWith = undefined;
+  github.installations.set(INSTALLATION, { token: TOKEN });
+});
+afterEach(() => {
+  // Every body that reached the stand-in is of the documented shape.
+  expect(github.refusedBodies).toEqual([]);
+});
+
+const options = { sleep: async () => undefined, now: () => AT };
+const reporter = () => checkRunReporter({ app }, { baseUrl: github.url }, options);
+const report = (request: Omit<StatusRequest, 'build'>, extra = {}) => reporter().report({ build, executionArn: ARN, ...request }, extra);
+
+describe('a build reported as a check run', () => {
+  it('is created in progress when the execution starts, with the installation token that may write checks only', async () => {
+    const result = await report({ outcome: 'started' });
+    expect(result).toMatchObject({ posted: true, state: 'in_progress' });
+    const [run] = github.checkRuns.values();
+    expect(run).toMatchObject({
+      name: 'step-runner',
+      head_sha: SHA,
+      status: 'in_progress',
+      started_at: AT,
+      external_id: ARN,
+      details_url: expect.stringMatching(/^https:\/\/eu-west-1\.console\.aws\.amazon\.com\/states\/.*gh-hello-world-6113728-d1/),
+    });
+    const token = github.requests.find((r) => r.path === `/app/installations/${INSTALLATION}/access_tokens`);
+    expect(JSON.parse(token!.body)).toEqual({ repositories: ['Hello-World'], permissions: { checks: 'write' } });
+    const create = github.requests.find((r) => r.method === 'POST' && r.path.endsWith('/check-runs'));
+    expect(create!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it('is completed, found again by its execution, with the conclusion, the failure and the annotation of the failing step', async () => {
+    await report({ outcome: 'started' });
+    await report(
+      { outcome: 'failed', failure: STEP_FAILED },
+      { steps: [{ name: 'build', status: 'succeeded', durationSeconds: 3 }, { name: 'test', status: 'failed', error: 'StepFailed', line: 6 }], pipelineFile: '.step-runner.yml' },
+    );
+    expect(github.checkRuns.size).toBe(1);
+    const [run] = github.checkRuns.values();
+    expect(run).toMatchObject({ status: 'completed', conclusion: 'failure', completed_at: AT, output: { title: 'StepFailed in step "test"' } });
+    expect(run!.output.summary).toContain('| `test` | ❌ failed |  | StepFailed |');
+    expect(run!.output.text).toContain('FAIL src/sum.test.ts');
+    expect(run!.annotations).toEqual([expect.objectContaining({ path: '.step-runner.yml', start_line: 6, end_line: 6, annotation_level: 'failure' })]);
+    // The token the report holds never reaches the output, even when a step printed it.
+    expect(JSON.stringify(run)).not.toContain(TOKEN);
+  });
+
+  it.each([
+    ['succeeded', {}, 'success'],
+    ['succeeded', { skipped: 'no changed file matches src/**' }, 'skipped'],
+    ['stopped', { failure: { Error: 'ExecutionAborted', Cause: 'The execution was stopped' } }, 'cancelled'],
+    ['stopped', { failure: { Error: 'ExecutionTimedOut', Cause: 'The execution ran past its time limit' } }, 'timed_out'],
+    ['stopped', { failure: { Error: 'Superseded', Cause: 'Superseded by 1a2b3c4' } }, 'neutral'],
+  ] as const)('ends %s %j as %s', async (outcome, rest, conclusion) => {
+    await report({ outcome: 'started' });
+    await report({ outcome, ...rest });
+    expect([...github.checkRuns.values()].map((run) => run.conclusion)).toEqual([conclusion]);
+  });
+
+  it('is created once when Step Functions retries the start report', async () => {
+    await report({ outcome: 'started' });
+    await report({ outcome: 'started' });
+    expect(github.checkRuns.size).toBe(1);
+  });
+
+  it('is created completed at the end when the start report never reached GitHub', async () => {
+    await report({ outcome: 'succeeded' });
+    expect([...github.checkRuns.values()]).toEqual([expect.objectContaining({ status: 'completed', conclusion: 'success', external_id: ARN })]);
+  });
+
+  it("keeps another execution's run of the same commit (a re-run) apart", async () => {
+    await reporter().report({ build, executionArn: `${ARN}-rerun-1`, outcome: 'started' });
+    await report({ outcome: 'started' });
+    await report({ outcome: 'failed', failure: STEP_FAILED });
+    expect([...github.checkRuns.values()].map((run) => [run.external_id, run.status])).toEqual([
+      [`${ARN}-rerun-1`, 'in_progress'],
+      [ARN, 'completed'],
+    ]);
+  });
+
+  it('sends more than 50 annotations in several updates, all of them kept', async () => {
+    const annotations = Array.from({ length: 120 }, (_, i) => ({ path: '.step-runner.yml', start_line: i + 1, end_line: i + 1, annotation_level: 'failure' as const, message: `problem ${i}` }));
+    const output = { title: 'InvalidPipeline', summary: '120 problems' };
+    const api = gitHubApi({ baseUrl: github.url, token: TOKEN });
+    await writeCheckRun(api, REPOSITORY, { name: 'step-runner', head_sha: SHA, external_id: ARN, status: 'in_progress', started_at: AT }, [
+      { conclusion: 'failure', completed_at: AT, output: { ...output, annotations: annotations.slice(0, 50) } },
+      { output: { ...output, annotations: annotations.slice(50, 100) } },
+      { output: { ...output, annotations: annotations.slice(100) } },
+    ]);
+    const [run] = github.checkRuns.values();
+    expect(run!.annotations).toHaveLength(120);
+    expect(run!.bodies.map((body) => (body.output as { annotations: unknown[] }).annotations.length)).toEqual([50, 50, 20]);
+  });
+});
+
+describe('a GitHub that fails', () => {
+  it('is tried again when a retry may cure it, without a second run', async () => {
+    let failures = 2;
+    const api = gitHubApi({ baseUrl: github.url, token: TOKEN });
+    const flaky = {
+      ...api,
+      createCheckRun: async (...args: Parameters<typeof api.createCheckRun>) => {
+        const created = await api.createCheckRun(...args);
+        // Made, but the answer was lost: the retry must find it rather than make another.
+        if (failures-- > 0) throw new GitHubApiError('POST check run: GitHub API answered 502', 'POST check run', 502);
+        return created;
+      },
+    };
+    await writeCheckRun(flaky, REPOSITORY, { name: 'step-runner', head_sha: SHA, external_id: ARN, status: 'in_progress', started_at: AT }, [], { sleep: async () => undefined });
+    expect(github.checkRuns.size).toBe(1);
+  });
+
+  it('never fails the report: ReportStatus logs it and the build goes on', async () => {
+    github.failPaths = [{ path: /check-runs/, status: 500 }];
+    const warnings: unknown[][] = [];
+    const log = { info: () => undefined, warn: (...args: unknown[]) => warnings.push(args) };
+    const result = await reportStatus({ build, executionArn: ARN, outcome: 'failed', failure: STEP_FAILED }, { reporter: reporter(), log });
+    expect(result).toEqual({ posted: false, reason: expect.stringMatching(/GitHub API answered 500/) });
+    expect(warnings).toHaveLength(1);
+    // Three attempts, as the App's token requests get.
+    expect(github.requests.filter((r) => r.path.includes('check-runs'))).toHaveLength(3);
+  });
+
+  it('never fails the report when the App lacks the checks permission', async () => {
+    github.installations.set(INSTALLATION, { status: 422, message: 'The permissions requested are not granted to this installation.' });
+    const warnings: unknown[][] = [];
+    const result = await reportStatus({ build, executionArn: ARN, outcome: 'started' }, { reporter: reporter(), log: { info: () => undefined, warn: (...args: unknown[]) => warnings.push(args) } });
+    expect(result).toMatchObject({ posted: false, reason: expect.stringContaining('checks: write') });
+    expect(warnings).toHaveLength(1);
+  });
+});
+
+describe('the stand-in', () => {
+  it("refuses, as GitHub does, a body its OpenAPI description does not allow", async () => {
+    const api = gitHubApi({ baseUrl: github.url, token: TOKEN });
+    const tooLong = { name: 'step-runner', head_sha: SHA, output: { title: 't', summary: 'x'.repeat(65_536) } };
+    await expect(api.createCheckRun(REPOSITORY, tooLong)).rejects.toMatchObject({ status: 422 });
+    await expect(api.createCheckRun(REPOSITORY, { name: 'step-runner', head_sha: SHA, status: 'completed' })).rejects.toMatchObject({ status: 422 });
+    expect(github.refusedBodies.map((refused) => refused.problems)).toEqual([
+      ['/output/summary must NOT have more than 65535 characters'],
+      ['/conclusion is required with completed_at or status completed'],
+    ]);
+    github.refusedBodies.length = 0;
+  });
+});
+
+describe('without an App', () => {
+  it('posts commit statuses as before, even for a delivery that names an installation', async () => {
+    const result = await gitHubReporter({ token: 'ghp_deploymentToken' }, { baseUrl: github.url }, options).report({ build, executionArn: ARN, outcome: 'started' });
+    expect(result).toMatchObject({ posted: true, state: 'pending' });
+    expect(github.checkRuns.size).toBe(0);
+    expect(github.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`POST /repos/${REPOSITORY}/statuses/${SHA}`]);
+  });
+
+  it("posts commit statuses for a build that did not come through the deployment's App", async () => {
+    const { installationId: _installation, ...plain } = build;
+    void _installation;
+    const result = await gitHubReporter({ app, token: 'ghp_deploymentToken' }, { baseUrl: github.url }, options).report({ build: plain, executionArn: ARN, outcome: 'started' });
+    expect(result).toMatchObject({ posted: true, state: 'pending' });
+    expect(github.checkRuns.size).toBe(0);
+    expect(github.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`POST /repos/${REPOSITORY}/statuses/${SHA}`]);
+  });
+
+  it('reports a check run, and no status, for a build that came through the App', async () => {
+    await gitHubReporter({ app, token: 'ghp_deploymentToken' }, { baseUrl: github.url }, options).report({ build, executionArn: ARN, outcome: 'started' });
+    expect(github.checkRuns.size).toBe(1);
+    expect(github.requests.some((r) => r.path.includes('/statuses/'))).toBe(false);
+  });
+});
