@@ -32,7 +32,7 @@ const run = promisify(execFile);
 export const bundledPollStep = (workDir: string) => path.join(workDir, 'bundled', 'functions/poll-step.mjs');
 
 /** serverless.yml's esbuild options that shape the bundle (work folders and packaging left out). */
-async function deployedEsbuildOptions(root: string): Promise<esbuild.BuildOptions> {
+export async function deployedEsbuildOptions(root: string): Promise<esbuild.BuildOptions> {
   const config = parse(await readFile(path.join(root, 'serverless.yml'), 'utf8')) as { custom: { esbuild: Record<string, unknown> } };
   const { bundle, minify, sourcemap, target, format, platform, mainFields, banner, external } = config.custom.esbuild;
   return { bundle, minify, sourcemap, target, format, platform, mainFields, banner, external } as esbuild.BuildOptions;

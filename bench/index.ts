@@ -33,6 +33,8 @@ import { requestCounter } from './request-counter.js';
 import { median, percentile, round } from './stats.js';
 import { measureRealCompletionLatency, type DesignRuntimes } from './step-end-latency.js';
 import { measureSurfaceLatency } from './surface-latency.js';
+import { measureWebhookLatency } from './webhook-latency.js';
+import { printWebhookLatency } from './webhook-latency-report.js';
 import { mkdir } from 'node:fs/promises';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -355,6 +357,10 @@ try {
   // 10. The cache: its scripts on a node_modules-sized tree, and a two-step build cold and warm.
   const cache = await measureCache(path.join(scratch, 'cache'), print);
 
+  // 11. The webhook's answer time against a GitHub API that takes 5 s a call.
+  const webhookLatencyMs = await measureWebhookLatency(path.join(scratch, 'webhook'));
+  printWebhookLatency(webhookLatencyMs, print);
+
   const figures = {
     surfaceLatencyMs,
     transitions,
@@ -367,6 +373,7 @@ try {
     pollStepMemory,
     dockerRuntime,
     cache,
+    webhookLatencyMs,
     benchSeconds: round((Date.now() - started) / 1000),
   };
   print();

@@ -194,7 +194,7 @@ export async function simulateBuild(
   const execution = machine.run(input as never, {
     overrides: { taskResourceLocalHandlers: handlers as never, waitTimeOverrides: { WaitForStep: 0 } },
     // aws-local-stepfunctions fills $$.Execution only with what it is given.
-    context: { Execution: { Id: `arn:aws:states:us-east-1:000000000000:execution:build:${name}`, Name: name, Input: input as never, StartTime: clock.now().toISOString() } },
+    context: { Execution: { Id: `arn:aws:states:us-east-1:000000000000:execution:build:${name}`, Name: name, Input: input as never, StartTime: clock.now().toISOString(), RedriveCount: 0 } },
     noThrowOnAbort: true,
   });
   let transitions = 0;

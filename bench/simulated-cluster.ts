@@ -126,6 +126,14 @@ export function simulatedCluster(clock: SimulatedClock, timelines: StepTimeline 
     async listNamespacedPersistentVolumeClaim() {
       return { items: [...claims.values()] };
     },
+    // FinishStep marks a step succeeded on it (a merge patch of annotations).
+    async patchNamespacedPersistentVolumeClaim({ name, body }: { name: string; body: V1PersistentVolumeClaim }) {
+      const claim = claims.get(name);
+      if (!claim) throw Object.assign(new Error('not found'), { code: 404, body: '{"reason":"NotFound"}', headers: {} });
+      const patched = { ...claim, metadata: { ...claim.metadata, annotations: { ...claim.metadata?.annotations, ...body.metadata?.annotations } } };
+      claims.set(name, patched);
+      return patched;
+    },
     async deleteNamespacedPersistentVolumeClaim({ name }: { name: string }) {
       claims.delete(name);
       return {};

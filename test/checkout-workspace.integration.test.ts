@@ -189,10 +189,16 @@ describe('the build workspace on the cluster', () => {
     expect(left.items).toEqual([]);
   });
 
-  it('deletes the claim when a step fails, too', async () => {
+  it('keeps the claim of a failed build for a re-run of its failed steps, a day by default; deletes it when the deployment keeps none', async () => {
     const { summary } = await build('ws-failure', PIPELINE.replace('cat artifact.txt', 'exit 4'));
     expect(summary).toMatchObject({ status: 'FAILED', error: 'StepFailed' });
-    expect(await leftOf('ws-failure')).toEqual({ pods: 0, claims: 0 });
+    expect(await leftOf('ws-failure')).toEqual({ pods: 0, claims: 1 });
+    const [claim] = (await api.listNamespacedPersistentVolumeClaim({ namespace: 'default', labelSelector: 'step-runner.dev/build=ws-failure' })).items;
+    expect(Number(claim?.metadata?.annotations?.['step-runner.dev/active-deadline-seconds'])).toBeGreaterThanOrEqual(86_400);
+
+    const { summary: unkept } = await build('ws-failure-unkept', PIPELINE.replace('cat artifact.txt', 'exit 4'), { failedWorkspaceKeepSeconds: 0 });
+    expect(unkept).toMatchObject({ status: 'FAILED', error: 'StepFailed' });
+    expect(await leftOf('ws-failure-unkept')).toEqual({ pods: 0, claims: 0 });
   }, 60_000);
 
   describe('a cluster given by --kubeconfig, which cannot reach this machine', () => {

@@ -67,6 +67,7 @@ test.each([
   [['bogus'], /^step-runner: unknown command "bogus"\nUsage: step-runner <command>[\s\S]*\n {2}run [\s\S]*\n {2}serve [\s\S]*\n {2}cluster /],
   [['cluster', '--bogus'], /Unknown option '--bogus'[\s\S]*Usage: step-runner cluster/],
   [['cluster', '--port', 'many'], /--port must be a port number, got "many"/],
+  [['cluster', '--autoscale-after', 'soon'], /--autoscale-after must be a duration such as 5s, 500ms or 2m, got "soon"/],
 ])('step-runner %j exits 2 with its usage on stderr, nothing on stdout', async (args, message) => {
   const { code, out, err } = await cli(args);
   expect({ code, out }).toEqual({ code: 2, out: '' });

@@ -49,7 +49,7 @@ async function run(input: Record<string, unknown>, stubs: Record<string, Handler
   const validationOptions = startAt ? { noValidate: true } : { checkPaths: true, checkArn: true };
   const machine = new StateMachine(resolveResources(definition, localLambdaArn) as never, { validationOptions });
   const execution = machine.run(input as never, {
-    context: { Execution: { Id: `arn:aws:states:us-east-1:000000000000:execution:build:${BUILD.id}`, Name: BUILD.id, Input: input as never } },
+    context: { Execution: { Id: `arn:aws:states:us-east-1:000000000000:execution:build:${BUILD.id}`, Name: BUILD.id, Input: input as never, RedriveCount: 0 } },
     overrides: { taskResourceLocalHandlers: handlers as never, waitTimeOverrides: Object.fromEntries(waitStates(definition).map((s) => [s, 0])) },
   });
   let ended: { Error?: string; Cause?: string } | undefined;

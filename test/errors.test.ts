@@ -1,4 +1,5 @@
 import { ErrorNames } from '../lib/contract/index.js';
+import { GitHubUnavailable } from '../lib/forge/deferred-lookup.js';
 import { CredentialsUnavailable } from '../lib/forge/github-app.js';
 import {
   CheckoutFailed,
@@ -32,6 +33,7 @@ describe('error classes', () => {
     [new CredentialsUnavailable('m'), ErrorNames.CredentialsUnavailable],
     [new ServiceFailed('m'), ErrorNames.ServiceFailed],
     [new StepInterrupted('m'), ErrorNames.StepInterrupted],
+    [new GitHubUnavailable('m'), ErrorNames.GitHubUnavailable],
   ])('%p is named %s, the Error the console shows', (error, name) => {
     expect(error.name).toBe(name);
     expect(error).toBeInstanceOf(Error);
@@ -40,6 +42,6 @@ describe('error classes', () => {
 
   it('covers every contract name', () => {
     expect(Object.keys(ErrorNames)).toEqual(Object.values(ErrorNames));
-    expect(Object.keys(ErrorNames)).toHaveLength(14);
+    expect(Object.keys(ErrorNames)).toHaveLength(15);
   });
 });

@@ -48,7 +48,7 @@ const GOOD_PIPELINE = 'version: 1\nsteps:\n  - name: test\n    image: alpine:3.2
 const started: BuildInput[] = [];
 const starter: ExecutionStarter = {
   start: async (name, input) => {
-    started.push(input);
+    started.push(input as BuildInput);
     return { executionArn: `arn:local:${name}`, executionName: name, consoleUrl: 'http://localhost', alreadyStarted: false };
   },
 };

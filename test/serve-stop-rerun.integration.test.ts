@@ -100,3 +100,36 @@ test('rerun starts the same input under a new name and build id, linked both way
 
   for (const execution of [name, rerun]) expect((await call('POST', `/executions/${execution}/stop`)).status).toBe(200);
 }, 45_000);
+
+test('"re-run failed steps" goes on with the same failed execution: only its failed step runs again, and a build with nothing to re-run is refused', async () => {
+  // The process runtime runs steps on this machine: the test ends the flake by writing the file.
+  const fixed = path.join(scratch, 'fixed-redrive-1');
+  const pipeline = `version: 1\ncheckout: false\nsteps:\n  - name: first\n    image: alpine:3.20\n    commands: ["echo once > once"]\n  - name: flaky\n    image: alpine:3.20\n    commands: ["test -f once", "test -f ${fixed}"]\n`;
+  const name = await deliverGeneric(server.url, SECRET, 'redrive-1', { repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline });
+  const failed = await eventually('the build to fail', async () => {
+    const got = (await call('GET', `/executions/${name}`)).json;
+    return got.status === 'FAILED' ? got : undefined;
+  });
+  expect(failed).toMatchObject({ error: 'StepFailed', redriveCount: 0, redrivable: true });
+  const page = await (await fetch(`${server.url}/executions/${name}`, { headers: { accept: 'text/html' } })).text();
+  expect(page).toContain('Re-run failed steps');
+
+  await writeFile(fixed, '');
+  expect(await call('POST', `/executions/${name}/redrive`)).toMatchObject({ status: 200, json: { name, status: 'RUNNING', redriveCount: 1 } });
+  const redriven = await eventually('the redriven build to end', async () => {
+    const got = (await call('GET', `/executions/${name}`)).json as { status: string; steps: { name: string; status: string }[]; events: { type: string; state: string | null }[] };
+    return got.status === 'RUNNING' ? undefined : got;
+  });
+  expect(redriven).toMatchObject({ status: 'SUCCEEDED', error: null, redrivable: false });
+  expect(redriven.steps.map((s) => [s.name, s.status])).toEqual([
+    ['first', 'succeeded'],
+    ['flaky', 'succeeded'],
+  ]);
+  // One history, the redrive in it; `first` launched once, in the first run only.
+  expect(redriven.events.filter((e) => e.type === 'ExecutionRedriven')).toHaveLength(1);
+  const launches = redriven.events.filter((e) => e.type === 'StateEntered' && e.state === 'LaunchStep');
+  expect(launches).toHaveLength(3);
+
+  expect(await call('POST', `/executions/${name}/redrive`)).toMatchObject({ status: 409, json: { error: 'ExecutionNotRedrivable' } });
+  expect(await call('POST', '/executions/nope/redrive')).toMatchObject({ status: 404, json: { error: 'ExecutionDoesNotExist' } });
+}, 45_000);

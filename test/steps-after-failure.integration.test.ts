@@ -64,14 +64,20 @@ describe('steps that run after a failure', () => {
       ref: null,
       rerunOf: null,
       reruns: [],
+      redriveCount: 0,
+      redrivable: false,
     };
     const model = executionModel({ execution, history: events, pods: new Map() });
     expect(model.steps.map((s) => [s.name, s.outcome])).toEqual(outcomes);
     const page = executionPage(model, layoutGraph(stateGraph(loadDefinition())), 3, new Date()).text;
     expect(page).toContain('status=failure error=StepFailed');
-    // Nothing is left once the build has ended.
+    // No pod is left once the build has ended; its claim is kept for a re-run of its failed steps,
+    // remembering the ones that succeeded (the steps after the failure among them, which a re-run does not take).
     expect((await api().listNamespacedPod({ namespace: 'default', labelSelector: `${Labels.build}=after-fail` })).items).toEqual([]);
-    expect((await api().listNamespacedPersistentVolumeClaim({ namespace: 'default', labelSelector: `${Labels.build}=after-fail` })).items.filter((c) => !c.metadata?.deletionTimestamp)).toEqual([]);
+    const claims = (await api().listNamespacedPersistentVolumeClaim({ namespace: 'default', labelSelector: `${Labels.build}=after-fail` })).items;
+    expect(claims.map((c) => Object.keys(c.metadata?.annotations ?? {}).filter((key) => key.startsWith('succeeded.')).sort())).toEqual([
+      ['succeeded.step-runner.dev/cleanup', 'succeeded.step-runner.dev/clone', 'succeeded.step-runner.dev/report'],
+    ]);
   }, 60_000);
 
   it('start only once the steps still running beside the failed one are stopped', async () => {

@@ -33,7 +33,7 @@ let logged = '';
 const started: { name: string; input: BuildInput }[] = [];
 const starter: ExecutionStarter = {
   start: async (name, input) => {
-    started.push({ name, input });
+    started.push({ name, input: input as BuildInput });
     return { executionArn: `arn:local:${name}`, executionName: name, consoleUrl: 'http://localhost', alreadyStarted: false };
   },
 };

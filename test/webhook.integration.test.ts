@@ -25,6 +25,8 @@ const GENERIC_SECRET = 'generic-webhook-secret-b81d44';
 const GITHUB_TOKEN = 'ghp_tokenValueThatMustNeverLeak0001';
 const SECRETS = [GITHUB_SECRET, GENERIC_SECRET, GITHUB_TOKEN];
 
+/** Far past any loopback answer; the deployed budget is WEBHOOK_LOOKUP_BUDGET_MS. */
+const PROMPT_GITHUB_BUDGET_MS = 60_000;
 const STATE_MACHINE_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:serverless-step-runner-dev-build';
 const PUSH_SHA = '6113728f27ae82c7b1a177c8d03f9e96e0adf246';
 const PR_SHA = 'ec26c3e57ca3a959ca5aad62de7213c562f8c821';
@@ -98,6 +100,10 @@ beforeEach(() => {
       GITHUB_API_URL: github.url,
     },
     new SFNClient({ region: 'eu-west-1' }),
+    {},
+    // These tests read the answers GitHub's prompt replies give: a loaded test machine must not
+    // turn them into lookups left to the build (test/webhook-deferred.integration.test.ts).
+    PROMPT_GITHUB_BUDGET_MS,
   );
 });
 

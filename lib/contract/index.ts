@@ -25,6 +25,7 @@ export const ErrorNames = {
   CredentialsUnavailable: 'CredentialsUnavailable',
   ServiceFailed: 'ServiceFailed',
   StepInterrupted: 'StepInterrupted',
+  GitHubUnavailable: 'GitHubUnavailable',
 } as const;
 
 export type ErrorName = (typeof ErrorNames)[keyof typeof ErrorNames];
@@ -125,6 +126,28 @@ export interface BuildInput {
 }
 
 export type BuildChanges = { known: true; files: string[] } | { known: false; why: string };
+
+/**
+ * What the webhook could not ask GitHub within its budget (lib/forge/webhook.ts), so PrepareBuild
+ * asks instead: the pipeline file at build.commit, a pull request's head commit message (for
+ * `[skip ci]`), the changed files (for `when.paths`). A repository without the file, or a head
+ * commit that asks for no build, ends the execution with no step run and no commit status, as the
+ * webhook's own 422 / 202 "skipped" answers do.
+ */
+export interface DeferredLookup {
+  /** Why the webhook left it to the build, for the log. */
+  why: string;
+  /** Read this pipeline file from build.repository at build.commit; the input then has no `pipeline`. */
+  pipelineFile?: string;
+  headCommitMessage?: true;
+  changes?: { kind: 'compare'; base: string; head: string; why: string } | { kind: 'pullRequest'; number: number; changedFiles?: number };
+}
+
+/** An execution input whose GitHub lookups PrepareBuild still has to make. */
+export type PendingBuildInput = Omit<BuildInput, 'pipeline'> & { pipeline?: BuildInput['pipeline']; lookup: DeferredLookup };
+
+/** What an execution starts with: complete, or with lookups left to PrepareBuild. */
+export type ExecutionInput = BuildInput | PendingBuildInput;
 
 /**
  * At most this many changed files travel in a build's input: Step Functions caps an execution's

@@ -1,4 +1,4 @@
-import type { BuildChanges, BuildInput, BuildSource } from '../contract/index.js';
+import type { BuildChanges, BuildInput, BuildSource, DeferredLookup, PendingBuildInput } from '../contract/index.js';
 import { buildIdFor } from './execution-name.js';
 
 /** `build.trigger` values. ReportStatus posts commit statuses only for the GitHub ones. */
@@ -67,4 +67,16 @@ export function buildInputFor(
     ...(namespace ? { namespace } : {}),
     ...(request.changes ? { changes: request.changes } : {}),
   };
+}
+
+/** The execution input of a delivery whose GitHub lookups are left to PrepareBuild (DeferredLookup). */
+export function pendingInputFor(
+  executionName: string,
+  request: BuildRequest,
+  pipeline: { file: string; text: string } | undefined,
+  lookup: DeferredLookup,
+  namespace?: string,
+): PendingBuildInput {
+  const { pipeline: _none, ...input } = buildInputFor(executionName, request, pipeline ?? { file: '', text: '' }, namespace);
+  return { ...input, ...(pipeline ? { pipeline } : {}), lookup };
 }

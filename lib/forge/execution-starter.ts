@@ -12,7 +12,7 @@
  * ExecutionAlreadyExists once the build has ended; neither is an error for the sender.
  */
 import { StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
-import type { BuildInput } from '../contract/index.js';
+import type { ExecutionInput } from '../contract/index.js';
 import { consoleUrlFor, executionArnFor } from './execution-name.js';
 
 export interface StartedExecution {
@@ -30,7 +30,7 @@ export interface StartedExecution {
 }
 
 export interface ExecutionStarter {
-  start(name: string, input: BuildInput): Promise<StartedExecution>;
+  start(name: string, input: ExecutionInput): Promise<StartedExecution>;
 }
 
 export function stepFunctionsStarter(client: Pick<SFNClient, 'send'>, stateMachineArn: string): ExecutionStarter {

@@ -3,20 +3,30 @@
  * is it JSON, what does it ask for, is its pipeline valid, then start (at most once per delivery).
  * The order matters: nothing that costs anything (the GitHub API, StartExecution) happens before
  * the signature is verified, a delivery whose head commit asks for no build reads nothing more,
- * and nothing starts before the pipeline is known to be valid.
+ * and nothing starts before the pipeline is known to be valid, or known to be left to the build.
+ *
+ * GitHub gives a delivery 10 s, and its API may take seconds a call. So the GitHub calls of one
+ * delivery share one budget (`lookupBudgetMs`): whatever has answered by then is used as before
+ * (a missing pipeline file is still a 422, a refused one a 400, GitHub's failure a 502); whatever
+ * has not is left to PrepareBuild (DeferredLookup), and the build starts with the rest. Deferring
+ * only past the budget, rather than always, keeps the answers a person reads on GitHub's
+ * "Recent deliveries" page for every delivery GitHub answers promptly, and keeps repositories
+ * without a pipeline file from starting executions at all; the budget keeps the answer within
+ * GitHub's limit when it does not.
  */
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { InvalidImage, InvalidPipeline, parsePipeline, pipelineSizeProblem, problemReports } from '../pipeline/index.js';
-import { buildInputFor, type BuildRequest } from './build-request.js';
+import type { DeferredLookup } from '../contract/index.js';
+import { buildInputFor, pendingInputFor, type BuildRequest } from './build-request.js';
 import { noChangeSource, type ChangeSource } from './change-source.js';
 import { MethodNotAllowed, PipelineRejected, PipelineTooLarge, RouteNotFound, WebhookNotConfigured } from './errors.js';
 import { executionName } from './execution-name.js';
 import type { ExecutionStarter } from './execution-starter.js';
 import { decideGenericDelivery } from './generic-event.js';
 import { decideGitHubDelivery } from './github-event.js';
-import type { PipelineSource, PipelineText } from './pipeline-source.js';
+import { PIPELINE_FILE, type PipelineSource, type PipelineText } from './pipeline-source.js';
 import { bodyText, header, MAX_BODY_BYTES, parseJson, printable, rawBody, requireJson } from './request.js';
 import { verifySignature } from './signature.js';
 import { skipInstruction, skipReason } from './skip-ci.js';
@@ -56,6 +66,12 @@ export interface WebhookDeps {
   /** See GitHubPolicy: off unless the deployment says so. */
   buildForkPullRequests?: boolean;
   maxBodyBytes?: number;
+  /**
+   * How long a GitHub delivery's calls to GitHub (head commit message, pipeline file, changed
+   * files) may hold the answer, all of them together; what has not answered by then is left to
+   * PrepareBuild. Absent: the answer waits for them (their own timeouts bound them).
+   */
+  lookupBudgetMs?: number;
 }
 
 type Answer = APIGatewayProxyStructuredResultV2;
@@ -97,17 +113,63 @@ export async function handleWebhook(event: APIGatewayProxyEventV2, secrets: Webh
   if (decision.kind === 'skipped') return skipped(delivery, eventName, decision.reason, deps);
   const request = deps.gitHubCloneUrl ? { ...decision.request, cloneUrl: deps.gitHubCloneUrl(decision.request) } : decision.request;
   const changeSource = deps.changes?.(secrets) ?? noChangeSource;
-  if (decision.checkHeadCommitMessage) {
-    const head = await changeSource.headCommitMessage(request);
-    const instruction = head.known ? skipInstruction(head.message) : undefined;
-    if (instruction) return skipped(delivery, eventName, skipReason(instruction, request.commit), deps);
-    if (!head.known && deps.changes) {
-      deps.log.warn('The head commit message could not be read: a skip instruction in it is not honoured', { delivery: printable(delivery), why: head.why });
+  const budget = lookupBudget(deps.lookupBudgetMs);
+  try {
+    const left: Omit<DeferredLookup, 'why'> = {};
+    if (decision.checkHeadCommitMessage) {
+      const head = await budget.until(() => changeSource.headCommitMessage(request));
+      if (head === PENDING) {
+        left.headCommitMessage = true;
+      } else {
+        const instruction = head.known ? skipInstruction(head.message) : undefined;
+        if (instruction) return skipped(delivery, eventName, skipReason(instruction, request.commit), deps);
+        if (!head.known && deps.changes) {
+          deps.log.warn('The head commit message could not be read: a skip instruction in it is not honoured', { delivery: printable(delivery), why: head.why });
+        }
+      }
     }
+    // The change source never rejects, so the pipeline's refusal is the one answer.
+    const [pipeline, changes] = await Promise.all([
+      budget.until(() => deps.pipelines(secrets).load(request)),
+      decision.changes.kind === 'known' ? decision.changes.changes : budget.until(() => changeSource.changes(request, decision.changes)),
+    ]);
+    if (pipeline === PENDING) left.pipelineFile = PIPELINE_FILE;
+    if (changes === PENDING && decision.changes.kind !== 'known') left.changes = decision.changes;
+    const known = { ...request, ...(changes !== PENDING ? { changes } : {}) };
+    if (Object.keys(left).length === 0) return start('gh', delivery, known, pipeline as PipelineText, deps);
+    const lookup = { why: `GitHub did not answer within ${deps.lookupBudgetMs} ms`, ...left };
+    return start('gh', delivery, known, pipeline === PENDING ? undefined : pipeline, deps, lookup);
+  } finally {
+    budget.clear();
   }
-  // The change source never rejects, so the pipeline's refusal is the one answer.
-  const [pipeline, changes] = await Promise.all([deps.pipelines(secrets).load(request), changeSource.changes(request, decision.changes)]);
-  return start('gh', delivery, { ...request, changes }, pipeline, deps);
+}
+
+const PENDING = Symbol('pending');
+
+/**
+ * One deadline for a delivery's GitHub calls. A call still running when it passes is not waited
+ * for; it ends by its own timeout (github-api.ts), its answer unused. Once it has passed, no new
+ * call is made.
+ */
+function lookupBudget(ms: number | undefined) {
+  let timer: NodeJS.Timeout | undefined;
+  let spent = false;
+  const expired =
+    ms === undefined
+      ? new Promise<typeof PENDING>(() => undefined)
+      : new Promise<typeof PENDING>((resolve) => {
+          timer = setTimeout(() => {
+            spent = true;
+            resolve(PENDING);
+          }, ms);
+        });
+  return {
+    async until<T>(work: () => Promise<T>): Promise<T | typeof PENDING> {
+      if (spent) return PENDING;
+      return Promise.race([work(), expired]);
+    },
+    clear: () => clearTimeout(timer),
+  };
 }
 
 /** Answered as an ignored delivery is: a 202 that says why, and nothing started. */
@@ -116,10 +178,10 @@ function skipped(delivery: string, event: string | undefined, reason: string, de
   return jsonAnswer(202, { skipped: reason });
 }
 
-async function start(source: string, delivery: string, request: BuildRequest, pipeline: PipelineText, deps: WebhookDeps): Promise<Answer> {
-  validatePipeline(pipeline, request);
+async function start(source: string, delivery: string, request: BuildRequest, pipeline: PipelineText | undefined, deps: WebhookDeps, lookup?: DeferredLookup): Promise<Answer> {
+  if (pipeline) validatePipeline(pipeline, request);
   const name = executionName({ source, delivery, repository: request.repository, commit: request.commit });
-  const started = await deps.starter.start(name, buildInputFor(name, request, pipeline, deps.namespace));
+  const started = await deps.starter.start(name, lookup ? pendingInputFor(name, request, pipeline, lookup, deps.namespace) : buildInputFor(name, request, pipeline!, deps.namespace));
   deps.log.info(started.alreadyStarted ? 'Redelivery: the build was already started' : 'Build started', {
     delivery: printable(delivery),
     trigger: request.trigger,
@@ -127,13 +189,26 @@ async function start(source: string, delivery: string, request: BuildRequest, pi
     commit: request.commit,
     executionName: name,
     ...(request.changes ? { changedFiles: request.changes.known ? request.changes.files.length : `unknown: ${request.changes.why}` } : {}),
+    ...(lookup ? { leftToTheBuild: deferredText(lookup) } : {}),
   });
   return jsonAnswer(202, {
     executionArn: started.executionArn,
     executionName: started.executionName,
     consoleUrl: started.consoleUrl,
     ...(started.alreadyStarted ? { alreadyStarted: true } : {}),
+    ...(lookup ? { deferred: deferredText(lookup) } : {}),
   });
+}
+
+/** For the answer and the log: what the build reads itself, and what it does without a pipeline file. */
+function deferredText(lookup: DeferredLookup): string {
+  const what = [
+    ...(lookup.pipelineFile ? [lookup.pipelineFile] : []),
+    ...(lookup.headCommitMessage ? ['the head commit message'] : []),
+    ...(lookup.changes ? ['the changed files'] : []),
+  ].join(', ');
+  const ends = lookup.pipelineFile ? `; without ${lookup.pipelineFile} at the commit it ends with no step run and no commit status` : '';
+  return `${lookup.why}: the build reads ${what} itself${ends}`;
 }
 
 /** The same validation PrepareBuild does, so a bad pipeline is refused before anything starts. */

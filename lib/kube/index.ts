@@ -39,3 +39,4 @@ export { cacheSecretManifest, cacheSecretName, CacheContainers, CACHE_SCRATCH, t
 export { ensureCacheSecret } from './cache-secret.js';
 export { DEFAULT_CACHE_IMAGE } from './cache-containers.js';
 export { disruptionCondition } from './classify-disruption.js';
+export { keepBuildObjects, keptDeadlineSeconds, recordStepSucceeded, succeededStepAnnotation, succeededSteps, SUCCEEDED_STEP_PREFIX, type KeptBuildObjects } from './workspace-record.js';

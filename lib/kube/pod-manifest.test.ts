@@ -327,3 +327,33 @@ describe('services', () => {
     for (const name of [STEP_CONTAINER, checkout.name, portGateContainerName(15672)]) expect(reservedServiceNameProblem(name)).toBeDefined();
   });
 });
+
+describe('placement beside the build\'s other pods', () => {
+  const claimName = 'b1-workspace-0a1b2c3d';
+  const db: Service = { name: 'db', image: 'postgres:16-alpine', env: {}, ports: [5432], secrets: [], pull: 'if-not-present' };
+  const affinityTo = { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { [Labels.workspace]: claimName } }, topologyKey: 'kubernetes.io/hostname' }] };
+  const pinTo = (node: string) => ({ requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] } });
+
+  it.each<[string, Parameters<typeof stepPodManifest>[0], string | undefined]>([
+    ['the first pod of the build, before its volume is on a node', { buildId: 'b1', step, namespace: 'ci', workspace: { claimName } }, undefined],
+    ['a later pod, once a WaitForFirstConsumer volume has a node', { buildId: 'b1', step, namespace: 'ci', workspace: { claimName, node: 'ip-10-0-1-23.ec2.internal' } }, 'ip-10-0-1-23.ec2.internal'],
+    ['a step with services', { buildId: 'b1', step: { ...step, services: [db] }, namespace: 'ci', workspace: { claimName } }, undefined],
+    ['a step that runs after the build failed', { buildId: 'b1', step: { ...step, name: 'notify', when: { status: ['failure'] } }, namespace: 'ci', buildEnv: { CI_BUILD_STATUS: 'failure' }, workspace: { claimName } }, undefined],
+    ['a retry\'s pod', { buildId: 'b1', step, namespace: 'ci', workspace: { claimName, node: 'node-a' }, attempt: 1 }, 'node-a'],
+    ['a pod whose extra labels try to name another workspace', { buildId: 'b1', step, namespace: 'ci', workspace: { claimName }, extraLabels: { [Labels.workspace]: 'other' } }, undefined],
+  ])('%s carries the workspace label and the affinity to its other pods, a valid Pod', (_title, input, pinned) => {
+    const manifest = stepPodManifest(input);
+    expect(() => validate(manifest)).not.toThrow();
+    expect(manifest.metadata?.labels?.[Labels.workspace]).toBe(claimName);
+    expect(manifest.spec?.affinity?.podAffinity).toEqual(affinityTo);
+    expect(manifest.spec?.affinity?.nodeAffinity).toEqual(pinned ? pinTo(pinned) : undefined);
+  });
+
+  it('leaves a pod with an ephemeral workspace, or none, free: it shares no volume', () => {
+    for (const workspace of [{ ephemeral: true } as const, undefined]) {
+      const manifest = stepPodManifest({ buildId: 'b1', step, namespace: 'ci', ...(workspace ? { workspace } : {}) });
+      expect(manifest.metadata?.labels?.[Labels.workspace]).toBeUndefined();
+      expect(manifest.spec?.affinity).toBeUndefined();
+    }
+  });
+});

@@ -52,6 +52,8 @@ export interface StepPodManifestInput {
   cache?: PodCachePlan;
   /** Which attempt of the step this pod is (0: the first); a retry's pod has a name of its own. */
   attempt?: number;
+  /** `$$.Execution.RedriveCount` (0: the build's first run); a re-run's pod has a name of its own. */
+  redrive?: number;
   /** How many attempts may still follow this one (the step's retry.max left), for which Errors; absent: none. */
   retry?: { left: number; on: readonly string[] };
 }
@@ -80,9 +82,10 @@ export function stepPlacement(step: Pick<Step, 'nodeSelector' | 'tolerations'>, 
 }
 
 /**
- * `claimName`: the build's claim, shared by its pods; `node` pins the pod to where the claim's
- * volume is, once its first pod has put it there. `ephemeral`: an emptyDir that lives and dies
- * with the pod, for clusters that cannot provision volumes (Fargate).
+ * `claimName`: the build's claim, shared by its pods, every one of which is kept beside the others
+ * still running (workspaceAffinity); `node` also pins the pod to where the claim's volume was made,
+ * once its first pod has put it there (WaitForFirstConsumer classes). `ephemeral`: an emptyDir
+ * that lives and dies with the pod, for clusters that cannot provision volumes (Fargate).
  */
 export type PodWorkspace = { claimName: string; node?: string } | { ephemeral: true };
 
@@ -109,6 +112,7 @@ export function stepPodManifest({
   keepForSeconds,
   cache: planned,
   attempt = 0,
+  redrive = 0,
   retry,
 }: StepPodManifestInput): V1Pod {
   const mounted = workspace !== undefined;
@@ -126,18 +130,20 @@ export function stepPodManifest({
   const volumes = [...(workspace ? [workspaceVolume(workspace)] : []), ...(cache ? [{ name: CACHE_SCRATCH.volume, emptyDir: {} }] : [])];
   const main = stepContainer(STEP_CONTAINER, step, buildEnv, mounted, { scratch: cache !== undefined, awaitSave: save !== undefined, keepArtifacts: cache?.artifacts !== undefined });
   const { nodeSelector, tolerations } = stepPlacement(step, placement);
+  const claim = workspace && 'claimName' in workspace ? workspace : undefined;
   const secrets = [...new Set(pullSecrets)];
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
-      name: stepPodName(buildId, step.name, attempt),
+      name: stepPodName(buildId, step.name, attempt, redrive),
       namespace,
       labels: {
         ...extraLabels,
         [Labels.managedBy]: MANAGED_BY,
         [Labels.build]: labelValue(buildId),
         [Labels.step]: labelValue(step.name),
+        ...(claim ? { [Labels.workspace]: claim.claimName } : {}),
       },
       annotations: {
         [Annotations.build]: buildId,
@@ -158,7 +164,7 @@ export function stepPodManifest({
       enableServiceLinks: false,
       ...(runAsUser !== undefined ? { securityContext: nonRoot(runAsUser) } : {}),
       ...(volumes.length > 0 ? { volumes } : {}),
-      ...(workspace && 'node' in workspace && workspace.node ? { affinity: pinnedTo(workspace.node) } : {}),
+      ...(claim ? { affinity: workspaceAffinity(claim) } : {}),
       ...(nodeSelector ? { nodeSelector } : {}),
       ...(tolerations ? { tolerations: tolerations.map(podToleration) } : {}),
       ...(secrets.length > 0 ? { imagePullSecrets: secrets.map((name) => ({ name })) } : {}),
@@ -281,15 +287,38 @@ function serviceSidecars(step: Step, services: readonly Service[], mounted: bool
 }
 
 /**
- * Required, not preferred: a ReadWriteOnce volume attached to one node cannot be mounted on
- * another while it is attached there, so a pod elsewhere would wait on Multi-Attach errors.
+ * Every pod of a build on one node from its first pod on, whatever the storage class: a
+ * ReadWriteOnce volume attached to one node cannot be mounted on another while it is attached
+ * there, so a pod elsewhere would wait on Multi-Attach errors. Required, not preferred, for that.
+ *
+ * - Pod affinity to the pods labelled with the same claim, per hostname. kube-scheduler's
+ *   InterPodAffinity filter (kubernetes/kubernetes pkg/scheduler/framework/plugins/interpodaffinity,
+ *   filtering.go satisfyPodAffinity) lets a pod go to any node when no pod matches its terms and it
+ *   matches them itself: the build's first pod, or several first pods at once (`needs: []` with
+ *   `checkout: false`), of which the scheduler places one at a time, the later ones then seeing the
+ *   first assumed on its node. Every later pod that overlaps a live one goes to that one's node.
+ * - Only live pods count: the scheduler's pod informer leaves out Succeeded and Failed pods
+ *   (pkg/scheduler/scheduler.go newPodInformer, field selector status.phase!=Succeeded,Failed), so
+ *   a finished step (even one kept until the build ends) holds no later pod. That is enough:
+ *   while any pod of the build runs, the volume is attached to its node and the next pod goes there;
+ *   once all have ended, the volume detaches and any node is right (a Multi-Attach while it still
+ *   detaches is transient, classify.ts's workspace grace). A pod being deleted still counts, as it
+ *   still holds the volume.
+ * - The selected-node pin beside it, once a WaitForFirstConsumer claim has one: the volume was
+ *   made for that node (a local volume can be nowhere else; an EBS volume stays in its zone), and
+ *   staying there spares a detach and attach between sequential steps.
+ *
+ * Tekton's affinity assistant does the same with a placeholder pod per workspace that every
+ * TaskRun pod has affinity to (tekton.dev/docs/pipelines/affinityassistants): that also keeps a
+ * quiet workspace's node, at the cost of one more pod to run, place and clean up. Here the pin to
+ * the selected node covers WaitForFirstConsumer classes, and an Immediate class's volume may move
+ * between sequential steps, which costs an attach, never a Multi-Attach deadlock.
  */
-function pinnedTo(node: string): V1Affinity {
+export function workspaceAffinity({ claimName, node }: { claimName: string; node?: string }): V1Affinity {
   return {
-    nodeAffinity: {
-      requiredDuringSchedulingIgnoredDuringExecution: {
-        nodeSelectorTerms: [{ matchExpressions: [{ key: HOSTNAME_LABEL, operator: 'In', values: [node] }] }],
-      },
+    ...(node ? { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: HOSTNAME_LABEL, operator: 'In', values: [node] }] }] } } } : {}),
+    podAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { [Labels.workspace]: claimName } }, topologyKey: HOSTNAME_LABEL }],
     },
   };
 }

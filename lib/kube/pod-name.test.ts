@@ -36,6 +36,18 @@ describe('stepPodName', () => {
     expect(long).toMatch(dns1123Label);
   });
 
+  it('gives a re-run (a redrive) of a step pods of their own, its retries too, and leaves the first run its names', () => {
+    expect(stepPodName('build-42', 'test', 0, 0)).toBe(stepPodName('build-42', 'test'));
+    expect(stepPodName('build-42', 'test', 1, 0)).toBe(stepPodName('build-42', 'test', 1));
+    expect(stepPodName('build-42', 'test', 0, 1)).toMatch(/^build-42-test-r1-[0-9a-f]{8}$/);
+    expect(stepPodName('build-42', 'test', 1, 2)).toMatch(/^build-42-test-r2-2-[0-9a-f]{8}$/);
+    const names = [0, 1].flatMap((attempt) => [0, 1, 2].map((redrive) => stepPodName('build-42', 'test', attempt, redrive)));
+    expect(new Set(names).size).toBe(6);
+    const long = stepPodName('x'.repeat(200), 'step', 4, 12);
+    expect(long.length).toBeLessThanOrEqual(63);
+    expect(long).toMatch(dns1123Label);
+  });
+
   it('never lets sanitising or truncation make two different steps share a name', () => {
     const long = 'a'.repeat(80);
     const pairs: [string, string][] = [

@@ -11,9 +11,11 @@ const HASH_LENGTH = 8;
  * makes launching idempotent), and sanitising or truncating must never let two different steps
  * share a name, which the hash guarantees: it is taken over the unsanitised pair.
  */
-export function stepPodName(buildId: string, stepName: string, attempt = 0): string {
+export function stepPodName(buildId: string, stepName: string, attempt = 0, redrive = 0): string {
   // A retry's pod is a new pod (the old one may still be going): its own name, `-2`, `-3` before the hash.
-  return attempt === 0 ? buildObjectName(buildId, stepName) : buildObjectName(buildId, stepName, attempt);
+  // A re-run's (redrive 1, 2...) too, `-r1`: the first run's pod of the step may not be gone yet.
+  if (redrive > 0) return buildObjectName(buildId, stepName, { attempt, redrive });
+  return attempt === 0 ? buildObjectName(buildId, stepName) : buildObjectName(buildId, stepName, { attempt });
 }
 
 /**
@@ -29,12 +31,11 @@ export function gitCredentialsName(buildId: string): string {
   return buildObjectName(buildId, 'git-credentials');
 }
 
-function buildObjectName(buildId: string, part: string, attempt?: number): string {
-  const hash = createHash('sha256')
-    .update(JSON.stringify(attempt === undefined ? [buildId, part] : [buildId, part, attempt]))
-    .digest('hex')
-    .slice(0, HASH_LENGTH);
-  const suffix = attempt === undefined ? '' : `-${attempt + 1}`;
+function buildObjectName(buildId: string, part: string, run?: { attempt: number; redrive?: number }): string {
+  // The first run's hashes stay what they were before re-runs existed: pods of running builds keep their names.
+  const hashed = run === undefined ? [buildId, part] : run.redrive === undefined ? [buildId, part, run.attempt] : [buildId, part, run.attempt, run.redrive];
+  const hash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex').slice(0, HASH_LENGTH);
+  const suffix = run === undefined ? '' : `${run.redrive ? `-r${run.redrive}` : ''}${run.attempt > 0 || !run.redrive ? `-${run.attempt + 1}` : ''}`;
   const room = MAX_LABEL_LENGTH - HASH_LENGTH - 1 - suffix.length;
   let readable = dnsLabelPart(`${buildId}-${part}`).slice(0, room).replace(/-+$/, '');
   // A DNS-1123 label may start with a digit, but a leading letter keeps the name valid for the

@@ -6,6 +6,12 @@ export const Labels = {
   managedBy: 'app.kubernetes.io/managed-by',
   build: 'step-runner.dev/build',
   step: 'step-runner.dev/step',
+  /**
+   * The build's workspace claim, on every pod that mounts it: what the pods' required pod affinity
+   * selects on to keep them on one node (pod-manifest.ts workspaceAffinity). A claim name is a
+   * DNS-1123 label of at most 63 characters, so it is a valid label value as it is.
+   */
+  workspace: 'step-runner.dev/workspace',
 } as const;
 export const MANAGED_BY = 'serverless-step-runner';
 

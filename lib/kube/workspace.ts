@@ -15,7 +15,9 @@ export const WORKSPACE_VOLUME = 'workspace';
 
 /**
  * Set by the scheduler on a WaitForFirstConsumer claim when its first pod is scheduled: the node
- * the volume is provisioned for, and so the node every later pod of the build is pinned to.
+ * the volume is provisioned for, and so the node every later pod of the build is pinned to. Never
+ * set for an Immediate class, nor before the first pod is placed: the pods' pod affinity to one
+ * another keeps them together then (pod-manifest.ts workspaceAffinity).
  */
 export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
 

@@ -19,19 +19,21 @@ import { EnvNames, reader } from './settings.js';
 export interface CloneCredentials {
   /** The invocation's credentials; the deployment's token is on the context once `middleware` ran. */
   credentialsFor(context: Context): BuildCredentials;
+  /** The same credentials for other GitHub calls of the invocation (PrepareBuild's deferred lookups). */
+  gitHubFor(context: Context): GitHubCredentials;
   /** Reads the deployment's token, when one is configured. */
   middleware?: MiddlewareObj;
 }
 
 /** A task handler (PrepareBuild's, LaunchStep's) given the clone's credentials, their secret read before it runs. */
 export function withCloneCredentials<H extends { use(middleware: MiddlewareObj): unknown }>(
-  make: (runtime: TaskRuntime, credentialsFor: (context: Context) => BuildCredentials) => H,
+  make: (runtime: TaskRuntime, credentialsFor: (context: Context) => BuildCredentials, gitHubFor: (context: Context) => GitHubCredentials) => H,
   env: NodeJS.ProcessEnv,
   runtime: TaskRuntime,
   app: LambdaGitHubAppOptions = {},
 ): H {
-  const { credentialsFor, middleware } = cloneCredentials(env, runtime.deps.log, app);
-  const handler = make(runtime, credentialsFor);
+  const { credentialsFor, gitHubFor, middleware } = cloneCredentials(env, runtime.deps.log, app);
+  const handler = make(runtime, credentialsFor, gitHubFor);
   if (middleware) handler.use(middleware);
   return handler;
 }
@@ -45,12 +47,16 @@ export function cloneCredentials(env: NodeJS.ProcessEnv, log: TaskLog, app: Lamb
     ? { app: lambdaGitHubApp(appSettings, { ...(apiUrl ? { baseUrl: apiUrl } : {}), ...app }) }
     : {};
   const ids = secretIds(env, ['githubToken']);
+  const gitHubFor = (context: Context): GitHubCredentials => {
+    const githubToken = secretText((context as { githubToken?: unknown }).githubToken);
+    return { ...credentials, ...(githubToken ? { token: githubToken } : {}) };
+  };
   return {
     credentialsFor(context) {
-      const githubToken = secretText((context as { githubToken?: unknown }).githubToken);
-      const available = { ...credentials, ...(githubToken ? { token: githubToken } : {}) };
+      const available = gitHubFor(context);
       return available.app || available.token ? { githubToken: (build) => cloneToken(available, build, log) } : {};
     },
+    gitHubFor,
     ...(ids.githubToken ? { middleware: appSettings ? secretsWithOptionalToken(ids) : (secretsMiddleware(ids) as MiddlewareObj) } : {}),
   };
 }

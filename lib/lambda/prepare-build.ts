@@ -1,13 +1,37 @@
+import { gitHubChangeSource } from '../forge/change-source.js';
+import type { LookupSources } from '../forge/deferred-lookup.js';
+import type { GitHubCredentials } from '../forge/github-app.js';
+import { gitHubPipelineSource } from '../forge/pipeline-source.js';
 import { prepareBuildHandler } from '../workflow/handlers.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import { withCloneCredentials } from './clone-credentials.js';
 import type { LambdaGitHubAppOptions } from './github-app.js';
 import { lambdaTaskRuntime } from './task-runtime.js';
+import { EnvNames } from './settings.js';
 
 /**
- * PrepareBuild on AWS: the task runtime, and the clone's credentials for private repositories
- * (clone-credentials.ts). `runtime` and `app` are for tests: EKS is not theirs to reach.
+ * What the webhook left to the build is read with the webhook's rules but not its hurry:
+ * PrepareBuild has its function's timeout (serverless.yml), not GitHub's 10 s, and the definition
+ * retries GitHubUnavailable.
+ */
+export const PREPARE_BUILD_GITHUB_CALL_MS = { pipelineFile: 10_000, changes: 10_000 } as const;
+
+/**
+ * PrepareBuild on AWS: the task runtime, the clone's credentials for private repositories
+ * (clone-credentials.ts), and the same credentials for what the webhook left to the build
+ * (DeferredLookup). `runtime` and `app` are for tests: EKS is not theirs to reach.
  */
 export function createPrepareBuildHandler(env: NodeJS.ProcessEnv = process.env, runtime: TaskRuntime = lambdaTaskRuntime(env), app: LambdaGitHubAppOptions = {}) {
-  return withCloneCredentials(prepareBuildHandler, env, runtime, app);
+  const apiUrl = env[EnvNames.githubApiUrl];
+  const base = apiUrl ? { baseUrl: apiUrl } : {};
+  const sources = (credentials: GitHubCredentials): LookupSources => ({
+    pipelines: gitHubPipelineSource(credentials, { ...base, timeoutMs: PREPARE_BUILD_GITHUB_CALL_MS.pipelineFile }),
+    changes: gitHubChangeSource(credentials, { ...base, budgetMs: PREPARE_BUILD_GITHUB_CALL_MS.changes }),
+  });
+  return withCloneCredentials(
+    (rt, credentialsFor, gitHubFor) => prepareBuildHandler(rt, credentialsFor, (context) => sources(gitHubFor(context))),
+    env,
+    runtime,
+    app,
+  );
 }

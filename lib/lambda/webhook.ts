@@ -11,14 +11,21 @@ import { secretIds, secretsMiddleware, secretsWithOptionalToken } from './secret
 import { EnvNames, reader } from './settings.js';
 
 /**
- * How long each GitHub call of a delivery may take: GitHub gives up on a delivery after 10 s, as
- * the function's own timeout does (serverless.yml), and the answer must be the handler's own
- * (502 ForgeUnavailable naming the call), not a timeout. Together they leave 3 s for the secrets,
- * the signature and StartExecution. What a change touches (for `when.paths`) and a pull request's
- * head commit message (for `[skip ci]`) get 1.5 s between them, beside the pipeline file's read:
- * past it they are unknown (every step runs), never a failed delivery.
+ * How long each GitHub call of a delivery may run. The answer no longer waits for them past
+ * WEBHOOK_LOOKUP_BUDGET_MS (below); these limits end the calls left behind, so that none outlives
+ * the function's 10 s timeout (serverless.yml, GitHub's own limit) into the next invocation.
  */
 export const WEBHOOK_GITHUB_CALL_MS = { installationToken: 3_000, pipelineFile: 4_000, changes: 1_500 } as const;
+
+/**
+ * And all of a delivery's GitHub calls hold the answer this long at most (WebhookDeps.lookupBudgetMs):
+ * what GitHub has not answered by then, PrepareBuild reads (DeferredLookup). GitHub answers these
+ * calls in a few hundred milliseconds when it is well, so they almost always fit, and the answer
+ * says what they say; when GitHub is slow, the answer still comes within about 1.5 s warm, well
+ * inside GitHub's 10 s even from a cold start (bench/webhook-latency.ts). The calls' own limits
+ * above still end the work left behind.
+ */
+export const WEBHOOK_LOOKUP_BUDGET_MS = 1_200;
 
 /** The pipeline is read at once; a token with less left than this is not reused. */
 const PIPELINE_TOKEN_REUSE_SECONDS = 5 * 60;
@@ -28,10 +35,15 @@ const PIPELINE_TOKEN_REUSE_SECONDS = 5 * 60;
  * secrets from Secrets Manager and builds started in Step Functions. A kind of webhook whose secret
  * id is not set is answered 404 (not configured); the state machine is required at start. A GitHub
  * delivery's pipeline file is read with an installation token of the deployment's GitHub App when
- * the delivery came through it, else with the deployment's token, else without one. `app` is for
- * tests.
+ * the delivery came through it, else with the deployment's token, else without one. `app` and
+ * `lookupBudgetMs` are for tests.
  */
-export function createLambdaWebhookHandler(env: NodeJS.ProcessEnv = process.env, sfn: SFNClient = new SFNClient({}), app: LambdaGitHubAppOptions = {}) {
+export function createLambdaWebhookHandler(
+  env: NodeJS.ProcessEnv = process.env,
+  sfn: SFNClient = new SFNClient({}),
+  app: LambdaGitHubAppOptions = {},
+  lookupBudgetMs: number = WEBHOOK_LOOKUP_BUDGET_MS,
+) {
   const read = reader(env);
   const stateMachineArn = read.required(EnvNames.stateMachineArn);
   const appSettings = read.gitHubApp();
@@ -60,6 +72,7 @@ export function createLambdaWebhookHandler(env: NodeJS.ProcessEnv = process.env,
       changes: (s) => gitHubChangeSource({ ...credentials, ...(s.githubToken ? { token: s.githubToken } : {}) }, { ...(apiUrl ? { baseUrl: apiUrl } : {}), budgetMs: WEBHOOK_GITHUB_CALL_MS.changes }),
       log: logger,
       buildForkPullRequests: env[EnvNames.buildForkPullRequests] === 'true',
+      lookupBudgetMs,
     },
   });
 }

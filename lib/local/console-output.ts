@@ -1,6 +1,8 @@
 import { imageCheckNote } from '../workflow/image-check.js';
-import type { NeedsState, PollState, PreparedBuild, StepResult } from '../workflow/state-data.js';
+import type { CleanupResult, NeedsState, PollState, PreparedBuild, StepResult } from '../workflow/state-data.js';
 import { isFinishState, type ExecutionEvent } from './executor.js';
+import { RERUN_MAP } from './execution/states.js';
+import { pollOutcome } from './poll-words.js';
 
 /**
  * Turns the execution history into the lines a person would read in the Step Functions console:
@@ -70,10 +72,15 @@ export class ConsoleOutput {
     const at = event.timestamp;
     const state = event.state?.name ?? '';
     const indent = event.index === undefined ? '  ' : this.parallel > 1 ? `      ${this.steps[event.index] ?? ''} ` : '      ';
+    // AwaitRerun's one iteration is no step's: the execution's own end says what it means.
+    if (event.parentState?.name === RERUN_MAP) return [];
     switch (event.type) {
       case 'ExecutionStarted':
         this.startedAt = at;
         return [`Execution ${this.title} started`];
+      case 'ExecutionRedriven':
+        this.startedAt = at;
+        return [`Execution ${this.title} redriven: its steps that did not succeed run again, in its workspace`];
       case 'StateEntered':
         if (state === 'RunAfterFailure') return [`  ▶ RunAfterFailure: ${this.steps.length - this.running} step(s) that run after a failure, one at a time`];
         return state === 'RunSteps' ? [`  ▶ RunSteps: ${this.running} step(s), ${this.parallel > 1 ? `up to ${this.parallel} at once, each after the steps it needs` : 'one at a time'}`] : [];
@@ -149,8 +156,11 @@ export class ConsoleOutput {
         return this.waited(event.index ?? 0, output?.needs as NeedsState, indent);
       case 'StopSteps':
         return [`  ✓ StopSteps: deleted ${(output?.stopped as { deletedPods?: number } | undefined)?.deletedPods ?? 0} pod(s) of the steps still running`];
-      case 'CleanupBuild':
-        return [`  ✓ CleanupBuild: deleted ${(output?.cleanup as { deletedPods?: number } | undefined)?.deletedPods ?? 0} pod(s)`];
+      case 'CleanupBuild': {
+        const cleanup = output?.cleanup as CleanupResult | undefined;
+        const kept = cleanup?.rerun ? `; kept the workspace for a re-run of ${cleanup.rerun.steps.map((s) => s.name).join(', ')} ("Re-run failed steps")` : '';
+        return [`  ✓ CleanupBuild: deleted ${cleanup?.deletedPods ?? 0} pod(s)${kept}`];
+      }
       default:
         return [];
     }
@@ -203,7 +213,7 @@ export class ConsoleOutput {
     const folded = last && last.count > 1 ? [`${indent}  (same for ${last.count} polls in a row)`] : [];
     this.lastPoll.set(index, { key, count: 1 });
     const detail = poll.message ? `: ${firstLine(poll.message)}` : '';
-    return [...folded, `${indent}· ${state} #${poll.polls}: ${poll.phase} (${poll.reason})${detail}`];
+    return [...folded, `${indent}· ${state} #${poll.polls}: ${pollOutcome(poll)}${detail}`];
   }
 }
 

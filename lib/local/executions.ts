@@ -11,7 +11,25 @@ import { ExecutionDoesNotExist, ExecutionNotRunning } from './execution-errors.j
 import { executionIdentity, type ExecutionIdentity } from './execution-identity.js';
 import { executionInstants } from './execution-instants.js';
 import { rerunName } from './rerun-name.js';
-import { localExecutionArn, summarize, type ExecutionEvent, type ExecutionStatus, type ExecutionSummary, type LocalExecution } from './executor.js';
+import {
+  ExecutionNotRedrivable,
+  localExecutionArn,
+  redriveFrom,
+  summarize,
+  type ExecutionEvent,
+  type ExecutionStatus,
+  type ExecutionSummary,
+  type LocalExecution,
+} from './executor.js';
+
+function isRedrivable(history: readonly ExecutionEvent[]): boolean {
+  try {
+    redriveFrom(history);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** `run --json`'s object; RUNNING until the execution ends. */
 export type ExecutionView = Omit<ExecutionSummary, 'status'> & { status: ExecutionStatus | 'RUNNING' };
@@ -21,11 +39,15 @@ export type ListedExecution = ExecutionView &
     /** The execution this one re-ran (POST /executions/NAME/rerun), and the re-runs of this one. */
     rerunOf: string | null;
     reruns: string[];
+    /** How many times its failed steps were re-run (POST /executions/NAME/redrive), as Step Functions' redriveCount. */
+    redriveCount: number;
+    /** Whether "Re-run failed steps" can run it now: it failed with steps to re-run in its kept workspace. */
+    redrivable: boolean;
   };
 
 export interface LocalExecutionsOptions {
-  /** Starts one build: startLocalExecution with the server's settings. */
-  run(name: string, input: BuildInput, onEvent: (event: ExecutionEvent) => void): LocalExecution;
+  /** Starts one build (startLocalExecution with the server's settings), or redrives an ended one. */
+  run(name: string, input: BuildInput, onEvent: (event: ExecutionEvent) => void, redrive?: { events: readonly ExecutionEvent[]; count: number }): LocalExecution;
   /** Where a person looks at an execution: the local server's /executions/NAME. */
   consoleUrl(name: string): string;
   /** Each history event as it happens, e.g. to print it like the console. */
@@ -63,6 +85,7 @@ interface Entry {
   done: Promise<void>;
   rerunOf: string | undefined;
   reruns: string[];
+  redriveCount: number;
 }
 
 
@@ -97,14 +120,26 @@ export class LocalExecutions implements ExecutionStarter {
       done: Promise.resolve(),
       rerunOf,
       reruns: [],
+      redriveCount: 0,
     };
     this.entries.set(name, entry);
     this.notify({ kind: 'started', name });
-    const execution = this.options.run(name, input, (event) => {
-      entry.history.push(event);
-      this.options.onEvent?.(name, input, event);
-      this.notify({ kind: 'event', name, event });
-    });
+    this.execute(entry);
+    return answer(false);
+  }
+
+  private execute(entry: Entry, redrive?: { events: readonly ExecutionEvent[]; count: number }): void {
+    const { name, input } = entry;
+    const execution = this.options.run(
+      name,
+      input,
+      (event) => {
+        entry.history.push(event);
+        this.options.onEvent?.(name, input, event);
+        this.notify({ kind: 'event', name, event });
+      },
+      redrive,
+    );
     entry.execution = execution;
     entry.done = execution.result.then(
       (summary) => this.finish(entry, summary),
@@ -112,7 +147,25 @@ export class LocalExecutions implements ExecutionStarter {
       (error: unknown) =>
         this.finish(entry, { status: 'FAILED', error: 'LocalExecutorError', cause: (error as Error).message, steps: [], events: [] }),
     );
-    return answer(false);
+  }
+
+  /**
+   * Re-runs the failed build's steps that did not succeed, in its kept workspace, as Step
+   * Functions' RedriveExecution does: the same execution (name, history, input) goes on from the
+   * state it failed in. Refused (ExecutionNotRedrivable) for a running build, one that succeeded,
+   * or one with nothing to re-run.
+   */
+  async redrive(name: string): Promise<ListedExecution> {
+    const entry = this.entries.get(name);
+    if (!entry) throw new ExecutionDoesNotExist(`No execution named ${name} on this server.`);
+    if (!entry.summary) throw new ExecutionNotRedrivable(`Execution ${name} is still running.`);
+    redriveFrom(entry.history);
+    entry.redriveCount++;
+    entry.summary = undefined;
+    entry.stoppedAt = undefined;
+    this.execute(entry, { events: [...entry.history], count: entry.redriveCount });
+    this.notify({ kind: 'started', name });
+    return this.listed(entry);
   }
 
   /** The run --json object of one execution, with its name, ARN, trigger and times. */
@@ -191,6 +244,8 @@ export class LocalExecutions implements ExecutionStarter {
       ...executionIdentity(entry.name, entry.input, instants.startedAt ?? entry.startedAt, entry.summary && (instants.stoppedAt ?? entry.stoppedAt)),
       rerunOf: entry.rerunOf ?? null,
       reruns: [...entry.reruns],
+      redriveCount: entry.redriveCount,
+      redrivable: entry.summary?.status === 'FAILED' && isRedrivable(entry.history),
       ...this.view(entry),
     };
   }

@@ -7,13 +7,14 @@
  */
 import './polyfills.js';
 import { StateMachine } from 'aws-local-stepfunctions';
-import type { BuildInput } from '../contract/index.js';
+import type { ExecutionInput } from '../contract/index.js';
 import { loadDefinition, resolveResources } from '../workflow/definition.js';
 import type { StepInput } from '../workflow/state-data.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import type { StatusReporter } from '../workflow/tasks/report-status.js';
 import { localExecutionArn, localLambdaArn } from './execution/arns.js';
 import { cleanupAfterAbort } from './execution/ended-execution-rule.js';
+import { redriveFrom, startTimeOf } from './execution/redrive.js';
 import { ExecutionHistory, type ExecutionEvent } from './execution/execution-history.js';
 import { InFlightInvocations } from './execution/in-flight.js';
 import { summarize, type ExecutionSummary } from './execution/execution-summary.js';
@@ -34,6 +35,7 @@ export {
   type StepOutcome,
 } from './execution/execution-summary.js';
 export type { RefusedIteration } from './execution/iteration-gate.js';
+export { redriveFrom, ExecutionNotRedrivable } from './execution/redrive.js';
 export type { ExecutionOverrides } from './execution/overrides.js';
 export { isFinishState, isLaunchState } from './execution/states.js';
 
@@ -48,6 +50,11 @@ export interface LocalExecutionOptions {
   onEvent?: (event: ExecutionEvent) => void;
   /** Tests and benches only (execution/overrides.ts): `run` and `serve` never pass it. */
   overrides?: ExecutionOverrides;
+  /**
+   * A redrive ("re-run failed steps") of the ended execution whose history this is: it goes on
+   * from the state it failed in (execution/redrive.ts), as the execution `count` times redriven.
+   */
+  redrive?: { events: readonly ExecutionEvent[]; count: number };
 }
 
 export interface LocalExecution {
@@ -71,11 +78,12 @@ export interface LocalExecution {
  * Runs one build through the real definition, each Task state bound to the same handler the
  * Lambda function runs, with a stand-in Lambda context and no AWS calls.
  */
-export function startLocalExecution(input: BuildInput, options: LocalExecutionOptions): LocalExecution {
+export function startLocalExecution(input: ExecutionInput, options: LocalExecutionOptions): LocalExecution {
   const definition = loadDefinition();
   const statuses = options.statuses ?? printedStatusReporter((line) => process.stdout.write(`${line}\n`));
   const overrides = applyOverrides(options.overrides, definition);
-  const history = new ExecutionHistory(options.onEvent);
+  const redrive = options.redrive && redriveFrom(options.redrive.events);
+  const history = new ExecutionHistory(options.onEvent, options.redrive?.events);
   const gates = new IterationGates(definition, (event, map) => history.record(event, map));
   const inFlight = new InFlightInvocations();
   const invocations = bindTaskStates(definition, localLambdaFunctions(inFlight.runtime(options.runtime), statuses), overrides.invocations);
@@ -90,19 +98,29 @@ export function startLocalExecution(input: BuildInput, options: LocalExecutionOp
     ]),
   );
 
-  const machine = new StateMachine(resolveResources(definition, localLambdaArn) as never, {
+  const validated = new StateMachine(resolveResources(definition, localLambdaArn) as never, {
     validationOptions: { checkPaths: true, checkArn: true },
   });
+  // The very definition, entered where the redrive goes on: only "PrepareBuild is not reachable"
+  // would keep the validator from taking it.
+  const machine = redrive
+    ? new StateMachine(resolveResources({ ...definition, StartAt: redrive.state }, localLambdaArn) as never, { validationOptions: { noValidate: true } })
+    : validated;
   const name = options.executionName ?? input.build.id;
-  const execution = machine.run(input as never, {
+  const startedAt = options.redrive ? startTimeOf(options.redrive.events) : new Date().toISOString();
+  const redriven = options.redrive ? { RedriveCount: options.redrive.count, RedriveTime: new Date().toISOString() } : { RedriveCount: 0 };
+  const execution = machine.run((redrive ? redrive.input : input) as never, {
     // aws-local-stepfunctions fills $$.Execution only with what it is given.
-    context: { Execution: { Id: localExecutionArn(name), Name: name, Input: input as never, StartTime: new Date().toISOString() } },
+    context: { Execution: { Id: localExecutionArn(name), Name: name, Input: input as never, StartTime: startedAt, ...redriven } },
     overrides: { taskResourceLocalHandlers: handlers as never, ...overrides.machine },
     noThrowOnAbort: true,
   });
 
   const pump = (async () => {
-    for await (const event of execution.eventLogs as AsyncGenerator<ExecutionEvent>) gates.admit(event);
+    for await (const event of execution.eventLogs as AsyncGenerator<ExecutionEvent>) {
+      // A redriven execution goes on under its first start: the service records ExecutionRedriven.
+      gates.admit(redrive && event.type === 'ExecutionStarted' ? { type: 'ExecutionRedriven', timestamp: event.timestamp } : event);
+    }
     gates.close();
   })();
 

@@ -141,7 +141,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     let baseUrl = '';
     const consoles = new Map<string, ConsoleOutput>();
     const executions = new LocalExecutions({
-      run: (executionName, input, onEvent) => {
+      run: (executionName, input, onEvent, redrive) => {
         // In their images the clone cannot read this machine's repository: it is sent to each
         // clone container through exec, as to a cluster of the user's own (source-upload.ts).
         const source = inImages && input.source && kubeconfig ? { ...input.source, upload: true as const } : input.source;
@@ -157,6 +157,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
             onEvent(event);
           },
           ...(options.overrides ? { overrides: options.overrides } : {}),
+          ...(redrive ? { redrive } : {}),
         });
         void execution.result.finally(() => uploader?.dispose());
         return execution;

@@ -16,6 +16,14 @@ import { firstPollSeconds, nextPollSeconds, runningWatchFor } from './poll-sched
 import { DEFAULT_PENDING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_UNTIL_SECONDS } from './settings.js';
 import { NEEDS_POLL_SECONDS } from './tasks/wait-for-needs.js';
 
+/**
+ * The Map a failed build with steps to re-run fails in (state-machine.asl.yml). A redrive goes on
+ * from there in the same history, so each re-run's events come out of what the first run left:
+ * a re-run runs fewer steps than the build, once, with nothing to budget beyond what RunSteps'
+ * own figures already bound (the page and `run --json` show each redrive's events).
+ */
+const RERUN_GATE = 'AwaitRerun';
+
 export const HistoryLimits = {
   /** Step Functions Standard workflows: the most events one execution's history may hold. */
   MAX_EVENTS: 25_000,
@@ -83,7 +91,7 @@ export interface HistoryShape {
  * PrepareBuild uses this copy; history-budget.test.ts keeps it equal to historyShape(loadDefinition()).
  */
 export const BUILD_HISTORY_SHAPE: HistoryShape = {
-  buildEvents: { succeeded: 30, failed: 49 },
+  buildEvents: { succeeded: 30, failed: 64 },
   stepEvents: 14,
   pollEvents: 9,
   needsStepEvents: 7,
@@ -335,6 +343,13 @@ function retryWayEvents(iteration: AslDefinition, retryBack: string, pollEntry: 
   return eventsOf(iteration.States[choice]!, choice) + eventsOf(iteration.States[retryBack]!, retryBack);
 }
 
+/** AwaitRerun's one iteration, which fails the first run. */
+function gateIterationEvents(state: AslState): number {
+  const iteration = state.ItemProcessor;
+  if (!iteration) throw new Error(`${RERUN_GATE} must be a Map`);
+  return ITERATION_EVENTS + longestPath(iteration, iteration.StartAt, isTerminal(iteration)).events;
+}
+
 function eventsOf(state: AslState, name: string): number {
   const events = (StateEvents as Record<string, number>)[state.Type];
   if (events === undefined) throw new Error(`${name}: no event count for a ${state.Type} state`);
@@ -365,7 +380,7 @@ function nextOf(state: AslState, name: string): string {
 }
 
 function isTerminal(machine: AslDefinition): (name: string) => boolean {
-  return (name) => successors(machine.States[name]!).length === 0;
+  return (name) => name === RERUN_GATE || successors(machine.States[name]!).length === 0;
 }
 
 /**
@@ -385,10 +400,12 @@ function longestPath(
     const state = machine.States[name];
     if (!state) throw new Error(`no state ${name}`);
     if (way.avoid?.includes(name)) return undefined;
-    const terminal = successors(state).length === 0;
+    // The first run ends in AwaitRerun, whose iteration fails it: what follows runs after a redrive.
+    const gate = name === RERUN_GATE;
+    const terminal = gate || successors(state).length === 0;
     if (to(name)) {
       if (way.through && !passed) return undefined;
-      return terminal ? { events: eventsOf(state, name), endsInFail: state.Type === 'Fail' } : { events: 0, endsInFail: false };
+      return terminal ? { events: eventsOf(state, name) + (gate ? gateIterationEvents(state) : 0), endsInFail: gate || state.Type === 'Fail' } : { events: 0, endsInFail: false };
     }
     if (terminal) return undefined;
     if (visiting.has(name)) {

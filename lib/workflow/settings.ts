@@ -24,6 +24,11 @@ export interface WorkflowSettings {
   runAsUser?: number;
   /** The build's workspace claim (mode `volume`): one per build, shared by every step pod. */
   workspace: WorkspaceClaimSettings;
+  /**
+   * How long a failed build's claim is kept for a re-run of its failed steps (Redrive), before the
+   * orphan sweep deletes it (FAILED_WORKSPACE_KEEP_SECONDS; 0: deleted at once, no re-run).
+   */
+  failedWorkspaceKeepSeconds: number;
   /** PrepareBuild asks each image's registry whether the image exists (IMAGE_CHECK). */
   imageCheck: boolean;
   /**
@@ -100,6 +105,12 @@ export const DEFAULT_RUNNING_WATCH_UNTIL_SECONDS = 900;
  */
 export const DEFAULT_MAX_PARALLEL_STEPS = 10;
 
+/**
+ * A day: a failed build is looked at and re-run the same day, or not at all; a kept 10 GiB gp2
+ * volume costs about $0.03 for it.
+ */
+export const DEFAULT_FAILED_WORKSPACE_KEEP_SECONDS = 86_400;
+
 /** The documented defaults for what a deployment leaves unset; the namespace has none. */
 export function workflowSettings(given: Pick<WorkflowSettings, 'namespace'> & Partial<WorkflowSettings>): WorkflowSettings {
   return {
@@ -111,6 +122,7 @@ export function workflowSettings(given: Pick<WorkflowSettings, 'namespace'> & Pa
     cloneImage: DEFAULT_CLONE_IMAGE,
     workspaceMode: WorkspaceModes.volume,
     workspace: DEFAULT_WORKSPACE,
+    failedWorkspaceKeepSeconds: DEFAULT_FAILED_WORKSPACE_KEEP_SECONDS,
     imageCheck: true,
     maxParallelSteps: DEFAULT_MAX_PARALLEL_STEPS,
     cacheImage: DEFAULT_CACHE_IMAGE,

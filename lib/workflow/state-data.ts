@@ -87,6 +87,16 @@ export interface PreparedBuild {
   skippedBuild?: string;
 }
 
+/**
+ * PrepareBuild's output when the build has nothing to build, found by the lookups the webhook
+ * left to it (DeferredLookup): no pipeline file at the commit, or a head commit asking for no
+ * build. The definition ends the execution at once (NotBuilt): no step, no claim, no status.
+ */
+export interface NotBuilt {
+  build: BuildRef;
+  notBuilt: string;
+}
+
 /** A step left out of the build by its `when`: no iteration, no pod. */
 export interface SkippedStep {
   name: string;
@@ -159,6 +169,8 @@ export interface StepInput {
   failure?: { Error: string; Cause?: string };
   /** Which attempt of the step this is (PrepareRetry sets it from `$.result.nextAttempt`); absent: the first (0). */
   attempt?: number;
+  /** `$$.Execution.RedriveCount`: 0, or how many times the build's failed steps were re-run; absent: 0. */
+  redrive?: number;
 }
 
 /** FinishStep's result: the iteration's output, or $.result before StepFailed. */
@@ -219,6 +231,11 @@ export interface CleanupResult {
   deletedPods: number;
   deletedClaims: number;
   deletedSecrets: number;
+  /**
+   * A failed build whose claim was kept: the steps a re-run runs (rerun-plan.ts; RerunSteps puts
+   * them in $.steps), and for how long the claim is kept. Absent: nothing to re-run.
+   */
+  rerun?: { steps: Step[]; keptSeconds: number };
 }
 
 /** The build's workspace claim, when its workspace is one (mode `volume`). */

@@ -2,6 +2,7 @@ import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { KubeClients, WatchedPod } from '../kube/index.js';
 import type { ImageChecker } from '../registry/index.js';
+import type { LookupSources } from '../forge/deferred-lookup.js';
 import type { StepLogStore } from './step-log-store.js';
 import type { CacheStore } from './cache-store.js';
 import type { WorkflowSettings } from './settings.js';
@@ -49,6 +50,12 @@ export interface TaskDeps {
   cache?: CacheStore;
   now(): Date;
   log: TaskLog;
+  /**
+   * Where PrepareBuild asks GitHub what the webhook left to the build (DeferredLookup), when the
+   * handler is given no per-invocation sources (lib/lambda builds them from the invocation's
+   * credentials). Without either, such a build fails as GitHubUnavailable.
+   */
+  lookup?: LookupSources;
 }
 
 /** The slice of the Powertools logger the tasks use. */

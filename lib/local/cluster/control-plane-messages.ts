@@ -15,6 +15,9 @@
  *   apache/apisix-helm-chart#346 and open-metadata/openmetadata-helm-charts#417.
  * - "node(s) didn't match Pod's node affinity/selector": plugins/nodeaffinity (ErrReasonPod); seen
  *   in kubernetes/kubernetes#119967 and k3s-io/k3s#9350.
+ * - "node(s) didn't match pod affinity rules": plugins/interpodaffinity (ErrReasonAffinityRulesNotMatch,
+ *   UnschedulableAndUnresolvable); seen in tektoncd/pipeline#2769 (the affinity assistant's pods,
+ *   beside the older plugin's second reason, since merged into one plugin).
  * - "Insufficient cpu|memory" with "No preemption victims found for incoming pod": plugins/noderesources.
  * - "Preemption is not helpful for scheduling": plugins/defaultpreemption, for rejections preemption
  *   cannot fix (UnschedulableAndUnresolvable).
@@ -63,6 +66,8 @@ export const Scheduling = {
   claimBeingDeleted: (claim: string) => `persistentvolumeclaim "${claim}" is being deleted`,
   unboundImmediateClaims: 'pod has unbound immediate PersistentVolumeClaims',
   nodeAffinityMismatch: "node(s) didn't match Pod's node affinity/selector",
+  /** The InterPodAffinity plugin: no pod the pod's required affinity needs is beside this node. */
+  podAffinityMismatch: "node(s) didn't match pod affinity rules",
   insufficient: (resource: 'cpu' | 'memory') => `Insufficient ${resource}`,
   /** The NodeUnschedulable plugin: the node is cordoned (spec.unschedulable). */
   nodeUnschedulable: 'node(s) were unschedulable',

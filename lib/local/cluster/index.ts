@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createApiServer } from './api-server.js';
+import { DEFAULT_SCALE_UP_DELAY_MS, startAutoscaler, type AutoscalerOptions } from './autoscaler.js';
 import { startClaimProtection } from './claim-protection.js';
 import { systemClock, type Clock } from './clock.js';
 import { EventRecorder } from './events.js';
@@ -40,6 +41,7 @@ export { NODE_NAME } from './kubelet.js';
 export { kubernetesArch } from './node-labels.js';
 export { IMAGE_REGISTRY_EXTENSION } from './kubeconfig.js';
 export type { CatalogRegistry } from './catalog-registry.js';
+export type { AutoscalerOptions } from './autoscaler.js';
 
 /**
  * What runs the containers. `docker`: the daemon at `socketPath`, pods in their images, each in a
@@ -80,6 +82,13 @@ export interface EmbeddedClusterOptions {
    * region, an instance type): e.g. `{'kubernetes.io/arch': 'arm64'}` or a node group's label.
    */
   nodeLabels?: Record<string, string>;
+  /**
+   * Play a node autoscaler (autoscaler.ts): the node is not registered at start, and joins
+   * `scaleUpDelayMs` after a pod that fits it cannot be placed (cluster-autoscaler's
+   * TriggeredScaleUp on the pod), again after it was deleted; a pod it could never take gets
+   * NotTriggerScaleUp. Without it the node is there from the start and for good.
+   */
+  autoscaler?: AutoscalerOptions;
 }
 
 export interface EmbeddedCluster {
@@ -176,6 +185,7 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     startClaimProtection(store),
     startPodGc({ store, now, quarantineMs: timings.podGcQuarantineMs }),
   ];
+  const labels = { ...defaultNodeLabels(NODE_NAME, architecture), ...options.nodeLabels };
   const kubelet = new Kubelet({
     store,
     events,
@@ -183,14 +193,26 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     timings,
     nodeName: NODE_NAME,
     nodeIP,
-    labels: { ...defaultNodeLabels(NODE_NAME, architecture), ...options.nodeLabels },
+    labels,
     architecture,
     capacity: NODE_CAPACITY,
     dirs,
     logLimitBytes: options.logLimitBytes ?? DEFAULT_LOG_LIMIT_BYTES,
     now,
   });
-  kubelet.start();
+  if (options.autoscaler) {
+    controllers.push(
+      startAutoscaler({
+        store,
+        events,
+        now,
+        template: { name: NODE_NAME, labels, capacity: NODE_CAPACITY },
+        registerNode: () => kubelet.registerNode(),
+        scaleUpDelayMs: options.autoscaler.scaleUpDelayMs ?? DEFAULT_SCALE_UP_DELAY_MS,
+      }),
+    );
+  }
+  kubelet.start({ registerNode: !options.autoscaler });
 
   const api = createApiServer({ context, logs: kubelet.logs, exec: kubelet.exec, faults: options.faults });
   await new Promise<void>((resolve, reject) => {

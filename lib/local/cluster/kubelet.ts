@@ -24,8 +24,9 @@ export class Kubelet {
 
   constructor(private readonly node: NodeContext) {}
 
-  start(): void {
-    this.registerNode();
+  /** `registerNode: false`: the node joins later, when the embedded autoscaler adds it (autoscaler.ts). */
+  start({ registerNode = true }: { registerNode?: boolean } = {}): void {
+    if (registerNode) this.registerNode();
     this.unsubscribe = this.node.store.subscribe((event) => this.onPodEvent(event));
   }
 
@@ -62,7 +63,8 @@ export class Kubelet {
     this.pending.add(tracked);
   }
 
-  private registerNode(): void {
+  /** Registers the node object, if it is not there (a no-op otherwise). */
+  registerNode(): void {
     const { cpu, memory, pods } = NODE_CAPACITY;
     const node: KubeObject = {
       kind: 'Node',

@@ -133,7 +133,8 @@ export const RESOURCES: Record<string, ResourceType> = {
     singularName: 'persistentvolumeclaim',
     kind: 'PersistentVolumeClaim',
     namespaced: true,
-    verbs: ALL_VERBS,
+    // Patched when a build fails: its annotations keep which steps succeeded and how long the claim is kept for a re-run.
+    verbs: [...ALL_VERBS, 'patch'],
     shortNames: ['pvc'],
     fieldLabels: META_FIELDS,
     validate: (o) => validateClaim(o as PersistentVolumeClaim),
@@ -156,7 +157,7 @@ export const RESOURCES: Record<string, ResourceType> = {
     singularName: 'secret',
     kind: 'Secret',
     namespaced: true,
-    // Replaced whole (PUT): a build's clone credentials are renewed in place.
+    // Replaced whole (PUT): a build's clone credentials are renewed in place, and kept with a failed build's claim.
     verbs: [...ALL_VERBS, 'update'],
     fieldLabels: [...META_FIELDS, 'type'],
     validate: (o) => validateSecret(o as Secret),

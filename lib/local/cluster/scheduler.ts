@@ -1,11 +1,12 @@
 /**
  * The default scheduler for the single node: whether a pod can go there, plugin by plugin in the
- * scheduler's order (claims, node affinity, resources); for claims that wait for their first
+ * scheduler's order (claims, node affinity, resources, pod affinity); for claims that wait for their first
  * consumer, selecting this node and waiting for their volumes; then binding (`Scheduled`) or
  * saying why not (`FailedScheduling`).
  */
 import { ClaimAnnotations, Preemption, Scheduling, nodeRejection, preFilterRejection } from './control-plane-messages.js';
 import { matchesNodeSelection, type NodeIdentity } from './node-affinity.js';
+import { mayChangePodAffinity, NO_PEERS, satisfiesPodAffinity, storePeers, type AffinityPeers } from './pod-affinity.js';
 import type { NodeContext } from './node-context.js';
 import type { Container, KubeObject, PersistentVolumeClaim, Pod, StorageClass } from './objects.js';
 import type { PodHandle } from './pod-handle.js';
@@ -25,9 +26,10 @@ export type Placement =
   | { fits: true; claimsToProvision: PersistentVolumeClaim[] }
   /**
    * `claimsMayHelp`: a change to the pod's claims can change the verdict, so it is worth retrying
-   * then; `nodeMayHelp`: so can a change to the node (uncordoned).
+   * then; `nodeMayHelp`: so can a change to the node (uncordoned); `podsMayHelp`: and to other
+   * pods (the ones its pod affinity needs arriving, or those that count all ending).
    */
-  | { fits: false; message: string; claimsMayHelp: boolean; nodeMayHelp?: true };
+  | { fits: false; message: string; claimsMayHelp: boolean; nodeMayHelp?: true; podsMayHelp?: true };
 
 /** The taint a cordoned node carries; a pod that tolerates it may still go there (NodeUnschedulable plugin). */
 const UNSCHEDULABLE_TAINT = 'node.kubernetes.io/unschedulable';
@@ -53,11 +55,17 @@ function requested(pod: Pod, resource: 'cpu' | 'memory'): number {
 }
 
 /** Compares the pod's requests with the node's whole capacity (other pods' requests are not counted). */
-function insufficient(pod: Pod, capacity: NodeCapacity): string[] {
+export function insufficient(pod: Pod, capacity: NodeCapacity): string[] {
   return (['cpu', 'memory'] as const).filter((r) => requested(pod, r) > (parseQuantity(capacity[r]) ?? 0)).map(Scheduling.insufficient);
 }
 
-export function placePod(pod: Pod, node: NodeIdentity & { capacity: NodeCapacity; unschedulable?: boolean }, claimOf: ClaimOf, classOf: ClassOf): Placement {
+export function placePod(
+  pod: Pod,
+  node: NodeIdentity & { capacity: NodeCapacity; unschedulable?: boolean },
+  claimOf: ClaimOf,
+  classOf: ClassOf,
+  peers: AffinityPeers = NO_PEERS,
+): Placement {
   const claims = checkClaims(pod, claimOf, classOf);
   if (!claims.ok) return { fits: false, message: preFilterRejection(claims.message), claimsMayHelp: true };
   if (node.unschedulable === true && !toleratesUnschedulable(pod)) {
@@ -68,6 +76,9 @@ export function placePod(pod: Pod, node: NodeIdentity & { capacity: NodeCapacity
   }
   const short = insufficient(pod, node.capacity);
   if (short.length > 0) return { fits: false, message: nodeRejection(short, Preemption.noVictims), claimsMayHelp: false };
+  if (!satisfiesPodAffinity(pod, node.labels, peers)) {
+    return { fits: false, message: nodeRejection([Scheduling.podAffinityMismatch], Preemption.notHelpful), claimsMayHelp: false, nodeMayHelp: true, podsMayHelp: true };
+  }
   return { fits: true, claimsToProvision: claims.unbound };
 }
 
@@ -144,11 +155,11 @@ export async function schedule(pod: PodHandle, node: SchedulerNode): Promise<Pod
     }
     const labels = nodeObject.metadata.labels ?? {};
     const unschedulableNode = (nodeObject.spec as { unschedulable?: boolean } | undefined)?.unschedulable === true;
-    const placement = placePod(current, { name: node.nodeName, labels, capacity: node.capacity, unschedulable: unschedulableNode }, claimOf, classOf);
+    const placement = placePod(current, { name: node.nodeName, labels, capacity: node.capacity, unschedulable: unschedulableNode }, claimOf, classOf, storePeers(store));
     if (!placement.fits) {
       unschedulable(pod, current, placement.message);
       if (placement.nodeMayHelp) {
-        await pod.waitForChange(nodeChanged);
+        await pod.waitForChange(placement.podsMayHelp ? (e) => nodeChanged(e) || mayChangePodAffinity(e, pod.uid) : nodeChanged);
         continue;
       }
       if (!placement.claimsMayHelp) return undefined;

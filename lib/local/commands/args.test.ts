@@ -129,3 +129,21 @@ describe('run --changed and --base', () => {
     expect(() => parseRunArgs(['p.yml', '--base'])).toThrow(UsageError);
   });
 });
+
+describe('run --autoscale-after', () => {
+  it.each([
+    ['5s', 5_000],
+    ['500ms', 500],
+    ['2m', 120_000],
+    ['1.5s', 1_500],
+    ['3', 3_000],
+  ])('%s: the embedded node joins that many ms after a pod needs it', (given, ms) => {
+    expect((parseRunArgs(['p.yml', '--autoscale-after', given]) as RunOptions).autoscaleAfterMs).toBe(ms);
+  });
+
+  it('is off unless asked for, refuses what is not a duration, and is not for a cluster of your own', () => {
+    expect((parseRunArgs(['p.yml']) as RunOptions).autoscaleAfterMs).toBeUndefined();
+    expect(() => parseRunArgs(['p.yml', '--autoscale-after', 'soon'])).toThrow('--autoscale-after must be a duration such as 5s, 500ms or 2m, got "soon"');
+    expect(() => parseRunArgs(['p.yml', '--autoscale-after', '5s', '--kubeconfig', 'k'])).toThrow(UsageError);
+  });
+});

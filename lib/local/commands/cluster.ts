@@ -5,9 +5,9 @@ import { parseArgs } from 'node:util';
 import { startEmbeddedCluster } from '../cluster/index.js';
 import { chooseRuntime, DockerUnavailable, runtimeNotice, UnknownRuntime, type RuntimeChoice } from '../cluster/runtime/runtime-choice.js';
 import { clusterKubeconfig, stateDir } from '../state-dir.js';
-import { portOption, runtimeOption, UsageError } from './usage.js';
+import { durationOption, portOption, runtimeOption, UsageError } from './usage.js';
 
-export const summary = 'cluster [--port N] [--host H] [--runtime docker|process] [--kubeconfig-out FILE] [--state-dir DIR] [--workspace DIR] [--images FILE]...';
+export const summary = 'cluster [--port N] [--host H] [--runtime docker|process] [--kubeconfig-out FILE] [--state-dir DIR] [--workspace DIR] [--images FILE]... [--autoscale-after DURATION]';
 
 export const help = `Usage: step-runner ${summary}
 
@@ -26,6 +26,11 @@ Starts the embedded Kubernetes cluster and keeps it running until Ctrl-C.
                          current directory)
   --images FILE          extra image catalog (JSON, repeatable); see lib/local/images/README.md
                          (default: lib/local/images/catalog.json only)
+  --autoscale-after DURATION
+                         play a node autoscaler: the node is not there at start and joins this
+                         long (e.g. 5s) after a pod that fits it cannot be placed (TriggeredScaleUp
+                         on the pod), again after kubectl delete node; a pod it could never take
+                         gets NotTriggerScaleUp. Default: the node is there from the start
   -h, --help             this help`;
 
 export interface CommandIO {
@@ -48,6 +53,7 @@ function parse(argv: string[]) {
         'state-dir': { type: 'string' },
         workspace: { type: 'string' },
         images: { type: 'string', multiple: true },
+        'autoscale-after': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -77,6 +83,8 @@ async function serve(argv: string[], io: CommandIO): Promise<number> {
     return 0;
   }
   const port = options.port === undefined ? 0 : portOption(options.port);
+  const autoscaleAfter = options['autoscale-after'];
+  const autoscaler = autoscaleAfter === undefined ? undefined : { scaleUpDelayMs: durationOption(autoscaleAfter, '--autoscale-after') };
   const runtime = await runtimeChoice(runtimeOption(options.runtime));
   io.out(runtimeNotice(runtime));
 
@@ -86,6 +94,7 @@ async function serve(argv: string[], io: CommandIO): Promise<number> {
     port,
     workspace: options.workspace === undefined ? undefined : resolve(options.workspace),
     catalogFiles: (options.images ?? []).map((f) => resolve(f)),
+    ...(autoscaler ? { autoscaler } : {}),
   });
   const kubeconfig = resolve(options['kubeconfig-out'] ?? clusterKubeconfig(stateDir(options['state-dir'])));
   await mkdir(dirname(kubeconfig), { recursive: true });
@@ -95,6 +104,7 @@ async function serve(argv: string[], io: CommandIO): Promise<number> {
   io.out(`Kubeconfig written to ${kubeconfig}`);
   io.out(`  export KUBECONFIG=${kubeconfig}`);
   io.out('  kubectl get pods,events');
+  if (autoscaler) io.out(`No node yet: one joins ${autoscaler.scaleUpDelayMs} ms after a pod needs it.`);
   io.out('Press Ctrl-C to stop.');
 
   const signal = await io.stopSignal;

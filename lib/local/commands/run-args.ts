@@ -3,12 +3,12 @@ import { parseArgs } from 'node:util';
 import { WhenEvents, type WhenEvent } from '../../pipeline/index.js';
 import { DEFAULT_CACHE_IMAGE, DEFAULT_CLONE_IMAGE, type WorkspaceMode } from '../../workflow/settings.js';
 import type { RuntimeKind } from '../cluster/runtime/container-runtime.js';
-import { baseOption, branchOption, BUILD_TARGET_OPTIONS, cacheImageOption, changedFileOption, cloneImageOption, eventOption, runtimeOption, UsageError, workspaceModeOption } from './usage.js';
+import { baseOption, branchOption, BUILD_TARGET_OPTIONS, durationOption, cacheImageOption, changedFileOption, cloneImageOption, eventOption, runtimeOption, UsageError, workspaceModeOption } from './usage.js';
 import { envOptions } from './env-args.js';
 import { secretArgument, type SecretArgument } from './secret-args.js';
 
 export const RUN_USAGE =
-  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--state-dir DIR] [--json] [--verbose]';
+  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--autoscale-after DURATION] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--state-dir DIR] [--json] [--verbose]';
 
 export const RUN_HELP = `Usage: step-runner ${RUN_USAGE}
 
@@ -44,6 +44,10 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
                     as the deployment's CACHE_IMAGE (default: $CACHE_IMAGE, else ${DEFAULT_CACHE_IMAGE})
   --images FILE     an extra image catalog for the embedded cluster (JSON; see
                     lib/local/images/README.md); default: lib/local/images/catalog.json only
+  --autoscale-after DURATION
+                    the embedded cluster plays a node autoscaler: no node at first, one joins
+                    this long (e.g. 5s) after a step's pod needs it (the step shows "waiting for
+                    a node"); a step no node would take fails at once. Not with --kubeconfig
   --env NAME=VALUE  a build variable every step sees, as it sees CI_BRANCH (repeatable); a step's
                     own env wins over it. Not masked: a value to hide is a --secret
   --secret SECRET/KEY=VALUE
@@ -99,6 +103,8 @@ export interface RunOptions {
   /** `--event`: the build's event (default: local). */
   event?: WhenEvent;
   images?: string;
+  /** `--autoscale-after`: the embedded cluster's node joins this long after a pod needs it (lib/local/cluster/autoscaler.ts). */
+  autoscaleAfterMs?: number;
   /** `--env`: build variables, in addition to the runner's own. */
   env?: Record<string, string>;
   /** `--secret`, in the order given. */
@@ -137,6 +143,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
         branch: { type: 'string' },
         event: { type: 'string' },
         images: { type: 'string' },
+        'autoscale-after': { type: 'string' },
         env: { type: 'string', multiple: true },
         secret: { type: 'string', multiple: true },
         'secret-file': { type: 'string', multiple: true },
@@ -156,12 +163,13 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
   if (values.help) return { help: true };
   const [file, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`one pipeline file at a time, got ${positionals.length}`);
-  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, 'cache-image': cacheImage, changed, base, 'default-branch': defaultBranch, ...rest } = values;
+  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, 'cache-image': cacheImage, changed, base, 'default-branch': defaultBranch, 'autoscale-after': autoscaleAfter, ...rest } = values;
   if (noNeeds && !steps) throw new UsageError('--no-needs goes with --step NAME');
   if (changed && base !== undefined) throw new UsageError('--changed and --base both say what the change is: give the files, or the ref to compare the work tree with, not both');
   const source = rest.source ?? workspace;
   if (rest.branch !== undefined) branchOption(rest.branch);
   const askedRuntime = runtimeOption(runtime, rest.kubeconfig);
+  if (autoscaleAfter !== undefined && rest.kubeconfig !== undefined) throw new UsageError('--autoscale-after is for the embedded cluster; --kubeconfig names a cluster of your own, whose autoscaler adds its nodes: give one or the other');
   return {
     ...(file ? { file } : {}),
     ...rest,
@@ -171,6 +179,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
     ...(workspaceMode ? { workspaceMode: workspaceModeOption(workspaceMode) } : {}),
     ...(cloneImage !== undefined ? { cloneImage: cloneImageOption(cloneImage) } : {}),
     ...(cacheImage !== undefined ? { cacheImage: cacheImageOption(cacheImage) } : {}),
+    ...(autoscaleAfter !== undefined ? { autoscaleAfterMs: durationOption(autoscaleAfter, '--autoscale-after') } : {}),
     ...(event !== undefined ? { event: eventOption(event) } : {}),
     ...(env ? { env: envOptions(env) } : {}),
     ...(secret ? { secrets: secret.map((given) => secretArgument(given, `--secret ${given.split('=')[0]}`)) } : {}),

@@ -142,7 +142,11 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
   try {
     let kubeconfig = options.kubeconfig ? path.resolve(options.kubeconfig) : undefined;
     if (!kubeconfig) {
-      cluster = await startEmbeddedCluster({ ...(options.images ? { catalogFiles: [options.images] } : {}), ...(runtimeChoice ? { runtime: runtimeChoice } : {}) });
+      cluster = await startEmbeddedCluster({
+        ...(options.images ? { catalogFiles: [options.images] } : {}),
+        ...(runtimeChoice ? { runtime: runtimeChoice } : {}),
+        ...(options.autoscaleAfterMs !== undefined ? { autoscaler: { scaleUpDelayMs: options.autoscaleAfterMs } } : {}),
+      });
       kubeconfig = path.join(scratch, 'kubeconfig');
       await writeFile(kubeconfig, cluster.kubeconfigYaml());
       print(`Embedded cluster at ${cluster.url}.`);

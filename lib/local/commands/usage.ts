@@ -15,6 +15,14 @@ export function portOption(value: string): number {
   return port;
 }
 
+/** A duration as people write it: `500ms`, `5s`, `2m` (a bare number is seconds). */
+export function durationOption(value: string, flag: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
+  if (!match) throw new UsageError(`${flag} must be a duration such as 5s, 500ms or 2m, got "${value}"`);
+  const unit = { ms: 1, s: 1_000, m: 60_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm'];
+  return Math.round(Number(match[1]) * unit);
+}
+
 /** `--workspace-mode`: where the build's workspace lives, as the deployment's WORKSPACE_MODE says. */
 export function workspaceModeOption(value: string): WorkspaceMode {
   const modes: readonly string[] = Object.values(WorkspaceModes);

@@ -16,6 +16,9 @@ import { STATUS_LABELS, type StateStatus } from './state-status.js';
 import { isSkippedKey, notRunNote, OUTCOME_CLASS, OUTCOME_LABELS, outcomePill, skippedDetail, skippedKey, stepList, type StepSelection } from './step-list.js';
 import { pipelineSvg } from './pipeline-svg.js';
 import type { StepOutcome } from '../executor.js';
+import { RERUN_MAP } from '../execution/states.js';
+import { pollOutcome, WAITING_FOR_NODE } from '../poll-words.js';
+import type { PollState } from '../../workflow/state-data.js';
 
 export const streamHref = (name: string) => `${executionHref(name)}/stream`;
 export const logHref = (name: string, index: number) => `${executionHref(name)}/steps/${index}/log`;
@@ -23,6 +26,7 @@ export const logHref = (name: string, index: number) => `${executionHref(name)}/
 export const artifactHref = (name: string, index: number, artifact: number) => `${executionHref(name)}/steps/${index}/artifacts/${artifact}`;
 export const stopHref = (name: string) => `${executionHref(name)}/stop`;
 export const rerunHref = (name: string) => `${executionHref(name)}/rerun`;
+export const redriveHref = (name: string) => `${executionHref(name)}/redrive`;
 
 /** What the page's script needs to recolour the graph and pick the step, sent with each update. */
 export interface ClientModel {
@@ -68,7 +72,8 @@ export function executionPage(model: ExecutionModel, layout: GraphLayout, reques
   const name = model.execution.name;
   const selected = knownSelection(model, requestedStep) ? requestedStep : model.defaultStep;
   const iteration = model.states.iterations.find((it) => it.index === selected);
-  const svg = graphSvg(layout, (node) => (node.scope ? iteration?.states[node.state] : model.states.top[node.state]));
+  // A step's Map shows the selected step's iteration; AwaitRerun's one iteration is no step's, and the history keeps it with the top.
+  const svg = graphSvg(layout, (node) => (node.scope && node.scope !== RERUN_MAP ? iteration?.states[node.state] : model.states.top[node.state]));
   const parts = regions(model, selected, now);
   const region = (id: RegionId) => parts[id];
   return pageShell(
@@ -123,7 +128,11 @@ function actions(model: ExecutionModel): Html {
     model.execution.status === 'RUNNING'
       ? html`<button type="button" class="action action-stop" data-action="stop" data-href="${stopHref(name)}" data-confirm="Stop execution ${name}? Its running step is aborted and its pods are deleted.">Stop execution</button>`
       : '';
-  return html`${stop}<button type="button" class="action" data-action="rerun" data-href="${rerunHref(name)}">New execution</button>`;
+  // Step Functions' Redrive: the same execution goes on, only its steps that did not succeed run again.
+  const redrive = model.execution.redrivable
+    ? html`<button type="button" class="action" data-action="redrive" data-href="${redriveHref(name)}">Re-run failed steps</button>`
+    : '';
+  return html`${stop}${redrive}<button type="button" class="action" data-action="rerun" data-href="${rerunHref(name)}">New execution</button>`;
 }
 
 /** An iteration of this execution, or a step it skipped; anything else falls back to the default. */
@@ -151,6 +160,16 @@ function pipelineLegend(): Html {
   return html`<ul class="legend" aria-label="Legend">${shown.map((s) => html`<li><span class="swatch status-${OUTCOME_CLASS[s]}"></span>${OUTCOME_LABELS[s]}</li>`)}</ul>`;
 }
 
+/** The banner's word on the running step: a step waiting for a node gives the autoscaler's words too. */
+function pollLine(poll: PollState): string {
+  const outcome = pollOutcome(poll);
+  return outcome === WAITING_FOR_NODE && poll.message ? `${outcome} (${stripAnsi(poll.message)})` : outcome;
+}
+
+function pollHeadline(poll: PollState): Html {
+  return pollOutcome(poll) === WAITING_FOR_NODE ? html`<strong>${WAITING_FOR_NODE}</strong>` : html`<strong>${poll.phase}</strong> (${poll.reason})`;
+}
+
 function banner(model: ExecutionModel, now: Date): Html {
   const x = model.execution;
   if (model.failure) return failureBanner(model.failure, model.execution.status === 'RUNNING');
@@ -163,7 +182,7 @@ function banner(model: ExecutionModel, now: Date): Html {
     return html`<section class="banner banner-running"><h2>Running</h2><p>${
       running.length > 1
         ? html`Steps ${running.map((s, i) => html`${i > 0 ? ', ' : ''}<strong>${s.name}</strong>`)} side by side`
-        : current ? html`Step <strong>${current.name}</strong> (${current.index + 1} of ${model.steps.length}): ${current.lastPoll ? `${current.lastPoll.phase} (${current.lastPoll.reason})` : 'launching'}` : 'Preparing the build'
+        : current ? html`Step <strong>${current.name}</strong> (${current.index + 1} of ${model.steps.length}): ${current.lastPoll ? pollLine(current.lastPoll) : 'launching'}` : 'Preparing the build'
     } · ${duration(now.getTime() - Date.parse(x.startedAt))} so far</p></section>`;
   }
   return html`<section class="banner banner-cancelled"><h2>Execution ${x.status.toLowerCase().replace('_', ' ')}</h2></section>`;
@@ -215,7 +234,7 @@ ${result ? html`<dl class="facts">
 <div><dt>Result</dt><dd>${result.status}${result.exitCode !== null ? `, exit code ${result.exitCode}` : ''}${step.attempts > 1 ? html`, on attempt <span data-attempts>${step.attempts}</span>` : ''}</dd></div>
 ${result.error ? html`<div><dt>Error</dt><dd><code class="error-name">${result.error}</code></dd></div>` : ''}
 </dl>` : ''}
-${step.lastPoll ? html`<h4>Last poll</h4><p>#${step.lastPoll.polls}: <strong>${step.lastPoll.phase}</strong> (${step.lastPoll.reason})${step.lastPoll.message ? html` — <span class="message">${stripAnsi(step.lastPoll.message)}</span>` : ''}</p>` : ''}
+${step.lastPoll ? html`<h4>Last poll</h4><p>#${step.lastPoll.polls}: ${pollHeadline(step.lastPoll)}${step.lastPoll.message ? html` — <span class="message">${stripAnsi(step.lastPoll.message)}</span>` : ''}</p>` : ''}
 ${podSection(step.pod)}
 ${servicesSection(step)}
 ${artifactsSection(step, name)}

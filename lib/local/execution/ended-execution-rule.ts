@@ -1,4 +1,4 @@
-import type { BuildInput } from '../../contract/index.js';
+import type { ExecutionInput } from '../../contract/index.js';
 import { cleanupEndedExecutionHandler } from '../../workflow/handlers.js';
 import type { TaskRuntime } from '../../workflow/task-deps.js';
 import type { StatusReporter } from '../../workflow/tasks/report-status.js';
@@ -10,7 +10,7 @@ import { localExecutionArn } from './arns.js';
  * handler, with the event it would get, deletes the build's objects and posts (here: prints) the
  * commit's `error` status, since no state of the aborted execution could.
  */
-export async function cleanupAfterAbort(input: BuildInput, name: string, runtime: TaskRuntime, statuses: StatusReporter): Promise<void> {
+export async function cleanupAfterAbort(input: ExecutionInput, name: string, runtime: TaskRuntime, statuses: StatusReporter): Promise<void> {
   const event = {
     'detail-type': 'Step Functions Execution Status Change',
     detail: { executionArn: localExecutionArn(name), name, status: 'ABORTED', input: JSON.stringify(input) },

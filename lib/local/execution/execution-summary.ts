@@ -59,7 +59,8 @@ export function summarize(history: readonly ExecutionEvent[], aborted: boolean, 
       : last?.type === 'ExecutionTimeout'
         ? 'TIMED_OUT'
         : 'FAILED';
-  const failedEvent = history.find((e) => e.type === 'ExecutionFailed');
+  // The last: a redriven execution that failed again failed in its redrive.
+  const failedEvent = history.findLast((e) => e.type === 'ExecutionFailed');
   return {
     status,
     error: status === 'FAILED' ? (failedEvent?.Error ?? null) : status === 'TIMED_OUT' ? 'States.Timeout' : null,
@@ -112,9 +113,11 @@ function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, buil
     if (step.afterFailure && !running && build === 'SUCCEEDED') {
       return { name: step.name, status: 'skipped', exitCode: null, error: null, reason: NOT_AFTER_A_FAILURE, ...NOT_RAN, image };
     }
-    const outcome = finishedStep(history, index);
-    const attempts = attemptsOf(history, index);
-    const run = { ...stepRun(history, index, image, outcome?.log ?? null, running), ...(attempts > 1 ? { attempts } : {}) };
+    // A step re-run by a redrive is what its last run made of it.
+    const own = lastRun(history, index);
+    const outcome = finishedStep(own, index);
+    const attempts = attemptsOf(own, index);
+    const run = { ...stepRun(own, index, image, outcome?.log ?? null, running), ...(attempts > 1 ? { attempts } : {}) };
     if (outcome) {
       // The services' log tails are for the page; the summary says where each whole log is.
       const services = outcome.services?.map(({ logTail: _tail, ...service }) => service);
@@ -129,17 +132,28 @@ function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, buil
       };
     }
     // A task of the iteration failed outright (e.g. the cluster stayed unreachable).
-    const failed = history.find((e) => e.type === 'MapIterationFailed' && e.index === index);
+    const failed = own.find((e) => e.type === 'MapIterationFailed' && e.index === index);
     if (failed) return { name: step.name, status: 'failed', exitCode: null, error: failed.Error ?? null, ...run };
-    const launched = history.some((e) => e.index === index && isLaunchState(e.state?.name));
+    const launched = own.some((e) => e.index === index && isLaunchState(e.state?.name));
     // Stopped between its pod's success and its FinishStep (a step beside it failed meanwhile):
     // it did succeed, as its own poll, or the steps that needed it, had already seen.
-    if (launched && !running && succeededBeforeTheStop(history, index, step.name)) return { name: step.name, status: 'succeeded', exitCode: 0, error: null, ...run };
-    const waiting = history.some((e) => e.type === 'MapIterationStarted' && e.index === index);
+    if (launched && !running && succeededBeforeTheStop(own, index, step.name)) return { name: step.name, status: 'succeeded', exitCode: 0, error: null, ...run };
+    const waiting = own.some((e) => e.type === 'MapIterationStarted' && e.index === index);
     const status = launched ? (running ? 'running' : 'aborted') : waiting && running ? 'waiting' : 'not-run';
-    const unmet = status === 'not-run' ? unmetNeeds(history, index) : undefined;
+    const unmet = status === 'not-run' ? unmetNeeds(own, index) : undefined;
     return { name: step.name, status, exitCode: null, error: null, ...(unmet ? { reason: unmet } : {}), ...run };
   });
+}
+
+/**
+ * The part of the history that holds the step's last run: from the redrive (ExecutionRedriven)
+ * before its last iteration's start, or all of it. Its earlier runs' events stay in the history.
+ */
+function lastRun(history: readonly ExecutionEvent[], index: number): readonly ExecutionEvent[] {
+  const started = history.findLastIndex((e) => e.type === 'MapIterationStarted' && e.index === index);
+  if (started < 0) return history;
+  const from = history.slice(0, started).findLastIndex((e) => e.type === 'ExecutionRedriven');
+  return from < 0 ? history : history.slice(from);
 }
 
 /** Why a step never launched, when its WaitForNeeds found its needs could never be met (NeedsState.unmet). */

@@ -25,6 +25,11 @@ function fakeExecutions(): ControlSource & { asked: string[] } {
       if (name !== 'build-1') throw new ExecutionDoesNotExist(`No execution named ${name} on this server.`);
       return { executionName: `${name}-rerun-1`, executionArn: 'arn', consoleUrl: 'url', alreadyStarted: false };
     },
+    async redrive(name) {
+      asked.push(`redrive ${name}`);
+      if (name !== 'build-1') throw new ExecutionDoesNotExist(`No execution named ${name} on this server.`);
+      return { name, status: 'RUNNING', redriveCount: 1 } as ListedExecution;
+    },
   };
 }
 

@@ -3,7 +3,10 @@
  *   POST /executions/NAME/stop   abort a running build (its pods and claim are deleted); 200 with
  *                                the ended execution, 409 ExecutionNotRunning once it has ended
  *   POST /executions/NAME/rerun  a new execution with the same input; 201 {executionName, ...}
- * Both behind the ControlGuard (lib/local/http/control-guard.ts).
+ *   POST /executions/NAME/redrive  "Re-run failed steps": the failed execution goes on, as
+ *                                Step Functions' RedriveExecution; 200 with the execution, running
+ *                                again, 409 ExecutionNotRedrivable when it has nothing to re-run
+ * All behind the ControlGuard (lib/local/http/control-guard.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StartedExecution } from '../../forge/execution-starter.js';
@@ -14,16 +17,17 @@ import type { ControlGuard } from './control-guard.js';
 export interface ControlSource {
   stop(name: string): Promise<ListedExecution>;
   rerun(name: string): Promise<StartedExecution>;
+  redrive(name: string): Promise<ListedExecution>;
 }
 
-type ControlAction = 'stop' | 'rerun';
+type ControlAction = 'stop' | 'rerun' | 'redrive';
 
 /** Handles the request and returns true, or returns false when it is not a stop or re-run. */
 export type ControlRoutes = (request: IncomingMessage, response: ServerResponse, path: string) => Promise<boolean>;
 
 export function createControlRoutes(options: { executions: ControlSource; guard: ControlGuard }): ControlRoutes {
   return async (request, response, path) => {
-    const match = /^\/executions\/([^/]+)\/(stop|rerun)$/.exec(path);
+    const match = /^\/executions\/([^/]+)\/(stop|rerun|redrive)$/.exec(path);
     if (!match) return false;
     let name: string;
     try {
@@ -45,6 +49,7 @@ export function createControlRoutes(options: { executions: ControlSource; guard:
     request.resume();
     try {
       if (action === 'stop') send(response, 200, await options.executions.stop(name));
+      else if (action === 'redrive') send(response, 200, await options.executions.redrive(name));
       else send(response, 201, { ...(await options.executions.rerun(name)), rerunOf: name });
     } catch (error) {
       if (!(error instanceof ExecutionControlError)) throw error;

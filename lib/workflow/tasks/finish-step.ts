@@ -1,7 +1,7 @@
-import { deleteStepPod, maskSecrets, readSecretValues, readWholeStepLog, secretNeedles, STEP_CONTAINER } from '../../kube/index.js';
+import { deleteStepPod, maskSecrets, readSecretValues, readWholeStepLog, recordStepSucceeded, secretNeedles, STEP_CONTAINER } from '../../kube/index.js';
 import { ErrorNames } from '../../contract/index.js';
 import { causeLogTail, logTail } from '../log-tail.js';
-import type { PollState, ServiceResult, StepInput, StepResult } from '../state-data.js';
+import { buildClaimName, type PollState, type ServiceResult, type StepInput, type StepResult } from '../state-data.js';
 import type { Service } from '../../pipeline/types.js';
 import { serviceLogName } from '../step-log-store.js';
 import type { TaskDeps } from '../task-deps.js';
@@ -53,6 +53,9 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   // Kept by the pod after a failure too (test reports and coverage matter most then).
   const artifacts = input.step.artifacts && deps.cache ? await keptArtifacts(input, deps.cache, deps.log) : undefined;
   if (keys) return { step: input.step.name, status: 'failed', exitCode: poll.exitCode ?? null, error: keys.name, cause: keys.message, logTail: tail, log: location };
+  // The claim remembers it, for a re-run of the build's failed steps: by then this pod is gone.
+  const claimName = buildClaimName(input.settings);
+  if (!failed && claimName) await recordStepSucceeded(api, input.namespace, claimName, input.step.name, deps.now());
   const error = failed ? (poll.error ?? ErrorNames.StepFailed) : null;
   const attempt = input.attempt ?? 0;
   const checkoutStep = input.step.name === input.settings.checkoutStep;

@@ -34,7 +34,8 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
   const api = await deps.kube();
   await renewCheckoutToken(input, api, credentials, deps);
   const claimName = buildClaimName(input.settings);
-  // The first pod of the build puts the volume on a node; every later one must go there too.
+  // Every pod of the build keeps to the node of the others still running (pod affinity, in the
+  // manifest); a WaitForFirstConsumer volume, once its first pod has put it on a node, pins them there too.
   const node = claimName ? await workspaceNode(api, input.namespace, claimName) : undefined;
   const workspace: PodWorkspace | undefined = claimName
     ? { claimName, ...(node ? { node } : {}) }
@@ -59,6 +60,7 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     ...(input.step.needed && input.settings.deadlineSeconds !== undefined ? { keepForSeconds: input.settings.deadlineSeconds } : {}),
     ...(cache ? { cache } : {}),
     ...(attempt > 0 ? { attempt } : {}),
+    ...(input.redrive ? { redrive: input.redrive } : {}),
     retry: { left: attemptsLeft(input.step, attempt, checkoutStep), on: retryOf(input.step, checkoutStep).on },
   });
   const { pod, adopted } = await launchStepPod(api, manifest);
@@ -103,7 +105,7 @@ async function stepCache(input: StepInput, api: CoreV1Api, deps: Pick<TaskDeps, 
   if (!plan && !artifacts) return undefined;
   for (const note of plan?.notes ?? []) deps.log.info(`Step "${name}": ${note}`, { step: name });
   if (artifacts) deps.log.info(`Step "${name}": ${artifacts.note}`, { step: name });
-  const podName = stepPodName(input.build.id, name, attempt);
+  const podName = stepPodName(input.build.id, name, attempt, input.redrive ?? 0);
   const deadline = input.settings.deadlineSeconds;
   const urls = { ...plan?.urls, ...artifacts?.urls };
   const secret = await ensureCacheSecret(

@@ -80,6 +80,8 @@
       .then(function (answer) {
         if (!answer.ok) throw new Error(answer.body.error + ': ' + answer.body.message);
         if (button.dataset.action === 'rerun') window.location.assign('/executions/' + encodeURIComponent(answer.body.executionName));
+        // Running again: a fresh load follows it live.
+        else if (button.dataset.action === 'redrive') window.location.reload();
         // The server sends the end on the live stream before it answers; only a page without
         // one needs a reload to show it.
         else if (!document.querySelector('.execution-page[data-live]')) window.location.reload();
@@ -114,7 +116,8 @@
       const iteration = model.states.iterations.find(function (it) { return it.index === index; });
       document.querySelectorAll('g.node.state').forEach(function (node) {
         const scope = node.dataset.scope;
-        const runs = scope ? (iteration ? iteration.states : {}) : model.states.top;
+        // AwaitRerun's one iteration is no step's: its states are kept with the top (execution-page.ts).
+        const runs = scope && scope !== 'AwaitRerun' ? (iteration ? iteration.states : {}) : model.states.top;
         const run = runs[node.dataset.state];
         const status = run ? run.status : 'not-run';
         setStatusClass(node, status);
