@@ -130,6 +130,8 @@ export async function simulateBuild(
       liveLocation: (build, step) => `sim://${build}/${step}.log.parts/`,
       complete: async (build, step) => ({ location: `sim://${build}/${step}.log`, tail: '' }),
       partEveryMs: 10_000,
+      putResult: async () => {},
+      results: async () => [],
     },
     now: () => clock.now(),
     log: silent,
@@ -142,7 +144,8 @@ export async function simulateBuild(
   let pollInvocations = 0;
   let polls = 0;
   const byFunction: Record<string, (input: never) => Promise<unknown>> = {
-    PrepareBuildLambdaFunction: async (input: BuildInput) => prepareBuild(input, config, deps),
+    // The definition hands PrepareBuild the input beside the execution's ARN (superseding, which the simulation has none of).
+    PrepareBuildLambdaFunction: async (given: { input: BuildInput }) => prepareBuild(given.input, config, deps),
     LaunchStepLambdaFunction: async (input: StepInput) => fixed(await launchStep(input, deps)),
     PollStepLambdaFunction: async (input: StepInput) => {
       // WaitForStep waited exactly what the previous poll (or the launch) asked for; when that was

@@ -180,6 +180,53 @@ describe('the stand-in', () => {
   });
 });
 
+describe('ReportStatus, as the definition calls it', () => {
+  // The state as the Report states hand it over ($), and how FinishStep said each step ended.
+  const prepared = {
+    build,
+    steps: [
+      { name: 'clone', image: 'alpine/git:v2.54.0', commands: [], env: {}, secrets: [], pull: 'if-not-present', timeoutSeconds: 600 },
+      { name: 'lint', image: 'node:22', commands: ['npm run lint'], env: {}, secrets: [], pull: 'if-not-present', timeoutSeconds: 600, line: 4 },
+      { name: 'test', image: 'node:22', commands: ['npm test'], env: {}, secrets: [], pull: 'if-not-present', timeoutSeconds: 600, line: 9 },
+    ],
+    settings: { checkoutStep: 'clone' },
+    skipped: [{ name: 'deploy', index: 2, reason: 'branch pull/2 is not main' }],
+    pipelineFile: '.step-runner.yml',
+  } as never;
+  const records = [
+    { step: 'clone', status: 'succeeded' as const, exitCode: 0, error: null, startedAt: '2026-03-01T10:00:00Z', endedAt: '2026-03-01T10:00:04Z' },
+    { step: 'lint', status: 'failed' as const, exitCode: 1, error: 'StepFailed', startedAt: '2026-03-01T10:00:04Z', endedAt: '2026-03-01T10:01:09Z' },
+  ];
+  const log = { info: () => undefined, warn: () => undefined };
+
+  it('lists every step queued at the start, then how each ended, and annotates the failing step\'s line', async () => {
+    await reportStatus({ build, executionArn: ARN, outcome: 'started', prepared }, { reporter: gitHubReporter({ app }, { baseUrl: github.url }, options), log, results: async () => [] });
+    const [started] = github.checkRuns.values();
+    expect(started!.output.summary).toContain('| `lint` | 🕒 queued |  |  |');
+    expect(started!.output.title).toBe('Build running: 1 of 4 steps done');
+
+    const failure = { Error: 'StepFailed', Cause: 'Step "lint" (image "node:22") failed with exit code 1 (Error).\nLast lines of the log:\n+ npm run lint\nsrc/a.ts: 1 problem' };
+    await reportStatus({ build, executionArn: ARN, outcome: 'failed', failure, prepared }, { reporter: gitHubReporter({ app }, { baseUrl: github.url }, options), log, results: async () => records });
+    const [run] = github.checkRuns.values();
+    expect(github.checkRuns.size).toBe(1);
+    expect(run).toMatchObject({ status: 'completed', conclusion: 'failure', output: { title: 'StepFailed in step "lint"' } });
+    expect(run!.output.summary).toContain('| `clone` | ✅ succeeded | 4s |  |');
+    expect(run!.output.summary).toContain('| `lint` | ❌ failed | 1m 05s | StepFailed |');
+    expect(run!.output.summary).toContain('| `deploy` | ⏭️ skipped: branch pull/2 is not main |  |  |');
+    expect(run!.output.summary).toContain('| `test` | ➖ not run |  |  |');
+    expect(run!.output.text).toContain('src/a.ts: 1 problem');
+    expect(run!.annotations).toEqual([expect.objectContaining({ path: '.step-runner.yml', start_line: 4, end_line: 4, annotation_level: 'failure' })]);
+  });
+
+  it('reports without the table when how the steps ended cannot be read', async () => {
+    const result = await reportStatus(
+      { build, executionArn: ARN, outcome: 'succeeded', prepared },
+      { reporter: gitHubReporter({ app }, { baseUrl: github.url }, options), log, results: async () => Promise.reject(new Error('AccessDenied')) },
+    );
+    expect(result).toMatchObject({ posted: true, state: 'success' });
+  });
+});
+
 describe('without an App', () => {
   it('posts commit statuses as before, even for a delivery that names an installation', async () => {
     const result = await gitHubReporter({ token: 'ghp_deploymentToken' }, { baseUrl: github.url }, options).report({ build, executionArn: ARN, outcome: 'started' });

@@ -15,6 +15,7 @@ import {
   WorkspaceUnavailable,
 } from '../lib/kube/index.js';
 import { InvalidImage, InvalidPipeline } from '../lib/pipeline/index.js';
+import { Superseded } from '../lib/workflow/superseding.js';
 
 // Lambda reports error.name as the errorType, which Step Functions shows as the Error.
 describe('error classes', () => {
@@ -34,6 +35,7 @@ describe('error classes', () => {
     [new ServiceFailed('m'), ErrorNames.ServiceFailed],
     [new StepInterrupted('m'), ErrorNames.StepInterrupted],
     [new GitHubUnavailable('m'), ErrorNames.GitHubUnavailable],
+    [new Superseded('m'), ErrorNames.Superseded],
   ])('%p is named %s, the Error the console shows', (error, name) => {
     expect(error.name).toBe(name);
     expect(error).toBeInstanceOf(Error);
@@ -42,6 +44,6 @@ describe('error classes', () => {
 
   it('covers every contract name', () => {
     expect(Object.keys(ErrorNames)).toEqual(Object.values(ErrorNames));
-    expect(Object.keys(ErrorNames)).toHaveLength(15);
+    expect(Object.keys(ErrorNames)).toHaveLength(16);
   });
 });

@@ -5,6 +5,7 @@
  * PrepareBuild's Secret created in the embedded cluster. The installation token reaches the
  * build's Secret and the GitHub calls, and nothing else: no output, no answer, no log line.
  */
+import { signedGitHubDelivery } from './fixtures/webhooks/signed-delivery.js';
 import { jest } from '@jest/globals';
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -14,9 +15,8 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { clearCache } from '@middy/util';
-import { sign } from '@octokit/webhooks-methods';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { BuildInput, PendingBuildInput, StatusRequest } from '../lib/contract/index.js';
 import { createCleanupEndedExecutionHandler } from '../lib/lambda/cleanup-ended-execution.js';
 import { createLaunchStepHandler } from '../lib/lambda/launch-step.js';
@@ -90,6 +90,7 @@ afterAll(async () => {
 beforeEach(() => {
   clearCache();
   github.requests.length = 0;
+  github.checkRuns.clear();
   github.installations.clear();
   github.installations.set(INSTALLATION, { token: INSTALLATION_TOKEN });
   github.files.clear();
@@ -334,8 +335,9 @@ describe('ReportStatus with a GitHub App', () => {
     return results;
   };
   const statusRequests = () => github.requests.filter((r) => r.path.includes('/statuses/'));
+  const checkRunRequests = () => github.requests.filter((r) => r.path.includes('/check-runs'));
 
-  it('posts with an installation token allowed statuses: write on the repository, and needs no other token', async () => {
+  it('reports a build that came through the App as a check run, with an installation token allowed checks: write, and needs no other token', async () => {
     const { GITHUB_TOKEN_SECRET_ID: _, ...appOnly } = APP_ENV;
     const withInstallation = { ...build, installationId: INSTALLATION };
     const results = await report(appOnly, [
@@ -343,12 +345,14 @@ describe('ReportStatus with a GitHub App', () => {
       { build: withInstallation, outcome: 'succeeded' },
     ]);
     expect(results).toEqual([
-      { posted: true, state: 'pending', description: 'Build running' },
+      { posted: true, state: 'in_progress', description: 'Build running' },
       { posted: true, state: 'success', description: 'Build succeeded' },
     ]);
-    // One token serves both statuses of a warm function.
-    expect(tokenRequests().map((r) => JSON.parse(r.body) as unknown)).toEqual([{ repositories: ['Hello-World'], permissions: { statuses: 'write' } }]);
-    expect(statusRequests().map((r) => r.headers.authorization)).toEqual([`Bearer ${INSTALLATION_TOKEN}`, `Bearer ${INSTALLATION_TOKEN}`]);
+    // One token serves both reports of a warm function; no commit status beside the check run.
+    expect(tokenRequests().map((r) => JSON.parse(r.body) as unknown)).toEqual([{ repositories: ['Hello-World'], permissions: { checks: 'write' } }]);
+    expect(new Set(checkRunRequests().map((r) => r.headers.authorization))).toEqual(new Set([`Bearer ${INSTALLATION_TOKEN}`]));
+    expect(statusRequests()).toEqual([]);
+    expect([...github.checkRuns.values()]).toEqual([expect.objectContaining({ status: 'completed', conclusion: 'success', head_sha: SHA })]);
     expect(secretsManager.commandCalls(GetSecretValueCommand).map((c) => c.args[0].input.SecretId)).toEqual(['ci/github-app-key']);
   });
 
@@ -367,10 +371,10 @@ describe('ReportStatus with a GitHub App', () => {
     ]);
   });
 
-  it('posts through the App in a deployment whose token secret was never created', async () => {
+  it('reports through the App in a deployment whose token secret was never created', async () => {
     const results = await report({ ...APP_ENV, GITHUB_TOKEN_SECRET_ID: 'ci/never-created' }, [{ build: { ...build, installationId: INSTALLATION }, outcome: 'started' }]);
-    expect(results).toEqual([{ posted: true, state: 'pending', description: 'Build running' }]);
-    expect(statusRequests().map((r) => r.headers.authorization)).toEqual([`Bearer ${INSTALLATION_TOKEN}`]);
+    expect(results).toEqual([{ posted: true, state: 'in_progress', description: 'Build running' }]);
+    expect(new Set(checkRunRequests().map((r) => r.headers.authorization))).toEqual(new Set([`Bearer ${INSTALLATION_TOKEN}`]));
   });
 
   it('does not fail the build when the App cannot get a token: the status is not posted, and the reason names the App', async () => {
@@ -378,9 +382,10 @@ describe('ReportStatus with a GitHub App', () => {
     const [result] = await report(APP_ENV, [{ build: { ...build, installationId: INSTALLATION }, outcome: 'failed', failure: { Error: 'StepFailed' } }]);
     expect(result).toEqual({
       posted: false,
-      reason: expect.stringMatching(/^GitHub App 123456 could not get a token of installation 678 for Codertocat\/Hello-World \(statuses: write\): GitHub API answered 403 \(This installation has been suspended\)/),
+      reason: expect.stringMatching(/^GitHub App 123456 could not get a token of installation 678 for Codertocat\/Hello-World \(checks: write\): GitHub API answered 403 \(This installation has been suspended\)/),
     });
     expect(statusRequests()).toEqual([]);
+    expect(checkRunRequests()).toEqual([]);
   });
 });
 
@@ -398,19 +403,24 @@ describe('the cleanup of an execution that ended outside the definition', () => 
   };
   const posted = () => github.requests.filter((r) => r.path.includes('/statuses/')).map((r) => JSON.parse(r.body) as { state: string; description: string });
 
-  it('gives the commit of an aborted build an error status, through the App, and deletes its pods', async () => {
+  it('completes the check run of an aborted build as cancelled, through the App, and deletes its pods', async () => {
     await api.createNamespacedPod({
       namespace: 'default',
       body: stepPodManifest({ buildId: build.id, namespace: 'default', step: { name: 'test', image: 'alpine:3.20', commands: ['sleep 30'], env: {}, secrets: [], pull: 'if-not-present', timeoutSeconds: 60 } }),
     });
     const result = await ended('ABORTED');
-    expect(result).toMatchObject({ build: build.id, deletedPods: 1, status: { posted: true, state: 'error' } });
-    expect(posted()).toEqual([expect.objectContaining({ state: 'error', description: expect.stringMatching(/^ExecutionAborted: The execution was stopped before the build ended/) })]);
+    expect(result).toMatchObject({ build: build.id, deletedPods: 1, status: { posted: true, state: 'cancelled' } });
+    expect(posted()).toEqual([]);
+    expect([...github.checkRuns.values()]).toEqual([
+      expect.objectContaining({ status: 'completed', conclusion: 'cancelled', output: expect.objectContaining({ text: expect.stringContaining('The execution was stopped before the build ended') }) }),
+    ]);
   });
 
   it('reports a failure no Catch could take (States.DataLimitExceeded) with its Error and Cause', async () => {
     await ended('FAILED', { error: 'States.DataLimitExceeded', cause: 'The state/task returned a result with a size exceeding the maximum number of bytes service limit.' });
-    expect(posted()).toEqual([expect.objectContaining({ state: 'error', description: expect.stringMatching(/^States\.DataLimitExceeded: The state\/task returned a result/) })]);
+    expect([...github.checkRuns.values()]).toEqual([
+      expect.objectContaining({ conclusion: 'failure', output: expect.objectContaining({ title: expect.stringContaining('States.DataLimitExceeded'), text: expect.stringContaining('The state/task returned a result') }) }),
+    ]);
   });
 
   it('leaves alone a failure the definition reported itself', async () => {
@@ -432,22 +442,7 @@ describe('the webhook with a GitHub App', () => {
       budgetMs,
     );
   const deliver = async (payload: unknown, env: Record<string, string> = {}, budgetMs?: number) => {
-    const body = JSON.stringify(payload);
-    const event = {
-      version: '2.0',
-      routeKey: '$default',
-      rawPath: '/webhook',
-      rawQueryString: '',
-      headers: {
-        'content-type': 'application/json',
-        'x-github-event': 'push',
-        'x-github-delivery': '0b989ba4-242f-11e5-81e1-c7b6966d2516',
-        'x-hub-signature-256': await sign(WEBHOOK_SECRET, body),
-      },
-      requestContext: { http: { method: 'POST', path: '/webhook' }, stage: '$default', requestId: 'req-1' },
-      body,
-      isBase64Encoded: false,
-    } as unknown as APIGatewayProxyEventV2;
+    const event = await signedGitHubDelivery({ payload, secret: WEBHOOK_SECRET, delivery: '0b989ba4-242f-11e5-81e1-c7b6966d2516' });
     const answer = (await handler(env, budgetMs)(event, localLambdaContext('webhook'))) as APIGatewayProxyStructuredResultV2;
     given.push(answer.body ?? '');
     return { status: answer.statusCode, json: JSON.parse(answer.body ?? 'null') as Record<string, unknown> };

@@ -266,6 +266,8 @@ describe('osls package', () => {
         { Status: 'Enabled', Prefix: 'builds/', ExpirationInDays: 30 },
         // The cache's entries after cacheExpiryDays; each artifact class after its own days.
         { Id: 'ExpireCache', Status: 'Enabled', Prefix: 'cache/', ExpirationInDays: 7 },
+        // A concurrency group's record names a build that ended within 24 h.
+        { Id: 'ExpireConcurrencyRecords', Status: 'Enabled', Prefix: 'concurrency/', ExpirationInDays: 2 },
         ...[1, 7, 30, 90, 365].map((days) => ({ Id: `ExpireArtifacts${days}d`, Status: 'Enabled', Prefix: `artifacts/${days}d/`, ExpirationInDays: days })),
         { Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } },
       ],
@@ -370,7 +372,10 @@ describe('IAM in the packaged template', () => {
     };
     // The cache's lookups and presigned URLs, the artifacts' uploads and manifests: read and write, never delete.
     const prefixed = (prefix: string) => ({ role: 'IamRoleLambdaExecution', actions: ['s3:GetObject', 's3:PutObject'], condition: undefined, resources: [`arn-of:StepLogsBucket/${prefix}/*`] });
-    for (const action of ['s3:PutObject', 's3:GetObject']) expect(grants(action)).toEqual([{ ...logObjects, condition: undefined }, prefixed('cache'), prefixed('artifacts')]);
+    expect(grants('s3:PutObject')).toEqual([{ ...logObjects, condition: undefined }, prefixed('cache'), prefixed('artifacts'), prefixed('concurrency')]);
+    // reportStatus reads how the steps ended (builds/BUILD/STEP.result.json) for a check run's summary: read only.
+    const stepRecords = { role: 'ReportStatusRole', actions: ['s3:GetObject'], condition: undefined, resources: ['arn-of:StepLogsBucket/builds/*'] };
+    expect(grants('s3:GetObject')).toEqual([{ ...logObjects, condition: undefined }, prefixed('cache'), prefixed('artifacts'), prefixed('concurrency'), stepRecords]);
     for (const action of ['s3:DeleteObject', 's3:AbortMultipartUpload']) expect(grants(action)).toEqual([{ ...logObjects, condition: undefined }]);
     expect(grants('s3:*')).toEqual([]);
     // Listing, for a missing key's 404 (not 403) and a fallback key's newest entry: a listing that names a prefix names one of the three.
@@ -379,8 +384,9 @@ describe('IAM in the packaged template', () => {
         role: 'IamRoleLambdaExecution',
         actions: ['s3:ListBucket'],
         resources: ['arn-of:StepLogsBucket'],
-        condition: { StringLikeIfExists: { 's3:prefix': ['builds/*', 'cache/*', 'artifacts/*'] } },
+        condition: { StringLikeIfExists: { 's3:prefix': ['builds/*', 'cache/*', 'artifacts/*', 'concurrency/*'] } },
       },
+      { role: 'ReportStatusRole', actions: ['s3:ListBucket'], resources: ['arn-of:StepLogsBucket'], condition: { StringLike: { 's3:prefix': ['builds/*'] } } },
     ]);
   });
 
@@ -393,6 +399,12 @@ describe('IAM in the packaged template', () => {
   it('lets only the webhook start executions, of this state machine only', () => {
     expect(grants('states:StartExecution')).toEqual([
       { role: 'WebhookRole', actions: ['states:StartExecution'], resources: ['ref:BuildStateMachine'] },
+    ]);
+  });
+
+  it("lets the runner stop executions of this state machine only (a superseded build's)", () => {
+    expect(grants('states:StopExecution')).toEqual([
+      { role: 'IamRoleLambdaExecution', actions: ['states:StopExecution'], condition: undefined, resources: ['arn:aws:states:us-east-1:000000000000:execution:serverless-step-runner-dev-build:*'] },
     ]);
   });
 

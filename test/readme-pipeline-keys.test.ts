@@ -11,6 +11,7 @@ function schemaKeyPaths(): string[] {
     ...knownKeys.pipeline,
     ...knownKeys.checkout.map((key) => `checkout.${key}`),
     ...knownKeys.pipelineWhen.map((key) => `when.${key}`),
+    ...knownKeys.concurrency.map((key) => `concurrency.${key}`),
     ...knownKeys.step.map((key) => `steps[].${key}`),
     ...knownKeys.resources.map((key) => `steps[].resources.${key}`),
     ...knownKeys.secret.map((key) => `steps[].secrets[].${key}`),

@@ -217,6 +217,24 @@ for (const [title, requirement, start] of servers) {
       expect(await got.Body!.transformToString()).toBe(bodies[results.findIndex((result) => result.status === 'fulfilled')]);
     });
 
+    it('replaces with If-Match: <ETag> only the object of that ETag: another is 412, a missing key 404 (a concurrency group\'s record)', async () => {
+      const first = await client.send(new PutObjectCommand({ Bucket: bucket, Key: 'group', Body: 'build 1', IfNoneMatch: '*' }));
+      const second = await client.send(new PutObjectCommand({ Bucket: bucket, Key: 'group', Body: 'build 2', IfMatch: first.ETag }));
+      expect(await refusal(client.send(new PutObjectCommand({ Bucket: bucket, Key: 'group', Body: 'build 3', IfMatch: first.ETag })))).toEqual({ name: 'PreconditionFailed', status: 412 });
+      expect(await refusal(client.send(new PutObjectCommand({ Bucket: bucket, Key: 'no-group', Body: 'build 4', IfMatch: first.ETag })))).toEqual({ name: 'NoSuchKey', status: 404 });
+      const got = await client.send(new GetObjectCommand({ Bucket: bucket, Key: 'group' }));
+      expect({ body: await got.Body!.transformToString(), etag: got.ETag }).toEqual({ body: 'build 2', etag: second.ETag });
+    });
+
+    it('of two If-Match replaces of one ETag at once, exactly one wins', async () => {
+      const read = await client.send(new PutObjectCommand({ Bucket: bucket, Key: 'group-race', Body: 'build 0' }));
+      const bodies = ['from build 1', 'from build 2'];
+      const results = await Promise.allSettled(bodies.map((Body) => client.send(new PutObjectCommand({ Bucket: bucket, Key: 'group-race', Body, IfMatch: read.ETag }))));
+      expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const got = await client.send(new GetObjectCommand({ Bucket: bucket, Key: 'group-race' }));
+      expect(await got.Body!.transformToString()).toBe(bodies[results.findIndex((result) => result.status === 'fulfilled')]);
+    });
+
     it('deletes one object, and several at once', async () => {
       for (const key of ['a', 'b', 'c']) await client.send(new PutObjectCommand({ Bucket: bucket, Key: `d/${key}`, Body: key }));
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'd/a' }));

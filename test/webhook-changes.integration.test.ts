@@ -4,10 +4,10 @@
  * what is skipped starts nothing, the changed files come from the payload or from the compare and
  * pull request files APIs, and a failing or silent API leaves them unknown while the build starts.
  */
+import { signedGitHubDelivery } from './fixtures/webhooks/signed-delivery.js';
 import { generateKeyPairSync } from 'node:crypto';
 import { jest } from '@jest/globals';
-import { sign } from '@octokit/webhooks-methods';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { BuildInput } from '../lib/contract/index.js';
 import { gitHubChangeSource, type ChangeSourceOptions } from '../lib/forge/change-source.js';
 import type { ExecutionStarter } from '../lib/forge/execution-starter.js';
@@ -79,20 +79,7 @@ function handlerWith(options: { changes?: boolean; credentials?: GitHubCredentia
 }
 
 async function deliver(handler: ReturnType<typeof handlerWith>, event: string, payload: unknown) {
-  const body = JSON.stringify(payload);
-  const request = {
-    version: '2.0',
-    rawPath: '/webhook',
-    headers: {
-      'content-type': 'application/json',
-      'x-github-event': event,
-      'x-github-delivery': `delivery-${Math.random().toString(16).slice(2)}`,
-      'x-hub-signature-256': await sign(SECRET, body),
-    },
-    requestContext: { http: { method: 'POST', path: '/webhook' }, stage: '$default' },
-    body,
-    isBase64Encoded: false,
-  } as unknown as APIGatewayProxyEventV2;
+  const request = await signedGitHubDelivery({ payload, secret: SECRET, event });
   const answer = (await handler(request, localLambdaContext('webhook'))) as APIGatewayProxyStructuredResultV2;
   return { status: answer.statusCode, json: JSON.parse(answer.body ?? 'null') as Record<string, unknown> };
 }

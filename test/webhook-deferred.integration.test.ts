@@ -6,6 +6,7 @@
  * from that same GitHub what the webhook left to it. The budget is made small here so that the
  * tests stay fast; the deployed one is WEBHOOK_LOOKUP_BUDGET_MS.
  */
+import { signedGitHubDelivery } from './fixtures/webhooks/signed-delivery.js';
 import { jest } from '@jest/globals';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,9 +14,8 @@ import path from 'node:path';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { clearCache } from '@middy/util';
-import { sign } from '@octokit/webhooks-methods';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { ExecutionInput, PendingBuildInput, StatusReport, StatusRequest } from '../lib/contract/index.js';
 import { gitHubChangeSource } from '../lib/forge/change-source.js';
 import { gitHubPipelineSource } from '../lib/forge/pipeline-source.js';
@@ -104,22 +104,7 @@ function webhook(budgetMs = BUDGET_MS) {
 }
 
 async function deliver(handler: ReturnType<typeof webhook>, options: { delivery?: string; secret?: string; payload?: unknown } = {}) {
-  const body = JSON.stringify(options.payload ?? push);
-  const event = {
-    version: '2.0',
-    routeKey: '$default',
-    rawPath: '/webhook',
-    rawQueryString: '',
-    headers: {
-      'content-type': 'application/json',
-      'x-github-event': 'push',
-      'x-github-delivery': options.delivery ?? 'a1b2c3d4-0000-11f0-8000-000000000001',
-      'x-hub-signature-256': await sign(options.secret ?? GITHUB_SECRET, body),
-    },
-    requestContext: { http: { method: 'POST', path: '/webhook' }, stage: '$default', requestId: 'req-1' },
-    body,
-    isBase64Encoded: false,
-  } as unknown as APIGatewayProxyEventV2;
+  const event = await signedGitHubDelivery({ payload: options.payload ?? push, secret: options.secret ?? GITHUB_SECRET, delivery: options.delivery ?? 'a1b2c3d4-0000-11f0-8000-000000000001' });
   const answer = (await handler(event, localLambdaContext('webhook'))) as APIGatewayProxyStructuredResultV2;
   return { status: answer.statusCode, json: JSON.parse(answer.body ?? 'null') as Record<string, unknown> };
 }

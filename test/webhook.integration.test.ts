@@ -200,6 +200,8 @@ describe('GitHub deliveries', () => {
         installationId: 1,
         // Whose cache entries the build falls back on.
         defaultBranch: 'master',
+        // When GitHub took the push (repository.pushed_at): which build of a concurrency group is the newer.
+        pushedAt: '2019-05-15T15:20:57.000Z',
       },
       pipeline: { file: '.step-runner.yml', text: GOOD_PIPELINE },
       // The clone step fetches the pushed commit from the repository GitHub named.

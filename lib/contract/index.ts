@@ -26,6 +26,12 @@ export const ErrorNames = {
   ServiceFailed: 'ServiceFailed',
   StepInterrupted: 'StepInterrupted',
   GitHubUnavailable: 'GitHubUnavailable',
+  /**
+   * Not a failure: a newer build of the same concurrency group started, and this one was stopped
+   * (StopExecution's `error`) or stopped itself before any step ran. Its Cause names the newer
+   * commit and execution.
+   */
+  Superseded: 'Superseded',
 } as const;
 
 export type ErrorName = (typeof ErrorNames)[keyof typeof ErrorNames];
@@ -57,6 +63,13 @@ export interface BuildRef {
    * saves none, so nothing a fork wrote is ever restored elsewhere.
    */
   pullRequest?: { number: number; fork: boolean };
+  /**
+   * When the forge says the build's commit was pushed (ISO 8601): for a push the payload's
+   * `repository.pushed_at`, for a pull request its `pull_request.updated_at`. Of two builds of one
+   * concurrency group, the later one is the newer and supersedes the other (lib/workflow/superseding.ts).
+   * Absent (a generic delivery, a local run): the time the build claims its group.
+   */
+  pushedAt?: string;
   /**
    * The GitHub App installation the delivery came through (the payload's `installation.id`), so
    * the tasks that need GitHub credentials can ask the deployment's App for a token of this
@@ -195,6 +208,22 @@ export interface StatusRequest {
    * waiting on a required status does not wait forever.
    */
   skipped?: string;
+  /** The build's steps as a check run's summary shows them (ReportStatus fills them in); absent: not known. */
+  steps?: StatusStep[];
+  /** The pipeline file's path in the repository, where a check run's annotation of the failing step points. */
+  pipelineFile?: string;
+}
+
+/** A step as a report shows it: how it stands or ended, for how long, with which Error. */
+export interface StatusStep {
+  name: string;
+  status: 'succeeded' | 'failed' | 'running' | 'queued' | 'skipped' | 'aborted' | 'not-run';
+  durationSeconds?: number;
+  error?: string | null;
+  /** Why it was skipped, e.g. `branch feature/x is not main`. */
+  reason?: string;
+  /** 1-based line of the step in the pipeline file. */
+  line?: number;
 }
 
 /** ReportStatus's output: `posted` only when the forge has the status; else `reason` says why. */

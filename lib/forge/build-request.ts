@@ -28,6 +28,8 @@ export interface BuildRequest {
   cloneUrl?: string;
   /** The GitHub App installation the delivery came through (BuildRef.installationId). */
   installationId?: number;
+  /** When the forge took the push (BuildRef.pushedAt), which orders the builds of a concurrency group. */
+  pushedAt?: string;
   /** The files the change touches (BuildInput.changes); absent: the delivery says nothing of them. */
   changes?: BuildChanges;
 }
@@ -61,6 +63,7 @@ export function buildInputFor(
       ...(request.installationId !== undefined ? { installationId: request.installationId } : {}),
       ...(request.defaultBranch !== undefined ? { defaultBranch: request.defaultBranch } : {}),
       ...(request.pullRequest !== undefined ? { pullRequest: request.pullRequest } : {}),
+      ...(request.pushedAt !== undefined ? { pushedAt: request.pushedAt } : {}),
     },
     pipeline,
     ...(request.cloneUrl ? { source: sourceOf(request, request.cloneUrl) } : {}),

@@ -97,7 +97,8 @@ export function checkRunReporter(
 ): { report(request: StatusRequest, context?: CheckRunContext): Promise<StatusReport> } {
   const now = options.now ?? (() => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
   return {
-    async report({ build, outcome, failure, executionArn, skipped }, context = {}) {
+    async report({ build, outcome, failure, executionArn, skipped, steps, pipelineFile }, given = {}) {
+      const context: CheckRunContext = { ...(steps ? { steps } : {}), ...(pipelineFile ? { pipelineFile } : {}), ...given };
       if (!isGitHubTrigger(build.trigger) || !build.repository || !build.commit) {
         return { posted: false, reason: `not a GitHub build (${build.trigger ?? 'no trigger'}): no check run` };
       }

@@ -9,7 +9,7 @@
  * its Cause before they leave the task (lib/workflow/tasks/finish-step.ts); `mask` is applied on
  * top for what a caller knows besides (its own token, say).
  */
-import { Outcomes, type CaughtFailure, type Outcome } from '../contract/index.js';
+import { Outcomes, type CaughtFailure, type Outcome, type StatusStep } from '../contract/index.js';
 import { lambdaErrorMessage, STATUS_CONTEXT, truncate } from './commit-status.js';
 import type { CheckAnnotation, CheckConclusion, CheckRunCreate, CheckRunOutput, CheckRunUpdate } from './github-api.js';
 
@@ -71,17 +71,8 @@ export function endingOf(outcome: Exclude<Outcome, 'started'>, failure?: CaughtF
   return Endings.failed;
 }
 
-/** A step as the summary shows it; the statuses are those of `run --json`. */
-export interface CheckStep {
-  name: string;
-  status: 'succeeded' | 'failed' | 'running' | 'skipped' | 'aborted' | 'not-run';
-  durationSeconds?: number;
-  error?: string | null;
-  /** Why it was skipped, e.g. `branch feature/x is not main`. */
-  reason?: string;
-  /** 1-based line of the step in the pipeline file (Step.line). */
-  line?: number;
-}
+/** A step as the summary shows it; the statuses are those of `run --json`, and `queued` before it starts. */
+export type CheckStep = StatusStep;
 
 export interface CheckRunStart {
   headSha: string;
@@ -189,7 +180,7 @@ export function splitCause(cause: string): { paragraph: string; logTail?: string
 }
 
 function runningTitle(steps: readonly CheckStep[]): string {
-  const ended = steps.filter((step) => step.status !== 'running' && step.status !== 'not-run').length;
+  const ended = steps.filter((step) => step.status !== 'running' && step.status !== 'queued' && step.status !== 'not-run').length;
   return steps.length > 0 ? `Build running: ${ended} of ${steps.length} steps done` : 'Build running';
 }
 
@@ -221,6 +212,7 @@ const STATUS_WORDS: Readonly<Record<CheckStep['status'], string>> = {
   succeeded: '✅ succeeded',
   failed: '❌ failed',
   running: '⏳ running',
+  queued: '🕒 queued',
   skipped: '⏭️ skipped',
   aborted: '⏹️ aborted',
   'not-run': '➖ not run',

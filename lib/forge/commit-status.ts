@@ -2,7 +2,7 @@
  * Commit statuses for a build: what they say (pure), whether a build gets one, and where they go
  * (a sink: GitHub's statuses API on AWS; lib/local prints them).
  */
-import { Outcomes, type BuildRef, type CaughtFailure, type Outcome, type StatusReport, type StatusRequest } from '../contract/index.js';
+import { ErrorNames, Outcomes, type BuildRef, type CaughtFailure, type Outcome, type StatusReport, type StatusRequest } from '../contract/index.js';
 import { isGitHubTrigger } from './build-request.js';
 import { consoleUrlFor } from './execution-name.js';
 import { gitHubApi, type CommitStatus, type GitHubApi, type GitHubApiOptions } from './github-api.js';
@@ -16,7 +16,9 @@ export const MAX_DESCRIPTION = 140;
 export function commitStatusFor(outcome: Outcome, failure?: CaughtFailure, targetUrl?: string, skipped?: string): CommitStatus {
   // `error`, not `failure`: the build did not fail, it was stopped before it could say.
   const [state, description] =
-    outcome === Outcomes.started
+    outcome === Outcomes.stopped && failure?.Error === ErrorNames.Superseded
+      ? (['pending', supersededDescription(failure.Cause)] as const)
+      : outcome === Outcomes.started
       ? (['pending', 'Build running'] as const)
       : outcome === Outcomes.succeeded
         ? (['success', skipped ?? 'Build succeeded'] as const)
@@ -24,6 +26,20 @@ export function commitStatusFor(outcome: Outcome, failure?: CaughtFailure, targe
           ? (['error', failureDescription(failure)] as const)
           : (['failure', failureDescription(failure)] as const);
   return { state, description: truncate(description, MAX_DESCRIPTION), context: STATUS_CONTEXT, ...(targetUrl ? { target_url: targetUrl } : {}) };
+}
+
+/**
+ * A superseded build's status. Statuses have no neutral, and each of the four states says
+ * something untrue of it: `error` and `failure` make the commit's combined state failure (a
+ * failing commit it is not), `success` would vouch for a commit no step ran on (the combined
+ * state is success when every context's latest status is; REST API endpoints for commit statuses,
+ * docs.github.com/en/rest/commits/statuses). `pending` ("no verdict") is the one that claims
+ * nothing: it blocks no other commit, and a required check on this very commit still waits for
+ * a build that does run it. The description says which commit took its place.
+ */
+function supersededDescription(cause: string | undefined): string {
+  const commit = /^Superseded by ([0-9a-f]{7,40})\b/.exec(cause ?? '')?.[1];
+  return commit ? `superseded by ${commit.slice(0, 7)}` : 'superseded by a newer build';
 }
 
 /** `Error: Cause` on one line, as the console shows them. */

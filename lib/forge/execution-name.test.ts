@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { buildIdFor, consoleUrlFor, executionArnFor, executionName, MAX_BUILD_ID, MAX_EXECUTION_NAME } from './execution-name.js';
+import { buildIdFor, consoleUrlFor, executionArnFor, executionName, executionNameIn, MAX_BUILD_ID, MAX_EXECUTION_NAME, rerunExecutionName } from './execution-name.js';
 
 const identity = fc.record({
   source: fc.constantFrom('gh', 'generic'),
@@ -76,5 +76,51 @@ describe('execution ARN and console URL', () => {
   it('links the execution in the console of its region', () => {
     const arn = 'arn:aws:states:eu-west-1:123456789012:execution:m:n';
     expect(consoleUrlFor(arn)).toBe(`https://eu-west-1.console.aws.amazon.com/states/home?region=eu-west-1#/v2/executions/details/${arn}`);
+  });
+});
+
+describe('rerunExecutionName', () => {
+  const delivery = { source: 'gh', delivery: '5b3a7e10-cc78-11e3-81ab-4c9367dc0958', repository: 'Codertocat/Hello-World', commit: 'ec26c3e57ca3a959ca5aad62de7213c562f8c821' };
+  const earlier = 'gh-Hello-World-6113728-72d3162e-cc78-11e3-81ab-4c9367dc0958-0a1b2c3d4e';
+
+  // What a push delivery's name reads as once its closing hash is dropped to make room.
+  const readable = 'gh-Hello-World-6113728-72d3162e-cc78-11e3-81ab-4c9367dc0958';
+
+  it('is the earlier name with -rerun- and a hash of the delivery: the same for a redelivery, new for a new delivery', () => {
+    const name = rerunExecutionName({ ...delivery, earlier });
+    expect(name).toMatch(new RegExp(`^${readable}-rerun-[0-9a-f]{10}$`));
+    expect(rerunExecutionName({ ...delivery, earlier: 'gh-x-1-0a1b2c3d4e' })).toMatch(/^gh-x-1-0a1b2c3d4e-rerun-[0-9a-f]{10}$/);
+    expect(rerunExecutionName({ ...delivery, earlier })).toBe(name);
+    expect(rerunExecutionName({ ...delivery, delivery: '5b3a7e10-cc78-11e3-81ab-000000000001', earlier })).not.toBe(name);
+  });
+
+  it("names a re-run of a re-run after the original, as the local page's re-runs are", () => {
+    const first = rerunExecutionName({ ...delivery, earlier });
+    const second = rerunExecutionName({ ...delivery, delivery: 'another-delivery', earlier: first });
+    expect(second).toMatch(new RegExp(`^${readable}-rerun-[0-9a-f]{10}$`));
+    expect(second).not.toBe(first);
+    expect(rerunExecutionName({ ...delivery, earlier: 'gh-x-1-rerun-2' })).toMatch(/^gh-x-1-rerun-[0-9a-f]{10}$/);
+  });
+
+  it('says rerun in the usual delivery name when the earlier execution is not known', () => {
+    expect(rerunExecutionName(delivery)).toMatch(/^gh-rerun-Hello-World-ec26c3e-5b3a7e10-cc78-11e3-81ab-4c9367dc0958-[0-9a-f]{10}$/);
+    expect(rerunExecutionName({ ...delivery, earlier: 'not a name' })).toBe(rerunExecutionName(delivery));
+  });
+
+  it('is always a legal Step Functions name of at most 80 characters', () => {
+    fc.assert(
+      fc.property(identity, fc.stringMatching(/^[A-Za-z0-9_-]{1,80}$/), (id, before) => {
+        expect(rerunExecutionName({ ...id, earlier: before })).toMatch(/^[A-Za-z0-9_-]{1,80}$/);
+        expect(rerunExecutionName(id)).toMatch(/^[A-Za-z0-9_-]{1,80}$/);
+      }),
+    );
+  });
+});
+
+describe('executionNameIn', () => {
+  it("takes the name from an execution ARN, keeps a bare name, and finds none in anything else", () => {
+    expect(executionNameIn('arn:aws:states:eu-west-1:123456789012:execution:step-runner-dev-build:gh-x-1')).toBe('gh-x-1');
+    expect(executionNameIn('gh-hello-world-6113728-0a1b2c3d4e')).toBe('gh-hello-world-6113728-0a1b2c3d4e');
+    for (const none of ['', null, undefined, 'ci/job 42', 'arn:aws:states:eu-west-1:1:stateMachine:m', 'x'.repeat(81)]) expect(executionNameIn(none)).toBeUndefined();
   });
 });

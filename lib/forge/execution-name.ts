@@ -53,6 +53,43 @@ export function buildIdFor(name: string): string {
   return readable ? `${readable}-${hash}` : hash;
 }
 
+/** What a re-run's name says it re-runs; `-rerun-<hash>` (ours) or `-rerun-<n>` (the local page's) is cut off first. */
+const RERUN_SUFFIX = /-rerun-(?:[0-9a-f]{10}|\d+)$/;
+const LEGAL_NAME = /^[A-Za-z0-9_-]{1,80}$/;
+
+/**
+ * The name of a webhook's re-run of an earlier execution: `<earlier>-rerun-<k>`, k a hash of the
+ * delivery, so a redelivery asks for the same name again and starts nothing, while every new
+ * "Re-run" click (a new delivery) gets a new name. A re-run of a re-run is named from the original,
+ * as the local page's re-runs are (lib/local/rerun-name.ts), so names never grow; an earlier name
+ * too long to keep whole loses its closing hash, then is cut to fit. Without an earlier
+ * execution, the delivery's usual name with `rerun` in its source: `gh-rerun-<repo>-<sha>-<delivery>-<hash>`.
+ */
+export function rerunExecutionName(identity: DeliveryIdentity & { earlier?: string | undefined }): string {
+  const earlier = identity.earlier !== undefined && LEGAL_NAME.test(identity.earlier) ? identity.earlier : undefined;
+  if (!earlier) return executionName({ ...identity, source: `${identity.source}-rerun` });
+  const k = shortHash([identity.source, identity.repository ?? '', identity.commit ?? '', identity.delivery, earlier]);
+  const suffix = `-rerun-${k}`;
+  const room = MAX_EXECUTION_NAME - suffix.length;
+  let base = earlier.replace(RERUN_SUFFIX, '');
+  // A delivery's name rarely fits whole: its closing hash goes first (k covers the whole earlier
+  // name), so what is left still reads as source, repository, commit and delivery.
+  if (base.length > room) base = base.replace(/-[0-9a-f]{10}$/, '');
+  return `${base.slice(0, room).replace(/[-_]+$/, '')}${suffix}`;
+}
+
+/**
+ * The execution name a check run's `external_id` holds: the last field of an execution ARN, or the
+ * value itself when it is already a name (check-run.ts writes the ARN, else the build's id).
+ * Anything else, such as the empty string another tool leaves there, names nothing.
+ */
+export function executionNameIn(externalId: string | null | undefined): string | undefined {
+  if (!externalId) return undefined;
+  const arn = /^arn:aws[a-z-]*:states:[^:]*:[^:]*:execution:[^:]+:([^:]+)$/.exec(externalId);
+  const name = arn ? arn[1]! : externalId;
+  return LEGAL_NAME.test(name) ? name : undefined;
+}
+
 function shortHash(parts: string[]): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, HASH_LENGTH);
 }

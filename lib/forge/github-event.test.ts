@@ -24,6 +24,8 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
         cloneUrl: 'https://github.com/Codertocat/Hello-World.git',
         // GitHub's example is a delivery of an App.
         installationId: 1,
+        // repository.pushed_at, seconds since the epoch in a push payload: it orders a group's builds.
+        pushedAt: '2019-05-15T15:20:57.000Z',
       },
     });
   });
@@ -73,6 +75,8 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
         baseRef: `refs/heads/${(payload.pull_request as { base: { ref: string } }).base.ref}`,
         defaultBranch: 'master',
         pullRequest: { number: payload.number, fork: false },
+        // pull_request.updated_at: it orders two pushes to the pull request.
+        pushedAt: new Date((payload.pull_request as { updated_at: string }).updated_at).toISOString(),
         cloneUrl: 'https://github.com/Codertocat/Hello-World.git',
       },
     });

@@ -22,10 +22,10 @@ import type { DeferredLookup } from '../contract/index.js';
 import { buildInputFor, pendingInputFor, type BuildRequest } from './build-request.js';
 import { noChangeSource, type ChangeSource } from './change-source.js';
 import { MethodNotAllowed, PipelineRejected, PipelineTooLarge, RouteNotFound, WebhookNotConfigured } from './errors.js';
-import { executionName } from './execution-name.js';
+import { executionName, rerunExecutionName } from './execution-name.js';
 import type { ExecutionStarter } from './execution-starter.js';
 import { decideGenericDelivery } from './generic-event.js';
-import { decideGitHubDelivery } from './github-event.js';
+import { decideGitHubDelivery, type RerunOf } from './github-event.js';
 import { PIPELINE_FILE, type PipelineSource, type PipelineText } from './pipeline-source.js';
 import { bodyText, header, MAX_BODY_BYTES, parseJson, printable, rawBody, requireJson } from './request.js';
 import { verifySignature } from './signature.js';
@@ -65,6 +65,8 @@ export interface WebhookDeps {
   gitHubCloneUrl?: (request: BuildRequest) => string;
   /** See GitHubPolicy: off unless the deployment says so. */
   buildForkPullRequests?: boolean;
+  /** The deployment's GitHub App id (GITHUB_APP_ID): only its own check runs are re-run (GitHubPolicy.appId). */
+  gitHubAppId?: string;
   maxBodyBytes?: number;
   /**
    * How long a GitHub delivery's calls to GitHub (head commit message, pipeline file, changed
@@ -100,7 +102,10 @@ export async function handleWebhook(event: APIGatewayProxyEventV2, secrets: Webh
   }
 
   const eventName = header(event, 'x-github-event');
-  const decision = decideGitHubDelivery(eventName, payload, { buildForkPullRequests: deps.buildForkPullRequests === true });
+  const decision = decideGitHubDelivery(eventName, payload, {
+    buildForkPullRequests: deps.buildForkPullRequests === true,
+    ...(deps.gitHubAppId ? { appId: deps.gitHubAppId } : {}),
+  });
   const delivery = header(event, 'x-github-delivery') ?? `body-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}`;
   if (decision.kind === 'ping') {
     deps.log.info('GitHub ping answered', { delivery: printable(delivery) });
@@ -136,9 +141,9 @@ export async function handleWebhook(event: APIGatewayProxyEventV2, secrets: Webh
     if (pipeline === PENDING) left.pipelineFile = PIPELINE_FILE;
     if (changes === PENDING && decision.changes.kind !== 'known') left.changes = decision.changes;
     const known = { ...request, ...(changes !== PENDING ? { changes } : {}) };
-    if (Object.keys(left).length === 0) return start('gh', delivery, known, pipeline as PipelineText, deps);
+    if (Object.keys(left).length === 0) return start('gh', delivery, known, pipeline as PipelineText, deps, undefined, decision.rerun);
     const lookup = { why: `GitHub did not answer within ${deps.lookupBudgetMs} ms`, ...left };
-    return start('gh', delivery, known, pipeline === PENDING ? undefined : pipeline, deps, lookup);
+    return start('gh', delivery, known, pipeline === PENDING ? undefined : pipeline, deps, lookup, decision.rerun);
   } finally {
     budget.clear();
   }
@@ -178,9 +183,10 @@ function skipped(delivery: string, event: string | undefined, reason: string, de
   return jsonAnswer(202, { skipped: reason });
 }
 
-async function start(source: string, delivery: string, request: BuildRequest, pipeline: PipelineText | undefined, deps: WebhookDeps, lookup?: DeferredLookup): Promise<Answer> {
+async function start(source: string, delivery: string, request: BuildRequest, pipeline: PipelineText | undefined, deps: WebhookDeps, lookup?: DeferredLookup, rerun?: RerunOf): Promise<Answer> {
   if (pipeline) validatePipeline(pipeline, request);
-  const name = executionName({ source, delivery, repository: request.repository, commit: request.commit });
+  const identity = { source, delivery, repository: request.repository, commit: request.commit };
+  const name = rerun ? rerunExecutionName({ ...identity, earlier: rerun.earlier }) : executionName(identity);
   const started = await deps.starter.start(name, lookup ? pendingInputFor(name, request, pipeline, lookup, deps.namespace) : buildInputFor(name, request, pipeline!, deps.namespace));
   deps.log.info(started.alreadyStarted ? 'Redelivery: the build was already started' : 'Build started', {
     delivery: printable(delivery),
@@ -188,6 +194,7 @@ async function start(source: string, delivery: string, request: BuildRequest, pi
     repository: request.repository,
     commit: request.commit,
     executionName: name,
+    ...(rerun ? { rerunOf: rerun.earlier ?? 'an execution the delivery does not name' } : {}),
     ...(request.changes ? { changedFiles: request.changes.known ? request.changes.files.length : `unknown: ${request.changes.why}` } : {}),
     ...(lookup ? { leftToTheBuild: deferredText(lookup) } : {}),
   });

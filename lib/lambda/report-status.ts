@@ -1,6 +1,8 @@
 import { reportStatusHandler } from '../workflow/handlers.js';
 import { logger } from '../workflow/lambda-task.js';
 import type { LambdaGitHubAppOptions } from './github-app.js';
+import { s3LogStore } from './s3-log-store.js';
+import { EnvNames } from './settings.js';
 import { gitHubStatusReporting } from './status-reporting.js';
 
 /**
@@ -10,7 +12,9 @@ import { gitHubStatusReporting } from './status-reporting.js';
  */
 export function createReportStatusHandler(env: NodeJS.ProcessEnv = process.env, app: LambdaGitHubAppOptions = {}) {
   const { reporterFor, middleware } = gitHubStatusReporting(env, app, true);
-  const handler = reportStatusHandler(reporterFor);
+  // A check run's summary reads how each step ended from where FinishStep kept it, beside its log.
+  const bucket = env[EnvNames.logsBucket];
+  const handler = reportStatusHandler(reporterFor, bucket ? s3LogStore(bucket, env[EnvNames.logsPrefix] ?? '') : undefined);
   if (middleware) handler.use(middleware);
   // A commit status is a courtesy: not even a failure to read the token may fail the build.
   handler.use({

@@ -1,7 +1,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import { LOG_END_BYTES, stepLogName, type StepLogStore } from '../workflow/step-log-store.js';
+import { isStepResultName, LOG_END_BYTES, parseStepRecord, stepLogName, stepResultName, type StepLogStore, type StepRecord } from '../workflow/step-log-store.js';
 
 const TEXT = 'text/plain; charset=utf-8';
+const RESULT_READS_AT_ONCE = 16;
 
 /**
  * Step logs in S3, under `prefix`: BUILD/STEP.log. A running step's parts are objects of their own
@@ -33,6 +34,26 @@ export function s3LogStore(bucket: string, prefix: string, client?: S3Client): S
       const key = partKey(keyOf(buildId, step), part);
       await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: text, ContentType: TEXT }));
       return `s3://${bucket}/${key}`;
+    },
+    async putResult(buildId, record) {
+      const { s3, PutObjectCommand } = await sdk();
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `${prefix}${stepResultName(buildId, record.step)}`, Body: JSON.stringify(record), ContentType: 'application/json' }));
+    },
+    async results(buildId) {
+      const { s3, ListObjectsV2Command, GetObjectCommand } = await sdk();
+      const folder = `${prefix}${stepResultName(buildId, 'x').replace(/[^/]*$/, '')}`;
+      const keys: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: folder, ...(token ? { ContinuationToken: token } : {}) }));
+        keys.push(...(page.Contents ?? []).map((object) => object.Key ?? '').filter(isStepResultName));
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      const read = async (Key: string) => parseStepRecord((await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key }))).Body?.transformToString('utf8')) ?? '');
+      // A few at a time: a build has tens of steps, and a report must not queue hundreds of requests on the client.
+      const records: (StepRecord | undefined)[] = [];
+      for (let i = 0; i < keys.length; i += RESULT_READS_AT_ONCE) records.push(...(await Promise.all(keys.slice(i, i + RESULT_READS_AT_ONCE).map(read))));
+      return records.filter((record): record is StepRecord => record !== undefined);
     },
     async complete(buildId, step, parts) {
       const { s3, GetObjectCommand, DeleteObjectsCommand, NoSuchKey } = await sdk();

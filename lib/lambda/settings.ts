@@ -22,6 +22,8 @@ export const EnvNames = {
   cloneImage: 'CLONE_IMAGE',
   cacheImage: 'CACHE_IMAGE',
   cachePrefix: 'CACHE_PREFIX',
+  /** Where PrepareBuild records each concurrency group's current build, in the logs' bucket. */
+  concurrencyPrefix: 'CONCURRENCY_PREFIX',
   workspaceMode: 'WORKSPACE_MODE',
   stepRunAsUser: 'STEP_RUN_AS_USER',
   workspaceStorageClass: 'WORKSPACE_STORAGE_CLASS',

@@ -6,7 +6,7 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { commitStatusReporter, gitHubStatusSinkFor } from '../forge/commit-status.js';
+import { gitHubReporter } from '../forge/check-run-reporter.js';
 import type { GitHubCredentials } from '../forge/github-app.js';
 import { secretText } from '../forge/secret-text.js';
 import type { StatusReporter } from '../workflow/tasks/report-status.js';
@@ -42,7 +42,8 @@ export function gitHubStatusReporting(env: NodeJS.ProcessEnv, app: LambdaGitHubA
   return {
     reporterFor(context) {
       const token = secretText((context as { githubToken?: unknown }).githubToken);
-      return commitStatusReporter(gitHubStatusSinkFor({ ...credentials, ...(token ? { token } : {}) }, api));
+      // A check run for a build that came through the App (only an App may write them), else a commit status.
+      return gitHubReporter({ ...credentials, ...(token ? { token } : {}) }, api);
     },
     ...(ids.githubToken ? { middleware: appSettings ? secretsWithOptionalToken(ids) : (secretsMiddleware(ids) as MiddlewareObj) } : {}),
   };

@@ -5,7 +5,10 @@ import { logger } from '../workflow/lambda-task.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import { s3LogStore } from './s3-log-store.js';
 import { s3CacheStore } from '../workflow/s3-cache-store.js';
-import { runnerSettings } from './settings.js';
+import { EnvNames, runnerSettings } from './settings.js';
+import { s3ConcurrencyStore } from '../workflow/s3-concurrency-store.js';
+import { CONCURRENCY_PREFIX } from '../workflow/concurrency-store.js';
+import { sfnExecutionStopper } from './execution-stopper.js';
 
 /**
  * The runtime of a deployed task function: the EKS cluster through IAM, logs in S3. Built once per
@@ -25,6 +28,8 @@ export function lambdaTaskRuntime(env: NodeJS.ProcessEnv = process.env): TaskRun
       // The cache's entries in the same bucket, under the deployment's cache prefix (its own
       // lifecycle rule); the clone's key hashes beside the build's logs.
       cache: s3CacheStore(logs.bucket, logs.prefix),
+      // Each concurrency group's current build, beside them: read and written conditionally.
+      superseding: { store: s3ConcurrencyStore(logs.bucket, env[EnvNames.concurrencyPrefix] || CONCURRENCY_PREFIX), executions: sfnExecutionStopper() },
       now: () => new Date(),
       log: logger,
     },

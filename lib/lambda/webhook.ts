@@ -72,6 +72,7 @@ export function createLambdaWebhookHandler(
       changes: (s) => gitHubChangeSource({ ...credentials, ...(s.githubToken ? { token: s.githubToken } : {}) }, { ...(apiUrl ? { baseUrl: apiUrl } : {}), budgetMs: WEBHOOK_GITHUB_CALL_MS.changes }),
       log: logger,
       buildForkPullRequests: env[EnvNames.buildForkPullRequests] === 'true',
+      ...(appSettings ? { gitHubAppId: appSettings.appId } : {}),
       lookupBudgetMs,
     },
   });

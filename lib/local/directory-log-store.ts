@@ -1,6 +1,6 @@
-import { mkdir, open, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { LOG_END_BYTES, stepLogName, type StepLogStore } from '../workflow/step-log-store.js';
+import { isStepResultName, LOG_END_BYTES, parseStepRecord, stepLogName, stepResultName, type StepLogStore, type StepRecord } from '../workflow/step-log-store.js';
 
 /**
  * Step logs in a folder on this machine: where a local run keeps them (the state directory's `logs`). A
@@ -37,6 +37,17 @@ export function directoryLogStore(root: string): StepLogStore {
         await handle.close();
       }
       return file;
+    },
+    async putResult(buildId, record) {
+      const file = path.resolve(root, stepResultName(buildId, record.step));
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, JSON.stringify(record));
+    },
+    async results(buildId) {
+      const dir = path.dirname(path.resolve(root, stepResultName(buildId, 'x')));
+      const names = await readdir(dir).catch(() => [] as string[]);
+      const records = await Promise.all(names.filter(isStepResultName).map(async (name) => parseStepRecord(await readFile(path.join(dir, name), 'utf8'))));
+      return records.filter((record): record is StepRecord => record !== undefined);
     },
     async complete(buildId, step) {
       const file = await fileOf(buildId, step);

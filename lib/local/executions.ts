@@ -19,8 +19,10 @@ import {
   type ExecutionEvent,
   type ExecutionStatus,
   type ExecutionSummary,
+  type AbortReason,
   type LocalExecution,
 } from './executor.js';
+import type { ExecutionStopper } from '../workflow/superseding.js';
 
 function isRedrivable(history: readonly ExecutionEvent[]): boolean {
   try {
@@ -183,13 +185,27 @@ export class LocalExecutions implements ExecutionStarter {
    * Aborts a running execution, as Step Functions' StopExecution: its pods and claim are deleted
    * (the executor's abort runs the cleanup), and the answer is the ended execution.
    */
-  async stop(name: string): Promise<ListedExecution> {
+  async stop(name: string, reason?: AbortReason): Promise<ListedExecution> {
     const entry = this.entries.get(name);
     if (!entry) throw new ExecutionDoesNotExist(`No execution named ${name} on this server.`);
     if (entry.summary) throw new ExecutionNotRunning(`Execution ${name} has already ended: ${entry.summary.status}.`);
-    entry.execution?.abort();
+    entry.execution?.abort(reason);
     await entry.done;
     return this.listed(entry);
+  }
+
+  /**
+   * StopExecution as a task calls it (superseding.ts): the abort is asked for and the answer does
+   * not wait for the end, since the execution may be the caller's own, whose end waits for the
+   * very task that asks. An execution that has ended, or is not here, is left as it is.
+   */
+  stopper(): ExecutionStopper {
+    return {
+      stop: async (executionArn, error, cause) => {
+        const entry = this.entries.get(executionArn.split(':').at(-1) ?? '');
+        if (entry && !entry.summary) entry.execution?.abort({ error, cause });
+      },
+    };
   }
 
   /**

@@ -57,10 +57,19 @@ export interface LocalExecutionOptions {
   redrive?: { events: readonly ExecutionEvent[]; count: number };
 }
 
+/** StopExecution's optional `error` and `cause`. */
+export interface AbortReason {
+  error: string;
+  cause: string;
+}
+
 export interface LocalExecution {
   result: Promise<ExecutionSummary>;
-  /** Aborts the execution, then deletes the build's pods as the EventBridge cleanup rule does on AWS. */
-  abort(): void;
+  /**
+   * Aborts the execution, then deletes the build's pods as the EventBridge cleanup rule does on
+   * AWS. `reason`: StopExecution's `error` and `cause`, which the ended execution then shows.
+   */
+  abort(reason?: AbortReason): void;
   /**
    * The Map iterations this executor kept from starting, which Step Functions itself never starts
    * (execution/iteration-gate.ts). Kept apart from the history, which shows what the service would show.
@@ -125,13 +134,14 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
   })();
 
   let aborted = false;
+  let abortReason: AbortReason | undefined;
   const result = (async () => {
     await execution.result.catch(() => undefined);
     await pump;
     // Before the cleanup after an abort: a LaunchStep still under way would create its pod after it.
     await inFlight.end();
-    if (aborted) await cleanupAfterAbort(input, name, options.runtime, statuses);
-    return summarize(history.events, aborted);
+    if (aborted) await cleanupAfterAbort(input, name, options.runtime, statuses, abortReason);
+    return summarize(history.events, aborted, { ...(abortReason ? { abortReason } : {}) });
   })();
 
   return {
@@ -140,9 +150,10 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
     get inFlight() {
       return inFlight.count;
     },
-    abort() {
+    abort(reason) {
       if (aborted) return;
       aborted = true;
+      abortReason = reason;
       execution.abort();
     },
   };

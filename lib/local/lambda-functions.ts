@@ -33,7 +33,7 @@ const FUNCTIONS: Record<string, LocalFunction> = {
   WaitForNeedsLambdaFunction: { name: 'waitForNeeds', create: waitForNeedsHandler },
   FinishStepLambdaFunction: { name: 'finishStep', create: finishStepHandler },
   CleanupBuildLambdaFunction: { name: 'cleanupBuild', create: cleanupBuildHandler },
-  ReportStatusLambdaFunction: { name: 'reportStatus', create: (_, statuses) => reportStatusHandler(() => statuses) },
+  ReportStatusLambdaFunction: { name: 'reportStatus', create: (runtime, statuses) => reportStatusHandler(() => statuses, runtime.deps.logs) },
 };
 
 /** serverless.yml's function name for each logical id the local executor can bind. */

@@ -24,6 +24,7 @@ import { observeStepPods } from './console/pod-observer.js';
 import { ConsoleOutput } from './console-output.js';
 import { startLocalExecution, type ExecutionOverrides } from './executor.js';
 import { LocalExecutions } from './executions.js';
+import { memoryConcurrencyStore } from './memory-concurrency-store.js';
 import { createConsoleRoutes } from './http/console-routes.js';
 import { controlGuard } from './http/control-guard.js';
 import { createControlRoutes } from './http/control-routes.js';
@@ -32,6 +33,7 @@ import { fixedPipelineSource, readPipelineFile } from './pipeline-file.js';
 import { findWorkTree } from './source-snapshot.js';
 import { uploaderFor } from './source-upload.js';
 import { printedStatusReporter } from './printed-status.js';
+import { localGitHubAppReporter, type LocalGitHubApp } from './github-app-reporting.js';
 import { commandTaskRuntime } from './task-runtime.js';
 import { startLocalCacheStore, type LocalCacheStore } from './local-cache-store.js';
 import { stateDir } from './state-dir.js';
@@ -75,6 +77,8 @@ export interface LocalServerOptions {
   /** Tests: a fast simulated kubelet, and each execution's overrides (short waits between polls and retries). */
   timings?: Partial<KubeletTimings>;
   overrides?: ExecutionOverrides;
+  /** A GitHub App: its deliveries' builds report check runs on its GitHub (github-app-reporting.ts), its re-runs are honoured. */
+  githubApp?: LocalGitHubApp;
   /** Progress lines (each build as the console shows it, one line per request, commit statuses). */
   print?: (line: string) => void;
   logger?: Logger;
@@ -132,7 +136,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       }
     }
     const runtime = commandTaskRuntime(kubeconfig, { ...options, ...(cache ? { cache: cache.store } : {}) });
-    const statuses = printedStatusReporter(print);
+    const statuses = options.githubApp ? localGitHubAppReporter(options.githubApp, print) : printedStatusReporter(print);
     // On the embedded cluster, a delivery's commit comes from this repository (and a commit it
     // does not have fails the checkout, as on AWS); a cluster of the user's own cannot reach this
     // machine, so there deliveries clone from where GitHub says the repository is.
@@ -174,19 +178,26 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       },
       onEnd: (name) => consoles.delete(name),
     });
+    // A build claims its concurrency group here and stops the older one through the registry.
+    runtime.deps.superseding = { store: memoryConcurrencyStore(), executions: executions.stopper() };
     cleanups.push(() => executions.stopAll());
     // The console page shows each step's pod events, read from the cluster the builds run on.
     cleanups.push(observeStepPods(executions, runtime.deps.kube, print));
 
+    // A delivery's pipeline is named by its path in the repository, as GitHub names it (a check
+    // run's annotation points there), when the served file is one of the --source repository's.
+    const inRepository = sourceDir && options.pipeline ? path.relative(sourceDir, path.resolve(options.pipeline)) : undefined;
+    const served = inRepository && !inRepository.startsWith('..') && !path.isAbsolute(inRepository) ? { ...pipeline, file: inRepository.split(path.sep).join('/') } : pipeline;
     const webhook = createWebhookHandler({
       logger,
       secrets: staticSecrets({ githubWebhookSecret: options.secret, genericWebhookSecret: options.genericSecret ?? options.secret }),
       deps: {
         starter: executions,
-        pipelines: () => fixedPipelineSource(pipeline),
+        pipelines: () => fixedPipelineSource(served),
         ...(sourceDir ? { gitHubCloneUrl: () => sourceDir } : {}),
         log: logger,
         ...(options.namespace ? { namespace: options.namespace } : {}),
+        ...(options.githubApp ? { gitHubAppId: options.githubApp.appId } : {}),
       },
     });
     const consolePage = createConsoleRoutes({ executions, graph: layoutGraph(stateGraph(loadDefinition())), ...(cache ? { artifacts: cache.store } : {}) });

@@ -42,6 +42,7 @@ const NOT_RETRYABLE = {
   CredentialsUnavailable: `the runner itself could not get credentials, not the step; ${FRESH_POD_CANNOT}`,
   KubernetesUnavailable: `the runner itself could not reach the cluster, not the step; ${FRESH_POD_CANNOT}`,
   GitHubUnavailable: `it is found when the pipeline file is read from GitHub, before any pod runs; ${FRESH_POD_CANNOT}`,
+  Superseded: 'a newer build of the same concurrency group stopped the build, not the step; trying again would only be stopped again',
 } as const satisfies Record<Exclude<ErrorName, RetryableError>, string>;
 
 const allowed = () => `the Errors a fresh pod on the same workspace can fix are ${RETRYABLE_ERRORS.join(', ').replace(/, ([^,]*)$/, ' and $1')}`;

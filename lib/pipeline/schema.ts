@@ -15,6 +15,7 @@ import { needsProblems } from './needs.js';
 import { normalService, serviceListSchema, serviceProblems, serviceSchema, stepServices } from './services.js';
 import { cacheProblems, cacheSchemas, normalArtifacts, normalCache, stepCache } from './cache.js';
 import { normalRetry, retrySchema } from './retry.js';
+import { concurrencySchema, normalConcurrency } from './concurrency.js';
 import {
   BUILD_TIME_LIMIT_SECONDS,
   CHECKOUT_STEP,
@@ -357,6 +358,9 @@ const caches = cacheSchemas(describeValue);
 // `retry:` (retry.ts).
 const retry = retrySchema(describeValue);
 
+// `concurrency:` (concurrency.ts).
+const concurrency = concurrencySchema(describeValue);
+
 export const stepSchema = z.strictObject(
   {
     name: text('every step needs a name').superRefine(obeys(dnsLabelProblem)),
@@ -401,6 +405,7 @@ export const pipelineSchema = z.strictObject(
     services: services.optional(),
     'service-start-grace': durationSeconds.optional(),
     cache: caches.list.optional(),
+    concurrency: concurrency.setting.optional(),
     'max-parallel': z
       .int({ error: (issue) => `must be a whole number of steps, not ${describeValue(issue.input)}` })
       .min(1, { error: 'must be 1 or more' })
@@ -425,6 +430,7 @@ export const knownKeys = {
   cacheKey: Object.keys(caches.key.shape),
   artifacts: Object.keys(caches.artifacts.shape),
   retry: Object.keys(retry.map.shape),
+  concurrency: Object.keys(concurrency.map.shape),
 };
 
 /** Validates what YAML produced; every problem is reported, not just the first. */
@@ -437,7 +443,7 @@ export function validatePipelineData(data: unknown): ValidationResult {
   if (problems.length > 0 || !parsed.success) return { ok: false, problems };
 
   const { version, steps, 'image-pull-grace': grace, checkout: checkoutGiven, 'pull-secrets': secretsGiven, 'max-parallel': maxParallel } = parsed.data;
-  const { services: sharedServices, 'service-start-grace': serviceGrace, when: pipelinePaths } = parsed.data;
+  const { services: sharedServices, 'service-start-grace': serviceGrace, when: pipelinePaths, concurrency: concurrencyGiven } = parsed.data;
   const shared = sharedServices?.map(normalService);
   const sharedCache = parsed.data.cache?.map(normalCache);
   const total = steps.reduce((sum, step) => sum + (step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS), 0);
@@ -476,6 +482,7 @@ export function validatePipelineData(data: unknown): ValidationResult {
       ...(secretsGiven && secretsGiven.length > 0 ? { pullSecrets: [...new Set(secretsGiven)] } : {}),
       ...(maxParallel !== undefined ? { maxParallel } : {}),
       ...(serviceGrace !== undefined ? { serviceStartGraceSeconds: serviceGrace } : {}),
+      ...(concurrencyGiven !== undefined ? { concurrency: normalConcurrency(concurrencyGiven) } : {}),
       ...withCache(stepCache(sharedCache, undefined)),
     },
   };
@@ -588,6 +595,7 @@ function knownKeysAt(path: PathSegment[]): string[] {
   if (last === 'key' && path[path.length - 3] === 'cache') return knownKeys.cacheKey;
   if (last === 'artifacts') return knownKeys.artifacts;
   if (last === 'retry') return knownKeys.retry;
+  if (last === 'concurrency' && path.length === 1) return knownKeys.concurrency;
   if (last === 'resources') return knownKeys.resources;
   if (last === 'checkout' && path.length === 1) return knownKeys.checkout;
   if (parent === 'secrets') return knownKeys.secret;

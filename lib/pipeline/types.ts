@@ -2,6 +2,7 @@ import type { ErrorName } from '../contract/index.js';
 /** The validated, normalised form of a pipeline file (the YAML contract: docs/contracts.md#pipeline-file). */
 import type { StepCondition } from './when.js';
 import type { PathFilter } from './paths.js';
+import type { ConcurrencySetting } from './concurrency.js';
 
 /** YAML spelling -> Kubernetes imagePullPolicy. */
 export const PullPolicies = {
@@ -180,6 +181,11 @@ export interface Pipeline {
   serviceStartGraceSeconds?: number;
   /** The pipeline's `cache:`, already copied into every step that has no list of its own. */
   cache?: Cache[];
+  /**
+   * `concurrency:` (concurrency.ts): the group whose newer build stops this one, or false for
+   * none. Absent: the default (a pull request's builds are one group per pull request).
+   */
+  concurrency?: ConcurrencySetting | false;
 }
 
 export const DEFAULT_STEP_TIMEOUT_SECONDS = 60 * 60;

@@ -4,7 +4,9 @@
  * run the same middy composition and the same task code, and only the injected I/O differs.
  */
 import type { Context } from 'aws-lambda';
-import type { ExecutionInput, StatusReport, StatusRequest } from '../contract/index.js';
+import type { BuildInput, ExecutionInput, StatusReport } from '../contract/index.js';
+import { parsePipeline } from '../pipeline/index.js';
+import { supersede } from './superseding.js';
 import { completeLookup, type LookupSources } from '../forge/deferred-lookup.js';
 import { lambdaEventHandler, lambdaTask, logger } from './lambda-task.js';
 import type { NotBuilt, PreparedBuild, StepInput } from './state-data.js';
@@ -18,7 +20,8 @@ import { pollStep } from './tasks/poll-step.js';
 import { waitForNeeds } from './tasks/wait-for-needs.js';
 import type { BuildCredentials } from './build-credentials.js';
 import { prepareBuild } from './tasks/prepare-build.js';
-import { reportStatus, type StatusReporter } from './tasks/report-status.js';
+import { reportStatus, type ReportInput, type StatusReporter } from './tasks/report-status.js';
+import type { StepLogStore } from './step-log-store.js';
 
 /** A watch must end well before the invocation does, or the poll is lost to a Lambda timeout. */
 export const WATCH_MARGIN_MS = 5_000;
@@ -32,16 +35,33 @@ export const prepareBuildHandler = (
   credentialsFor: (context: Context) => BuildCredentials = () => ({}),
   lookupFor: (context: Context) => LookupSources | undefined = () => deps.lookup,
 ) =>
-  lambdaTask(async (input: ExecutionInput, context): Promise<PreparedBuild | NotBuilt> => {
-    if (!('lookup' in input)) return prepareBuild(input, settings, deps, credentialsFor(context));
+  lambdaTask(async (given: ExecutionInput | PrepareBuildParameters, context): Promise<PreparedBuild | NotBuilt> => {
+    // The definition hands over the input with the execution's ARN; a caller of its own, the input alone.
+    const { input, executionArn } = 'executionArn' in given && 'input' in given ? given : { input: given, executionArn: undefined };
+    const prepare = async (complete: BuildInput): Promise<PreparedBuild | NotBuilt> => {
+      const superseded = await supersede(complete.build, parsePipeline(complete.pipeline.text, complete.pipeline.file).concurrency, executionArn, deps);
+      if (superseded) return { build: complete.build, notBuilt: superseded };
+      return prepareBuild(complete, settings, deps, credentialsFor(context));
+    };
+    if (!('lookup' in input)) return prepare(input);
     deps.log.info(`Reading from GitHub what the webhook left to the build: ${input.lookup.why}`);
     const outcome = await completeLookup(input, lookupFor(context));
     if (outcome.kind === 'notBuilt') {
       deps.log.info(`No build: ${outcome.reason}`);
       return { build: input.build, notBuilt: outcome.reason };
     }
-    return prepareBuild(outcome.input, settings, deps, credentialsFor(context));
+    return prepare(outcome.input);
   });
+
+/**
+ * PrepareBuild's Parameters in the definition: the execution input, and the execution's ARN
+ * ($$.Execution.Id); the build beside them, for the log lines' keys.
+ */
+export interface PrepareBuildParameters {
+  build: ExecutionInput['build'];
+  input: ExecutionInput;
+  executionArn: string;
+}
 
 /** `credentialsFor` as for PrepareBuild: a token that expires is renewed before a pod that reads it starts. */
 export const launchStepHandler = ({ deps }: TaskRuntime, credentialsFor: (context: Context) => BuildCredentials = () => ({})) =>
@@ -64,9 +84,9 @@ export const cleanupBuildHandler = ({ settings, deps }: TaskRuntime) =>
  * `reporterFor` sees the invocation's context, where a secrets middleware (lib/lambda) leaves the
  * GitHub token.
  */
-export const reportStatusHandler = (reporterFor: (context: Context) => StatusReporter) =>
-  lambdaTask<StatusRequest, StatusReport>(async (input, context) =>
-    reportStatus(input, { reporter: reporterFor(context), log: logger }),
+export const reportStatusHandler = (reporterFor: (context: Context) => StatusReporter, logs?: Pick<StepLogStore, 'results'>) =>
+  lambdaTask<ReportInput, StatusReport>(async (input, context) =>
+    reportStatus(input, { reporter: reporterFor(context), log: logger, ...(logs ? { results: (buildId: string) => logs.results(buildId) } : {}) }),
   );
 
 /**

@@ -70,6 +70,8 @@ export interface PreparedBuild {
   steps: Step[];
   /** How many iterations RunSteps runs at once (its MaxConcurrencyPath): 1 unless the pipeline uses `needs`. */
   maxParallel: number;
+  /** The pipeline file's path in the repository, where a check run's annotation points; absent: executions started before it was kept. */
+  pipelineFile?: string;
   /**
    * The steps that run only once the build has failed (`when: {status: [failure]}`): RunAfterFailure's
    * iterations, one at a time; absent: none.

@@ -23,6 +23,47 @@ export interface StepLogStore {
    * write to S3 is a request that costs.
    */
   readonly partEveryMs: number;
+  /** Keeps how the step ended (FinishStep), beside its log: `BUILD/STEP.result.json`, a later attempt's replacing an earlier's. */
+  putResult(buildId: string, record: StepRecord): Promise<void>;
+  /** How the build's steps ended so far, in no order: what a check run's summary shows. */
+  results(buildId: string): Promise<StepRecord[]>;
+}
+
+/**
+ * How a step ended, as its check run's summary shows it: the Map's own results are dropped
+ * (the state data stays small) and a failed build's Catch keeps only the Error, so the reports
+ * read these instead.
+ */
+export interface StepRecord {
+  step: string;
+  status: 'succeeded' | 'failed';
+  exitCode: number | null;
+  error: string | null;
+  /** When its pod was created, and when FinishStep saw it end (ISO 8601). */
+  startedAt: string;
+  endedAt: string;
+}
+
+const RESULT_SUFFIX = '.result.json';
+
+/** `BUILD/STEP.result.json`, made safe as stepLogName makes the log's. */
+export function stepResultName(buildId: string, step: string): string {
+  return stepLogName(buildId, step).replace(/\.log$/, RESULT_SUFFIX);
+}
+
+/** Whether a stored name is a step's result (not its log, parts, or a service's log). */
+export function isStepResultName(name: string): boolean {
+  return name.endsWith(RESULT_SUFFIX);
+}
+
+/** A record as read back; anything else (a hand-edited file) is left out. */
+export function parseStepRecord(text: string): StepRecord | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<StepRecord>;
+    return typeof value.step === 'string' && (value.status === 'succeeded' || value.status === 'failed') ? (value as StepRecord) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** How much of a log's end `complete` returns: enough for the tail FinishStep shows. */

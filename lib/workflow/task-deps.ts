@@ -6,6 +6,7 @@ import type { LookupSources } from '../forge/deferred-lookup.js';
 import type { StepLogStore } from './step-log-store.js';
 import type { CacheStore } from './cache-store.js';
 import type { WorkflowSettings } from './settings.js';
+import type { SupersedingDeps } from './superseding.js';
 
 /**
  * The I/O a task needs, injected so the same task code runs on Lambda (lib/lambda), locally
@@ -48,6 +49,11 @@ export interface TaskDeps {
    * locally. Without it, no step restores or saves a cache, and LaunchStep says so.
    */
   cache?: CacheStore;
+  /**
+   * Where PrepareBuild records its concurrency group's current build, and how it stops the older
+   * one (superseding.ts). Without it, no build is superseded, and PrepareBuild says so.
+   */
+  superseding?: SupersedingDeps;
   now(): Date;
   log: TaskLog;
   /**

@@ -147,3 +147,21 @@ describe('run --autoscale-after', () => {
     expect(() => parseRunArgs(['p.yml', '--autoscale-after', '5s', '--kubeconfig', 'k'])).toThrow(UsageError);
   });
 });
+
+describe('serve --github-app-id, --github-app-key and --github-api-url', () => {
+  it.each([
+    { args: ['--github-app-id', '42', '--github-app-key', 'app.pem'], expected: { githubApp: { appId: '42', privateKeyFile: 'app.pem' } } },
+    { args: ['--github-app-id', '42', '--github-app-key', 'app.pem', '--github-api-url', 'http://127.0.0.1:9000/'], expected: { githubApp: { appId: '42', privateKeyFile: 'app.pem', apiUrl: 'http://127.0.0.1:9000' } } },
+  ])('name the App builds report check runs through: $args', ({ args, expected }) => {
+    expect(parseServeArgs(args, {})).toMatchObject(expected);
+  });
+
+  it.each([
+    { args: ['--github-app-id', '42'], problem: '--github-app-id and --github-app-key go together' },
+    { args: ['--github-app-key', 'app.pem'], problem: '--github-app-id and --github-app-key go together' },
+    { args: ['--github-api-url', 'http://x'], problem: '--github-api-url needs --github-app-id and --github-app-key' },
+    { args: ['--github-app-id', '42', '--github-app-key', 'k', '--github-api-url', 'api.github.com'], problem: '--github-api-url must be an http(s) URL, got "api.github.com"' },
+  ])('are refused incomplete or wrong: $args', ({ args, problem }) => {
+    expect(() => parseServeArgs(args, {})).toThrow(problem);
+  });
+});

@@ -12,7 +12,7 @@ export const SecretEnvNames = {
 } as const;
 
 export const summary =
-  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--source DIR] [--secret S] [--example FILE] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig F [--context C]] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--default-branch B] [--images FILE] [--state-dir DIR] [--verbose]';
+  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--source DIR] [--secret S] [--example FILE] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig F [--context C]] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--default-branch B] [--images FILE] [--state-dir DIR] [--github-app-id ID --github-app-key FILE [--github-api-url URL]] [--verbose]';
 
 export const help = `Usage: step-runner ${summary}
 
@@ -61,6 +61,14 @@ Builds run on the local executor, on the embedded cluster unless --kubeconfig is
                     lib/local/images/README.md)
   --state-dir DIR   where step logs go, as logs/BUILD/STEP.log (default: $XDG_STATE_HOME/step-runner,
                     else ~/.local/state/step-runner): never into the work tree being built
+  --github-app-id ID, --github-app-key FILE
+                    a GitHub App (its id, its private key's .pem file): builds of its deliveries
+                    (they name its installation) report a check run on its GitHub, as a deployment
+                    with that App does, and its "Re-run" deliveries start builds; other builds'
+                    statuses are printed. The key is read when a token is needed
+  --github-api-url URL
+                    the App's GitHub API (default: https://api.github.com; a GitHub Enterprise
+                    Server's, or a stand-in's)
   --port N          default: $PORT, else 3000
   --host H          the address to listen on (default: 127.0.0.1, this machine only). Beyond
                     loopback, stopping and re-running builds needs the webhook secret too
@@ -92,6 +100,9 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
         ...BUILD_TARGET_OPTIONS,
         images: { type: 'string', multiple: true },
         verbose: { type: 'boolean' },
+        'github-app-id': { type: 'string' },
+        'github-app-key': { type: 'string' },
+        'github-api-url': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -107,6 +118,11 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     if (values[flag] !== undefined && !values.example) throw new UsageError(`--${flag} needs --example: it sets what the example build's "when" sees (webhook deliveries bring their own)`);
   }
   const runtime = runtimeOption(values.runtime, values.kubeconfig);
+  const appId = values['github-app-id'];
+  const appKey = values['github-app-key'];
+  if ((appId === undefined) !== (appKey === undefined)) throw new UsageError('--github-app-id and --github-app-key go together: the App\'s id and its private key\'s .pem file');
+  if (values['github-api-url'] !== undefined && appId === undefined) throw new UsageError('--github-api-url needs --github-app-id and --github-app-key');
+  if (values['github-api-url'] !== undefined && !/^https?:\/\/[^/\s]+/.test(values['github-api-url'])) throw new UsageError(`--github-api-url must be an http(s) URL, got "${values['github-api-url']}"`);
   const secret = values.secret ?? env[SecretEnvNames.github];
   const genericSecret = env[SecretEnvNames.generic];
   return {
@@ -129,6 +145,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     ...(values.example ? { example: values.example } : {}),
     ...(values.branch !== undefined ? { branch: branchOption(values.branch) } : {}),
     ...(values.event !== undefined ? { event: eventOption(values.event) } : {}),
+    ...(appId && appKey ? { githubApp: { appId, privateKeyFile: appKey, ...(values['github-api-url'] ? { apiUrl: values['github-api-url'].replace(/\/+$/, '') } : {}) } } : {}),
     ...(values.help ? { help: true } : {}),
     ...(values.verbose ? { verbose: true } : {}),
   };

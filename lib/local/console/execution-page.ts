@@ -185,7 +185,11 @@ function banner(model: ExecutionModel, now: Date): Html {
         : current ? html`Step <strong>${current.name}</strong> (${current.index + 1} of ${model.steps.length}): ${current.lastPoll ? pollLine(current.lastPoll) : 'launching'}` : 'Preparing the build'
     } · ${duration(now.getTime() - Date.parse(x.startedAt))} so far</p></section>`;
   }
-  return html`<section class="banner banner-cancelled"><h2>Execution ${x.status.toLowerCase().replace('_', ' ')}</h2></section>`;
+  // Stopped with StopExecution's error and cause (a newer build superseded it): shown as the console does.
+  const reason = x.status === 'ABORTED' && x.error
+    ? html`<p><span class="error-label">Error</span> <code class="error-name">${x.error}</code></p>${x.cause ? html`<p class="cause-label">Cause</p><pre class="cause">${x.cause}</pre>` : ''}`
+    : '';
+  return html`<section class="banner banner-cancelled"><h2>Execution ${x.status.toLowerCase().replace('_', ' ')}</h2>${reason}</section>`;
 }
 
 function failureBanner(failure: Failure, stillRunning: boolean): Html {

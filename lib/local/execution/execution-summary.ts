@@ -49,8 +49,15 @@ function preparedBuild(history: readonly ExecutionEvent[]): PreparedBuild | unde
   return exited?.state?.output as PreparedBuild | undefined;
 }
 
-/** `running`: the execution has not ended (a step under way is `running`, not `aborted`). */
-export function summarize(history: readonly ExecutionEvent[], aborted: boolean, { running = false } = {}): ExecutionSummary {
+/**
+ * `running`: the execution has not ended (a step under way is `running`, not `aborted`).
+ * `abortReason`: the `error` and `cause` an ABORTED execution was stopped with (StopExecution's).
+ */
+export function summarize(
+  history: readonly ExecutionEvent[],
+  aborted: boolean,
+  { running = false, abortReason }: { running?: boolean; abortReason?: { error: string; cause: string } } = {},
+): ExecutionSummary {
   const last = history.at(-1);
   const status: ExecutionStatus = aborted
     ? 'ABORTED'
@@ -63,8 +70,8 @@ export function summarize(history: readonly ExecutionEvent[], aborted: boolean, 
   const failedEvent = history.findLast((e) => e.type === 'ExecutionFailed');
   return {
     status,
-    error: status === 'FAILED' ? (failedEvent?.Error ?? null) : status === 'TIMED_OUT' ? 'States.Timeout' : null,
-    cause: status === 'FAILED' && failedEvent?.Cause != null ? String(failedEvent.Cause) : null,
+    error: status === 'FAILED' ? (failedEvent?.Error ?? null) : status === 'TIMED_OUT' ? 'States.Timeout' : status === 'ABORTED' ? (abortReason?.error ?? null) : null,
+    cause: status === 'FAILED' && failedEvent?.Cause != null ? String(failedEvent.Cause) : status === 'ABORTED' ? (abortReason?.cause ?? null) : null,
     steps: stepOutcomes(history, running, status),
     events: history.map((e) => ({
       type: e.type,

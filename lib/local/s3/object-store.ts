@@ -149,12 +149,20 @@ export class ObjectStore {
    * Makes the body the object at `key`. With `ifNoneMatch`, an existing key is decided under the
    * key's lock, so of two racing conditional puts exactly one wins and the other gets 412.
    */
-  async put(bucket: string, key: string, body: IncomingBody, options: { contentType: string; ifNoneMatch: boolean; now: number }): Promise<ObjectInfo> {
+  async put(bucket: string, key: string, body: IncomingBody, options: { contentType: string; ifNoneMatch: boolean; ifMatch?: string; now: number }): Promise<ObjectInfo> {
     const objects = this.objects(bucket);
     return this.lock.run(`${bucket}/${key}`, async () => {
       if (options.ifNoneMatch && objects.has(key)) {
         await this.discard(body.file);
         throw s3Errors.preconditionFailed();
+      }
+      // If-Match, decided under the lock too: of two replaces of one ETag, one wins, the other gets 412.
+      if (options.ifMatch !== undefined) {
+        const current = objects.get(key);
+        if (!current || !sameEtag(current.etag, options.ifMatch)) {
+          await this.discard(body.file);
+          throw current ? s3Errors.preconditionFailed('If-Match') : s3Errors.noSuchKey(key);
+        }
       }
       const dir = this.bucketDir(bucket);
       const stem = fileStem(key);
@@ -197,6 +205,11 @@ export class ObjectStore {
   bucketNames(): string[] {
     return [...this.buckets.keys()];
   }
+}
+
+/** ETags compared as S3 compares If-Match's: with or without their quotes. */
+export function sameEtag(a: string, b: string): boolean {
+  return a.replace(/"/g, '') === b.trim().replace(/"/g, '');
 }
 
 function info({ key, size, etag, lastModified, contentType }: StoredObject): ObjectInfo {

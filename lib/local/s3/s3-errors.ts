@@ -27,7 +27,8 @@ export class S3Error extends Error {
 export const s3Errors = {
   noSuchKey: (key: string) => new S3Error(404, 'NoSuchKey', 'The specified key does not exist.', { Key: key }),
   noSuchBucket: (bucket: string) => new S3Error(404, 'NoSuchBucket', 'The specified bucket does not exist', { BucketName: bucket }),
-  preconditionFailed: () => new S3Error(412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-None-Match' }),
+  preconditionFailed: (condition: 'If-None-Match' | 'If-Match' = 'If-None-Match') =>
+    new S3Error(412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: condition }),
   accessDenied: (message = 'Access Denied') => new S3Error(403, 'AccessDenied', message),
   invalidAccessKeyId: (accessKeyId: string) =>
     new S3Error(403, 'InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.', { AWSAccessKeyId: accessKeyId }),

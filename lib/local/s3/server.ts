@@ -5,7 +5,8 @@
  * so moto_server (Python) is out; and a second `run` must restore what the first saved, so the
  * objects must persist on disk, which moto (memory only) does not do either. s3rver persists but
  * has no conditional PUT (`If-None-Match: *`, which the cache's save relies on) and has been
- * unmaintained since 2021. So this is a small server of exactly the operations the runner uses,
+ * unmaintained since 2021. So this is a small server of exactly the operations the runner uses
+ * (conditional PUTs too: If-None-Match: * for the cache, If-Match: <ETag> for concurrency groups),
  * path-style only (`/bucket/key`), with signatures checked as S3 checks them (an expired or
  * tampered presigned URL fails here as it would on AWS). test/s3-protocol.integration.test.ts
  * runs the same cases against it and against moto_server, to keep it honest.
@@ -16,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { CHECKED_ALGORITHMS, ChecksumTap, checksumHeader, type ChecksumAlgorithm } from './checksums.js';
 import { deleteExpired, type ExpiryRule } from './expiry.js';
 import { listPage, listPageXml, listParameters } from './list-objects.js';
-import { ObjectStore, type ObjectInfo } from './object-store.js';
+import { ObjectStore, sameEtag, type ObjectInfo } from './object-store.js';
 import { receiveBody } from './put-body.js';
 import { S3Error, s3Errors } from './s3-errors.js';
 import { verifySignature, type SigningSecret } from './sigv4.js';
@@ -182,14 +183,24 @@ async function putObject(
   if (Buffer.byteLength(key, 'utf8') > 1024) throw new S3Error(400, 'KeyTooLongError', 'Your key is too long');
   const ifNoneMatch = request.headers['if-none-match'];
   if (ifNoneMatch !== undefined && ifNoneMatch !== '*') throw s3Errors.notImplemented('If-None-Match other than *');
-  // Fail fast when the key is there already; the decision that counts is made again under the lock.
+  // If-Match: <ETag> replaces only the object of that ETag (quoted or not, as S3 takes it); no
+  // object at all is 404 NoSuchKey, another ETag 412 (Amazon S3 User Guide, conditional writes).
+  const ifMatch = request.headers['if-match'];
+  if (ifMatch !== undefined && ifNoneMatch !== undefined) throw s3Errors.notImplemented('If-Match together with If-None-Match');
+  // Fail fast when the condition fails already; the decision that counts is made again under the lock.
   if (ifNoneMatch === '*' && store.head(bucket, key)) throw s3Errors.preconditionFailed();
+  if (ifMatch !== undefined) {
+    const current = store.head(bucket, key);
+    if (!current) throw s3Errors.noSuchKey(key);
+    if (!sameEtag(current.etag, ifMatch)) throw s3Errors.preconditionFailed('If-Match');
+  }
   const file = store.incomingFile();
   try {
     const body = await receiveBody(request, file, payloadHash, checksums);
     const stored = await store.put(bucket, key, body, {
       contentType: request.headers['content-type'] ?? 'binary/octet-stream',
       ifNoneMatch: ifNoneMatch === '*',
+      ...(ifMatch !== undefined ? { ifMatch } : {}),
       now: clock(),
     });
     response.writeHead(200, { ETag: stored.etag, 'Content-Length': 0 }).end();

@@ -1,5 +1,5 @@
 import { buildIdFor } from '../../forge/execution-name.js';
-import { Outcomes, type BuildRef, type CaughtFailure, type StatusReport } from '../../contract/index.js';
+import { ErrorNames, Outcomes, type BuildRef, type CaughtFailure, type StatusReport } from '../../contract/index.js';
 import type { CleanupResult } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 import { cleanupBuild } from './cleanup-build.js';
@@ -17,7 +17,7 @@ export interface ExecutionStatusChange {
     name?: string;
     status?: string;
     input?: string | null;
-    /** A FAILED execution's Error and Cause, as the console shows them. */
+    /** A FAILED execution's Error and Cause, as the console shows them; an ABORTED one's, as StopExecution gave them. */
     error?: string | null;
     cause?: string | null;
   };
@@ -41,6 +41,8 @@ export const UNCATCHABLE_ERRORS: readonly string[] = ['States.Runtime', 'States.
  */
 export function stoppedBecause(event: ExecutionStatusChange): CaughtFailure | undefined {
   const { status, error, cause } = event.detail;
+  // StopExecution's own error and cause: a newer build of its concurrency group stopped it (superseding.ts).
+  if (status === 'ABORTED' && error === ErrorNames.Superseded) return { Error: error, Cause: cause ?? 'Superseded by a newer build' };
   if (status === 'ABORTED') return { Error: 'ExecutionAborted', Cause: 'The execution was stopped before the build ended; its pods were deleted' };
   if (status === 'TIMED_OUT') return { Error: 'ExecutionTimedOut', Cause: 'The execution ran past its time limit (24 h); its pods were deleted' };
   if (status === 'FAILED' && error && UNCATCHABLE_ERRORS.includes(error)) return { Error: error, ...(cause ? { Cause: cause } : {}) };

@@ -57,6 +57,15 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   const claimName = buildClaimName(input.settings);
   if (!failed && claimName) await recordStepSucceeded(api, input.namespace, claimName, input.step.name, deps.now());
   const error = failed ? (poll.error ?? ErrorNames.StepFailed) : null;
+  // For the check run's summary, which nothing else could tell once the Map has dropped its results.
+  await deps.logs.putResult(input.build.id, {
+    step: input.step.name,
+    status: failed ? 'failed' : 'succeeded',
+    exitCode: poll.exitCode ?? null,
+    error,
+    startedAt: poll.launchedAt,
+    endedAt: deps.now().toISOString(),
+  });
   const attempt = input.attempt ?? 0;
   const checkoutStep = input.step.name === input.settings.checkoutStep;
   const next = error ? nextAttempt(input.step, attempt, error, checkoutStep) : undefined;

@@ -148,6 +148,7 @@ export async function prepareBuild(
     },
     steps,
     maxParallel,
+    pipelineFile: input.pipeline.file,
     ...(skipped.length > 0 ? { skipped } : {}),
     ...(afterFailure.length > 0 ? { afterFailure } : {}),
     images,

@@ -1,19 +1,34 @@
-import type { StatusReport, StatusRequest } from '../../contract/index.js';
+import { Outcomes, type StatusReport, type StatusRequest } from '../../contract/index.js';
+import type { PreparedBuild } from '../state-data.js';
+import { statusSteps } from '../status-steps.js';
+import type { StepRecord } from '../step-log-store.js';
 import type { TaskLog } from '../task-deps.js';
 
-/** Where a build's status goes: commit statuses on GitHub (lib/forge), printed lines locally. */
+/** Where a build's status goes: check runs or commit statuses on GitHub (lib/forge), printed lines locally. */
 export interface StatusReporter {
   report(request: StatusRequest): Promise<StatusReport>;
 }
 
 /**
+ * What the Report states hand ReportStatus: the request, and the state as it stands (`prepared`,
+ * `$` in the definition: Parameters cannot name a path that may be missing, and a build that
+ * failed before its steps were prepared has none), whose steps the report lists.
+ */
+export type ReportInput = StatusRequest & { prepared?: Partial<PreparedBuild> };
+
+/**
  * Reports the build's status. Never throws for a status that cannot be reported: a commit status is
  * a courtesy, and GitHub being unreachable must not fail (or hide the result of) a build.
  */
-export async function reportStatus(input: StatusRequest, deps: { reporter: StatusReporter; log: TaskLog }): Promise<StatusReport> {
-  const { build } = input;
+export async function reportStatus(
+  input: ReportInput,
+  deps: { reporter: StatusReporter; log: TaskLog; results?: (buildId: string) => Promise<StepRecord[]> },
+): Promise<StatusReport> {
+  const { prepared, ...request } = input;
+  const { build } = request;
   try {
-    const result = await deps.reporter.report(input);
+    const steps = await stepsOf(prepared, request, deps);
+    const result = await deps.reporter.report({ ...request, ...steps });
     if (result.posted) deps.log.info(`Commit status ${result.state} posted`, { repository: build.repository, commit: build.commit });
     return result;
   } catch (error) {
@@ -21,4 +36,23 @@ export async function reportStatus(input: StatusRequest, deps: { reporter: Statu
     deps.log.warn('Commit status not posted; the build goes on', { repository: build.repository, commit: build.commit, reason });
     return { posted: false, reason };
   }
+}
+
+/** The steps a check run's summary shows; a store that cannot be read costs the summary its table, never the report. */
+async function stepsOf(
+  prepared: Partial<PreparedBuild> | undefined,
+  request: StatusRequest,
+  deps: { log: TaskLog; results?: (buildId: string) => Promise<StepRecord[]> },
+): Promise<Pick<StatusRequest, 'steps' | 'pipelineFile'>> {
+  if (!prepared?.steps || !prepared.settings) return {};
+  let records: StepRecord[] = [];
+  if (deps.results && request.outcome !== Outcomes.started) {
+    try {
+      records = await deps.results(request.build.id);
+    } catch (error) {
+      deps.log.warn('How the steps ended could not be read: the report lists them without', { reason: (error as Error).message });
+    }
+  }
+  const steps = statusSteps({ steps: prepared.steps, settings: prepared.settings, ...(prepared.skipped ? { skipped: prepared.skipped } : {}), ...(prepared.afterFailure ? { afterFailure: prepared.afterFailure } : {}) }, records, request.outcome !== Outcomes.started);
+  return { steps, ...(prepared.pipelineFile ? { pipelineFile: prepared.pipelineFile } : {}) };
 }

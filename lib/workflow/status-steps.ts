@@ -1,0 +1,29 @@
+import type { StatusStep } from '../contract/index.js';
+import { listedSteps, type PreparedBuild } from './state-data.js';
+import type { StepRecord } from './step-log-store.js';
+
+/**
+ * The build's steps as a report shows them, in the pipeline file's order (listedSteps: the
+ * checkout first, skipped steps in their place, then those that run after a failure): how the
+ * records FinishStep left (StepLogStore.results) say each ended, or, with no record, `queued`
+ * while the build runs and `not-run` once it has ended. Pure.
+ */
+export function statusSteps(prepared: Pick<PreparedBuild, 'steps' | 'skipped' | 'settings' | 'afterFailure'>, records: readonly StepRecord[], ended: boolean): StatusStep[] {
+  const byName = new Map(records.map((record) => [record.step, record]));
+  const planned = [...prepared.steps, ...(prepared.afterFailure ?? [])];
+  return listedSteps(prepared).map((listed): StatusStep => {
+    if (listed.skipped) return { name: listed.name, status: 'skipped', reason: listed.skipped.reason };
+    const line = planned[listed.iteration]?.line;
+    const at = line !== undefined ? { line } : {};
+    const record = byName.get(listed.name);
+    if (!record) return { name: listed.name, status: ended ? 'not-run' : 'queued', ...at };
+    const seconds = (Date.parse(record.endedAt) - Date.parse(record.startedAt)) / 1000;
+    return {
+      name: listed.name,
+      status: record.status,
+      ...(Number.isFinite(seconds) ? { durationSeconds: Math.max(0, seconds) } : {}),
+      ...(record.error ? { error: record.error } : {}),
+      ...at,
+    };
+  });
+}
