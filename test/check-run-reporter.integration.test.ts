@@ -218,6 +218,22 @@ describe('ReportStatus, as the definition calls it', () => {
     expect(run!.annotations).toEqual([expect.objectContaining({ path: '.step-runner.yml', start_line: 4, end_line: 4, annotation_level: 'failure' })]);
   });
 
+  it('keeps the summary current as steps end, and a commit status unchanged until the build ends', async () => {
+    await reportStatus({ build, executionArn: ARN, outcome: 'started', prepared }, { reporter: gitHubReporter({ app }, { baseUrl: github.url }, options), log, results: async () => [] });
+    const progress = await reportStatus({ build, executionArn: ARN, outcome: 'progress' }, { reporter: gitHubReporter({ app }, { baseUrl: github.url }, options), log, results: async () => records.slice(0, 1) });
+    expect(progress).toMatchObject({ posted: true, state: 'in_progress', description: 'Build running: 1 step done' });
+    const [run] = github.checkRuns.values();
+    expect(github.checkRuns.size).toBe(1);
+    expect(run).toMatchObject({ status: 'in_progress', conclusion: null });
+    expect(run!.output.summary).toContain('| `clone` | ✅ succeeded | 4s |  |');
+
+    const { installationId: _installation, ...plain } = build;
+    void _installation;
+    const status = await reportStatus({ build: plain, executionArn: ARN, outcome: 'progress' }, { reporter: gitHubReporter({ app, token: 'ghp_deploymentToken' }, { baseUrl: github.url }, options), log, results: async () => records });
+    expect(status).toMatchObject({ posted: false });
+    expect(github.requests.some((r) => r.path.includes('/statuses/'))).toBe(false);
+  });
+
   it('reports without the table when how the steps ended cannot be read', async () => {
     const result = await reportStatus(
       { build, executionArn: ARN, outcome: 'succeeded', prepared },

@@ -111,8 +111,12 @@ test('a pull request build through the App creates its check run, then completes
     external_id: expect.stringContaining(executionName),
     output: { title: 'StepFailed in step "test"' },
   });
-  // Created in progress with the steps queued, then completed: two bodies, both of the documented shape.
+  // Created in progress with the steps queued, kept current as each step ended, then completed: every body of the documented shape.
   expect(run!.bodies[0]).toMatchObject({ status: 'in_progress', output: { summary: expect.stringContaining('| `test` | 🕒 queued |') } });
+  expect(run!.bodies.slice(1, -1)).toEqual([
+    expect.objectContaining({ status: 'in_progress', output: expect.objectContaining({ title: 'Build running: 1 step done', summary: expect.stringContaining('| `clone` | ✅ succeeded |') }) }),
+    expect.objectContaining({ status: 'in_progress', output: expect.objectContaining({ title: 'Build running: 2 steps done', summary: expect.stringContaining('| `lint` | ✅ succeeded |') }) }),
+  ]);
   expect(run!.output.summary).toContain('| `lint` | ✅ succeeded |');
   expect(run!.output.summary).toContain('| `test` | ❌ failed |');
   expect(run!.output.summary).toContain('| `deploy` | ➖ not run |');

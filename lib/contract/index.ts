@@ -184,7 +184,8 @@ export function changesOf(files: readonly string[], limit = CHANGED_FILES_LIMIT)
  * ended outside the definition (aborted, timed out, or failed where no Catch runs), reported by
  * the cleanup of ended executions, not by a state.
  */
-export const Outcomes = { started: 'started', succeeded: 'succeeded', failed: 'failed', stopped: 'stopped' } as const;
+/** `progress`: a step has ended (ReportProgress), for a check run's summary; a commit status says nothing then. */
+export const Outcomes = { started: 'started', progress: 'progress', succeeded: 'succeeded', failed: 'failed', stopped: 'stopped' } as const;
 export type Outcome = (typeof Outcomes)[keyof typeof Outcomes];
 
 /** What Step Functions puts at $.failure when a Catch fires. */

@@ -9,7 +9,7 @@
  */
 import { Outcomes, type StatusReport, type StatusRequest } from '../contract/index.js';
 import { isGitHubTrigger } from './build-request.js';
-import { checkRunCompletion, checkRunCreation, endingOf, type CheckStep } from './check-run.js';
+import { checkRunCompletion, checkRunCreation, checkRunProgress, endingOf, type CheckStep } from './check-run.js';
 import { commitStatusReporter, gitHubStatusSinkFor, targetUrl } from './commit-status.js';
 import { gitHubApi, GitHubApiError, type CheckRunCreate, type CheckRunUpdate, type GitHubApi, type GitHubApiOptions } from './github-api.js';
 import { CHECKS_PERMISSIONS, gitHubTokenFor, type GitHubCredentials } from './github-app.js';
@@ -115,7 +115,9 @@ export function checkRunReporter(
       const updates =
         outcome === Outcomes.started
           ? []
-          : checkRunCompletion({
+          : outcome === Outcomes.progress
+            ? [checkRunProgress(context.steps ?? [])]
+            : checkRunCompletion({
               ending: endingOf(outcome, failure, skipped),
               completedAt: now(),
               ...(failure ? { failure } : {}),

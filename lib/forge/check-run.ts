@@ -179,9 +179,14 @@ export function splitCause(cause: string): { paragraph: string; logTail?: string
   return { paragraph: cause.slice(0, marker.index).trim(), ...(logTail.trim() ? { logTail } : {}) };
 }
 
+/**
+ * `N of M steps done` when the list has the steps still to come (the start's), `N steps done` when
+ * it has only those that ended (a step's end knows no others).
+ */
 function runningTitle(steps: readonly CheckStep[]): string {
   const ended = steps.filter((step) => step.status !== 'running' && step.status !== 'queued' && step.status !== 'not-run').length;
-  return steps.length > 0 ? `Build running: ${ended} of ${steps.length} steps done` : 'Build running';
+  if (steps.length === 0) return 'Build running';
+  return ended === steps.length ? `Build running: ${ended} step${ended === 1 ? '' : 's'} done` : `Build running: ${ended} of ${steps.length} steps done`;
 }
 
 function endTitle(ending: Ending, error: string | undefined, step: string | undefined, skipped: string | undefined, cause: string): string {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { commitStatusFor, failureDescription, MAX_DESCRIPTION, STATUS_CONTEXT, truncate } from './commit-status.js';
+import { commitStatusFor, commitStatusReporter, failureDescription, MAX_DESCRIPTION, STATUS_CONTEXT, truncate } from './commit-status.js';
 
 describe('commit status text', () => {
   it('says pending while the build runs and success when it succeeded, linking the execution', () => {
@@ -61,5 +61,16 @@ describe('commit status text', () => {
         if (Array.from(text).length <= MAX_DESCRIPTION) expect(cut).toBe(text);
       }),
     );
+  });
+});
+
+describe('a step ending (outcome progress)', () => {
+  it('posts no commit status: only a check run shows the steps as they end', async () => {
+    const posted: unknown[] = [];
+    const reporter = commitStatusReporter({ post: async (commit, status) => (posted.push({ commit, status }), { posted: true }) });
+    const build = { id: 'b', trigger: 'github push', repository: 'octo/app', commit: 'a'.repeat(40) };
+    expect(await reporter.report({ build, outcome: 'progress' })).toMatchObject({ posted: false, reason: expect.stringContaining('only a check run') });
+    expect(await reporter.report({ build, outcome: 'started' })).toMatchObject({ posted: true });
+    expect(posted).toHaveLength(1);
   });
 });

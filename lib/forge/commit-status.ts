@@ -126,6 +126,7 @@ export function gitHubStatusSinkFor(credentials: GitHubCredentials, api: Omit<Gi
 export function commitStatusReporter(sink: StatusSink): { report(request: StatusRequest): Promise<StatusReport> } {
   return {
     async report({ build, outcome, failure, executionArn, skipped }) {
+      if (outcome === Outcomes.progress) return { posted: false, reason: 'a commit status says nothing between the start and the end: only a check run shows the steps as they end' };
       if (!isGitHubTrigger(build.trigger) || !build.repository || !build.commit) {
         return { posted: false, reason: `not a GitHub build (${build.trigger ?? 'no trigger'}): no commit status` };
       }

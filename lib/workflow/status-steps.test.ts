@@ -1,6 +1,6 @@
 import type { Step } from '../pipeline/types.js';
 import type { PreparedBuild } from './state-data.js';
-import { statusSteps } from './status-steps.js';
+import { endedSteps, statusSteps } from './status-steps.js';
 import type { StepRecord } from './step-log-store.js';
 
 const step = (name: string, line?: number): Step => ({ name, image: 'alpine:3.20', commands: ['true'], env: {}, secrets: [], pull: 'if-not-present', timeoutSeconds: 600, ...(line ? { line } : {}) }) as Step;
@@ -55,5 +55,15 @@ describe('the steps a report lists', () => {
       ['notify', 'succeeded'],
     ]);
     expect(steps[2]).toMatchObject({ reason: 'branch feature/x is not main' });
+  });
+});
+
+describe('the steps a step\'s end reports', () => {
+  it('are those that have ended, in the order they started', () => {
+    const late = { ...record('test', 'failed', 5, 'StepFailed'), startedAt: '2026-12-02T06:05:00.000Z', endedAt: '2026-12-02T06:05:05.000Z' };
+    expect(endedSteps([late, record('clone', 'succeeded', 2)])).toEqual([
+      { name: 'clone', status: 'succeeded', durationSeconds: 2 },
+      { name: 'test', status: 'failed', durationSeconds: 5, error: 'StepFailed' },
+    ]);
   });
 });

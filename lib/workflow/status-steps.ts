@@ -17,13 +17,24 @@ export function statusSteps(prepared: Pick<PreparedBuild, 'steps' | 'skipped' | 
     const at = line !== undefined ? { line } : {};
     const record = byName.get(listed.name);
     if (!record) return { name: listed.name, status: ended ? 'not-run' : 'queued', ...at };
-    const seconds = (Date.parse(record.endedAt) - Date.parse(record.startedAt)) / 1000;
-    return {
-      name: listed.name,
-      status: record.status,
-      ...(Number.isFinite(seconds) ? { durationSeconds: Math.max(0, seconds) } : {}),
-      ...(record.error ? { error: record.error } : {}),
-      ...at,
-    };
+    return { ...recordedStep(record), ...at };
   });
+}
+
+/**
+ * The steps that have ended so far, in the order they started: what a step's end reports
+ * (ReportProgress), whose iteration knows no other step. The build's end lists them all. Pure.
+ */
+export function endedSteps(records: readonly StepRecord[]): StatusStep[] {
+  return [...records].sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt) || a.step.localeCompare(b.step)).map(recordedStep);
+}
+
+function recordedStep(record: StepRecord): StatusStep {
+  const seconds = (Date.parse(record.endedAt) - Date.parse(record.startedAt)) / 1000;
+  return {
+    name: record.step,
+    status: record.status,
+    ...(Number.isFinite(seconds) ? { durationSeconds: Math.max(0, seconds) } : {}),
+    ...(record.error ? { error: record.error } : {}),
+  };
 }

@@ -1,6 +1,6 @@
 import { Outcomes, type StatusReport, type StatusRequest } from '../../contract/index.js';
 import type { PreparedBuild } from '../state-data.js';
-import { statusSteps } from '../status-steps.js';
+import { endedSteps, statusSteps } from '../status-steps.js';
 import type { StepRecord } from '../step-log-store.js';
 import type { TaskLog } from '../task-deps.js';
 
@@ -44,15 +44,20 @@ async function stepsOf(
   request: StatusRequest,
   deps: { log: TaskLog; results?: (buildId: string) => Promise<StepRecord[]> },
 ): Promise<Pick<StatusRequest, 'steps' | 'pipelineFile'>> {
+  // A step's end: its iteration has no plan of the build, only what has ended.
+  if (request.outcome === Outcomes.progress) return deps.results ? { steps: endedSteps(await readRecords(request, deps)) } : {};
   if (!prepared?.steps || !prepared.settings) return {};
-  let records: StepRecord[] = [];
-  if (deps.results && request.outcome !== Outcomes.started) {
-    try {
-      records = await deps.results(request.build.id);
-    } catch (error) {
-      deps.log.warn('How the steps ended could not be read: the report lists them without', { reason: (error as Error).message });
-    }
-  }
+  const records = request.outcome === Outcomes.started ? [] : await readRecords(request, deps);
   const steps = statusSteps({ steps: prepared.steps, settings: prepared.settings, ...(prepared.skipped ? { skipped: prepared.skipped } : {}), ...(prepared.afterFailure ? { afterFailure: prepared.afterFailure } : {}) }, records, request.outcome !== Outcomes.started);
   return { steps, ...(prepared.pipelineFile ? { pipelineFile: prepared.pipelineFile } : {}) };
+}
+
+async function readRecords(request: StatusRequest, deps: { log: TaskLog; results?: (buildId: string) => Promise<StepRecord[]> }): Promise<StepRecord[]> {
+  if (!deps.results) return [];
+  try {
+    return await deps.results(request.build.id);
+  } catch (error) {
+    deps.log.warn('How the steps ended could not be read: the report lists them without', { reason: (error as Error).message });
+    return [];
+  }
 }
