@@ -4,6 +4,7 @@ import { buildSelector } from './cleanup.js';
 import { listWithRetries, withKubeRetries, type KubeRetryOptions } from './retry.js';
 import { toMillis } from './time.js';
 import { Annotations, BUILD_DEADLINE_ANNOTATION } from './types.js';
+import { readWorkspaceClaim } from './workspace.js';
 
 /**
  * What a build's claim remembers for a re-run of its failed steps: which steps succeeded (their
@@ -75,7 +76,7 @@ export async function keepBuildObjects(
   keep: { now: Date; seconds: number },
   retry?: KubeRetryOptions,
 ): Promise<KeptBuildObjects> {
-  const claim = await readClaim(api, namespace, claimName, retry);
+  const claim = await readWorkspaceClaim(api, namespace, claimName, retry);
   if (!claim) return { claim: undefined, keptSecrets: 0 };
   const kept = await keepOne(`keep claim ${namespace}/${claimName}`, claim.metadata, keep, (body) =>
     api.patchNamespacedPersistentVolumeClaim({ name: claimName, namespace, body }, MERGE_PATCH), retry);
@@ -92,16 +93,6 @@ export async function keepBuildObjects(
     if (await keepOne(`keep secret ${namespace}/${name}`, secret.metadata, keep, replace, retry)) keptSecrets++;
   }
   return { claim: (kept as V1PersistentVolumeClaim | undefined) ?? claim, keptSecrets };
-}
-
-async function readClaim(api: Pick<CoreV1Api, 'readNamespacedPersistentVolumeClaim'>, namespace: string, name: string, retry?: KubeRetryOptions) {
-  const operation = `read claim ${namespace}/${name}`;
-  try {
-    return await withKubeRetries(operation, () => api.readNamespacedPersistentVolumeClaim({ name, namespace }), retry);
-  } catch (error) {
-    if (httpStatus(error) === 404) return undefined;
-    throw unexpectedKubeError(operation, error);
-  }
 }
 
 async function keepOne(

@@ -110,7 +110,8 @@ export async function workspaceNode(
   return claim?.metadata?.annotations?.[SELECTED_NODE_ANNOTATION] || undefined;
 }
 
-async function readWorkspaceClaim(
+/** The build's claim; undefined once it has gone (or before it was made). */
+export async function readWorkspaceClaim(
   api: Pick<CoreV1Api, 'readNamespacedPersistentVolumeClaim'>,
   namespace: string,
   name: string,
