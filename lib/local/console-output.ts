@@ -2,6 +2,7 @@ import { plainCause } from '../contract/lambda-error.js';
 import { imageCheckNote } from '../workflow/image-check.js';
 import type { CleanupResult, NeedsState, PollState, PreparedBuild, StepResult } from '../workflow/state-data.js';
 import { isFinishState, type ExecutionEvent } from './executor.js';
+import { AWAIT_RERUN } from './execution/states.js';
 import { pollOutcome } from './poll-words.js';
 
 /**
@@ -89,6 +90,8 @@ export class ConsoleOutput {
       case 'StateRetried':
         return [`${indent}↻ ${state} retried`];
       case 'StateFailed':
+        // AwaitRerun fails with the build's own failure, which the execution's end then says in full.
+        if (state === AWAIT_RERUN) return [`${indent}✗ ${state}: ${event.Error ?? 'failed'}, the build's failure; "Re-run failed steps" goes on from here`];
         return event.state?.type === 'Fail' ? [] : [`${indent}✗ ${state}: ${event.Error ?? 'failed'}`];
       case 'StateCaught':
         return [`${indent}↪ ${state} caught ${event.Error ?? 'the error'}`];
