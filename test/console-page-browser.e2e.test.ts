@@ -106,9 +106,8 @@ describeRequiring('the console page in Chromium', chromiumInstalled, () => {
     // The graph, coloured as the console does: the Map caught the failure, the iteration failed.
     const nodeClass = (id: string) => page.locator(`g[data-node="${id}"]`).getAttribute('class');
     await expect(nodeClass('RunSteps')).resolves.toContain('status-caught');
-    // It fails in AwaitRerun, where "Re-run failed steps" (a redrive) would go on; not in BuildFailed.
+    // It fails in AwaitRerun, the Task a redrive ("Re-run failed steps") schedules again; not in BuildFailed.
     await expect(nodeClass('AwaitRerun')).resolves.toContain('status-failed');
-    await expect(nodeClass('AwaitRerun/AwaitingRerun')).resolves.toContain('status-failed');
     await expect(nodeClass('BuildFailed')).resolves.toContain('status-not-run');
     await expect(nodeClass('ReportSucceeded')).resolves.toContain('status-not-run');
     await expect(nodeClass('RunSteps/StepFailed')).resolves.toContain('status-failed');

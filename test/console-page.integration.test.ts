@@ -81,7 +81,7 @@ describe('the graph is drawn from the definition', () => {
 
   it('has a box for every state, each Map\'s iteration states inside its group', () => {
     const boxes = graph.nodes.filter((n) => n.kind === 'state');
-    const maps = ['RunSteps', 'RunAfterFailure', 'AwaitRerun'];
+    const maps = ['RunSteps', 'RunAfterFailure'];
     const iterationStates = (map: string) => Object.keys(definition.States[map]!.ItemProcessor!.States);
     const expected = [...Object.keys(definition.States), ...maps.flatMap(iterationStates)];
     expect(boxes.map((n) => n.state).sort()).toEqual(expected.sort());

@@ -11,6 +11,8 @@ import { loadDefinition, resolveResources, type AslDefinition } from '../lib/wor
 import type { CaughtFailure, StatusRequest } from '../lib/contract/index.js';
 import type { TaskDeps } from '../lib/workflow/task-deps.js';
 import { cleanupEndedExecution, type ExecutionStatusChange } from '../lib/workflow/tasks/cleanup-ended-execution.js';
+import { awaitRerun, type AwaitRerunInput } from '../lib/workflow/tasks/await-rerun.js';
+import { plainCause } from '../lib/contract/lambda-error.js';
 
 type Handler = (input: Record<string, unknown>) => Promise<unknown>;
 
@@ -32,8 +34,8 @@ interface Run {
   calls: { state: string; input: Record<string, unknown> }[];
 }
 
-/** Runs the definition (from `startAt`, by default its own start) with `stubs` for the Tasks. */
-async function run(input: Record<string, unknown>, stubs: Record<string, Handler>, startAt?: string): Promise<Run> {
+/** Runs the definition (from `startAt`, by default its own start) with `stubs` for the Tasks, as the execution `redriveCount` times redriven. */
+async function run(input: Record<string, unknown>, stubs: Record<string, Handler>, startAt?: string, redriveCount = 0): Promise<Run> {
   const definition = structuredClone(loadDefinition()) as AslDefinition;
   if (startAt) definition.StartAt = startAt;
   const calls: Run['calls'] = [];
@@ -49,7 +51,7 @@ async function run(input: Record<string, unknown>, stubs: Record<string, Handler
   const validationOptions = startAt ? { noValidate: true } : { checkPaths: true, checkArn: true };
   const machine = new StateMachine(resolveResources(definition, localLambdaArn) as never, { validationOptions });
   const execution = machine.run(input as never, {
-    context: { Execution: { Id: `arn:aws:states:us-east-1:000000000000:execution:build:${BUILD.id}`, Name: BUILD.id, Input: input as never, RedriveCount: 0 } },
+    context: { Execution: { Id: `arn:aws:states:us-east-1:000000000000:execution:build:${BUILD.id}`, Name: BUILD.id, Input: input as never, RedriveCount: redriveCount } },
     overrides: { taskResourceLocalHandlers: handlers as never, waitTimeOverrides: Object.fromEntries(waitStates(definition).map((s) => [s, 0])) },
   });
   let ended: { Error?: string; Cause?: string } | undefined;
@@ -175,5 +177,36 @@ describe('BuildFailed after a Catch output without a Cause', () => {
   it('keeps a Cause that is there', async () => {
     const r = await run({ ...input, failure: { Error: 'StepFailed', Cause: 'Step "test" failed with exit code 1' } }, {}, 'ReadFailure');
     expect(r).toMatchObject({ status: 'FAILED', error: 'StepFailed', cause: 'Step "test" failed with exit code 1' });
+  });
+});
+
+describe('a failed build with steps to re-run', () => {
+  const failure = { Error: 'StepFailed', Cause: 'Step "test" failed with exit code 1' };
+  const kept = { rerun: { steps: [STEP], keptSeconds: 86_400 } };
+  const stubs: Record<string, Handler> = {
+    CleanupBuild: async () => kept,
+    AwaitRerun: async (event) => awaitRerun(event as unknown as AwaitRerunInput),
+    LaunchStep: async () => launched,
+    PollStep: async () => ({ ...launched, phase: 'succeeded', reason: 'Completed' }),
+    FinishStep: async () => ({ step: STEP.name, status: 'succeeded', exitCode: 0, log: 'builds/x/test.log' }),
+  };
+
+  it('fails in AwaitRerun with the build\'s Error and Cause, cleaned up and reported once, and the ended-execution cleanup stands down', async () => {
+    const input = { ...prepared, failure };
+    const r = await run(input, stubs, 'ReadFailure');
+    expect({ status: r.status, error: r.error, cause: plainCause(r.cause ?? '') }).toEqual({ status: 'FAILED', error: 'StepFailed', cause: failure.Cause });
+    expect(r.calls.at(-1)).toEqual({ state: 'AwaitRerun', input: { build: BUILD, failedAt: 0, redrive: 0, failure } });
+    expect(cleanupsOf(r).map((c) => c.state)).toEqual(['CleanupBuild']);
+    expect(reportsOf(r, 'failed')).toHaveLength(1);
+    expect((await endedExecutionCleanup(r, input)).statuses).toEqual([]);
+  });
+
+  it('goes on from AwaitRerun once redriven: the steps that did not succeed run, and the build succeeds', async () => {
+    // AwaitRerun's input as the first run entered it: a redrive schedules it again with it.
+    const entered = { ...prepared, failure, cleanup: kept, rerunGate: { failedAt: 0 } };
+    const r = await run(entered, stubs, 'AwaitRerun', 1);
+    expect(r.status).toBe('SUCCEEDED');
+    expect(r.calls[0]).toEqual({ state: 'AwaitRerun', input: { build: BUILD, failedAt: 0, redrive: 1, failure } });
+    expect(r.calls.map((c) => c.state)).toEqual(expect.arrayContaining(['ReportStarted', 'LaunchStep', 'FinishStep', 'CleanupSucceededBuild', 'ReportSucceeded']));
   });
 });

@@ -152,6 +152,7 @@ const HANDLERS: Record<string, string> = {
   CleanupBuildLambdaFunction: 'functions/cleanup-build.handler',
   CleanupEndedExecutionLambdaFunction: 'functions/cleanup-ended-execution.handler',
   CleanupOrphansLambdaFunction: 'functions/cleanup-orphans.handler',
+  AwaitRerunLambdaFunction: 'functions/await-rerun.handler',
 };
 
 /**
@@ -435,6 +436,8 @@ describe('IAM in the packaged template', () => {
       CleanupBuildLambdaFunction: 'IamRoleLambdaExecution',
       CleanupEndedExecutionLambdaFunction: 'IamRoleLambdaExecution',
       CleanupOrphansLambdaFunction: 'IamRoleLambdaExecution',
+      // It calls nothing: the runner role until the functions' roles are split, then logs only.
+      AwaitRerunLambdaFunction: 'IamRoleLambdaExecution',
     });
   });
 

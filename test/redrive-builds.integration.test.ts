@@ -52,13 +52,24 @@ describe("re-running a failed build's failed steps", () => {
       ['flaky', 'failed'],
       ['after', 'not-run'],
     ]);
-    // The execution fails where a redrive goes on, and its claim is kept, saying which step succeeded.
-    expect(first.events.at(-2)).toMatchObject({ type: 'MapIterationFailed', parentState: { name: 'AwaitRerun' } });
+    // The execution fails where a redrive goes on, in a Task a redrive schedules again, with the
+    // build's Error and Cause (Lambda's error JSON, read back), and its claim is kept, saying which step succeeded.
+    expect(first.events.slice(-2)).toMatchObject([
+      { type: 'StateFailed', state: { name: 'AwaitRerun', type: 'Task' }, Error: 'StepFailed' },
+      { type: 'ExecutionFailed', Error: 'StepFailed', Cause: expect.stringMatching(/^\{"errorType":"StepFailed","errorMessage":"Step \\"flaky\\"/) },
+    ]);
+    expect(first.summary.cause).toMatch(/^Step "flaky" \(image "busybox:1.37"\) failed with exit code 3/);
     const printed = (events: typeof first.events) => {
       const output = new ConsoleOutput('redrive-1');
       return events.flatMap((event) => output.lines(event));
     };
     expect(printed(first.events)).toContain('  ✓ CleanupBuild: deleted 0 pod(s); kept the workspace for a re-run of flaky, after ("Re-run failed steps")');
+    expect(printed(first.events)).toEqual(
+      expect.arrayContaining([
+        '  ✗ AwaitRerun: StepFailed, the build\'s failure; "Re-run failed steps" goes on from here',
+        '  Cause: Step "flaky" (image "busybox:1.37") failed with exit code 3 (Error).',
+      ]),
+    );
     const [claim] = await claimsOf('redrive-1');
     expect(claim?.metadata?.annotations).toMatchObject({ 'succeeded.step-runner.dev/prepare': expect.any(String) });
     expect(Number(claim?.metadata?.annotations?.['step-runner.dev/active-deadline-seconds'])).toBeGreaterThanOrEqual(86_400);

@@ -10,7 +10,8 @@
  * top for what a caller knows besides (its own token, say).
  */
 import { Outcomes, type CaughtFailure, type Outcome, type StatusStep } from '../contract/index.js';
-import { lambdaErrorMessage, STATUS_CONTEXT, truncate } from './commit-status.js';
+import { plainCause } from '../contract/lambda-error.js';
+import { STATUS_CONTEXT, truncate } from './commit-status.js';
 import type { CheckAnnotation, CheckConclusion, CheckRunCreate, CheckRunOutput, CheckRunUpdate } from './github-api.js';
 
 /**
@@ -127,7 +128,7 @@ export function checkRunCompletion(end: CheckRunEnd): CheckRunUpdate[] {
     ...(step.error ? { error: mask(step.error) } : {}),
     ...(step.reason ? { reason: mask(step.reason) } : {}),
   }));
-  const cause = splitCause(mask(lambdaErrorMessage(end.failure?.Cause ?? '')));
+  const cause = splitCause(mask(plainCause(end.failure?.Cause ?? '')));
   const logTail = end.logTail ? mask(end.logTail) : cause.logTail;
   const error = end.failure?.Error?.trim() || undefined;
   const failingStep = steps.find((step) => step.status === 'failed' && (!error || step.error === error)) ?? steps.find((step) => step.status === 'failed');

@@ -3,6 +3,7 @@
  * (a sink: GitHub's statuses API on AWS; lib/local prints them).
  */
 import { ErrorNames, Outcomes, type BuildRef, type CaughtFailure, type Outcome, type StatusReport, type StatusRequest } from '../contract/index.js';
+import { plainCause } from '../contract/lambda-error.js';
 import { isGitHubTrigger } from './build-request.js';
 import { consoleUrlFor } from './execution-name.js';
 import { gitHubApi, type CommitStatus, type GitHubApi, type GitHubApiOptions } from './github-api.js';
@@ -49,25 +50,9 @@ export function failureDescription(failure: CaughtFailure | undefined): string {
   return cause ? `${error}: ${cause}` : error;
 }
 
-/**
- * The Cause as a person would read it. When a Lambda task throws, Step Functions' Cause is the
- * Lambda error as JSON ({"errorType","errorMessage","trace"}): only the message is meant for
- * people (the trace never leaves the console). A Fail state's Cause is the text itself.
- */
+/** The Cause as a person would read it (plainCause), on one line. */
 export function causeText(cause: string | undefined): string {
-  return lambdaErrorMessage(cause ?? '').replace(/\s+/g, ' ').trim();
-}
-
-/** The errorMessage of Lambda's error JSON, or the Cause itself when it is text already. */
-export function lambdaErrorMessage(cause: string): string {
-  if (!cause.trimStart().startsWith('{')) return cause;
-  try {
-    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
-    return typeof parsed.errorMessage === 'string' ? parsed.errorMessage : cause;
-  } catch {
-    // Not JSON after all: the text is the cause.
-    return cause;
-  }
+  return plainCause(cause ?? '').replace(/\s+/g, ' ').trim();
 }
 
 /**

@@ -339,7 +339,10 @@ describe('placement beside the build\'s other pods', () => {
     ['a later pod, once a WaitForFirstConsumer volume has a node', { buildId: 'b1', step, namespace: 'ci', workspace: { claimName, node: 'ip-10-0-1-23.ec2.internal' } }, 'ip-10-0-1-23.ec2.internal'],
     ['a step with services', { buildId: 'b1', step: { ...step, services: [db] }, namespace: 'ci', workspace: { claimName } }, undefined],
     ['a step that runs after the build failed', { buildId: 'b1', step: { ...step, name: 'notify', when: { status: ['failure'] } }, namespace: 'ci', buildEnv: { CI_BUILD_STATUS: 'failure' }, workspace: { claimName } }, undefined],
-    ['a retry\'s pod', { buildId: 'b1', step, namespace: 'ci', workspace: { claimName, node: 'node-a' }, attempt: 1 }, 'node-a'],
+    // Its node may be gone (a StepInterrupted retry, a redrive up to 24 h on): the pod affinity keeps it beside a live pod of the build, the volume's own affinity does the rest.
+    ['a retry\'s pod', { buildId: 'b1', step, namespace: 'ci', workspace: { claimName, node: 'node-a' }, attempt: 1 }, undefined],
+    ['a re-run\'s pod (a redrive)', { buildId: 'b1', step, namespace: 'ci', workspace: { claimName, node: 'node-a' }, redrive: 1 }, undefined],
+    ['a re-run\'s retry', { buildId: 'b1', step, namespace: 'ci', workspace: { claimName, node: 'node-a' }, redrive: 2, attempt: 1 }, undefined],
     ['a pod whose extra labels try to name another workspace', { buildId: 'b1', step, namespace: 'ci', workspace: { claimName }, extraLabels: { [Labels.workspace]: 'other' } }, undefined],
   ])('%s carries the workspace label and the affinity to its other pods, a valid Pod', (_title, input, pinned) => {
     const manifest = stepPodManifest(input);

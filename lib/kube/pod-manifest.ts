@@ -130,7 +130,9 @@ export function stepPodManifest({
   const volumes = [...(workspace ? [workspaceVolume(workspace)] : []), ...(cache ? [{ name: CACHE_SCRATCH.volume, emptyDir: {} }] : [])];
   const main = stepContainer(STEP_CONTAINER, step, buildEnv, mounted, { scratch: cache !== undefined, awaitSave: save !== undefined, keepArtifacts: cache?.artifacts !== undefined });
   const { nodeSelector, tolerations } = stepPlacement(step, placement);
-  const claim = workspace && 'claimName' in workspace ? workspace : undefined;
+  const found = workspace && 'claimName' in workspace ? workspace : undefined;
+  // The claim's node only where it is surely there still (workspaceAffinity).
+  const claim = found && !pinsToWorkspaceNode({ attempt, redrive }) ? { claimName: found.claimName } : found;
   const secrets = [...new Set(pullSecrets)];
   return {
     apiVersion: 'v1',
@@ -287,6 +289,14 @@ function serviceSidecars(step: Step, services: readonly Service[], mounted: bool
 }
 
 /**
+ * Whether a pod is pinned to the node the claim's volume was made on (its selected node): only a
+ * pod of the build's first run, on its first attempt (workspaceAffinity says why).
+ */
+export function pinsToWorkspaceNode({ attempt = 0, redrive = 0 }: { attempt?: number; redrive?: number }): boolean {
+  return attempt === 0 && redrive === 0;
+}
+
+/**
  * Every pod of a build on one node from its first pod on, whatever the storage class: a
  * ReadWriteOnce volume attached to one node cannot be mounted on another while it is attached
  * there, so a pod elsewhere would wait on Multi-Attach errors. Required, not preferred, for that.
@@ -304,9 +314,22 @@ function serviceSidecars(step: Step, services: readonly Service[], mounted: bool
  *   once all have ended, the volume detaches and any node is right (a Multi-Attach while it still
  *   detaches is transient, classify.ts's workspace grace). A pod being deleted still counts, as it
  *   still holds the volume.
- * - The selected-node pin beside it, once a WaitForFirstConsumer claim has one: the volume was
- *   made for that node (a local volume can be nowhere else; an EBS volume stays in its zone), and
- *   staying there spares a detach and attach between sequential steps.
+ * - The selected-node pin beside it, once a WaitForFirstConsumer claim has one, for a pod of the
+ *   build's first run tried for the first time (pinsToWorkspaceNode): its node ran the build's
+ *   previous pod seconds before, and staying there spares a detach and attach between sequential
+ *   steps. Not for a re-run's pod (a redrive, up to FAILED_WORKSPACE_KEEP_SECONDS, 24 h, after the
+ *   failure) nor a retry's (StepInterrupted: most often its node went away): the annotation names
+ *   the node the volume was first made on and is never updated, and a node left empty does not
+ *   last (cluster-autoscaler deletes a node unneeded for 10 minutes, kubernetes/autoscaler
+ *   cluster-autoscaler/FAQ.md "How does scale-down work?"; Karpenter's and EKS Auto Mode's
+ *   consolidation deletes empty nodes once consolidateAfter has passed, aws/karpenter-provider-aws
+ *   website/content/en/docs/concepts/disruption.md, Consolidation). Pinned to a node that is gone,
+ *   a pod never schedules. Such a pod keeps to the node of a live pod of the build through the
+ *   pod affinity above, the only time the volume is surely attached somewhere; with none alive
+ *   it goes where the volume itself may go: a PersistentVolume's own node affinity (an EBS
+ *   volume's zone, a local volume's node) is a scheduling constraint of every pod that uses it
+ *   (kubernetes/kubernetes pkg/scheduler/framework/plugins/volumebinding, binder.go
+ *   checkBoundClaims).
  *
  * Tekton's affinity assistant does the same with a placeholder pod per workspace that every
  * TaskRun pod has affinity to (tekton.dev/docs/pipelines/affinityassistants): that also keeps a

@@ -1,7 +1,8 @@
+import { plainCause } from '../contract/lambda-error.js';
 import { imageCheckNote } from '../workflow/image-check.js';
 import type { CleanupResult, NeedsState, PollState, PreparedBuild, StepResult } from '../workflow/state-data.js';
 import { isFinishState, type ExecutionEvent } from './executor.js';
-import { RERUN_MAP } from './execution/states.js';
+import { AWAIT_RERUN } from './execution/states.js';
 import { pollOutcome } from './poll-words.js';
 
 /**
@@ -72,8 +73,6 @@ export class ConsoleOutput {
     const at = event.timestamp;
     const state = event.state?.name ?? '';
     const indent = event.index === undefined ? '  ' : this.parallel > 1 ? `      ${this.steps[event.index] ?? ''} ` : '      ';
-    // AwaitRerun's one iteration is no step's: the execution's own end says what it means.
-    if (event.parentState?.name === RERUN_MAP) return [];
     switch (event.type) {
       case 'ExecutionStarted':
         this.startedAt = at;
@@ -91,6 +90,8 @@ export class ConsoleOutput {
       case 'StateRetried':
         return [`${indent}↻ ${state} retried`];
       case 'StateFailed':
+        // AwaitRerun fails with the build's own failure, which the execution's end then says in full.
+        if (state === AWAIT_RERUN) return [`${indent}✗ ${state}: ${event.Error ?? 'failed'}, the build's failure; "Re-run failed steps" goes on from here`];
         return event.state?.type === 'Fail' ? [] : [`${indent}✗ ${state}: ${event.Error ?? 'failed'}`];
       case 'StateCaught':
         return [`${indent}↪ ${state} caught ${event.Error ?? 'the error'}`];
@@ -106,7 +107,8 @@ export class ConsoleOutput {
         return [
           `Execution FAILED in ${seconds(at - this.startedAt)}`,
           `  Error: ${event.Error}`,
-          ...String(event.Cause ?? '')
+          // A build that fails in AwaitRerun (a Lambda task) ends with its Cause inside Lambda's error JSON.
+          ...plainCause(String(event.Cause ?? ''))
             .split('\n')
             .map((line, i) => (i === 0 ? `  Cause: ${line}` : `         ${line}`)),
         ];

@@ -1,5 +1,6 @@
 import type { Context } from 'aws-lambda';
 import {
+  awaitRerunHandler,
   cleanupBuildHandler,
   finishStepHandler,
   launchStepHandler,
@@ -34,6 +35,7 @@ const FUNCTIONS: Record<string, LocalFunction> = {
   FinishStepLambdaFunction: { name: 'finishStep', create: finishStepHandler },
   CleanupBuildLambdaFunction: { name: 'cleanupBuild', create: cleanupBuildHandler },
   ReportStatusLambdaFunction: { name: 'reportStatus', create: (runtime, statuses) => reportStatusHandler(() => statuses, runtime.deps.logs) },
+  AwaitRerunLambdaFunction: { name: 'awaitRerun', create: () => awaitRerunHandler() },
 };
 
 /** serverless.yml's function name for each logical id the local executor can bind. */

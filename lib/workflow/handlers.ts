@@ -11,6 +11,7 @@ import { completeLookup, type LookupSources } from '../forge/deferred-lookup.js'
 import { lambdaEventHandler, lambdaTask, logger } from './lambda-task.js';
 import type { NotBuilt, PreparedBuild, StepInput } from './state-data.js';
 import type { TaskRuntime } from './task-deps.js';
+import { awaitRerun, type AwaitRerunInput } from './tasks/await-rerun.js';
 import { cleanupBuild, type CleanupInput } from './tasks/cleanup-build.js';
 import { cleanupEndedExecution, type ExecutionStatusChange } from './tasks/cleanup-ended-execution.js';
 import { cleanupOrphans } from './tasks/cleanup-orphans.js';
@@ -79,6 +80,9 @@ export const finishStepHandler = ({ deps }: TaskRuntime) => lambdaTask(async (in
 
 export const cleanupBuildHandler = ({ settings, deps }: TaskRuntime) =>
   lambdaTask(async (input: CleanupInput) => cleanupBuild(input, settings.namespace, deps, { keepFailedSeconds: settings.failedWorkspaceKeepSeconds }));
+
+/** A failed build's end, until a redrive lets it go on (tasks/await-rerun.ts). It calls nothing: no runtime. */
+export const awaitRerunHandler = () => lambdaTask(async (input: AwaitRerunInput) => awaitRerun(input));
 
 /**
  * `reporterFor` sees the invocation's context, where a secrets middleware (lib/lambda) leaves the

@@ -17,7 +17,7 @@ import { DEFAULT_PENDING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_SECONDS, DEFAULT_R
 import { NEEDS_POLL_SECONDS } from './tasks/wait-for-needs.js';
 
 /**
- * The Map a failed build with steps to re-run fails in (state-machine.asl.yml). A redrive goes on
+ * The Task a failed build with steps to re-run fails in (state-machine.asl.yml). A redrive goes on
  * from there in the same history, so each re-run's events come out of what the first run left:
  * a re-run runs fewer steps than the build, once, with nothing to budget beyond what RunSteps'
  * own figures already bound (the page and `run --json` show each redrive's events).
@@ -91,7 +91,7 @@ export interface HistoryShape {
  * PrepareBuild uses this copy; history-budget.test.ts keeps it equal to historyShape(loadDefinition()).
  */
 export const BUILD_HISTORY_SHAPE: HistoryShape = {
-  buildEvents: { succeeded: 30, failed: 57 },
+  buildEvents: { succeeded: 30, failed: 49 },
   stepEvents: 21,
   pollEvents: 9,
   needsStepEvents: 7,
@@ -343,11 +343,14 @@ function retryWayEvents(iteration: AslDefinition, retryBack: string, pollEntry: 
   return eventsOf(iteration.States[choice]!, choice) + eventsOf(iteration.States[retryBack]!, retryBack);
 }
 
-/** AwaitRerun's one iteration, which fails the first run. */
-function gateIterationEvents(state: AslState): number {
-  const iteration = state.ItemProcessor;
-  if (!iteration) throw new Error(`${RERUN_GATE} must be a Map`);
-  return ITERATION_EVENTS + longestPath(iteration, iteration.StartAt, isTerminal(iteration)).events;
+/**
+ * AwaitRerun, which fails the first run: a Task's events but its exit (TaskStateEntered,
+ * TaskScheduled, TaskStarted, TaskFailed), the execution's failure following. Its retries, when the
+ * build's Error is one it retries, are left out as every retry is.
+ */
+function gateEvents(state: AslState): number {
+  if (state.Type !== 'Task') throw new Error(`${RERUN_GATE} must be a Task`);
+  return StateEvents.Task - 1;
 }
 
 function eventsOf(state: AslState, name: string): number {
@@ -400,12 +403,12 @@ function longestPath(
     const state = machine.States[name];
     if (!state) throw new Error(`no state ${name}`);
     if (way.avoid?.includes(name)) return undefined;
-    // The first run ends in AwaitRerun, whose iteration fails it: what follows runs after a redrive.
+    // The first run ends in AwaitRerun, which fails it: what follows runs after a redrive.
     const gate = name === RERUN_GATE;
     const terminal = gate || successors(state).length === 0;
     if (to(name)) {
       if (way.through && !passed) return undefined;
-      return terminal ? { events: eventsOf(state, name) + (gate ? gateIterationEvents(state) : 0), endsInFail: gate || state.Type === 'Fail' } : { events: 0, endsInFail: false };
+      return terminal ? { events: gate ? gateEvents(state) : eventsOf(state, name), endsInFail: gate || state.Type === 'Fail' } : { events: 0, endsInFail: false };
     }
     if (terminal) return undefined;
     if (visiting.has(name)) {

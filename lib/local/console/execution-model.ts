@@ -3,7 +3,7 @@
  * (which state failed, with the Error and Cause), one entry per step (Map iteration) with its
  * states, last poll, result and pod, and the history rows. Pure.
  */
-import { lambdaErrorMessage } from '../../forge/commit-status.js';
+import { plainCause } from '../../contract/lambda-error.js';
 import { imageCheckNote } from '../../workflow/image-check.js';
 import type { Step } from '../../pipeline/types.js';
 import { listedSteps, type NeedsState, type PollState, type PreparedBuild, type StepResult } from '../../workflow/state-data.js';
@@ -141,7 +141,8 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
       step: event.index === undefined ? null : { index: event.index, name: stepName(event.index) },
       timestamp: new Date(event.timestamp).toISOString(),
       elapsedMs: event.timestamp - startedAt,
-      detail: event.Error ? [event.Error, firstLine(event.Cause)].filter(Boolean).join(': ') : null,
+      // A Lambda task's Cause (and so an execution's that fails in AwaitRerun) is its error JSON: the message is what a person reads.
+      detail: event.Error ? [event.Error, firstLine(plainCause(String(event.Cause ?? '')))].filter(Boolean).join(': ') : null,
       failure,
     };
   });
@@ -183,7 +184,7 @@ function failureOf(execution: ListedExecution, history: readonly ExecutionEvent[
   if (!first && (!final || execution.status === 'ABORTED')) return null;
   const error = (final ? execution.error : null) ?? first?.Error ?? execution.status;
   // A task's own failure carries Lambda's error JSON until the definition's ReadFailure reads it.
-  const cause = (final ? execution.cause : null) ?? (first?.Cause != null ? lambdaErrorMessage(String(first.Cause)) : '');
+  const cause = (final ? execution.cause : null) ?? (first?.Cause != null ? plainCause(String(first.Cause)) : '');
   return {
     error,
     cause,

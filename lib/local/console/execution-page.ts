@@ -16,7 +16,6 @@ import { STATUS_LABELS, type StateStatus } from './state-status.js';
 import { isSkippedKey, notRunNote, OUTCOME_CLASS, OUTCOME_LABELS, outcomePill, skippedDetail, skippedKey, stepList, type StepSelection } from './step-list.js';
 import { pipelineSvg } from './pipeline-svg.js';
 import type { StepOutcome } from '../executor.js';
-import { RERUN_MAP } from '../execution/states.js';
 import { pollOutcome, WAITING_FOR_NODE } from '../poll-words.js';
 import type { PollState } from '../../workflow/state-data.js';
 
@@ -72,8 +71,7 @@ export function executionPage(model: ExecutionModel, layout: GraphLayout, reques
   const name = model.execution.name;
   const selected = knownSelection(model, requestedStep) ? requestedStep : model.defaultStep;
   const iteration = model.states.iterations.find((it) => it.index === selected);
-  // A step's Map shows the selected step's iteration; AwaitRerun's one iteration is no step's, and the history keeps it with the top.
-  const svg = graphSvg(layout, (node) => (node.scope && node.scope !== RERUN_MAP ? iteration?.states[node.state] : model.states.top[node.state]));
+  const svg = graphSvg(layout, (node) => (node.scope ? iteration?.states[node.state] : model.states.top[node.state]));
   const parts = regions(model, selected, now);
   const region = (id: RegionId) => parts[id];
   return pageShell(

@@ -46,8 +46,6 @@ export function executionStates(history: readonly ExecutionEvent[], running: boo
   };
 
   for (const event of history) {
-    // An iteration that is no step's (AwaitRerun's, which the history numbers with none) is the Map's own.
-    if (event.type.startsWith('MapIteration') && event.index === undefined) continue;
     switch (event.type) {
       case 'MapIterationStarted':
         iteration(event.index ?? 0).status = 'in-progress';

@@ -1,5 +1,5 @@
 import type { PreparedBuild } from '../../workflow/state-data.js';
-import { AFTER_FAILURE_MAP, RERUN_MAP, STEPS_MAP } from './states.js';
+import { AFTER_FAILURE_MAP, STEPS_MAP } from './states.js';
 
 /**
  * An event of the execution history, as aws-local-stepfunctions reports it, plus TaskSucceeded
@@ -23,8 +23,7 @@ const taskKey = (state: string, index: number | undefined) => `${state}#${index 
  * The history as the service would show it, from the events aws-local-stepfunctions reports: a
  * Task's TaskSucceeded comes before its StateExited, and RunAfterFailure's iterations are numbered
  * after RunSteps', as listedSteps() lists them. Once the build's failed steps are re-run
- * (RerunSteps), RunSteps' iterations keep the numbers of the steps they run again; AwaitRerun's
- * one iteration is no step's.
+ * (RerunSteps), RunSteps' iterations keep the numbers of the steps they run again.
  */
 export class ExecutionHistory {
   readonly events: ExecutionEvent[] = [];
@@ -77,7 +76,6 @@ export class ExecutionHistory {
 
   private shownIndex(index: number, map: string | undefined): number | undefined {
     if (map === AFTER_FAILURE_MAP) return this.afterFailureFrom + index;
-    if (map === RERUN_MAP) return undefined;
     if (map === STEPS_MAP && this.rerunIndices) return this.rerunIndices[index] ?? index;
     return index;
   }

@@ -1,3 +1,4 @@
+import { plainCause } from '../../contract/lambda-error.js';
 import { listedSteps, type KeptArtifact, type NeedsState, type PreparedBuild, type ServiceResult, type StepResult } from '../../workflow/state-data.js';
 import type { ExecutionEvent } from './execution-history.js';
 import { isFinishState, isLaunchState } from './states.js';
@@ -71,7 +72,8 @@ export function summarize(
   return {
     status,
     error: status === 'FAILED' ? (failedEvent?.Error ?? null) : status === 'TIMED_OUT' ? 'States.Timeout' : status === 'ABORTED' ? (abortReason?.error ?? null) : null,
-    cause: status === 'FAILED' && failedEvent?.Cause != null ? String(failedEvent.Cause) : status === 'ABORTED' ? (abortReason?.cause ?? null) : null,
+    // A build that fails in AwaitRerun (a Lambda task) ends with its Cause inside Lambda's error JSON.
+    cause: status === 'FAILED' && failedEvent?.Cause != null ? plainCause(String(failedEvent.Cause)) : status === 'ABORTED' ? (abortReason?.cause ?? null) : null,
     steps: stepOutcomes(history, running, status),
     events: history.map((e) => ({
       type: e.type,

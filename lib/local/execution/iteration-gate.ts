@@ -9,7 +9,7 @@
 import { iterationMaps, type AslDefinition } from '../../workflow/definition.js';
 import type { StepInput, StepResult } from '../../workflow/state-data.js';
 import type { ExecutionEvent } from './execution-history.js';
-import { FAILING_FINISH, RERUN_MAP, STEPS_MAP } from './states.js';
+import { FAILING_FINISH, STEPS_MAP } from './states.js';
 
 /** A Map iteration refused at its first task: the step index and the state that was refused. */
 export interface RefusedIteration {
@@ -74,8 +74,7 @@ export class IterationGates {
   admit(event: ExecutionEvent): void {
     const index = event.index;
     const map = event.parentState?.name ?? this.mapOf.get(event.state?.name ?? '');
-    // AwaitRerun's one iteration runs no task, so nothing would decide it: shown as it comes.
-    if (index === undefined || map === undefined || map === RERUN_MAP) {
+    if (index === undefined || map === undefined) {
       this.show(event, map);
       return;
     }

@@ -1,5 +1,5 @@
 import type { ExecutionEvent } from './execution-history.js';
-import { RERUN_MAP } from './states.js';
+import { AWAIT_RERUN as RERUN_MAP } from './states.js';
 import { ExecutionControlError } from '../execution-errors.js';
 
 /** As Step Functions names the refusal of RedriveExecution. */

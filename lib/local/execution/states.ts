@@ -3,8 +3,8 @@
 /** The Maps whose iterations are steps: the build's, and the one that runs after a failure. */
 export const STEPS_MAP = 'RunSteps';
 export const AFTER_FAILURE_MAP = 'RunAfterFailure';
-/** The Map a failed build with steps to re-run fails in, until it is redriven (state-machine.asl.yml). */
-export const RERUN_MAP = 'AwaitRerun';
+/** The Task a failed build with steps to re-run fails in, until it is redriven (state-machine.asl.yml). */
+export const AWAIT_RERUN = 'AwaitRerun';
 /** The task whose iteration goes on to StepFailed, failing RunSteps. */
 export const FAILING_FINISH = 'FinishFailedStep';
 

@@ -1,5 +1,6 @@
 import { buildIdFor } from '../../forge/execution-name.js';
 import { ErrorNames, Outcomes, type BuildRef, type CaughtFailure, type StatusReport } from '../../contract/index.js';
+import { plainCause } from '../../contract/lambda-error.js';
 import type { CleanupResult } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 import { cleanupBuild } from './cleanup-build.js';
@@ -45,7 +46,8 @@ export function stoppedBecause(event: ExecutionStatusChange): CaughtFailure | un
   if (status === 'ABORTED' && error === ErrorNames.Superseded) return { Error: error, Cause: cause ?? 'Superseded by a newer build' };
   if (status === 'ABORTED') return { Error: 'ExecutionAborted', Cause: 'The execution was stopped before the build ended; its pods were deleted' };
   if (status === 'TIMED_OUT') return { Error: 'ExecutionTimedOut', Cause: 'The execution ran past its time limit (24 h); its pods were deleted' };
-  if (status === 'FAILED' && error && UNCATCHABLE_ERRORS.includes(error)) return { Error: error, ...(cause ? { Cause: cause } : {}) };
+  // The service's own Cause is text; plainCause all the same, should a task's error JSON ever end up here.
+  if (status === 'FAILED' && error && UNCATCHABLE_ERRORS.includes(error)) return { Error: error, ...(cause ? { Cause: plainCause(cause) } : {}) };
   return undefined;
 }
 

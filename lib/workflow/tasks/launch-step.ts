@@ -5,6 +5,7 @@ import {
   GIT_TOKEN_KEY,
   gitTokenExpiry,
   launchStepPod,
+  pinsToWorkspaceNode,
   podProgress,
   renewGitCredentials,
   stepPodManifest,
@@ -35,8 +36,10 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
   await renewCheckoutToken(input, api, credentials, deps);
   const claimName = buildClaimName(input.settings);
   // Every pod of the build keeps to the node of the others still running (pod affinity, in the
-  // manifest); a WaitForFirstConsumer volume, once its first pod has put it on a node, pins them there too.
-  const node = claimName ? await workspaceNode(api, input.namespace, claimName) : undefined;
+  // manifest); in the build's first run, a WaitForFirstConsumer volume, once its first pod has put
+  // it on a node, pins them there too. A re-run's or a retry's pod is not pinned: that node may be gone.
+  const pinned = claimName && pinsToWorkspaceNode({ attempt: input.attempt ?? 0, redrive: input.redrive ?? 0 });
+  const node = pinned ? await workspaceNode(api, input.namespace, claimName) : undefined;
   const workspace: PodWorkspace | undefined = claimName
     ? { claimName, ...(node ? { node } : {}) }
     : input.settings.workspace && 'ephemeral' in input.settings.workspace

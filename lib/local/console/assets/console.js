@@ -116,8 +116,7 @@
       const iteration = model.states.iterations.find(function (it) { return it.index === index; });
       document.querySelectorAll('g.node.state').forEach(function (node) {
         const scope = node.dataset.scope;
-        // AwaitRerun's one iteration is no step's: its states are kept with the top (execution-page.ts).
-        const runs = scope && scope !== 'AwaitRerun' ? (iteration ? iteration.states : {}) : model.states.top;
+        const runs = scope ? (iteration ? iteration.states : {}) : model.states.top;
         const run = runs[node.dataset.state];
         const status = run ? run.status : 'not-run';
         setStatusClass(node, status);

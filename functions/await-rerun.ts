@@ -1,0 +1,3 @@
+import { awaitRerunHandler } from '../lib/workflow/handlers.js';
+
+export const handler = awaitRerunHandler();
