@@ -28,7 +28,7 @@ export const ErrorNames = {
   /**
    * The node's container runtime did not create the step's container in time (the kubelet's CRI
    * call timed out, or the runtime was still busy with the call before it) for the grace period:
-   * the node's trouble, not the pipeline's, and a fresh pod may land on a node that answers.
+   * the node's trouble, not the pipeline's, and a fresh pod asks again, with new names, later.
    */
   ContainerRuntimeTimeout: 'ContainerRuntimeTimeout',
   GitHubUnavailable: 'GitHubUnavailable',

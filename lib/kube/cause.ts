@@ -425,7 +425,7 @@ export function runtimeTimeoutCause(
 ): string {
   return composeCause(
     `${subject(s)} could not start: for ${seconds(detail.waitedSeconds)} (grace period ${seconds(detail.graceSeconds)}) its node's container runtime ` +
-      `did not ${detail.doing} in time (${detail.reason}). The node's runtime is overloaded or unwell, not the pipeline; a fresh pod may run on another node`,
+      `did not ${detail.doing} in time (${detail.reason}). The node's runtime is overloaded or unwell: not the pipeline's doing`,
     'The kubelet said',
     detail.words,
   );

@@ -93,7 +93,7 @@ const runtimeCases: Case[] = [
       phase: 'failed',
       error: 'ContainerRuntimeTimeout',
       reason: 'CreateContainerError',
-      words: ['(image "node:22-alpine")', "container runtime did not create its container in time (CreateContainerError)", `grace period ${RUNTIME_GRACE} s`, DEADLINE, 'not the pipeline'],
+      words: ['(image "node:22-alpine")', "container runtime did not create its container in time (CreateContainerError)", `grace period ${RUNTIME_GRACE} s`, DEADLINE, "not the pipeline's doing"],
     },
   },
   {

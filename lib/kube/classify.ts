@@ -83,8 +83,8 @@
  *     secret, key or config map: waiting will not create it). RunContainerError -> StepFailed
  *     (CheckoutFailed for the checkout).
  *  9a. Before 9: CreateContainerError / CreateContainerConfigError whose newest words say the
- *     runtime did not answer in time ("context deadline exceeded"; containerd's "failed to reserve container name
- *     … is reserved for …" while it still works on the call that timed out)
+ *     runtime did not answer in time ("context deadline exceeded"; containerd's "failed to reserve
+ *     container name … is reserved for …" while it still works on the call that timed out)
  *                                           -> pending until containerRuntimeGraceSeconds after the
  *                                              first such failure (the kubelet retries), then
  *                                              ContainerRuntimeTimeout, which a fresh pod may fix.
