@@ -3,6 +3,7 @@ import { GitHubUnavailable } from '../lib/forge/deferred-lookup.js';
 import { CredentialsUnavailable } from '../lib/forge/github-app.js';
 import {
   CheckoutFailed,
+  ContainerRuntimeTimeout,
   ImagePullFailed,
   KubernetesUnavailable,
   PodConfigError,
@@ -34,6 +35,7 @@ describe('error classes', () => {
     [new CredentialsUnavailable('m'), ErrorNames.CredentialsUnavailable],
     [new ServiceFailed('m'), ErrorNames.ServiceFailed],
     [new StepInterrupted('m'), ErrorNames.StepInterrupted],
+    [new ContainerRuntimeTimeout('m'), ErrorNames.ContainerRuntimeTimeout],
     [new GitHubUnavailable('m'), ErrorNames.GitHubUnavailable],
     [new Superseded('m'), ErrorNames.Superseded],
   ])('%p is named %s, the Error the console shows', (error, name) => {
@@ -44,6 +46,6 @@ describe('error classes', () => {
 
   it('covers every contract name', () => {
     expect(Object.keys(ErrorNames)).toEqual(Object.values(ErrorNames));
-    expect(Object.keys(ErrorNames)).toHaveLength(16);
+    expect(Object.keys(ErrorNames)).toHaveLength(17);
   });
 });

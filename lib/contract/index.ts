@@ -25,6 +25,12 @@ export const ErrorNames = {
   CredentialsUnavailable: 'CredentialsUnavailable',
   ServiceFailed: 'ServiceFailed',
   StepInterrupted: 'StepInterrupted',
+  /**
+   * The node's container runtime did not create the step's container in time (the kubelet's CRI
+   * call timed out, or the runtime was still busy with the call before it) for the grace period:
+   * the node's trouble, not the pipeline's, and a fresh pod asks again, with new names, later.
+   */
+  ContainerRuntimeTimeout: 'ContainerRuntimeTimeout',
   GitHubUnavailable: 'GitHubUnavailable',
   /**
    * Not a failure: a newer build of the same concurrency group started, and this one was stopped

@@ -333,6 +333,8 @@ export interface ServiceExit {
   restarts?: number;
   /** Whether the step's own container had started when the service went. */
   stepStarted: boolean;
+  /** The step's own exit code, when it ended after the service did. */
+  stepExitCode?: number;
 }
 
 /** The service's log tail follows (FinishStep adds it): a database says why it stopped there. */
@@ -341,8 +343,10 @@ export function serviceExitedCause(s: CauseSubject, exit: ServiceExit): string {
   const reason = exit.reason ? ` (${exit.reason})` : '';
   const when = exit.stepStarted ? 'while the step ran' : 'before the step could start';
   const restarts = exit.restarts ? `; the kubelet restarted it ${exit.restarts} time${exit.restarts === 1 ? '' : 's'}` : '';
+  // The step's own end came after: its exit code, even 0, was reached without the service.
+  const stepEnd = exit.stepExitCode !== undefined ? `; the step then ended with exit code ${exit.stepExitCode}` : '';
   return composeCause(
-    `${subject(s)} exited with exit code ${exit.exitCode}${signal}${reason} ${when}${restarts}`,
+    `${subject(s)} exited with exit code ${exit.exitCode}${signal}${reason} ${when}${restarts}${stepEnd}`,
     'Its termination message',
     exit.message,
   );
@@ -409,4 +413,40 @@ export function interruptedCause(s: CauseSubject, i: Interruption): string {
   const exit = i.exitCode !== undefined ? `. Its container then ended with exit code ${i.exitCode}, which is the interruption's doing, not the step's` : '';
   const events = (i.events ?? []).map((e) => `${e.reason}${e.speaker ? ` (${e.speaker})` : ''}: "${e.message}"`).join('; ');
   return composeCause(`${subject(s)} was interrupted: ${i.what} (${i.reason}${quoted})${exit}`, 'Its events said', events);
+}
+
+/**
+ * The node's container runtime, not the pipeline: it kept timing out creating the container (or
+ * inspecting its image) for the grace period while the kubelet retried (ContainerRuntimeTimeout).
+ */
+export function runtimeTimeoutCause(
+  s: CauseSubject,
+  detail: { reason: string; doing: string; waitedSeconds: number; graceSeconds: number; words?: string },
+): string {
+  return composeCause(
+    `${subject(s)} could not start: for ${seconds(detail.waitedSeconds)} (grace period ${seconds(detail.graceSeconds)}) its node's container runtime ` +
+      `did not ${detail.doing} in time (${detail.reason}). The node's runtime is overloaded or unwell: not the pipeline's doing`,
+    'The kubelet said',
+    detail.words,
+  );
+}
+
+/** Evicted for its own limit: a fresh pod writes as much and meets the same limit. */
+export function ownLimitEvictedCause(s: CauseSubject, detail: { limit: string; words?: string; exitCode?: number }): string {
+  const exit = detail.exitCode !== undefined ? ` Its container was killed with it (exit code ${detail.exitCode}).` : '';
+  return composeCause(
+    `${subject(s)} used more local storage than ${detail.limit}, so the kubelet evicted its pod (Evicted).${exit} ` +
+      'Write less to the container\'s file system and its emptyDir volumes, or raise the limit',
+    'The kubelet said',
+    detail.words,
+  );
+}
+
+/** No retry makes the sandbox: the pod asks for what its node cannot give (PodConfigError). */
+export function sandboxRefusedCause(s: CauseSubject, detail: { what: string; words?: string }): string {
+  return composeCause(
+    `${subject(s)} could not start: its node cannot make the pod's sandbox (FailedCreatePodSandBox): ${detail.what}, which no retry changes`,
+    'The kubelet said',
+    detail.words,
+  );
 }

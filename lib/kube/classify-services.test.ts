@@ -11,6 +11,7 @@ import {
   serviceObservation,
   servicePod,
   type ExpectedStatus,
+  type ServiceExample,
 } from '../../test/fixtures/kube/service-examples.js';
 
 // Throws (failing the file) when the fixture is missing or empty.
@@ -82,6 +83,45 @@ describe('classifyStep on real service (sidecar) wording', () => {
     const example = { ...crashed, step: { state: { terminated: { exitCode: 1, reason: 'Error', started: 5, finished: 45 } } }, pollAt: 46 };
     const status = classifyStep(serviceObservation(example), identity);
     expect(status.phase === 'failed' && status.error).toBe('ServiceFailed');
+  });
+});
+
+describe('a service\'s end is judged by its time, not by when the poll comes', () => {
+  const crashed = examples.find((e) => e.name.startsWith('service crashes while the step runs'))!;
+  const stopped = examples.find((e) => e.name === 'the step succeeded and its sidecars were stopped')!;
+  const crash = crashed.status.lastState!.terminated!;
+  /** The step exits 0 at 60; a poll there or later sees only what the pod's status keeps. */
+  const stepDone = { state: { terminated: { exitCode: 0, reason: 'Completed', started: 5, finished: 60 } } };
+  // The kubelet's stop after the step (SIGTERM), the crash during it kept in lastState
+  // (pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses: the previous container's state).
+  const kubeletStop = { terminated: { exitCode: 0, reason: 'Completed', started: 40, finished: 61 } };
+
+  function verdict(example: ServiceExample) {
+    return classifyStep(serviceObservation(example), identity);
+  }
+
+  it.each([
+    ['the first poll after the step exited 0, the service restarted and running', { ...crashed, step: stepDone, pollAt: 62 }],
+    ['the first poll after the kubelet stopped the service, the crash in lastState', { ...crashed, status: { ...crashed.status, state: kubeletStop }, step: stepDone, pollAt: 90 }],
+    ['the first poll after, the service in CrashLoopBackOff', { ...crashed, status: { ...crashed.status, state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=redis' } } }, step: stepDone, pollAt: 90 }],
+  ])('a crash while the step ran is ServiceFailed during the step and %s', (_when, later) => {
+    const during = verdict(crashed);
+    const after = verdict(later);
+    expect(during).toMatchObject({ phase: 'failed', error: 'ServiceFailed', reason: 'OOMKilled', exitCode: crash.exitCode, service: 'redis' });
+    expect(after).toMatchObject({ phase: 'failed', error: 'ServiceFailed', reason: 'OOMKilled', exitCode: crash.exitCode, service: 'redis' });
+    const cause = after.phase === 'failed' ? after.cause : '';
+    expect(cause).toContain('exited with exit code 137 (OOMKilled) while the step ran');
+    expect(cause).toContain('the step then ended with exit code 0');
+  });
+
+  it('a service the kubelet stopped after the step is no failure, whenever the poll comes', () => {
+    const running = { ...stopped, status: { state: { running: { started: 2 } }, restartCount: 0, started: true }, step: { state: { running: { started: 5 } } }, pollAt: 20 };
+    expect(verdict(running)).toMatchObject({ phase: 'running' });
+    expect(verdict(stopped)).toMatchObject({ phase: 'succeeded' });
+    expect(verdict({ ...stopped, pollAt: 600 })).toMatchObject({ phase: 'succeeded' });
+    // Stopped in the step's own second: termination times have whole seconds, so it counts as after.
+    const sameSecond = { ...stopped, status: { ...stopped.status, state: { terminated: { ...stopped.status.state.terminated!, finished: 30 } } } };
+    expect(verdict(sameSecond)).toMatchObject({ phase: 'succeeded' });
   });
 });
 

@@ -126,6 +126,26 @@ export function lastExit(service: ObservedService): V1ContainerStateTerminated |
 }
 
 /**
+ * The service's end before the step's own container ended at `stepFinishedAt` (any end, while the
+ * step has not ended), not one its startup probe caused: its current end, else the one before it.
+ * The kubelet keeps the previous run of a container in lastState whatever the current one is
+ * (kubernetes/kubernetes pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses: the second
+ * newest container of the name is LastTerminationState), so a service that crashed while the
+ * step ran, was restarted, and was stopped by the kubelet after the step's end still shows that
+ * crash. Termination times have whole seconds: an end in the step's own second counts as after.
+ */
+export function endedBeforeStep(service: ObservedService, stepFinishedAt: number | undefined): V1ContainerStateTerminated | undefined {
+  const status = service.status;
+  const candidates = [lastExit(service), status?.state?.terminated ? status.lastState?.terminated : undefined];
+  return candidates.find((exit): exit is V1ContainerStateTerminated => {
+    if (!exit || killedByStartupProbe(service, exit)) return false;
+    if (stepFinishedAt === undefined) return true;
+    const finished = toMillis(exit.finishedAt);
+    return finished !== undefined && finished < stepFinishedAt;
+  });
+}
+
+/**
  * Whether that end was the kubelet's doing after the startup probe gave up (the ports never
  * opened), not the service's own: a startup-probe Killing event from within its run.
  */

@@ -17,8 +17,15 @@
  *  3. The kubelet ended the pod: pod reason Evicted (node pressure) or Terminated (graceful node
  *     shutdown), or an Evicted event on a pod with no DisruptionTarget yet
  *                                           -> StepInterrupted, with the kubelet's words. Same reason.
- *  4. Container exited 0 / pod Succeeded    -> succeeded. A finished step stays finished even if
- *     its pod is being deleted afterwards.
+ *  3a. Before 3: the kubelet evicted the pod for its own limits ("Usage of EmptyDir volume … exceeds
+ *     the limit …", "Pod ephemeral local storage usage exceeds the total limit of containers …",
+ *     "Container X exceeded its local ephemeral storage limit …", in its status or its Evicted
+ *     event, also one the pod left when gone, rule 1)
+ *                                           -> StepFailed (CheckoutFailed for the checkout), its Cause
+ *     naming the limit: a fresh pod writes as much and meets the same limit; the node did nothing wrong.
+ *  4. Container exited 0 / pod Succeeded    -> succeeded, unless a service ended before the step's
+ *     container did (5b's ServiceFailed: the same verdict a poll during the step would have given).
+ *     A finished step stays finished even if its pod is being deleted afterwards.
  *  4a. Condition DisruptionTarget=True (EvictionByEvictionAPI: kubectl drain, Karpenter,
  *     cluster-autoscaler; DeletionByPodGC: its node is gone; DeletionByTaintManager; PreemptionByScheduler;
  *     TerminationByKubelet), terminating or already Failed
@@ -36,9 +43,13 @@
  *        of anything comes first, since nothing else in the pod can start without the image;
  *     b. a service ended (terminated, or restarted with its exit in lastState, CrashLoopBackOff),
  *        before the step started or while it ran  -> ServiceFailed at once, exit code in the
- *        Cause, its log tail added by FinishStep. Not an end after the step's own: that is the
- *        kubelet stopping the sidecars because the step ended. Not an end the startup probe
- *        caused (a Killing "failed startup probe" event in that run): that is c;
+ *        Cause, its log tail added by FinishStep. Judged by termination times (the service's end,
+ *        or the one before it in lastState, against the step container's end), which stay in the
+ *        pod's status, so the verdict does not depend on when the poll comes: a crash during the
+ *        step is ServiceFailed even when the first poll to see it comes after the step exited 0
+ *        (rule 4). Not an end after the step's own: that is the kubelet stopping the sidecars
+ *        because the step ended. Not an end the startup probe caused (a Killing "failed startup
+ *        probe" event in that run): that is c;
  *     c. a service not started (its startup probe failing: Unhealthy "Startup probe failed: dial
  *        tcp HOST:PORT: ...") serviceStartGraceSeconds after its first start -> ServiceFailed
  *        naming the port; before that, pending (ServiceStarting) with the probe's words (rule 13).
@@ -62,9 +73,21 @@
  *     permanent registry words              -> ImagePullFailed at once;
  *     transient or unknown words            -> pending until imagePullGraceSeconds after the
  *                                              first pull failure, then ImagePullFailed.
+ *  8a. ImageInspectError not about the reference (the status, or the kubelet's InspectFailed
+ *     "Failed to inspect image …": the runtime did not answer ImageStatus; its other InspectFailed,
+ *     "Failed to apply default image tag …", is InvalidImageName above)
+ *                                           -> pending until imagePullGraceSeconds after the first
+ *                                              report, then ContainerRuntimeTimeout: the runtime's
+ *                                              trouble, not the image's.
  *  9. CreateContainerConfigError / CreateContainerError -> PodConfigError at once (missing
  *     secret, key or config map: waiting will not create it). RunContainerError -> StepFailed
  *     (CheckoutFailed for the checkout).
+ *  9a. Before 9: CreateContainerError / CreateContainerConfigError whose newest words say the
+ *     runtime did not answer in time ("context deadline exceeded"; containerd's "failed to reserve
+ *     container name … is reserved for …" while it still works on the call that timed out)
+ *                                           -> pending until containerRuntimeGraceSeconds after the
+ *                                              first such failure (the kubelet retries), then
+ *                                              ContainerRuntimeTimeout, which a fresh pod may fix.
  * 10. Workspace (the pod mounts the build's claim):
  *     not yet on a node: the claim's newest provisioning outcome is ProvisioningFailed, or the
  *     scheduler blames the claim (unbound claim, claim not found, volume node affinity conflict,
@@ -83,9 +106,12 @@
  *     events say nothing any more). Before 11: a pod the claim keeps off every node is the
  *     workspace's problem, with the provisioner's words and the workspace's grace, not the
  *     autoscaler's.
- * 10a. Sandbox (on a node, no container event yet, FailedCreatePodSandBox: the CNI out of IP
- *     addresses, a container runtime that stopped answering): the kubelet retries it, so
- *                                           -> pending until sandboxGraceSeconds after the first
+ * 10a. Sandbox (on a node, no container event yet, FailedCreatePodSandBox):
+ *     words no retry changes (containerd's "no runtime for \"X\" is configured" for the pod's
+ *     RuntimeClass; the kubelet's "can't set `spec.hostUsers: false`, … does not support user
+ *     namespaces")                          -> PodConfigError at once, naming what;
+ *     otherwise (the CNI out of IP addresses, a container runtime that stopped answering) the
+ *     kubelet retries it, so                -> pending until sandboxGraceSeconds after the first
  *                                              failure, then PodLost with the kubelet's words.
  * 11. Unschedulable (PodScheduled=False or FailedScheduling, pod not yet on a node):
  *     pinned by required node affinity to the node holding the workspace volume
@@ -178,11 +204,13 @@ import {
   type PullVerdict,
 } from './image-pull.js';
 import { toMillis } from './time.js';
+import { isRuntimeInspectFailure, isRuntimeTimeout, ownLimitEviction, sandboxRefusal } from './runtime-failures.js';
 import { disruptionCondition, disruptionEventWords, disruptionWhat, eventSpeaker } from './classify-disruption.js';
 import { NodeOutlooks, autoscalerSignal, isKarpenterRefusal } from './autoscaler-signals.js';
 import { WorkspaceVerdicts, blamesClaim, classifyWorkspaceMessage } from './workspace-failure.js';
 import { isServiceItself } from './service-containers.js';
 import {
+  endedBeforeStep,
   firstStarted,
   isServiceContainer,
   killedByStartupProbe,
@@ -202,15 +230,18 @@ import {
   neverPullCause,
   noNodeComingCause,
   outOfMemoryCause,
+  ownLimitEvictedCause,
   podDeletedCause,
   podDeletingCause,
   podFailedCause,
   pinnedUnschedulableCause,
   pullCredentialsHint,
   pullFailedCause,
+  runtimeTimeoutCause,
   runtimeWords,
   portGateExitedCause,
   sandboxFailedCause,
+  sandboxRefusedCause,
   serviceExitedCause,
   servicePortsCause,
   startErrorCause,
@@ -284,6 +315,7 @@ export function classifyStep(
   const facts = gatherFacts(pod, observation, identity, { ...DEFAULT_CLASSIFY_OPTIONS, ...options });
   return (
     timedOut(facts) ??
+    outgrewLimit(facts) ??
     evicted(facts) ??
     succeeded(facts) ??
     disrupted(facts) ??
@@ -293,8 +325,10 @@ export function classifyStep(
     containerFailed(facts) ??
     podFailed(facts) ??
     imageProblem(facts) ??
+    runtimeTimeout(facts) ??
     configProblem(facts) ??
     workspaceProblem(facts) ??
+    sandboxRefused(facts) ??
     sandboxProblem(facts) ??
     unschedulable(facts) ??
     serviceStarting(facts) ??
@@ -369,6 +403,12 @@ function gone(observation: Observation, identity: StepIdentity): StepStatus {
   const said = disruptionEventWords(podEvents);
   const newest = said[0];
   if (!newest) return failed(ErrorNames.PodLost, StepReasons.PodDeleted, podDeletedCause(subject));
+  // Evicted for its own limits (rule 3a), and gone since: the same verdict as while it was there.
+  const limit = newest.reason === EventReasons.Evicted ? ownLimitEviction(newest.message) : undefined;
+  if (limit) {
+    const error = subject.checkout ? ErrorNames.CheckoutFailed : ErrorNames.StepFailed;
+    return failed(error, PodReasons.Evicted, ownLimitEvictedCause(subject, { limit: limit.limit, words: newest.message }));
+  }
   return failed(
     ErrorNames.StepInterrupted,
     newest.reason,
@@ -380,6 +420,26 @@ function gone(observation: Observation, identity: StepIdentity): StepStatus {
 function exitOf(f: Facts): number | undefined {
   const t = containerStatus(f.pod, stepContainerName(f.pod))?.state?.terminated;
   return t && t.reason !== TerminatedReasons.ContainerStatusUnknown ? t.exitCode : undefined;
+}
+
+/**
+ * Rule 3a: the kubelet evicted the pod for its own limits (an emptyDir's sizeLimit, its containers'
+ * ephemeral-storage limits), not for the node's pressure. The step's failure, not an interruption:
+ * a fresh pod writes as much and meets the same limit, and the node did nothing wrong. Before 3,
+ * which would call it an interruption and have it retried.
+ */
+function outgrewLimit(f: Facts): StepStatus | undefined {
+  const words = (isEvictedStatus(f.pod) ? f.pod.status?.message : undefined) || f.podEvents.find((e) => e.reason === EventReasons.Evicted)?.message;
+  const limit = ownLimitEviction(words);
+  if (!limit) return undefined;
+  const exitCode = exitOf(f);
+  const error = f.stepSubject.checkout ? ErrorNames.CheckoutFailed : ErrorNames.StepFailed;
+  return failed(
+    error,
+    PodReasons.Evicted,
+    ownLimitEvictedCause(f.stepSubject, { limit: limit.limit, words, ...(exitCode !== undefined ? { exitCode } : {}) }),
+    exitCode,
+  );
 }
 
 /** The kubelet's own end of the pod: node-pressure eviction, or graceful node shutdown. */
@@ -431,7 +491,9 @@ function succeeded(f: Facts): StepStatus | undefined {
   if (f.service) return undefined;
   const exitedZero = f.terminated?.exitCode === 0 && !isOomKilled(f.terminated);
   if (exitedZero || (isPhase(f.pod, PodPhases.Succeeded) && !f.terminated)) {
-    return { phase: StepPhases.Succeeded, reason: f.terminated?.reason || StepReasons.Succeeded, exitCode: 0 };
+    // A service that ended before the step did failed it (5b), however late the poll that sees it:
+    // its end stays in the pod's status (state or lastState) after the step's.
+    return serviceEnded(f) ?? { phase: StepPhases.Succeeded, reason: f.terminated?.reason || StepReasons.Succeeded, exitCode: 0 };
   }
   return undefined;
 }
@@ -518,31 +580,8 @@ function serviceSubject(f: Facts, service: ObservedService): CauseSubject {
 /** The first service, in start order, that has ended or never opened its ports in time. */
 function serviceFailed(f: Facts): StepStatus | undefined {
   for (const service of f.services) {
-    const exit = lastExit(service);
-    // The kubelet stops the sidecars once the step's container has ended: not the service's doing.
-    const finished = toMillis(exit?.finishedAt);
-    const afterStep = f.stepFinishedAt !== undefined && (finished === undefined || finished >= f.stepFinishedAt);
-    if (exit && !afterStep && !killedByStartupProbe(service, exit) && service.gatePort !== undefined) {
-      const detail = { container: service.name, port: service.gatePort, image: service.spec.image ?? '', exitCode: exit.exitCode, reason: exit.reason, message: exit.message };
-      return failed(ErrorNames.ServiceFailed, exit.reason || TerminatedReasons.Error, portGateExitedCause(serviceSubject(f, service), detail), exit.exitCode);
-    }
-    if (exit && !afterStep && !killedByStartupProbe(service, exit)) {
-      const restarts = service.status?.restartCount ?? 0;
-      return failed(
-        ErrorNames.ServiceFailed,
-        exit.reason || TerminatedReasons.Error,
-        serviceExitedCause(serviceSubject(f, service), {
-          exitCode: exit.exitCode,
-          reason: exit.reason,
-          message: exit.message,
-          signal: exit.signal,
-          restarts,
-          stepStarted: f.stepStarted,
-        }),
-        exit.exitCode,
-        service.service,
-      );
-    }
+    const ended = serviceEndedStatus(f, service);
+    if (ended) return ended;
     const ports = portsNotOpen(f, service);
     if (ports && ports.waited >= f.options.serviceStartGraceSeconds) {
       return failed(
@@ -560,6 +599,47 @@ function serviceFailed(f: Facts): StepStatus | undefined {
     }
   }
   return undefined;
+}
+
+/** The first service, in start order, that ended before the step did (5b). */
+function serviceEnded(f: Facts): StepStatus | undefined {
+  for (const service of f.services) {
+    const ended = serviceEndedStatus(f, service);
+    if (ended) return ended;
+  }
+  return undefined;
+}
+
+/**
+ * ServiceFailed for a service that ended before the step's own container did (or while it has
+ * not): its current end or, when the kubelet restarted or stopped it since, the one before
+ * (endedBeforeStep). Judged by the two containers' termination times, which stay in the pod's
+ * status, so a poll during the step and one after it say the same. The kubelet stopping the
+ * sidecars after the step's end is not the service's failure, nor an end its startup probe caused.
+ */
+function serviceEndedStatus(f: Facts, service: ObservedService): StepStatus | undefined {
+  const exit = endedBeforeStep(service, f.stepFinishedAt);
+  if (!exit) return undefined;
+  if (service.gatePort !== undefined) {
+    const detail = { container: service.name, port: service.gatePort, image: service.spec.image ?? '', exitCode: exit.exitCode, reason: exit.reason, message: exit.message };
+    return failed(ErrorNames.ServiceFailed, exit.reason || TerminatedReasons.Error, portGateExitedCause(serviceSubject(f, service), detail), exit.exitCode);
+  }
+  const stepExit = f.stepFinishedAt !== undefined ? containerStatus(f.pod, stepContainerName(f.pod))?.state?.terminated?.exitCode : undefined;
+  return failed(
+    ErrorNames.ServiceFailed,
+    exit.reason || TerminatedReasons.Error,
+    serviceExitedCause(serviceSubject(f, service), {
+      exitCode: exit.exitCode,
+      reason: exit.reason,
+      message: exit.message,
+      signal: exit.signal,
+      restarts: service.status?.restartCount ?? 0,
+      stepStarted: f.stepStarted,
+      ...(stepExit !== undefined ? { stepExitCode: stepExit } : {}),
+    }),
+    exit.exitCode,
+    service.service,
+  );
 }
 
 /**
@@ -619,9 +699,13 @@ function pullReason(f: Facts): string | undefined {
   // An init container waits as PodInitializing, where a container says ContainerCreating.
   const quiet = f.waiting?.reason === ContainerWaitingReasons.ContainerCreating || f.waiting?.reason === ContainerWaitingReasons.PodInitializing;
   if (f.waiting?.reason && !quiet) return undefined;
-  const newest = f.containerEvents[0];
+  // The kubelet's "Error: <reason>" beside each failure only echoes the one it follows.
+  const newest = f.containerEvents.find((e) => !(e.reason === EventReasons.Failed && isKubeletEcho(e.message ?? '')));
   if (!newest || !isPullFailureEvent(newest)) return undefined;
-  if (newest.reason === EventReasons.InspectFailed) return PullWaitingReasons.InvalidImageName;
+  // The kubelet's two InspectFailed: a reference it cannot parse, or the runtime not answering (8a).
+  if (newest.reason === EventReasons.InspectFailed) {
+    return isRuntimeInspectFailure(newest.message) ? PullWaitingReasons.ImageInspectError : PullWaitingReasons.InvalidImageName;
+  }
   if (newest.reason === EventReasons.ErrImageNeverPull) return PullWaitingReasons.ErrImageNeverPull;
   return newest.reason === EventReasons.BackOff || /ImagePullBackOff/.test(newest.message ?? '')
     ? PullWaitingReasons.ImagePullBackOff
@@ -665,6 +749,7 @@ function imageProblem(f: Facts): StepStatus | undefined {
   if (isInvalid) {
     return failed(ErrorNames.InvalidImage, reason, invalidImageCause(f.subject, { reason, words }));
   }
+  if (reason === PullWaitingReasons.ImageInspectError) return inspectProblem(f, reason, words);
   if (reason === PullWaitingReasons.ErrImageNeverPull) {
     return failed(ErrorNames.ImagePullFailed, reason, neverPullCause(f.subject, words));
   }
@@ -690,6 +775,24 @@ function imageProblem(f: Facts): StepStatus | undefined {
   );
 }
 
+/**
+ * 8a. ImageInspectError about anything but the reference: the runtime did not answer the kubelet's
+ * ImageStatus ("Failed to inspect image \"X\": rpc error: code = Unavailable desc = …",
+ * kubernetes/kubernetes pkg/kubelet/images/image_manager.go). The runtime's trouble, not the
+ * image's, whatever its words: pending for the image pull grace from the first report, then
+ * ContainerRuntimeTimeout, which a fresh pod may fix.
+ */
+function inspectProblem(f: Facts, reason: string, words: string | undefined): StepStatus {
+  const waited = secondsBetween(firstPullFailure(f), f.now);
+  const grace = f.options.imagePullGraceSeconds;
+  if (waited < grace) return pending(reason, words);
+  return failed(
+    ErrorNames.ContainerRuntimeTimeout,
+    reason,
+    runtimeTimeoutCause(f.subject, { reason, doing: `answer for ${f.subject.image ? `image "${f.subject.image}"` : 'its image'}`, waitedSeconds: waited, graceSeconds: grace, words }),
+  );
+}
+
 /** The pull secrets the kubelet had for the pod, as the API returns it (after the service account's were filled in). */
 function podPullCredentials(pod: V1Pod): PullCredentials {
   const pullSecrets = (pod.spec?.imagePullSecrets ?? []).map((ref) => ref.name).filter((name): name is string => !!name);
@@ -697,7 +800,37 @@ function podPullCredentials(pod: V1Pod): PullCredentials {
 }
 
 function isKubeletEcho(message: string): boolean {
-  return /^Error: (ErrImagePull|ImagePullBackOff|InvalidImageName|ErrImageNeverPull)$/.test(message.trim());
+  return /^Error: (ErrImagePull|ImagePullBackOff|InvalidImageName|ErrImageNeverPull|ImageInspectError)$/.test(message.trim());
+}
+
+/** The kubelet's own Failed event with the runtime's words ("Error: …"), newest first, not its bare echo of the reason. */
+function containerErrorEvents(f: Facts): CoreV1Event[] {
+  return f.containerEvents.filter((e) => e.reason === EventReasons.Failed && /^Error: /.test(e.message ?? '') && !isKubeletEcho(e.message ?? ''));
+}
+
+/**
+ * 9a. CreateContainerError (or CreateContainerConfigError) whose newest words say the runtime did
+ * not answer in time: the kubelet's CRI deadline ("context deadline exceeded"), or containerd
+ * still busy with the call that timed out ("name … is reserved": runtime-failures.ts). The
+ * kubelet retries, so pending until containerRuntimeGraceSeconds after the first such failure,
+ * then ContainerRuntimeTimeout, which a fresh pod may fix. Before 9, which takes every other
+ * create error for the pod's configuration, at once.
+ */
+function runtimeTimeout(f: Facts): StepStatus | undefined {
+  const reason = f.waiting?.reason;
+  if (reason !== ContainerWaitingReasons.CreateContainerConfigError && reason !== ContainerWaitingReasons.CreateContainerError) return undefined;
+  const events = containerErrorEvents(f);
+  const raw = f.waiting?.message || events[0]?.message;
+  if (!isRuntimeTimeout(raw)) return undefined;
+  const words = raw ? runtimeWords(raw) : undefined;
+  const waited = secondsBetween(firstSeen(f, events.filter((e) => isRuntimeTimeout(e.message))), f.now);
+  const grace = f.options.containerRuntimeGraceSeconds;
+  if (waited < grace) return pending(reason, words);
+  return failed(
+    ErrorNames.ContainerRuntimeTimeout,
+    reason,
+    runtimeTimeoutCause(f.subject, { reason, doing: 'create its container', waitedSeconds: waited, graceSeconds: grace, words }),
+  );
 }
 
 function configProblem(f: Facts): StepStatus | undefined {
@@ -706,10 +839,7 @@ function configProblem(f: Facts): StepStatus | undefined {
     reason === ContainerWaitingReasons.CreateContainerConfigError ||
     reason === ContainerWaitingReasons.CreateContainerError;
   if (!isConfig && reason !== ContainerWaitingReasons.RunContainerError) return undefined;
-  const event = f.containerEvents.find(
-    (e) => e.reason === EventReasons.Failed && /^Error: /.test(e.message ?? '') && !isKubeletEcho(e.message ?? ''),
-  );
-  const raw = f.waiting?.message || event?.message;
+  const raw = f.waiting?.message || containerErrorEvents(f)[0]?.message;
   const words = raw ? runtimeWords(raw) : undefined;
   if (isConfig) {
     return failed(ErrorNames.PodConfigError, reason, configErrorCause(f.subject, { reason, words }));
@@ -803,12 +933,36 @@ function workspaceProblem(f: Facts): StepStatus | undefined {
 }
 
 /**
+ * The kubelet's FailedCreatePodSandBox events (newest first) on a pod on a node, before any
+ * container event (once one comes, the sandbox exists).
+ */
+function sandboxFailures(f: Facts): CoreV1Event[] {
+  if (!isScheduled(f.pod) || f.running || f.terminated || f.containerEvents.length > 0) return [];
+  return f.podEvents.filter((e) => e.reason === EventReasons.FailedCreatePodSandBox);
+}
+
+/**
+ * 10a, at once: the newest sandbox failure says the pod asks for what its node can never give (a
+ * RuntimeClass handler the runtime lacks, user namespaces it does not support: runtime-failures.ts
+ * sandboxRefusal). The pod's configuration, like rule 9's: PodConfigError, naming what.
+ */
+function sandboxRefused(f: Facts): StepStatus | undefined {
+  const words = sandboxFailures(f)[0]?.message ?? undefined;
+  const refusal = sandboxRefusal(words);
+  if (!refusal) return undefined;
+  return failed(
+    ErrorNames.PodConfigError,
+    EventReasons.FailedCreatePodSandBox,
+    sandboxRefusedCause(f.subject, { what: refusal.what, ...(words ? { words: runtimeWords(words) } : {}) }),
+  );
+}
+
+/**
  * On a node whose kubelet cannot make the pod's sandbox, before any container event (once one
  * comes, the sandbox exists): the kubelet retries, so pending within the grace, then PodLost.
  */
 function sandboxProblem(f: Facts): StepStatus | undefined {
-  if (!isScheduled(f.pod) || f.running || f.terminated || f.containerEvents.length > 0) return undefined;
-  const failures = f.podEvents.filter((e) => e.reason === EventReasons.FailedCreatePodSandBox);
+  const failures = sandboxFailures(f);
   if (failures.length === 0) return undefined;
   const words = failures[0]?.message ?? undefined;
   const waited = secondsBetween(firstSeen(f, failures), f.now);

@@ -56,6 +56,14 @@ export class StepInterrupted extends StepRunnerError {
   override readonly name = ErrorNames.StepInterrupted;
 }
 
+/**
+ * The node's container runtime did not create the step's container (or answer for its image) within
+ * the grace period, while the kubelet kept asking: the node's trouble, safe to run again in a fresh pod.
+ */
+export class ContainerRuntimeTimeout extends StepRunnerError {
+  override readonly name = ErrorNames.ContainerRuntimeTimeout;
+}
+
 export class KubernetesUnavailable extends StepRunnerError {
   override readonly name = ErrorNames.KubernetesUnavailable;
   constructor(

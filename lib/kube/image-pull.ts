@@ -214,7 +214,11 @@ export function isRetryablePullFailure(message: string, image?: string): boolean
   return !isPermanentPullFailure(message, image);
 }
 
-/** The kubelet's wording for a reference it cannot parse (InvalidImageName / InspectFailed). */
+/**
+ * The kubelet's wording for a reference it cannot parse (InvalidImageName, InspectFailed "Failed to
+ * apply default image tag …"). Its other InspectFailed, "Failed to inspect image …" with
+ * ImageInspectError, is the runtime not answering (runtime-failures.ts isRuntimeInspectFailure).
+ */
 export function isInvalidReferenceMessage(message: string): boolean {
   return /invalid reference format|couldn't parse image reference/i.test(message);
 }

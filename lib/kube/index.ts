@@ -39,4 +39,5 @@ export { cacheSecretManifest, cacheSecretName, CacheContainers, CACHE_SCRATCH, t
 export { ensureCacheSecret } from './cache-secret.js';
 export { DEFAULT_CACHE_IMAGE } from './cache-containers.js';
 export { disruptionCondition } from './classify-disruption.js';
+export { ownLimitEviction } from './runtime-failures.js';
 export { keepBuildObjects, keptDeadlineSeconds, recordStepSucceeded, succeededStepAnnotation, succeededSteps, SUCCEEDED_STEP_PREFIX, type KeptBuildObjects } from './workspace-record.js';

@@ -82,6 +82,14 @@ export interface ClassifyOptions {
    * Default 120 s: the CNI frees the addresses of pods that ended within a minute or two.
    */
   sandboxGraceSeconds: number;
+  /**
+   * How long the container runtime may fail to create a container in time (CreateContainerError
+   * "context deadline exceeded", containerd's "name … is reserved" while it still works on the call
+   * that timed out) before the step fails with ContainerRuntimeTimeout. Default 300 s: the kubelet
+   * gives each CRI call 2 min (--runtime-request-timeout), so this lets it retry after one that
+   * timed out, and a runtime under load catch up.
+   */
+  containerRuntimeGraceSeconds: number;
 }
 
 export const DEFAULT_CLASSIFY_OPTIONS: ClassifyOptions = {
@@ -90,6 +98,7 @@ export const DEFAULT_CLASSIFY_OPTIONS: ClassifyOptions = {
   workspaceGraceSeconds: 120,
   serviceStartGraceSeconds: 120,
   sandboxGraceSeconds: 120,
+  containerRuntimeGraceSeconds: 300,
 };
 
 export const StepPhases = {

@@ -21,18 +21,18 @@ function problems(text: string): { message: string; line?: number }[] {
 /** A one-step file; `retry` is written under the step's commands, from line 6. */
 const file = (retry: string) => `version: 1\nsteps:\n  - name: build\n    image: node:22-alpine\n    commands: [npm test]\n${retry}`;
 
-const ALLOWED = 'the Errors a fresh pod on the same workspace can fix are StepInterrupted, StepFailed, StepTimedOut, PodLost and ServiceFailed';
+const ALLOWED = 'the Errors a fresh pod on the same workspace can fix are StepInterrupted, StepFailed, StepTimedOut, PodLost, ServiceFailed and ContainerRuntimeTimeout';
 
 describe('retry in the normal form', () => {
   it.each<[string, string, StepRetry]>([
-    ['nothing said: the default', '', { max: 2, on: ['StepInterrupted'] }],
-    ['a bare number: max, the default on', '    retry: 3\n', { max: 3, on: ['StepInterrupted'] }],
-    ['0: no retries, not even for StepInterrupted', '    retry: 0\n', { max: 0, on: ['StepInterrupted'] }],
+    ['nothing said: the default', '', { max: 2, on: ['StepInterrupted', 'ContainerRuntimeTimeout'] }],
+    ['a bare number: max, the default on', '    retry: 3\n', { max: 3, on: ['StepInterrupted', 'ContainerRuntimeTimeout'] }],
+    ['0: no retries, not even for StepInterrupted', '    retry: 0\n', { max: 0, on: ['StepInterrupted', 'ContainerRuntimeTimeout'] }],
     ['max and on', '    retry: {max: 1, on: [StepInterrupted, StepFailed]}\n', { max: 1, on: ['StepInterrupted', 'StepFailed'] }],
     ['on alone: the default max', '    retry: {on: [StepTimedOut, PodLost]}\n', { max: 2, on: ['StepTimedOut', 'PodLost'] }],
-    ['max alone: the default on', '    retry: {max: 5}\n', { max: 5, on: ['StepInterrupted'] }],
+    ['max alone: the default on', '    retry: {max: 5}\n', { max: 5, on: ['StepInterrupted', 'ContainerRuntimeTimeout'] }],
     ['one Error as text', '    retry: {on: ServiceFailed}\n', { max: 2, on: ['ServiceFailed'] }],
-    ['an empty map: the defaults', '    retry: {}\n', { max: 2, on: ['StepInterrupted'] }],
+    ['an empty map: the defaults', '    retry: {}\n', { max: 2, on: ['StepInterrupted', 'ContainerRuntimeTimeout'] }],
     // `on` is a YAML 1.1 boolean; the file is read as YAML 1.2, where it is a key like any other.
     ['block style, every retryable Error', `    retry:\n      max: 4\n      on:\n${RETRYABLE_ERRORS.map((name) => `        - ${name}\n`).join('')}`, { max: 4, on: [...RETRYABLE_ERRORS] }],
   ])('%s', (_, retry, expected) => {
@@ -43,8 +43,8 @@ describe('retry in the normal form', () => {
     const steps = read('version: 1\nsteps:\n  - name: a\n    image: alpine\n    commands: [make]\n  - name: b\n    image: alpine\n    commands: [make]\n').steps;
     expect(steps.map((step) => step.retry)).toEqual([DEFAULT_STEP_RETRY, DEFAULT_STEP_RETRY]);
     steps[0]!.retry!.on.push('StepFailed');
-    expect(steps[1]?.retry).toEqual({ max: 2, on: ['StepInterrupted'] });
-    expect(DEFAULT_STEP_RETRY).toEqual({ max: 2, on: ['StepInterrupted'] });
+    expect(steps[1]?.retry).toEqual({ max: 2, on: ['StepInterrupted', 'ContainerRuntimeTimeout'] });
+    expect(DEFAULT_STEP_RETRY).toEqual({ max: 2, on: ['StepInterrupted', 'ContainerRuntimeTimeout'] });
   });
 
   it('reads retry from a merge key', () => {
@@ -94,7 +94,7 @@ describe('retry refused', () => {
       'retry: must be a number of retries (0 to 5) or a map with max and on (e.g. {max: 2, on: [StepInterrupted, StepFailed]}), not a list',
       6,
     ],
-    ['an empty on', '    retry: {max: 2, on: []}\n', 'retry.on: must list at least one Error (leave on out for StepInterrupted alone; "max: 0" turns retries off)', 6],
+    ['an empty on', '    retry: {max: 2, on: []}\n', 'retry.on: must list at least one Error (leave on out for StepInterrupted, ContainerRuntimeTimeout alone; "max: 0" turns retries off)', 6],
     ['on as a map', '    retry:\n      on: {StepFailed: true}\n', 'retry.on: must be a list of Errors (e.g. [StepInterrupted, StepFailed]), not a map', 7],
     ['an Error twice', '    retry:\n      on:\n        - StepFailed\n        - PodLost\n        - StepFailed\n', 'retry.on[2]: StepFailed is listed twice', 10],
     ['a number for an Error', '    retry: {on: [1]}\n', `retry.on[0]: each entry must be an Error name such as StepFailed, not the number 1; ${ALLOWED}`, 6],

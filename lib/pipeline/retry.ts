@@ -16,14 +16,18 @@ export const RETRYABLE_ERRORS = [
   ErrorNames.StepTimedOut,
   ErrorNames.PodLost,
   ErrorNames.ServiceFailed,
+  ErrorNames.ContainerRuntimeTimeout,
 ] as const satisfies readonly ErrorName[];
 export type RetryableError = (typeof RETRYABLE_ERRORS)[number];
 
 /** The most retries a step may ask for: each one runs the whole step again. */
 export const MAX_STEP_RETRIES = 5;
 
-/** A step that says nothing: an interrupted attempt (its node went away) is tried twice more. */
-export const DEFAULT_STEP_RETRY: StepRetry = { max: 2, on: [ErrorNames.StepInterrupted] };
+/**
+ * A step that says nothing: an attempt the node failed is tried twice more, in a fresh pod: one the
+ * cluster took away (its node went), or one whose node's container runtime kept timing out.
+ */
+export const DEFAULT_STEP_RETRY: StepRetry = { max: 2, on: [ErrorNames.StepInterrupted, ErrorNames.ContainerRuntimeTimeout] };
 
 const FRESH_POD_CANNOT = 'a fresh pod cannot fix it';
 

@@ -201,13 +201,15 @@ export function largestBuild(step: StepTiming, options: BudgetOptions = {}): num
 }
 
 /** The steps as historyBudgetProblem() takes them: each with `needs` given its worstWaitSeconds(). */
+/** The default's retries, or as many for fewer of its Errors (the node's doing, not the pipeline's). */
 function isDefaultRetry(retry: { max: number; on?: readonly string[] }): boolean {
-  return retry.max === DEFAULT_STEP_RETRY.max && JSON.stringify(retry.on ?? DEFAULT_STEP_RETRY.on) === JSON.stringify(DEFAULT_STEP_RETRY.on);
+  const defaults: readonly string[] = DEFAULT_STEP_RETRY.on;
+  return retry.max === DEFAULT_STEP_RETRY.max && (retry.on ?? defaults).every((error) => defaults.includes(error));
 }
 
 export function withWorstWaits(steps: readonly { name: string; timeoutSeconds: number; needs?: readonly string[]; retry?: { max: number; on?: readonly string[] } }[]): BudgetStep[] {
   const waits = worstWaitSeconds(steps);
-  // Only a `retry:` the pipeline writes counts: the default, an interrupted step tried again, is
+  // Only a `retry:` the pipeline writes counts: the default, an interrupted step or one its node's runtime failed tried again, is
   // the cluster's doing and rare, and counting it would refuse builds that fit.
   return steps.map(({ name, timeoutSeconds, retry }, index) => ({
     name,

@@ -65,6 +65,31 @@ describe('whether a step\'s needs are met, will be, or never can be, by the buil
   });
 });
 
+describe('a needed pod the kubelet evicted', () => {
+  /** Failed with reason Evicted and the kubelet's words (pkg/kubelet/eviction/helpers.go), its step retrying the default Errors. */
+  const evicted = (message: string): [string, V1Pod] => {
+    const [name, p] = pod('unit', 'Failed');
+    p.metadata!.annotations = { ...p.metadata!.annotations, [Annotations.attemptsLeft]: '2', [Annotations.retryOn]: 'StepInterrupted,ContainerRuntimeTimeout' };
+    return [name, { ...p, status: { phase: 'Failed', reason: 'Evicted', message } }];
+  };
+
+  it('for the node\'s pressure is an interruption its retry covers: wait for the retry', () => {
+    const verdict = needsVerdict('b1', ['unit'], new Map([evicted('The node was low on resource: memory. Threshold quantity: 100Mi, available: 20948Ki. ')]));
+    expect(verdict).toEqual({ met: false, done: [], waitingFor: ['unit'], launched: ['unit'], retrying: ['unit'] });
+  });
+
+  it('for its own limits is the step\'s failure (StepFailed), which that retry does not cover: never', () => {
+    const verdict = needsVerdict('b1', ['unit'], new Map([evicted('Usage of EmptyDir volume "workspace" exceeds the limit "4Gi". ')]));
+    expect(verdict).toMatchObject({ met: false, unmet: { step: 'unit', reason: 'it needs "unit", which failed' } });
+  });
+});
+
+it('a needed pod deleted while pending, its step retrying ContainerRuntimeTimeout alone, is waited for: its retry follows', () => {
+  const [name, p] = pod('unit', 'Pending', { deleting: true });
+  p.metadata!.annotations = { ...p.metadata!.annotations, [Annotations.attemptsLeft]: '1', [Annotations.retryOn]: 'ContainerRuntimeTimeout' };
+  expect(needsVerdict('b1', ['unit'], new Map([[name, p]]))).toEqual({ met: false, done: [], waitingFor: ['unit'], launched: ['unit'], retrying: ['unit'] });
+});
+
 describe('WaitForNeeds answers at once when the needs can never be met', () => {
   const input = (needs: StepInput['needs'] = undefined): StepInput => ({
     build: { id: 'b1' },

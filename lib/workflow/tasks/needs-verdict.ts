@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { ErrorNames } from '../../contract/index.js';
-import { Annotations, Labels, stepPodName } from '../../kube/index.js';
+import { Annotations, Labels, ownLimitEviction, stepPodName } from '../../kube/index.js';
 
 /** Why a step's needs can never be met: which step of the build failed, in words naming the need. */
 export interface UnmetNeeds {
@@ -86,15 +86,22 @@ function retryOf(pod: V1Pod): { left: number; on: string[] } {
   return { left: Number.isFinite(left) ? left : 0, on: (annotations[Annotations.retryOn] ?? '').split(',').filter(Boolean) };
 }
 
-/** Evicted, preempted or its node gone: what the classifier calls StepInterrupted. */
+/**
+ * Evicted, preempted or its node gone: what the classifier calls StepInterrupted. Not an eviction
+ * for the pod's own limits, which it calls StepFailed (classify.ts rule 3a).
+ */
 function disrupted(pod: V1Pod): boolean {
-  return pod.status?.reason === 'Evicted' || (pod.status?.conditions ?? []).some((c) => c.type === 'DisruptionTarget' && c.status === 'True');
+  const evicted = pod.status?.reason === 'Evicted' && !ownLimitEviction(pod.status.message);
+  return evicted || (pod.status?.conditions ?? []).some((c) => c.type === 'DisruptionTarget' && c.status === 'True');
 }
 
-/** A pod that went (deleted, evicted, its node gone): retried when its step retries StepInterrupted or PodLost. */
+/**
+ * A pod that went (deleted, evicted, its node gone): retried when its step retries StepInterrupted
+ * or PodLost, or ContainerRuntimeTimeout, whose pod never fails but is deleted while still pending.
+ */
 function retriedIfGone(pod: V1Pod): boolean {
   const { left, on } = retryOf(pod);
-  return left > 0 && (on.includes(ErrorNames.StepInterrupted) || on.includes(ErrorNames.PodLost));
+  return left > 0 && [ErrorNames.StepInterrupted, ErrorNames.PodLost, ErrorNames.ContainerRuntimeTimeout].some((error) => on.includes(error));
 }
 
 /** A pod that failed: retried when its step retries what failed it, as far as the pod tells. */
