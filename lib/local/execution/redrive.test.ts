@@ -12,6 +12,7 @@ import { ExecutionHistory, type ExecutionEvent } from './execution-history.js';
 import { IterationGates } from './iteration-gate.js';
 import { redriveDefinition, redrivenEvent } from './redrive-definition.js';
 import { ExecutionNotRedrivable, planRedrive, RedriveLimits, RedriveNotEmulated } from './redrive-plan.js';
+import { refuseWithoutStepsToRerun } from './redrive.js';
 
 type Handler = (input: Record<string, unknown>) => Promise<unknown>;
 
@@ -377,5 +378,24 @@ describe("RedriveExecution's eligibility", () => {
     ['timed out', 'ExecutionTimeout'],
   ])('redrives one %s within 14 days', (_what, end) => {
     expect(planRedrive(definition, ended(end, 5), { now: 5 + 13 * DAY })).toEqual({ state: 'Only', input: {} });
+  });
+});
+
+describe('"Re-run failed steps": the local server also refuses what could only fail again at once', () => {
+  const events = (end: string): ExecutionEvent[] => [
+    { type: 'ExecutionStarted', timestamp: 0 },
+    { type: end, timestamp: 1 },
+  ];
+
+  it.each([
+    ['a build that failed outside AwaitRerun (before its steps, without a kept workspace)', 'BuildFailed', 'ExecutionFailed', /^This build has no steps to re-run: it failed before its steps ran/],
+    ['a stopped build (its pods and claim deleted by the cleanup)', 'RunSteps', 'ExecutionAborted', /^This build was stopped: the cleanup deleted its pods and its workspace claim, so it has no steps to re-run. Step Functions would go on from RunSteps/],
+    ['a timed-out build', 'RunSteps', 'ExecutionTimeout', /^This build timed out: the cleanup deleted/],
+  ])('refuses %s', (_what, state, end, message) => {
+    expect(() => refuseWithoutStepsToRerun({ state, input: {} }, events(end))).toThrow(message);
+  });
+
+  it('lets a build that failed in AwaitRerun go on', () => {
+    expect(() => refuseWithoutStepsToRerun({ state: 'AwaitRerun', input: {} }, events('ExecutionFailed'))).not.toThrow();
   });
 });
