@@ -15,7 +15,7 @@ import type { StatusReporter } from '../workflow/tasks/report-status.js';
 import { localExecutionArn, localLambdaArn } from './execution/arns.js';
 import { cleanupAfterAbort } from './execution/ended-execution-rule.js';
 import { refuseWithoutStepsToRerun, startTimeOf } from './execution/redrive.js';
-import { redriveDefinition, redrivenEvent } from './execution/redrive-definition.js';
+import { redriveDefinition, redrivenEvents } from './execution/redrive-definition.js';
 import { planRedrive } from './execution/redrive-plan.js';
 import { ExecutionHistory, type ExecutionEvent } from './execution/execution-history.js';
 import { InFlightInvocations } from './execution/in-flight.js';
@@ -128,9 +128,10 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
     noThrowOnAbort: true,
   });
 
+  const shownOf = redrive ? redrivenEvents(redrive) : (event: ExecutionEvent) => event;
   const pump = (async () => {
     for await (const event of execution.eventLogs as AsyncGenerator<ExecutionEvent>) {
-      const shown = redrive ? redrivenEvent(event, redrive) : event;
+      const shown = shownOf(event);
       if (shown) gates.admit(shown);
     }
     gates.close();

@@ -5,8 +5,9 @@
  * own that sends each iteration where its plan says: a succeeded one ends at once with its recorded
  * output (nothing of it runs again), a failed or aborted one enters the state it had not exited
  * with that state's recorded input, and one that never started goes to the ItemProcessor's StartAt
- * with the input the Map's ItemSelector gives it. The dispatch's states (isRedriveState) and the
- * kept iterations' events are no part of the history (the executor leaves them out).
+ * with the input the Map's ItemSelector gives it. A Parallel's branches are known before it runs:
+ * each starts with a Pass of ours doing the same. The dispatch's states (isRedriveState) and the
+ * kept iterations' and branches' events are no part of the history (redrivenEvents).
  */
 import type { AslDefinition, AslState } from '../../workflow/definition.js';
 import type { ExecutionEvent } from './execution-history.js';
@@ -26,11 +27,22 @@ export const isRedriveState = (name: string | undefined): boolean => name?.start
  */
 const passing = (value: unknown, next: { Next: string } | { End: true }): AslState => ({ Type: 'Pass', Result: { value }, OutputPath: '$.value', ...next });
 
-/** The definition a redrive runs, and the input it runs with. */
+/** The definition a redrive runs (with the plan's `input`). */
 export function redriveDefinition(definition: AslDefinition, plan: RedrivePlan): AslDefinition {
   const state = definition.States[plan.state]!;
-  const States = plan.iterations?.size ? { ...definition.States, [plan.state]: dispatchedMap(state, plan.iterations) } : definition.States;
-  return { ...definition, StartAt: plan.state, States };
+  const redriven = plan.iterations?.size ? dispatchedMap(state, plan.iterations) : plan.branches ? dispatchedParallel(state, plan.branches) : state;
+  return { ...definition, StartAt: plan.state, States: { ...definition.States, [plan.state]: redriven } };
+}
+
+/** Each branch as its plan says: the same whole, started with a Pass of ours unless it never started. */
+function dispatchedParallel(parallel: AslState, branches: NonNullable<RedrivePlan['branches']>): AslState {
+  const Branches = (parallel.Branches as AslDefinition[]).map((branch, index) => {
+    const plan = branches[index];
+    if (!plan || plan.kind === 'start') return branch;
+    const first = plan.kind === 'kept' ? passing(plan.output, { End: true }) : passing(plan.input, { Next: plan.state });
+    return { ...branch, StartAt: DISPATCH, States: { ...branch.States, [DISPATCH]: first } };
+  });
+  return { ...parallel, Branches };
 }
 
 function dispatchedMap(map: AslState, iterations: NonNullable<RedrivePlan['iterations']>): AslState {
@@ -57,16 +69,34 @@ function dispatchedMap(map: AslState, iterations: NonNullable<RedrivePlan['itera
 }
 
 /**
- * An event of aws-local-stepfunctions running a redrive as the service shows it, or nothing: the
- * execution goes on under its first start (ExecutionRedriven), and neither the dispatch nor the
- * iterations it keeps (not run again) are in the history.
+ * What the service shows of the events of aws-local-stepfunctions running a redrive: nothing of
+ * the dispatch or of the iterations and branches it keeps (not run again), and the execution goes
+ * on under its first start (ExecutionRedriven). Returns a filter for one redrive's events.
  */
-export function redrivenEvent(event: ExecutionEvent, plan: RedrivePlan): ExecutionEvent | undefined {
-  if (event.type === 'ExecutionStarted') return { type: 'ExecutionRedriven', timestamp: event.timestamp };
-  if (isRedriveState(event.state?.name)) return undefined;
-  if (!plan.iterations?.size || event.parentState?.name !== plan.state || event.index === undefined) return event;
-  if (plan.iterations.get(event.index)?.kind === 'kept') return undefined;
-  // The iteration's input as the Map's ItemSelector makes it, without the dispatch's wrapper.
-  if (event.type !== 'MapIterationStarted') return event;
-  return { ...event, input: (event as { input?: { item?: unknown } }).input?.item } as ExecutionEvent;
+export function redrivenEvents(plan: RedrivePlan): (event: ExecutionEvent) => ExecutionEvent | undefined {
+  // A Parallel's branch events do not say which branch they are: a kept branch's start is like any
+  // other, and its end is the one with its recorded output.
+  let keptStarts = plan.branches?.filter((branch) => branch.kind === 'kept').length ?? 0;
+  const keptEnds = (plan.branches ?? []).flatMap((branch) => (branch.kind === 'kept' ? [JSON.stringify(branch.output)] : []));
+  return (event) => {
+    if (event.type === 'ExecutionStarted') return { type: 'ExecutionRedriven', timestamp: event.timestamp };
+    if (isRedriveState(event.state?.name)) return undefined;
+    if (event.parentState?.name !== plan.state) return event;
+    if (event.type === 'ParallelBranchStarted' && keptStarts > 0) {
+      keptStarts--;
+      return undefined;
+    }
+    if (event.type === 'ParallelBranchSucceeded') {
+      const kept = keptEnds.indexOf(JSON.stringify(event.output));
+      if (kept >= 0) {
+        keptEnds.splice(kept, 1);
+        return undefined;
+      }
+    }
+    if (!plan.iterations?.size || event.index === undefined) return event;
+    if (plan.iterations.get(event.index)?.kind === 'kept') return undefined;
+    // The iteration's input as the Map's ItemSelector makes it, without the dispatch's wrapper.
+    if (event.type !== 'MapIterationStarted') return event;
+    return { ...event, input: (event as { input?: { item?: unknown } }).input?.item } as ExecutionEvent;
+  };
 }

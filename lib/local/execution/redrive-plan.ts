@@ -32,6 +32,9 @@ export type IterationPlan =
   /** It failed or was aborted: it goes on at the state it had entered and not exited, with that state's input. */
   | { kind: 'resume'; state: string; input: unknown };
 
+/** One branch of the Parallel a redrive goes on in: as an iteration, or run from its StartAt if it never started. */
+export type BranchPlan = IterationPlan | { kind: 'start' };
+
 export interface RedrivePlan {
   /** The top-level state the execution goes on at, entered again... */
   state: string;
@@ -42,6 +45,8 @@ export interface RedrivePlan {
    * those that started. An iteration that never started runs from its ItemProcessor's StartAt.
    */
   iterations?: ReadonlyMap<number, IterationPlan>;
+  /** When `state` is a Parallel whose branches are redriven one by one: by branch, in order. */
+  branches?: readonly BranchPlan[];
 }
 
 export interface RedrivePlanOptions {
@@ -59,7 +64,10 @@ export interface RedrivePlanOptions {
  * with DescribeExecution's redriveStatusReason wording for each refusal.
  */
 export const RedriveLimits = {
-  /** "The execution event history count is less than 24,999." */
+  /**
+   * "The execution event history count is less than 24,999." Counted on the local history, which
+   * holds fewer events than Step Functions records for the same run (history-budget.ts).
+   */
   MAX_EVENTS: 24_999,
   /** "hasn't exceeded the redrivable period of 14 days ... from the day a state machine completes its execution." */
   REDRIVABLE_MS: 14 * 24 * 3600 * 1000,
@@ -91,6 +99,8 @@ interface IterationRecord {
 export function planRedrive(definition: AslDefinition, events: readonly ExecutionEvent[], options: RedrivePlanOptions = {}): RedrivePlan {
   refuseIneligible(events, options.now ?? Date.now());
   const parents = parentMaps(definition);
+  const branches = new Map<string, ReadonlyMap<string, number>>();
+  const branchesIn = (parallel: string) => branches.get(parallel) ?? branches.set(parallel, branchesOf(definition.States[parallel]!)).get(parallel)!;
   const iterationIndex = options.iterationIndex ?? ((_map: string, shown: number | undefined) => shown);
 
   let open: Entered | undefined;
@@ -119,9 +129,10 @@ export function planRedrive(definition: AslDefinition, events: readonly Executio
       }
       continue;
     }
-    // A Parallel's branches are not told apart by their events; only a Parallel that failed needs them (refused below).
-    if (definition.States[map]?.Type === 'Parallel') continue;
-    const index = iterationIndex(map, event.index);
+    // A Parallel's events carry no branch: the branch is the one whose state it is (names are unique).
+    const parallel = definition.States[map]?.Type === 'Parallel' ? branchesIn(map) : undefined;
+    const index = parallel ? parallel.get(event.state?.name ?? '') : iterationIndex(map, event.index);
+    if (parallel && index === undefined) continue;
     if (index === undefined) {
       unindexed.add(map);
       continue;
@@ -132,22 +143,37 @@ export function planRedrive(definition: AslDefinition, events: readonly Executio
     if (event.type === 'MapIterationStarted') delete record.succeeded;
     else if (event.type === 'MapIterationSucceeded') record.succeeded = { output: event.output };
     else if (event.type === 'StateEntered' && event.state) record.open = { name: event.state.name, input: event.state.input };
-    else if (event.type === 'StateExited' && record.open?.name === event.state?.name) delete record.open;
+    else if (event.type === 'StateExited' && record.open?.name === event.state?.name) {
+      delete record.open;
+      // A branch has ended once its last state has (a Parallel has no event of its own for it).
+      const ended = parallel && processorsOf(definition.States[map]!)[index]?.States[event.state!.name];
+      if (ended && (ended.End === true || ended.Type === 'Succeed')) record.succeeded = { output: event.state!.output };
+    }
   }
 
   if (!open) {
     throw new RedriveNotEmulated('The execution ended between two states (no state entered and not exited): the state a redrive would enter is not in its history.');
   }
   const state = definition.States[open.name]!;
-  if (state.Type === 'Parallel') {
-    throw new RedriveNotEmulated(`${open.name} is a Parallel state: Step Functions would redrive only its branches that failed or were aborted, which this emulator does not do.`);
-  }
-  if (state.Type !== 'Map') return { state: open.name, input: open.input };
+  if (state.Type !== 'Map' && state.Type !== 'Parallel') return { state: open.name, input: open.input };
   // "If the state failed because of a States.DataLimitExceeded error, the Inline Map state is
-  // rerun, including the iterations that were successful in the original execution attempt."
+  // rerun, including the iterations that were successful" (the Parallel state likewise, "including
+  // the branches that were successful").
   if (failure === 'States.DataLimitExceeded') return { state: open.name, input: open.input };
+  const ledgerOf = ledgers.get(open.name) ?? new Map<number, IterationRecord>();
+  if (state.Type === 'Parallel') return { state: open.name, input: open.input, branches: branchPlans(open.name, state, ledgerOf) };
   if (unindexed.has(open.name)) throw new RedriveNotEmulated(`The history shows iterations of ${open.name} without their index: which ones to redrive cannot be told.`);
-  return { state: open.name, input: open.input, iterations: iterationPlans(open.name, state, ledgers.get(open.name) ?? new Map()) };
+  return { state: open.name, input: open.input, iterations: iterationPlans(open.name, state, ledgerOf) };
+}
+
+/** Parallel: "Reschedules and redrives only those branches that failed or aborted." */
+function branchPlans(name: string, parallel: AslState, ledger: ReadonlyMap<number, IterationRecord>): BranchPlan[] {
+  return processorsOf(parallel).map((branch, index) => {
+    const record = ledger.get(index);
+    const plan = record && planOf(branch, record);
+    if (record && !plan) throw new RedriveNotEmulated(`Branch ${index} of ${name} holds a nested Map or Parallel: this emulator does not redrive a branch that holds one.`);
+    return plan ?? { kind: 'start' };
+  });
 }
 
 /** Inline Map: "Reschedules and redrives only those iterations that failed or aborted." */
@@ -156,19 +182,26 @@ function iterationPlans(name: string, map: AslState, ledger: ReadonlyMap<number,
   if ((processor.ProcessorConfig as { Mode?: string } | undefined)?.Mode === 'DISTRIBUTED') {
     throw new RedriveNotEmulated(`${name} is a Distributed Map: Step Functions would redrive its Map Run's unsuccessful child workflows, which this emulator does not do.`);
   }
-  // Their events carry the outer iteration's index only (aws-local-stepfunctions), and Step
-  // Functions would redrive them in turn: not done here.
-  const nested = Object.entries(processor.States).find(([, state]) => state.Type === 'Map' || state.Type === 'Parallel');
   const plans = new Map<number, IterationPlan>();
   for (const [index, record] of ledger) {
-    if (record.succeeded) plans.set(index, { kind: 'kept', output: record.succeeded.output });
-    else if (record.open && processor.States[record.open.name] && !nested) plans.set(index, { kind: 'resume', state: record.open.name, input: record.open.input });
+    const plan = planOf(processor, record);
+    if (plan === undefined) throw new RedriveNotEmulated(`${name}'s iterations hold a nested Map or Parallel: this emulator does not redrive an iteration that holds one.`);
     // Started and ended before entering any state: it runs from the start, as one never started.
-  }
-  if (nested && plans.size < ledger.size) {
-    throw new RedriveNotEmulated(`${name}'s iterations hold ${nested[0]}, a nested ${nested[1].Type}: this emulator does not redrive an iteration that holds one.`);
+    if (plan.kind !== 'start') plans.set(index, plan);
   }
   return plans;
+}
+
+/**
+ * One iteration's or branch's plan; undefined when it holds a nested Map or Parallel that did not
+ * succeed, whose events carry the outer iteration's index only (aws-local-stepfunctions) and
+ * which Step Functions would redrive in turn: not emulated.
+ */
+function planOf(machine: AslDefinition, record: IterationRecord): BranchPlan | undefined {
+  if (record.succeeded) return { kind: 'kept', output: record.succeeded.output };
+  if (Object.values(machine.States).some((state) => state.Type === 'Map' || state.Type === 'Parallel')) return undefined;
+  if (record.open && machine.States[record.open.name]) return { kind: 'resume', state: record.open.name, input: record.open.input };
+  return { kind: 'start' };
 }
 
 function refuseIneligible(events: readonly ExecutionEvent[], now: number): void {
@@ -185,14 +218,32 @@ export function processorOf(state: AslState): AslDefinition | undefined {
   return state.ItemProcessor ?? (state.Iterator as AslDefinition | undefined);
 }
 
+/** A Map's ItemProcessor, or a Parallel's Branches. */
+function processorsOf(state: AslState): AslDefinition[] {
+  const processor = processorOf(state);
+  return processor ? [processor] : ((state.Branches as AslDefinition[] | undefined) ?? []);
+}
+
+/** The branch each state of a Parallel belongs to, at any depth (state names are unique in a definition). */
+function branchesOf(parallel: AslState): ReadonlyMap<string, number> {
+  const found = new Map<string, number>();
+  const visit = (machine: AslDefinition, branch: number) => {
+    for (const [name, state] of Object.entries(machine.States)) {
+      found.set(name, branch);
+      for (const inner of processorsOf(state)) visit(inner, branch);
+    }
+  };
+  processorsOf(parallel).forEach((branch, index) => visit(branch, index));
+  return found;
+}
+
 /** The Map (or Parallel) each nested state belongs to, at any depth: the outermost one (state names are unique in a definition). */
 function parentMaps(definition: AslDefinition): ReadonlyMap<string, string> {
   const found = new Map<string, string>();
   const visit = (machine: AslDefinition, owner: string | undefined) => {
     for (const [name, state] of Object.entries(machine.States)) {
       if (owner !== undefined) found.set(name, owner);
-      const nested = [processorOf(state), ...((state.Branches as AslDefinition[] | undefined) ?? [])];
-      for (const inner of nested) if (inner) visit(inner, owner ?? name);
+      for (const inner of processorsOf(state)) visit(inner, owner ?? name);
     }
   };
   visit(definition, undefined);

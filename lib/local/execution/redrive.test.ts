@@ -10,7 +10,7 @@ import { StateMachine } from 'aws-local-stepfunctions';
 import type { AslDefinition, AslState } from '../../workflow/definition.js';
 import { ExecutionHistory, type ExecutionEvent } from './execution-history.js';
 import { IterationGates } from './iteration-gate.js';
-import { redriveDefinition, redrivenEvent } from './redrive-definition.js';
+import { redriveDefinition, redrivenEvents } from './redrive-definition.js';
 import { ExecutionNotRedrivable, planRedrive, RedriveLimits, RedriveNotEmulated } from './redrive-plan.js';
 import { refuseWithoutStepsToRerun } from './redrive.js';
 
@@ -70,8 +70,9 @@ async function attempt(definition: AslDefinition, handlers: Record<string, Handl
     overrides: { taskResourceLocalHandlers: bound as never, retryIntervalOverrides: Object.fromEntries(Object.keys(handlers).map((state) => [state, 0])) },
     noThrowOnAbort: true,
   });
+  const shownOf = plan ? redrivenEvents(plan) : (event: ExecutionEvent) => event;
   for await (const event of execution.eventLogs as AsyncGenerator<ExecutionEvent>) {
-    const shown = plan ? redrivenEvent(event, plan) : event;
+    const shown = shownOf(event);
     if (shown) gates.admit(shown);
     if (options.abortWhen?.(event)) execution.abort();
   }
@@ -196,17 +197,30 @@ describe('a redrive, row by row of "Redrive behavior of individual states"', () 
     expect(() => planRedrive(definition, first.history)).toThrow(new ExecutionNotRedrivable('Execution is SUCCEEDED and cannot be redriven.'));
   });
 
-  it('Parallel ("Reschedules and redrives only those branches that failed or aborted"): refused, not emulated', async () => {
+  it('Parallel: "Reschedules and redrives only those branches that failed or aborted"', async () => {
+    // One branch succeeds, one fails in its Task after a Pass, one is still working then (aborted).
     const definition = machine('Both', {
       Both: {
         Type: 'Parallel',
-        Branches: [machine('Left', { Left: task({ End: true }) }), machine('Right', { Right: task({ End: true }) })],
+        Branches: [
+          machine('Left', { Left: task({ End: true }) }),
+          machine('Shape', { Shape: { Type: 'Pass', Parameters: { 'shaped.$': '$.n' }, Next: 'Right' }, Right: task({ End: true }) }),
+          machine('Slow', { Slow: task({ End: true }) }),
+        ],
+        ResultPath: '$.branches',
         End: true,
       },
     });
-    const first = await attempt(definition, { Left: async () => 'l', Right: async () => Promise.reject(failure('Broken')) }, {});
+    const stuck = pending();
+    const first = await attempt(definition, { Left: async () => 'left', Right: async () => Promise.reject(failure('Broken')), Slow: stuck.handler }, { n: 1 });
+    stuck.release();
     expect(first.end).toMatchObject({ type: 'ExecutionFailed', Error: 'Broken' });
-    expect(() => planRedrive(definition, first.history)).toThrow(RedriveNotEmulated);
+
+    const redriven = await attempt(definition, { Left: async () => 'left again', Right: async (input) => input, Slow: async () => 'slow' }, undefined, REDRIVEN(first.history));
+    expect(redriven.calls.sort()).toEqual(['Right', 'Slow']);
+    expect(redriven.entered.sort()).toEqual(['Both', 'Right', 'Slow']);
+    expect(redriven.events.filter((e) => e.type === 'ParallelBranchStarted')).toHaveLength(2);
+    expect(redriven.end).toMatchObject({ type: 'ExecutionSucceeded', output: { n: 1, branches: ['left', { shaped: 1 }, 'slow'] } });
   });
 
   describe('Inline Map: "Reschedules and redrives only those iterations that failed or aborted"', () => {
