@@ -334,6 +334,50 @@ describe('a redrive, row by row of "Redrive behavior of individual states"', () 
   });
 });
 
+describe("the build's shape: a failing Map caught, then a Task that fails until redriven (AwaitRerun, issue 35)", () => {
+  // Steps whose failure is caught; the execution then fails in Gate, a Task that succeeds once the
+  // execution has been redriven since it was entered, and the steps not done run again, afresh.
+  const definition = machine('Steps', {
+    Steps: {
+      Type: 'Map',
+      ItemsPath: '$.steps',
+      MaxConcurrency: 1,
+      ItemSelector: { 'step.$': '$$.Map.Item.Value', 'index.$': '$$.Map.Item.Index' },
+      ItemProcessor: machine('Run', { Run: task({ End: true }) }),
+      ResultPath: null,
+      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'Gate' }],
+      Next: 'Done',
+    },
+    Gate: task({ Parameters: { 'failure.$': '$.failure', 'redrive.$': '$$.Execution.RedriveCount' }, ResultPath: null, Next: 'Rerun' }),
+    Rerun: { Type: 'Pass', Result: ['b'], ResultPath: '$.steps', Next: 'Steps' },
+    Done: { Type: 'Succeed' },
+  });
+  let fixed = false;
+  const handlers: Record<string, Handler> = {
+    Run: async (input) => {
+      if (input.step === 'b' && !fixed) throw failure('StepFailed', 'b failed');
+      return input.step;
+    },
+    // Redriven, the Task runs again with the input it was entered with: $$.Execution.RedriveCount is read anew.
+    Gate: async (input) => {
+      if ((input.redrive as number) > 0) return {};
+      throw failure((input.failure as { Error: string }).Error, (input.failure as { Cause: string }).Cause);
+    },
+  };
+
+  it('fails in the Task with the build\'s Error, and redriven goes on to run the steps again', async () => {
+    const first = await attempt(definition, handlers, { steps: ['a', 'b'] });
+    expect(first.end).toMatchObject({ type: 'ExecutionFailed', Error: 'StepFailed' });
+    expect(planRedrive(definition, first.history)).toMatchObject({ state: 'Gate', input: { steps: ['a', 'b'], failure: { Error: 'StepFailed' } } });
+
+    fixed = true;
+    const redriven = await attempt(definition, handlers, undefined, REDRIVEN(first.history));
+    expect(redriven.entered).toEqual(['Gate', 'Rerun', 'Steps', 'Run#0', 'Done']);
+    expect(redriven.calls).toEqual(['Gate', 'Run#0']);
+    expect(redriven.end.type).toBe('ExecutionSucceeded');
+  });
+});
+
 describe('redriving executions that were stopped or timed out ("failed, aborted, or timed out executions")', () => {
   it('an aborted execution goes on at the Task it was stopped in, with its input', async () => {
     const definition = machine('First', { First: task({ ResultPath: '$.first', Next: 'Slow' }), Slow: task({ ResultPath: '$.slow', End: true }) });
