@@ -457,3 +457,18 @@ describe('"Re-run failed steps": the local server also refuses what could only f
     expect(() => refuseWithoutStepsToRerun({ state: 'AwaitRerun', input: {} }, events('ExecutionFailed'))).not.toThrow();
   });
 });
+
+describe("the history's own iteration numbers, undone for a redrive", () => {
+  const exited = (name: string, steps: string[]): ExecutionEvent => ({ type: 'StateExited', timestamp: 1, state: { name, type: 'Task', output: { steps: steps.map((step) => ({ name: step })) } } });
+
+  it.each([
+    ['RunAfterFailure, numbered after the build steps', [exited('PrepareBuild', ['a', 'b', 'c'])], 'RunAfterFailure', 4, 1],
+    ['RunSteps re-running steps, numbered as in the first run', [exited('PrepareBuild', ['a', 'b', 'c']), exited('RerunSteps', ['b', 'c'])], 'RunSteps', 2, 1],
+    ['RunSteps in a first run', [exited('PrepareBuild', ['a', 'b', 'c'])], 'RunSteps', 2, 2],
+  ] as [string, ExecutionEvent[], string, number, number][])('%s', (_what, earlier, map, shown, index) => {
+    const history = new ExecutionHistory(undefined, earlier);
+    history.record({ type: 'MapIterationStarted', timestamp: 2, index, parentState: { name: map, type: 'Map' } }, map);
+    expect(history.events.at(-1)?.index).toBe(shown);
+    expect(history.iterationIndex(map, shown)).toBe(index);
+  });
+});
