@@ -392,8 +392,9 @@ describe('redriving executions that were stopped or timed out ("failed, aborted,
   });
 
   it('a timed-out execution goes on where it stood, its TimeoutSeconds counted afresh ("the state machine level timeout ... is reset to 0")', async () => {
-    // 50 ms: the first attempt's Task outlasts it, the redrive's does not.
-    const definition = machine('Slow', { Slow: task({ End: true }) }, { TimeoutSeconds: 0.05 });
+    // 300 ms: the first attempt's Task outlasts it, the redrive's (answering at once) does not,
+    // which it would at once were the time counted from the first start.
+    const definition = machine('Slow', { Slow: task({ End: true }) }, { TimeoutSeconds: 0.3 });
     const stuck = pending();
     const first = await attempt(definition, { Slow: stuck.handler }, { n: 1 });
     stuck.release();
