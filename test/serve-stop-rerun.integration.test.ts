@@ -82,6 +82,12 @@ test('stop aborts a running build and deletes its pods; stopping it again is 409
 
   expect(await call('POST', `/executions/${name}/stop`)).toMatchObject({ status: 409, json: { error: 'ExecutionNotRunning' } });
   expect(await call('POST', '/executions/nope/stop')).toMatchObject({ status: 404, json: { error: 'ExecutionDoesNotExist' } });
+  // Step Functions would redrive it from where it stood, but its pods and claim are gone: refused, saying so.
+  expect(await call('POST', `/executions/${name}/redrive`)).toMatchObject({
+    status: 409,
+    json: { error: 'ExecutionNotRedrivable', message: expect.stringMatching(/^This build was stopped: the cleanup deleted its pods and its workspace claim/) },
+  });
+  expect(await call('POST', '/executions/nope/redrive')).toMatchObject({ status: 404, json: { error: 'ExecutionDoesNotExist' } });
   // The old answer for other methods stays.
   expect((await call('DELETE', `/executions/${name}`)).status).toBe(405);
 }, 45_000);
@@ -101,7 +107,7 @@ test('rerun starts the same input under a new name and build id, linked both way
   for (const execution of [name, rerun]) expect((await call('POST', `/executions/${execution}/stop`)).status).toBe(200);
 }, 45_000);
 
-test('"re-run failed steps" goes on with the same failed execution: only its failed step runs again, and a build with nothing to re-run is refused', async () => {
+test('"re-run failed steps" goes on with the same failed execution: only its failed step runs again, and then it is refused', async () => {
   // The process runtime runs steps on this machine: the test ends the flake by writing the file.
   const fixed = path.join(scratch, 'fixed-redrive-1');
   const pipeline = `version: 1\ncheckout: false\nsteps:\n  - name: first\n    image: alpine:3.20\n    commands: ["echo once > once"]\n  - name: flaky\n    image: alpine:3.20\n    commands: ["test -f once", "test -f ${fixed}"]\n`;
@@ -130,6 +136,5 @@ test('"re-run failed steps" goes on with the same failed execution: only its fai
   const launches = redriven.events.filter((e) => e.type === 'StateEntered' && e.state === 'LaunchStep');
   expect(launches).toHaveLength(3);
 
-  expect(await call('POST', `/executions/${name}/redrive`)).toMatchObject({ status: 409, json: { error: 'ExecutionNotRedrivable' } });
-  expect(await call('POST', '/executions/nope/redrive')).toMatchObject({ status: 404, json: { error: 'ExecutionDoesNotExist' } });
+  expect(await call('POST', `/executions/${name}/redrive`)).toMatchObject({ status: 409, json: { error: 'ExecutionNotRedrivable', message: 'Execution is SUCCEEDED and cannot be redriven.' } });
 }, 45_000);

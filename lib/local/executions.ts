@@ -14,7 +14,7 @@ import { rerunName } from './rerun-name.js';
 import {
   ExecutionNotRedrivable,
   localExecutionArn,
-  redriveFrom,
+  refuseRedrive,
   summarize,
   type ExecutionEvent,
   type ExecutionStatus,
@@ -26,7 +26,7 @@ import type { ExecutionStopper } from '../workflow/superseding.js';
 
 function isRedrivable(history: readonly ExecutionEvent[]): boolean {
   try {
-    redriveFrom(history);
+    refuseRedrive(history);
     return true;
   } catch {
     return false;
@@ -161,7 +161,7 @@ export class LocalExecutions implements ExecutionStarter {
     const entry = this.entries.get(name);
     if (!entry) throw new ExecutionDoesNotExist(`No execution named ${name} on this server.`);
     if (!entry.summary) throw new ExecutionNotRedrivable(`Execution ${name} is still running.`);
-    redriveFrom(entry.history);
+    refuseRedrive(entry.history);
     entry.redriveCount++;
     entry.summary = undefined;
     entry.stoppedAt = undefined;

@@ -8,13 +8,15 @@
 import './polyfills.js';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { ExecutionInput } from '../contract/index.js';
-import { loadDefinition, resolveResources } from '../workflow/definition.js';
+import { loadDefinition, resolveResources, type AslDefinition } from '../workflow/definition.js';
 import type { StepInput } from '../workflow/state-data.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import type { StatusReporter } from '../workflow/tasks/report-status.js';
 import { localExecutionArn, localLambdaArn } from './execution/arns.js';
 import { cleanupAfterAbort } from './execution/ended-execution-rule.js';
-import { redriveFrom, startTimeOf } from './execution/redrive.js';
+import { refuseWithoutStepsToRerun, startTimeOf } from './execution/redrive.js';
+import { redriveDefinition, redrivenEvents } from './execution/redrive-definition.js';
+import { planRedrive } from './execution/redrive-plan.js';
 import { ExecutionHistory, type ExecutionEvent } from './execution/execution-history.js';
 import { InFlightInvocations } from './execution/in-flight.js';
 import { summarize, type ExecutionSummary } from './execution/execution-summary.js';
@@ -35,7 +37,7 @@ export {
   type StepOutcome,
 } from './execution/execution-summary.js';
 export type { RefusedIteration } from './execution/iteration-gate.js';
-export { redriveFrom, ExecutionNotRedrivable } from './execution/redrive.js';
+export { ExecutionNotRedrivable, RedriveNotEmulated } from './execution/redrive.js';
 export type { ExecutionOverrides } from './execution/overrides.js';
 export { isFinishState, isLaunchState } from './execution/states.js';
 
@@ -51,8 +53,9 @@ export interface LocalExecutionOptions {
   /** Tests and benches only (execution/overrides.ts): `run` and `serve` never pass it. */
   overrides?: ExecutionOverrides;
   /**
-   * A redrive ("re-run failed steps") of the ended execution whose history this is: it goes on
-   * from the state it failed in (execution/redrive.ts), as the execution `count` times redriven.
+   * A redrive of the ended execution whose history this is, as RedriveExecution: it goes on from
+   * the state it failed in, only the iterations of a Map that did not succeed running again
+   * (execution/redrive-plan.ts), as the execution `count` times redriven.
    */
   redrive?: { events: readonly ExecutionEvent[]; count: number };
 }
@@ -91,8 +94,8 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
   const definition = loadDefinition();
   const statuses = options.statuses ?? printedStatusReporter((line) => process.stdout.write(`${line}\n`));
   const overrides = applyOverrides(options.overrides, definition);
-  const redrive = options.redrive && redriveFrom(options.redrive.events);
   const history = new ExecutionHistory(options.onEvent, options.redrive?.events);
+  const redrive = options.redrive && planRedrive(definition, options.redrive.events, { iterationIndex: (map, shown) => history.iterationIndex(map, shown) });
   const gates = new IterationGates(definition, (event, map) => history.record(event, map));
   const inFlight = new InFlightInvocations();
   const invocations = bindTaskStates(definition, localLambdaFunctions(inFlight.runtime(options.runtime), statuses), overrides.invocations);
@@ -110,10 +113,10 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
   const validated = new StateMachine(resolveResources(definition, localLambdaArn) as never, {
     validationOptions: { checkPaths: true, checkArn: true },
   });
-  // The very definition, entered where the redrive goes on: only "PrepareBuild is not reachable"
-  // would keep the validator from taking it.
+  // The very definition, entered where the redrive goes on (and a Map's iterations dispatched):
+  // validated as it is above, since its first states are no longer reachable.
   const machine = redrive
-    ? new StateMachine(resolveResources({ ...definition, StartAt: redrive.state }, localLambdaArn) as never, { validationOptions: { noValidate: true } })
+    ? new StateMachine(resolveResources(redriveDefinition(definition, redrive), localLambdaArn) as never, { validationOptions: { noValidate: true } })
     : validated;
   const name = options.executionName ?? input.build.id;
   const startedAt = options.redrive ? startTimeOf(options.redrive.events) : new Date().toISOString();
@@ -125,10 +128,11 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
     noThrowOnAbort: true,
   });
 
+  const shownOf = redrive ? redrivenEvents(redrive) : (event: ExecutionEvent) => event;
   const pump = (async () => {
     for await (const event of execution.eventLogs as AsyncGenerator<ExecutionEvent>) {
-      // A redriven execution goes on under its first start: the service records ExecutionRedriven.
-      gates.admit(redrive && event.type === 'ExecutionStarted' ? { type: 'ExecutionRedriven', timestamp: event.timestamp } : event);
+      const shown = shownOf(event);
+      if (shown) gates.admit(shown);
     }
     gates.close();
   })();
@@ -157,4 +161,18 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
       execution.abort();
     },
   };
+}
+
+let definitionRead: AslDefinition | undefined;
+
+/**
+ * Throws as the local server refuses "Re-run failed steps" of this ended execution: as
+ * RedriveExecution would (execution/redrive-plan.ts), or since it has no steps to re-run
+ * (execution/redrive.ts). Before anything of the execution changes.
+ */
+export function refuseRedrive(events: readonly ExecutionEvent[]): void {
+  const history = new ExecutionHistory(undefined, events);
+  definitionRead ??= loadDefinition();
+  const plan = planRedrive(definitionRead, events, { iterationIndex: (map, shown) => history.iterationIndex(map, shown) });
+  refuseWithoutStepsToRerun(plan, events);
 }

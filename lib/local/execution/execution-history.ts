@@ -74,6 +74,17 @@ export class ExecutionHistory {
     }
   }
 
+  /**
+   * shownIndex undone, as the history stands: the Map's own index of an iteration shown as
+   * `shown`, which a redrive resumes it by (redrive-plan.ts). Good for the Map's last entry.
+   */
+  iterationIndex(map: string, shown: number | undefined): number | undefined {
+    if (shown === undefined) return undefined;
+    if (map === AFTER_FAILURE_MAP) return shown - this.afterFailureFrom;
+    const rerun = map === STEPS_MAP ? (this.rerunIndices?.indexOf(shown) ?? -1) : -1;
+    return rerun >= 0 ? rerun : shown;
+  }
+
   private shownIndex(index: number, map: string | undefined): number | undefined {
     if (map === AFTER_FAILURE_MAP) return this.afterFailureFrom + index;
     if (map === STEPS_MAP && this.rerunIndices) return this.rerunIndices[index] ?? index;

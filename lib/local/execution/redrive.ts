@@ -1,33 +1,30 @@
+/**
+ * "Re-run failed steps": a redrive (redrive-plan.ts, redrive-definition.ts) of a build that has
+ * steps to re-run. The engine redrives what Step Functions would; the local server also refuses up
+ * front a build whose redrive could only fail again at once, saying why.
+ */
 import type { ExecutionEvent } from './execution-history.js';
-import { AWAIT_RERUN as RERUN_MAP } from './states.js';
-import { ExecutionControlError } from '../execution-errors.js';
+import { endedStatus, ExecutionNotRedrivable, type RedrivePlan } from './redrive-plan.js';
+import { AWAIT_RERUN } from './states.js';
 
-/** As Step Functions names the refusal of RedriveExecution. */
-export class ExecutionNotRedrivable extends ExecutionControlError {
-  override readonly name = 'ExecutionNotRedrivable';
-  readonly statusCode = 409;
-}
+export { ExecutionNotRedrivable, RedriveNotEmulated } from './redrive-plan.js';
 
 /**
- * Where a redrive of an ended execution goes on, and with what: the state it failed in, entered
- * again with the input it was entered with, as RedriveExecution does ("continues the failed
- * execution from the unsuccessful step and uses the same input"). Only AwaitRerun is worth it: the
- * definition fails there exactly when the build has steps to re-run in a kept workspace
- * (state-machine.asl.yml, CanRerun); a build that failed anywhere else would fail again at once.
+ * The definition fails in AwaitRerun exactly when the build has steps to re-run in a kept
+ * workspace (state-machine.asl.yml, CanRerun); a redrive of a build that failed anywhere else
+ * would enter that state again and fail at once, so it is refused with the reason.
  */
-export function redriveFrom(events: readonly ExecutionEvent[]): { state: string; input: unknown } {
-  const last = events.at(-1);
-  if (last?.type !== 'ExecutionFailed') {
-    throw new ExecutionNotRedrivable(`Only a failed execution can re-run its failed steps; this one ${last?.type === 'ExecutionSucceeded' ? 'succeeded' : 'has not failed'}.`);
-  }
-  const entered = events.findLast((e) => e.type === 'StateEntered' && e.state?.name === RERUN_MAP);
-  const exited = events.findLast((e) => e.type === 'StateExited' && e.state?.name === RERUN_MAP);
-  if (!entered || (exited && events.indexOf(exited) > events.indexOf(entered))) {
+export function refuseWithoutStepsToRerun(plan: RedrivePlan, events: readonly ExecutionEvent[]): void {
+  if (plan.state === AWAIT_RERUN) return;
+  const status = endedStatus(events);
+  if (status === 'ABORTED' || status === 'TIMED_OUT') {
     throw new ExecutionNotRedrivable(
-      'This build has no steps to re-run: it failed before its steps ran, its workspace was not kept (an ephemeral workspace, or FAILED_WORKSPACE_KEEP_SECONDS is 0), or its cleanup could not reach the cluster. Start a new execution instead.',
+      `This build ${status === 'ABORTED' ? 'was stopped' : 'timed out'}: the cleanup deleted its pods and its workspace claim, so it has no steps to re-run. Step Functions would go on from ${plan.state}, where it stood, without them. Start a new execution instead.`,
     );
   }
-  return { state: RERUN_MAP, input: entered.state?.input };
+  throw new ExecutionNotRedrivable(
+    'This build has no steps to re-run: it failed before its steps ran, its workspace was not kept (an ephemeral workspace, or FAILED_WORKSPACE_KEEP_SECONDS is 0), or its cleanup could not reach the cluster. Start a new execution instead.',
+  );
 }
 
 /** The execution's first start, which a redrive keeps. */

@@ -5,7 +5,8 @@
  *   POST /executions/NAME/rerun  a new execution with the same input; 201 {executionName, ...}
  *   POST /executions/NAME/redrive  "Re-run failed steps": the failed execution goes on, as
  *                                Step Functions' RedriveExecution; 200 with the execution, running
- *                                again, 409 ExecutionNotRedrivable when it has nothing to re-run
+ *                                again, 409 ExecutionNotRedrivable when RedriveExecution would
+ *                                refuse it or it has nothing to re-run, 501 RedriveNotEmulated
  * All behind the ControlGuard (lib/local/http/control-guard.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
