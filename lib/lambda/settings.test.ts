@@ -41,6 +41,19 @@ describe('runnerSettings: the image check', () => {
     expect(runnerSettings({ ...deployed, IMAGE_CHECK: 'off' }).workflow.imageCheck).toBe(false);
     expect(() => runnerSettings({ ...deployed, IMAGE_CHECK: 'no' })).toThrow(/IMAGE_CHECK must be one of on, off, got "no"/);
   });
+
+  it.each([
+    [undefined, true],
+    ['', true],
+    ['on', true],
+    ['off', false],
+  ])('protects step pods from voluntary disruption unless STEP_DO_NOT_DISRUPT is off (%p)', (value, protectedPods) => {
+    expect(runnerSettings({ ...deployed, ...(value !== undefined ? { STEP_DO_NOT_DISRUPT: value } : {}) }).workflow.doNotDisrupt).toBe(protectedPods);
+  });
+
+  it('stops the function at start on a STEP_DO_NOT_DISRUPT that is neither on nor off', () => {
+    expect(() => runnerSettings({ ...deployed, STEP_DO_NOT_DISRUPT: 'false' })).toThrow(/STEP_DO_NOT_DISRUPT must be one of on, off, got "false"/);
+  });
 });
 
 describe('runnerSettings: every step pod\'s pull secrets and placement', () => {

@@ -34,6 +34,7 @@ export const EnvNames = {
   stepPullSecrets: 'STEP_PULL_SECRETS',
   stepNodeSelector: 'STEP_NODE_SELECTOR',
   stepTolerations: 'STEP_TOLERATIONS',
+  stepDoNotDisrupt: 'STEP_DO_NOT_DISRUPT',
   maxParallelSteps: 'MAX_PARALLEL_STEPS',
   stateMachineArn: 'STATE_MACHINE_ARN',
   githubWebhookSecretId: 'GITHUB_WEBHOOK_SECRET_ID',
@@ -82,6 +83,7 @@ export function runnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
         accessMode: read.oneOf(EnvNames.workspaceAccessMode, ACCESS_MODES) ?? DEFAULT_WORKSPACE.accessMode,
       },
       imageCheck: read.oneOf(EnvNames.imageCheck, ['on', 'off'] as const) !== 'off',
+      doNotDisrupt: read.oneOf(EnvNames.stepDoNotDisrupt, ['on', 'off'] as const) !== 'off',
       ...read.podSetting('pullSecrets', EnvNames.stepPullSecrets, 'a comma-separated list of Secret names', (raw) =>
         checkPullSecrets(raw.split(',').map((name) => name.trim()).filter((name) => name !== '')),
       ),
