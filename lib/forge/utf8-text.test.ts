@@ -1,4 +1,6 @@
 import { keepEndUtf8, truncateUtf8, utf8Length } from './utf8-text.js';
+/** No lone surrogate: in `u` mode a pair is one code point, so only half of a character matches. */
+const wellFormed = (text: string) => !/[\uD800-\uDFFF]/u.test(text);
 
 // é: 2 bytes of UTF-8, 错: 3, 🔥: 4 (two UTF-16 code units).
 describe('text cut in UTF-8 bytes', () => {
@@ -25,7 +27,7 @@ describe('text cut in UTF-8 bytes', () => {
       expect(utf8Length(cut)).toBeLessThanOrEqual(limit);
       // Whole characters, then the ellipsis: as many as fit beside its 3 bytes.
       expect(cut).toBe(`${char.repeat(Math.floor((limit - 3) / utf8Length(char)))}…`);
-      expect(cut.isWellFormed()).toBe(true);
+      expect(wellFormed(cut)).toBe(true);
     }
   });
 
@@ -46,6 +48,6 @@ describe('text cut in UTF-8 bytes', () => {
     const long = keepEndUtf8(char.repeat(1_000), 101);
     expect(utf8Length(long)).toBeLessThanOrEqual(101);
     expect(long).toBe(`…\n${char.repeat(Math.floor((101 - 4) / utf8Length(char)))}`);
-    expect(long.isWellFormed()).toBe(true);
+    expect(wellFormed(long)).toBe(true);
   });
 });
