@@ -1,4 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
+import { objectAbsent } from '../workflow/s3-absent.js';
 import { isStepResultName, LOG_END_BYTES, parseStepRecord, stepLogName, stepResultName, type StepLogStore, type StepRecord } from '../workflow/step-log-store.js';
 
 const TEXT = 'text/plain; charset=utf-8';
@@ -63,7 +64,7 @@ export function s3LogStore(bucket: string, prefix: string, client?: S3Client): S
         try {
           return await s3.send(new GetObjectCommand({ Bucket: bucket, Key: partKey(key, 1), Range: 'bytes=0-0' }));
         } catch (error) {
-          if (error instanceof NoSuchKey) return undefined;
+          if (error instanceof NoSuchKey || (await objectAbsent(error, s3, bucket, partKey(key, 1)))) return undefined;
           throw error;
         }
       };

@@ -9,6 +9,8 @@ import { DEFAULT_WORKSPACE, WorkspaceModes, workflowSettings, type WorkflowSetti
 
 export const EnvNames = {
   clusterName: 'EKS_CLUSTER_NAME',
+  /** The role a function assumes to talk to the cluster (serverless.yml EksClusterRole); unset: its own. */
+  clusterRoleArn: 'EKS_CLUSTER_ROLE_ARN',
   region: 'AWS_REGION',
   namespace: 'STEP_RUNNER_NAMESPACE',
   imagePullGrace: 'IMAGE_PULL_GRACE_SECONDS',
@@ -53,7 +55,8 @@ export class DeploymentSettingsError extends Error {
 
 /** What the functions that run builds need: the cluster, where pods go and where logs go. */
 export interface RunnerSettings {
-  cluster: { clusterName: string; region: string };
+  /** `roleArn`: the role whose identity the cluster knows (the EKS access entry's), assumed for DescribeCluster and the token. */
+  cluster: { clusterName: string; region: string; roleArn?: string };
   workflow: WorkflowSettings;
   logs: { bucket: string; prefix: string };
 }
@@ -63,7 +66,11 @@ export function runnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
   // Set but empty: the cluster's default storage class.
   const storageClass = env[EnvNames.workspaceStorageClass] ?? DEFAULT_WORKSPACE.storageClass;
   const settings: RunnerSettings = {
-    cluster: { clusterName: read.required(EnvNames.clusterName), region: read.required(EnvNames.region) },
+    cluster: {
+      clusterName: read.required(EnvNames.clusterName),
+      region: read.required(EnvNames.region),
+      ...(env[EnvNames.clusterRoleArn]?.trim() ? { roleArn: env[EnvNames.clusterRoleArn]!.trim() } : {}),
+    },
     workflow: workflowSettings({
       namespace: read.required(EnvNames.namespace),
       ...read.seconds('imagePullGraceSeconds', EnvNames.imagePullGrace),
