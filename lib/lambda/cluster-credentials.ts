@@ -15,19 +15,21 @@ export interface ClusterRole {
   region: string;
   /** Who assumed it, in CloudTrail and in the cluster's audit log: the function's name. */
   sessionName?: string;
-  /** For tests: the provider that assumes the role. */
+  /** For tests: the provider that assumes the role, or STS's address and the credentials that ask it. */
   assume?: AwsCredentialsProvider;
+  sts?: { endpoint: string; credentials: AwsCredentials };
   now?: () => Date;
 }
 
 /** One AssumeRole per hour's session, not one per token: the provider the SDK gives asks STS on every call. */
-export function clusterRoleCredentials({ roleArn, region, sessionName, assume, now = () => new Date() }: ClusterRole): AwsCredentialsProvider {
+export function clusterRoleCredentials({ roleArn, region, sessionName, assume, sts, now = () => new Date() }: ClusterRole): AwsCredentialsProvider {
   const provider =
     assume ??
     fromTemporaryCredentials({
       // A role session's name: letters, digits and =,.@- only, at most 64.
       params: { RoleArn: roleArn, RoleSessionName: (sessionName ?? 'step-runner').replace(/[^\w=,.@-]/g, '-').slice(0, 64) },
-      clientConfig: { region },
+      clientConfig: { region, ...(sts ? { endpoint: sts.endpoint } : {}) },
+      ...(sts ? { masterCredentials: sts.credentials } : {}),
     });
   let held: Promise<AwsCredentials> | undefined;
   return async () => {
