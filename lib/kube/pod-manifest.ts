@@ -67,18 +67,19 @@ export interface StepPodManifestInput {
  * A step pod has no owner, and no controller would make it again: evicted, its step ends as
  * StepInterrupted and runs again from the start (twice by default), whatever it had done. Node
  * autoscalers evict such pods on their own schedule unless told not to:
- * - Karpenter (and EKS Auto Mode, which runs it): "Pods without an ownerRef (also called
- *   'controllerless' or 'naked' pods) will be evicted during voluntary node disruption"; a pod
- *   annotated `karpenter.sh/do-not-disrupt: "true"` blocks consolidation of its node, and drift
- *   unless the NodeClaim sets a terminationGracePeriod (karpenter.sh, Concepts > Disruption >
- *   Pod-Level Controls; Reference > Well-Known Annotations). Expiration, repair and a forceful
- *   termination still take the node.
+ * - Karpenter (and EKS Auto Mode, which runs it) evicts pods without an ownerRef
+ *   ("controllerless" or "naked" pods) when it consolidates or drifts their node
+ *   (kubernetes-sigs/karpenter#70, aws/karpenter#2847); "You can block Karpenter from voluntarily
+ *   choosing to disrupt certain pods by setting the `karpenter.sh/do-not-disrupt: "true"`
+ *   annotation on the pod ... a long batch job ... that would need to start over if it were
+ *   interrupted" (https://karpenter.sh/docs/concepts/disruption/#pod-level-controls). Expiration,
+ *   repair and a forceful termination still take the node (Reference > Well-Known Annotations).
  * - cluster-autoscaler: a pod not backed by a controller, or with local storage, already keeps
  *   its node from scale-down unless annotated `safe-to-evict: "true"`, and "false" keeps it for
- *   any pod (kubernetes/autoscaler cluster-autoscaler/FAQ.md, "What types of pods can prevent CA
- *   from removing a node?"). Saying "false" outright keeps a mutating webhook or policy that adds
- *   "true" to pods with emptyDir volumes, where none is set (Kyverno's add-safe-to-evict), from
- *   opting the step in.
+ *   any pod (https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/FAQ.md,
+ *   "What types of pods can prevent CA from removing a node?"). Saying "false" outright keeps a
+ *   mutating webhook or policy that adds "true" to pods with emptyDir volumes where none is set
+ *   (Kyverno's add-safe-to-evict) from opting the step in.
  */
 export const DO_NOT_DISRUPT_ANNOTATIONS = {
   'karpenter.sh/do-not-disrupt': 'true',
