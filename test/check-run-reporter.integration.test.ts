@@ -172,9 +172,13 @@ describe('the stand-in', () => {
     const tooLong = { name: 'step-runner', head_sha: SHA, output: { title: 't', summary: 'x'.repeat(65_536) } };
     await expect(api.createCheckRun(REPOSITORY, tooLong)).rejects.toMatchObject({ status: 422 });
     await expect(api.createCheckRun(REPOSITORY, { name: 'step-runner', head_sha: SHA, status: 'completed' })).rejects.toMatchObject({ status: 422 });
+    // 40,000 characters, within the documented 65,535, but 80,000 bytes: GitHub counts bytes.
+    await expect(api.createCheckRun(REPOSITORY, { ...tooLong, output: { title: 't', summary: 'é'.repeat(40_000) } })).rejects.toMatchObject({ status: 422 });
     expect(github.refusedBodies.map((refused) => refused.problems)).toEqual([
-      ['/output/summary must NOT have more than 65535 characters'],
+      // GitHub's words for a summary past 65,535 bytes (github/docs#35252); the stand-in counts bytes.
+      ['/output/summary summary exceeds a maximum bytesize of 65535'],
       ['/conclusion is required with completed_at or status completed'],
+      ['/output/summary summary exceeds a maximum bytesize of 65535'],
     ]);
     github.refusedBodies.length = 0;
   });

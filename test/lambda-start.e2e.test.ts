@@ -14,6 +14,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PROVIDER_ENV = {
   AWS_REGION: 'eu-west-1',
   EKS_CLUSTER_NAME: 'ci',
+  EKS_CLUSTER_ROLE_ARN: 'arn:aws:iam::123456789012:role/serverless-step-runner-dev-EksClusterRole-AbC',
   STEP_RUNNER_NAMESPACE: 'step-runner',
   STEP_LOGS_BUCKET: 'step-logs',
   STEP_LOGS_PREFIX: 'builds/',

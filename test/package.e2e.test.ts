@@ -117,7 +117,7 @@ function statements(): Statement[] {
 
 const grants = (action: string) => statements().filter((s) => s.actions.includes(action));
 
-/** The role a function runs with: its own, or the runner's (the framework's default role). */
+/** The role a function runs with (its `role:` in serverless.yml). */
 function roleOf(functionId: string): string {
   const role = template.Resources[functionId]!.Properties.Role as { 'Fn::GetAtt': string[] };
   return role['Fn::GetAtt'][0]!;
@@ -348,6 +348,90 @@ describe('osls package', () => {
   });
 });
 
+// --- who may do what ------------------------------------------------------------------------
+
+const ACCOUNT = 'arn:aws:%s:us-east-1:000000000000';
+const logGroup = (...functions: string[]) => ({
+  actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+  resources: functions.map((fn) => `${ACCOUNT.replace('%s', 'logs')}:log-group:/aws/lambda/serverless-step-runner-dev-${fn}:*`),
+});
+const secret = (name: string) => `${ACCOUNT.replace('%s', 'secretsmanager')}:secret:${name}-??????`;
+const TOKEN = secret('step-runner/github-token');
+const APP_KEY = secret('step-runner/github-app-private-key');
+const objects = (actions: string[], ...paths: string[]) => ({ actions, resources: paths.map((p) => `arn-of:StepLogsBucket/${p}`) });
+/** A listing must name a prefix, and one of these: `StringLike`, never `...IfExists`, which a listing of the whole bucket satisfies. */
+const listing = (...prefixes: string[]) => ({ actions: ['s3:ListBucket'], resources: ['arn-of:StepLogsBucket'], condition: { StringLike: { 's3:prefix': prefixes } } });
+const ASSUME_CLUSTER_ROLE = { actions: ['sts:AssumeRole'], resources: ['arn-of:EksClusterRole'] };
+
+/** Each function's role, and the roles that several functions share because they need the same. */
+const FUNCTION_ROLES: Record<string, string> = {
+  WebhookLambdaFunction: 'WebhookRole',
+  ReportStatusLambdaFunction: 'ReportStatusRole',
+  PrepareBuildLambdaFunction: 'PrepareBuildRole',
+  LaunchStepLambdaFunction: 'LaunchStepRole',
+  PollStepLambdaFunction: 'PollStepRole',
+  WaitForNeedsLambdaFunction: 'ClusterOnlyRole',
+  FinishStepLambdaFunction: 'FinishStepRole',
+  CleanupBuildLambdaFunction: 'ClusterOnlyRole',
+  CleanupEndedExecutionLambdaFunction: 'CleanupEndedExecutionRole',
+  CleanupOrphansLambdaFunction: 'ClusterOnlyRole',
+  // It calls nothing: only its log group.
+  AwaitRerunLambdaFunction: 'LogsOnlyRole',
+};
+
+/**
+ * Every statement of every role the stack defines for its functions, in order: what each
+ * function's code calls (lib/lambda, lib/workflow/tasks), on the resources it calls it on, and
+ * nothing else. A permission added to serverless.yml fails this until it is listed here.
+ */
+const ROLE_GRANTS: Record<string, Omit<Statement, 'role'>[]> = {
+  WebhookRole: [
+    logGroup('webhook'),
+    { actions: ['states:StartExecution'], resources: ['ref:BuildStateMachine'] },
+    { actions: ['secretsmanager:GetSecretValue'], resources: [secret('step-runner/github-webhook-secret'), secret('step-runner/generic-webhook-secret'), TOKEN, APP_KEY] },
+  ],
+  // Commit statuses and check runs; a check run's summary reads how each step ended (builds/BUILD/STEP.result.json).
+  ReportStatusRole: [logGroup('reportStatus'), objects(['s3:GetObject'], 'builds/*'), listing('builds/*'), { actions: ['secretsmanager:GetSecretValue'], resources: [TOKEN, APP_KEY] }],
+  // The clone's token, the image check, superseding (its group's record, StopExecution).
+  PrepareBuildRole: [
+    logGroup('prepareBuild'),
+    ASSUME_CLUSTER_ROLE,
+    { actions: ['secretsmanager:GetSecretValue'], resources: [TOKEN, APP_KEY] },
+    { actions: ['ecr:DescribeImages'], resources: ['arn:aws:ecr:*:000000000000:repository/*'] },
+    objects(['s3:GetObject', 's3:PutObject'], 'concurrency/*'),
+    listing('concurrency/*'),
+    { actions: ['states:StopExecution'], resources: [`${ACCOUNT.replace('%s', 'states')}:execution:serverless-step-runner-dev-build:*`] },
+  ],
+  // The cache's lookups and presigned URLs, the artifacts' upload URLs, the clone's key hashes; the App's key to renew a token.
+  LaunchStepRole: [
+    logGroup('launchStep'),
+    ASSUME_CLUSTER_ROLE,
+    { actions: ['secretsmanager:GetSecretValue'], resources: [APP_KEY] },
+    objects(['s3:GetObject', 's3:PutObject'], 'cache/*'),
+    objects(['s3:PutObject'], 'artifacts/*'),
+    objects(['s3:GetObject'], 'builds/*/cache-keys.json'),
+    listing('cache/*', 'builds/*/cache-keys.json'),
+  ],
+  // A running step's log parts, nothing else of the bucket.
+  PollStepRole: [logGroup('pollStep'), ASSUME_CLUSTER_ROLE, objects(['s3:PutObject'], 'builds/*.log.parts/*')],
+  // The log joined from its parts, the step's record, the key hashes; the artifacts' manifest.
+  FinishStepRole: [
+    logGroup('finishStep'),
+    ASSUME_CLUSTER_ROLE,
+    objects(['s3:PutObject', 's3:GetObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], 'builds/*'),
+    objects(['s3:GetObject'], 'artifacts/*'),
+    listing('builds/*', 'artifacts/*'),
+  ],
+  CleanupEndedExecutionRole: [logGroup('cleanupEndedExecution'), ASSUME_CLUSTER_ROLE, { actions: ['secretsmanager:GetSecretValue'], resources: [TOKEN, APP_KEY] }],
+  ClusterOnlyRole: [logGroup('waitForNeeds', 'cleanupBuild', 'cleanupOrphans'), ASSUME_CLUSTER_ROLE],
+  // For a function that calls no AWS API: `role: LogsOnlyRole` and nothing more.
+  LogsOnlyRole: [logGroup('*')],
+  // The identity the cluster knows: the endpoint and CA of the configured cluster, nothing else.
+  EksClusterRole: [{ actions: ['eks:DescribeCluster'], resources: [`${ACCOUNT.replace('%s', 'eks')}:cluster/ci`] }],
+};
+
+const statementsOf = (role: string) => statements().filter((s) => s.role === role).map(({ role: _, ...rest }) => rest);
+
 describe('IAM in the packaged template', () => {
   it('grants no action on every resource ("*") but the state machine\'s log delivery, and no wildcard action', () => {
     const onAnyResource = statements().filter((s) => s.resources.includes('*'));
@@ -360,85 +444,56 @@ describe('IAM in the packaged template', () => {
     }
   });
 
-  it('lets the runner describe the configured cluster only, keep step logs under builds/ only, and reach the cache and artifacts under their own prefixes only', () => {
-    expect(grants('eks:DescribeCluster')).toEqual([
-      { role: 'IamRoleLambdaExecution', actions: ['eks:DescribeCluster'], resources: ['arn:aws:eks:us-east-1:000000000000:cluster/ci'] },
-    ]);
-    // Write a log or a running step's parts, read the parts back and delete them, abort a join
-    // that failed: nothing else, nowhere else.
-    const logObjects = {
-      role: 'IamRoleLambdaExecution',
-      actions: ['s3:PutObject', 's3:GetObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
-      resources: ['arn-of:StepLogsBucket/builds/*'],
-    };
-    // The cache's lookups and presigned URLs, the artifacts' uploads and manifests: read and write, never delete.
-    const prefixed = (prefix: string) => ({ role: 'IamRoleLambdaExecution', actions: ['s3:GetObject', 's3:PutObject'], condition: undefined, resources: [`arn-of:StepLogsBucket/${prefix}/*`] });
-    expect(grants('s3:PutObject')).toEqual([{ ...logObjects, condition: undefined }, prefixed('cache'), prefixed('artifacts'), prefixed('concurrency')]);
-    // reportStatus reads how the steps ended (builds/BUILD/STEP.result.json) for a check run's summary: read only.
-    const stepRecords = { role: 'ReportStatusRole', actions: ['s3:GetObject'], condition: undefined, resources: ['arn-of:StepLogsBucket/builds/*'] };
-    expect(grants('s3:GetObject')).toEqual([{ ...logObjects, condition: undefined }, prefixed('cache'), prefixed('artifacts'), prefixed('concurrency'), stepRecords]);
-    for (const action of ['s3:DeleteObject', 's3:AbortMultipartUpload']) expect(grants(action)).toEqual([{ ...logObjects, condition: undefined }]);
-    expect(grants('s3:*')).toEqual([]);
-    // Listing, for a missing key's 404 (not 403) and a fallback key's newest entry: a listing that names a prefix names one of the three.
-    expect(grants('s3:ListBucket')).toEqual([
-      {
-        role: 'IamRoleLambdaExecution',
-        actions: ['s3:ListBucket'],
-        resources: ['arn-of:StepLogsBucket'],
-        condition: { StringLikeIfExists: { 's3:prefix': ['builds/*', 'cache/*', 'artifacts/*', 'concurrency/*'] } },
-      },
-      { role: 'ReportStatusRole', actions: ['s3:ListBucket'], resources: ['arn-of:StepLogsBucket'], condition: { StringLike: { 's3:prefix': ['builds/*'] } } },
-    ]);
+  it('gives each function the role for what it does, and no function the framework\'s shared role', () => {
+    expect(Object.fromEntries(Object.keys(HANDLERS).map((id) => [id, roleOf(id)]))).toEqual(FUNCTION_ROLES);
+    expect(template.Resources.IamRoleLambdaExecution).toBeUndefined();
   });
 
-  it('lets the runner ask ECR about images of the account\'s own repositories only (the image check)', () => {
-    expect(grants('ecr:DescribeImages')).toEqual([
-      { role: 'IamRoleLambdaExecution', actions: ['ecr:DescribeImages'], resources: ['arn:aws:ecr:*:000000000000:repository/*'] },
-    ]);
+  it.each(Object.keys(ROLE_GRANTS))("grants %s exactly what its functions' code uses", (role) => {
+    expect(statementsOf(role)).toEqual(ROLE_GRANTS[role]);
   });
 
-  it('lets only the webhook start executions, of this state machine only', () => {
-    expect(grants('states:StartExecution')).toEqual([
-      { role: 'WebhookRole', actions: ['states:StartExecution'], resources: ['ref:BuildStateMachine'] },
-    ]);
+  it('lets no role but those of the functions that need a GitHub token read the App\'s key, nor any but prepareBuild stop an execution or ask ECR', () => {
+    const reading = (resource: string) => grants('secretsmanager:GetSecretValue').filter((s) => s.resources.includes(resource)).map((s) => s.role);
+    expect(reading(APP_KEY)).toEqual(['PrepareBuildRole', 'LaunchStepRole', 'CleanupEndedExecutionRole', 'WebhookRole', 'ReportStatusRole']);
+    expect(reading(TOKEN)).toEqual(['PrepareBuildRole', 'CleanupEndedExecutionRole', 'WebhookRole', 'ReportStatusRole']);
+    expect(grants('states:StopExecution').map((s) => s.role)).toEqual(['PrepareBuildRole']);
+    expect(grants('states:StartExecution').map((s) => s.role)).toEqual(['WebhookRole']);
+    expect(grants('ecr:DescribeImages').map((s) => s.role)).toEqual(['PrepareBuildRole']);
+    // Writing under cache/ (the presigned PUTs): LaunchStep alone; deleting anything: FinishStep alone, its own logs.
+    expect(grants('s3:PutObject').filter((s) => s.resources.some((r) => r.includes('/cache/'))).map((s) => s.role)).toEqual(['LaunchStepRole']);
+    expect(grants('s3:DeleteObject')).toEqual([{ role: 'FinishStepRole', ...ROLE_GRANTS.FinishStepRole![2] }]);
   });
 
-  it("lets the runner stop executions of this state machine only (a superseded build's)", () => {
-    expect(grants('states:StopExecution')).toEqual([
-      { role: 'IamRoleLambdaExecution', actions: ['states:StopExecution'], condition: undefined, resources: ['arn:aws:states:us-east-1:000000000000:execution:serverless-step-runner-dev-build:*'] },
-    ]);
+  it('lets no listing go without a prefix: every s3:ListBucket asks for one (StringLike), never IfExists', () => {
+    const lists = grants('s3:ListBucket');
+    expect(lists.length).toBeGreaterThan(0);
+    for (const { role, condition } of lists) {
+      expect({ role, operators: Object.keys(condition as object) }).toEqual({ role, operators: ['StringLike'] });
+      const prefixes = (condition as { StringLike: { 's3:prefix': string[] } }).StringLike['s3:prefix'];
+      // Each pattern starts with a folder of its own: none matches the whole bucket.
+      expect({ role, whole: prefixes.filter((p) => !/^[a-z]+\/./.test(p)) }).toEqual({ role, whole: [] });
+    }
   });
 
-  it('lets the webhook and reportStatus read their named secrets, and the runner the GitHub token and App key only (for private clones)', () => {
-    const secret = (name: string) => `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-??????`;
-    const github = [secret('step-runner/github-token'), secret('step-runner/github-app-private-key')];
-    expect(grants('secretsmanager:GetSecretValue')).toEqual([
-      { role: 'IamRoleLambdaExecution', actions: ['secretsmanager:GetSecretValue'], resources: github },
-      {
-        role: 'WebhookRole',
-        actions: ['secretsmanager:GetSecretValue'],
-        resources: [secret('step-runner/github-webhook-secret'), secret('step-runner/generic-webhook-secret'), ...github],
-      },
-      { role: 'ReportStatusRole', actions: ['secretsmanager:GetSecretValue'], resources: github },
+  it('lets the functions that talk to the cluster, and only they, assume EksClusterRole, which alone may describe the cluster', () => {
+    const assuming = grants('sts:AssumeRole').map((s) => s.role);
+    expect(assuming).toEqual(['PrepareBuildRole', 'LaunchStepRole', 'PollStepRole', 'FinishStepRole', 'CleanupEndedExecutionRole', 'ClusterOnlyRole']);
+    expect(grants('eks:DescribeCluster').map((s) => s.role)).toEqual(['EksClusterRole']);
+    // Its trust: the account's principals tagged as this stack's, whose own policy allows it (above).
+    const trust = (template.Resources.EksClusterRole!.Properties.AssumeRolePolicyDocument as { Statement: Record<string, Json>[] }).Statement;
+    expect(trust.map((t) => ({ ...t, Principal: render((t.Principal as { AWS: Json }).AWS) }))).toEqual([
+      { Effect: 'Allow', Principal: 'arn:aws:iam::000000000000:root', Action: 'sts:AssumeRole', Condition: { StringEquals: { 'aws:PrincipalTag/step-runner-eks': 'serverless-step-runner-dev' } } },
     ]);
-  });
-
-  it('gives the webhook and reportStatus their own roles, and every cluster-facing function the runner role', () => {
-    const roles = Object.fromEntries(Object.keys(HANDLERS).map((id) => [id, roleOf(id)]));
-    expect(roles).toEqual({
-      WebhookLambdaFunction: 'WebhookRole',
-      ReportStatusLambdaFunction: 'ReportStatusRole',
-      PrepareBuildLambdaFunction: 'IamRoleLambdaExecution',
-      LaunchStepLambdaFunction: 'IamRoleLambdaExecution',
-      PollStepLambdaFunction: 'IamRoleLambdaExecution',
-      WaitForNeedsLambdaFunction: 'IamRoleLambdaExecution',
-      FinishStepLambdaFunction: 'IamRoleLambdaExecution',
-      CleanupBuildLambdaFunction: 'IamRoleLambdaExecution',
-      CleanupEndedExecutionLambdaFunction: 'IamRoleLambdaExecution',
-      CleanupOrphansLambdaFunction: 'IamRoleLambdaExecution',
-      // It calls nothing: the runner role until the functions' roles are split, then logs only.
-      AwaitRerunLambdaFunction: 'IamRoleLambdaExecution',
-    });
+    const tagged = resourcesOfType('AWS::IAM::Role')
+      .filter(([, r]) => ((r.Properties.Tags ?? []) as { Key: string; Value: string }[]).some((t) => t.Key === 'step-runner-eks' && t.Value === 'serverless-step-runner-dev'))
+      .map(([id]) => id);
+    expect(tagged).toEqual(assuming);
+    // Every function that talks to the cluster is told which role to assume.
+    for (const id of Object.keys(FUNCTION_ROLES).filter((fn) => assuming.includes(FUNCTION_ROLES[fn]!))) {
+      const env = (template.Resources[id]!.Properties.Environment as { Variables: Record<string, Json> }).Variables;
+      expect({ id, role: render(env.EKS_CLUSTER_ROLE_ARN!) }).toEqual({ id, role: 'arn-of:EksClusterRole' });
+    }
   });
 
   it('lets the state machine invoke the functions its Task states name, and no other', () => {
@@ -448,7 +503,7 @@ describe('IAM in the packaged template', () => {
     expect([...functions].sort()).toEqual([...new Set(taskStates(loadDefinition()).map((t) => t.functionId))].sort());
   });
 
-  it('maps the runner role in by an EKS access entry, by default with edit rights in the step namespace only', async () => {
+  it('maps EksClusterRole in by an EKS access entry, by default with edit rights in the step namespace only', async () => {
     const entry = template.Resources.RunnerEksAccessEntry!;
     expect(entry.Type).toBe('AWS::EKS::AccessEntry');
     // params.eksAccess picks a row; a value with none fails the deploy, and 'none' creates no entry.
@@ -459,7 +514,8 @@ describe('IAM in the packaged template', () => {
     });
     expect(template.Conditions?.[entry.Condition!]).toEqual({ 'Fn::Equals': [{ 'Fn::FindInMap': ['EksAccessMustBeEditRbacOrNone', 'edit', 'AccessEntry'] }, 'true'] });
     expect(template.Conditions?.EksAccessEdit).toEqual({ 'Fn::Equals': ['edit', 'edit'] });
-    expect(render(entry.Properties.PrincipalArn!)).toBe('arn-of:IamRoleLambdaExecution');
+    expect(render(entry.Properties.PrincipalArn!)).toBe('arn-of:EksClusterRole');
+    expect(resourcesOfType('AWS::EKS::AccessEntry')).toHaveLength(1);
     expect(entry.Properties.ClusterName).toBe('ci');
     const [, editPolicies, rbacPolicies] = (entry.Properties.AccessPolicies as { 'Fn::If': [string, { PolicyArn: Json; AccessScope: Json }[], Json] })['Fn::If'];
     expect(editPolicies.map((p) => ({ policy: render(p.PolicyArn), scope: p.AccessScope }))).toEqual([

@@ -75,6 +75,9 @@ const placementOf = (pod: V1Pod) => ({
   tolerations: pod.spec?.tolerations,
 });
 
+const disruptionOf = (pod: V1Pod) =>
+  Object.fromEntries(Object.entries(pod.metadata?.annotations ?? {}).filter(([key]) => key === 'karpenter.sh/do-not-disrupt' || key === 'cluster-autoscaler.kubernetes.io/safe-to-evict'));
+
 describe('pod settings on the embedded cluster', () => {
   it('gives every pod, the checkout\'s too, the pull secrets and the step\'s placement over the deployment\'s', async () => {
     // The node says linux whatever this machine runs, as the Linux nodes of EKS do.
@@ -110,19 +113,23 @@ steps:
       { pod: 'tolerant', imagePullSecrets: secrets, nodeSelector: { 'kubernetes.io/os': os }, tolerations: [spot, { key: 'ci', operator: 'Exists', effect: 'NoSchedule' }] },
       { pod: 'plain', imagePullSecrets: secrets, nodeSelector: { 'kubernetes.io/os': os }, tolerations: [spot] },
     ]);
+    // By default every pod, the checkout's too, asks node autoscalers to leave its node (lib/kube/pod-manifest.ts).
+    expect(pods.map(disruptionOf)).toEqual(pods.map(() => ({ 'karpenter.sh/do-not-disrupt': 'true', 'cluster-autoscaler.kubernetes.io/safe-to-evict': 'false' })));
   }, 60_000);
 
   it('gives the checkout init container\'s pod the same, with an ephemeral workspace', async () => {
     const { summary, pods } = await build(
       `pod-settings-eph-${Date.now().toString(36)}`,
       'version: 1\npull-secrets: [ghcr-login]\nsteps:\n  - name: only\n    image: alpine:3.20\n    commands: [ls README]\n    node-selector: { kubernetes.io/os: linux }\n',
-      { workspaceMode: 'ephemeral' },
+      // The deployment's stepDoNotDisrupt 'off' (STEP_DO_NOT_DISRUPT), through PrepareBuild to LaunchStep.
+      { workspaceMode: 'ephemeral', doNotDisrupt: false },
       true,
     );
     expect(summary.status).toBe('SUCCEEDED');
     expect(pods).toHaveLength(1);
     expect(pods[0]?.spec?.initContainers?.map((c) => c.name)).toEqual(['clone']);
     expect(placementOf(pods[0]!)).toMatchObject({ imagePullSecrets: [{ name: 'ghcr-login' }], nodeSelector: { 'kubernetes.io/os': 'linux' } });
+    expect(disruptionOf(pods[0]!)).toEqual({});
   }, 60_000);
 
   it('fails a step whose node selector no node matches as Unschedulable, with the scheduler\'s words, after the grace period', async () => {

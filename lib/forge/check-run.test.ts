@@ -12,7 +12,7 @@ import {
   endingOf,
   Endings,
   MAX_ANNOTATIONS_PER_REQUEST,
-  MAX_OUTPUT_TEXT,
+  MAX_OUTPUT_BYTES,
   splitCause,
   summaryWith,
   type CheckStep,
@@ -20,6 +20,9 @@ import {
 } from './check-run.js';
 
 const SHA = '6113728f27ae82c7b1a177c8d03f9e96e0adf246';
+const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
+/** No lone surrogate: in `u` mode a pair is one code point, so only half of a character matches. */
+const wellFormed = (text: string) => !/[\uD800-\uDFFF]/u.test(text);
 const ARN = 'arn:aws:states:eu-west-1:123456789012:execution:step-runner:gh-hello-world-6113728-d1';
 const AT = '2026-03-01T10:00:00Z';
 
@@ -135,9 +138,9 @@ describe("the API's limits", () => {
     ['a few steps', 3],
     ['just over the limit', 240],
     ['far over it', 5_000],
-  ])('keeps the summary within 65,535 characters with %s, whole rows only, saying how many are left out', (_what, count) => {
+  ])('keeps the summary within 65,535 bytes with %s, whole rows only, saying how many are left out', (_what, count) => {
     const summary = summaryWith('Build failed', many(count));
-    expect(summary.length).toBeLessThanOrEqual(MAX_OUTPUT_TEXT);
+    expect(bytes(summary)).toBeLessThanOrEqual(MAX_OUTPUT_BYTES);
     const rows = summary.split('\n').filter((line) => line.startsWith('| `step-'));
     for (const row of rows) expect(row).toMatch(/^\| `step-\d+` \| .* \|$/);
     const left = count - rows.length;
@@ -149,8 +152,8 @@ describe("the API's limits", () => {
   it('fits the summary when it is just one row too long, leaving that row out', () => {
     const steps = many(2);
     const full = summaryWith('Build failed', steps);
-    const cut = summaryWith('Build failed', steps, full.length - 1);
-    expect(cut.length).toBeLessThanOrEqual(full.length - 1);
+    const cut = summaryWith('Build failed', steps, bytes(full) - 1);
+    expect(bytes(cut)).toBeLessThanOrEqual(bytes(full) - 1);
     expect(cut).toContain('`step-0`');
     expect(cut).not.toContain('`step-1`');
     expect(cut).toContain('1 more step not shown here');
@@ -160,7 +163,7 @@ describe("the API's limits", () => {
     const log = `${'```\n'}${Array.from({ length: 20_000 }, (_, i) => `line ${i}`).join('\n')}`;
     const [body] = checkRunCompletion({ ending: Endings.failed, completedAt: AT, failure: { Error: 'StepFailed', Cause: 'Step "test" exited with code 1' }, logTail: log });
     const text = body!.output!.text!;
-    expect(text.length).toBeLessThanOrEqual(MAX_OUTPUT_TEXT);
+    expect(bytes(text)).toBeLessThanOrEqual(MAX_OUTPUT_BYTES);
     expect(text).toContain('line 19999\n````');
     expect(text).toContain('````text\n…\n');
     expect(requestBodyProblems('checks/update', body)).toEqual([]);
@@ -179,6 +182,68 @@ describe("the API's limits", () => {
     // The schema says so too: 51 would be refused.
     const refused = requestBodyProblems('checks/update', { output: { title: 't', summary: 's', annotations: [...annotations.slice(0, 51)] } });
     expect(refused.join('\n')).toMatch(/annotations must NOT have more than 50 items/);
+  });
+
+  // GitHub counts a summary's and a text's 65,535 in bytes of UTF-8, not the characters its
+  // documentation says (github/docs#35252): a Cause, a log or an Error in other scripts takes 2 to
+  // 4 bytes a character. é is 2 bytes, a CJK character 3, an emoji 4 (and 2 UTF-16 units).
+  const SCRIPTS = [
+    ['é (2 bytes)', 'é'],
+    ['CJK (3 bytes)', '错'],
+    ['emoji (4 bytes)', '🔥'],
+    ['mixed', 'aé错🔥'],
+  ] as const;
+
+  it.each(SCRIPTS)('keeps a summary of steps whose Errors are %s within 65,535 bytes, whole characters only', (_what, char) => {
+    const steps = many(2_000, `StepFailed: ${char.repeat(120)}`);
+    const summary = summaryWith(`**StepFailed**: ${char.repeat(40_000)}`, steps);
+    expect(bytes(summary)).toBeLessThanOrEqual(MAX_OUTPUT_BYTES);
+    // Nearly full: the rows and the note fill what the headline leaves, short of less than a row
+    // (a cell is cut at 300 characters, 1,200 bytes at most).
+    expect(bytes(summary)).toBeGreaterThan(MAX_OUTPUT_BYTES - 1_500);
+    expect(wellFormed(summary)).toBe(true);
+    expect(summary).toMatch(/ more steps not shown here/);
+    expect(requestBodyProblems('checks/update', { output: { title: 't', summary } })).toEqual([]);
+  });
+
+  it.each(SCRIPTS)('keeps a failure text of a Cause and a log tail in %s within 65,535 bytes, never cutting a character', (_what, char) => {
+    const cause = `Step "test" exited with code 1: ${char.repeat(70_000)}`;
+    const log = Array.from({ length: 3_000 }, (_, i) => `${i} ${char.repeat(15)}`).join('\n');
+    for (const [body] of [
+      checkRunCompletion({ ending: Endings.failed, completedAt: AT, failure: { Error: 'StepFailed', Cause: cause } }),
+      checkRunCompletion({ ending: Endings.failed, completedAt: AT, failure: { Error: 'StepFailed', Cause: 'Step "test" exited with code 1' }, logTail: log }),
+    ]) {
+      const { text, summary } = body!.output!;
+      expect(bytes(text!)).toBeLessThanOrEqual(MAX_OUTPUT_BYTES);
+      expect(bytes(text!)).toBeGreaterThan(MAX_OUTPUT_BYTES - 300);
+      expect([wellFormed(text!), wellFormed(summary)]).toEqual([true, true]);
+      expect(requestBodyProblems('checks/update', body)).toEqual([]);
+    }
+  });
+
+  it.each(SCRIPTS)('keeps a text that fits to the last byte whole, and cuts one a byte over (%s)', (_what, char) => {
+    // `### StepFailed\n\n` and a paragraph that brings it to exactly 65,535 bytes.
+    const head = '### StepFailed\n\n';
+    const fill = MAX_OUTPUT_BYTES - bytes(head);
+    const paragraph = char.repeat(Math.floor(fill / bytes(char))) + 'x'.repeat(fill % bytes(char));
+    const exact = checkRunCompletion({ ending: Endings.failed, completedAt: AT, failure: { Error: 'StepFailed', Cause: paragraph } })[0]!.output!.text!;
+    expect(bytes(exact)).toBe(MAX_OUTPUT_BYTES);
+    expect(exact).toBe(head + paragraph);
+    const over = checkRunCompletion({ ending: Endings.failed, completedAt: AT, failure: { Error: 'StepFailed', Cause: `${paragraph}x` } })[0]!.output!.text!;
+    expect(bytes(over)).toBeLessThanOrEqual(MAX_OUTPUT_BYTES);
+    expect(over.endsWith('…')).toBe(true);
+    expect(wellFormed(over)).toBe(true);
+  });
+
+  it("makes the GitHub stand-in refuse, as GitHub does, a summary of 65,535 characters that is more than 65,535 bytes", () => {
+    const summary = 'é'.repeat(MAX_OUTPUT_BYTES);
+    expect(requestBodyProblems('checks/create', { name: 'n', head_sha: SHA, output: { title: 't', summary } })).toEqual([
+      `/output/summary summary exceeds a maximum bytesize of ${MAX_OUTPUT_BYTES}`,
+    ]);
+    expect(requestBodyProblems('checks/update', { output: { title: 't', summary: 's', text: '🔥'.repeat(16_384) } })).toEqual([
+      `/output/text text exceeds a maximum bytesize of ${MAX_OUTPUT_BYTES}`,
+    ]);
+    expect(requestBodyProblems('checks/update', { output: { title: 't', summary: 'é'.repeat(32_767) + 'x' } })).toEqual([]);
   });
 });
 

@@ -3,7 +3,8 @@
  * kept current as steps end, and completed with a conclusion, the failure's Error, Cause and log
  * tail, and an annotation on the pipeline file's line of the failing step. The API's limits are
  * kept here (docs.github.com, REST "Check runs": Create a check run, Update a check run):
- * `output.summary` and `output.text` at most 65,535 characters, at most 50 annotations a request.
+ * `output.summary` and `output.text` at most 65,535 bytes of UTF-8 (the documentation says
+ * characters, GitHub counts bytes: github/docs#35252), at most 50 annotations a request.
  *
  * Text given here is already masked: FinishStep masks a step's Secret values in its log tail and
  * its Cause before they leave the task (lib/workflow/tasks/finish-step.ts); `mask` is applied on
@@ -12,6 +13,7 @@
 import { Outcomes, type CaughtFailure, type Outcome, type StatusStep } from '../contract/index.js';
 import { plainCause } from '../contract/lambda-error.js';
 import { STATUS_CONTEXT, truncate } from './commit-status.js';
+import { keepEndUtf8, truncateUtf8, utf8Length } from './utf8-text.js';
 import type { CheckAnnotation, CheckConclusion, CheckRunCreate, CheckRunOutput, CheckRunUpdate } from './github-api.js';
 
 /**
@@ -20,8 +22,13 @@ import type { CheckAnnotation, CheckConclusion, CheckRunCreate, CheckRunOutput, 
  * are required (docs.github.com, "Troubleshooting required status checks").
  */
 export const CHECK_NAME = STATUS_CONTEXT;
-/** "Maximum length: 65535 characters" of `output.summary` and `output.text`. */
-export const MAX_OUTPUT_TEXT = 65_535;
+/**
+ * "Maximum length: 65535 characters" of `output.summary` and `output.text`, which GitHub counts in
+ * bytes: a longer one is refused with 422, "summary exceeds a maximum bytesize of 65535"
+ * (github/docs#35252). A Cause or a log in Chinese, or a summary of emoji, is 3 or 4 bytes a
+ * character.
+ */
+export const MAX_OUTPUT_BYTES = 65_535;
 /** "The Checks API limits the number of annotations to a maximum of 50 per API request." */
 export const MAX_ANNOTATIONS_PER_REQUEST = 50;
 /** Far below GitHub's 64 KB of an annotation's message: it is shown inline beside the line. */
@@ -225,22 +232,25 @@ const STATUS_WORDS: Readonly<Record<CheckStep['status'], string>> = {
 };
 
 /**
- * The headline, then the steps as a table, within MAX_OUTPUT_TEXT: rows that do not fit are left
- * out whole (never cut in the middle) and a last line says how many.
+ * The headline, then the steps as a table, within `max` bytes (MAX_OUTPUT_BYTES): rows that do not
+ * fit are left out whole (never cut in the middle) and a last line says how many.
  */
-export function summaryWith(headline: string, steps: readonly CheckStep[], max = MAX_OUTPUT_TEXT): string {
-  const head = truncate(headline, Math.floor(max / 4));
+export function summaryWith(headline: string, steps: readonly CheckStep[], max = MAX_OUTPUT_BYTES): string {
+  const head = truncateUtf8(headline, Math.floor(max / 4));
   if (steps.length === 0) return head;
   const table = ['| Step | Status | Duration | Error |', '| --- | --- | --- | --- |'];
   const rows = steps.map(stepRow);
   const note = (left: number) => `\n\n_${left} more step${left === 1 ? '' : 's'} not shown here: the execution's page has them all._`;
   let text = `${head}\n\n${table.join('\n')}`;
+  let bytes = utf8Length(text);
   for (const [index, row] of rows.entries()) {
     const left = rows.length - index - 1;
     // Room for this row and, should any row come after it not fit, for the note about them.
-    const reserve = left > 0 ? note(rows.length).length : 0;
-    if (text.length + 1 + row.length + reserve > max) return text + note(rows.length - index);
+    const reserve = left > 0 ? utf8Length(note(rows.length)) : 0;
+    const rowBytes = 1 + utf8Length(row);
+    if (bytes + rowBytes + reserve > max) return text + note(rows.length - index);
     text += `\n${row}`;
+    bytes += rowBytes;
   }
   return text;
 }
@@ -272,20 +282,10 @@ function failureText(error: string | undefined, paragraph: string, logTail: stri
     const fence = '`'.repeat(Math.max(3, ...Array.from(logTail.matchAll(/`+/g), (match) => match[0].length + 1)));
     const before = `${parts.join('\n')}\n\n${heading}\n\n${fence}text\n`;
     const after = `\n${fence}`;
-    const room = MAX_OUTPUT_TEXT - before.length - after.length;
-    if (room > 100) return before + keepEnd(logTail.replace(/\n$/, ''), room) + after;
+    const room = MAX_OUTPUT_BYTES - utf8Length(before) - utf8Length(after);
+    if (room > 100) return before + keepEndUtf8(logTail.replace(/\n$/, ''), room) + after;
   }
-  return truncate(parts.join('\n'), MAX_OUTPUT_TEXT);
-}
-
-/** The last `max` characters, at a line start: the end of a log says the most. */
-function keepEnd(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(text.length - max + 2);
-  const newline = cut.indexOf('\n');
-  // Never half of a character made of two code units.
-  const whole = newline >= 0 && newline < 200 ? cut.slice(newline + 1) : cut.replace(/^[\uDC00-\uDFFF]/, '');
-  return `…\n${whole}`;
+  return truncateUtf8(parts.join('\n'), MAX_OUTPUT_BYTES);
 }
 
 function oneLine(text: string): string {

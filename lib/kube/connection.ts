@@ -8,7 +8,7 @@ import { eksToken, type EksToken } from './eks-token.js';
 export interface EksConnectionOptions {
   clusterName: string;
   region: string;
-  /** Default: the Node provider chain (Lambda role, env, profile, SSO...). */
+  /** The token's and DescribeCluster's. Default: the Node provider chain (Lambda role, env, profile, SSO...). */
   credentials?: AwsCredentialsProvider;
   eksClient?: EKSClient;
   now?: () => Date;
@@ -63,7 +63,8 @@ const sharedCache = new EksConnectionCache();
 export async function kubeConfigForEks(options: EksConnectionOptions): Promise<KubeConfig> {
   const { clusterName, region, now = () => new Date(), cache = sharedCache } = options;
   const connection = await cache.get(`${region}/${clusterName}`, now(), async () => {
-    const eks = options.eksClient ?? new EKSClient({ region });
+    // DescribeCluster as the same identity as the token: the one the cluster's access entry maps.
+    const eks = options.eksClient ?? new EKSClient({ region, ...(options.credentials ? { credentials: options.credentials } : {}) });
     const credentials = options.credentials ?? fromNodeProviderChain();
     const [endpoint, token] = await Promise.all([
       describeEksCluster(eks, clusterName),

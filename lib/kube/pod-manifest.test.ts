@@ -1,7 +1,7 @@
 import { Pod } from 'kubernetes-models/v1/Pod';
 import { reservedServiceNameProblem } from '../pipeline/services.js';
 import type { Service, Step, Toleration } from '../pipeline/types.js';
-import { SERVICE_CAPABILITIES, stepPlacement, stepPodManifest, type PodPlacement } from './pod-manifest.js';
+import { DO_NOT_DISRUPT_ANNOTATIONS, SERVICE_CAPABILITIES, stepPlacement, stepPodManifest, type PodPlacement } from './pod-manifest.js';
 import { isServiceItself, PORT_GATE_SCRIPT, portGateContainerName, portGateOf, serviceContainerName } from './service-containers.js';
 import { Annotations, Labels, MANAGED_BY, STEP_CONTAINER } from './types.js';
 
@@ -60,9 +60,34 @@ describe('stepPodManifest', () => {
       [Labels.step]: 'unit-tests',
     });
     expect(manifest.metadata?.annotations).toEqual({
+      'karpenter.sh/do-not-disrupt': 'true',
+      'cluster-autoscaler.kubernetes.io/safe-to-evict': 'false',
       [Annotations.build]: 'Org/Repo#123',
       [Annotations.step]: 'unit-tests',
     });
+  });
+
+  // Karpenter (EKS Auto Mode too) evicts a pod without an owner when it consolidates its node,
+  // unless karpenter.sh/do-not-disrupt is "true"; cluster-autoscaler leaves a node whose pod says
+  // safe-to-evict "false" (pod-manifest.ts, DO_NOT_DISRUPT_ANNOTATIONS, cites both).
+  const checkout: Step = { ...step, name: 'clone', commands: ['git fetch'], secrets: [] };
+  const withServices: Step = { ...step, services: [{ name: 'db', image: 'postgres:16', env: {}, secrets: [], ports: [5432], pull: 'if-not-present' }] };
+  it.each([
+    ['a plain step', { buildId: 'b1', step, namespace: 'ci' }],
+    ['a retry of a re-run', { buildId: 'b1', step, namespace: 'ci', attempt: 2, redrive: 1 }],
+    ['a step on the claim, pinned to its node', { buildId: 'b1', step, namespace: 'ci', workspace: { claimName: 'ws-b1', node: 'n1' } }],
+    ['an ephemeral workspace that checks out in the pod', { buildId: 'b1', step, namespace: 'ci', workspace: { ephemeral: true as const }, checkout }],
+    ['a step with services', { buildId: 'b1', step: withServices, namespace: 'ci' }],
+    ['a step kept for the steps that need it', { buildId: 'b1', step, namespace: 'ci', keepForSeconds: 3600 }],
+  ])('keeps node autoscalers from evicting every step pod to remove its node: %s', (_, input) => {
+    const manifest = stepPodManifest(input);
+    expect(() => validate(manifest)).not.toThrow();
+    expect(manifest.metadata?.annotations).toMatchObject({ 'karpenter.sh/do-not-disrupt': 'true', 'cluster-autoscaler.kubernetes.io/safe-to-evict': 'false' });
+    // The deployment's stepDoNotDisrupt 'off': neither, and nothing else lost.
+    const disruptible = stepPodManifest({ ...input, disruptible: true });
+    const annotations = disruptible.metadata?.annotations ?? {};
+    expect(Object.keys(DO_NOT_DISRUPT_ANNOTATIONS).filter((key) => key in annotations)).toEqual([]);
+    expect(annotations).toEqual(Object.fromEntries(Object.entries(manifest.metadata?.annotations ?? {}).filter(([key]) => !(key in DO_NOT_DISRUPT_ANNOTATIONS))));
   });
 
   it('does not let extra labels override the runner labels', () => {

@@ -56,7 +56,35 @@ export interface StepPodManifestInput {
   redrive?: number;
   /** How many attempts may still follow this one (the step's retry.max left), for which Errors; absent: none. */
   retry?: { left: number; on: readonly string[] };
+  /**
+   * true: the pod carries no DO_NOT_DISRUPT annotations, so node autoscalers may evict it to
+   * remove its node (the deployment's stepDoNotDisrupt 'off'). Absent: protected.
+   */
+  disruptible?: boolean;
 }
+
+/**
+ * A step pod has no owner, and no controller would make it again: evicted, its step ends as
+ * StepInterrupted and runs again from the start (twice by default), whatever it had done. Node
+ * autoscalers evict such pods on their own schedule unless told not to:
+ * - Karpenter (and EKS Auto Mode, which runs it) evicts pods without an ownerRef
+ *   ("controllerless" or "naked" pods) when it consolidates or drifts their node
+ *   (kubernetes-sigs/karpenter#70, aws/karpenter#2847); "You can block Karpenter from voluntarily
+ *   choosing to disrupt certain pods by setting the `karpenter.sh/do-not-disrupt: "true"`
+ *   annotation on the pod ... a long batch job ... that would need to start over if it were
+ *   interrupted" (https://karpenter.sh/docs/concepts/disruption/#pod-level-controls). Expiration,
+ *   repair and a forceful termination still take the node (Reference > Well-Known Annotations).
+ * - cluster-autoscaler: a pod not backed by a controller, or with local storage, already keeps
+ *   its node from scale-down unless annotated `safe-to-evict: "true"`, and "false" keeps it for
+ *   any pod (https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/FAQ.md,
+ *   "What types of pods can prevent CA from removing a node?"). Saying "false" outright keeps a
+ *   mutating webhook or policy that adds "true" to pods with emptyDir volumes where none is set
+ *   (Kyverno's add-safe-to-evict) from opting the step in.
+ */
+export const DO_NOT_DISRUPT_ANNOTATIONS = {
+  'karpenter.sh/do-not-disrupt': 'true',
+  'cluster-autoscaler.kubernetes.io/safe-to-evict': 'false',
+} as const;
 
 /** Where a pod may run: node labels it needs, taints it tolerates. */
 export interface PodPlacement {
@@ -114,6 +142,7 @@ export function stepPodManifest({
   attempt = 0,
   redrive = 0,
   retry,
+  disruptible = false,
 }: StepPodManifestInput): V1Pod {
   const mounted = workspace !== undefined;
   // A cache lives in the workspace: a pod without one has nothing to restore into or save.
@@ -148,6 +177,7 @@ export function stepPodManifest({
         ...(claim ? { [Labels.workspace]: claim.claimName } : {}),
       },
       annotations: {
+        ...(disruptible ? {} : DO_NOT_DISRUPT_ANNOTATIONS),
         [Annotations.build]: buildId,
         [Annotations.step]: step.name,
         ...(keepForSeconds !== undefined ? { [BUILD_DEADLINE_ANNOTATION]: String(keepForSeconds) } : {}),

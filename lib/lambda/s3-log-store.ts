@@ -1,4 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
+import { objectAbsent } from '../workflow/s3-absent.js';
 import { isStepResultName, LOG_END_BYTES, parseStepRecord, stepLogName, stepResultName, type StepLogStore, type StepRecord } from '../workflow/step-log-store.js';
 
 const TEXT = 'text/plain; charset=utf-8';
@@ -56,14 +57,14 @@ export function s3LogStore(bucket: string, prefix: string, client?: S3Client): S
       return records.filter((record): record is StepRecord => record !== undefined);
     },
     async complete(buildId, step, parts) {
-      const { s3, GetObjectCommand, DeleteObjectsCommand, NoSuchKey } = await sdk();
+      const { s3, GetObjectCommand, DeleteObjectsCommand } = await sdk();
       const key = keyOf(buildId, step);
       // Ended already by an invocation whose answer was lost: its parts are gone, the log is whole.
       const firstPart = async () => {
         try {
           return await s3.send(new GetObjectCommand({ Bucket: bucket, Key: partKey(key, 1), Range: 'bytes=0-0' }));
         } catch (error) {
-          if (error instanceof NoSuchKey) return undefined;
+          if (await objectAbsent(error, s3, bucket, partKey(key, 1))) return undefined;
           throw error;
         }
       };

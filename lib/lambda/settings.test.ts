@@ -41,6 +41,25 @@ describe('runnerSettings: the image check', () => {
     expect(runnerSettings({ ...deployed, IMAGE_CHECK: 'off' }).workflow.imageCheck).toBe(false);
     expect(() => runnerSettings({ ...deployed, IMAGE_CHECK: 'no' })).toThrow(/IMAGE_CHECK must be one of on, off, got "no"/);
   });
+
+  it.each([
+    [undefined, true],
+    ['', true],
+    ['on', true],
+    ['off', false],
+  ])('protects step pods from voluntary disruption unless STEP_DO_NOT_DISRUPT is off (%p)', (value, protectedPods) => {
+    expect(runnerSettings({ ...deployed, ...(value !== undefined ? { STEP_DO_NOT_DISRUPT: value } : {}) }).workflow.doNotDisrupt).toBe(protectedPods);
+  });
+
+  it('talks to the cluster as the role EKS_CLUSTER_ROLE_ARN names, else as the function\'s own', () => {
+    const roleArn = 'arn:aws:iam::123456789012:role/serverless-step-runner-dev-EksClusterRole-AbC';
+    expect(runnerSettings({ ...deployed, EKS_CLUSTER_ROLE_ARN: roleArn }).cluster).toEqual({ clusterName: deployed.EKS_CLUSTER_NAME, region: deployed.AWS_REGION, roleArn });
+    expect(runnerSettings({ ...deployed, EKS_CLUSTER_ROLE_ARN: '' }).cluster).not.toHaveProperty('roleArn');
+  });
+
+  it('stops the function at start on a STEP_DO_NOT_DISRUPT that is neither on nor off', () => {
+    expect(() => runnerSettings({ ...deployed, STEP_DO_NOT_DISRUPT: 'false' })).toThrow(/STEP_DO_NOT_DISRUPT must be one of on, off, got "false"/);
+  });
 });
 
 describe('runnerSettings: every step pod\'s pull secrets and placement', () => {

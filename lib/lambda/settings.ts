@@ -9,6 +9,8 @@ import { DEFAULT_WORKSPACE, WorkspaceModes, workflowSettings, type WorkflowSetti
 
 export const EnvNames = {
   clusterName: 'EKS_CLUSTER_NAME',
+  /** The role a function assumes to talk to the cluster (serverless.yml EksClusterRole); unset: its own. */
+  clusterRoleArn: 'EKS_CLUSTER_ROLE_ARN',
   region: 'AWS_REGION',
   namespace: 'STEP_RUNNER_NAMESPACE',
   imagePullGrace: 'IMAGE_PULL_GRACE_SECONDS',
@@ -34,6 +36,7 @@ export const EnvNames = {
   stepPullSecrets: 'STEP_PULL_SECRETS',
   stepNodeSelector: 'STEP_NODE_SELECTOR',
   stepTolerations: 'STEP_TOLERATIONS',
+  stepDoNotDisrupt: 'STEP_DO_NOT_DISRUPT',
   maxParallelSteps: 'MAX_PARALLEL_STEPS',
   stateMachineArn: 'STATE_MACHINE_ARN',
   githubWebhookSecretId: 'GITHUB_WEBHOOK_SECRET_ID',
@@ -52,7 +55,8 @@ export class DeploymentSettingsError extends Error {
 
 /** What the functions that run builds need: the cluster, where pods go and where logs go. */
 export interface RunnerSettings {
-  cluster: { clusterName: string; region: string };
+  /** `roleArn`: the role whose identity the cluster knows (the EKS access entry's), assumed for DescribeCluster and the token. */
+  cluster: { clusterName: string; region: string; roleArn?: string };
   workflow: WorkflowSettings;
   logs: { bucket: string; prefix: string };
 }
@@ -62,7 +66,11 @@ export function runnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
   // Set but empty: the cluster's default storage class.
   const storageClass = env[EnvNames.workspaceStorageClass] ?? DEFAULT_WORKSPACE.storageClass;
   const settings: RunnerSettings = {
-    cluster: { clusterName: read.required(EnvNames.clusterName), region: read.required(EnvNames.region) },
+    cluster: {
+      clusterName: read.required(EnvNames.clusterName),
+      region: read.required(EnvNames.region),
+      ...(env[EnvNames.clusterRoleArn]?.trim() ? { roleArn: env[EnvNames.clusterRoleArn]!.trim() } : {}),
+    },
     workflow: workflowSettings({
       namespace: read.required(EnvNames.namespace),
       ...read.seconds('imagePullGraceSeconds', EnvNames.imagePullGrace),
@@ -82,6 +90,7 @@ export function runnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
         accessMode: read.oneOf(EnvNames.workspaceAccessMode, ACCESS_MODES) ?? DEFAULT_WORKSPACE.accessMode,
       },
       imageCheck: read.oneOf(EnvNames.imageCheck, ['on', 'off'] as const) !== 'off',
+      doNotDisrupt: read.oneOf(EnvNames.stepDoNotDisrupt, ['on', 'off'] as const) !== 'off',
       ...read.podSetting('pullSecrets', EnvNames.stepPullSecrets, 'a comma-separated list of Secret names', (raw) =>
         checkPullSecrets(raw.split(',').map((name) => name.trim()).filter((name) => name !== '')),
       ),

@@ -9,6 +9,7 @@ import { EnvNames, runnerSettings } from './settings.js';
 import { s3ConcurrencyStore } from '../workflow/s3-concurrency-store.js';
 import { CONCURRENCY_PREFIX } from '../workflow/concurrency-store.js';
 import { sfnExecutionStopper } from './execution-stopper.js';
+import { clusterRoleCredentials } from './cluster-credentials.js';
 
 /**
  * The runtime of a deployed task function: the EKS cluster through IAM, logs in S3. Built once per
@@ -17,7 +18,11 @@ import { sfnExecutionStopper } from './execution-stopper.js';
  */
 export function lambdaTaskRuntime(env: NodeJS.ProcessEnv = process.env): TaskRuntime {
   const { cluster, workflow, logs } = runnerSettings(env);
-  const clients = kubeClients(() => kubeConfigForEks(cluster));
+  // The cluster knows the role its access entry maps, which the function assumes; its own role
+  // keeps the rest (S3, ECR, secrets).
+  const { roleArn, ...eks } = cluster;
+  const credentials = roleArn ? clusterRoleCredentials({ roleArn, region: cluster.region, sessionName: env.AWS_LAMBDA_FUNCTION_NAME }) : undefined;
+  const clients = kubeClients(() => kubeConfigForEks({ ...eks, ...(credentials ? { credentials } : {}) }));
   return {
     settings: workflow,
     deps: {

@@ -1,5 +1,6 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { buildKeysName, type CacheStore } from './cache-store.js';
+import { objectAbsent } from './s3-absent.js';
 
 /**
  * Cache entries and artifacts in S3, looked up and presigned with the Lambda's role; the build's key hashes at
@@ -33,9 +34,9 @@ export function s3CacheStore(bucket: string, buildPrefix: string, client?: S3Cli
         await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
         return true;
       } catch (error) {
-        // Without s3:ListBucket, S3 answers a missing key with 403, indistinguishable from a
-        // refusal: only a 404 is "absent", so a role that lacks the permission fails loudly.
-        if (isNotFound(error)) return false;
+        // A 403 is an absence only when a listing of the key says so (s3-absent.ts): a role that
+        // may not read the entry fails loudly.
+        if (await objectAbsent(error, s3, bucket, key)) return false;
         throw error;
       }
     },
@@ -75,7 +76,7 @@ export function s3CacheStore(bucket: string, buildPrefix: string, client?: S3Cli
         const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
         return JSON.parse((await object.Body?.transformToString('utf8')) ?? '') as unknown;
       } catch (error) {
-        if (isNotFound(error)) return undefined;
+        if (await objectAbsent(error, s3, bucket, key)) return undefined;
         throw error;
       }
     },
@@ -86,7 +87,7 @@ export function s3CacheStore(bucket: string, buildPrefix: string, client?: S3Cli
         if (!object.Body) return undefined;
         return { body: object.Body as AsyncIterable<Uint8Array>, size: object.ContentLength };
       } catch (error) {
-        if (isNotFound(error)) return undefined;
+        if (await objectAbsent(error, s3, bucket, key)) return undefined;
         throw error;
       }
     },
@@ -104,16 +105,11 @@ export function s3CacheStore(bucket: string, buildPrefix: string, client?: S3Cli
         const parsed: unknown = JSON.parse((await object.Body?.transformToString('utf8')) ?? '{}');
         return isStringRecord(parsed) ? parsed : {};
       } catch (error) {
-        if (isNotFound(error)) return {};
+        if (await objectAbsent(error, s3, bucket, keysKey(buildId))) return {};
         throw error;
       }
     },
   };
-}
-
-function isNotFound(error: unknown): boolean {
-  const { name, $metadata } = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return name === 'NotFound' || name === 'NoSuchKey' || $metadata?.httpStatusCode === 404;
 }
 
 function isStringRecord(value: unknown): value is Record<string, string> {

@@ -10,6 +10,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { CONCURRENCY_PREFIX, groupKey, parseGroupRecord, type ConcurrencyStore, type GroupRecord } from './concurrency-store.js';
+import { objectAbsent } from './s3-absent.js';
 
 export function s3ConcurrencyStore(bucket: string, prefix: string = CONCURRENCY_PREFIX, client?: S3Client): ConcurrencyStore {
   let s3: S3Client | undefined = client;
@@ -40,7 +41,8 @@ export function s3ConcurrencyStore(bucket: string, prefix: string = CONCURRENCY_
         // Unreadable (not ours): replaced by the next claim, as a record of no build.
         return object.ETag ? { record: record ?? { group, executionArn: '', buildId: '', pushedAt: '', claimedAt: '' }, version: object.ETag } : undefined;
       } catch (error) {
-        if (statusOf(error) === 404 || nameOf(error) === 'NoSuchKey') return undefined;
+        // A group with no record yet (s3-absent.ts: a 403 too, when a listing of the key shows none).
+        if (await objectAbsent(error, s3, bucket, groupKey(group, prefix))) return undefined;
         throw error;
       }
     },

@@ -40,6 +40,13 @@ export interface WorkflowSettings {
   nodeSelector?: Record<string, string>;
   /** Taints every step pod tolerates; a step's `tolerations` come after these (STEP_TOLERATIONS). */
   tolerations?: Toleration[];
+  /**
+   * Every step pod carries `karpenter.sh/do-not-disrupt: "true"` and
+   * `cluster-autoscaler.kubernetes.io/safe-to-evict: "false"` (STEP_DO_NOT_DISRUPT, default on), so
+   * that consolidation and scale-down leave its node until it ends (lib/kube/pod-manifest.ts
+   * DO_NOT_DISRUPT_ANNOTATIONS). false: nodes may be taken from under running steps.
+   */
+  doNotDisrupt: boolean;
   /** The most steps of one build that run at once (MAX_PARALLEL_STEPS): a pipeline's `max-parallel` default and ceiling. */
   maxParallelSteps: number;
   /**
@@ -124,6 +131,7 @@ export function workflowSettings(given: Pick<WorkflowSettings, 'namespace'> & Pa
     workspace: DEFAULT_WORKSPACE,
     failedWorkspaceKeepSeconds: DEFAULT_FAILED_WORKSPACE_KEEP_SECONDS,
     imageCheck: true,
+    doNotDisrupt: true,
     maxParallelSteps: DEFAULT_MAX_PARALLEL_STEPS,
     cacheImage: DEFAULT_CACHE_IMAGE,
     cachePrefix: DEFAULT_CACHE_PREFIX,

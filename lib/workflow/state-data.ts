@@ -35,6 +35,8 @@ export interface BuildSettings {
   pullSecrets?: string[];
   /** The deployment's node selector and tolerations, under each step's own; absent: none. */
   placement?: PodPlacement;
+  /** true: pods go without the do-not-disrupt annotations (the deployment's STEP_DO_NOT_DISRUPT off); absent: protected. */
+  disruptible?: true;
   /** How long the build may need its objects (its claim's deadline); a pod kept for the steps that need it carries it. */
   deadlineSeconds?: number;
   /**

@@ -59,6 +59,7 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     ...(input.settings.runAsUser !== undefined ? { runAsUser: input.settings.runAsUser } : {}),
     ...(input.settings.pullSecrets ? { pullSecrets: input.settings.pullSecrets } : {}),
     ...(input.settings.placement ? { placement: input.settings.placement } : {}),
+    ...(input.settings.disruptible ? { disruptible: true } : {}),
     ...(input.settings.serviceStartGraceSeconds !== undefined ? { serviceStartGraceSeconds: input.settings.serviceStartGraceSeconds } : {}),
     ...(input.step.needed && input.settings.deadlineSeconds !== undefined ? { keepForSeconds: input.settings.deadlineSeconds } : {}),
     ...(cache ? { cache } : {}),

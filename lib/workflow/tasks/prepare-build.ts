@@ -142,6 +142,7 @@ export async function prepareBuild(
       ...(settings.runAsUser !== undefined ? { runAsUser: settings.runAsUser } : {}),
       ...(pullSecrets.length > 0 ? { pullSecrets } : {}),
       ...(placement ? { placement } : {}),
+      ...(settings.doNotDisrupt ? {} : { disruptible: true as const }),
       ...(plan.parallel ? { deadlineSeconds } : {}),
       ...(cached(everyStep) ? { cache: { image: settings.cacheImage, prefix: settings.cachePrefix, file: input.pipeline.file, keyFiles: keyFileLocations(input.pipeline.file, everyStep) } } : {}),
       ...([...steps, ...afterFailure].some((step) => step.services) ? { serviceStartGraceSeconds: pipeline.serviceStartGraceSeconds ?? DEFAULT_SERVICE_START_GRACE_SECONDS } : {}),
