@@ -24,6 +24,7 @@ import { finishStep } from '../lib/workflow/tasks/finish-step.js';
 import { launchStep } from '../lib/workflow/tasks/launch-step.js';
 import { pollStep } from '../lib/workflow/tasks/poll-step.js';
 import { waitForNeeds } from '../lib/workflow/tasks/wait-for-needs.js';
+import { awaitRerun, type AwaitRerunInput } from '../lib/workflow/tasks/await-rerun.js';
 import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
 import type { StatusRequest } from '../lib/contract/index.js';
 import { reportStatus } from '../lib/workflow/tasks/report-status.js';
@@ -162,6 +163,8 @@ export async function simulateBuild(
     // The simulated pipelines say no `needs`: bound so that every Task state of the definition is.
     WaitForNeedsLambdaFunction: async (input: StepInput) => waitForNeeds(input, deps),
     FinishStepLambdaFunction: async (input: StepInput) => finishStep(input, deps),
+    // A simulated build succeeds, so it never reaches AwaitRerun: bound so that every Task state is.
+    AwaitRerunLambdaFunction: async (input: AwaitRerunInput) => awaitRerun(input),
     CleanupBuildLambdaFunction: async (input: { build: { id: string }; namespace?: string }) => cleanupBuild(input, config.namespace, deps),
     ReportStatusLambdaFunction: async (input: StatusRequest) =>
       reportStatus(input, { reporter: { report: async () => ({ posted: false, reason: 'benchmark' }) }, log: silent }),
