@@ -201,7 +201,21 @@ function helperSecurity(runAsUser: number | undefined): V1SecurityContext {
 }
 
 /**
- * The step's cache Secret: its URLs by key. Labelled with the build, so the build's cleanup
+ * How one URL of the Secret is signed, so that PollStep can sign it again while the step runs
+ * (lib/workflow/step-urls.ts): a GET, a PUT only if the object is not there (`If-None-Match: *`,
+ * a cache entry's), or a plain PUT (an artifact's), of `object` for `seconds`.
+ */
+export interface UrlSigning {
+  how: 'get' | 'put-new' | 'put';
+  object: string;
+  seconds: number;
+}
+
+/** On the step's cache Secret: JSON of secretKey -> UrlSigning. Object keys only, never a URL. */
+export const URL_SIGNING_ANNOTATION = 'step-runner.dev/url-signing';
+
+/**
+ * The step's cache Secret: its URLs by key, and how each is signed (URL_SIGNING_ANNOTATION). Labelled with the build, so the build's cleanup
  * (deleteBuildObjects with BuildObjectKinds.secret) and the orphan sweep delete it with the rest.
  */
 export function cacheSecretManifest(input: {
@@ -209,6 +223,8 @@ export function cacheSecretManifest(input: {
   namespace: string;
   podName: string;
   urls: Record<string, string>;
+  /** How each URL is signed; absent: PollStep never signs them again. */
+  signing?: Record<string, UrlSigning>;
   /** How long the build may need it (the orphan sweep's deadline); absent: the sweep leaves it to the build's cleanup. */
   deadlineSeconds?: number;
 }): V1Secret {
@@ -223,6 +239,7 @@ export function cacheSecretManifest(input: {
       annotations: {
         [Annotations.build]: input.buildId,
         ...(input.deadlineSeconds !== undefined ? { [BUILD_DEADLINE_ANNOTATION]: String(input.deadlineSeconds) } : {}),
+        ...(input.signing ? { [URL_SIGNING_ANNOTATION]: JSON.stringify(input.signing) } : {}),
       },
     },
     stringData: { ...input.urls },
