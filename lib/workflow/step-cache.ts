@@ -58,11 +58,9 @@ export interface StepCacheInput {
   store: CacheStore;
   /** The deployment's cache prefix (`cache/`). */
   prefix: string;
-  /** When the URLs are presigned, for the notes' expiry times. */
-  now?: Date;
 }
 
-export async function planStepCache({ step, build, keyHashes, store, prefix, now = new Date() }: StepCacheInput): Promise<StepCachePlan> {
+export async function planStepCache({ step, build, keyHashes, store, prefix }: StepCacheInput): Promise<StepCachePlan> {
   const scopes = cacheScopes(build);
   const plan: StepCachePlan = { entries: [], urls: {}, signing: {}, notes: [] };
   const sign = async (secretKey: string, signing: UrlSigning) => {
@@ -114,7 +112,7 @@ export async function planStepCache({ step, build, keyHashes, store, prefix, now
       entry.saveSkipped = skipped;
     }
     plan.entries.push(entry);
-    plan.notes.push(note(entry, cache, scopes.read.map(where), new Date(now.getTime() + saveSeconds * 1000)));
+    plan.notes.push(note(entry, cache, scopes.read.map(where)));
   }
   return plan;
 }
@@ -146,7 +144,7 @@ function shortKey(key: string): string {
   return key.replace(/([0-9a-f]{12})[0-9a-f]+$/, '$1…');
 }
 
-function note(entry: PlannedEntry, cache: Cache, readFrom: string[], saveUntil: Date): string {
+function note(entry: PlannedEntry, cache: Cache, readFrom: string[]): string {
   const head = `cache ${shortKey(entry.key)} (${cache.paths.join(', ')})`;
   const restore =
     cache.policy === 'push'
@@ -154,6 +152,6 @@ function note(entry: PlannedEntry, cache: Cache, readFrom: string[], saveUntil: 
       : entry.restore.length > 0
         ? `restores the first of: ${entry.restore.map((candidate) => candidate.label).join('; ')}`
         : `has no entry to restore on ${readFrom.join(' or ')}`;
-  const save = entry.save ? `saves it if the step succeeds (the URL is signed again while the step runs, up to ${saveUntil.toISOString()})` : `saves nothing: ${entry.saveSkipped}`;
+  const save = entry.save ? 'saves it if the step succeeds' : `saves nothing: ${entry.saveSkipped}`;
   return `${head}: ${restore}; ${save}`;
 }

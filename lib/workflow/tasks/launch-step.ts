@@ -128,11 +128,11 @@ async function stepCache(
   };
 }
 
-async function cachePlan(input: StepInput, store: CacheStore, prefix: string, deps: Pick<TaskDeps, 'log' | 'now'>): Promise<StepCachePlan | undefined> {
+async function cachePlan(input: StepInput, store: CacheStore, prefix: string, deps: Pick<TaskDeps, 'log'>): Promise<StepCachePlan | undefined> {
   const caches = input.step.cache ?? [];
   const keyHashes = caches.some((cache) => cache.key.files.length > 0) ? await store.buildKeys(input.build.id) : {};
   try {
-    return await planStepCache({ step: input.step, build: input.build, keyHashes, store, prefix, now: deps.now() });
+    return await planStepCache({ step: input.step, build: input.build, keyHashes, store, prefix });
   } catch (error) {
     if (!(error instanceof CacheKeyHashMissing)) throw error;
     deps.log.warn(`Step "${input.step.name}" runs without its cache: ${error.message}`, { step: input.step.name });
