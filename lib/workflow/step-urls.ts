@@ -27,10 +27,17 @@ export function signUrl(store: UrlSigner, signing: UrlSigning): Promise<string> 
   }
 }
 
-/** What LaunchStep reads before it signs, to tell when the URLs it signs stop working. */
-export async function signingClock(store: Pick<CacheStore, 'signingCredentials'>, now: Date): Promise<(signing: Record<string, UrlSigning>) => string> {
+/**
+ * What LaunchStep reads before it signs, to tell when the URLs it signs stop working: undefined
+ * for no URL (an entry that neither restores nor saves), which nothing need sign again.
+ */
+export async function signingClock(store: Pick<CacheStore, 'signingCredentials'>, now: Date): Promise<(signing: Record<string, UrlSigning>) => string | undefined> {
   const credentials = await store.signingCredentials();
-  return (signing) => new Date(urlsValidUntil(now.getTime(), Object.values(signing).map((s) => s.seconds), credentials)).toISOString();
+  return (signing) => {
+    if (Object.keys(signing).length === 0) return undefined;
+    const until = urlsValidUntil(now.getTime(), Object.values(signing).map((s) => s.seconds), credentials);
+    return Number.isFinite(until) ? new Date(until).toISOString() : undefined;
+  };
 }
 
 /**
@@ -56,8 +63,9 @@ export async function renewStepUrls(
     const validUntil = await signingClock(deps.cache, now);
     const urls: Record<string, string> = {};
     for (const [secretKey, how] of Object.entries(signing)) urls[secretKey] = await signUrl(deps.cache, how);
-    if (!(await replaceCacheSecretUrls(api, input.namespace, name, urls))) return undefined;
-    const renewed = { validUntil: validUntil(signing) };
+    const until = validUntil(signing);
+    if (until === undefined || !(await replaceCacheSecretUrls(api, input.namespace, name, urls))) return undefined;
+    const renewed = { validUntil: until };
     deps.log.info(`Signed the ${Object.keys(urls).length} cache and artifact URLs of step "${input.step.name}" again: they work until ${renewed.validUntil}`, { secret: name });
     return renewed;
   } catch (error) {

@@ -97,7 +97,7 @@ async function stepCache(
   api: CoreV1Api,
   deps: Pick<TaskDeps, 'cache' | 'log' | 'now'>,
   attempt: number,
-): Promise<{ cache: PodCachePlan; urlsValidUntil: string } | undefined> {
+): Promise<{ cache: PodCachePlan; urlsValidUntil: string | undefined } | undefined> {
   const settings = input.settings.cache;
   const caches = input.step.cache ?? [];
   const keeps = (input.step.artifacts?.paths.length ?? 0) > 0;
