@@ -45,7 +45,7 @@ function volumeDirs(pod: Pod, claimOf: ClaimOf, secretOf: (name: string) => Secr
       found.set(volume.name, dir);
       secrets.push({ dir, namespace: pod.metadata.namespace ?? 'default', secretName, secret, ...(items ? { items } : {}), ...(defaultMode !== undefined ? { defaultMode } : {}) });
     } else {
-      return { ok: false, volume: volume.name, problem: `the embedded cluster cannot mount ${source} volumes, only persistentVolumeClaim and emptyDir` };
+      return { ok: false, volume: volume.name, problem: `the embedded cluster cannot mount ${source} volumes, only persistentVolumeClaim, emptyDir and secret` };
     }
   }
   return { ok: true, dirs: found, secrets };
