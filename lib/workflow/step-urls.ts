@@ -6,6 +6,14 @@
  * volume at the moment they use it (lib/kube/cache-containers.ts), so the newest one is used.
  *
  * No URL ever reaches a log line or the task's output: only how many were signed, and until when.
+ *
+ * Why signing again rather than credentials of the containers' own: a role assumed from the
+ * Lambda's role session is role chaining, "limited to a maximum of one hour" (STS AssumeRole,
+ * DurationSeconds), so those too would end mid-step; and EKS Pod Identity (or IRSA) is the pod's
+ * service account's, whose credentials "Amazon EKS sets ... in the containers of the pod" (EKS user
+ * guide, "Learn how EKS Pod Identity grants pods access to AWS services"): the step's own commands
+ * would get them, and could write any entry under the cache's prefix. A URL allows one request on
+ * one object, and only the cache containers mount the Secret.
  */
 import { cacheSecretName, cacheSecretSigning, replaceCacheSecretUrls, type UrlSigning } from '../kube/index.js';
 import type { CacheStore } from './cache-store.js';
