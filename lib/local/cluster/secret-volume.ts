@@ -90,7 +90,8 @@ export function keepSecretVolumesCurrent(
     volumes.length === 0
       ? () => {}
       : store.subscribe((event) => {
-          if (event.resource !== 'secrets' || event.type !== 'MODIFIED') return;
+          // ADDED: an optional Secret that was missing at the mount. A deleted one leaves the last content, as a failed sync does.
+          if (event.resource !== 'secrets' || event.type === 'DELETED') return;
           const secret = event.object as Secret;
           for (const volume of volumes) {
             if (secret.metadata.namespace === volume.namespace && secret.metadata.name === volume.secretName) void write(volume, secret).catch(() => undefined);
