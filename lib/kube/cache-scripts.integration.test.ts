@@ -1,7 +1,8 @@
 /**
  * The cache containers' scripts, run as the pod runs them (`/bin/sh -c`) with this machine's sh,
  * curl, tar, gzip and sha256sum, against a real S3 protocol server (moto) through presigned URLs
- * as LaunchStep makes them. Temporary directories stand in for /workspace and /step-runner.
+ * as LaunchStep makes them. Temporary directories stand in for /workspace, /step-runner and the
+ * Secret volume at /step-runner-urls.
  */
 import { jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
