@@ -161,8 +161,10 @@ const ENTRY_KEY = 'npm-bench';
 /** Runs the save sidecar's script as the pod does, hand-over made; its time to `saved`. */
 async function runSave(entry: CacheScriptEntry, dirs: CacheDirs, url: string): Promise<{ seconds: number; log: string }> {
   await writeFile(path.join(dirs.scratch, 'succeeded'), '');
+  // The URL as the pod's Secret volume holds it: a file named by its key (the scratch folder stands in for the volume).
+  await writeFile(path.join(dirs.scratch, 'SAVE_URL'), url);
   const started = performance.now();
-  const child = spawn('/bin/sh', ['-c', cacheSaveScript([entry], dirs)], { env: { PATH, SAVE_URL: url }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('/bin/sh', ['-c', cacheSaveScript([entry], dirs)], { env: { PATH, STEP_RUNNER_URLS: dirs.scratch }, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
@@ -200,7 +202,8 @@ function sh(script: string, env: Record<string, string>, timeoutMs = 120_000): P
 
 async function runRestore(entry: CacheScriptEntry, dirs: CacheDirs, url: string): Promise<{ seconds: number; log: string }> {
   const started = performance.now();
-  const result = await sh(cacheRestoreScript([entry], dirs), { RESTORE_URL: url });
+  await writeFile(path.join(dirs.scratch, 'RESTORE_URL'), url);
+  const result = await sh(cacheRestoreScript([entry], dirs), { STEP_RUNNER_URLS: dirs.scratch });
   return { seconds: (performance.now() - started) / 1000, log: result.stdout + result.stderr };
 }
 
@@ -232,7 +235,7 @@ async function measureScripts(dir: string, workspace: string, generated: Generat
   for (let run = 0; run < RUNS; run++) {
     key = `cache/bench/branch/main/0123456789abcdef/${ENTRY_KEY}-${run}`;
     const scratch = await mkdtemp(path.join(dir, 'scratch-'));
-    const entry: CacheScriptEntry = { key: ENTRY_KEY, paths: ['node_modules'], restore: [], save: { urlEnv: 'SAVE_URL' } };
+    const entry: CacheScriptEntry = { key: ENTRY_KEY, paths: ['node_modules'], restore: [], save: { urlKey: 'SAVE_URL' } };
     const saved = await runSave(entry, { workspace, scratch }, await store.store.presignPut(key, 600));
     if (!/: saved \(/.test(saved.log)) throw new Error(`the save did not save: ${saved.log}`);
     saves.push(saved.seconds);
@@ -244,7 +247,7 @@ async function measureScripts(dir: string, workspace: string, generated: Generat
   for (let run = 0; run < RUNS; run++) {
     const target = await mkdtemp(path.join(dir, 'restored-'));
     const scratch = await mkdtemp(path.join(dir, 'scratch-'));
-    const entry: CacheScriptEntry = { key: ENTRY_KEY, paths: ['node_modules'], restore: [{ label: ENTRY_KEY, urlEnv: 'RESTORE_URL' }] };
+    const entry: CacheScriptEntry = { key: ENTRY_KEY, paths: ['node_modules'], restore: [{ label: ENTRY_KEY, urlKey: 'RESTORE_URL' }] };
     const restored = await runRestore(entry, { workspace: target, scratch }, await store.store.presignGet(key, 600));
     if (!/: restored from /.test(restored.log)) throw new Error(`the restore did not restore: ${restored.log}`);
     restores.push(restored.seconds);

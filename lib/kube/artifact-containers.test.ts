@@ -1,7 +1,7 @@
 /** A step pod that keeps artifacts, as stepPodManifest makes it: the save sidecar, its URLs, and the step's hand-over on any exit. */
 import { Pod } from 'kubernetes-models/v1/Pod';
 import type { Step } from '../pipeline/types.js';
-import { CacheContainers, DEFAULT_CACHE_IMAGE, type PodArtifacts, type PodCachePlan } from './cache-containers.js';
+import { CACHE_URLS, CacheContainers, DEFAULT_CACHE_IMAGE, type PodArtifacts, type PodCachePlan } from './cache-containers.js';
 import { stepPodManifest } from './pod-manifest.js';
 import { STEP_CONTAINER } from './types.js';
 
@@ -19,14 +19,17 @@ function pod(cache: PodCachePlan) {
 }
 
 describe('a step pod that keeps artifacts', () => {
-  it('has the save sidecar and no restore container when it has no cache, with every upload URL from the Secret', () => {
+  it("has the save sidecar and no restore container when it has no cache, reading every upload URL from the Secret's volume", () => {
     const manifest = pod({ image: DEFAULT_CACHE_IMAGE, secret: 's-cache', entries: [], artifacts });
     expect(() => new Pod(manifest as ConstructorParameters<typeof Pod>[0]).validate()).not.toThrow();
     const init = manifest.spec?.initContainers ?? [];
     expect(init.map((c) => c.name)).toEqual([CacheContainers.save]);
-    const refs = (init[0]?.env ?? []).flatMap((e) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.key] : []));
-    expect(refs).toEqual(['ARTIFACT_0_DIR', 'ARTIFACT_1', 'ARTIFACT_1_DIR', 'ARTIFACT_MANIFEST']);
-    expect(init[0]?.command?.[2]).toContain('artifact_keep_one');
+    expect(manifest.spec?.volumes).toContainEqual({ name: CACHE_URLS.volume, secret: { secretName: 's-cache' } });
+    expect(init[0]?.volumeMounts).toContainEqual({ name: CACHE_URLS.volume, mountPath: CACHE_URLS.mountPath, readOnly: true });
+    const script = init[0]?.command?.[2] ?? '';
+    expect(script).toContain("artifact_keep_one 'dist/' '\"dist/\"' '' '' 'ARTIFACT_0_DIR'");
+    expect(script).toContain("'ARTIFACT_1' '\"artifacts/30d/local/b1/build/1-coverage_lcov.info\"' 'ARTIFACT_1_DIR'");
+    expect(script).toContain(`"$$(cache_url 'ARTIFACT_MANIFEST')"`);
   });
 
   it.each([

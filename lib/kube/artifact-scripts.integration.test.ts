@@ -16,7 +16,7 @@ import { startMotoServer, motoServerInstalled, type MotoServer } from '../../tes
 import { describeRequiring } from '../../test/fixtures/requirements.js';
 import { scriptToolboxes, startScript, type Toolbox } from '../../test/fixtures/pod-scripts.js';
 import { cacheSaveScript, type ArtifactScriptPlan, type CacheDirs, type CacheScriptEntry } from './cache-scripts.js';
-import { stepScript } from './step-script.js';
+import { shellQuote, stepScript } from './step-script.js';
 
 jest.setTimeout(60_000);
 
@@ -58,7 +58,7 @@ async function plan(): Promise<{ folder: string; artifacts: ArtifactScriptPlan; 
   const urls: Record<string, string> = {};
   const upload = async (env: string, object: string) => {
     urls[env] = await putUrl(`${folder}${object}`);
-    return { urlEnv: env, object: `${folder}${object}` };
+    return { urlKey: env, object: `${folder}${object}` };
   };
   const artifacts: ArtifactScriptPlan = {
     paths: [
@@ -99,12 +99,18 @@ describeRequiring('the artifact scripts against S3 (moto)', motoServerInstalled,
   });
 
   describe.each(toolboxes)('with $name', (tools) => {
-    it('keeps each artifact after a step that succeeded, with a manifest of their sizes and sha256, and saves the cache', async () => {
+    it('keeps each artifact after a step that succeeded, with a manifest of their sizes and sha256, and saves the cache with the URLs signed again meanwhile', async () => {
       const dirs = { workspace: tempDir('workspace'), scratch: tempDir('scratch') };
       const { artifacts, urls, manifest, folder } = await plan();
       const cacheKey = `cache/acme%2Fweb/branch/main/0123456789abcdef/k-${runs}`;
-      const save = sidecar(tools, [{ key: 'k', paths: ['dist'], restore: [], save: { urlEnv: 'PUT' } }], dirs, artifacts, { ...urls, PUT: await cachePutUrl(cacheKey) });
-      const step = runStep(tools, BUILD, dirs);
+      const signedAgain = { PUT: await cachePutUrl(cacheKey), M: urls['M']! };
+      // The sidecar starts with URLs S3 refuses (as it refuses those of a session that has ended);
+      // while the step runs they are signed again and the volume's files swapped, as PollStep and
+      // the kubelet do: the sidecar reads each when it uploads, so it uses the new ones.
+      const refused = (url: string) => url.replace(bucket, 'no-such-bucket-here');
+      const save = sidecar(tools, [{ key: 'k', paths: ['dist'], restore: [], save: { urlKey: 'PUT' } }], dirs, artifacts, { ...urls, PUT: refused(signedAgain.PUT), M: refused(signedAgain.M) });
+      const swap = Object.entries(signedAgain).map(([key, url]) => `printf '%s' ${shellQuote(url)} > ${shellQuote(join(save.urls.dir, `.${key}.new`))} && mv ${shellQuote(join(save.urls.dir, `.${key}.new`))} ${shellQuote(join(save.urls.dir, key))}`);
+      const step = runStep(tools, [...BUILD, ...swap], dirs);
       const { stdout } = await save.stop();
       expect(step.status).toBe(0);
       expect(stdout.split('\n')).toEqual([
@@ -143,7 +149,7 @@ describeRequiring('the artifact scripts against S3 (moto)', motoServerInstalled,
       const dirs = { workspace: tempDir('workspace'), scratch: tempDir('scratch') };
       const { artifacts, urls, manifest } = await plan();
       const cacheKey = `cache/acme%2Fweb/branch/main/0123456789abcdef/failed-${runs}`;
-      const save = sidecar(tools, [{ key: 'k', paths: ['dist'], restore: [], save: { urlEnv: 'PUT' } }], dirs, artifacts, { ...urls, PUT: await cachePutUrl(cacheKey) });
+      const save = sidecar(tools, [{ key: 'k', paths: ['dist'], restore: [], save: { urlKey: 'PUT' } }], dirs, artifacts, { ...urls, PUT: await cachePutUrl(cacheKey) });
       const step = runStep(tools, [...BUILD, 'echo "tests failed"; exit 3', 'echo never'], dirs);
       const { stdout } = await save.stop();
       expect(step.status).toBe(3);

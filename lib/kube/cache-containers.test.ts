@@ -2,7 +2,7 @@ import { reservedServiceNameProblem } from '../pipeline/services.js';
 import type { V1Container } from '@kubernetes/client-node';
 import { Pod } from 'kubernetes-models/v1/Pod';
 import type { Service, Step } from '../pipeline/types.js';
-import { CACHE_SCRATCH, CacheContainers, cacheSecretManifest, DEFAULT_CACHE_IMAGE, type PodCacheEntry, type PodCachePlan } from './cache-containers.js';
+import { CACHE_SCRATCH, CACHE_URLS, CacheContainers, cacheSecretManifest, DEFAULT_CACHE_IMAGE, type PodCacheEntry, type PodCachePlan } from './cache-containers.js';
 import { buildSelector } from './cleanup.js';
 import { stepPodManifest } from './pod-manifest.js';
 import { stepPodName } from './pod-name.js';
@@ -62,38 +62,41 @@ describe('a step pod with a cache', () => {
     expect(initNamed(init, CacheContainers.restore)?.restartPolicy).toBeUndefined();
   });
 
-  it.each<[string, string, PodCacheEntry[], string[]]>([
-    ['restore', CacheContainers.restore, [restoring, restoredOnly, savedOnly], ['restore-0-0', 'restore-0-1', 'restore-1-0']],
-    ['save', CacheContainers.save, [restoring, restoredOnly, savedOnly], ['save-0', 'save-2']],
-  ])('gives the %s container exactly the Secret keys it uses, by reference', (_what, name, entries, keys) => {
+  it.each<[string, string, PodCacheEntry[], string[], string[]]>([
+    ['restore', CacheContainers.restore, [restoring, restoredOnly, savedOnly], ['restore-0-0', 'restore-0-1', 'restore-1-0'], ['save-0', 'save-2']],
+    ['save', CacheContainers.save, [restoring, restoredOnly, savedOnly], ['save-0', 'save-2'], ['restore-0-0', 'restore-0-1', 'restore-1-0']],
+  ])("has the %s container read exactly the Secret keys it uses from the Secret's volume", (_what, name, entries, used, unused) => {
     const container = initNamed(manifest(plan(entries)).spec?.initContainers, name);
-    const refs = container?.env?.filter((e) => e.valueFrom) ?? [];
-    expect(refs.map((e) => e.valueFrom?.secretKeyRef)).toEqual(keys.map((key) => ({ name: 'b1-build-1a2b3c4d-cache', key })));
-    expect(refs.every((e) => /^[A-Z_][A-Z0-9_]*$/.test(e.name))).toBe(true);
-    expect(container?.env?.filter((e) => !e.valueFrom)).toEqual([
+    const script = container?.command?.[2] ?? '';
+    for (const key of used) expect(script).toContain(` '${key}'`);
+    for (const key of unused) expect(script).not.toContain(key);
+    expect(container?.env).toEqual([
       { name: 'STEP_RUNNER_WORKSPACE', value: '/workspace' },
       { name: 'STEP_RUNNER_SCRATCH', value: '/step-runner' },
+      { name: 'STEP_RUNNER_URLS', value: '/step-runner-urls' },
     ]);
   });
 
-  it('names no URL in the spec: the scripts read them from the env', () => {
+  it('names no URL in the spec: the scripts read each from its file when they use it', () => {
     const pod = manifest(plan([restoring]));
     expect(JSON.stringify(pod)).not.toMatch(/https?:/);
     const script = initNamed(pod.spec?.initContainers, CacheContainers.restore)?.command?.[2] ?? '';
     // The kubelet's $(VAR) and $$ are kept away: every $ reaches the shell as one.
-    expect(script).toContain('"$$STEP_RUNNER_CACHE_URL_1"');
+    expect(script).toContain('cache_url() { cat "$$urls/$$1" 2>/dev/null; }');
   });
 
-  it('shares a scratch emptyDir at /step-runner between the step and the cache containers, beside the workspace', () => {
+  it("shares a scratch emptyDir at /step-runner between the step and the cache containers, beside the workspace; the Secret's volume is the cache containers' only", () => {
     const pod = manifest(plan([restoring]));
     expect(pod.spec?.volumes).toEqual([
       { name: 'workspace', emptyDir: {} },
       { name: CACHE_SCRATCH.volume, emptyDir: {} },
+      { name: CACHE_URLS.volume, secret: { secretName: 'b1-build-1a2b3c4d-cache' } },
     ]);
     const mounts = [{ name: 'workspace', mountPath: '/workspace' }, { name: 'step-runner', mountPath: '/step-runner' }];
+    const urls = { name: CACHE_URLS.volume, mountPath: '/step-runner-urls', readOnly: true };
     expect(pod.spec?.containers[0]?.volumeMounts).toEqual(mounts);
-    expect(initNamed(pod.spec?.initContainers, CacheContainers.restore)?.volumeMounts).toEqual(mounts);
-    expect(initNamed(pod.spec?.initContainers, CacheContainers.save)?.volumeMounts).toEqual(mounts);
+    expect(initNamed(pod.spec?.initContainers, CacheContainers.restore)?.volumeMounts).toEqual([...mounts, urls]);
+    expect(initNamed(pod.spec?.initContainers, CacheContainers.save)?.volumeMounts).toEqual([...mounts, urls]);
     expect(pod.spec?.containers[0]?.env).toContainEqual({ name: 'STEP_RUNNER_SCRATCH', value: '/step-runner' });
   });
 

@@ -6,11 +6,15 @@
  * - `step-runner-cache-save`, a native sidecar after the services, waits for the step script's
  *   hand-over in the scratch emptyDir, saves, keeps the step's artifacts (after a failure too),
  *   and tells the step it may exit.
- * The presigned URLs are in a Secret of the step's own, read through secretKeyRef by these two
- * containers only: the step's commands never see them, nor do the pod's spec and events.
+ * The presigned URLs are in a Secret of the step's own, mounted as a volume (CACHE_URLS) in these
+ * two containers only: the step's commands never see them, nor do the pod's spec and events. A
+ * volume, not env and not a subPath mount: the kubelet brings a Secret's new content into its
+ * volumes ("Mounted Secrets are updated automatically"; "A container using a Secret as a subPath
+ * volume mount does not receive automated Secret updates", and env is set once, at the start;
+ * Kubernetes docs, Secrets), and PollStep signs the URLs again while the step runs.
  */
-import type { V1Container, V1EnvVar, V1Secret, V1SecurityContext, V1VolumeMount } from '@kubernetes/client-node';
-import { CacheDirEnv, cacheRestoreScript, cacheSaveScript, DEFAULT_CACHE_DIRS, type ArtifactScriptPlan, type CacheScriptEntry } from './cache-scripts.js';
+import type { V1Container, V1EnvVar, V1Secret, V1SecurityContext, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import { CacheDirEnv, cacheRestoreScript, cacheSaveScript, DEFAULT_CACHE_DIRS, DEFAULT_URLS_DIR, type ArtifactScriptPlan, type CacheScriptEntry } from './cache-scripts.js';
 import { labelValue } from './pod-name.js';
 import { Annotations, BUILD_DEADLINE_ANNOTATION, Labels, MANAGED_BY } from './types.js';
 import { WORKSPACE_PATH, WORKSPACE_VOLUME } from './workspace.js';
@@ -70,6 +74,9 @@ export const CacheContainers = {
 /** The emptyDir the step and the cache containers share for the hand-over and the entries in flight. */
 export const CACHE_SCRATCH = { volume: 'step-runner', mountPath: '/step-runner' } as const;
 
+/** The step's Secret as a volume, a file per URL, mounted (read-only) in the cache containers only. */
+export const CACHE_URLS = { volume: 'step-runner-urls', mountPath: DEFAULT_URLS_DIR } as const;
+
 /** Whether the pod gets a restore container: some entry has a candidate or a note to print. */
 export function hasCacheRestore(plan: PodCachePlan): boolean {
   return plan.entries.some((e) => e.restore.length > 0 || e.saveSkipped !== undefined || e.restoreMiss !== undefined);
@@ -87,51 +94,24 @@ export interface CacheContainerOptions {
   runAsUser?: number | undefined;
 }
 
-/**
- * The env variable each Secret key reaches the scripts by: the keys are the Secret's (any of
- * `[-._a-zA-Z0-9]`), the variables must be shell names, so they are numbered in the plan's order.
- */
-function urlEnvNames(plan: PodCachePlan): Map<string, string> {
-  const names = new Map<string, string>();
-  const add = (key: string) => names.has(key) || names.set(key, `STEP_RUNNER_CACHE_URL_${names.size + 1}`);
-  for (const entry of plan.entries) {
-    entry.restore.forEach((c) => add(c.secretKey));
-    if (entry.save) add(entry.save.secretKey);
-  }
-  for (const artifact of plan.artifacts?.paths ?? []) {
-    add(artifact.secretKey);
-    if (artifact.folder) add(artifact.folder.secretKey);
-  }
-  if (plan.artifacts) add(plan.artifacts.manifest.secretKey);
-  return names;
-}
-
-/** The Secret's keys of the artifacts' uploads and their manifest's. */
-function artifactSecretKeys(artifacts: PodArtifacts | undefined): string[] {
-  if (!artifacts) return [];
-  return [...artifacts.paths.flatMap((a) => [a.secretKey, ...(a.folder ? [a.folder.secretKey] : [])]), artifacts.manifest.secretKey];
-}
-
 function scriptArtifacts(plan: PodCachePlan): ArtifactScriptPlan | undefined {
   if (!plan.artifacts) return undefined;
-  const env = urlEnvNames(plan);
   return {
     paths: plan.artifacts.paths.map((a) => {
-      const own = { urlEnv: env.get(a.secretKey)!, object: a.object };
+      const own = { urlKey: a.secretKey, object: a.object };
       // A path that names a folder has only its tar.gz; any other may be either.
-      return a.folder ? { path: a.path, file: own, folder: { urlEnv: env.get(a.folder.secretKey)!, object: a.folder.object } } : { path: a.path, folder: own };
+      return a.folder ? { path: a.path, file: own, folder: { urlKey: a.folder.secretKey, object: a.folder.object } } : { path: a.path, folder: own };
     }),
-    manifest: { urlEnv: env.get(plan.artifacts.manifest.secretKey)! },
+    manifest: { urlKey: plan.artifacts.manifest.secretKey },
   };
 }
 
 function scriptEntries(plan: PodCachePlan): CacheScriptEntry[] {
-  const env = urlEnvNames(plan);
   return plan.entries.map((e) => ({
     key: e.key,
     paths: e.paths,
-    restore: e.restore.map((c) => ({ label: c.label, urlEnv: env.get(c.secretKey)! })),
-    ...(e.save ? { save: { urlEnv: env.get(e.save.secretKey)! } } : {}),
+    restore: e.restore.map((c) => ({ label: c.label, urlKey: c.secretKey })),
+    ...(e.save ? { save: { urlKey: e.save.secretKey } } : {}),
     ...(e.saveSkipped !== undefined ? { saveSkipped: e.saveSkipped } : {}),
     ...(e.restoreMiss !== undefined ? { restoreMiss: e.restoreMiss } : {}),
   }));
@@ -139,15 +119,18 @@ function scriptEntries(plan: PodCachePlan): CacheScriptEntry[] {
 
 export function cacheRestoreContainer(plan: PodCachePlan, options: CacheContainerOptions): V1Container | undefined {
   if (!hasCacheRestore(plan)) return undefined;
-  const keys = plan.entries.flatMap((e) => e.restore.map((c) => c.secretKey));
-  return helper(CacheContainers.restore, plan, keys, cacheRestoreScript(scriptEntries(plan)), options);
+  return helper(CacheContainers.restore, cacheRestoreScript(scriptEntries(plan)), plan.image, options);
 }
 
 export function cacheSaveContainer(plan: PodCachePlan, options: CacheContainerOptions): V1Container | undefined {
   if (!hasCacheSave(plan)) return undefined;
-  const keys = [...plan.entries.flatMap((e) => (e.save ? [e.save.secretKey] : [])), ...artifactSecretKeys(plan.artifacts)];
   const script = cacheSaveScript(scriptEntries(plan), DEFAULT_CACHE_DIRS, scriptArtifacts(plan));
-  return { ...helper(CacheContainers.save, plan, keys, script, options), restartPolicy: 'Always' };
+  return { ...helper(CacheContainers.save, script, plan.image, options), restartPolicy: 'Always' };
+}
+
+/** The pod's volume of the step's Secret (CACHE_URLS): every key, as a file. */
+export function cacheUrlsVolume(plan: Pick<PodCachePlan, 'secret'>): V1Volume {
+  return { name: CACHE_URLS.volume, secret: { secretName: plan.secret } };
 }
 
 /** The step's own mount of the scratch directory, and the variable its script finds it by. */
@@ -162,23 +145,22 @@ export function stepScratchMount(): { mount: V1VolumeMount; env: V1EnvVar } {
  */
 const HELPER_RESOURCES = { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } };
 
-function helper(name: string, plan: PodCachePlan, secretKeys: readonly string[], script: string, options: CacheContainerOptions): V1Container {
-  const env = urlEnvNames(plan);
-  const urls: V1EnvVar[] = [...new Set(secretKeys)].map((key) => ({ name: env.get(key)!, valueFrom: { secretKeyRef: { name: plan.secret, key } } }));
+function helper(name: string, script: string, image: string, options: CacheContainerOptions): V1Container {
   return {
     name,
-    image: plan.image,
+    image,
     imagePullPolicy: 'IfNotPresent',
     // What pod-manifest.ts's literal() does (which imports this file): the kubelet's $(VAR) and $$ stay out of the script.
     command: ['/bin/sh', '-c', script.replace(/\$/g, '$$$$')],
     env: [
       { name: CacheDirEnv.workspace, value: WORKSPACE_PATH },
       { name: CacheDirEnv.scratch, value: CACHE_SCRATCH.mountPath },
-      ...urls,
+      { name: CacheDirEnv.urls, value: CACHE_URLS.mountPath },
     ],
     volumeMounts: [
       ...(options.mounted ? [{ name: WORKSPACE_VOLUME, mountPath: WORKSPACE_PATH }] : []),
       { name: CACHE_SCRATCH.volume, mountPath: CACHE_SCRATCH.mountPath },
+      { name: CACHE_URLS.volume, mountPath: CACHE_URLS.mountPath, readOnly: true },
     ],
     resources: HELPER_RESOURCES,
     securityContext: helperSecurity(options.runAsUser),
@@ -201,7 +183,21 @@ function helperSecurity(runAsUser: number | undefined): V1SecurityContext {
 }
 
 /**
- * The step's cache Secret: its URLs by key. Labelled with the build, so the build's cleanup
+ * How one URL of the Secret is signed, so that PollStep can sign it again while the step runs
+ * (lib/workflow/step-urls.ts): a GET, a PUT only if the object is not there (`If-None-Match: *`,
+ * a cache entry's), or a plain PUT (an artifact's), of `object` for `seconds`.
+ */
+export interface UrlSigning {
+  how: 'get' | 'put-new' | 'put';
+  object: string;
+  seconds: number;
+}
+
+/** On the step's cache Secret: JSON of secretKey -> UrlSigning. Object keys only, never a URL. */
+export const URL_SIGNING_ANNOTATION = 'step-runner.dev/url-signing';
+
+/**
+ * The step's cache Secret: its URLs by key, and how each is signed (URL_SIGNING_ANNOTATION). Labelled with the build, so the build's cleanup
  * (deleteBuildObjects with BuildObjectKinds.secret) and the orphan sweep delete it with the rest.
  */
 export function cacheSecretManifest(input: {
@@ -209,6 +205,8 @@ export function cacheSecretManifest(input: {
   namespace: string;
   podName: string;
   urls: Record<string, string>;
+  /** How each URL is signed; absent: PollStep never signs them again. */
+  signing?: Record<string, UrlSigning>;
   /** How long the build may need it (the orphan sweep's deadline); absent: the sweep leaves it to the build's cleanup. */
   deadlineSeconds?: number;
 }): V1Secret {
@@ -223,6 +221,7 @@ export function cacheSecretManifest(input: {
       annotations: {
         [Annotations.build]: input.buildId,
         ...(input.deadlineSeconds !== undefined ? { [BUILD_DEADLINE_ANNOTATION]: String(input.deadlineSeconds) } : {}),
+        ...(input.signing ? { [URL_SIGNING_ANNOTATION]: JSON.stringify(input.signing) } : {}),
       },
     },
     stringData: { ...input.urls },

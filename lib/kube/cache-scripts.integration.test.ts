@@ -1,7 +1,8 @@
 /**
  * The cache containers' scripts, run as the pod runs them (`/bin/sh -c`) with this machine's sh,
  * curl, tar, gzip and sha256sum, against a real S3 protocol server (moto) through presigned URLs
- * as LaunchStep makes them. Temporary directories stand in for /workspace and /step-runner.
+ * as LaunchStep makes them. Temporary directories stand in for /workspace, /step-runner and the
+ * Secret volume at /step-runner-urls.
  */
 import { jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
@@ -14,7 +15,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { startMotoServer, motoServerInstalled, type MotoServer } from '../../test/fixtures/moto-server.js';
 import { describeRequiring } from '../../test/fixtures/requirements.js';
 import { waitFor } from '../../test/fixtures/wait-for.js';
-import { HOST_TOOLS, scriptToolboxes, startScript, type Toolbox } from '../../test/fixtures/pod-scripts.js';
+import { HOST_TOOLS, scriptToolboxes, startScript, urlsVolume, type Toolbox } from '../../test/fixtures/pod-scripts.js';
 import { cacheRestoreScript, cacheSaveScript, CACHE_ENTRY_MAGIC, type CacheDirs, type CacheScriptEntry } from './cache-scripts.js';
 import { stepScript } from './step-script.js';
 
@@ -44,9 +45,9 @@ const toolboxes = scriptToolboxes('the cache scripts');
 
 let tools: Toolbox = HOST_TOOLS;
 
-/** Only what a container has: PATH and the URLs; the directories come from the generators. */
+/** Only what a container has: PATH and the URLs' volume; the other directories come from the generators. */
 function env(urls: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: tools.PATH, ...urls };
+  return { PATH: tools.PATH, ...urlsVolume(urls).env };
 }
 
 function restore(entries: CacheScriptEntry[], dirs: CacheDirs, urls: Record<string, string>) {
@@ -130,7 +131,7 @@ describeRequiring('the cache scripts against S3 (moto)', motoServerInstalled, ()
       const paths = ['node_modules', '.npm', 'dir with space', 'absent'];
       const builder = pod();
       write(builder.workspace, built);
-      const saved = await save([{ key: 'npm-abc', paths, restore: [], save: { urlEnv: 'PUT_URL' } }], builder, { PUT_URL: await putUrl(key) });
+      const saved = await save([{ key: 'npm-abc', paths, restore: [], save: { urlKey: 'PUT_URL' } }], builder, { PUT_URL: await putUrl(key) });
       expect(saved.status).toBe(0);
       expect(saved.stdout).toMatch(/^cache npm-abc: absent does not exist, not saved\ncache npm-abc: saved \(\d+(\.\d)? (B|kB|MB), \d+ s\)\n$/);
       // Nothing left behind in the scratch directory but the hand-over.
@@ -144,7 +145,7 @@ describeRequiring('the cache scripts against S3 (moto)', motoServerInstalled, ()
       expect(createHash('sha256').update(stored.subarray(newline + 1)).digest('hex')).toBe(sum);
 
       const next = pod();
-      const restored = restore([{ key: 'npm-abc', paths, restore: [{ label: 'npm-abc on main', urlEnv: 'GET_URL' }] }], next, { GET_URL: await getUrl(key) });
+      const restored = restore([{ key: 'npm-abc', paths, restore: [{ label: 'npm-abc on main', urlKey: 'GET_URL' }] }], next, { GET_URL: await getUrl(key) });
       expect(restored).toMatchObject({ status: 0, stderr: '' });
       expect(restored.stdout).toMatch(/^cache npm-abc: restored from npm-abc on main \(\d+(\.\d)? (B|kB|MB), \d+ s\)\n$/);
       const { 'src/not-cached.ts': _, ...cached } = built;
@@ -155,10 +156,10 @@ describeRequiring('the cache scripts against S3 (moto)', motoServerInstalled, ()
       const key = newKey('fallback');
       const builder = pod();
       write(builder.workspace, { 'out/a.txt': 'a\n' });
-      await save([{ key: 'k', paths: ['out'], restore: [], save: { urlEnv: 'PUT' } }], builder, { PUT: await putUrl(key) });
+      await save([{ key: 'k', paths: ['out'], restore: [], save: { urlKey: 'PUT' } }], builder, { PUT: await putUrl(key) });
 
       const next = pod();
-      const entries = [{ key: 'k', paths: ['out'], restore: [{ label: 'exact', urlEnv: 'A' }, { label: 'fallback k-', urlEnv: 'B' }] }];
+      const entries = [{ key: 'k', paths: ['out'], restore: [{ label: 'exact', urlKey: 'A' }, { label: 'fallback k-', urlKey: 'B' }] }];
       const result = restore(entries, next, { A: await getUrl(newKey('never-saved')), B: await getUrl(key) });
       expect(result.status).toBe(0);
       expect(result.stdout).toMatch(/^cache k: restored from fallback k- \(/);
@@ -167,7 +168,7 @@ describeRequiring('the cache scripts against S3 (moto)', motoServerInstalled, ()
 
     it('logs a miss when no candidate exists, and never fails', async () => {
       const next = pod();
-      const entries = [{ key: 'k', paths: ['out'], restore: [{ label: 'exact', urlEnv: 'A' }, { label: 'on main', urlEnv: 'B' }] }];
+      const entries = [{ key: 'k', paths: ['out'], restore: [{ label: 'exact', urlKey: 'A' }, { label: 'on main', urlKey: 'B' }] }];
       const result = restore(entries, next, { A: await getUrl(newKey('none')), B: await getUrl(newKey('none')) });
       expect(result).toMatchObject({ status: 0, stdout: 'cache k: miss (tried exact, on main)\n' });
       expect(readdirSync(next.workspace)).toEqual([]);
@@ -183,7 +184,7 @@ describeRequiring('the cache scripts against S3 (moto)', motoServerInstalled, ()
       const payload = spawnSync('/bin/sh', ['-c', 'printf hi > f && tar -cf - f | gzip -1'], { cwd: tempDir('payload') }).stdout;
       await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body(payload) }));
       const next = pod();
-      const result = restore([{ key: 'k', paths: ['f'], restore: [{ label: 'exact', urlEnv: 'A' }] }], next, { A: await getUrl(key) });
+      const result = restore([{ key: 'k', paths: ['f'], restore: [{ label: 'exact', urlKey: 'A' }] }], next, { A: await getUrl(key) });
       expect(result.status).toBe(0);
       const [first, second, ...rest] = result.stdout.split('\n');
       expect(first).toMatch(line);
@@ -197,20 +198,20 @@ describeRequiring('the cache scripts against S3 (moto)', motoServerInstalled, ()
       const first = pod();
       write(first.workspace, { 'out/who': 'first\n' });
       const url = await putUrl(key);
-      expect((await save([{ key: 'npm-1', paths: ['out'], restore: [], save: { urlEnv: 'PUT' } }], first, { PUT: url })).stdout).toMatch(/saved/);
+      expect((await save([{ key: 'npm-1', paths: ['out'], restore: [], save: { urlKey: 'PUT' } }], first, { PUT: url })).stdout).toMatch(/saved/);
       const second = pod();
       write(second.workspace, { 'out/who': 'second\n' });
-      const again = await save([{ key: 'npm-1', paths: ['out'], restore: [], save: { urlEnv: 'PUT' } }], second, { PUT: await putUrl(key) });
+      const again = await save([{ key: 'npm-1', paths: ['out'], restore: [], save: { urlKey: 'PUT' } }], second, { PUT: await putUrl(key) });
       expect(again).toMatchObject({ status: 0, stdout: 'cache npm-1: another build saved npm-1 first; kept theirs\n' });
 
       const next = pod();
-      restore([{ key: 'npm-1', paths: ['out'], restore: [{ label: 'exact', urlEnv: 'A' }] }], next, { A: await getUrl(key) });
+      restore([{ key: 'npm-1', paths: ['out'], restore: [{ label: 'exact', urlKey: 'A' }] }], next, { A: await getUrl(key) });
       expect(tree(next.workspace)).toEqual({ 'out/who': 'first\n' });
     });
 
     it('saves nothing when none of the paths exist, and still hands back', async () => {
       const dirs = pod();
-      const result = await save([{ key: 'k', paths: ['node_modules'], restore: [], save: { urlEnv: 'PUT' } }], dirs, { PUT: await putUrl(newKey('empty')) });
+      const result = await save([{ key: 'k', paths: ['node_modules'], restore: [], save: { urlKey: 'PUT' } }], dirs, { PUT: await putUrl(newKey('empty')) });
       expect(result).toMatchObject({
         status: 0,
         stdout: 'cache k: node_modules does not exist, not saved\ncache k: none of its paths exist, nothing saved\n',
@@ -234,14 +235,14 @@ describeRequiring('the cache scripts against S3 (moto)', motoServerInstalled, ()
       const dirs = pod();
       write(dirs.workspace, { 'out/a': 'a' });
       const url = (await putUrl(newKey('refused'))).replace(bucket, 'no-such-bucket-here');
-      const result = await save([{ key: 'k', paths: ['out'], restore: [], save: { urlEnv: 'PUT' } }], dirs, { PUT: url });
+      const result = await save([{ key: 'k', paths: ['out'], restore: [], save: { urlKey: 'PUT' } }], dirs, { PUT: url });
       expect(result).toMatchObject({ status: 0, stdout: 'cache k: not saved, HTTP 404 NoSuchBucket\n' });
     });
 
     it('hands over: the step script writes succeeded, the sidecar saves, the step exits 0 once saved', async () => {
       const key = newKey('handover');
       const dirs = pod();
-      const sidecar = runSidecar([{ key: 'k', paths: ['out'], restore: [], save: { urlEnv: 'PUT' } }], dirs, { PUT: await putUrl(key) }, async () => {
+      const sidecar = runSidecar([{ key: 'k', paths: ['out'], restore: [], save: { urlKey: 'PUT' } }], dirs, { PUT: await putUrl(key) }, async () => {
         await waitFor(() => existsSync(join(dirs.scratch, 'saved')) || undefined, { timeoutMs: 30_000, what: 'saved' });
       });
       const step = spawnSync(tools.sh, ['-c', stepScript(['mkdir out', 'echo built > out/result'], { awaitSave: true, scratch: dirs.scratch })], {
@@ -254,7 +255,7 @@ describeRequiring('the cache scripts against S3 (moto)', motoServerInstalled, ()
       expect(step).toMatchObject({ status: 0, stdout: expect.stringMatching(/^\+ mkdir out\n\+ echo built > out\/result\n\+ saving the cache\ncache k: saved \(.+\)\n$/) });
       expect((await sidecar).stdout).toMatch(/^cache k: saved/);
       const next = pod();
-      restore([{ key: 'k', paths: ['out'], restore: [{ label: 'exact', urlEnv: 'A' }] }], next, { A: await getUrl(key) });
+      restore([{ key: 'k', paths: ['out'], restore: [{ label: 'exact', urlKey: 'A' }] }], next, { A: await getUrl(key) });
       expect(tree(next.workspace)).toEqual({ 'out/result': 'built\n' });
     });
 

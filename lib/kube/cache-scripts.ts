@@ -4,6 +4,12 @@
  * save sidecar waits for the step's hand-over, packs the entry's paths and PUTs them. Pure string
  * generators.
  *
+ * Each URL is read from its file in the step's Secret volume (STEP_RUNNER_URLS, one file per
+ * Secret key) at the moment it is used, never earlier: PollStep signs the URLs again while the step
+ * runs and the kubelet brings the new ones into the volume (lib/workflow/step-urls.ts), so an upload
+ * hours after the pod started uses a URL that still works. The kubelet swaps the volume's content
+ * at once (its atomic writer renames a `..data` symlink), so a read sees the old URL or the new.
+ *
  * POSIX sh with nothing but what the cache image has (curlimages/curl: busybox sh, tar, gzip,
  * sha256sum, head, tail, cut, wc, awk, and curl), so GNU-only flags are out. A cache is a speed-up,
  * never a reason to fail a build: every problem (a miss, an unreadable entry, a checksum mismatch,
@@ -27,10 +33,15 @@ export interface CacheDirs {
 
 export const DEFAULT_CACHE_DIRS: CacheDirs = { workspace: '/workspace', scratch: '/step-runner' };
 
+/** Where the step's Secret volume is mounted in the cache containers: a file per URL. */
+export const DEFAULT_URLS_DIR = '/step-runner-urls';
+
 /** The env variables that, when set, override CacheDirs in the scripts. */
 export const CacheDirEnv = {
   workspace: 'STEP_RUNNER_WORKSPACE',
   scratch: 'STEP_RUNNER_SCRATCH',
+  /** The Secret volume's directory (DEFAULT_URLS_DIR). */
+  urls: 'STEP_RUNNER_URLS',
 } as const;
 
 /** The files of the step's hand-over in the scratch directory. */
@@ -55,38 +66,39 @@ export const HandOverFiles = {
 /** The entry header's fixed words; the payload's sha256 and size follow. */
 export const CACHE_ENTRY_MAGIC = 'step-runner-cache 1 tar+gzip';
 
-/** One entry as a script sees it: env variable names (not URLs), so the URLs stay in the Secret. */
+/** One entry as a script sees it: the Secret's keys of its URLs (their files' names), never the URLs. */
 export interface CacheScriptEntry {
   key: string;
   paths: readonly string[];
   /** Tried in order; the first that restores wins. */
-  restore: readonly { label: string; urlEnv: string }[];
-  save?: { urlEnv: string };
+  restore: readonly { label: string; urlKey: string }[];
+  save?: { urlKey: string };
   /** Why the entry will not be saved (printed by the restore script). */
   saveSkipped?: string;
   /** It restores, but there is nothing to restore from: why (printed by the restore script as its miss). */
   restoreMiss?: string;
 }
 
-/** A step's artifacts as the save script sees them: env variable names for the URLs, the objects' keys for the manifest. */
+/** A step's artifacts as the save script sees them: the Secret's keys of the URLs, the objects' keys for the manifest. */
 export interface ArtifactScriptPlan {
   paths: readonly ArtifactScriptPath[];
-  manifest: { urlEnv: string };
+  manifest: { urlKey: string };
 }
 
 export interface ArtifactScriptPath {
   /** As the pipeline names it (`dist/`, `coverage/lcov.info`), relative to the workspace. */
   path: string;
   /** Uploaded as is when the path is a file; absent when the path names a folder (a trailing `/`). */
-  file?: { urlEnv: string; object: string };
+  file?: { urlKey: string; object: string };
   /** Uploaded as a gzip compressed tar of the folder when the path is one. */
-  folder: { urlEnv: string; object: string };
+  folder: { urlKey: string; object: string };
 }
 
 function dirsPreamble(dirs: CacheDirs): string[] {
   return [
     `workspace=\${${CacheDirEnv.workspace}:-${shellQuote(dirs.workspace)}}`,
     `scratch=\${${CacheDirEnv.scratch}:-${shellQuote(dirs.scratch)}}`,
+    `urls=\${${CacheDirEnv.urls}:-${shellQuote(DEFAULT_URLS_DIR)}}`,
   ];
 }
 
@@ -98,6 +110,8 @@ const HELPERS = [
   // The first line that says something (gzip starts its complaint with an empty one), or $2.
   'cache_first() { line=$(grep . "$1" 2>/dev/null | head -n 1); echo "${line:-$2}"; }',
   'cache_err() { cache_first "$scratch/curl-err" "no error message"; }',
+  // The URL of a Secret key as the volume holds it now (see above): read where it is used.
+  'cache_url() { cat "$urls/$1" 2>/dev/null; }',
 ];
 
 /**
@@ -106,9 +120,9 @@ const HELPERS = [
  * when the candidate was there but unusable (already logged).
  */
 const RESTORE_ONE = `cache_restore_one() {
-  key=$1; label=$2; url=$3; entry="$scratch/restore-entry"
+  key=$1; label=$2; entry="$scratch/restore-entry"
   rm -f "$entry"
-  code=$(curl -fsS --retry 2 --connect-timeout 10 -o "$entry" -w '%{http_code}' "$url" 2>"$scratch/curl-err")
+  code=$(curl -fsS --retry 2 --connect-timeout 10 -o "$entry" -w '%{http_code}' "$(cache_url "$3")" 2>"$scratch/curl-err")
   status=$?
   if [ "$status" -ne 0 ]; then
     rm -f "$entry"
@@ -155,7 +169,7 @@ export function cacheRestoreScript(entries: readonly CacheScriptEntry[], dirs: C
     if (entry.restore.length > 0) {
       lines.push('started=$(date +%s); restored=no');
       for (const candidate of entry.restore) {
-        lines.push(`if [ "$restored" = no ]; then cache_restore_one ${key} ${shellQuote(candidate.label)} "$${candidate.urlEnv}" && restored=yes; fi`);
+        lines.push(`if [ "$restored" = no ]; then cache_restore_one ${key} ${shellQuote(candidate.label)} ${shellQuote(candidate.urlKey)} && restored=yes; fi`);
       }
       const tried = entry.restore.map((c) => c.label).join(', ');
       lines.push(`if [ "$restored" = no ]; then echo ${shellQuote(`cache ${entry.key}: miss (tried ${tried})`)}; fi`);
@@ -173,7 +187,7 @@ export function cacheRestoreScript(entries: readonly CacheScriptEntry[], dirs: C
  * (S3 refuses chunked uploads to presigned URLs; `--data-binary @file` would read it into memory).
  */
 const SAVE_ONE = `cache_save_one() {
-  key=$1; url=$2; shift 2
+  key=$1; url_key=$2; shift 2
   started=$(date +%s)
   # Keeps the paths that exist, in order: each turn takes one off the front, puts it back at the end if it is there.
   for p in "$@"; do
@@ -193,7 +207,7 @@ const SAVE_ONE = `cache_save_one() {
   printf '%s %s %s\\n' '${CACHE_ENTRY_MAGIC}' "$sum" "$bytes" > "$entry"
   cat "$payload" >> "$entry"
   rm -f "$payload"
-  code=$(curl -sS --retry 2 --connect-timeout 10 -o "$scratch/put-response" -w '%{http_code}' -T "$entry" -H 'If-None-Match: *' -H 'Content-Type: application/octet-stream' "$url" 2>"$scratch/curl-err")
+  code=$(curl -sS --retry 2 --connect-timeout 10 -o "$scratch/put-response" -w '%{http_code}' -T "$entry" -H 'If-None-Match: *' -H 'Content-Type: application/octet-stream' "$(cache_url "$url_key")" 2>"$scratch/curl-err")
   rm -f "$entry"
   case $code in
     200) echo "cache $key: saved ($(cache_size "$bytes"), $(cache_since "$started") s)" ;;
@@ -212,7 +226,7 @@ const SAVE_ONE = `cache_save_one() {
  * path that is not there to the missing. An upload that fails is a line, never a failure.
  */
 const KEEP_ONE = `artifact_keep_one() {
-  path=$1; path_json=$2; file_url=$3; file_json=$4; folder_url=$5; folder_json=$6
+  path=$1; path_json=$2; file_key=$3; file_json=$4; folder_key=$5; folder_json=$6
   rel=$path
   while [ "\${rel%/}" != "$rel" ]; do rel=\${rel%/}; done
   if [ ! -e "$workspace/$rel" ]; then
@@ -221,22 +235,22 @@ const KEEP_ONE = `artifact_keep_one() {
     return 0
   fi
   if [ -d "$workspace/$rel" ]; then
-    url=$folder_url; object_json=$folder_json; upload="$scratch/artifact-upload"
+    url_key=$folder_key; object_json=$folder_json; upload="$scratch/artifact-upload"
     rm -f "$upload" "$scratch/tar-failed"
     { tar -cf - -C "$workspace" -- "$rel" 2>"$scratch/tar-err" || : > "$scratch/tar-failed"; } | gzip > "$upload"
     if [ -e "$scratch/tar-failed" ]; then
       echo "artifact $path: not kept, packing failed ($(cache_first "$scratch/tar-err" "tar failed"))"
       rm -f "$upload"; return 0
     fi
-  elif [ -z "$file_url" ]; then
+  elif [ -z "$file_key" ]; then
     echo "artifact $path: not kept, it is a file, not the folder its / names"
     return 0
   else
-    url=$file_url; object_json=$file_json; upload="$workspace/$rel"
+    url_key=$file_key; object_json=$file_json; upload="$workspace/$rel"
   fi
   sum=$(sha256sum < "$upload" | cut -d' ' -f1)
   bytes=$(cache_bytes "$upload")
-  code=$(curl -sS --retry 2 --connect-timeout 10 -o "$scratch/put-response" -w '%{http_code}' -T "$upload" -H 'Content-Type: application/octet-stream' "$url" 2>"$scratch/curl-err")
+  code=$(curl -sS --retry 2 --connect-timeout 10 -o "$scratch/put-response" -w '%{http_code}' -T "$upload" -H 'Content-Type: application/octet-stream' "$(cache_url "$url_key")" 2>"$scratch/curl-err")
   rm -f "$scratch/artifact-upload"
   case $code in
     200)
@@ -255,12 +269,12 @@ function keepArtifactsLines(artifacts: ArtifactScriptPlan): string[] {
   const json = (value: string) => shellQuote(JSON.stringify(value));
   const lines = ['artifacts_kept=; artifacts_missing='];
   for (const artifact of artifacts.paths) {
-    const file = artifact.file ? `"$${artifact.file.urlEnv}" ${json(artifact.file.object)}` : "'' ''";
-    lines.push(`artifact_keep_one ${shellQuote(artifact.path)} ${json(artifact.path)} ${file} "$${artifact.folder.urlEnv}" ${json(artifact.folder.object)}`);
+    const file = artifact.file ? `${shellQuote(artifact.file.urlKey)} ${json(artifact.file.object)}` : "'' ''";
+    lines.push(`artifact_keep_one ${shellQuote(artifact.path)} ${json(artifact.path)} ${file} ${shellQuote(artifact.folder.urlKey)} ${json(artifact.folder.object)}`);
   }
   lines.push(
     `printf '{"artifacts":[%s],"missing":[%s]}\\n' "$artifacts_kept" "$artifacts_missing" > "$scratch/artifact-manifest"`,
-    `code=$(curl -sS --retry 2 --connect-timeout 10 -o /dev/null -w '%{http_code}' -T "$scratch/artifact-manifest" -H 'Content-Type: application/json' "$${artifacts.manifest.urlEnv}" 2>"$scratch/curl-err")`,
+    `code=$(curl -sS --retry 2 --connect-timeout 10 -o /dev/null -w '%{http_code}' -T "$scratch/artifact-manifest" -H 'Content-Type: application/json' "$(cache_url ${shellQuote(artifacts.manifest.urlKey)})" 2>"$scratch/curl-err")`,
     'rm -f "$scratch/artifact-manifest"',
     `case $code in 200) ;; 000) echo "artifacts: the manifest was not kept, the upload failed ($(cache_err))" ;; *) echo "artifacts: the manifest was not kept, HTTP $code" ;; esac`,
   );
@@ -295,7 +309,7 @@ export function cacheSaveScript(entries: readonly CacheScriptEntry[], dirs: Cach
   // With artifacts the step may have failed: its cache is saved only after `succeeded`.
   if (artifacts && saves.length > 0) lines.push(`if [ -e "$scratch/${HandOverFiles.succeeded}" ]; then`);
   for (const entry of saves) {
-    lines.push(`cache_save_one ${shellQuote(entry.key)} "$${entry.save!.urlEnv}" ${entry.paths.map(shellQuote).join(' ')}`);
+    lines.push(`cache_save_one ${shellQuote(entry.key)} ${shellQuote(entry.save!.urlKey)} ${entry.paths.map(shellQuote).join(' ')}`);
   }
   if (artifacts && saves.length > 0) lines.push('fi');
   if (artifacts) lines.push(...keepArtifactsLines(artifacts));

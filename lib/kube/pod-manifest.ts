@@ -4,7 +4,7 @@ import { PullPolicies, type Service, type Step, type StepResources, type Tolerat
 import { Annotations, BUILD_DEADLINE_ANNOTATION, Labels, MANAGED_BY, STEP_CONTAINER } from './types.js';
 import { labelValue, stepPodName } from './pod-name.js';
 import { PORT_GATE_SCRIPT, portGateContainerName, portProbe, serviceContainerName } from './service-containers.js';
-import { CACHE_SCRATCH, cacheRestoreContainer, cacheSaveContainer, stepScratchMount, type PodCachePlan } from './cache-containers.js';
+import { CACHE_SCRATCH, cacheRestoreContainer, cacheSaveContainer, cacheUrlsVolume, stepScratchMount, type PodCachePlan } from './cache-containers.js';
 import { stepScript } from './step-script.js';
 import { WORKSPACE_PATH, WORKSPACE_VOLUME } from './workspace.js';
 
@@ -156,7 +156,7 @@ export function stepPodManifest({
     ...serviceSidecars(step, services, mounted, serviceStartGraceSeconds, runAsUser),
     ...(save ? [save] : []),
   ];
-  const volumes = [...(workspace ? [workspaceVolume(workspace)] : []), ...(cache ? [{ name: CACHE_SCRATCH.volume, emptyDir: {} }] : [])];
+  const volumes = [...(workspace ? [workspaceVolume(workspace)] : []), ...(cache ? [{ name: CACHE_SCRATCH.volume, emptyDir: {} }, cacheUrlsVolume(cache)] : [])];
   const main = stepContainer(STEP_CONTAINER, step, buildEnv, mounted, { scratch: cache !== undefined, awaitSave: save !== undefined, keepArtifacts: cache?.artifacts !== undefined });
   const { nodeSelector, tolerations } = stepPlacement(step, placement);
   const found = workspace && 'claimName' in workspace ? workspace : undefined;

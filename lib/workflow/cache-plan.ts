@@ -118,8 +118,8 @@ export const MAX_PRESIGN_SECONDS = 7 * 24 * 60 * 60;
 /**
  * The save URL is used after the step's commands: the step's timeout and an hour for the restore,
  * the pod's start and the upload itself, at most SigV4's 7 days. A URL presigned with the Lambda's
- * temporary (role) credentials also stops working when they expire, whatever its own lifetime, so
- * a long step's save can still be refused (a 403 the save container logs and the build survives).
+ * temporary (role) credentials also stops working when they expire, whatever its own lifetime:
+ * PollStep signs it again before (step-urls.ts, url-renewal.ts).
  */
 export function saveUrlSeconds(timeoutSeconds: number): number {
   return Math.min(MAX_PRESIGN_SECONDS, Math.max(0, timeoutSeconds) + 60 * 60);

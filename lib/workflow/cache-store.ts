@@ -3,6 +3,8 @@
  * The tasks never move an entry's or an artifact's bytes (but the small manifest FinishStep reads): they look entries up and presign URLs, and the step's pod
  * downloads and uploads with them, so it needs no credentials of its own.
  */
+import type { SigningCredentials } from './url-renewal.js';
+
 export interface CacheStore {
   /** Whether the object is there. A refusal (no permission) throws rather than answering false. */
   exists(key: string): Promise<boolean>;
@@ -21,6 +23,11 @@ export interface CacheStore {
    * hold the build's id, so no other build writes them.
    */
   presignUpload(key: string, seconds: number): Promise<string>;
+  /**
+   * What the presign* methods sign with now: whether the credentials are a session's and when they
+   * end, when known. Read before signing: the SDK may refresh them in between, never shorten them.
+   */
+  signingCredentials(): Promise<SigningCredentials>;
   /** The object parsed as JSON; undefined when there is none. Not JSON: a SyntaxError. */
   readJson(key: string): Promise<unknown>;
   /** The object's bytes as a stream, with its length; undefined when there is none. */

@@ -34,7 +34,7 @@ describeRequiring('the cache planned against an S3 server (moto)', motoServerIns
     const store = s3CacheStore(bucket, 'builds/', client);
     const put = (key: string, body = key) => client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
     const plan = (build: StepCacheInput['build'], cache: Cache = npm) =>
-      planStepCache({ step: { cache: [cache], timeoutSeconds: 600 }, build, keyHashes, store, prefix: 'cache/', now: new Date('2026-01-01T00:00:00Z') });
+      planStepCache({ step: { cache: [cache], timeoutSeconds: 600 }, build, keyHashes, store, prefix: 'cache/' });
     return { bucket, store, put, plan };
   }
   const onBranch = { repository: 'octo/app', ref: 'refs/heads/feature', event: 'push' };

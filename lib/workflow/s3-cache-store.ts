@@ -70,6 +70,14 @@ export function s3CacheStore(bucket: string, buildPrefix: string, client?: S3Cli
       const { s3, PutObjectCommand, getSignedUrl } = await presigner();
       return getSignedUrl(s3, new PutObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: seconds });
     },
+    async signingCredentials() {
+      const { s3 } = await sdk();
+      // A Lambda's role session comes from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
+      // AWS_SESSION_TOKEN and names no expiration (fromEnv reads one from AWS_CREDENTIAL_EXPIRATION,
+      // which Lambda does not set); other providers (STS, SSO, containers) name theirs.
+      const identity = await s3.config.credentials();
+      return { temporary: Boolean(identity.sessionToken), expiration: identity.expiration };
+    },
     async readJson(key) {
       const { s3, GetObjectCommand } = await sdk();
       try {

@@ -137,6 +137,11 @@ export interface PollState {
   services?: ServiceState[];
   /** How far the log store's copy of the step's log has got (live-log.ts); set by LaunchStep. */
   log?: LiveLogState;
+  /**
+   * When the presigned URLs in the step's Secret stop working (step-urls.ts): PollStep signs them
+   * again before. Absent: the step has no such Secret.
+   */
+  urls?: { validUntil: string };
 }
 
 /** What WaitForNeeds leaves at $.needs: whether the step may start, and what it still waits for. */

@@ -19,7 +19,8 @@ import {
   type EntryPlace,
 } from './cache-plan.js';
 import type { CacheStore } from './cache-store.js';
-import type { PodCacheEntry } from '../kube/index.js';
+import type { PodCacheEntry, UrlSigning } from '../kube/index.js';
+import { signUrl } from './step-urls.js';
 
 /** One entry of the step's cache, planned: exactly what the pod side takes. */
 export type PlannedEntry = PodCacheEntry;
@@ -28,6 +29,8 @@ export interface StepCachePlan {
   entries: PlannedEntry[];
   /** secretKey -> presigned URL: the step's Secret's data. */
   urls: Record<string, string>;
+  /** secretKey -> how its URL is signed, so PollStep can sign it again. */
+  signing: Record<string, UrlSigning>;
   /** One line per entry of what was found and decided, for the step's log. */
   notes: string[];
 }
@@ -55,13 +58,15 @@ export interface StepCacheInput {
   store: CacheStore;
   /** The deployment's cache prefix (`cache/`). */
   prefix: string;
-  /** When the URLs are presigned, for the notes' expiry times. */
-  now?: Date;
 }
 
-export async function planStepCache({ step, build, keyHashes, store, prefix, now = new Date() }: StepCacheInput): Promise<StepCachePlan> {
+export async function planStepCache({ step, build, keyHashes, store, prefix }: StepCacheInput): Promise<StepCachePlan> {
   const scopes = cacheScopes(build);
-  const plan: StepCachePlan = { entries: [], urls: {}, notes: [] };
+  const plan: StepCachePlan = { entries: [], urls: {}, signing: {}, notes: [] };
+  const sign = async (secretKey: string, signing: UrlSigning) => {
+    plan.signing[secretKey] = signing;
+    plan.urls[secretKey] = await signUrl(store, signing);
+  };
   const caches = step.cache ?? [];
   for (const [index, cache] of caches.entries()) {
     const key = keyName(cache, keyHashes);
@@ -89,7 +94,7 @@ export async function planStepCache({ step, build, keyHashes, store, prefix, now
     const entry: PlannedEntry = { key, paths: [...cache.paths], restore: [] };
     for (const [candidateIndex, candidate] of candidates.entries()) {
       const secretKey = `RESTORE_${index}_${candidateIndex}`;
-      plan.urls[secretKey] = await store.presignGet(candidate.objectKey, RESTORE_URL_SECONDS);
+      await sign(secretKey, { how: 'get', object: candidate.objectKey, seconds: RESTORE_URL_SECONDS });
       entry.restore.push({ label: candidate.label, secretKey });
     }
 
@@ -101,13 +106,13 @@ export async function planStepCache({ step, build, keyHashes, store, prefix, now
     const saveSeconds = saveUrlSeconds(step.timeoutSeconds);
     if (skipped === undefined) {
       const secretKey = `SAVE_${index}`;
-      plan.urls[secretKey] = await store.presignPut(entryKey({ ...place(scopes.write!), key }), saveSeconds);
+      await sign(secretKey, { how: 'put-new', object: entryKey({ ...place(scopes.write!), key }), seconds: saveSeconds });
       entry.save = { secretKey };
     } else {
       entry.saveSkipped = skipped;
     }
     plan.entries.push(entry);
-    plan.notes.push(note(entry, cache, scopes.read.map(where), new Date(now.getTime() + saveSeconds * 1000)));
+    plan.notes.push(note(entry, cache, scopes.read.map(where)));
   }
   return plan;
 }
@@ -139,7 +144,7 @@ function shortKey(key: string): string {
   return key.replace(/([0-9a-f]{12})[0-9a-f]+$/, '$1…');
 }
 
-function note(entry: PlannedEntry, cache: Cache, readFrom: string[], saveUntil: Date): string {
+function note(entry: PlannedEntry, cache: Cache, readFrom: string[]): string {
   const head = `cache ${shortKey(entry.key)} (${cache.paths.join(', ')})`;
   const restore =
     cache.policy === 'push'
@@ -147,6 +152,6 @@ function note(entry: PlannedEntry, cache: Cache, readFrom: string[], saveUntil: 
       : entry.restore.length > 0
         ? `restores the first of: ${entry.restore.map((candidate) => candidate.label).join('; ')}`
         : `has no entry to restore on ${readFrom.join(' or ')}`;
-  const save = entry.save ? `saves it if the step succeeds (the URL works until ${saveUntil.toISOString()})` : `saves nothing: ${entry.saveSkipped}`;
+  const save = entry.save ? 'saves it if the step succeeds' : `saves nothing: ${entry.saveSkipped}`;
   return `${head}: ${restore}; ${save}`;
 }

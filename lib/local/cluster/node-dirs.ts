@@ -4,6 +4,7 @@
  *
  *   volumes/pvc-UID/                                  a claim's volume, until the claim is deleted
  *   pods/POD_UID/volumes/kubernetes.io~empty-dir/NAME an emptyDir, until the pod is deleted
+ *   pods/POD_UID/volumes/kubernetes.io~secret/NAME    a Secret's keys as files, until the pod is deleted
  *   pods/POD_UID/containers/NAME/rootfs/              stands in for the container's own filesystem
  *                                                     (a workingDir outside every mount lands here)
  */
@@ -22,6 +23,10 @@ export class NodeDirs {
 
   emptyDir(podUid: string, volume: string): string {
     return join(this.pod(podUid), 'volumes', 'kubernetes.io~empty-dir', volume);
+  }
+
+  secretVolume(podUid: string, volume: string): string {
+    return join(this.pod(podUid), 'volumes', 'kubernetes.io~secret', volume);
   }
 
   containerRoot(podUid: string, container: string): string {

@@ -97,9 +97,13 @@ export class PodWorker {
     if (deadlineSeconds !== undefined) {
       this.deadline = setTimeout(() => void this.deadlineExceeded(pod), deadlineSeconds * 1000);
     }
+    let stopVolumeUpdates = () => {};
     try {
-      const volumes = await mountVolumes(this.pod, pod, this.node);
-      if (volumes === undefined || this.pod.stopping) return;
+      const mounted = await mountVolumes(this.pod, pod, this.node);
+      if (mounted === undefined) return;
+      stopVolumeUpdates = mounted.stopUpdates;
+      const volumes = mounted.dirs;
+      if (this.pod.stopping) return;
       const sandbox = await this.runSandbox(pod);
       if (sandbox === undefined) return;
       const init = await this.runInitContainers(pod, volumes);
@@ -107,6 +111,7 @@ export class PodWorker {
       // The pod is over (its containers ended, or an init container failed): its sidecars go too.
       if (init !== 'stuck') await this.stopSidecars(pod);
     } finally {
+      stopVolumeUpdates();
       await Promise.all(this.sidecarLoops);
       clearTimeout(this.deadline);
       // Its containers have all ended: as the kubelet stops a finished pod's sandbox, the pod's

@@ -37,6 +37,9 @@ export const s3Errors = {
       StringToSign: stringToSign,
       CanonicalRequest: canonicalRequest,
     }),
+  // S3's error codes (API reference, "Error responses"): ExpiredToken and InvalidToken, both 400.
+  expiredToken: () => new S3Error(400, 'ExpiredToken', 'The provided token has expired.'),
+  invalidToken: () => new S3Error(400, 'InvalidToken', 'The provided token is malformed or otherwise invalid.'),
   requestTimeTooSkewed: () => new S3Error(403, 'RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.'),
   authorizationHeaderMalformed: (message: string) => new S3Error(400, 'AuthorizationHeaderMalformed', message),
   authorizationQueryParametersError: (message: string) => new S3Error(400, 'AuthorizationQueryParametersError', message),

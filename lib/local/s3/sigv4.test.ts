@@ -67,6 +67,28 @@ describe('SigV4 as S3 checks it', () => {
     expect(failureOf(() => verifySignature(received(signed), { credentials, region: 'us-east-1', now, ...change }))).toMatchObject(expected);
   });
 
+  describe("with a session's credentials", () => {
+    const session = { ...credentials, sessionToken: 'session-token', expiration: signedAt.getTime() + 15 * 60_000 };
+    const sessionSigner = new SignatureV4({ service: 's3', region: 'us-east-1', credentials: { ...credentials, sessionToken: session.sessionToken }, sha256: Sha256, uriEscapePath: false, applyChecksum: true });
+    // A URL that would live a day, signed by a session that ends after 15 minutes.
+    const presignDay = () => sessionSigner.presign(request('/bucket/key', {}, { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' }), { signingDate: signedAt, expiresIn: 24 * 60 * 60 }) as Promise<HttpRequest>;
+
+    it.each([
+      ['before the session ends: accepted', signedAt.getTime() + 14 * 60_000, undefined],
+      ['once it has ended, though the URL has hours left: ExpiredToken', signedAt.getTime() + 15 * 60_000, { status: 400, code: 'ExpiredToken', message: 'The provided token has expired.' }],
+    ])('a presigned URL checked %s', async (_, at, expected) => {
+      const signed = await presignDay();
+      expect(failureOf(() => verifySignature(received(signed), { credentials: session, region: 'us-east-1', now: at }))).toEqual(expected === undefined ? undefined : expect.objectContaining(expected));
+    });
+
+    it('refuses a URL signed without the token, or with another', async () => {
+      const withoutToken = await presign(request('/bucket/key'), { signingDate: signedAt, expiresIn: 60 });
+      expect(failureOf(() => verifySignature(received(withoutToken), { credentials: session, region: 'us-east-1', now }))).toMatchObject({ status: 400, code: 'InvalidToken' });
+      const other = await presignDay();
+      expect(failureOf(() => verifySignature(received(other), { credentials: { ...session, sessionToken: 'another' }, region: 'us-east-1', now }))).toMatchObject({ status: 400, code: 'InvalidToken' });
+    });
+  });
+
   it('refuses a header-signed request from a skewed clock, and one that is not signed', async () => {
     const signed = (await signer.sign(request('/bucket/key'), { signingDate: signedAt })) as HttpRequest;
     expect(failureOf(() => verifySignature(received(signed), { credentials, region: 'us-east-1', now: now + 16 * 60_000 }))).toMatchObject({ status: 403, code: 'RequestTimeTooSkewed' });

@@ -29,6 +29,15 @@ export interface ReceivedRequest {
 export interface SigningSecret {
   accessKeyId: string;
   secretAccessKey: string;
+  /**
+   * A session's (STS's) token: every request must carry it (X-Amz-Security-Token, in the query of a
+   * presigned URL, else as a header), and none is accepted past `expiration`, whatever the URL's
+   * own X-Amz-Expires: "If you created a presigned URL by using a temporary token, then the URL
+   * expires when the token expires" (S3 user guide, "Sharing objects with presigned URLs").
+   */
+  sessionToken?: string;
+  /** When the session ends, ms since the epoch. */
+  expiration?: number;
 }
 
 export interface VerifyOptions {
@@ -187,6 +196,13 @@ export function verifySignature(request: ReceivedRequest, options: VerifyOptions
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw s3Errors.signatureDoesNotMatch(stringToSign, canonicalRequest);
 
   // Time is checked after the signature, so only a holder of the secret learns about it.
+  const { sessionToken, expiration } = options.credentials;
+  if (sessionToken !== undefined) {
+    const token = form === 'query' ? request.query.find(([name]) => name === 'X-Amz-Security-Token')?.[1] : headerValue(request.headers, 'x-amz-security-token');
+    if (token !== sessionToken) throw s3Errors.invalidToken();
+    // S3's answer to a session that has ended (Error codes: ExpiredToken, 400 Bad Request).
+    if (expiration !== undefined && options.now >= expiration) throw s3Errors.expiredToken();
+  }
   if (form === 'query') {
     if (options.now > signedAt + claim.expiresSeconds! * 1000) throw s3Errors.accessDenied('Request has expired');
   } else if (Math.abs(options.now - signedAt) > MAX_SKEW_MS) {

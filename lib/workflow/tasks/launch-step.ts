@@ -23,6 +23,7 @@ import { firstPollSeconds } from '../poll-schedule.js';
 import { buildClaimName, type PollState, type StepInput } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 import { buildToken, type BuildCredentials } from '../build-credentials.js';
+import { signingClock } from '../step-urls.js';
 
 /**
  * A token that expires (a GitHub App's, an hour after PrepareBuild) is renewed when it has less
@@ -47,7 +48,7 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
       : undefined;
   const attempt = input.attempt ?? 0;
   const checkoutStep = input.step.name === input.settings.checkoutStep;
-  const cache = await stepCache(input, api, deps, attempt);
+  const { cache, urlsValidUntil } = (await stepCache(input, api, deps, attempt)) ?? {};
   const manifest = stepPodManifest({
     buildId: input.build.id,
     step: input.step,
@@ -85,15 +86,22 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     progress: podProgress(pod),
     ...(pod.metadata?.resourceVersion ? { resourceVersion: pod.metadata.resourceVersion } : {}),
     log: { location: deps.logs.liveLocation(input.build.id, input.step.name), parts: 0, bytes: 0 },
+    ...(urlsValidUntil ? { urls: { validUntil: urlsValidUntil } } : {}),
   };
 }
 
 /**
  * The step's cache and artifacts, planned now (step-cache.ts, step-artifacts.ts) and handed to its
- * pod as presigned URLs in a Secret of its own, made before the pod that reads it. A cache that
- * cannot be planned costs the step its cache, never the step: it runs cold, and the log says why.
+ * pod as presigned URLs in a Secret of its own, made before the pod that reads it, with when they
+ * stop working (PollStep signs them again before, step-urls.ts). A cache that cannot be planned
+ * costs the step its cache, never the step: it runs cold, and the log says why.
  */
-async function stepCache(input: StepInput, api: CoreV1Api, deps: Pick<TaskDeps, 'cache' | 'log' | 'now'>, attempt: number): Promise<PodCachePlan | undefined> {
+async function stepCache(
+  input: StepInput,
+  api: CoreV1Api,
+  deps: Pick<TaskDeps, 'cache' | 'log' | 'now'>,
+  attempt: number,
+): Promise<{ cache: PodCachePlan; urlsValidUntil: string | undefined } | undefined> {
   const settings = input.settings.cache;
   const caches = input.step.cache ?? [];
   const keeps = (input.step.artifacts?.paths.length ?? 0) > 0;
@@ -104,6 +112,7 @@ async function stepCache(input: StepInput, api: CoreV1Api, deps: Pick<TaskDeps, 
     deps.log.warn(`Step "${name}" has ${what}, but this deployment has no store for them: ${caches.length > 0 ? 'its cache is neither restored nor saved' : ''}${caches.length > 0 && keeps ? '; ' : ''}${keeps ? 'its artifacts are not kept' : ''}`, { step: name });
     return undefined;
   }
+  const validUntil = await signingClock(deps.cache, deps.now());
   const plan = caches.length > 0 ? await cachePlan(input, deps.cache, settings.prefix, deps) : undefined;
   const artifacts = keeps ? await planStepArtifacts({ step: input.step, build: input.build, store: deps.cache }) : undefined;
   if (!plan && !artifacts) return undefined;
@@ -112,18 +121,22 @@ async function stepCache(input: StepInput, api: CoreV1Api, deps: Pick<TaskDeps, 
   const podName = stepPodName(input.build.id, name, attempt, input.redrive ?? 0);
   const deadline = input.settings.deadlineSeconds;
   const urls = { ...plan?.urls, ...artifacts?.urls };
+  const signing = { ...plan?.signing, ...artifacts?.signing };
   const secret = await ensureCacheSecret(
     api,
-    cacheSecretManifest({ buildId: input.build.id, namespace: input.namespace, podName, urls, ...(deadline !== undefined ? { deadlineSeconds: deadline } : {}) }),
+    cacheSecretManifest({ buildId: input.build.id, namespace: input.namespace, podName, urls, signing, ...(deadline !== undefined ? { deadlineSeconds: deadline } : {}) }),
   );
-  return { image: settings.image, secret, entries: plan?.entries ?? [], ...(artifacts ? { artifacts: artifacts.artifacts } : {}) };
+  return {
+    cache: { image: settings.image, secret, entries: plan?.entries ?? [], ...(artifacts ? { artifacts: artifacts.artifacts } : {}) },
+    urlsValidUntil: validUntil(signing),
+  };
 }
 
-async function cachePlan(input: StepInput, store: CacheStore, prefix: string, deps: Pick<TaskDeps, 'log' | 'now'>): Promise<StepCachePlan | undefined> {
+async function cachePlan(input: StepInput, store: CacheStore, prefix: string, deps: Pick<TaskDeps, 'log'>): Promise<StepCachePlan | undefined> {
   const caches = input.step.cache ?? [];
   const keyHashes = caches.some((cache) => cache.key.files.length > 0) ? await store.buildKeys(input.build.id) : {};
   try {
-    return await planStepCache({ step: input.step, build: input.build, keyHashes, store, prefix, now: deps.now() });
+    return await planStepCache({ step: input.step, build: input.build, keyHashes, store, prefix });
   } catch (error) {
     if (!(error instanceof CacheKeyHashMissing)) throw error;
     deps.log.warn(`Step "${input.step.name}" runs without its cache: ${error.message}`, { step: input.step.name });

@@ -18,6 +18,7 @@ import {
 import { LiveLogCopy, type LiveLogState } from '../live-log.js';
 import { nextPollSeconds, runningWatchFor } from '../poll-schedule.js';
 import { buildClaimName, type PollState, type StepInput } from '../state-data.js';
+import { renewStepUrls } from '../step-urls.js';
 import type { TaskDeps } from '../task-deps.js';
 
 export interface PollLimits {
@@ -96,6 +97,11 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
     if (status.service !== undefined) poll.service = status.service;
   }
   if (status.phase === 'succeeded') poll.exitCode = 0;
+  if (previous.urls && (status.phase === 'pending' || status.phase === 'running')) {
+    // The next chance to sign them again: the next poll's wait, then the end of its watch.
+    const urls = await renewStepUrls(input, previous, deps, poll.nextPollSeconds + watchSeconds(status.phase, input, runningSeconds));
+    if (urls) poll.urls = urls;
+  }
   deps.log.info(`Step "${input.step.name}" is ${status.phase} (${status.reason})`, { poll: poll.polls });
   return poll;
 }
