@@ -412,8 +412,14 @@ const ROLE_GRANTS: Record<string, Omit<Statement, 'role'>[]> = {
     objects(['s3:GetObject'], 'builds/*/cache-keys.json'),
     listing('cache/*', 'builds/*/cache-keys.json'),
   ],
-  // A running step's log parts, nothing else of the bucket.
-  PollStepRole: [logGroup('pollStep'), ASSUME_CLUSTER_ROLE, objects(['s3:PutObject'], 'builds/*.log.parts/*')],
+  // A running step's log parts; the cache's and artifacts' URLs it signs again while the step runs (a URL acts with its signer's permissions).
+  PollStepRole: [
+    logGroup('pollStep'),
+    ASSUME_CLUSTER_ROLE,
+    objects(['s3:PutObject'], 'builds/*.log.parts/*'),
+    objects(['s3:GetObject', 's3:PutObject'], 'cache/*'),
+    objects(['s3:PutObject'], 'artifacts/*'),
+  ],
   // The log joined from its parts, the step's record, the key hashes; the artifacts' manifest.
   FinishStepRole: [
     logGroup('finishStep'),
@@ -460,8 +466,8 @@ describe('IAM in the packaged template', () => {
     expect(grants('states:StopExecution').map((s) => s.role)).toEqual(['PrepareBuildRole']);
     expect(grants('states:StartExecution').map((s) => s.role)).toEqual(['WebhookRole']);
     expect(grants('ecr:DescribeImages').map((s) => s.role)).toEqual(['PrepareBuildRole']);
-    // Writing under cache/ (the presigned PUTs): LaunchStep alone; deleting anything: FinishStep alone, its own logs.
-    expect(grants('s3:PutObject').filter((s) => s.resources.some((r) => r.includes('/cache/'))).map((s) => s.role)).toEqual(['LaunchStepRole']);
+    // Writing under cache/ (the presigned PUTs): LaunchStep, which signs them, and PollStep, which signs them again; deleting anything: FinishStep alone, its own logs.
+    expect(grants('s3:PutObject').filter((s) => s.resources.some((r) => r.includes('/cache/'))).map((s) => s.role)).toEqual(['LaunchStepRole', 'PollStepRole']);
     expect(grants('s3:DeleteObject')).toEqual([{ role: 'FinishStepRole', ...ROLE_GRANTS.FinishStepRole![2] }]);
   });
 
