@@ -283,6 +283,31 @@ const SCENARIOS: Scenario[] = [
     expected: { status: 'FAILED', error: 'StepFailed', last: 'BuildFailed' },
   },
   {
+    // "A retrier's parameters apply across all visits to the retrier in the context of a
+    // single-state execution" (developer guide, "Error handling in Step Functions", Complex retry
+    // scenarios): each retrier counts its own, so two throttled answers leave States.ALL its three.
+    name: 'a succeeded build whose cleanup is throttled, then cannot reach the cluster, and whose status cannot be posted',
+    results: [
+      answer('PrepareBuild', prepared([TEST])),
+      answer('ReportStarted', REPORTED),
+      ...stepSucceeds(CLONE.name),
+      ...stepSucceeds('test'),
+      thrown('CleanupSucceededBuild', 'Lambda.TooManyRequestsException', 'Rate Exceeded.'),
+      thrown('CleanupSucceededBuild', 'Lambda.TooManyRequestsException', 'Rate Exceeded.'),
+      ...Array.from({ length: 4 }, () => thrown('CleanupSucceededBuild', 'KubernetesUnavailable', UNREACHABLE)),
+      thrown('ReportSucceeded', 'GitHubUnavailable', 'GitHub answered 502 to the commit status'),
+    ],
+    expected: { status: 'SUCCEEDED', last: 'BuildSucceeded' },
+  },
+  {
+    name: 'a skipped build whose status cannot be posted',
+    results: [
+      answer('PrepareBuild', { ...prepared([]), steps: [], skipped: [{ name: 'test', index: 0, reason: 'branch feature/x is not main' }], skippedBuild: 'No step runs: test (branch)' }),
+      thrown('ReportSkipped', 'GitHubUnavailable', 'GitHub answered 502 to the commit status'),
+    ],
+    expected: { status: 'SUCCEEDED', last: 'BuildSucceeded' },
+  },
+  {
     name: 'a step after the failure whose pod is refused, and stopping the steps that could not be',
     results: [
       answer('PrepareBuild', prepared([TEST], { afterFailure: [step('notify', { when: { status: ['failure'] } }), step('report', { when: { status: ['failure'] } })] })),
