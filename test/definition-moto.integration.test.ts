@@ -439,3 +439,26 @@ describeRequiring('the definition in moto and in the local executor', motoStepFu
     expect({ status: locally.status, error: locally.error ?? undefined, last: locally.states.at(-1) }).toEqual(scenario.expected);
   });
 });
+
+/**
+ * A difference found while holding the local executor to moto, settled in the definition:
+ * aws-local-stepfunctions 3.0.0 never matches `IsPresent: false` (a Choice on `{}` with it goes to
+ * Default), where moto matches it when the path finds nothing, as Step Functions does ("Choice
+ * workflow state", IsPresent: https://docs.aws.amazon.com/step-functions/latest/dg/state-choice.html).
+ * The definition writes `Not: {IsPresent: true}` instead (ReadFailure), and must go on doing so.
+ */
+it('asks whether a field is absent only as Not IsPresent: true, which both interpreters read alike', () => {
+  const absentTests: string[] = [];
+  const visitRule = (state: string, rule: Record<string, unknown>) => {
+    if (rule.IsPresent === false) absentTests.push(`${state}: ${String(rule.Variable)}`);
+    for (const inner of [...((rule.And as Record<string, unknown>[]) ?? []), ...((rule.Or as Record<string, unknown>[]) ?? []), ...(rule.Not ? [rule.Not as Record<string, unknown>] : [])]) visitRule(state, inner);
+  };
+  const visit = (machine: { States: Record<string, { Choices?: Record<string, unknown>[]; ItemProcessor?: { States: Record<string, unknown> } }> }) => {
+    for (const [name, state] of Object.entries(machine.States)) {
+      for (const rule of state.Choices ?? []) visitRule(name, rule);
+      if (state.ItemProcessor) visit(state.ItemProcessor as never);
+    }
+  };
+  visit(loadDefinition() as never);
+  expect(absentTests).toEqual([]);
+});
