@@ -322,10 +322,9 @@ const SCENARIOS: Scenario[] = [
   },
   {
     // AwaitRerun is about to become a Task whose Lambda throws the build's Error the first time:
-    // then this scenario's script gains its answer, an entry
-    // `{ state: 'AwaitRerun', error: { name: 'StepFailed', message: STEP_FAILED_CAUSE } }` (the
-    // driver answers an `error` entry as Lambda answers a function error). Until then it fails in
-    // the Map's one iteration, which runs no task.
+    // then this scenario's script gains its answer, `thrown('AwaitRerun', 'StepFailed',
+    // STEP_FAILED_CAUSE)` last (both sides answer an `error` entry as Lambda answers a function
+    // error). Until then it fails in the Map's one iteration, which runs no task.
     name: 'a failed build with steps to re-run, up to AwaitRerun',
     results: [answer('PrepareBuild', prepared([TEST])), answer('ReportStarted', REPORTED), ...stepSucceeds(CLONE.name), ...stepFails('test', 'StepFailed', STEP_FAILED_CAUSE), ...failureReported([TEST])],
     expected: { status: 'FAILED', error: 'StepFailed', last: 'AwaitRerun' },
