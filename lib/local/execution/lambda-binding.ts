@@ -57,7 +57,8 @@ export function bindTaskStates(
     bound[state] = async (event) => {
       const timeoutMs = overrides.timeoutMs(state) ?? fn.timeoutSeconds * 1000;
       const context = localLambdaContext(fn.name, timeoutMs);
-      const answer = inInvocationContext(context.awsRequestId, () => fn.handler(event as never, context)).catch((error: unknown) => {
+      const handler = overrides.scripted(state) ?? fn.handler;
+      const answer = inInvocationContext(context.awsRequestId, () => handler(event as never, context)).catch((error: unknown) => {
         throw new LambdaFunctionError(error);
       });
       const output = await cutAt(timeoutMs, answer, () => context.getRemainingTimeInMillis() === 0, () => new LambdaTimedOut(context.awsRequestId, timeoutMs));
