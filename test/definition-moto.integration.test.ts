@@ -321,12 +321,18 @@ const SCENARIOS: Scenario[] = [
     expected: { status: 'FAILED', error: 'StepFailed', last: 'BuildFailed' },
   },
   {
-    // AwaitRerun is about to become a Task whose Lambda throws the build's Error the first time:
-    // then this scenario's script gains its answer, `thrown('AwaitRerun', 'StepFailed',
-    // STEP_FAILED_CAUSE)` last (both sides answer an `error` entry as Lambda answers a function
-    // error). Until then it fails in the Map's one iteration, which runs no task.
-    name: 'a failed build with steps to re-run, up to AwaitRerun',
-    results: [answer('PrepareBuild', prepared([TEST])), answer('ReportStarted', REPORTED), ...stepSucceeds(CLONE.name), ...stepFails('test', 'StepFailed', STEP_FAILED_CAUSE), ...failureReported([TEST])],
+    // AwaitRerun is a Task whose function throws the build's Error and Cause the first time (a
+    // redrive schedules it again; redrive-builds.integration.test.ts): both sides answer the
+    // `thrown` entry as Lambda answers a function error, so the execution's Cause is Lambda's JSON.
+    name: 'a failed build with steps to re-run, failing in AwaitRerun',
+    results: [
+      answer('PrepareBuild', prepared([TEST])),
+      answer('ReportStarted', REPORTED),
+      ...stepSucceeds(CLONE.name),
+      ...stepFails('test', 'StepFailed', STEP_FAILED_CAUSE),
+      ...failureReported([TEST]),
+      thrown('AwaitRerun', 'StepFailed', STEP_FAILED_CAUSE),
+    ],
     expected: { status: 'FAILED', error: 'StepFailed', last: 'AwaitRerun' },
   },
 ];
@@ -347,7 +353,9 @@ async function runLocally(scenario: Scenario): Promise<InterpretedRun> {
     overrides: { waitMs: 0, retryMs: 0, scriptedTasks: scenario.results },
   });
   const summary = await execution.result;
-  return { ...readLocalHistory(events), status: summary.status, error: summary.error, cause: summary.cause };
+  // The Cause the service records (ExecutionFailed's), not the summary's, which reads Lambda's JSON back for people.
+  const failed = events.findLast((event) => event.type === 'ExecutionFailed');
+  return { ...readLocalHistory(events), status: summary.status, error: summary.error, cause: failed ? (failed.Cause as string | undefined) ?? null : summary.cause };
 }
 
 function readLocalHistory(events: readonly ExecutionEvent[]): Omit<InterpretedRun, 'status' | 'error' | 'cause'> {
@@ -364,7 +372,6 @@ function readLocalHistory(events: readonly ExecutionEvent[]): Omit<InterpretedRu
   };
   for (const event of events) {
     if (event.type === 'ExecutionSucceeded') output = event.output;
-    // The local history numbers AwaitRerun's one iteration as no step's (execution-history.ts): 0.
     const index = event.index ?? 0;
     const map = event.parentState?.name;
     if (map && /^MapIteration(Succeeded|Failed)$/.test(event.type)) {
