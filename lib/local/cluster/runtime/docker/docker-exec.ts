@@ -16,9 +16,14 @@ import { FrameParser } from './stream-frames.js';
 const OCI_EXEC_FAILURE = /^OCI runtime exec failed: .*/;
 /** The daemon's exit code for an exec that could not start. */
 const EXEC_START_FAILED = 126;
-/** How often, and how many times, to look whether the exec's process started, before handing it over. */
+/**
+ * How often to look whether the exec's process started, and for how long at most before handing it
+ * over. The daemon always settles it (Running, or an exit code) a moment after the start; on a
+ * loaded machine that moment passed a second, and an exec runc refused was handed over as started,
+ * so the bound is only a safety net for a daemon that never answers.
+ */
 const START_POLL_MS = 10;
-const START_POLLS = 100;
+const START_POLLS = 3000;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
