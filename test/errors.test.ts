@@ -7,6 +7,7 @@ import {
   KubernetesUnavailable,
   PodConfigError,
   PodLost,
+  PodStalled,
   ServiceFailed,
   StepFailed,
   StepInterrupted,
@@ -34,6 +35,7 @@ describe('error classes', () => {
     [new CredentialsUnavailable('m'), ErrorNames.CredentialsUnavailable],
     [new ServiceFailed('m'), ErrorNames.ServiceFailed],
     [new StepInterrupted('m'), ErrorNames.StepInterrupted],
+    [new PodStalled('m'), ErrorNames.PodStalled],
     [new GitHubUnavailable('m'), ErrorNames.GitHubUnavailable],
     [new Superseded('m'), ErrorNames.Superseded],
   ])('%p is named %s, the Error the console shows', (error, name) => {
@@ -44,6 +46,6 @@ describe('error classes', () => {
 
   it('covers every contract name', () => {
     expect(Object.keys(ErrorNames)).toEqual(Object.values(ErrorNames));
-    expect(Object.keys(ErrorNames)).toHaveLength(16);
+    expect(Object.keys(ErrorNames)).toHaveLength(17);
   });
 });

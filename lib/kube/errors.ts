@@ -56,6 +56,14 @@ export class StepInterrupted extends StepRunnerError {
   override readonly name = ErrorNames.StepInterrupted;
 }
 
+/**
+ * Nothing about the step's pod moved for its pending-timeout: no scheduler answered, or its node
+ * left it ContainerCreating without a word (classify-stall.ts).
+ */
+export class PodStalled extends StepRunnerError {
+  override readonly name = ErrorNames.PodStalled;
+}
+
 export class KubernetesUnavailable extends StepRunnerError {
   override readonly name = ErrorNames.KubernetesUnavailable;
   constructor(
