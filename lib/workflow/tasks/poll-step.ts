@@ -60,6 +60,7 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
       unschedulableGraceSeconds: input.settings.unschedulableGraceSeconds,
       workspaceGraceSeconds: input.settings.workspaceGraceSeconds ?? DEFAULT_CLASSIFY_OPTIONS.workspaceGraceSeconds,
       serviceStartGraceSeconds: input.settings.serviceStartGraceSeconds ?? DEFAULT_CLASSIFY_OPTIONS.serviceStartGraceSeconds,
+      ...(input.step.pendingTimeoutSeconds !== undefined ? { pendingTimeoutSeconds: input.step.pendingTimeoutSeconds } : {}),
     },
   );
   const runningSince = previous.runningSince ?? (status.phase === 'running' ? now.toISOString() : null);
