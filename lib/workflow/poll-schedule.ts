@@ -9,7 +9,11 @@ import { StepPhases, type StepStatus } from '../kube/types.js';
  *   since a pull that has not failed by then is a large image still downloading;
  * - running: doubling from one second up to RUNNING_MAX_SECONDS, so short steps finish promptly
  *   and a long step costs a few polls a minute at most;
- * - never past the step's deadline: the poll right after activeDeadlineSeconds reports the timeout;
+ * - never past the step's deadline: the poll right after activeDeadlineSeconds reports the timeout
+ *   (a pod no node started, which the kubelet's deadline cannot end, the classifier ends then:
+ *   lib/kube/classify-stall.ts). A step still not ended past it (a kubelet late to end the pod,
+ *   a node gone) is polled as long after as it is past, from PENDING_SLOW_INTERVAL up to
+ *   RUNNING_MAX_SECONDS, never every second;
  * - no wait at all after a poll that held a watch (pending or running): the watch was the wait,
  *   and the next one starts from the change it saw (see tasks/poll-step.ts). The schedule is what
  *   a deployment without watches (PENDING_WATCH_SECONDS / RUNNING_WATCH_SECONDS 0) polls on, and
@@ -41,7 +45,9 @@ export function nextPollSeconds(status: Pick<StepStatus, 'phase'>, clock: PollCl
     status.phase === StepPhases.Running ? runningInterval(clock.runningSeconds) : pendingInterval(clock.elapsedSeconds);
   // One second past the deadline is when the kubelet has had the chance to mark the pod failed.
   const untilDeadline = Math.ceil(clock.timeoutSeconds - clock.elapsedSeconds) + 1;
-  return Math.max(1, Math.min(wanted, untilDeadline));
+  if (untilDeadline >= 1) return Math.max(1, Math.min(wanted, untilDeadline));
+  const past = Math.floor(clock.elapsedSeconds - clock.timeoutSeconds);
+  return Math.min(PollSchedule.RUNNING_MAX_SECONDS, Math.max(PollSchedule.PENDING_SLOW_INTERVAL, wanted, past));
 }
 
 /** What a deployment says about the running watch (BuildSettings, history-budget's Watches). */
