@@ -185,7 +185,10 @@ export function patchObject(ctx: ApiContext, resource: ResourceType, namespace: 
   if (resource.namespaced) merged.metadata.namespace = namespace;
   merged.kind = resource.kind;
   merged.apiVersion = apiVersionOf(resource);
-  const problems = [...resource.validate(merged), ...(resource.name === 'pods' ? addedSchedulingGates(current as Pod, merged as Pod) : [])];
+  // A pod's status is the kubelet's and the scheduler's (its own subresource): an update keeps it
+  // (kubernetes/kubernetes pkg/registry/core/pod/strategy.go PrepareForUpdate).
+  if (resource.name === 'pods') merged['status'] = current['status'];
+  const problems = [...resource.validate(merged), ...(resource.name === 'pods' ? podUpdateProblems(current as Pod, merged as Pod) : [])];
   if (problems.length > 0) throw invalid(resource.kind, name, problems);
   const updated = ctx.store.update(
     resource.name,
@@ -300,13 +303,22 @@ export function deleteOptionsFrom(query: URLSearchParams, body: unknown): Delete
 }
 
 /**
- * KEP-3521: a pod's scheduling gates are set when it is created and may only be removed after
- * (kubernetes/kubernetes pkg/apis/core/validation/validation.go ValidatePodUpdate:
- * "only deletion is allowed, but found new scheduling gate 'NAME'").
+ * What an update may change of a pod's spec (kubernetes/kubernetes pkg/apis/core/validation/
+ * validation.go ValidatePodUpdate): here, its scheduling gates, which may only be removed
+ * (KEP-3521: "only deletion is allowed, but found new scheduling gate 'NAME'"), and nothing else
+ * (the real rule also lets images, activeDeadlineSeconds and added tolerations change; no caller
+ * of this cluster changes them).
  */
-function addedSchedulingGates(current: Pod, updated: Pod): FieldProblem[] {
+function podUpdateProblems(current: Pod, updated: Pod): FieldProblem[] {
   const before = new Set((current.spec.schedulingGates ?? []).map((g) => g.name));
-  return (updated.spec?.schedulingGates ?? []).flatMap((gate, i) =>
+  const added = (updated.spec?.schedulingGates ?? []).flatMap((gate, i) =>
     before.has(gate.name) ? [] : [forbiddenField(`spec.schedulingGates[${i}].name`, `only deletion is allowed, but found new scheduling gate '${gate.name}'`)],
   );
+  const { schedulingGates: _was, ...rest } = current.spec;
+  const { schedulingGates: _now, ...next } = updated.spec ?? ({} as Pod['spec']);
+  const others = JSON.stringify(rest) === JSON.stringify(next) ? [] : [forbiddenField('spec', POD_UPDATE_FIELDS)];
+  return [...added, ...others];
 }
+
+const POD_UPDATE_FIELDS =
+  'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
