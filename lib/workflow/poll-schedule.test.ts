@@ -1,4 +1,4 @@
-import { nextPollSeconds, PollSchedule, runningWatchFor } from './poll-schedule.js';
+import { nextPollSeconds, pendingWatchFor, PollSchedule, runningWatchFor } from './poll-schedule.js';
 
 const pending = { phase: 'pending' } as const;
 const running = { phase: 'running' } as const;
@@ -81,5 +81,23 @@ describe('runningWatchFor', () => {
     ['nothing said (an execution of an older deployment)', {}, 10, 0],
   ])('%s', (_, watch, runningSeconds, seconds) => {
     expect(runningWatchFor(watch, runningSeconds)).toBe(seconds);
+  });
+});
+
+describe('a pod no one has said a word about', () => {
+  const unanswered = { phase: 'pending', reason: 'Pending' } as const;
+  it('is watched in the fast window, then waited for as long as it has waited, up to the running cap: no watch holds a Lambda for it', () => {
+    expect(nextPollSeconds(unanswered, { elapsedSeconds: 10, runningSeconds: 0, timeoutSeconds: 3600, watched: true })).toBe(0);
+    expect(pendingWatchFor(20, unanswered, 10)).toBe(20);
+    const waits = [31, 45, 90, 200].map((t) => nextPollSeconds(unanswered, { elapsedSeconds: t, runningSeconds: 0, timeoutSeconds: 3600, watched: true }));
+    expect(waits).toEqual([31, 45, PollSchedule.RUNNING_MAX_SECONDS, PollSchedule.RUNNING_MAX_SECONDS]);
+    expect(pendingWatchFor(20, unanswered, 31)).toBe(0);
+  });
+
+  it('a pod someone has answered (ContainerCreating, the scheduler\'s Unschedulable) keeps its watch', () => {
+    for (const reason of ['ContainerCreating', 'Unschedulable', 'WaitingForCapacity']) {
+      expect(nextPollSeconds({ phase: 'pending', reason }, { elapsedSeconds: 90, runningSeconds: 0, timeoutSeconds: 3600, watched: true })).toBe(0);
+      expect(pendingWatchFor(20, { phase: 'pending', reason }, 90)).toBe(20);
+    }
   });
 });
