@@ -160,7 +160,7 @@ export function neverStarted(f: StallFacts): StepStatus | undefined {
   const waited = (f.now - (createdAt(f.pod) ?? f.now)) / 1000;
   if (waited < deadline) return undefined;
   const words = schedulerWords(f) ?? gatedMessage(f.pod);
-  const doing = words && f.options.pendingTimeoutSeconds === undefined && isCapacityVerdict(words, f.claim !== undefined) ? ', waiting for capacity' : '';
+  const doing = words && isCapacityVerdict(words, f.claim !== undefined) ? ', waiting for capacity' : '';
   return failed(
     ErrorNames.StepTimedOut,
     StepReasons.NeverStarted,
