@@ -52,9 +52,10 @@ describe('a pod nothing moves about', () => {
     expect(summary).toMatchObject({ status: 'FAILED', error: 'PodStalled', steps: [{ name: step, status: 'failed', error: 'PodStalled' }] });
     expect(summary.cause).toContain('pending-timeout 3s, PodStalled');
     expect(summary.cause).toContain(words);
-    // Deleted as for any failed step: nothing of it is left waiting.
-    const left = (await builds.api.listNamespacedPod({ namespace: 'default' })).items.filter((p) => p.metadata?.labels?.[Labels.step] === step);
-    expect(left).toEqual([]);
+    // Deleted as for any failed step (gracefully: it goes a moment later): nothing of it is left waiting.
+    const left = async () => (await builds.api.listNamespacedPod({ namespace: 'default' })).items.filter((p) => p.metadata?.labels?.[Labels.step] === step);
+    expect((await left()).every((p) => p.metadata?.deletionTimestamp)).toBe(true);
+    await waitFor(async () => (await left()).length === 0, { timeoutMs: 10_000, what: `the pod of step "${step}" to be gone` });
   }, 60_000);
 });
 
