@@ -21,6 +21,8 @@ import {
   DEFAULT_ASSUMPTIONS,
   DESIGNS,
   orchestrationCost,
+  pendingFateCost,
+  type PendingFateCost,
   simulatedCompletionLatencyMs,
   variant,
   type Design,
@@ -29,6 +31,8 @@ import {
   type Variant,
 } from './orchestration-cost.js';
 import { measurePollMemory } from './poll-memory.js';
+import { PendingFates } from './simulated-cluster.js';
+import { DEFAULT_PENDING_TIMEOUT_SECONDS } from '../lib/kube/types.js';
 import { requestCounter } from './request-counter.js';
 import { median, percentile, round } from './stats.js';
 import { measureRealCompletionLatency, type DesignRuntimes } from './step-end-latency.js';
@@ -56,6 +60,10 @@ export const TARGETS = {
   dockerOverheadPerPodMedianMs: 500,
   /** The daemon's answer to a pull -> the pod's status shows ErrImagePull, every run. */
   pullFailureSurfacingMs: 1000,
+  /** A pod never scheduled, until its build ends: at most this many times a pull failure's transitions, invocations and GB-s. */
+  neverScheduledVsPullFailure: 2,
+  /** ...and never polled faster than this (no one-second loop). */
+  neverScheduledMinPollGapSeconds: 2,
 };
 
 /** Step lengths of the completion-latency samples: real seconds, and simulated minutes. */
@@ -243,6 +251,35 @@ try {
   };
   print(`  10-minute step (watch, as deployed): ${transitions['10m']} transitions   target <= ${TARGETS.transitions10m}: ${verdict(transitions['10m'] <= TARGETS.transitions10m, `${transitions['10m'] - TARGETS.transitions10m} transitions`)} (schedule: ${transitions.schedule10m})`);
 
+  // 4b. Pods that never run: never scheduled (PodStalled at the default pending-timeout) against a pull that fails.
+  const fates: PendingFateCost[] = [];
+  for (const fate of Object.values(PendingFates)) fates.push(await pendingFateCost(fate));
+  const fateOf = (fate: string) => fates.find((f) => f.fate === fate)!;
+  print();
+  print(`Pods that never run: one-step build until it ends (simulated time, as deployed: pending watch, pending-timeout ${DEFAULT_PENDING_TIMEOUT_SECONDS} s, pull grace 60 s)`);
+  print(`  ${'pod'.padEnd(18)} ${'error'.padEnd(16)} ${'ends at'.padStart(7)} ${'transitions'.padStart(11)} ${'invocations'.padStart(11)} ${'polls'.padStart(6)} ${'GB-s'.padStart(7)} ${'USD'.padStart(9)}   poll gaps (s)`);
+  for (const f of fates) {
+    print(`  ${f.fate.padEnd(18)} ${f.error.padEnd(16)} ${`${f.seconds}s`.padStart(7)} ${String(f.transitions).padStart(11)} ${String(f.invocations).padStart(11)} ${String(f.polls).padStart(6)} ${round(f.gbSeconds, 2).toFixed(2).padStart(7)} ${f.dollars.toFixed(5).padStart(9)}   ${round(f.pollGapSeconds.min, 1)}-${round(f.pollGapSeconds.max, 1)}`);
+  }
+  const never = fateOf(PendingFates.neverScheduled);
+  const againstPull = (pull: PendingFateCost) => ({
+    transitions: round(never.transitions / pull.transitions, 2),
+    invocations: round(never.invocations / pull.invocations, 2),
+    gbSeconds: round(never.gbSeconds / pull.gbSeconds, 2),
+    usd: round(never.dollars / pull.dollars, 2),
+  });
+  const neverScheduled = {
+    byFate: Object.fromEntries(fates.map((f) => [f.fate, { error: f.error, seconds: f.seconds, transitions: f.transitions, invocations: f.invocations, polls: f.polls, gbSeconds: round(f.gbSeconds, 2), usd: round(f.dollars, 5), pollGapSeconds: { min: round(f.pollGapSeconds.min, 1), max: round(f.pollGapSeconds.max, 1) } }])),
+    vsPullRateLimited: againstPull(fateOf(PendingFates.pullRateLimited)),
+    vsPullNotFound: againstPull(fateOf(PendingFates.pullNotFound)),
+  };
+  const ratios = neverScheduled.vsPullRateLimited;
+  const worstRatio = Math.max(ratios.transitions, ratios.invocations, ratios.gbSeconds);
+  print(`  never scheduled / a pull failing for its grace (rate limit): ${ratios.transitions}x transitions, ${ratios.invocations}x invocations, ${ratios.gbSeconds}x GB-s, ${ratios.usd}x USD   target <= ${TARGETS.neverScheduledVsPullFailure}x: ${verdict(worstRatio <= TARGETS.neverScheduledVsPullFailure, `${round(worstRatio - TARGETS.neverScheduledVsPullFailure, 2)}x`)}`);
+  const n = neverScheduled.vsPullNotFound;
+  print(`  never scheduled / a pull refused at once (not found): ${n.transitions}x transitions, ${n.invocations}x invocations, ${n.gbSeconds}x GB-s, ${n.usd}x USD (no target: that build ends in its first poll)`);
+  print(`  shortest wait between two polls of the never-scheduled step: ${round(never.pollGapSeconds.min, 1)} s   target >= ${TARGETS.neverScheduledMinPollGapSeconds} s: ${verdict(never.pollGapSeconds.min >= TARGETS.neverScheduledMinPollGapSeconds, `${round(TARGETS.neverScheduledMinPollGapSeconds - never.pollGapSeconds.min, 1)} s`)}`);
+
   // 5. Cost per step-hour: an hour-long step, then by the step's length.
   const hourly: StepHourCost[] = [];
   for (const design of DESIGNS) hourly.push(await costPerStepHour(variant(design)));
@@ -364,6 +401,7 @@ try {
   const figures = {
     surfaceLatencyMs,
     transitions,
+    neverScheduled,
     coldStart,
     apiRequestsPerPoll,
     apiRequestsPerPollPastWatch,

@@ -28,7 +28,7 @@ import { awaitRerun, type AwaitRerunInput } from '../lib/workflow/tasks/await-re
 import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
 import type { StatusRequest } from '../lib/contract/index.js';
 import { reportStatus } from '../lib/workflow/tasks/report-status.js';
-import { simulatedCluster, type SimulatedPod, type StepTimeline } from './simulated-cluster.js';
+import { PendingFates, simulatedCluster, type PendingFate, type SimulatedPod, type StepTimeline } from './simulated-cluster.js';
 import { SimulatedClock } from './simulated-clock.js';
 
 /** AWS list prices (us-east-1): Standard workflows and Lambda on arm64. */
@@ -83,9 +83,15 @@ export interface SimulatedBuild {
   status: string;
   /** The step pods in order of creation, in simulated ms. */
   pods: SimulatedPod[];
+  /** Simulated seconds from the start to the end of the execution. */
+  seconds: number;
+  /** Simulated seconds since the start at which each PollStep ran. */
+  pollTimes: number[];
+  /** The Error the execution ended with (a scenario's), if it failed. */
+  error?: string;
 }
 
-export interface OrchestrationCost extends Omit<SimulatedBuild, 'pods'> {
+export interface OrchestrationCost extends Omit<SimulatedBuild, 'pods' | 'seconds' | 'pollTimes'> {
   stepMinutes: number;
   schedule: string;
 }
@@ -108,9 +114,13 @@ export async function simulateBuild(
   v: Variant,
   stepSeconds: readonly number[],
   assumptions: CostAssumptions = DEFAULT_ASSUMPTIONS,
+  /** Every pod meets this fate (simulated-cluster.ts), and the build must end with this Error. */
+  scenario?: { fate: PendingFate; error: string },
 ): Promise<SimulatedBuild> {
   const clock = new SimulatedClock();
-  const timelines: StepTimeline[] = stepSeconds.map((runningSeconds) => ({ pendingSeconds: assumptions.pendingSeconds, runningSeconds }));
+  const startedAt = clock.now().getTime();
+  const pollTimes: number[] = [];
+  const timelines: StepTimeline[] = stepSeconds.map((runningSeconds) => ({ pendingSeconds: assumptions.pendingSeconds, runningSeconds, ...(scenario ? { fate: scenario.fate } : {}) }));
   const cluster = simulatedCluster(clock, timelines);
   // As deployed (PrepareBuild passes these to every step), but for what the design changes.
   const config = workflowSettings({
@@ -152,6 +162,7 @@ export async function simulateBuild(
       // WaitForStep waited exactly what the previous poll (or the launch) asked for; when that was
       // 0 s the definition skips the Wait (StepStatus -> PollStep), which waits 0 s all the same.
       clock.advance(input.poll!.nextPollSeconds);
+      pollTimes.push((clock.now().getTime() - startedAt) / 1000);
       polls++;
       pollInvocations++;
       // The deployment's settings reach PollStep through PrepareBuild and the Map, or the figures are of something else.
@@ -206,14 +217,19 @@ export async function simulateBuild(
   let transitions = 0;
   let status = 'RUNNING';
   let failure: unknown;
+  let error: string | undefined;
   for await (const event of execution.eventLogs as AsyncGenerator<{ type: string; Error?: string; Cause?: unknown }>) {
     if (event.type === 'StateEntered') transitions++;
     if (event.type === 'ExecutionSucceeded') status = 'SUCCEEDED';
-    if (event.type === 'ExecutionFailed') failure = `${event.Error}: ${String(event.Cause)}`;
+    if (event.type === 'ExecutionFailed') {
+      status = 'FAILED';
+      error = event.Error;
+      failure = `${event.Error}: ${String(event.Cause)}`;
+    }
   }
   await execution.result.catch(() => undefined);
-  // A build that did not succeed measured something else than the polling of a step.
-  if (status !== 'SUCCEEDED') throw new Error(`the simulated build did not succeed: ${String(failure)}`);
+  // A build that did not end as meant measured something else than the polling of a step.
+  if (scenario ? error !== scenario.error : status !== 'SUCCEEDED') throw new Error(`the simulated build did not ${scenario ? `fail with ${scenario.error}` : 'succeed'}: ${String(failure ?? status)}`);
   if (taskErrors.length > 0) throw new Error(`a simulated task failed (the simulated cluster lacks what the task code now calls?): ${taskErrors.join('; ')}`);
 
   // Watch time is billed Lambda time too, at PollStep's memory.
@@ -222,7 +238,8 @@ export async function simulateBuild(
   const otherGb = assumptions.memoryMb / 1024;
   const gbSeconds =
     (pollInvocations * assumptions.invocationSeconds + watchedSeconds) * pollGb + (invocations - pollInvocations) * assumptions.invocationSeconds * otherGb;
-  return { transitions, invocations, polls, watchedSeconds, gbSeconds, dollars: dollarsOf(transitions, invocations, gbSeconds), status, pods: cluster.pods() };
+  const seconds = (clock.now().getTime() - startedAt) / 1000;
+  return { transitions, invocations, polls, watchedSeconds, gbSeconds, dollars: dollarsOf(transitions, invocations, gbSeconds), status, pods: cluster.pods(), seconds, pollTimes, ...(error ? { error } : {}) };
 }
 
 const dollarsOf = (transitions: number, invocations: number, gbSeconds: number) =>
@@ -230,11 +247,11 @@ const dollarsOf = (transitions: number, invocations: number, gbSeconds: number) 
 
 /** One build with one step that runs `stepMinutes`. */
 export async function orchestrationCost(stepMinutes: number, v: Variant, assumptions: CostAssumptions = DEFAULT_ASSUMPTIONS): Promise<OrchestrationCost> {
-  const { pods: _pods, ...build } = await simulateBuild(v, [stepMinutes * 60], assumptions);
+  const { pods: _pods, seconds: _seconds, pollTimes: _pollTimes, ...build } = await simulateBuild(v, [stepMinutes * 60], assumptions);
   return { stepMinutes, schedule: v.label, ...build };
 }
 
-export interface StepHourCost extends Omit<SimulatedBuild, 'status' | 'pods'> {
+export interface StepHourCost extends Omit<SimulatedBuild, 'status' | 'pods' | 'seconds' | 'pollTimes' | 'error'> {
   label: string;
   pollMemoryMb: number;
 }
@@ -272,4 +289,47 @@ export async function simulatedCompletionLatencyMs(v: Variant, seconds: number, 
   const { pods } = await simulateBuild(v, [seconds, 1], assumptions);
   if (pods.length < 2) throw new Error(`the simulated build created ${pods.length} pod(s), not 2`);
   return pods[1]!.createdAt - pods[0]!.endsAt;
+}
+
+/** What a build whose one pod never runs costs until it ends, and how its polls were spaced. */
+export interface PendingFateCost {
+  fate: PendingFate;
+  error: string;
+  /** Simulated seconds from the start to the build's end. */
+  seconds: number;
+  transitions: number;
+  invocations: number;
+  polls: number;
+  gbSeconds: number;
+  dollars: number;
+  /** The shortest and the longest simulated wait between two polls of the step. */
+  pollGapSeconds: { min: number; max: number };
+}
+
+/** The Error each fate ends the build with, at the deployment's defaults. */
+const FATE_ERRORS: Record<PendingFate, string> = {
+  [PendingFates.neverScheduled]: 'PodStalled',
+  [PendingFates.pullNotFound]: 'ImagePullFailed',
+  [PendingFates.pullRateLimited]: 'ImagePullFailed',
+};
+
+/**
+ * A one-step build whose pod never runs (`fate`, simulated-cluster.ts), as deployed (the pending
+ * watch, the default pending-timeout and pull grace): what it costs until the build ends FAILED.
+ * The pull's failure comes 2 s after the pod's creation.
+ */
+export async function pendingFateCost(fate: PendingFate, assumptions: CostAssumptions = DEFAULT_ASSUMPTIONS): Promise<PendingFateCost> {
+  const build = await simulateBuild(variant('watch'), [60], { ...assumptions, pendingSeconds: 2 }, { fate, error: FATE_ERRORS[fate] });
+  const gaps = build.pollTimes.slice(1).map((t, i) => t - build.pollTimes[i]!);
+  return {
+    fate,
+    error: build.error!,
+    seconds: Math.round(build.seconds),
+    transitions: build.transitions,
+    invocations: build.invocations,
+    polls: build.polls,
+    gbSeconds: build.gbSeconds,
+    dollars: build.dollars,
+    pollGapSeconds: gaps.length > 0 ? { min: Math.min(...gaps), max: Math.max(...gaps) } : { min: 0, max: 0 },
+  };
 }

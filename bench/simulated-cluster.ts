@@ -11,11 +11,30 @@ import type { TaskDeps } from '../lib/workflow/task-deps.js';
 import type { SimulatedClock } from './simulated-clock.js';
 
 export interface StepTimeline {
-  /** Created -> running: scheduling, image pull, container start. */
+  /** Created -> running: scheduling, image pull, container start; with a `fate`, created -> the pull's failure. */
   pendingSeconds: number;
   /** Running -> exited 0. */
   runningSeconds: number;
+  /** A pod that never runs: see PendingFates. */
+  fate?: PendingFate;
 }
+
+/**
+ * Pods that never run. `never-scheduled`: it names a scheduler that is not there (no node, no
+ * condition, no event, ever). `pull-not-found`: its node's pull fails `pendingSeconds` after its
+ * creation with the registry's "not found" (ImagePullFailed at once); `pull-rate-limited`: with
+ * Docker Hub's 429 (transient: ImagePullFailed once imagePullGraceSeconds have passed).
+ */
+export const PendingFates = { neverScheduled: 'never-scheduled', pullNotFound: 'pull-not-found', pullRateLimited: 'pull-rate-limited' } as const;
+export type PendingFate = (typeof PendingFates)[keyof typeof PendingFates];
+
+/** The kubelet's words for each pull failure (as lib/kube/image-pull.test.ts quotes them). */
+const PULL_FAILURES: Record<Exclude<PendingFate, 'never-scheduled'>, (image: string) => string> = {
+  'pull-not-found': (image) =>
+    `rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/${image}": failed to resolve reference "docker.io/library/${image}": docker.io/library/${image}: not found`,
+  'pull-rate-limited': (image) =>
+    `rpc error: code = Unknown desc = failed to pull and unpack image "docker.io/library/${image}": failed to copy: httpReadSeeker: failed open: unexpected status code https://registry-1.docker.io/v2/library/${image.split(':')[0]}/manifests/sha256:0000: 429 Too Many Requests - Server message: toomanyrequests: You have reached your pull rate limit. You may increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit`,
+};
 
 /** A pod the simulated cluster created: when, and when its container exits (simulated ms). */
 export interface SimulatedPod {
@@ -48,8 +67,43 @@ export function simulatedCluster(clock: SimulatedClock, timelines: StepTimeline 
   const all = Array.isArray(timelines) ? timelines : [timelines as StepTimeline];
   const timelineOf = (index: number) => all[Math.min(index, all.length - 1)]!;
 
+  /** A pod whose fate is never to run, as it stands at the simulated moment. */
+  const fatedPod = (entry: Entry, fate: PendingFate): V1Pod => {
+    if (fate === PendingFates.neverScheduled) {
+      return { ...entry.pod, spec: { ...entry.pod.spec!, schedulerName: 'volcano' }, status: { phase: 'Pending', qosClass: 'BestEffort' } };
+    }
+    const image = entry.pod.spec!.containers[0]!.image!;
+    const failed = clock.now().getTime() >= entry.createdAt + entry.timeline.pendingSeconds * 1000;
+    const state = failed ? { waiting: { reason: 'ErrImagePull', message: PULL_FAILURES[fate](image) } } : { waiting: { reason: 'ContainerCreating' } };
+    return {
+      ...entry.pod,
+      spec: { ...entry.pod.spec!, nodeName: 'sim-node' },
+      status: {
+        phase: 'Pending',
+        startTime: new Date(entry.createdAt),
+        conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: new Date(entry.createdAt) }],
+        containerStatuses: [{ name: 'step', image, imageID: '', ready: false, restartCount: 0, state }],
+      },
+    };
+  };
+
+  /** The kubelet's events about a pod whose pull fails: Pulling, then Failed with the registry's words once it has. */
+  const eventsOf = (entry: Entry) => {
+    const fate = entry.timeline.fate;
+    if (fate === undefined || fate === PendingFates.neverScheduled) return [];
+    const image = entry.pod.spec!.containers[0]!.image!;
+    const about = { kind: 'Pod', name: entry.pod.metadata!.name!, namespace: entry.pod.metadata!.namespace ?? 'default', uid: entry.pod.metadata!.uid!, fieldPath: 'spec.containers{step}' };
+    const at = (seconds: number) => new Date(entry.createdAt + seconds * 1000);
+    const failedAt = entry.createdAt + entry.timeline.pendingSeconds * 1000;
+    const pulling = { metadata: { name: `${about.name}.pulling` }, involvedObject: about, reason: 'Pulling', type: 'Normal', message: `Pulling image "${image}"`, count: 1, firstTimestamp: at(1), lastTimestamp: at(1) };
+    if (clock.now().getTime() < failedAt) return [pulling];
+    const failed = { metadata: { name: `${about.name}.failed` }, involvedObject: about, reason: 'Failed', type: 'Warning', message: `Failed to pull image "${image}": ${PULL_FAILURES[fate](image)}`, count: 1, firstTimestamp: new Date(failedAt), lastTimestamp: new Date(failedAt) };
+    return [pulling, failed];
+  };
+
   const podAt = (entry: Entry): V1Pod => {
     const { timeline } = entry;
+    if (timeline.fate) return fatedPod(entry, timeline.fate);
     const age = (clock.now().getTime() - entry.createdAt) / 1000;
     const startedAt = new Date(entry.createdAt + timeline.pendingSeconds * 1000);
     const finishedAt = new Date(startedAt.getTime() + timeline.runningSeconds * 1000);
@@ -101,7 +155,7 @@ export function simulatedCluster(clock: SimulatedClock, timelines: StepTimeline 
       return podAt(entry);
     },
     async listNamespacedEvent() {
-      return { items: [] };
+      return { items: [...pods.values()].flatMap(eventsOf) };
     },
     async readNamespacedPodLog() {
       return 'simulated step output\n';
@@ -156,9 +210,10 @@ export function simulatedCluster(clock: SimulatedClock, timelines: StepTimeline 
     if (!entry) return undefined;
     const current = podAt(entry);
     if (until(current)) return { pod: current, settled: true };
-    // The pod changes only when it starts and when it ends.
+    // The pod changes only when it starts and when it ends; a pull that fails, when it does; one never scheduled, never.
     const { timeline } = entry;
-    const changes = [timeline.pendingSeconds, timeline.pendingSeconds + timeline.runningSeconds].map((s) => entry.createdAt + s * 1000);
+    const offsets = timeline.fate === PendingFates.neverScheduled ? [] : timeline.fate ? [timeline.pendingSeconds] : [timeline.pendingSeconds, timeline.pendingSeconds + timeline.runningSeconds];
+    const changes = offsets.map((s) => entry.createdAt + s * 1000);
     const now = clock.now().getTime();
     const next = changes.find((at) => at > now);
     const waited = Math.min(timeoutMs, next === undefined ? timeoutMs : next - now) / 1000;

@@ -8,6 +8,7 @@ import {
   KubernetesUnavailable,
   PodConfigError,
   PodLost,
+  PodStalled,
   ServiceFailed,
   StepFailed,
   StepInterrupted,
@@ -36,6 +37,7 @@ describe('error classes', () => {
     [new ServiceFailed('m'), ErrorNames.ServiceFailed],
     [new StepInterrupted('m'), ErrorNames.StepInterrupted],
     [new ContainerRuntimeTimeout('m'), ErrorNames.ContainerRuntimeTimeout],
+    [new PodStalled('m'), ErrorNames.PodStalled],
     [new GitHubUnavailable('m'), ErrorNames.GitHubUnavailable],
     [new Superseded('m'), ErrorNames.Superseded],
   ])('%p is named %s, the Error the console shows', (error, name) => {
@@ -46,6 +48,6 @@ describe('error classes', () => {
 
   it('covers every contract name', () => {
     expect(Object.keys(ErrorNames)).toEqual(Object.values(ErrorNames));
-    expect(Object.keys(ErrorNames)).toHaveLength(17);
+    expect(Object.keys(ErrorNames)).toHaveLength(18);
   });
 });

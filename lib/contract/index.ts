@@ -33,6 +33,13 @@ export const ErrorNames = {
   ContainerRuntimeTimeout: 'ContainerRuntimeTimeout',
   GitHubUnavailable: 'GitHubUnavailable',
   /**
+   * The step's pod went its pending-timeout (default 5 min) with no event or status change about
+   * it: no scheduler answered (a scheduler name no scheduler serves, scheduling gates nobody
+   * removes), or its node left it ContainerCreating and said nothing. Its Cause says what was
+   * missing and what to check; a fresh pod would wait the same way, so it is not retried.
+   */
+  PodStalled: 'PodStalled',
+  /**
    * Not a failure: a newer build of the same concurrency group started, and this one was stopped
    * (StopExecution's `error`) or stopped itself before any step ran. Its Cause names the newer
    * commit and execution.

@@ -77,3 +77,12 @@ export function autoscalerSignal(podEvents: readonly CoreV1Event[]): AutoscalerS
   if (!newest || newest.read === 'unsure' || newest.read === undefined) return undefined;
   return { ...newest.read, words: (newest.event.message ?? '').trim(), at: newest.at };
 }
+
+/**
+ * Whether a node autoscaler has said anything at all about the pod (coming, none coming, or a
+ * group in back-off): a cluster where one answers is not a fixed-size cluster, so a capacity verdict
+ * there is the autoscaler's to settle (classify.ts rule 11), not a queue to wait in.
+ */
+export function hasAutoscalerWord(podEvents: readonly CoreV1Event[]): boolean {
+  return podEvents.some((event) => outlookOf(event) !== undefined);
+}

@@ -75,11 +75,11 @@ export function composeCause(lead: string, label?: string, words?: string, after
   return prefix + sentence(elideMiddle(quoted, room)) + tail;
 }
 
-function seconds(value: number): string {
+export function seconds(value: number): string {
   return `${Math.round(value)} s`;
 }
 
-function subject(s: CauseSubject): string {
+export function subject(s: CauseSubject): string {
   if (s.service) return `Service "${s.service}" of step "${s.step}" (image "${s.image}")`;
   if (s.initContainer) return `The checkout of step "${s.step}" (init container "${s.initContainer}")`;
   return s.checkout ? `The checkout (step "${s.step}")` : `Step "${s.step}" (image "${s.image}")`;

@@ -74,6 +74,11 @@ export const DisruptionReasons = {
 
 export const PodConditionReasons = {
   Unschedulable: 'Unschedulable',
+  /**
+   * PodScheduled=False while spec.schedulingGates is not empty: set by the API server when the pod
+   * is created (kubernetes/kubernetes pkg/registry/core/pod/strategy.go applySchedulingGatedCondition).
+   */
+  SchedulingGated: 'SchedulingGated',
 } as const;
 
 /** Event `reason` values (pkg/kubelet/events/event.go and the scheduler). */
@@ -188,6 +193,15 @@ export const StepReasons = {
   Unschedulable: 'Unschedulable',
   /** Unschedulable, but the cluster's autoscaler says a node is coming for the pod. */
   WaitingForNode: 'WaitingForNode',
+  /**
+   * Unschedulable for capacity alone (Insufficient cpu, Too many pods...) on a cluster with no node
+   * autoscaler: other pods ending will make room, so the step waits (classify-stall.ts).
+   */
+  WaitingForCapacity: 'WaitingForCapacity',
+  /** No event or status change about the pod for its pending-timeout (PodStalled). */
+  Stalled: 'Stalled',
+  /** The step's timeout passed before any node started its pod (so activeDeadlineSeconds never could). */
+  NeverStarted: 'NeverStarted',
   PodFailed: 'PodFailed',
   /** A service runs but has not opened its ports yet: the step's container waits for it. */
   ServiceStarting: 'ServiceStarting',

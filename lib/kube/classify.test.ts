@@ -149,7 +149,7 @@ describe('workspace examples (workspace-messages.json)', () => {
     expect(examples.some((e) => e.pinned)).toBe(true);
   });
 
-  it.each(named(examples.filter((e) => e.verdict === 'permanent')))('fails at once (pinned: once the previous pod is surely gone): %s', (_name, example) => {
+  it.each(named(examples.filter((e) => e.verdict === 'permanent' && !e.capacity)))('fails at once (pinned: once the previous pod is surely gone): %s', (_name, example) => {
     if (example.pinned) {
       // The previous step's pod may still hold the node's cpu for a few seconds.
       expect(classifyStep(workspaceObservation(example, atOnce), identity)).toMatchObject({ phase: 'pending', reason: 'Unschedulable' });
@@ -187,7 +187,15 @@ describe('workspace examples (workspace-messages.json)', () => {
     }
   });
 
-  it.each(named(examples.filter((e) => e.pinned)))('unpinned, the same scheduler words wait for the autoscaler: %s', (_name, example) => {
+  it.each(named(examples.filter((e) => e.pinned && !e.capacity)))('unpinned, the same scheduler words wait for the autoscaler: %s', (_name, example) => {
     expect(classifyStep(workspaceObservation(example, atOnce, false), identity)).toMatchObject({ phase: 'pending', reason: 'Unschedulable' });
+  });
+
+  it.each(named(examples.filter((e) => e.capacity)))('room alone, no autoscaler word: waits for capacity, pinned or not, past every grace: %s', (_name, example) => {
+    for (const [seconds, pinned] of [[atOnce, true], [PINNED_UNSCHEDULABLE_GRACE_SECONDS + 1, true], [pastGrace, false]] as const) {
+      const status = classifyStep(workspaceObservation(example, seconds, pinned), identity);
+      expect(status).toMatchObject({ phase: 'pending', reason: 'WaitingForCapacity' });
+      for (const word of example.keyWords) expect('message' in status ? status.message : '').toContain(word);
+    }
   });
 });

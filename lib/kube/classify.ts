@@ -14,6 +14,10 @@
  *     (PodDeleted): someone deleted it.
  *  2. Pod reason DeadlineExceeded           -> StepTimedOut. Before the container: the kubelet
  *     kills it, so its exit code (137) would be the deadline's doing, not the step's.
+ *  2a. Pod Pending with no startTime past activeDeadlineSeconds since its creation
+ *                                           -> StepTimedOut (NeverStarted): the deadline counts from
+ *     the startTime only a kubelet sets, so a pod no node started (never scheduled, or waiting for
+ *     capacity all along) would otherwise outlive its timeout for ever (classify-stall.ts).
  *  3. The kubelet ended the pod: pod reason Evicted (node pressure) or Terminated (graceful node
  *     shutdown), or an Evicted event on a pod with no DisruptionTarget yet
  *                                           -> StepInterrupted, with the kubelet's words. Same reason.
@@ -113,6 +117,15 @@
  *     otherwise (the CNI out of IP addresses, a container runtime that stopped answering) the
  *     kubelet retries it, so                -> pending until sandboxGraceSeconds after the first
  *                                              failure, then PodLost with the kubelet's words.
+ * 10b. Capacity (not yet on a node): the scheduler's reasons are all NodeResourcesFit's ("Insufficient
+ *     cpu", "Too many pods", ...; for a pod mounting the workspace claim, apart from the affinity
+ *     that keeps it to the claim's node) and no node autoscaler has said a word about the pod
+ *                                           -> pending (WaitingForCapacity, the scheduler's words):
+ *                                              a fixed-size cluster frees room as other steps end,
+ *                                              a queue; until the step's timeout (2a), or an
+ *                                              explicit pending-timeout after pod creation, then
+ *                                              Unschedulable (classify-stall.ts). Before 11, whose
+ *                                              grace is for an autoscaler that may add a node.
  * 11. Unschedulable (PodScheduled=False or FailedScheduling, pod not yet on a node):
  *     pinned by required node affinity to the node holding the workspace volume
  *                                           -> Unschedulable after PINNED_UNSCHEDULABLE_GRACE_SECONDS
@@ -132,6 +145,16 @@
  *                                              creation (the autoscaler may add a node), then
  *                                              Unschedulable with the scheduler's words.
  * 12. Container running / pod Running       -> running.
+ * 12a. Pod Pending, no container running, the focus container not pulling (its newest event is
+ *     not an unanswered Pulling: the kubelet says nothing while it downloads), and no event or
+ *     status change about the pod (creation, startTime, conditions, container state times, events,
+ *     the claim's before a node) for its pending-timeout (default 5 min)
+ *                                           -> PodStalled, naming what is missing: a scheduler's answer
+ *                                              (scheduling gates, a schedulerName no scheduler serves,
+ *                                              a scheduler that is down), or the kubelet's word on a
+ *                                              pod ContainerCreating on its node. After every rule
+ *                                              that waits with a bound of its own (8, 10, 10a, 10b,
+ *                                              11, 5c), whose words are signals anyway.
  * 13. Otherwise                             -> pending with the kubelet's reason
  *                                              (ContainerCreating, Pulling, …), or, for a pod
  *                                              waiting for its workspace volume, the claim's
@@ -209,6 +232,7 @@ import { disruptionCondition, disruptionEventWords, disruptionWhat, eventSpeaker
 import { NodeOutlooks, autoscalerSignal, isKarpenterRefusal } from './autoscaler-signals.js';
 import { WorkspaceVerdicts, blamesClaim, classifyWorkspaceMessage } from './workspace-failure.js';
 import { isServiceItself } from './service-containers.js';
+import { capacityWait, neverStarted, stalled } from './classify-stall.js';
 import {
   endedBeforeStep,
   firstStarted,
@@ -276,6 +300,8 @@ interface Facts {
   running: boolean;
   /** This container's events, newest first. */
   containerEvents: CoreV1Event[];
+  /** Every event about the pod, its containers' too: the newest says when it last moved (classify-stall.ts). */
+  events: CoreV1Event[];
   /** Pod-level events (scheduler, eviction, volumes), newest first. */
   podEvents: CoreV1Event[];
   /** The claim the pod mounts (the build's workspace), if any. */
@@ -315,6 +341,7 @@ export function classifyStep(
   const facts = gatherFacts(pod, observation, identity, { ...DEFAULT_CLASSIFY_OPTIONS, ...options });
   return (
     timedOut(facts) ??
+    neverStarted(facts) ??
     outgrewLimit(facts) ??
     evicted(facts) ??
     succeeded(facts) ??
@@ -330,8 +357,10 @@ export function classifyStep(
     workspaceProblem(facts) ??
     sandboxRefused(facts) ??
     sandboxProblem(facts) ??
+    capacityWait(facts) ??
     unschedulable(facts) ??
     serviceStarting(facts) ??
+    stalled(facts) ??
     runningOrPending(facts)
   );
 }
@@ -378,6 +407,7 @@ function gatherFacts(
     terminated: status?.state?.terminated ?? lastTerminated,
     running: Boolean(status?.state?.running),
     containerEvents: latestFirst(events.filter((e) => isContainerEvent(e, container, init))),
+    events,
     podEvents: latestFirst(events.filter(isPodLevelEvent)),
     ...(claim ? { claim } : {}),
     claimEvents: latestFirst((observation.claimEvents ?? []).map(withOwnWords)),

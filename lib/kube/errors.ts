@@ -64,6 +64,14 @@ export class ContainerRuntimeTimeout extends StepRunnerError {
   override readonly name = ErrorNames.ContainerRuntimeTimeout;
 }
 
+/**
+ * Nothing about the step's pod moved for its pending-timeout: no scheduler answered, or its node
+ * left it ContainerCreating without a word (classify-stall.ts).
+ */
+export class PodStalled extends StepRunnerError {
+  override readonly name = ErrorNames.PodStalled;
+}
+
 export class KubernetesUnavailable extends StepRunnerError {
   override readonly name = ErrorNames.KubernetesUnavailable;
   constructor(

@@ -90,7 +90,17 @@ export interface ClassifyOptions {
    * timed out, and a runtime under load catch up.
    */
   containerRuntimeGraceSeconds: number;
+  /**
+   * The step's `pending-timeout`, when the pipeline sets one: how long its pod may go without any
+   * event or status change before it is PodStalled, and the most a capacity wait may last (counted
+   * from the pod's creation) before it is Unschedulable. Absent: DEFAULT_PENDING_TIMEOUT_SECONDS for
+   * the first, and only the step's timeout for the second (classify-stall.ts).
+   */
+  pendingTimeoutSeconds?: number;
 }
+
+/** `pending-timeout` when the pipeline says none: 5 minutes without any word about the pod. */
+export const DEFAULT_PENDING_TIMEOUT_SECONDS = 5 * 60;
 
 export const DEFAULT_CLASSIFY_OPTIONS: ClassifyOptions = {
   imagePullGraceSeconds: 60,

@@ -45,6 +45,7 @@ const NOT_RETRYABLE = {
   WorkspaceUnavailable: `it is the build's workspace, not the step, and every attempt shares the workspace; ${FRESH_POD_CANNOT}`,
   CredentialsUnavailable: `the runner itself could not get credentials, not the step; ${FRESH_POD_CANNOT}`,
   KubernetesUnavailable: `the runner itself could not reach the cluster, not the step; ${FRESH_POD_CANNOT}`,
+  PodStalled: `a fresh pod names the same scheduler and scheduling gates, and waits the same way for what no one answered; ${FRESH_POD_CANNOT}`,
   GitHubUnavailable: `it is found when the pipeline file is read from GitHub, before any pod runs; ${FRESH_POD_CANNOT}`,
   Superseded: 'a newer build of the same concurrency group stopped the build, not the step; trying again would only be stopped again',
 } as const satisfies Record<Exclude<ErrorName, RetryableError>, string>;

@@ -369,6 +369,7 @@ export const stepSchema = z.strictObject(
     env: env.optional(),
     pull: pullPolicy.optional(),
     timeout: durationSeconds.optional(),
+    'pending-timeout': durationSeconds.optional(),
     resources: resources.optional(),
     secrets: z.array(secret, { error: (issue) => `must be a list of {env, secret, key}, not ${describeValue(issue.input)}` }).optional(),
     'image-check': z.boolean({ error: (issue) => `must be true or false, not ${describeValue(issue.input)}` }).optional(),
@@ -399,6 +400,7 @@ export const pipelineSchema = z.strictObject(
       .min(1, { error: 'must list at least one step' })
       .max(MAX_STEPS, { error: `lists too many steps; at most ${MAX_STEPS} are allowed` }),
     'image-pull-grace': durationSeconds.optional(),
+    'pending-timeout': durationSeconds.optional(),
     checkout: checkout.optional(),
     when: pipelineWhen.optional(),
     'pull-secrets': pullSecrets.optional(),
@@ -444,6 +446,7 @@ export function validatePipelineData(data: unknown): ValidationResult {
 
   const { version, steps, 'image-pull-grace': grace, checkout: checkoutGiven, 'pull-secrets': secretsGiven, 'max-parallel': maxParallel } = parsed.data;
   const { services: sharedServices, 'service-start-grace': serviceGrace, when: pipelinePaths, concurrency: concurrencyGiven } = parsed.data;
+  const pendingTimeout = parsed.data['pending-timeout'];
   const shared = sharedServices?.map(normalService);
   const sharedCache = parsed.data.cache?.map(normalCache);
   const total = steps.reduce((sum, step) => sum + (step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS), 0);
@@ -465,6 +468,7 @@ export function validatePipelineData(data: unknown): ValidationResult {
         env: step.env ?? {},
         pull: step.pull ?? 'if-not-present',
         timeoutSeconds: step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS,
+        ...withPendingTimeout(step['pending-timeout'] ?? pendingTimeout),
         ...(step.resources ? { resources: withoutUndefined(step.resources) } : {}),
         secrets: step.secrets ?? [],
         ...(step['image-check'] === false ? { imageCheck: false as const } : {}),
@@ -482,10 +486,16 @@ export function validatePipelineData(data: unknown): ValidationResult {
       ...(secretsGiven && secretsGiven.length > 0 ? { pullSecrets: [...new Set(secretsGiven)] } : {}),
       ...(maxParallel !== undefined ? { maxParallel } : {}),
       ...(serviceGrace !== undefined ? { serviceStartGraceSeconds: serviceGrace } : {}),
+      ...withPendingTimeout(pendingTimeout),
       ...(concurrencyGiven !== undefined ? { concurrency: normalConcurrency(concurrencyGiven) } : {}),
       ...withCache(stepCache(sharedCache, undefined)),
     },
   };
+}
+
+/** Only a `pending-timeout` the file says: the default bounds a stall, but not a capacity wait (lib/kube/classify-stall.ts). */
+function withPendingTimeout(seconds: number | undefined): { pendingTimeoutSeconds?: number } {
+  return seconds !== undefined ? { pendingTimeoutSeconds: seconds } : {};
 }
 
 function withCache(cache: ReturnType<typeof stepCache>): { cache?: NonNullable<ReturnType<typeof stepCache>> } {

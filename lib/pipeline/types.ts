@@ -70,6 +70,13 @@ export interface Step {
   pull: PullPolicy;
   /** From `timeout` (e.g. "10m"); DEFAULT_STEP_TIMEOUT_SECONDS when absent. */
   timeoutSeconds: number;
+  /**
+   * `pending-timeout`, the step's or else the pipeline's, when the file says one: how long the
+   * step's pod may go with no event or status change before it is PodStalled, and the most it may
+   * wait for room on a cluster with no node autoscaler. Absent: 5 minutes for the first, the
+   * step's timeout for the second (lib/kube/classify-stall.ts).
+   */
+  pendingTimeoutSeconds?: number;
   resources?: StepResources;
   secrets: SecretEnv[];
   /** `image-check: false`: PrepareBuild does not ask the registry about this step's image. */
@@ -179,6 +186,8 @@ export interface Pipeline {
    * has the default). The services themselves are in each step's `services`.
    */
   serviceStartGraceSeconds?: number;
+  /** The pipeline's `pending-timeout`, already in every step that has none of its own; the checkout's too. */
+  pendingTimeoutSeconds?: number;
   /** The pipeline's `cache:`, already copied into every step that has no list of its own. */
   cache?: Cache[];
   /**

@@ -1,4 +1,4 @@
-import { nextPollSeconds, PollSchedule, runningWatchFor } from './poll-schedule.js';
+import { nextPollSeconds, pendingWatchFor, PollSchedule, runningWatchFor } from './poll-schedule.js';
 
 const pending = { phase: 'pending' } as const;
 const running = { phase: 'running' } as const;
@@ -44,7 +44,19 @@ describe('poll schedule', () => {
 
   it('never waits past the step deadline', () => {
     expect(nextPollSeconds(running, { elapsedSeconds: 590, runningSeconds: 588, timeoutSeconds: 600 })).toBe(11);
-    expect(nextPollSeconds(running, { elapsedSeconds: 605, runningSeconds: 603, timeoutSeconds: 600 })).toBe(1);
+    expect(nextPollSeconds(pending, { elapsedSeconds: 20, runningSeconds: 0, timeoutSeconds: 20 })).toBe(1);
+  });
+
+  it('past the deadline, never polls every second: as long after as the step is past it, up to the running cap', () => {
+    const waits = [602, 605, 640, 700, 5000].map((t) => nextPollSeconds(pending, { elapsedSeconds: t, runningSeconds: 0, timeoutSeconds: 600 }));
+    expect(waits).toEqual([PollSchedule.PENDING_SLOW_INTERVAL, 5, 40, PollSchedule.RUNNING_MAX_SECONDS, PollSchedule.RUNNING_MAX_SECONDS]);
+    expect(nextPollSeconds(running, { elapsedSeconds: 4000, runningSeconds: 3990, timeoutSeconds: 600 })).toBe(PollSchedule.RUNNING_MAX_SECONDS);
+  });
+
+  it('a pod no one ends past its deadline costs a few polls an hour, not one a second', () => {
+    // The classifier ends such a pod at its deadline; this is the schedule if it somehow did not.
+    const polls = pollsFor(7200, 7200, 600);
+    expect(polls.filter((t) => t > 601).length).toBeLessThan(120);
   });
 
   it('costs few polls for a long step and finishes a short one promptly', () => {
@@ -69,5 +81,23 @@ describe('runningWatchFor', () => {
     ['nothing said (an execution of an older deployment)', {}, 10, 0],
   ])('%s', (_, watch, runningSeconds, seconds) => {
     expect(runningWatchFor(watch, runningSeconds)).toBe(seconds);
+  });
+});
+
+describe('a pod no one has said a word about', () => {
+  const unanswered = { phase: 'pending', reason: 'Pending' } as const;
+  it('is watched in the fast window, then waited for as long as it has waited, up to the running cap: no watch holds a Lambda for it', () => {
+    expect(nextPollSeconds(unanswered, { elapsedSeconds: 10, runningSeconds: 0, timeoutSeconds: 3600, watched: true })).toBe(0);
+    expect(pendingWatchFor(20, unanswered, 10)).toBe(20);
+    const waits = [31, 45, 90, 200].map((t) => nextPollSeconds(unanswered, { elapsedSeconds: t, runningSeconds: 0, timeoutSeconds: 3600, watched: true }));
+    expect(waits).toEqual([31, 45, PollSchedule.RUNNING_MAX_SECONDS, PollSchedule.RUNNING_MAX_SECONDS]);
+    expect(pendingWatchFor(20, unanswered, 31)).toBe(0);
+  });
+
+  it('a pod someone has answered (ContainerCreating, the scheduler\'s Unschedulable) keeps its watch', () => {
+    for (const reason of ['ContainerCreating', 'Unschedulable', 'WaitingForCapacity']) {
+      expect(nextPollSeconds({ phase: 'pending', reason }, { elapsedSeconds: 90, runningSeconds: 0, timeoutSeconds: 3600, watched: true })).toBe(0);
+      expect(pendingWatchFor(20, { phase: 'pending', reason }, 90)).toBe(20);
+    }
   });
 });

@@ -18,7 +18,9 @@
  * - "node(s) didn't match pod affinity rules": plugins/interpodaffinity (ErrReasonAffinityRulesNotMatch,
  *   UnschedulableAndUnresolvable); seen in tektoncd/pipeline#2769 (the affinity assistant's pods,
  *   beside the older plugin's second reason, since merged into one plugin).
- * - "Insufficient cpu|memory" with "No preemption victims found for incoming pod": plugins/noderesources.
+ * - "Insufficient cpu|memory", "Too many pods" with "No preemption victims found for incoming pod":
+ *   plugins/noderesources/fit.go (fitsRequest), against the node's allocatable less what the pods
+ *   already bound there request.
  * - "Preemption is not helpful for scheduling": plugins/defaultpreemption, for rejections preemption
  *   cannot fix (UnschedulableAndUnresolvable).
  *
@@ -69,6 +71,8 @@ export const Scheduling = {
   /** The InterPodAffinity plugin: no pod the pod's required affinity needs is beside this node. */
   podAffinityMismatch: "node(s) didn't match pod affinity rules",
   insufficient: (resource: 'cpu' | 'memory') => `Insufficient ${resource}`,
+  /** NodeResourcesFit: the node runs as many pods as its `pods` capacity (fit.go). */
+  tooManyPods: 'Too many pods',
   /** The NodeUnschedulable plugin: the node is cordoned (spec.unschedulable). */
   nodeUnschedulable: 'node(s) were unschedulable',
   /** kube-scheduler's ErrNoNodesAvailable: there is no node at all (it was deleted). */

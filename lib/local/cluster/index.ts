@@ -13,7 +13,7 @@ import { DEFAULT_SCALE_UP_DELAY_MS, startAutoscaler, type AutoscalerOptions } fr
 import { startClaimProtection } from './claim-protection.js';
 import { systemClock, type Clock } from './clock.js';
 import { EventRecorder } from './events.js';
-import type { FaultInjector } from './faults.js';
+import type { FaultInjector, NodeFaults } from './faults.js';
 import { buildCatalog, parseCatalogDocument, type CatalogEntry } from './image-catalog.js';
 import { ImagePuller } from './runtime/process/image-puller.js';
 import { createProcessRuntime } from './runtime/process/process-runtime.js';
@@ -35,7 +35,7 @@ import { VolumeProvisioner } from './volume-provisioner.js';
 
 export type { Clock } from './clock.js';
 export type { CatalogEntry } from './image-catalog.js';
-export type { Fault, FaultInjector, FaultRequest } from './faults.js';
+export type { Fault, FaultInjector, FaultRequest, NodeFaults } from './faults.js';
 export { DEFAULT_TIMINGS, FAST_TIMINGS, type KubeletTimings } from './timings.js';
 export { NODE_NAME } from './kubelet.js';
 export { kubernetesArch } from './node-labels.js';
@@ -69,6 +69,8 @@ export interface EmbeddedClusterOptions {
   namespaces?: string[];
   /** Fault injection at the HTTP layer: answer a request with an error Status, or drop it. */
   faults?: FaultInjector;
+  /** Faults past the HTTP layer (faults.ts NodeFaults): a mutating admission webhook's, a kubelet that says nothing. */
+  nodeFaults?: NodeFaults;
   /**
    * The size at which a container's log file is rotated, as the kubelet's containerLogMaxSize
    * (default 10 MiB): reads without `follow` see only the current file (log-rotation.ts).
@@ -136,7 +138,7 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
   ];
   const now = options.now ?? systemClock;
   const store = new ObjectStore(now);
-  const context: ApiContext = { store, now };
+  const context: ApiContext = { store, now, ...(options.nodeFaults?.mutatePod ? { mutatePod: options.nodeFaults.mutatePod } : {}) };
   for (const namespace of new Set(['default', ...(options.namespaces ?? [])])) {
     createObject(context, RESOURCES.namespaces!, undefined, { metadata: { name: namespace } });
   }
@@ -199,6 +201,7 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     dirs,
     logLimitBytes: options.logLimitBytes ?? DEFAULT_LOG_LIMIT_BYTES,
     now,
+    ...(options.nodeFaults?.holdCreating ? { holdCreating: options.nodeFaults.holdCreating } : {}),
   });
   if (options.autoscaler) {
     controllers.push(

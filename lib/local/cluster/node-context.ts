@@ -1,5 +1,6 @@
 /** What the simulated node gives every pod it runs: the API's store, its machinery and its settings. */
 import type { Clock } from './clock.js';
+import type { Pod } from './objects.js';
 import type { EventRecorder } from './events.js';
 import type { NodeDirs } from './node-dirs.js';
 import type { ContainerRuntime } from './runtime/container-runtime.js';
@@ -24,4 +25,6 @@ export interface NodeContext {
   dirs: NodeDirs;
   logLimitBytes: number;
   now: Clock;
+  /** faults.ts NodeFaults.holdCreating: the kubelet admits these pods, then says nothing more. */
+  holdCreating?: (pod: Pod) => boolean;
 }

@@ -133,6 +133,10 @@ export interface PodSpec {
   activeDeadlineSeconds?: number;
   terminationGracePeriodSeconds?: number;
   nodeName?: string;
+  /** The scheduler that may place the pod; the API server's default is `default-scheduler`. */
+  schedulerName?: string;
+  /** KEP-3521: no scheduler takes the pod while any is left (set at creation, only removed after). */
+  schedulingGates?: { name: string }[];
   [key: string]: unknown;
 }
 

@@ -41,3 +41,23 @@ export function applyPodDefaults(pod: Pod): void {
   }
   pod.status = { phase: 'Pending', qosClass: qosClass([...(pod.spec.initContainers ?? []), ...pod.spec.containers]) };
 }
+
+/** The API server's message for a gated pod (kubernetes/kubernetes pkg/registry/core/pod/strategy.go). */
+export const SCHEDULING_GATED_MESSAGE = 'Scheduling is blocked due to non-empty scheduling gates';
+
+/**
+ * KEP-3521, as the registry's PrepareForCreate does it (applySchedulingGatedCondition): a pod
+ * created with scheduling gates gets PodScheduled=False, reason SchedulingGated, unless it already
+ * has a PodScheduled condition. No event: the scheduler's SchedulingGates PreEnqueue plugin keeps
+ * the pod out of its queue, and says nothing until the gates are gone (scheduler.ts).
+ */
+export function applySchedulingGatedCondition(pod: Pod, now: string): void {
+  if ((pod.spec.schedulingGates ?? []).length === 0) return;
+  const conditions = pod.status?.conditions ?? [];
+  if (conditions.some((c) => c.type === 'PodScheduled')) return;
+  pod.status = {
+    phase: 'Pending',
+    ...pod.status,
+    conditions: [...conditions, { type: 'PodScheduled', status: 'False', reason: 'SchedulingGated', message: SCHEDULING_GATED_MESSAGE, lastProbeTime: null, lastTransitionTime: now }],
+  };
+}

@@ -97,6 +97,13 @@ export class PodWorker {
     if (deadlineSeconds !== undefined) {
       this.deadline = setTimeout(() => void this.deadlineExceeded(pod), deadlineSeconds * 1000);
     }
+    // A pod worker stuck in a call that never returns (faults.ts holdCreating): ContainerCreating,
+    // and not a word, until the pod is deleted or its deadline ends it.
+    if (this.node.holdCreating?.(pod)) {
+      await this.pod.waitForChange(() => false).catch(ignoreAbort);
+      clearTimeout(this.deadline);
+      return;
+    }
     let stopVolumeUpdates = () => {};
     try {
       const mounted = await mountVolumes(this.pod, pod, this.node);

@@ -1,8 +1,10 @@
 /** The verbs on stored objects (get, list, create, delete, deletecollection), with apiserver semantics. */
-import { badRequest, conflict, forbidden, invalid, notFound } from './api-errors.js';
+import { badRequest, conflict, forbidden, invalid, notFound, type FieldProblem } from './api-errors.js';
+import { forbidden as forbiddenField } from './field-errors.js';
 import type { Clock } from './clock.js';
 import { enforcedLevel, podSecurityRefusal, podSecurityViolations } from './pod-security.js';
 import { mergePatch } from './merge-patch.js';
+import { applySchedulingGatedCondition } from './pod-defaults.js';
 import { formatTime, type KubeObject, type Pod } from './objects.js';
 import { apiVersionOf, inVersion, storedAs, type ResourceType } from './resources.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
@@ -11,6 +13,8 @@ import type { ObjectStore } from './store.js';
 export interface ApiContext {
   store: ObjectStore;
   now: Clock;
+  /** A mutating admission webhook of the cluster's caller (faults.ts NodeFaults.mutatePod). */
+  mutatePod?: (pod: Pod) => void;
 }
 
 /** The object as a GET returns it: in the resource's version, kind and apiVersion first. */
@@ -105,7 +109,11 @@ export function createObject(ctx: ApiContext, resource: ResourceType, namespace:
   const problems = resource.validate(object);
   if (problems.length > 0) throw invalid(resource.kind, object.metadata.name ?? '', problems);
   resource.applyDefaults(object);
-  if (resource.name === 'pods') admitPod(ctx, object as Pod, namespace);
+  if (resource.name === 'pods') {
+    ctx.mutatePod?.(object as Pod);
+    applySchedulingGatedCondition(object as Pod, formatTime(ctx.now()));
+    admitPod(ctx, object as Pod, namespace);
+  }
   object.kind = resource.kind;
   object.apiVersion = apiVersionOf(resource);
   return withKind(resource, ctx.store.create(resource.name, object));
@@ -177,7 +185,10 @@ export function patchObject(ctx: ApiContext, resource: ResourceType, namespace: 
   if (resource.namespaced) merged.metadata.namespace = namespace;
   merged.kind = resource.kind;
   merged.apiVersion = apiVersionOf(resource);
-  const problems = resource.validate(merged);
+  // A pod's status is the kubelet's and the scheduler's (its own subresource): an update keeps it
+  // (kubernetes/kubernetes pkg/registry/core/pod/strategy.go PrepareForUpdate).
+  if (resource.name === 'pods') merged['status'] = current['status'];
+  const problems = [...resource.validate(merged), ...(resource.name === 'pods' ? podUpdateProblems(current as Pod, merged as Pod) : [])];
   if (problems.length > 0) throw invalid(resource.kind, name, problems);
   const updated = ctx.store.update(
     resource.name,
@@ -290,3 +301,24 @@ export function deleteOptionsFrom(query: URLSearchParams, body: unknown): Delete
   const fromBody = (body as { gracePeriodSeconds?: unknown } | undefined)?.gracePeriodSeconds;
   return typeof fromBody === 'number' ? { gracePeriodSeconds: fromBody } : {};
 }
+
+/**
+ * What an update may change of a pod's spec (kubernetes/kubernetes pkg/apis/core/validation/
+ * validation.go ValidatePodUpdate): here, its scheduling gates, which may only be removed
+ * (KEP-3521: "only deletion is allowed, but found new scheduling gate 'NAME'"), and nothing else
+ * (the real rule also lets images, activeDeadlineSeconds and added tolerations change; no caller
+ * of this cluster changes them).
+ */
+function podUpdateProblems(current: Pod, updated: Pod): FieldProblem[] {
+  const before = new Set((current.spec.schedulingGates ?? []).map((g) => g.name));
+  const added = (updated.spec?.schedulingGates ?? []).flatMap((gate, i) =>
+    before.has(gate.name) ? [] : [forbiddenField(`spec.schedulingGates[${i}].name`, `only deletion is allowed, but found new scheduling gate '${gate.name}'`)],
+  );
+  const { schedulingGates: _was, ...rest } = current.spec;
+  const { schedulingGates: _now, ...next } = updated.spec ?? ({} as Pod['spec']);
+  const others = JSON.stringify(rest) === JSON.stringify(next) ? [] : [forbiddenField('spec', POD_UPDATE_FIELDS)];
+  return [...added, ...others];
+}
+
+const POD_UPDATE_FIELDS =
+  'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';

@@ -71,7 +71,7 @@ export const RESOURCES: Record<string, ResourceType> = {
     singularName: 'pod',
     kind: 'Pod',
     namespaced: true,
-    verbs: ALL_VERBS,
+    verbs: [...ALL_VERBS, 'patch'],
     shortNames: ['po'],
     categories: ['all'],
     fieldLabels: [

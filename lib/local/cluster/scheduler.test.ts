@@ -87,3 +87,39 @@ test.each([
 ])('a pod that tolerates %s still goes to a cordoned node', (_title, tolerations) => {
   expect(placePod(pod([], { tolerations } as Partial<Pod['spec']>), cordoned, claimOf, classOf)).toEqual({ fits: true, claimsToProvision: [] });
 });
+
+describe('room the other pods on the node hold (NodeResourcesFit, fit.go fitsRequest)', () => {
+  const asking = (cpu: string, uid: string, nodeName?: string, phase?: 'Running' | 'Succeeded' | 'Failed'): Pod => ({
+    metadata: { name: uid, namespace: 'ci', uid },
+    spec: { containers: [{ name: 'step', image: 'alpine', resources: { requests: { cpu } } }], ...(nodeName ? { nodeName } : {}) },
+    ...(phase ? { status: { phase } } : {}),
+  });
+  const peers = (...pods: Pod[]) => ({ pods, nodeLabels: () => node.labels, namespaceLabels: () => ({}) });
+
+  test.each([
+    ['a running pod holds what it requested: Insufficient cpu, worth a retry when pods end', [asking('3', 'other', 'embedded-node', 'Running')], false],
+    ['a pod that has ended holds nothing (the scheduler\'s informer does not see terminal pods)', [asking('3', 'other', 'embedded-node', 'Succeeded')], true],
+    ['a pod on another node holds nothing here', [asking('3', 'other', 'elsewhere', 'Running')], true],
+    ['the pod itself is not counted against itself', [asking('3', 'me', 'embedded-node', 'Running')], true],
+  ])('%s', (_name, others, fits) => {
+    const placement = placePod(asking('2', 'me'), node, claimOf, classOf, peers(...others));
+    if (fits) expect(placement).toEqual({ fits: true, claimsToProvision: [] });
+    else {
+      expect(placement).toEqual({
+        fits: false,
+        message: '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
+        claimsMayHelp: false,
+        roomMayHelp: true,
+      });
+    }
+  });
+
+  test('a node running as many pods as its pods capacity: Too many pods', () => {
+    const full = { ...node, capacity: { ...node.capacity, pods: '1' } };
+    expect(placePod(asking('1', 'me'), full, claimOf, classOf, peers(asking('1', 'other', 'embedded-node', 'Running')))).toMatchObject({
+      fits: false,
+      message: expect.stringContaining('0/1 nodes are available: 1 Too many pods.'),
+      roomMayHelp: true,
+    });
+  });
+});

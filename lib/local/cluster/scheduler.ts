@@ -27,9 +27,10 @@ export type Placement =
   /**
    * `claimsMayHelp`: a change to the pod's claims can change the verdict, so it is worth retrying
    * then; `nodeMayHelp`: so can a change to the node (uncordoned); `podsMayHelp`: and to other
-   * pods (the ones its pod affinity needs arriving, or those that count all ending).
+   * pods (the ones its pod affinity needs arriving, or those that count all ending); `roomMayHelp`:
+   * pods on the node ending or going, which gives their requests back (NodeResourcesFit's requeue).
    */
-  | { fits: false; message: string; claimsMayHelp: boolean; nodeMayHelp?: true; podsMayHelp?: true };
+  | { fits: false; message: string; claimsMayHelp: boolean; nodeMayHelp?: true; podsMayHelp?: true; roomMayHelp?: true };
 
 /** The taint a cordoned node carries; a pod that tolerates it may still go there (NodeUnschedulable plugin). */
 const UNSCHEDULABLE_TAINT = 'node.kubernetes.io/unschedulable';
@@ -59,6 +60,39 @@ export function insufficient(pod: Pod, capacity: NodeCapacity): string[] {
   return (['cpu', 'memory'] as const).filter((r) => requested(pod, r) > (parseQuantity(capacity[r]) ?? 0)).map(Scheduling.insufficient);
 }
 
+/**
+ * What the pods already on the node hold, as kube-scheduler's NodeInfo counts it: every pod bound
+ * there but the terminal ones, which its pod informer does not even see (kubernetes/kubernetes
+ * pkg/scheduler/scheduler.go newPodInformer: field selector status.phase!=Succeeded,Failed).
+ */
+function heldOnNode(pod: Pod, nodeName: string, pods: readonly Pod[]): { cpu: number; memory: number; pods: number } {
+  const others = pods.filter((p) => p.spec.nodeName === nodeName && p.metadata.uid !== pod.metadata.uid && !isTerminal(p));
+  return {
+    cpu: others.reduce((sum, p) => sum + requested(p, 'cpu'), 0),
+    memory: others.reduce((sum, p) => sum + requested(p, 'memory'), 0),
+    pods: others.length,
+  };
+}
+
+function isTerminal(pod: Pod): boolean {
+  return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+}
+
+/**
+ * NodeResourcesFit's Filter (kubernetes/kubernetes pkg/scheduler/framework/plugins/noderesources/
+ * fit.go fitsRequest): the pod's requests against what the node has left, in its order and words
+ * ("Too many pods", "Insufficient cpu", "Insufficient memory").
+ */
+function insufficientRoom(pod: Pod, capacity: NodeCapacity, held: { cpu: number; memory: number; pods: number }): string[] {
+  const reasons: string[] = [];
+  if (held.pods + 1 > (parseQuantity(capacity.pods) ?? Infinity)) reasons.push(Scheduling.tooManyPods);
+  for (const r of ['cpu', 'memory'] as const) {
+    const asked = requested(pod, r);
+    if (asked > 0 && asked + held[r] > (parseQuantity(capacity[r]) ?? 0)) reasons.push(Scheduling.insufficient(r));
+  }
+  return reasons;
+}
+
 export function placePod(
   pod: Pod,
   node: NodeIdentity & { capacity: NodeCapacity; unschedulable?: boolean },
@@ -76,10 +110,22 @@ export function placePod(
   }
   const short = insufficient(pod, node.capacity);
   if (short.length > 0) return { fits: false, message: nodeRejection(short, Preemption.noVictims), claimsMayHelp: false };
+  // It would fit the node alone: other pods hold the room, and give it back as they end.
+  const taken = insufficientRoom(pod, node.capacity, heldOnNode(pod, node.name, peers.pods));
+  if (taken.length > 0) return { fits: false, message: nodeRejection(taken, Preemption.noVictims), claimsMayHelp: false, roomMayHelp: true };
   if (!satisfiesPodAffinity(pod, node.labels, peers)) {
     return { fits: false, message: nodeRejection([Scheduling.podAffinityMismatch], Preemption.notHelpful), claimsMayHelp: false, nodeMayHelp: true, podsMayHelp: true };
   }
   return { fits: true, claimsToProvision: claims.unbound };
+}
+
+/** The scheduler's name for itself, the API server's default for a pod's schedulerName. */
+export const DEFAULT_SCHEDULER = 'default-scheduler';
+
+/** A pod on the node ended (its phase terminal) or went: its requests are free again. */
+function freesRoom(e: StoreEvent, nodeName: string): boolean {
+  if (e.resource !== 'pods' || (e.object as Pod).spec?.nodeName !== nodeName) return false;
+  return e.type === 'DELETED' || (isTerminal(e.object as Pod) && !(e.previous && isTerminal(e.previous as Pod)));
 }
 
 type SchedulerNode = Pick<NodeContext, 'store' | 'nodeName' | 'capacity' | 'timings'>;
@@ -146,6 +192,17 @@ export async function schedule(pod: PodHandle, node: SchedulerNode): Promise<Pod
   for (;;) {
     const current = pod.current();
     if (current === undefined) return undefined;
+    // kube-scheduler takes only the pods that name one of its profiles' schedulerName (kubernetes/
+    // kubernetes pkg/scheduler/eventhandlers.go responsibleForPod): another scheduler's pod gets
+    // nothing from it, no binding, no condition, no event.
+    if ((current.spec.schedulerName ?? DEFAULT_SCHEDULER) !== DEFAULT_SCHEDULER) return undefined;
+    // KEP-3521: the SchedulingGates PreEnqueue plugin keeps a gated pod out of the scheduling
+    // queue, without a word (the API server set its SchedulingGated condition); removing the last
+    // gate is a pod update that lets it in.
+    if ((current.spec.schedulingGates ?? []).length > 0) {
+      await pod.waitForChange((e) => e.resource === 'pods' && e.object.metadata.uid === pod.uid && ((e.object as Pod).spec.schedulingGates ?? []).length === 0);
+      continue;
+    }
     const nodeObject = store.get('nodes', undefined, node.nodeName) as KubeObject | undefined;
     if (nodeObject === undefined) {
       // Deleted (kubectl delete node): nothing to bind to until a node registers again.
@@ -158,6 +215,10 @@ export async function schedule(pod: PodHandle, node: SchedulerNode): Promise<Pod
     const placement = placePod(current, { name: node.nodeName, labels, capacity: node.capacity, unschedulable: unschedulableNode }, claimOf, classOf, storePeers(store));
     if (!placement.fits) {
       unschedulable(pod, current, placement.message);
+      if (placement.roomMayHelp) {
+        await pod.waitForChange((e) => nodeChanged(e) || freesRoom(e, node.nodeName));
+        continue;
+      }
       if (placement.nodeMayHelp) {
         await pod.waitForChange(placement.podsMayHelp ? (e) => nodeChanged(e) || mayChangePodAffinity(e, pod.uid) : nodeChanged);
         continue;

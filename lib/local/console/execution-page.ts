@@ -16,7 +16,7 @@ import { STATUS_LABELS, type StateStatus } from './state-status.js';
 import { isSkippedKey, notRunNote, OUTCOME_CLASS, OUTCOME_LABELS, outcomePill, skippedDetail, skippedKey, stepList, type StepSelection } from './step-list.js';
 import { pipelineSvg } from './pipeline-svg.js';
 import type { StepOutcome } from '../executor.js';
-import { pollOutcome, WAITING_FOR_NODE } from '../poll-words.js';
+import { isNamedWait, pollOutcome } from '../poll-words.js';
 import type { PollState } from '../../workflow/state-data.js';
 
 export const streamHref = (name: string) => `${executionHref(name)}/stream`;
@@ -158,14 +158,14 @@ function pipelineLegend(): Html {
   return html`<ul class="legend" aria-label="Legend">${shown.map((s) => html`<li><span class="swatch status-${OUTCOME_CLASS[s]}"></span>${OUTCOME_LABELS[s]}</li>`)}</ul>`;
 }
 
-/** The banner's word on the running step: a step waiting for a node gives the autoscaler's words too. */
+/** The banner's word on the running step: a step waiting for a node or for room gives the autoscaler's or the scheduler's words too. */
 function pollLine(poll: PollState): string {
   const outcome = pollOutcome(poll);
-  return outcome === WAITING_FOR_NODE && poll.message ? `${outcome} (${stripAnsi(poll.message)})` : outcome;
+  return isNamedWait(poll) && poll.message ? `${outcome} (${stripAnsi(poll.message)})` : outcome;
 }
 
 function pollHeadline(poll: PollState): Html {
-  return pollOutcome(poll) === WAITING_FOR_NODE ? html`<strong>${WAITING_FOR_NODE}</strong>` : html`<strong>${poll.phase}</strong> (${poll.reason})`;
+  return isNamedWait(poll) ? html`<strong>${pollOutcome(poll)}</strong>` : html`<strong>${poll.phase}</strong> (${poll.reason})`;
 }
 
 function banner(model: ExecutionModel, now: Date): Html {

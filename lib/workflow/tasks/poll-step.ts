@@ -16,7 +16,7 @@ import {
   type PodProgress,
 } from '../../kube/index.js';
 import { LiveLogCopy, type LiveLogState } from '../live-log.js';
-import { nextPollSeconds, runningWatchFor } from '../poll-schedule.js';
+import { nextPollSeconds, pendingWatchFor, runningWatchFor } from '../poll-schedule.js';
 import { buildClaimName, type PollState, type StepInput } from '../state-data.js';
 import { renewStepUrls } from '../step-urls.js';
 import type { TaskDeps } from '../task-deps.js';
@@ -37,7 +37,7 @@ export interface PollLimits {
 export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLimits = {}): Promise<PollState> {
   const previous = input.poll;
   if (!previous) throw new Error('PollStep needs $.poll from LaunchStep');
-  const watchFor = watchSeconds(previous.phase, input, secondsSince(deps.now(), previous.runningSince));
+  const watchFor = watchSeconds(previous, input, secondsSince(deps.now(), previous.runningSince), secondsSince(deps.now(), previous.launchedAt));
   const keeping = previous.phase === 'running' ? await keepLog(input, previous, deps, watchFor >= 1) : undefined;
   let watched: V1Pod | null | undefined;
   let log: LiveLogState | undefined;
@@ -61,6 +61,7 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
       unschedulableGraceSeconds: input.settings.unschedulableGraceSeconds,
       workspaceGraceSeconds: input.settings.workspaceGraceSeconds ?? DEFAULT_CLASSIFY_OPTIONS.workspaceGraceSeconds,
       serviceStartGraceSeconds: input.settings.serviceStartGraceSeconds ?? DEFAULT_CLASSIFY_OPTIONS.serviceStartGraceSeconds,
+      ...(input.step.pendingTimeoutSeconds !== undefined ? { pendingTimeoutSeconds: input.step.pendingTimeoutSeconds } : {}),
     },
   );
   const runningSince = previous.runningSince ?? (status.phase === 'running' ? now.toISOString() : null);
@@ -77,7 +78,7 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
       runningSeconds,
       timeoutSeconds: input.step.timeoutSeconds,
       // The next poll's watch is its wait, when it will hold one as this poll did.
-      watched: watched !== undefined && watchSeconds(status.phase, input, runningSeconds) >= 1,
+      watched: watched !== undefined && watchSeconds(status, input, runningSeconds, elapsedSeconds) >= 1,
     }),
     polls: previous.polls + 1,
     progress: podProgress(observation.pod),
@@ -99,7 +100,7 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
   if (status.phase === 'succeeded') poll.exitCode = 0;
   if (previous.urls && (status.phase === 'pending' || status.phase === 'running')) {
     // The next chance to sign them again: the next poll's wait, then the end of its watch.
-    const urls = await renewStepUrls(input, previous, deps, poll.nextPollSeconds + watchSeconds(status.phase, input, runningSeconds));
+    const urls = await renewStepUrls(input, previous, deps, poll.nextPollSeconds + watchSeconds(status, input, runningSeconds, elapsedSeconds));
     if (urls) poll.urls = urls;
   }
   deps.log.info(`Step "${input.step.name}" is ${status.phase} (${status.reason})`, { poll: poll.polls });
@@ -179,9 +180,9 @@ function stepContainerEnded(pod: V1Pod | null | undefined): boolean {
   return pod.status?.containerStatuses?.some((c) => c.name === STEP_CONTAINER && c.state?.terminated !== undefined) ?? false;
 }
 
-/** How long a poll watches a pod in `phase`, the step having run `runningSeconds` so far. */
-function watchSeconds(phase: PollState['phase'], { settings }: StepInput, runningSeconds: number): number {
-  if (phase === 'pending') return settings.pendingWatchSeconds ?? 0;
+/** How long a poll watches a pod last seen as `phase` (and `reason`), the step having run `runningSeconds` of its `elapsedSeconds` so far. */
+function watchSeconds({ phase, reason }: Pick<PollState, 'phase' | 'reason'>, { settings }: StepInput, runningSeconds: number, elapsedSeconds: number): number {
+  if (phase === 'pending') return pendingWatchFor(settings.pendingWatchSeconds, { phase, reason }, elapsedSeconds);
   if (phase === 'running') return runningWatchFor(settings, runningSeconds);
   return 0;
 }

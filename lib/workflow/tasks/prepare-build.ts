@@ -105,7 +105,7 @@ export async function prepareBuild(
   const keyFiles = keyFileSets(everyStep.flatMap((step) => step.cache ?? []));
   const checkout =
     checksOut && pipeline.checkout !== false && input.source
-      ? checkoutStep(input.source, pipeline.checkout, settings.cloneImage, credentialsSecret, keyFiles)
+      ? withPipelinePendingTimeout(checkoutStep(input.source, pipeline.checkout, settings.cloneImage, credentialsSecret, keyFiles), pipeline.pendingTimeoutSeconds)
       : undefined;
   // Ephemeral: each pod checks out for itself, so the checkout is no step of its own (unless it hashes cache keys).
   const steps = checkout && cloneStep ? [{ ...checkout, ...(plan.checkoutNeeded ? { needed: true as const } : {}) }, ...pipeline.steps] : pipeline.steps;
@@ -199,4 +199,9 @@ async function ensureClaim(
   const claimName = claim.metadata!.name!;
   deps.log.info(`${adopted ? 'Adopted' : 'Created'} workspace claim ${claimName}`, { claim: claimName });
   return { claimName };
+}
+
+/** The checkout's pod is bounded by the pipeline's `pending-timeout` as every step's is. */
+function withPipelinePendingTimeout(step: Step, seconds: number | undefined): Step {
+  return seconds === undefined ? step : { ...step, pendingTimeoutSeconds: seconds };
 }
