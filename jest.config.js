@@ -11,7 +11,7 @@ const base = {
 const everywhere = (suffix) => [`<rootDir>/lib/**/*${suffix}`, `<rootDir>/test/**/*${suffix}`];
 
 export default {
-  // Three projects, named by what a test may touch (README, "Test"): `unit` pure modules only (the
+  // Three projects, named by what a test may touch (docs/testing.md): `unit` pure modules only (the
   // guard fails a test that starts a server or a process), `integration` the embedded cluster,
   // local servers and programs, `e2e` packaging, a browser and spawned CLIs.
   projects: [

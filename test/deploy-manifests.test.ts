@@ -1,7 +1,7 @@
 /**
  * The Kubernetes manifests under deploy/ that a deployer applies by hand (deploy/rbac.yaml has a
  * test of its own, test/rbac-manifest.integration.test.ts): valid objects, the same as the pages
- * they follow, and what README tells the deployer to do with them.
+ * they follow, and what docs/deploy.md tells the deployer to do with them.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -45,8 +45,8 @@ describe('deploy/storageclass-auto-mode.yaml', () => {
     expect(manifest.volumeBindingMode).toBe('WaitForFirstConsumer');
   });
 
-  it('is the class the README deploys with, and the one each build\'s claim then names', async () => {
-    const readme = await read('README.md');
+  it('is the class docs/deploy.md deploys with, and the one each build\'s claim then names', async () => {
+    const readme = await read('docs/deploy.md');
     const name = manifest.metadata!.name!;
     expect(readme).toContain('kubectl apply -f deploy/storageclass-auto-mode.yaml');
     expect(readme).toContain(`--param="workspaceStorageClass=${name}"`);

@@ -1,35 +1,36 @@
 /**
- * The README's examples that are meant to be run, run as written: each block marked
+ * The examples of the README and docs/ that are meant to be run, run as written: each block marked
  * `<!-- readme-test: serve -->` is given to sh against a local server started here, as a reader
  * would paste it into a terminal beside `npm start -- serve`. Only the port (localhost:3000) and
- * the secrets (the environment variables the README names) are the test's own.
+ * the secrets (the environment variables the page names) are the test's own.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { FAST_TIMINGS } from '../lib/local/cluster/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import { describeRequiring, type Requirement } from './fixtures/requirements.js';
 import { waitFor } from './fixtures/wait-for.js';
 
-const README = new URL('../README.md', import.meta.url);
+/** The pages whose examples may be marked: the README and docs/ (the serve example is in docs/local.md). */
+const PAGES = ['README.md', ...readdirSync(new URL('../docs/', import.meta.url)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 const MARKER = '<!-- readme-test: serve -->';
 const GITHUB_SECRET = 'readme-github-secret-8d21';
 const GENERIC_SECRET = 'readme-generic-secret-4f7a';
 
 /** The marked blocks: the fenced block right after each marker, with the line it starts on. */
-function markedBlocks(markdown: string, marker: string): { line: number; language: string; code: string }[] {
+function markedBlocks(page: string, markdown: string, marker: string): { where: string; language: string; code: string }[] {
   const lines = markdown.split('\n');
-  const blocks: { line: number; language: string; code: string }[] = [];
+  const blocks: { where: string; language: string; code: string }[] = [];
   lines.forEach((text, i) => {
     if (text.trim() !== marker) return;
     let open = i + 1;
     while (lines[open]?.trim() === '') open++;
     const fence = /^```(\w*)\s*$/.exec(lines[open] ?? '');
-    if (!fence) throw new Error(`README.md:${i + 1}: ${marker} is not followed by a fenced code block`);
+    if (!fence) throw new Error(`${page}:${i + 1}: ${marker} is not followed by a fenced code block`);
     const close = lines.findIndex((l, at) => at > open && l.startsWith('```'));
-    if (close < 0) throw new Error(`README.md:${open + 1}: the code block never ends`);
-    blocks.push({ line: open + 1, language: fence[1] ?? '', code: lines.slice(open + 1, close).join('\n') });
+    if (close < 0) throw new Error(`${page}:${open + 1}: the code block never ends`);
+    blocks.push({ where: `${page}:${open + 1}`, language: fence[1] ?? '', code: lines.slice(open + 1, close).join('\n') });
   });
   return blocks;
 }
@@ -71,9 +72,9 @@ function answers(stdout: string): Record<string, unknown>[] {
   });
 }
 
-const blocks = markedBlocks(readFileSync(README, 'utf8'), MARKER);
+const blocks = PAGES.flatMap((page) => markedBlocks(page, readFileSync(new URL(`../${page}`, import.meta.url), 'utf8'), MARKER));
 
-describe('the README marks the examples it runs', () => {
+describe('the README and docs/ mark the examples they run', () => {
   it('marks at least the generic webhook example, each mark on a sh block', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(1);
     expect(blocks.some((b) => b.code.includes('/webhook/generic'))).toBe(true);
@@ -81,7 +82,7 @@ describe('the README marks the examples it runs', () => {
   });
 });
 
-describeRequiring("the README's examples, run as written against a local server", allPrograms, () => {
+describeRequiring("the marked examples of the README and docs/, run as written against a local server", allPrograms, () => {
   let server: LocalServer;
 
   beforeAll(async () => {
@@ -90,7 +91,7 @@ describeRequiring("the README's examples, run as written against a local server"
   }, 60_000);
   afterAll(() => server?.close());
 
-  it.each(blocks.map((b) => [`README.md:${b.line}`, b] as const))('%s starts a build that succeeds', async (_where, block) => {
+  it.each(blocks.map((b) => [b.where, b] as const))('%s starts a build that succeeds', async (_where, block) => {
     const port = new URL(server.url).port;
     const code = block.code.replace(/\b(localhost|127\.0\.0\.1):3000\b/g, `127.0.0.1:${port}`);
     const result = await runSh(code, { PATH: process.env.PATH, HOME: process.env.HOME, GENERIC_WEBHOOK_SECRET: GENERIC_SECRET, GITHUB_WEBHOOK_SECRET: GITHUB_SECRET });

@@ -1,5 +1,5 @@
 /**
- * The scripted form the README shows, exactly as a user types it: `npm start --silent -- run FILE
+ * The scripted form docs/local.md shows, exactly as a user types it: `npm start --silent -- run FILE
  * --json` (npm's banner off stdout), whose whole stdout is the summary object, so `| jq` reads it.
  * `run`'s one spawned smoke test (a spawn costs seconds; the aborts of
  * test/reliability-abort.e2e.test.ts need a real signal): the rest of its output is asserted
@@ -43,7 +43,7 @@ test('npm start --silent -- run FILE --json: stdout is the summary object and no
   expect(result.status).toBe(0);
 }, 70_000);
 
-test('the README shows that form, as this file runs it', () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+test('docs/local.md shows that form, as this file runs it', () => {
+  const readme = readFileSync(new URL('../docs/local.md', import.meta.url), 'utf8');
   expect(readme).toContain('npm start --silent -- run examples/missing-image.yml --json | jq');
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { parse } from 'yaml';
+import { isAlias, isMap, isSeq, parse, parseDocument, visit } from 'yaml';
 import { localLambdaArn } from '../lib/local/executor.js';
 import { BUILD_TIME_LIMIT_SECONDS, type Step } from '../lib/pipeline/index.js';
 import { lambdaFunctionNames, lambdaFunctionTimeouts } from '../lib/local/lambda-functions.js';
@@ -63,6 +63,24 @@ describe('the state machine definition', () => {
     expect(machines).toHaveLength(1);
     const referenced = /^\$\{file\((.+)\)\}$/.exec(machines[0]!.definition)?.[1];
     expect(referenced && new URL(`../${referenced}`, import.meta.url).pathname).toBe(DEFINITION_FILE);
+  });
+
+  it('writes each Retry entry once: a Task that repeats one names it by its YAML alias', () => {
+    // Every loader of the file expands aliases (yaml here and in the local executor, js-yaml under
+    // osls's ${file(...)}: test/package.e2e.test.ts compares what it deploys with loadDefinition()).
+    const written: string[] = [];
+    const aliases: string[] = [];
+    visit(parseDocument(readFileSync(DEFINITION_FILE, 'utf8')), {
+      Pair(_, pair) {
+        if ((pair.key as { value?: unknown } | null)?.value !== 'Retry' || !isSeq(pair.value)) return;
+        for (const entry of pair.value.items) {
+          if (isAlias(entry)) aliases.push(entry.source);
+          else if (isMap(entry)) written.push(JSON.stringify(entry.toJSON()));
+        }
+      },
+    });
+    expect(written.filter((entry, i) => written.indexOf(entry) !== i)).toEqual([]);
+    expect(aliases.length).toBeGreaterThan(0);
   });
 
   it('calls only functions that serverless.yml defines, bound locally to the same handlers', () => {

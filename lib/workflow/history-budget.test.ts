@@ -39,7 +39,7 @@ const VARIANTS = [DEPLOYED_WATCHES, WHOLE_RUN, PENDING_ONLY, PLAIN];
 
 describe('historyShape', () => {
   it('is what PrepareBuild uses: the copy in history-budget.ts matches state-machine.asl.yml', () => {
-    // On a change to the definition, paste the received shape into BUILD_HISTORY_SHAPE (and see the README test).
+    // On a change to the definition, paste the received shape into BUILD_HISTORY_SHAPE (and see the docs/pipeline.md test).
     expect(historyShape(loadDefinition())).toEqual(BUILD_HISTORY_SHAPE);
   });
 
@@ -321,14 +321,14 @@ describe('the file\'s own limits', () => {
   });
 });
 
-/** README.md, "How big a build can be": every figure there is this module's, so a change to the schedule or the definition shows. */
-describe('the README figures', () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.split(/^### How big a build can be$/m)[1]?.split(/^##+ /m)[0] ?? '';
+/** docs/pipeline.md, "How big a build can be": every figure there is this module's, so a change to the schedule or the definition shows. */
+describe('the figures of docs/pipeline.md', () => {
+  const readme = readFileSync(new URL('../../docs/pipeline.md', import.meta.url), 'utf8');
+  const section = readme.split(/^## How big a build can be$/m)[1]?.split(/^##+ /m)[0] ?? '';
   const prose = section.replace(/\s+/g, ' ');
   const number = (pattern: RegExp): number => {
     const found = pattern.exec(prose);
-    if (!found) throw new Error(`README.md: no ${pattern} under "How big a build can be"`);
+    if (!found) throw new Error(`docs/pipeline.md: no ${pattern} under "How big a build can be"`);
     return Number(found[1]!.replace(/,/g, ''));
   };
   const SECONDS = { s: 1, min: MINUTE, h: HOUR } as const;
@@ -372,7 +372,7 @@ describe('the README figures', () => {
     expect(number(/one step that runs until a 24 h timeout writes ([\d,]+) events/)).toBe(
       buildHistoryEvents([worstCase({ timeoutSeconds: BUILD_TIME_LIMIT_SECONDS })]),
     );
-    // Rounded up to the hundred: what the README promises must hold, and stay close to the bound.
+    // Rounded up to the hundred: what docs/pipeline.md promises must hold, and stay close to the bound.
     const roundedUp = (events: number) => Math.ceil(events / 100) * 100;
     expect(number(/keep every build without `needs` under ([\d,]+) events/)).toBe(roundedUp(largestValidBuildBound(DEPLOYED_WATCHES)));
     expect(number(/at worst \(([\d,]+) with both watches off\)/)).toBe(roundedUp(largestValidBuildBound(PLAIN)));
