@@ -1,58 +1,26 @@
 /**
- * What several layers agree on, and nothing else: the Error names the Step Functions console shows,
- * the build reference and the execution input the webhook starts a build with, and what the
- * definition hands ReportStatus. It imports nothing of the project, so every layer may import it
- * (test/import-direction.test.ts keeps it that way). docs/contracts.md describes each of them.
+ * What several layers agree on, and nothing else: the Errors a build can end with (errors.ts, one
+ * table: name, meaning, whether a retry helps, where the reference says more; lambda-error.ts
+ * reads a Cause back from Lambda's error JSON), the build reference and the execution input the
+ * webhook starts a build with, and what the definition hands ReportStatus. It imports nothing of
+ * the project, so every layer may import it (test/import-direction.test.ts keeps it that way).
+ * docs/contracts.md describes each of them.
  */
 
-/**
- * The errors a build can end with. A class's `name` is the `Error` the console shows (Lambda
- * reports `errorType` from `error.name`), so the names are a contract. The classes live beside the
- * code that raises them: lib/pipeline/errors.ts, lib/kube/errors.ts and lib/forge/github-app.ts.
- */
-export const ErrorNames = {
-  InvalidPipeline: 'InvalidPipeline',
-  InvalidImage: 'InvalidImage',
-  ImagePullFailed: 'ImagePullFailed',
-  PodConfigError: 'PodConfigError',
-  Unschedulable: 'Unschedulable',
-  StepFailed: 'StepFailed',
-  StepTimedOut: 'StepTimedOut',
-  PodLost: 'PodLost',
-  KubernetesUnavailable: 'KubernetesUnavailable',
-  CheckoutFailed: 'CheckoutFailed',
-  WorkspaceUnavailable: 'WorkspaceUnavailable',
-  CredentialsUnavailable: 'CredentialsUnavailable',
-  ServiceFailed: 'ServiceFailed',
-  StepInterrupted: 'StepInterrupted',
-  /**
-   * The node's container runtime did not create the step's container in time (the kubelet's CRI
-   * call timed out, or the runtime was still busy with the call before it) for the grace period:
-   * the node's trouble, not the pipeline's, and a fresh pod asks again, with new names, later.
-   */
-  ContainerRuntimeTimeout: 'ContainerRuntimeTimeout',
-  GitHubUnavailable: 'GitHubUnavailable',
-  /**
-   * The step's pod went its pending-timeout (default 5 min) with no event or status change about
-   * it: no scheduler answered (a scheduler name no scheduler serves, scheduling gates nobody
-   * removes), or its node left it ContainerCreating and said nothing. Its Cause says what was
-   * missing and what to check; a fresh pod would wait the same way, so it is not retried.
-   */
-  PodStalled: 'PodStalled',
-  /**
-   * Not a failure: a newer build of the same concurrency group started, and this one was stopped
-   * (StopExecution's `error`) or stopped itself before any step ran. Its Cause names the newer
-   * commit and execution.
-   */
-  Superseded: 'Superseded',
-} as const;
-
-export type ErrorName = (typeof ErrorNames)[keyof typeof ErrorNames];
-
-/** The base of every named error: its message is the Cause, one readable paragraph. */
-export abstract class StepRunnerError extends Error {
-  abstract override readonly name: ErrorName;
-}
+export {
+  DEFAULT_RETRY_ERRORS,
+  ERRORS,
+  ErrorNames,
+  RETRYABLE_ERRORS,
+  StepRunnerError,
+  isErrorName,
+  notRetryableWhy,
+  type ErrorEntry,
+  type ErrorName,
+  type ErrorRetry,
+  type RetryableError,
+} from './errors.js';
+export { plainCause } from './lambda-error.js';
 
 export interface BuildRef {
   /** Unique per build; the execution name and the pods' build label derive from it. */

@@ -3,11 +3,13 @@ import {
   MAX_CAUSE_LENGTH,
   checkoutFailedCause,
   elideMiddle,
+  finishedCause,
   pullFailedCause,
   runtimeWords,
   stripRpcPrefix,
   volumeWords,
   workspaceUnavailableCause,
+  type StepEnding,
 } from './cause.js';
 
 describe('runtimeWords', () => {
@@ -75,5 +77,29 @@ describe('workspace and checkout Causes', () => {
     expect(checkoutFailedCause({ step: 'clone', image: 'alpine/git:v2.54.0' }, { exitCode: 128 })).toBe(
       'The checkout (step "clone") failed with exit code 128.',
     );
+  });
+});
+
+describe('finishedCause: what FinishStep ends a Cause with', () => {
+  const LOG = '$ npm test\nnpm ERR! Test failed.';
+  const attempt = (words: string, first: boolean, retried: boolean) => ({ words, first, retried });
+  it.each<[string, StepEnding, string]>([
+    ['a non-zero exit: the log tail', { step: 'test', error: 'StepFailed', cause: 'Step "test" failed with exit code 1.', logTail: LOG }, `Step "test" failed with exit code 1.\nLast lines of the log:\n${LOG}`],
+    ['the checkout: git\'s words', { step: 'clone', error: 'CheckoutFailed', cause: 'The checkout (step "clone") failed with exit code 128.', logTail: 'fatal: not found' }, 'The checkout (step "clone") failed with exit code 128.\nLast lines of the log:\nfatal: not found'],
+    ['an exit that logged nothing', { step: 'test', error: 'StepFailed', cause: 'Step "test" failed with exit code 1.' }, 'Step "test" failed with exit code 1.'],
+    ['no exit of the step: no log tail', { step: 'test', error: 'StepTimedOut', cause: 'Step "test" timed out.', logTail: LOG }, 'Step "test" timed out.'],
+    ['a failed service: its own log', { step: 'test', error: 'ServiceFailed', cause: 'Service "db" exited.', logTail: LOG, service: { name: 'db', logTail: 'FATAL: bad config' } }, 'Service "db" exited.\nLast lines of the log of service "db":\nFATAL: bad config'],
+    ['a service that logged nothing', { step: 'test', error: 'ServiceFailed', cause: 'Service "db" exited.', service: { name: 'db' } }, 'Service "db" exited.'],
+    ['no Cause from PollStep', { step: 'test', error: 'PodLost' }, 'Step "test" failed'],
+    ['an empty Cause stays empty', { step: 'test', error: 'StepFailed', cause: '', logTail: LOG }, ''],
+    ['the first attempt, not retried: nothing', { step: 'test', error: 'PodLost', cause: 'Lost.', attempt: attempt('attempt 1 of 3', true, false) }, 'Lost.'],
+    [
+      'retried: after the log tail, why',
+      { step: 'test', error: 'StepFailed', cause: 'Failed.', logTail: 'x', attempt: attempt('attempt 1 of 3', true, true) },
+      'Failed.\nLast lines of the log:\nx\nThis was attempt 1 of 3: the step is tried again, in a fresh pod on the same workspace (its retry.on has StepFailed).',
+    ],
+    ['the last attempt', { step: 'test', error: 'StepInterrupted', cause: 'Interrupted.', attempt: attempt('attempt 3 of 3', false, false) }, 'Interrupted.\nThis was attempt 3 of 3, the last its retry allows.'],
+  ])('%s', (_, ending, expected) => {
+    expect(finishedCause(ending)).toBe(expected);
   });
 });

@@ -2,8 +2,11 @@
  * The Cause a failed step ends with: one readable paragraph naming the step, the image, the
  * reason, and the kubelet's, runtime's or registry's own words. Those words are quoted as given,
  * minus redundant wrapping (the kubelet's "Failed to pull image X:" and gRPC's "rpc error: code =
- * … desc ="), and elided in the middle only when a Cause would grow past MAX_CAUSE_LENGTH.
+ * … desc ="), and elided in the middle only when a Cause would grow past MAX_CAUSE_LENGTH. PollStep's
+ * verdicts compose their paragraph here, and FinishStep ends it here (finishedCause): the log's last
+ * lines, the attempt. Every Cause of a step's pod is written in this module.
  */
+import { ErrorNames, type ErrorName } from '../contract/index.js';
 import { checkImageReference } from '../pipeline/image-reference.js';
 import { ecrRegistry } from '../registry/ecr-host.js';
 import { EventReasons, VolumeEventReasons } from './classify-reasons.js';
@@ -449,4 +452,39 @@ export function sandboxRefusedCause(s: CauseSubject, detail: { what: string; wor
     'The kubelet said',
     detail.words,
   );
+}
+
+/** What FinishStep knows of a failed step once its logs are kept: what its Cause ends with. */
+export interface StepEnding {
+  step: string;
+  error: ErrorName;
+  /** PollStep's Cause, masked. Absent: it gave none. */
+  cause?: string;
+  /** The end of the step's log as a Cause shows it (causeLogTail), when it logged anything. */
+  logTail?: string;
+  /** The service that failed (ServiceFailed), and the end of its log as a Cause shows it. */
+  service?: { name: string; logTail?: string };
+  /** The attempt that failed ("attempt 2 of 3"), whether it was the first, and whether another follows. */
+  attempt?: { words: string; first: boolean; retried: boolean };
+}
+
+/**
+ * The Cause a failed step ends with: PollStep's paragraph, then what a person reads next. A
+ * non-zero exit (StepFailed; CheckoutFailed, git's words) gets the log's last lines; a failed
+ * service gets its own log's (a database says why it stopped there, not in the step's log). A
+ * retried attempt says it is tried again and why; the last of several says it was the last.
+ */
+export function finishedCause(end: StepEnding): string {
+  let cause = end.cause ?? `Step "${end.step}" failed`;
+  if (!cause) return cause;
+  const exited = end.error === ErrorNames.StepFailed || end.error === ErrorNames.CheckoutFailed;
+  if (exited && end.logTail) cause = `${cause}\nLast lines of the log:\n${end.logTail}`;
+  if (end.error === ErrorNames.ServiceFailed && end.service?.logTail) cause = `${cause}\nLast lines of the log of service "${end.service.name}":\n${end.service.logTail}`;
+  const attempt = end.attempt;
+  if (attempt?.retried) {
+    cause = `${cause}\nThis was ${attempt.words}: the step is tried again, in a fresh pod on the same workspace (its retry.on has ${end.error}).`;
+  } else if (attempt && !attempt.first) {
+    cause = `${cause}\nThis was ${attempt.words}, the last its retry allows.`;
+  }
+  return cause;
 }

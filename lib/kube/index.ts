@@ -28,6 +28,7 @@ export {
 export { pullSecretsReader, readPullSecretConfigs, type PullSecretConfigs, type PullSecretsApi } from './pull-secrets.js';
 export { readSecretValues, secretNeedles, maskSecrets, SECRET_MASK } from './secret-values.js';
 export { classifyStep } from './classify.js';
+export { finishedCause, type StepEnding } from './cause.js';
 export { serviceStates, type ServiceState } from './classify-services.js';
 export { eventCount, eventFirstSeen, eventLastSeen } from './classify-events.js';
 export { podProgress, sameProgress, isQuietPending, type PodProgress } from './pod-progress.js';

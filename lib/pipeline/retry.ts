@@ -5,50 +5,26 @@
  * schema.ts hands in how a wrong value is named, so this module needs nothing of it.
  */
 import * as z from 'zod';
-import { ErrorNames, type ErrorName } from '../contract/index.js';
+import { DEFAULT_RETRY_ERRORS, isErrorName, notRetryableWhy, RETRYABLE_ERRORS, type RetryableError } from '../contract/index.js';
 import { suggestKey } from './suggest.js';
 import type { Step, StepRetry } from './types.js';
 
-/** The Errors a fresh pod on the same workspace can fix: what `retry.on` may list. */
-export const RETRYABLE_ERRORS = [
-  ErrorNames.StepInterrupted,
-  ErrorNames.StepFailed,
-  ErrorNames.StepTimedOut,
-  ErrorNames.PodLost,
-  ErrorNames.ServiceFailed,
-  ErrorNames.ContainerRuntimeTimeout,
-] as const satisfies readonly ErrorName[];
-export type RetryableError = (typeof RETRYABLE_ERRORS)[number];
+// Which Errors a fresh pod can fix, which a step retries when it says nothing, and why the others
+// are refused: each Error's row in lib/contract/errors.ts says.
+export { RETRYABLE_ERRORS, type RetryableError };
 
 /** The most retries a step may ask for: each one runs the whole step again. */
 export const MAX_STEP_RETRIES = 5;
 
 /**
- * A step that says nothing: an attempt the node failed is tried twice more, in a fresh pod: one the
- * cluster took away (its node went), or one whose node's container runtime kept timing out.
+ * A step that says nothing: an attempt the node failed is tried twice more, in a fresh pod: the
+ * Errors retried `default` (the cluster took the pod away; its node's container runtime kept
+ * timing out).
  */
-export const DEFAULT_STEP_RETRY: StepRetry = { max: 2, on: [ErrorNames.StepInterrupted, ErrorNames.ContainerRuntimeTimeout] };
+export const DEFAULT_STEP_RETRY: StepRetry = { max: 2, on: [...DEFAULT_RETRY_ERRORS] };
 
-const FRESH_POD_CANNOT = 'a fresh pod cannot fix it';
-
-/**
- * Why each other Error is not retried. The `satisfies` makes a new Error name a compile error here
- * until someone decides whether a fresh pod can fix it.
- */
-const NOT_RETRYABLE = {
-  InvalidPipeline: `it is found when the pipeline file is read, before any pod runs; ${FRESH_POD_CANNOT}`,
-  InvalidImage: `it is found when the pipeline file is read, before any pod runs; ${FRESH_POD_CANNOT}`,
-  ImagePullFailed: `a fresh pod pulls the same image with the same pull secrets (a passing registry error is already waited out: image-pull-grace); ${FRESH_POD_CANNOT}`,
-  PodConfigError: `the pod's configuration (its Secrets, ConfigMaps, volumes) is the same for every attempt; ${FRESH_POD_CANNOT}`,
-  Unschedulable: `a fresh pod asks for the same resources, node selector and tolerations; ${FRESH_POD_CANNOT}`,
-  CheckoutFailed: `it is the build's checkout, not the step, and every attempt shares the workspace; ${FRESH_POD_CANNOT}`,
-  WorkspaceUnavailable: `it is the build's workspace, not the step, and every attempt shares the workspace; ${FRESH_POD_CANNOT}`,
-  CredentialsUnavailable: `the runner itself could not get credentials, not the step; ${FRESH_POD_CANNOT}`,
-  KubernetesUnavailable: `the runner itself could not reach the cluster, not the step; ${FRESH_POD_CANNOT}`,
-  PodStalled: `a fresh pod names the same scheduler and scheduling gates, and waits the same way for what no one answered; ${FRESH_POD_CANNOT}`,
-  GitHubUnavailable: `it is found when the pipeline file is read from GitHub, before any pod runs; ${FRESH_POD_CANNOT}`,
-  Superseded: 'a newer build of the same concurrency group stopped the build, not the step; trying again would only be stopped again',
-} as const satisfies Record<Exclude<ErrorName, RetryableError>, string>;
+// z.enum wants a list with at least one name.
+const RETRYABLE = RETRYABLE_ERRORS as readonly [RetryableError, ...RetryableError[]];
 
 const allowed = () => `the Errors a fresh pod on the same workspace can fix are ${RETRYABLE_ERRORS.join(', ').replace(/, ([^,]*)$/, ' and $1')}`;
 
@@ -56,7 +32,8 @@ const allowed = () => `the Errors a fresh pod on the same workspace can fix are 
 export function retryErrorProblem(value: unknown, describe: (value: unknown) => string = JSON.stringify): string | undefined {
   if (typeof value !== 'string') return `each entry must be an Error name such as StepFailed, not ${describe(value)}; ${allowed()}`;
   if ((RETRYABLE_ERRORS as readonly string[]).includes(value)) return undefined;
-  if (Object.hasOwn(NOT_RETRYABLE, value)) return `${value} is not retried: ${NOT_RETRYABLE[value as keyof typeof NOT_RETRYABLE]}; ${allowed()}`;
+  const why = isErrorName(value) ? notRetryableWhy(value) : undefined;
+  if (why) return `${value} is not retried: ${why}; ${allowed()}`;
   const suggestion = suggestKey(value, RETRYABLE_ERRORS);
   const hint = suggestion ? ` (did you mean ${suggestion}?)` : '';
   return `${JSON.stringify(value)} is not the name of an Error a step ends with${hint}; ${allowed()}`;
@@ -72,12 +49,12 @@ export function retrySchema(describe: (value: unknown) => string) {
     .min(0, { error: 'must be 0 (no retries, not even for StepInterrupted) or more' })
     .max(MAX_STEP_RETRIES, { error: (issue) => `${String(issue.input)} is too many: at most ${MAX_STEP_RETRIES} retries, each of which runs the whole step again` });
 
-  const error = z.enum(RETRYABLE_ERRORS, { error: (issue) => retryErrorProblem(issue.input, describe) ?? 'is not retryable' });
+  const error = z.enum(RETRYABLE, { error: (issue) => retryErrorProblem(issue.input, describe) ?? 'is not retryable' });
   const on = z
     .preprocess(oneOrList, z.array(error, { error: (issue) => `must be a list of Errors (e.g. [StepInterrupted, StepFailed]), not ${describe(issue.input)}` }))
     .pipe(
       z
-        .array(z.enum(RETRYABLE_ERRORS))
+        .array(z.enum(RETRYABLE))
         .min(1, { error: `must list at least one Error (leave on out for ${DEFAULT_STEP_RETRY.on.join(', ')} alone; "max: 0" turns retries off)` })
         .superRefine((list, ctx) => {
           list.forEach((name, index) => {

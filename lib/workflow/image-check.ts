@@ -2,7 +2,7 @@
  * PrepareBuild's image check: which images the build's pods will pull, what their registries say,
  * and the one verdict that fails the build (a registry saying the manifest does not exist).
  */
-import { ImagePullFailed } from '../kube/index.js';
+import { ErrorNames, StepRunnerError } from '../contract/index.js';
 import type { Step } from '../pipeline/index.js';
 import type { ImageVerdict } from '../registry/index.js';
 import type { TaskDeps } from './task-deps.js';
@@ -124,6 +124,14 @@ function whoPulls(use: ImageUse): string {
  */
 export function servicesNote(step: Pick<Step, 'services'>, summaries: readonly ImageCheckSummary[] | undefined, familiar: (image: string) => string = (image) => image): string {
   return (step.services ?? []).map((service) => `; service "${service.name}": image ${familiar(service.image)}${imageCheckNote(summaries, service.image)}`).join('');
+}
+
+/**
+ * A registry said a step's image does not exist, before any pod: thrown by PrepareBuild. (The
+ * kubelet's pull failures are PollStep's verdicts, reported as data with the same Error.)
+ */
+export class ImagePullFailed extends StepRunnerError {
+  override readonly name = ErrorNames.ImagePullFailed;
 }
 
 /** ImagePullFailed, as a kubelet's report would be, naming each missing image and its steps. */

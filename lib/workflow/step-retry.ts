@@ -6,7 +6,7 @@
 import type { ErrorName } from '../contract/index.js';
 import { stepRetry, type Step, type StepRetry } from '../pipeline/index.js';
 
-/** The step's retry (its own, or the default: StepInterrupted twice); none for the checkout. */
+/** The step's retry (its own, or the default: the Errors lib/contract/errors.ts retries by default, twice); none for the checkout. */
 export function retryOf(step: Pick<Step, 'retry'>, checkout = false): StepRetry {
   return checkout ? { max: 0, on: [] } : stepRetry(step);
 }

@@ -11,15 +11,10 @@
  * build by itself (then no step of it runs). Its pods go as on any abort (the ended-execution
  * rule), which also reports it: a check run `neutral`, a commit status that is no failure.
  */
-import { ErrorNames, StepRunnerError, type BuildRef } from '../contract/index.js';
+import { ErrorNames, type BuildRef } from '../contract/index.js';
 import { concurrencyGroupOf, type ConcurrencySetting } from '../pipeline/index.js';
 import type { ConcurrencyStore, GroupRecord } from './concurrency-store.js';
 import type { TaskLog } from './task-deps.js';
-
-/** The Error of a superseded build (StopExecution's `error`; the console shows it for the ABORTED execution). */
-export class Superseded extends StepRunnerError {
-  override readonly name = ErrorNames.Superseded;
-}
 
 /** StopExecution: on AWS Step Functions' own, locally the executions registry's. */
 export interface ExecutionStopper {

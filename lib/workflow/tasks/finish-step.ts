@@ -1,4 +1,4 @@
-import { deleteStepPod, maskSecrets, readSecretValues, readWholeStepLog, recordStepSucceeded, secretNeedles, STEP_CONTAINER } from '../../kube/index.js';
+import { deleteStepPod, finishedCause, maskSecrets, readSecretValues, readWholeStepLog, recordStepSucceeded, secretNeedles, STEP_CONTAINER } from '../../kube/index.js';
 import { ErrorNames } from '../../contract/index.js';
 import { causeLogTail, logTail } from '../log-tail.js';
 import { buildClaimName, type PollState, type ServiceResult, type StepInput, type StepResult } from '../state-data.js';
@@ -12,10 +12,9 @@ import { keptArtifacts } from '../kept-artifacts.js';
 
 /**
  * Keeps the step's log and deletes its pod (unless other steps need it and it succeeded). For a failed step the result
- * carries the Error and the Cause that StepFailed reports; a non-zero exit (StepFailed, or
- * CheckoutFailed with git's own words) gets its log tail in the Cause, since that is what a
- * person reads first. Each of the step's services has its log kept beside the step's, and a
- * ServiceFailed Cause gets that service's log tail (its words say why it stopped).
+ * carries the Error and the Cause, ended by finishedCause (lib/kube/cause.ts) with what the kept
+ * logs and the retry say: a non-zero exit's log tail, a failed service's, the attempt. Each of the
+ * step's services has its log kept beside the step's.
  *
  * A step may print the secrets it was given (on purpose or through `set -x`), so the values of the
  * Secret keys it references are masked in everything kept from here on: the stored log, the tail
@@ -40,12 +39,6 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   const keepPod = !failed && input.step.needed === true;
   if (!keepPod) await deleteStepPod(api, input.namespace, poll.podName);
   const tail = end ? logTail(end) : '';
-  let cause = failed ? mask(poll.cause ?? `Step "${input.step.name}" failed`) : null;
-  const exited = poll.error === ErrorNames.StepFailed || poll.error === ErrorNames.CheckoutFailed;
-  if (cause && exited && tail) cause = `${cause}\nLast lines of the log:\n${causeLogTail(end)}`;
-  // A service that ended says why in its own log (a database's FATAL line), not the step's.
-  const serviceTail = poll.error === ErrorNames.ServiceFailed && poll.service ? serviceLogs.get(poll.service)?.end : undefined;
-  if (cause && serviceTail) cause = `${cause}\nLast lines of the log of service "${poll.service}":\n${causeLogTail(serviceTail)}`;
   deps.log.info(`Step "${input.step.name}" ${failed ? 'failed' : 'succeeded'}; pod ${poll.podName} ${keepPod ? 'kept for the steps that need it' : 'deleted'}`, {
     log: location,
   });
@@ -69,12 +62,18 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   const attempt = input.attempt ?? 0;
   const checkoutStep = input.step.name === input.settings.checkoutStep;
   const next = error ? nextAttempt(input.step, attempt, error, checkoutStep) : undefined;
-  if (cause && next !== undefined) {
-    cause = `${cause}\nThis was ${attemptWords(input.step, attempt, checkoutStep)}: the step is tried again, in a fresh pod on the same workspace (its retry.on has ${error}).`;
-    deps.log.info(`Step "${input.step.name}" is tried again (${attemptWords(input.step, next, checkoutStep)}): ${error}`, { step: input.step.name });
-  } else if (cause && attempt > 0) {
-    cause = `${cause}\nThis was ${attemptWords(input.step, attempt, checkoutStep)}, the last its retry allows.`;
-  }
+  if (next !== undefined) deps.log.info(`Step "${input.step.name}" is tried again (${attemptWords(input.step, next, checkoutStep)}): ${error}`, { step: input.step.name });
+  const serviceEnd = poll.service ? serviceLogs.get(poll.service)?.end : undefined;
+  const cause = error
+    ? finishedCause({
+        step: input.step.name,
+        error,
+        ...(poll.cause != null ? { cause: mask(poll.cause) } : {}),
+        ...(tail ? { logTail: causeLogTail(end) } : {}),
+        ...(poll.service ? { service: { name: poll.service, ...(serviceEnd ? { logTail: causeLogTail(serviceEnd) } : {}) } } : {}),
+        attempt: { words: attemptWords(input.step, attempt, checkoutStep), first: attempt === 0, retried: next !== undefined },
+      })
+    : null;
   return {
     step: input.step.name,
     status: failed ? 'failed' : 'succeeded',
