@@ -107,8 +107,8 @@ export async function prepareBuild(
   // The cache keys that hash files are the clone's to compute: it alone has the commit before any step's pod is made.
   const keyFiles = keyFileSets(everyStep.flatMap((step) => step.cache ?? []));
   const checkout =
-    checksOut && pipeline.checkout !== false && input.source
-      ? withPipelinePendingTimeout(checkoutStep(input.source, pipeline.checkout, cloneImage ?? parseImageReference(settings.cloneImage), credentialsSecret, keyFiles), pipeline.pendingTimeoutSeconds)
+    cloneImage && pipeline.checkout !== false && input.source
+      ? withPipelinePendingTimeout(checkoutStep(input.source, pipeline.checkout, cloneImage, credentialsSecret, keyFiles), pipeline.pendingTimeoutSeconds)
       : undefined;
   // Ephemeral: each pod checks out for itself, so the checkout is no step of its own (unless it hashes cache keys).
   const steps = checkout && cloneStep ? [{ ...checkout, ...(plan.checkoutNeeded ? { needed: true as const } : {}) }, ...pipeline.steps] : pipeline.steps;
