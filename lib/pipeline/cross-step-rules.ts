@@ -66,7 +66,6 @@ export function tolerationRuleProblems(value: unknown): { path: PathSegment[]; m
   });
 }
 
-
 /**
  * Rules across steps and fields: unique step names, secret env names that clash with env keys or
  * with each other, node-selector keys, a toleration's fields together. Run on the raw data so they are reported even when other fields are wrong.

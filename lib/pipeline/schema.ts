@@ -47,7 +47,6 @@ export interface SchemaProblem {
   missing?: boolean;
 }
 
-
 const IMAGE_PROBLEM = 'image';
 
 const text = (what: string) =>
@@ -161,7 +160,6 @@ const nodeSelector = z.record(z.string(), labelValue, {
   error: (issue) => `must be a map of node label: value (e.g. "kubernetes.io/arch: arm64"), not ${describeValue(issue.input)}`,
 });
 
-
 const toleration = z.strictObject(
   {
     key: text('the taint key').superRefine(obeys(labelKeyProblem)).optional(),
@@ -175,7 +173,6 @@ const toleration = z.strictObject(
   },
   { error: (issue) => `each toleration must be a map with key, operator, value, effect and/or toleration-seconds, not ${describeValue(issue.input)}` },
 );
-
 
 const tolerations = z.array(toleration, {
   error: (issue) => `must be a list of tolerations ({key, operator, value, effect}), not ${describeValue(issue.input)}`,
@@ -459,7 +456,6 @@ function knownKeysAt(path: PathSegment[]): string[] {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-
 
 /** How a wrong value is named in a message: by its kind, or quoted when it is short text. */
 export function describeValue(value: unknown): string {

@@ -34,10 +34,11 @@ function claimDeadlineSeconds(steps: readonly { timeoutSeconds: number }[]): num
  * Validates the pipeline again (the webhook did too, in its own invocation, but the execution input
  * is the authority and reaches this Lambda as text), unless the caller of this invocation has just
  * parsed it (the handler does, for superseding's `concurrency`); puts the checkout first when the
- * pipeline wants one, creates the build's workspace claim and fixes the build's namespace and settings. Nothing is pulled here, but each image's registry is
- * asked whether it exists, before any object is created: a missing image fails the build now
- * rather than after every step before it has run. Anything short of "does not exist" is left to
- * the kubelet, whose pull failures surface from that step's first polls.
+ * pipeline wants one, creates the build's workspace claim and fixes the build's namespace and
+ * settings. Nothing is pulled here, but each image's registry is asked whether it exists, before
+ * any object is created: a missing image fails the build now rather than after every step before
+ * it has run. Anything short of "does not exist" is left to the kubelet, whose pull failures
+ * surface from that step's first polls.
  */
 export async function prepareBuild(
   input: BuildInput,
