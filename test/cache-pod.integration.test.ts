@@ -20,6 +20,7 @@ import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
 import { MOTO_CREDENTIALS, MOTO_REGION, startMotoServer, motoServerInstalled, type MotoServer } from './fixtures/moto-server.js';
 import { describeRequiring } from './fixtures/requirements.js';
 import { waitFor } from './fixtures/wait-for.js';
+import { parseImageReference } from '../lib/pipeline/index.js';
 
 jest.setTimeout(120_000);
 
@@ -35,7 +36,7 @@ const putUrl = (key: string) =>
   getSignedUrl(s3, new PutObjectCommand({ Bucket: bucket, Key: key, IfNoneMatch: '*' }), { expiresIn: 600, unhoistableHeaders: new Set(['if-none-match']) });
 
 function step(name: string, commands: string[]): Step {
-  return { name, image: 'alpine:3.23', commands, env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [] };
+  return { name, image: 'alpine:3.23', imageRef: parseImageReference('alpine:3.23'), commands, env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [] };
 }
 
 /** Creates the step's cache Secret and its pod; resolves the pod once it has ended. */

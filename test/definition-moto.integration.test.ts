@@ -41,6 +41,7 @@ import type { Step } from '../lib/pipeline/types.js';
 import type { TaskRuntime } from '../lib/workflow/task-deps.js';
 import { describeRequiring } from './fixtures/requirements.js';
 import { motoLambdaArn, motoStepFunctionsInstalled, runInMoto, type InterpretedRun, type MotoRun, type StatesPassed } from './fixtures/moto-sfn.js';
+import { parseImageReference } from '../lib/pipeline/index.js';
 
 const BUILD = { id: 'gh-acme-web-42', trigger: 'github push', repository: 'acme/web', commit: '0123456789abcdef0123456789abcdef01234567', ref: 'refs/heads/main', event: 'push' };
 const INPUT: ExecutionInput = {
@@ -50,8 +51,8 @@ const INPUT: ExecutionInput = {
 };
 const NAMESPACE = 'step-runner';
 
-const step = (name: string, extra: Partial<Step> = {}): Step => ({ name, image: 'node:22-alpine', commands: [`npm run ${name}`], env: {}, pull: 'if-not-present', timeoutSeconds: 3600, secrets: [], ...extra });
-const CLONE = checkoutStep({ url: INPUT.source!.url, commit: BUILD.commit, ref: BUILD.ref }, { depth: 1, submodules: false }, 'alpine/git:2.47.2');
+const step = (name: string, extra: Partial<Step> = {}): Step => ({ name, image: 'node:22-alpine', imageRef: parseImageReference('node:22-alpine'), commands: [`npm run ${name}`], env: {}, pull: 'if-not-present', timeoutSeconds: 3600, secrets: [], ...extra });
+const CLONE = checkoutStep({ url: INPUT.source!.url, commit: BUILD.commit, ref: BUILD.ref }, { depth: 1, submodules: false }, parseImageReference('alpine/git:2.47.2'));
 
 /** PrepareBuild's output as prepare-build.ts shapes it: the checkout first, in a kept workspace claim. */
 function prepared(steps: Step[], extra: Partial<PreparedBuild> = {}): PreparedBuild {

@@ -13,6 +13,7 @@ import type { TaskDeps } from '../lib/workflow/task-deps.js';
 import { directoryLogStore } from '../lib/local/directory-log-store.js';
 import { cleanupOrphans } from '../lib/workflow/tasks/cleanup-orphans.js';
 import { cleanupEndedExecution } from '../lib/workflow/tasks/cleanup-ended-execution.js';
+import { parseImageReference } from '../lib/pipeline/index.js';
 
 const NAMESPACE = 'default';
 const MARGIN = 600;
@@ -42,7 +43,7 @@ const depsAt = (now: () => Date): TaskDeps => ({
 
 const step = (name: string, timeoutSeconds: number): Step => ({
   name,
-  image: 'alpine:3.20',
+  image: 'alpine:3.20', imageRef: parseImageReference('alpine:3.20'),
   commands: ['sleep 30'],
   env: {},
   pull: 'if-not-present',

@@ -34,6 +34,7 @@ import type { TaskRuntime } from '../lib/workflow/task-deps.js';
 import { cleanupBuild } from '../lib/workflow/tasks/cleanup-build.js';
 import { branchPush } from './fixtures/webhooks/examples.js';
 import { startFakeGitHub, type FakeGitHub } from './fixtures/webhooks/github-server.js';
+import { parseImageReference } from '../lib/pipeline/index.js';
 
 const APP_ID = '123456';
 const INSTALLATION = 678;
@@ -406,7 +407,7 @@ describe('the cleanup of an execution that ended outside the definition', () => 
   it('completes the check run of an aborted build as cancelled, through the App, and deletes its pods', async () => {
     await api.createNamespacedPod({
       namespace: 'default',
-      body: stepPodManifest({ buildId: build.id, namespace: 'default', step: { name: 'test', image: 'alpine:3.20', commands: ['sleep 30'], env: {}, secrets: [], pull: 'if-not-present', timeoutSeconds: 60 } }),
+      body: stepPodManifest({ buildId: build.id, namespace: 'default', step: { name: 'test', image: 'alpine:3.20', imageRef: parseImageReference('alpine:3.20'), commands: ['sleep 30'], env: {}, secrets: [], pull: 'if-not-present', timeoutSeconds: 60 } }),
     });
     const result = await ended('ABORTED');
     expect(result).toMatchObject({ build: build.id, deletedPods: 1, status: { posted: true, state: 'cancelled' } });

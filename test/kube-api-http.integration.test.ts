@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { deleteStepPod, launchStepPod, observeStep, readStepLog, stepPodManifest } from '../lib/kube/index.js';
 import { KubernetesUnavailable, PodConfigError } from '../lib/kube/index.js';
+import { parseImageReference } from '../lib/pipeline/index.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
@@ -137,7 +138,7 @@ describe('lib/kube over HTTP', () => {
     ['a validating webhook', 'admission webhook "validation.gatekeeper.sh" denied the request: [must-have-team] you must provide labels: {"team"}'],
   ])('fails a pod refused at admission by %s at once, as PodConfigError with the API server\'s words', async (_rule, message) => {
     scripted = await scriptedApi(status(403, 'Forbidden', message));
-    const manifest = stepPodManifest({ buildId: 'b-1', namespace: 'ci', step: { name: 'test', image: 'node:22-alpine', commands: ['npm test'], env: {}, secrets: [], pull: 'if-not-present', timeoutSeconds: 600 } });
+    const manifest = stepPodManifest({ buildId: 'b-1', namespace: 'ci', step: { name: 'test', image: 'node:22-alpine', imageRef: parseImageReference('node:22-alpine'), commands: ['npm test'], env: {}, secrets: [], pull: 'if-not-present', timeoutSeconds: 600 } });
     const error = await launchStepPod(scripted.api, manifest, fastRetry).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PodConfigError);
     expect((error as Error).message).toMatch(

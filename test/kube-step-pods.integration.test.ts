@@ -23,6 +23,7 @@ import {
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import type { Step } from '../lib/pipeline/types.js';
 import { KubernetesUnavailable, PodConfigError } from '../lib/kube/index.js';
+import { parseImageReference } from '../lib/pipeline/index.js';
 
 const NAMESPACE = 'default';
 
@@ -51,7 +52,7 @@ afterAll(async () => {
 function step(overrides: Partial<Step> = {}): Step {
   return {
     name: 'greet',
-    image: 'alpine:3.20',
+    image: 'alpine:3.20', imageRef: parseImageReference('alpine:3.20'),
     commands: ['echo hello', 'echo world'],
     env: {},
     pull: 'if-not-present',

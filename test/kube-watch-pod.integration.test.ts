@@ -9,6 +9,7 @@ import { podProgress, stepPodManifest, watchPodsUntil, watchPodUntil } from '../
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import { DEFAULT_STEP_TIMEOUT_SECONDS, type Step } from '../lib/pipeline/types.js';
 import { waitFor } from './fixtures/wait-for.js';
+import { parseImageReference } from '../lib/pipeline/index.js';
 
 let cluster: EmbeddedCluster;
 let kubeConfig: KubeConfig;
@@ -33,6 +34,7 @@ afterAll(async () => {
 const step = (name: string, image: string): Step => ({
   name,
   image,
+  imageRef: parseImageReference(image),
   commands: ['sleep 2'],
   env: {},
   pull: 'if-not-present',

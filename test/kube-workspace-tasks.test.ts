@@ -21,6 +21,7 @@ import { RESOURCES } from '../lib/local/cluster/resources.js';
 import { matchesFields, parseFieldSelector } from '../lib/local/cluster/selectors.js';
 import type { KubeObject } from '../lib/local/cluster/objects.js';
 import { at, claimEvent, podEvent, stepPod, terminated, waiting } from './fixtures/kube/builders.js';
+import { parseImageReference } from '../lib/pipeline/index.js';
 
 const CLAIM = 'ws-b-42';
 const silent = { info: () => undefined, warn: () => undefined } as unknown as TaskLog;
@@ -87,7 +88,7 @@ function input(stepName: string, settings: Partial<BuildSettings>, poll: Partial
     build: { id: 'b-42' },
     namespace: 'ci',
     settings: { imagePullGraceSeconds: 60, unschedulableGraceSeconds: 120, ...settings },
-    step: { name: stepName, image: 'alpine/git:v2.54.0', commands: ['git fetch'], env: {}, pull: 'if-not-present', timeoutSeconds: 900, secrets: [] },
+    step: { name: stepName, image: 'alpine/git:v2.54.0', imageRef: parseImageReference('alpine/git:v2.54.0'), commands: ['git fetch'], env: {}, pull: 'if-not-present', timeoutSeconds: 900, secrets: [] },
     index: 0,
     poll: {
       podName: `b-42-${stepName}`,
@@ -190,7 +191,7 @@ describe('a step with a service', () => {
     pod.spec!.initContainers = [{ name: 'db', image: 'postgres:16', restartPolicy: 'Always' }];
     return pod;
   };
-  const db = { name: 'db', image: 'postgres:16', env: {}, ports: [5432], secrets: [], pull: 'if-not-present' as const };
+  const db = { name: 'db', image: 'postgres:16', imageRef: parseImageReference('postgres:16'), env: {}, ports: [5432], secrets: [], pull: 'if-not-present' as const };
   const stepInput = (): StepInput => {
     const base = input('test', {}, { phase: 'failed', error: 'StepFailed', exitCode: 1, cause: 'Step "test" failed with exit code 1' });
     return { ...base, step: { ...base.step, services: [db] } };

@@ -29,7 +29,7 @@ describe('good pipeline files', () => {
       steps: [
         {
           name: 'hello',
-          image: 'alpine:3.20',
+          image: 'alpine:3.20', imageRef: parseImageReference('alpine:3.20'),
           commands: ['echo hello'],
           env: {},
           pull: 'if-not-present',
@@ -51,6 +51,7 @@ describe('good pipeline files', () => {
       {
         name: 'test',
         image: 'node:22-alpine',
+        imageRef: parseImageReference('node:22-alpine'),
         commands: ['npm ci', 'npm test'],
         env: commonEnv,
         pull: 'always',
@@ -66,6 +67,7 @@ describe('good pipeline files', () => {
       {
         name: 'package',
         image: 'registry.example.com:5000/tools/packager@sha256:0f3c7a0d1b2e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c',
+        imageRef: parseImageReference('registry.example.com:5000/tools/packager@sha256:0f3c7a0d1b2e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c'),
         commands: ['make package'],
         env: { ...commonEnv, TARGET: 'linux' },
         pull: 'never',
@@ -76,7 +78,8 @@ describe('good pipeline files', () => {
         line: 30,
       },
     ]);
-    const registry = parseImageReference(pipeline.steps[1]?.image ?? '');
+    // Parsed once, with the file: the registry and repository are on the step.
+    const registry = pipeline.steps[1]!.imageRef;
     expect([registry.domain, registry.repository]).toEqual(['registry.example.com:5000', 'tools/packager']);
   });
 });
@@ -94,7 +97,7 @@ describe('examples', () => {
   test('services.yml runs the catalog\'s echo server beside its step, waiting for its port', async () => {
     const pipeline = await loadPipelineFile(example('services.yml'));
     expect(pipeline.steps[0]?.services).toEqual([
-      { name: 'echo', image: 'kong/go-echo:0.3.0', env: { POD_NAME: 'services-example' }, ports: [1025], secrets: [], pull: 'if-not-present', line: 8 },
+      { name: 'echo', image: 'kong/go-echo:0.3.0', imageRef: parseImageReference('kong/go-echo:0.3.0'), env: { POD_NAME: 'services-example' }, ports: [1025], secrets: [], pull: 'if-not-present', line: 8 },
     ]);
   });
 

@@ -28,6 +28,7 @@ import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import type { Step } from '../lib/pipeline/types.js';
 import { podSecurityFindings, type Finding } from './fixtures/pod-security-standard.js';
+import { parseImageReference } from '../lib/pipeline/index.js';
 
 /** Not a Pod Security Standard control, but asked of step pods: no API credentials inside. */
 function mountsServiceAccountToken(pod: V1Pod): boolean {
@@ -38,14 +39,14 @@ const THE_EXCEPTION: Finding = { control: 'Running as Non-root', where: 'contain
 
 const stepArbitrary: fc.Arbitrary<Step> = fc.record({
   name: fc.stringMatching(/^[a-z][a-z0-9-]{0,20}[a-z0-9]$/),
-  image: fc.constantFrom('alpine:3.20', 'node:22-alpine', 'registry.example.com/team/app@sha256:' + 'a'.repeat(64)),
+  imageRef: fc.constantFrom('alpine:3.20', 'node:22-alpine', 'registry.example.com/team/app@sha256:' + 'a'.repeat(64)).map((image) => parseImageReference(image)),
   commands: fc.array(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 4 }),
   env: fc.dictionary(fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,8}$/), fc.string()),
   pull: fc.constantFrom('always', 'if-not-present', 'never'),
   timeoutSeconds: fc.integer({ min: 1, max: 86_400 }),
   resources: fc.option(fc.record({ cpu: fc.constantFrom('100m', '2'), memory: fc.constantFrom('64Mi', '1Gi') }), { nil: undefined }),
   secrets: fc.array(fc.record({ env: fc.constantFrom('TOKEN', 'DB_PASSWORD'), secret: fc.constantFrom('ci-db', 'ci.token'), key: fc.constantFrom('password', 'token') }), { maxLength: 2 }),
-}, { requiredKeys: ['name', 'image', 'commands', 'env', 'pull', 'timeoutSeconds', 'secrets'] });
+}, { requiredKeys: ['name', 'imageRef', 'commands', 'env', 'pull', 'timeoutSeconds', 'secrets'] }).map((step) => ({ ...step, image: step.imageRef.original }));
 
 describe('step pods and the restricted Pod Security Standard', () => {
   it('meet every control but runAsNonRoot, for any step a pipeline can describe', () => {
@@ -73,14 +74,14 @@ describe('step pods and the restricted Pod Security Standard', () => {
   });
 
   it('would pass entirely if runAsNonRoot were set: nothing else stands in the way', () => {
-    const pod = stepPodManifest({ buildId: 'b', step: { name: 's', image: 'alpine:3.20', commands: ['true'], env: {}, pull: 'always', timeoutSeconds: 60, secrets: [] }, namespace: 'ci' });
+    const pod = stepPodManifest({ buildId: 'b', step: { name: 's', image: 'alpine:3.20', imageRef: parseImageReference('alpine:3.20'), commands: ['true'], env: {}, pull: 'always', timeoutSeconds: 60, secrets: [] }, namespace: 'ci' });
     pod.spec!.containers[0]!.securityContext!.runAsNonRoot = true;
     expect(podSecurityFindings(pod, 'restricted')).toEqual([]);
   });
 
   // The checker must bite, or the tests above prove nothing.
   const base = () => {
-    const pod = stepPodManifest({ buildId: 'b', step: { name: 's', image: 'alpine:3.20', commands: ['true'], env: {}, pull: 'always', timeoutSeconds: 60, secrets: [] }, namespace: 'ci' });
+    const pod = stepPodManifest({ buildId: 'b', step: { name: 's', image: 'alpine:3.20', imageRef: parseImageReference('alpine:3.20'), commands: ['true'], env: {}, pull: 'always', timeoutSeconds: 60, secrets: [] }, namespace: 'ci' });
     pod.spec!.containers[0]!.securityContext!.runAsNonRoot = true;
     return pod;
   };

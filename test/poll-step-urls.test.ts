@@ -13,6 +13,7 @@ import type { PollState, StepInput } from '../lib/workflow/state-data.js';
 import type { TaskDeps, TaskLog } from '../lib/workflow/task-deps.js';
 import { pollStep } from '../lib/workflow/tasks/poll-step.js';
 import { at, stepPod, terminated } from './fixtures/kube/builders.js';
+import { parseImageReference } from '../lib/pipeline/index.js';
 
 const silent = { info: () => undefined, warn: () => undefined } as unknown as TaskLog;
 const POD = 'b-42-build';
@@ -51,7 +52,7 @@ function input(poll: Partial<PollState>): StepInput {
     build: { id: 'b-42' },
     namespace: 'ci',
     settings: { imagePullGraceSeconds: 60, unschedulableGraceSeconds: 120 },
-    step: { name: 'build', image: 'alpine:3.20', commands: ['make'], env: {}, pull: 'if-not-present', timeoutSeconds: 86_400, secrets: [] },
+    step: { name: 'build', image: 'alpine:3.20', imageRef: parseImageReference('alpine:3.20'), commands: ['make'], env: {}, pull: 'if-not-present', timeoutSeconds: 86_400, secrets: [] },
     index: 0,
     poll: { podName: POD, launchedAt: at(0).toISOString(), runningSince: at(3).toISOString(), phase: 'running', reason: 'Running', nextPollSeconds: 60, polls: 9, ...poll },
   };

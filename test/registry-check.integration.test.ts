@@ -11,8 +11,9 @@ import { pullSecretsReader, readPullSecretConfigs, type PullSecretsApi } from '.
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import { distributionRegistryInstalled, startDistributionRegistry, type DistributionRegistry, OCI_INDEX, OCI_MANIFEST } from './fixtures/distribution-registry.js';
 import { describeRequiring } from './fixtures/requirements.js';
+import { parseImageReference } from '../lib/pipeline/index.js';
 
-const one = async (image: string, options: Parameters<typeof checkImages>[1] = {}): Promise<ImageVerdict> => (await checkImages([image], options)).get(image)!;
+const one = async (image: string, options: Parameters<typeof checkImages>[1] = {}): Promise<ImageVerdict> => (await checkImages([parseImageReference(image)], options)).get(image)!;
 
 describeRequiring('the distribution registry', distributionRegistryInstalled, () => {
   let open: DistributionRegistry;
@@ -80,7 +81,7 @@ describeRequiring('the distribution registry', distributionRegistryInstalled, ()
       },
     } as unknown as PullSecretsApi;
     const check = imageChecker({ readPullSecrets: pullSecretsReader(async () => api) });
-    const report = await check([`${locked.host}/team/secret:1.0`, `${open.host}/team/app:1.0`], 'builds');
+    const report = await check([parseImageReference(`${locked.host}/team/secret:1.0`), parseImageReference(`${open.host}/team/app:1.0`)], 'builds');
     expect(report.verdicts.get(`${locked.host}/team/secret:1.0`)).toMatchObject({ kind: 'found' });
     expect(report.notes).toEqual(['pull secrets not read: secret builds/gone: HTTP 404']);
   });

@@ -28,6 +28,7 @@ import { logger } from '../lib/workflow/lambda-task.js';
 import type { PollState, StepInput } from '../lib/workflow/state-data.js';
 import type { Step } from '../lib/pipeline/types.js';
 import { FakeStepFunctions } from './fixtures/step-functions.js';
+import { parseImageReference } from '../lib/pipeline/index.js';
 
 const NAMESPACE = 'default';
 const SECRET = 'idempotency-webhook-secret';
@@ -59,7 +60,7 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-const step: Step = { name: 'test', image: 'alpine:3.20', commands: ['sleep 5'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [] };
+const step: Step = { name: 'test', image: 'alpine:3.20', imageRef: parseImageReference('alpine:3.20'), commands: ['sleep 5'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [] };
 
 function stepInput(buildId: string): StepInput {
   return {

@@ -15,6 +15,7 @@ import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import type { Step } from '../lib/pipeline/types.js';
 import { localBuildsForFile } from './fixtures/local-builds.js';
 import { waitFor } from './fixtures/wait-for.js';
+import { parseImageReference } from '../lib/pipeline/index.js';
 
 const NS = 'default';
 const HOSTNAME = 'kubernetes.io/hostname';
@@ -117,7 +118,7 @@ describe('the embedded scheduler and required pod affinity', () => {
       namespace: NS,
       body: { metadata: { name: claim }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'gp2', resources: { requests: { storage: '1Gi' } } } },
     });
-    const step: Step = { name: 'test', image: 'alpine:3.20', commands: ['sleep 30'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [] };
+    const step: Step = { name: 'test', image: 'alpine:3.20', imageRef: parseImageReference('alpine:3.20'), commands: ['sleep 30'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [] };
     const manifest = stepPodManifest({ buildId: 'placement', step, namespace: NS, workspace: { claimName: claim }, extraLabels: { 'placement-test': 'yes' } });
     const name = manifest.metadata!.name!;
     await builds.api.patchNode({ name: NODE_NAME, body: { metadata: { labels: { [HOSTNAME]: null } } } }, MERGE_PATCH);

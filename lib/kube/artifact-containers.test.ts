@@ -4,8 +4,9 @@ import type { Step } from '../pipeline/types.js';
 import { CACHE_URLS, CacheContainers, DEFAULT_CACHE_IMAGE, type PodArtifacts, type PodCachePlan } from './cache-containers.js';
 import { stepPodManifest } from './pod-manifest.js';
 import { STEP_CONTAINER } from './types.js';
+import { parseImageReference } from '../pipeline/index.js';
 
-const step: Step = { name: 'build', image: 'node:22-alpine', commands: ['npm test'], env: {}, pull: 'if-not-present', timeoutSeconds: 600, secrets: [] };
+const step: Step = { name: 'build', image: 'node:22-alpine', imageRef: parseImageReference('node:22-alpine'), commands: ['npm test'], env: {}, pull: 'if-not-present', timeoutSeconds: 600, secrets: [] };
 const artifacts: PodArtifacts = {
   paths: [
     { path: 'dist/', secretKey: 'ARTIFACT_0_DIR', object: 'artifacts/30d/local/b1/build/0-dist.tar.gz' },

@@ -8,18 +8,19 @@ import { stepPodManifest } from './pod-manifest.js';
 import { stepPodName } from './pod-name.js';
 import { serviceContainers } from './classify-services.js';
 import { Annotations, BUILD_DEADLINE_ANNOTATION } from './types.js';
+import { parseImageReference } from '../pipeline/index.js';
 
 const step: Step = {
   name: 'build',
-  image: 'node:22-alpine',
+  image: 'node:22-alpine', imageRef: parseImageReference('node:22-alpine'),
   commands: ['npm ci', 'npm run build'],
   env: { CI: 'true' },
   pull: 'if-not-present',
   timeoutSeconds: 600,
   secrets: [],
 };
-const checkout: Step = { name: 'clone', image: 'alpine/git:v2.54.0', commands: ['git init'], env: {}, pull: 'if-not-present', timeoutSeconds: 600, secrets: [] };
-const db: Service = { name: 'db', image: 'postgres:16-alpine', env: {}, ports: [5432], secrets: [], pull: 'if-not-present' };
+const checkout: Step = { name: 'clone', image: 'alpine/git:v2.54.0', imageRef: parseImageReference('alpine/git:v2.54.0'), commands: ['git init'], env: {}, pull: 'if-not-present', timeoutSeconds: 600, secrets: [] };
+const db: Service = { name: 'db', image: 'postgres:16-alpine', imageRef: parseImageReference('postgres:16-alpine'), env: {}, ports: [5432], secrets: [], pull: 'if-not-present' };
 
 const restoring: PodCacheEntry = {
   key: 'npm-3f2a',

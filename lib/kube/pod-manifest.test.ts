@@ -4,10 +4,11 @@ import type { Service, Step, Toleration } from '../pipeline/types.js';
 import { DO_NOT_DISRUPT_ANNOTATIONS, SERVICE_CAPABILITIES, stepPlacement, stepPodManifest, type PodPlacement } from './pod-manifest.js';
 import { isServiceItself, PORT_GATE_SCRIPT, portGateContainerName, portGateOf, serviceContainerName } from './service-containers.js';
 import { Annotations, Labels, MANAGED_BY, STEP_CONTAINER } from './types.js';
+import { parseImageReference } from '../pipeline/index.js';
 
 const step: Step = {
   name: 'unit-tests',
-  image: 'node:22-alpine',
+  image: 'node:22-alpine', imageRef: parseImageReference('node:22-alpine'),
   commands: ['npm ci', 'npm test'],
   env: { CI: 'true', NODE_ENV: 'test' },
   pull: 'if-not-present',
@@ -71,7 +72,7 @@ describe('stepPodManifest', () => {
   // unless karpenter.sh/do-not-disrupt is "true"; cluster-autoscaler leaves a node whose pod says
   // safe-to-evict "false" (pod-manifest.ts, DO_NOT_DISRUPT_ANNOTATIONS, cites both).
   const checkout: Step = { ...step, name: 'clone', commands: ['git fetch'], secrets: [] };
-  const withServices: Step = { ...step, services: [{ name: 'db', image: 'postgres:16', env: {}, secrets: [], ports: [5432], pull: 'if-not-present' }] };
+  const withServices: Step = { ...step, services: [{ name: 'db', image: 'postgres:16', imageRef: parseImageReference('postgres:16'), env: {}, secrets: [], ports: [5432], pull: 'if-not-present' }] };
   it.each([
     ['a plain step', { buildId: 'b1', step, namespace: 'ci' }],
     ['a retry of a re-run', { buildId: 'b1', step, namespace: 'ci', attempt: 2, redrive: 1 }],
@@ -202,7 +203,7 @@ describe('stepPodManifest', () => {
     });
 
     it('gives the checkout init container\'s pod the same pull secrets and placement: it is the same pod', () => {
-      const checkout: Step = { name: 'clone', image: 'alpine/git:v2.54.0', commands: ['git init -q .'], env: {}, pull: 'if-not-present', timeoutSeconds: 900, secrets: [] };
+      const checkout: Step = { name: 'clone', image: 'alpine/git:v2.54.0', imageRef: parseImageReference('alpine/git:v2.54.0'), commands: ['git init -q .'], env: {}, pull: 'if-not-present', timeoutSeconds: 900, secrets: [] };
       const manifest = stepPodManifest({ buildId: 'b1', step, namespace: 'ci', workspace: { ephemeral: true }, checkout, pullSecrets: ['regcred'], placement: deployment });
       expect(manifest.spec?.initContainers?.map((c) => c.name)).toEqual(['clone']);
       expect(manifest.spec?.imagePullSecrets).toEqual([{ name: 'regcred' }]);
@@ -220,7 +221,7 @@ describe('stepPodManifest', () => {
   describe('with an ephemeral workspace', () => {
     const checkout: Step = {
       name: 'clone',
-      image: 'alpine/git:v2.54.0',
+      image: 'alpine/git:v2.54.0', imageRef: parseImageReference('alpine/git:v2.54.0'),
       commands: ['git init -q .', 'git fetch --no-tags --depth=1 origin 3f2a9c1'],
       env: { GIT_TERMINAL_PROMPT: '0' },
       pull: 'if-not-present',
@@ -264,16 +265,16 @@ describe('stepPodManifest', () => {
 describe('services', () => {
   const db: Service = {
     name: 'db',
-    image: 'postgres:16-alpine',
+    image: 'postgres:16-alpine', imageRef: parseImageReference('postgres:16-alpine'),
     env: { POSTGRES_PASSWORD: 'test' },
     ports: [5432],
     secrets: [{ env: 'PGPASS', secret: 'ci-db', key: 'password' }],
     pull: 'always',
   };
-  const broker: Service = { name: 'broker', image: 'rabbitmq:4', env: {}, ports: [5672, 15672], secrets: [], pull: 'if-not-present' };
-  const cache: Service = { name: 'cache', image: 'redis:7-alpine', env: {}, ports: [], secrets: [], pull: 'if-not-present' };
+  const broker: Service = { name: 'broker', image: 'rabbitmq:4', imageRef: parseImageReference('rabbitmq:4'), env: {}, ports: [5672, 15672], secrets: [], pull: 'if-not-present' };
+  const cache: Service = { name: 'cache', image: 'redis:7-alpine', imageRef: parseImageReference('redis:7-alpine'), env: {}, ports: [], secrets: [], pull: 'if-not-present' };
   const withServices: Step = { ...step, services: [db, broker, cache] };
-  const checkout: Step = { name: 'clone', image: 'alpine/git:v2.54.0', commands: ['git init'], env: {}, pull: 'if-not-present', timeoutSeconds: 600, secrets: [] };
+  const checkout: Step = { name: 'clone', image: 'alpine/git:v2.54.0', imageRef: parseImageReference('alpine/git:v2.54.0'), commands: ['git init'], env: {}, pull: 'if-not-present', timeoutSeconds: 600, secrets: [] };
   const manifest = stepPodManifest({ buildId: 'b1', step: withServices, namespace: 'ci', workspace: { ephemeral: true }, checkout, serviceStartGraceSeconds: 90 });
   const init = manifest.spec?.initContainers ?? [];
 
@@ -355,7 +356,7 @@ describe('services', () => {
 
 describe('placement beside the build\'s other pods', () => {
   const claimName = 'b1-workspace-0a1b2c3d';
-  const db: Service = { name: 'db', image: 'postgres:16-alpine', env: {}, ports: [5432], secrets: [], pull: 'if-not-present' };
+  const db: Service = { name: 'db', image: 'postgres:16-alpine', imageRef: parseImageReference('postgres:16-alpine'), env: {}, ports: [5432], secrets: [], pull: 'if-not-present' };
   const affinityTo = { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { [Labels.workspace]: claimName } }, topologyKey: 'kubernetes.io/hostname' }] };
   const pinTo = (node: string) => ({ requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] } });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stepPodManifest } from './pod-manifest.js';
 import { stepScript } from './step-script.js';
+import { parseImageReference } from '../pipeline/index.js';
 
 /** Runs the script the way the pod does: `/bin/sh -c <script>`. */
 function run(commands: string[], cwd = tmpdir()) {
@@ -98,7 +99,7 @@ describe('stepScript', () => {
 describe('the step pod\'s container command', () => {
   it('echoes and runs each command in order', () => {
     // Run here as the container would run it (with harmless commands): what it does, not what text it is.
-    const step = { name: 'unit-tests', image: 'node:22-alpine', commands: ['echo one', 'echo "two  spaces"'], env: {}, pull: 'if-not-present' as const, timeoutSeconds: 600, secrets: [] };
+    const step = { name: 'unit-tests', image: 'node:22-alpine', imageRef: parseImageReference('node:22-alpine'), commands: ['echo one', 'echo "two  spaces"'], env: {}, pull: 'if-not-present' as const, timeoutSeconds: 600, secrets: [] };
     const [shell, ...args] = stepPodManifest({ buildId: 'b1', step, namespace: 'ci' }).spec!.containers[0]!.command!;
     const result = spawnSync(shell!, args, { encoding: 'utf8' });
     expect({ status: result.status, stdout: result.stdout }).toEqual({ status: 0, stdout: '+ echo one\none\n+ echo "two  spaces"\ntwo  spaces\n' });

@@ -3,7 +3,10 @@ export { parsePipeline, checkPipeline, pipelineError, MAX_STEPS_JSON_BYTES, type
 export { loadPipelineFile } from './load-file.js';
 export { checkImageReference, parseImageReference, imageProblemMessage, type ImageReference, type ImageCheck } from './image-reference.js';
 export { parseDuration, formatDuration, MAX_DURATION_SECONDS, type DurationResult } from './duration.js';
-export { validatePipelineData, pipelineSchema, checkTolerations, checkNodeSelector, checkPullSecrets, type SettingCheck, MAX_STEPS, MAX_PARALLEL_LIMIT, ProblemKinds, type ProblemKind, type SchemaProblem, type PipelineData } from './schema.js';
+export { pipelineSchema, MAX_STEPS, MAX_PARALLEL_LIMIT, ProblemKinds, type ProblemKind, type SchemaProblem } from './schema.js';
+export { validatePipelineData, type ValidationResult } from './validate.js';
+export { type PipelineData } from './normalise.js';
+export { checkTolerations, checkNodeSelector, checkPullSecrets, type SettingCheck } from './setting-checks.js';
 export { MAX_PIPELINE_BYTES, pipelineSizeProblem } from './yaml-document.js';
 export { InvalidPipeline, InvalidImage, type PipelineLocation, type LocatedProblem } from './errors.js';
 export { problemReports, problemLines, type ProblemReport } from './problem-report.js';

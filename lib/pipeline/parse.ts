@@ -10,7 +10,8 @@
 import { InvalidImage, InvalidPipeline, type PipelineLocation } from './errors.js';
 import { imageProblemMessage } from './image-reference.js';
 import { withCacheLines } from './cache.js';
-import { ProblemKinds, validatePipelineData, type PathSegment, type ProblemKind, type SchemaProblem } from './schema.js';
+import { ProblemKinds, type PathSegment, type ProblemKind, type SchemaProblem } from './schema.js';
+import { validatePipelineData } from './validate.js';
 import type { Pipeline } from './types.js';
 import { readYaml, type Position } from './yaml-document.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { validatePipelineData } from './schema.js';
+import { validatePipelineData } from './validate.js';
 
 const step = (name: string, extra: Record<string, unknown> = {}) => ({ name, image: 'alpine:3.20', commands: ['true'], ...extra });
 

@@ -4,7 +4,7 @@
  */
 import { labelKeyProblem, labelValueProblem } from './names.js';
 import { checkPipeline } from './parse.js';
-import { checkNodeSelector, checkPullSecrets, checkTolerations } from './schema.js';
+import { checkNodeSelector, checkPullSecrets, checkTolerations } from './setting-checks.js';
 
 const STEP = `  - name: build
     image: alpine:3.20

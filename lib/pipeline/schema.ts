@@ -1,33 +1,25 @@
 /**
- * The pipeline file contract (docs/contracts.md#pipeline-file) as a zod schema, plus the checks that span several steps.
- * Pure: it sees the data YAML produced, never the text, and reports problems by path; the loader
- * turns paths into lines.
+ * The pipeline file contract (docs/contracts.md#pipeline-file) as a zod schema: each key, its type
+ * and the rules of its own value, and the words of each problem. Pure: it sees the data YAML
+ * produced, never the text, and reports problems by path; the loader turns paths into lines.
+ *
+ * A new key goes here first (its shape and messages; knownKeys follows from it, and its row in
+ * key-docs.ts becomes docs/pipeline.md's key table through `npm run docs`), then into normalise.ts (its normal form on Step or Pipeline), then into
+ * cross-step-rules.ts only if it relates one step or field to another.
  */
 import * as z from 'zod';
-import { checkImageReference } from './image-reference.js';
-import { formatDuration, parseDuration } from './duration.js';
+import { checkImageReference, type ImageReference } from './image-reference.js';
+import { parseDuration } from './duration.js';
 import { dnsLabelProblem, dnsSubdomainProblem, envNameProblem, labelKeyProblem, labelValueProblem, secretKeyProblem } from './names.js';
 import { quantityProblem, type ResourceKind } from './quantity.js';
 import { suggestKey } from './suggest.js';
-import { WhenEvents, WhenStatuses, type StepCondition } from './when.js';
-import { pathGlobProblem, type PathFilter } from './paths.js';
-import { needsProblems } from './needs.js';
-import { normalService, serviceListSchema, serviceProblems, serviceSchema, stepServices } from './services.js';
-import { cacheProblems, cacheSchemas, normalArtifacts, normalCache, stepCache } from './cache.js';
-import { normalRetry, retrySchema } from './retry.js';
-import { concurrencySchema, normalConcurrency } from './concurrency.js';
-import {
-  BUILD_TIME_LIMIT_SECONDS,
-  CHECKOUT_STEP,
-  DEFAULT_CHECKOUT,
-  DEFAULT_STEP_TIMEOUT_SECONDS,
-  PullPolicies,
-  TaintEffects,
-  TolerationOperators,
-  type Pipeline,
-  type PullPolicy,
-  type Toleration,
-} from './types.js';
+import { WhenEvents, WhenStatuses } from './when.js';
+import { pathGlobProblem } from './paths.js';
+import { serviceListSchema, serviceSchema } from './services.js';
+import { cacheSchemas } from './cache.js';
+import { retrySchema } from './retry.js';
+import { concurrencySchema } from './concurrency.js';
+import { PullPolicies, TaintEffects, TolerationOperators, type PullPolicy } from './types.js';
 
 export const MAX_STEPS = 50;
 
@@ -54,11 +46,6 @@ export interface SchemaProblem {
   /** A required field is absent (dropped when a misspelt key next to it suggests that field). */
   missing?: boolean;
 }
-
-/** A validated pipeline before it is tied to a file (the loader adds `file` and each step's `line`). */
-export type PipelineData = Omit<Pipeline, 'file'>;
-
-export type ValidationResult = { ok: true; pipeline: PipelineData } | { ok: false; problems: SchemaProblem[] };
 
 const IMAGE_PROBLEM = 'image';
 
@@ -168,19 +155,10 @@ const labelValue = z.unknown().transform((value, ctx) => {
   return written;
 });
 
-// Keys are checked on the raw data (nodeSelectorKeyProblems), so a bad value does not hide them.
+// Keys are checked on the raw data (cross-step-rules.ts, nodeSelectorKeyProblems), so a bad value does not hide them.
 const nodeSelector = z.record(z.string(), labelValue, {
   error: (issue) => `must be a map of node label: value (e.g. "kubernetes.io/arch: arm64"), not ${describeValue(issue.input)}`,
 });
-
-/** Label keys of a node selector as written; run on the raw data, as the rules across fields are. */
-function nodeSelectorKeyProblems(value: unknown): { path: PathSegment[]; message: string }[] {
-  if (!isRecord(value)) return [];
-  return Object.keys(value).flatMap((key) => {
-    const message = labelKeyProblem(key);
-    return message ? [{ path: [key], message }] : [];
-  });
-}
 
 const toleration = z.strictObject(
   {
@@ -195,32 +173,6 @@ const toleration = z.strictObject(
   },
   { error: (issue) => `each toleration must be a map with key, operator, value, effect and/or toleration-seconds, not ${describeValue(issue.input)}` },
 );
-
-/**
- * Kubernetes' rules across a toleration's fields (ValidateTolerations), on the raw data so they
- * are said along with any other problem of the same toleration.
- */
-function tolerationRuleProblems(value: unknown): { path: PathSegment[]; message: string }[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((entry: unknown, index: number) => {
-    if (!isRecord(entry)) return [];
-    const operator = entry['operator'] ?? 'Equal';
-    const problems: { path: PathSegment[]; message: string }[] = [];
-    if (operator === 'Exists' && entry['value'] !== undefined && entry['value'] !== '') {
-      problems.push({ path: [index, 'value'], message: 'must be left out with "operator: Exists", which matches any value of the key' });
-    }
-    if (entry['key'] === undefined && operator === 'Equal') {
-      problems.push({
-        path: [index, 'key'],
-        message: 'missing: a toleration with operator Equal needs the taint\'s key (only "operator: Exists" may leave it out, to tolerate every taint)',
-      });
-    }
-    if (entry['toleration-seconds'] !== undefined && entry['effect'] !== 'NoExecute') {
-      problems.push({ path: [index, 'toleration-seconds'], message: 'applies to "effect: NoExecute" only (how long the pod stays once such a taint appears)' });
-    }
-    return problems;
-  });
-}
 
 const tolerations = z.array(toleration, {
   error: (issue) => `must be a list of tolerations ({key, operator, value, effect}), not ${describeValue(issue.input)}`,
@@ -323,7 +275,7 @@ const when = z.strictObject(
 
 const pullPolicyNames = Object.keys(PullPolicies) as [PullPolicy, ...PullPolicy[]];
 
-// The names are checked across steps (crossStepProblems), where the other steps are known.
+// The names are checked across steps (cross-step-rules.ts), where the other steps are known.
 const needs = z.preprocess(
   oneOrList,
   z.array(text('a step name'), { error: (issue) => `must be a list of step names (or [] to start with the build), not ${describeValue(issue.input)}` }),
@@ -334,9 +286,11 @@ export const MAX_PARALLEL_LIMIT = 40;
 
 /** An image reference, checked before any pod exists; a malformed one is an image problem (InvalidImage). */
 const imageReference = (what: string) =>
-  text(what).superRefine((image, ctx) => {
+  text(what).transform((image, ctx): ImageReference => {
     const result = checkImageReference(image);
-    if (!result.ok) ctx.addIssue({ code: 'custom', message: result.reason, params: { kind: IMAGE_PROBLEM, image } });
+    if (result.ok) return result.image;
+    ctx.addIssue({ code: 'custom', message: result.reason, params: { kind: IMAGE_PROBLEM, image } });
+    return z.NEVER;
   });
 
 const pullPolicy = z.enum(pullPolicyNames, { error: (issue) => `must be one of ${pullPolicyNames.join(', ')}, not ${describeValue(issue.input)}` });
@@ -417,7 +371,7 @@ export const pipelineSchema = z.strictObject(
   { error: (issue) => `a pipeline file must be a map with "version" and "steps", not ${describeValue(issue.input)}` },
 );
 
-/** The keys each map of the file may have, from the schema itself (the README's key table is checked against it). */
+/** The keys each map of the file may have, from the schema itself (docs/pipeline.md's generated key table is checked against it). */
 export const knownKeys = {
   pipeline: Object.keys(pipelineSchema.shape),
   step: Object.keys(stepSchema.shape),
@@ -435,137 +389,20 @@ export const knownKeys = {
   concurrency: Object.keys(concurrency.map.shape),
 };
 
-/** Validates what YAML produced; every problem is reported, not just the first. */
-export function validatePipelineData(data: unknown): ValidationResult {
-  if (data === null || data === undefined) {
-    return { ok: false, problems: [{ path: [], message: 'the file is empty: a pipeline starts with "version: 1" and a list of "steps"', kind: 'other' }] };
-  }
+/** The data the schema lets through, before its normal form (normalise.ts). */
+export type PipelineInput = z.output<typeof pipelineSchema>;
+export type WhenInput = z.output<typeof when>;
+export type TolerationInput = z.output<typeof toleration>;
+
+/** The settings a deployment gives in the pipeline's own spelling (setting-checks.ts). */
+export const settingSchemas = { tolerations, nodeSelector, pullSecrets };
+
+export type SchemaCheck = { ok: true; data: PipelineInput } | { ok: false; problems: SchemaProblem[] };
+
+/** The data against the schema: every problem, or the data in the schema's types. */
+export function checkSchema(data: unknown): SchemaCheck {
   const parsed = pipelineSchema.safeParse(data, { reportInput: true });
-  const problems = withoutExplainedMissing([...(parsed.success ? [] : parsed.error.issues.flatMap(toProblems)), ...crossStepProblems(data), ...serviceProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other })), ...cacheProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other }))]);
-  if (problems.length > 0 || !parsed.success) return { ok: false, problems };
-
-  const { version, steps, 'image-pull-grace': grace, checkout: checkoutGiven, 'pull-secrets': secretsGiven, 'max-parallel': maxParallel } = parsed.data;
-  const { services: sharedServices, 'service-start-grace': serviceGrace, when: pipelinePaths, concurrency: concurrencyGiven } = parsed.data;
-  const pendingTimeout = parsed.data['pending-timeout'];
-  const shared = sharedServices?.map(normalService);
-  const sharedCache = parsed.data.cache?.map(normalCache);
-  const total = steps.reduce((sum, step) => sum + (step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS), 0);
-  if (total > BUILD_TIME_LIMIT_SECONDS) {
-    const message =
-      `the steps' timeouts add up to ${formatDuration(total)} (a step without "timeout" counts ${formatDuration(DEFAULT_STEP_TIMEOUT_SECONDS)}), ` +
-      `more than the ${formatDuration(BUILD_TIME_LIMIT_SECONDS)} a build may run, past which Step Functions stops it as TIMED_OUT; give the steps shorter "timeout"s`;
-    return { ok: false, problems: [{ path: ['steps'], message, kind: ProblemKinds.other }] };
-  }
-  return {
-    ok: true,
-    pipeline: {
-      version,
-      checkout: checkoutGiven === false ? false : { ...DEFAULT_CHECKOUT, ...withoutUndefined(checkoutGiven ?? {}) },
-      steps: steps.map((step) => ({
-        name: step.name,
-        image: step.image,
-        commands: step.commands,
-        env: step.env ?? {},
-        pull: step.pull ?? 'if-not-present',
-        timeoutSeconds: step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS,
-        ...withPendingTimeout(step['pending-timeout'] ?? pendingTimeout),
-        ...(step.resources ? { resources: withoutUndefined(step.resources) } : {}),
-        secrets: step.secrets ?? [],
-        ...(step['image-check'] === false ? { imageCheck: false as const } : {}),
-        ...(step['node-selector'] && Object.keys(step['node-selector']).length > 0 ? { nodeSelector: step['node-selector'] } : {}),
-        ...(step.tolerations && step.tolerations.length > 0 ? { tolerations: step.tolerations.map(asToleration) } : {}),
-        ...(step.when && (step.when.branch || step.when.event || step.when.status?.includes('failure') || step.when.paths || step.when['paths-ignore']) ? { when: conditionOf(step.when) } : {}),
-        ...(step.needs !== undefined ? { needs: [...step.needs] } : {}),
-        ...withServices(stepServices(shared, step.services?.map(normalService))),
-        ...withCache(stepCache(sharedCache, step.cache?.map(normalCache))),
-        ...(step.artifacts ? { artifacts: normalArtifacts(step.artifacts) } : {}),
-        retry: normalRetry(step.retry),
-      })),
-      ...(pipelinePaths ? { when: pathFilterOf(pipelinePaths) } : {}),
-      ...(grace !== undefined ? { imagePullGraceSeconds: grace } : {}),
-      ...(secretsGiven && secretsGiven.length > 0 ? { pullSecrets: [...new Set(secretsGiven)] } : {}),
-      ...(maxParallel !== undefined ? { maxParallel } : {}),
-      ...(serviceGrace !== undefined ? { serviceStartGraceSeconds: serviceGrace } : {}),
-      ...withPendingTimeout(pendingTimeout),
-      ...(concurrencyGiven !== undefined ? { concurrency: normalConcurrency(concurrencyGiven) } : {}),
-      ...withCache(stepCache(sharedCache, undefined)),
-    },
-  };
-}
-
-/** Only a `pending-timeout` the file says: the default bounds a stall, but not a capacity wait (lib/kube/classify-stall.ts). */
-function withPendingTimeout(seconds: number | undefined): { pendingTimeoutSeconds?: number } {
-  return seconds !== undefined ? { pendingTimeoutSeconds: seconds } : {};
-}
-
-function withCache(cache: ReturnType<typeof stepCache>): { cache?: NonNullable<ReturnType<typeof stepCache>> } {
-  return cache ? { cache } : {};
-}
-
-function withServices(services: ReturnType<typeof stepServices>): { services?: NonNullable<ReturnType<typeof stepServices>> } {
-  return services ? { services } : {};
-}
-
-/** `status: [success]` says what the default already does. */
-function conditionOf(given: z.output<typeof when>): StepCondition {
-  const { status, paths, 'paths-ignore': pathsIgnore, ...rest } = withoutUndefined(given);
-  return { ...rest, ...pathFilterOf({ paths, 'paths-ignore': pathsIgnore }), ...(status?.includes('failure') ? { status: ['failure'] } : {}) };
-}
-
-function pathFilterOf(given: { paths?: string[] | undefined; 'paths-ignore'?: string[] | undefined }): PathFilter {
-  return { ...(given.paths ? { paths: given.paths } : {}), ...(given['paths-ignore'] ? { pathsIgnore: given['paths-ignore'] } : {}) };
-}
-
-function asToleration(given: z.output<typeof toleration>): Toleration {
-  const operator = given.operator ?? 'Equal';
-  return {
-    ...(given.key !== undefined ? { key: given.key } : {}),
-    operator,
-    ...(operator === 'Equal' && given.value !== undefined ? { value: given.value } : {}),
-    ...(given.effect !== undefined ? { effect: given.effect } : {}),
-    ...(given['toleration-seconds'] !== undefined ? { tolerationSeconds: given['toleration-seconds'] } : {}),
-  };
-}
-
-export type SettingCheck<T> = { ok: true; value: T } | { ok: false; problems: string[] };
-
-/**
- * A deployment's default tolerations (STEP_TOLERATIONS, parsed JSON), by the pipeline's own rules
- * and spelling (`toleration-seconds`; `tolerationSeconds`, Kubernetes' spelling, is taken too).
- */
-export function checkTolerations(value: unknown): SettingCheck<Toleration[]> {
-  const spelled = Array.isArray(value)
-    ? value.map((entry: unknown) => {
-        if (!isRecord(entry) || !('tolerationSeconds' in entry)) return entry;
-        const { tolerationSeconds, ...rest } = entry;
-        return { ...rest, 'toleration-seconds': tolerationSeconds };
-      })
-    : value;
-  const parsed = tolerations.safeParse(spelled);
-  const problems = [...(parsed.success ? [] : settingProblems(parsed.error)), ...tolerationRuleProblems(spelled).map(settingProblem)];
-  return parsed.success && problems.length === 0 ? { ok: true, value: parsed.data.map(asToleration) } : { ok: false, problems };
-}
-
-/** A deployment's default node selector (STEP_NODE_SELECTOR, parsed JSON), by the pipeline's rules. */
-export function checkNodeSelector(value: unknown): SettingCheck<Record<string, string>> {
-  const parsed = nodeSelector.safeParse(value);
-  const problems = [...(parsed.success ? [] : settingProblems(parsed.error)), ...nodeSelectorKeyProblems(value).map(settingProblem)];
-  return parsed.success && problems.length === 0 ? { ok: true, value: parsed.data } : { ok: false, problems };
-}
-
-/** A deployment's default pull secrets (STEP_PULL_SECRETS, split at commas). */
-export function checkPullSecrets(value: unknown): SettingCheck<string[]> {
-  const parsed = pullSecrets.safeParse(value);
-  return parsed.success ? { ok: true, value: [...new Set(parsed.data)] } : { ok: false, problems: settingProblems(parsed.error) };
-}
-
-function settingProblems(error: z.ZodError): string[] {
-  return error.issues.map((issue) => settingProblem({ path: issue.path.filter((segment): segment is PathSegment => typeof segment !== 'symbol'), message: issue.message }));
-}
-
-function settingProblem({ path, message }: { path: PathSegment[]; message: string }): string {
-  const at = path.reduce<string>((text, segment) => (typeof segment === 'number' ? `${text}[${segment}]` : text === '' ? segment : `${text}.${segment}`), '');
-  return at === '' ? message : `${at}: ${message}`;
+  return parsed.success ? { ok: true, data: parsed.data } : { ok: false, problems: withoutExplainedMissing(parsed.error.issues.flatMap(toProblems)) };
 }
 
 function toProblems(issue: z.core.$ZodIssue): SchemaProblem[] {
@@ -616,105 +453,8 @@ function knownKeysAt(path: PathSegment[]): string[] {
   return knownKeys.step;
 }
 
-/**
- * Rules across steps and fields: unique step names, secret env names that clash with env keys or
- * with each other, node-selector keys, a toleration's fields together. Run on the raw data so they are reported even when other fields are wrong.
- */
-function crossStepProblems(data: unknown): SchemaProblem[] {
-  if (!isRecord(data) || !Array.isArray(data['steps'])) return [];
-  const problems: SchemaProblem[] = [];
-  const checksOut = data['checkout'] !== false;
-  const firstIndexByName = new Map<string, number>();
-  data['steps'].forEach((step: unknown, index: number) => {
-    if (!isRecord(step)) return;
-    const name = step['name'];
-    if (typeof name === 'string') {
-      if (checksOut && name === CHECKOUT_STEP) {
-        problems.push({
-          path: ['steps', index, 'name'],
-          kind: 'other',
-          message: `"${CHECKOUT_STEP}" is the name of the build's checkout step; rename this step, or set "checkout: false" if the pipeline needs no source`,
-        });
-      }
-      const first = firstIndexByName.get(name);
-      if (first === undefined) firstIndexByName.set(name, index);
-      else problems.push({ path: ['steps', index, 'name'], kind: 'other', message: `the name "${name}" is already used by steps[${first}]; step names must be unique` });
-    }
-    for (const problem of nodeSelectorKeyProblems(step['node-selector'])) {
-      problems.push({ path: ['steps', index, 'node-selector', ...problem.path], kind: 'other', message: problem.message });
-    }
-    for (const problem of tolerationRuleProblems(step['tolerations'])) {
-      problems.push({ path: ['steps', index, 'tolerations', ...problem.path], kind: 'other', message: problem.message });
-    }
-    const envKeys = isRecord(step['env']) ? new Set(Object.keys(step['env'])) : new Set<string>();
-    const secretEnvs = new Set<string>();
-    const secrets = Array.isArray(step['secrets']) ? step['secrets'] : [];
-    secrets.forEach((entry: unknown, secretIndex: number) => {
-      if (!isRecord(entry) || typeof entry['env'] !== 'string') return;
-      const variable = entry['env'];
-      const path = ['steps', index, 'secrets', secretIndex, 'env'];
-      if (envKeys.has(variable)) {
-        problems.push({ path, kind: 'other', message: `"${variable}" is also set in env; a variable comes either from env or from a secret, not both` });
-      } else if (secretEnvs.has(variable)) {
-        problems.push({ path, kind: 'other', message: `"${variable}" is set by two secrets; each variable may come from one secret only` });
-      }
-      secretEnvs.add(variable);
-    });
-  });
-  return [...problems, ...crossNeedsProblems(data['steps'], checksOut)];
-}
-
-/** `needs` across steps, once every step has a name and every `needs` is a list of names. */
-function crossNeedsProblems(steps: unknown[], checksOut: boolean): SchemaProblem[] {
-  const named = steps.map((step) => {
-    if (!isRecord(step) || typeof step['name'] !== 'string') return undefined;
-    const given = typeof step['needs'] === 'string' ? [step['needs']] : step['needs'];
-    if (given === undefined) return { name: step['name'] };
-    return Array.isArray(given) && given.every((need) => typeof need === 'string') ? { name: step['name'], needs: given } : undefined;
-  });
-  if (named.some((step) => step === undefined) || new Set(named.map((step) => step!.name)).size < named.length) return [];
-  const afterFailure = new Set(steps.flatMap((step) => (isRecord(step) && statusesOf(step).includes('failure') ? [step['name'] as string] : [])));
-  const failureProblems: SchemaProblem[] = [];
-  named.forEach((step, index) => {
-    if (!step?.needs) return;
-    if (afterFailure.has(step.name)) {
-      failureProblems.push({
-        path: ['steps', index, 'needs'],
-        kind: ProblemKinds.other,
-        message: 'a step with "when: {status: [failure]}" runs once the build has failed, after the steps before it of that kind, so it takes no needs',
-      });
-      return;
-    }
-    step.needs.forEach((need, entry) => {
-      if (afterFailure.has(need)) {
-        failureProblems.push({
-          path: ['steps', index, 'needs', entry],
-          kind: ProblemKinds.other,
-          message: `"${need}" runs only after the build has failed ("when: {status: [failure]}"), so no step can wait for it`,
-        });
-      }
-    });
-  });
-  if (failureProblems.length > 0) return failureProblems;
-  return needsProblems(named as { name: string; needs?: string[] }[], checksOut ? CHECKOUT_STEP : undefined).map((problem) => ({
-    path: ['steps', problem.step, 'needs', ...(problem.entry !== undefined ? [problem.entry] : [])],
-    kind: ProblemKinds.other,
-    message: problem.message,
-  }));
-}
-
-/** A step's `when.status` as written (one or a list), for the rules across steps. */
-function statusesOf(step: Record<string, unknown>): unknown[] {
-  const status = isRecord(step['when']) ? step['when']['status'] : undefined;
-  return Array.isArray(status) ? status : status === undefined ? [] : [status];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function withoutUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
 /** How a wrong value is named in a message: by its kind, or quoted when it is short text. */

@@ -1,7 +1,8 @@
 import { checkPipeline } from './parse.js';
-import { validatePipelineData } from './schema.js';
+import { validatePipelineData } from './validate.js';
 import { DEFAULT_SERVICE_START_GRACE_SECONDS, reservedServiceNameProblem, stepServices } from './services.js';
 import type { Service } from './types.js';
+import { parseImageReference } from './index.js';
 
 const step = (extra: Record<string, unknown> = {}) => ({ name: 'test', image: 'node:22-alpine', commands: ['npm test'], ...extra });
 const db = { name: 'db', image: 'postgres:16-alpine', env: { POSTGRES_PASSWORD: 'test' }, ports: [5432] };
@@ -24,8 +25,8 @@ describe('services in the normal form', () => {
       steps: [step({ services: [{ name: 'cache', image: 'redis:7-alpine', pull: 'always' }] }), step({ name: 'lint' })],
     });
     expect(steps[0]?.services).toEqual<Service[]>([
-      { name: 'db', image: 'postgres:16-alpine', env: { POSTGRES_PASSWORD: 'test' }, ports: [5432], secrets: [], pull: 'if-not-present' },
-      { name: 'cache', image: 'redis:7-alpine', env: {}, ports: [], secrets: [], pull: 'always' },
+      { name: 'db', image: 'postgres:16-alpine', imageRef: parseImageReference('postgres:16-alpine'), env: { POSTGRES_PASSWORD: 'test' }, ports: [5432], secrets: [], pull: 'if-not-present' },
+      { name: 'cache', image: 'redis:7-alpine', imageRef: parseImageReference('redis:7-alpine'), env: {}, ports: [], secrets: [], pull: 'always' },
     ]);
     expect(steps[1]?.services?.map((s) => s.name)).toEqual(['db']);
   });
@@ -105,7 +106,7 @@ describe('services refused', () => {
 });
 
 describe('stepServices', () => {
-  const a: Service = { name: 'a', image: 'x:1', env: {}, ports: [], secrets: [], pull: 'if-not-present' };
+  const a: Service = { name: 'a', image: 'x:1', imageRef: parseImageReference('x:1'), env: {}, ports: [], secrets: [], pull: 'if-not-present' };
   const b: Service = { ...a, name: 'b' };
   it.each<[Service[] | undefined, Service[] | undefined, Service[] | undefined]>([
     [undefined, undefined, undefined],

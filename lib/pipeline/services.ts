@@ -6,6 +6,7 @@
  * Pure, like schema.ts: it sees the data YAML produced and reports problems by path.
  */
 import * as z from 'zod';
+import type { ImageReference } from './image-reference.js';
 import { CHECKOUT_STEP, type PullPolicy, type SecretEnv, type Service } from './types.js';
 
 /** `service-start-grace` when the pipeline does not say: how long a service's ports may take to open. */
@@ -34,7 +35,7 @@ export function reservedServiceNameProblem(name: string): string | undefined {
 /** The step's rules for the fields a service shares with steps. */
 export interface ServiceFieldRules {
   name: z.ZodType<string, unknown>;
-  image: z.ZodType<string, unknown>;
+  image: z.ZodType<ImageReference, unknown>;
   env: z.ZodType<Record<string, string>, unknown>;
   secret: z.ZodType<SecretEnv, unknown>;
   pull: z.ZodType<PullPolicy, unknown>;
@@ -80,7 +81,8 @@ export type ServiceData = z.output<ReturnType<typeof serviceSchema>>;
 export function normalService(given: ServiceData): Service {
   return {
     name: given.name,
-    image: given.image,
+    image: given.image.original,
+    imageRef: given.image,
     env: given.env ?? {},
     ports: given.ports ?? [],
     secrets: given.secrets ?? [],

@@ -3,6 +3,7 @@ import type { ErrorName } from '../contract/index.js';
 import type { StepCondition } from './when.js';
 import type { PathFilter } from './paths.js';
 import type { ConcurrencySetting } from './concurrency.js';
+import type { ImageReference } from './image-reference.js';
 
 /** YAML spelling -> Kubernetes imagePullPolicy. */
 export const PullPolicies = {
@@ -52,7 +53,10 @@ export interface StepResources {
 export interface Service {
   /** A DNS-1123 label, unique among the step's services. */
   name: string;
+  /** As written: what people are shown and what goes into the pod spec. */
   image: string;
+  /** `image` parsed once, when the file is: code that needs its registry or repository reads them here. */
+  imageRef: ImageReference;
   env: Record<string, string>;
   /** TCP ports the step waits for (each must accept connections before the step starts); may be empty. */
   ports: number[];
@@ -64,7 +68,10 @@ export interface Service {
 
 export interface Step {
   name: string;
+  /** As written: what people are shown and what goes into the pod spec. */
   image: string;
+  /** `image` parsed once, when the file is: code that needs its registry or repository reads them here. */
+  imageRef: ImageReference;
   commands: string[];
   env: Record<string, string>;
   pull: PullPolicy;

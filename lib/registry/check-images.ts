@@ -1,4 +1,5 @@
 /** Every distinct image checked at once, each bounded, the whole bounded; never throws. */
+import type { ImageReference } from '../pipeline/index.js';
 import type { EcrCheck } from './ecr.js';
 import { checkManifest } from './manifest-check.js';
 import { manifestTarget } from './reference.js';
@@ -20,15 +21,15 @@ export interface CheckImagesOptions {
   cacheScope?: string;
 }
 
-export async function checkImages(images: readonly string[], options: CheckImagesOptions = {}): Promise<Map<string, ImageVerdict>> {
-  const distinct = [...new Set(images)];
+/** Keyed by each image as written (ImageReference.original). */
+export async function checkImages(images: readonly ImageReference[], options: CheckImagesOptions = {}): Promise<Map<string, ImageVerdict>> {
+  const distinct = [...new Map(images.map((image) => [image.original, image])).values()];
   const verdicts = await Promise.all(distinct.map((image) => checkOne(image, options)));
-  return new Map(distinct.map((image, i) => [image, verdicts[i]!]));
+  return new Map(distinct.map((image, i) => [image.original, verdicts[i]!]));
 }
 
-async function checkOne(image: string, options: CheckImagesOptions): Promise<ImageVerdict> {
+async function checkOne(image: ImageReference, options: CheckImagesOptions): Promise<ImageVerdict> {
   const target = manifestTarget(image);
-  if (!target) return { kind: 'inconclusive', reason: InconclusiveReasons.registryError, words: 'not an image reference the check can read' };
   const key = `${options.cacheScope ?? ''}\u0000${options.mirror ?? ''}\u0000${target.familiar}`;
   const cached = options.cache?.get(key);
   if (cached) return cached;

@@ -1,6 +1,7 @@
 import { ecrCheck } from './ecr.js';
 import { manifestTarget } from './reference.js';
 import { verdictCache } from './verdict-cache.js';
+import { parseImageReference } from '../pipeline/index.js';
 
 describe('ecrCheck (DescribeImages with the function\'s role)', () => {
   const credentials = async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' });
@@ -15,7 +16,7 @@ describe('ecrCheck (DescribeImages with the function\'s role)', () => {
   it('asks DescribeImages, signed, for the repository and tag, in the registry\'s account and region', async () => {
     const calls: { url: string; headers: Record<string, string>; body: string }[] = [];
     const check = ecrCheck({ credentials, fetch: answering(200, { imageDetails: [{ imageDigest: 'sha256:abc', imageManifestMediaType: 'application/vnd.oci.image.index.v1+json' }] }, calls) });
-    expect(await check(manifestTarget(image)!, signal)).toEqual({ kind: 'found', digest: 'sha256:abc', mediaType: 'application/vnd.oci.image.index.v1+json' });
+    expect(await check(manifestTarget(parseImageReference(image)), signal)).toEqual({ kind: 'found', digest: 'sha256:abc', mediaType: 'application/vnd.oci.image.index.v1+json' });
     expect(calls[0]!.url).toBe('https://api.ecr.eu-west-1.amazonaws.com/');
     expect(calls[0]!.headers['x-amz-target']).toBe('AmazonEC2ContainerRegistry_V20150921.DescribeImages');
     expect(calls[0]!.headers['authorization']).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/ecr\/aws4_request/);
@@ -25,7 +26,7 @@ describe('ecrCheck (DescribeImages with the function\'s role)', () => {
   it('asks by digest for a digest reference', async () => {
     const calls: { url: string; headers: Record<string, string>; body: string }[] = [];
     const digest = `sha256:${'a'.repeat(64)}`;
-    await ecrCheck({ credentials, fetch: answering(200, { imageDetails: [{}] }, calls) })(manifestTarget(`123456789012.dkr.ecr.eu-west-1.amazonaws.com/team/app@${digest}`)!, signal);
+    await ecrCheck({ credentials, fetch: answering(200, { imageDetails: [{}] }, calls) })(manifestTarget(parseImageReference(`123456789012.dkr.ecr.eu-west-1.amazonaws.com/team/app@${digest}`)), signal);
     expect(JSON.parse(calls[0]!.body).imageIds).toEqual([{ imageDigest: digest }]);
   });
 
@@ -36,18 +37,18 @@ describe('ecrCheck (DescribeImages with the function\'s role)', () => {
     ['throttling', 400, { __type: 'ThrottlingException', message: 'Rate exceeded' }, { kind: 'inconclusive', reason: 'rate-limited' }],
     ['a server error', 500, { __type: 'ServerException', message: 'oops' }, { kind: 'inconclusive', reason: 'registry-error' }],
   ])('%s', async (_title, status, body, expected) => {
-    expect(await ecrCheck({ credentials, fetch: answering(status, body) })(manifestTarget(image)!, signal)).toMatchObject(expected);
+    expect(await ecrCheck({ credentials, fetch: answering(status, body) })(manifestTarget(parseImageReference(image)), signal)).toMatchObject(expected);
   });
 
   it('names ECR\'s words for a missing image', async () => {
-    const verdict = await ecrCheck({ credentials, fetch: answering(400, { __type: 'ImageNotFoundException', message: 'The image does not exist' }) })(manifestTarget(image)!, signal);
+    const verdict = await ecrCheck({ credentials, fetch: answering(400, { __type: 'ImageNotFoundException', message: 'The image does not exist' }) })(manifestTarget(parseImageReference(image)), signal);
     expect(verdict).toEqual({ kind: 'not-found', status: 400, words: '400 ImageNotFoundException: The image does not exist' });
   });
 
   it('is inconclusive without credentials, and leaves other registries alone', async () => {
     const none = ecrCheck({ credentials: async () => Promise.reject(new Error('Could not load credentials from any providers')) });
-    expect(await none(manifestTarget(image)!, signal)).toMatchObject({ kind: 'inconclusive', reason: 'unreachable' });
-    expect(none(manifestTarget('ghcr.io/team/app:1')!, signal)).toBeUndefined();
+    expect(await none(manifestTarget(parseImageReference(image)), signal)).toMatchObject({ kind: 'inconclusive', reason: 'unreachable' });
+    expect(none(manifestTarget(parseImageReference('ghcr.io/team/app:1')), signal)).toBeUndefined();
   });
 });
 

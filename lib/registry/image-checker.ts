@@ -3,6 +3,7 @@
  * registry asks for credentials), ECR through the function's role, a cache that lives as long as
  * the runtime (a warm Lambda).
  */
+import type { ImageReference } from '../pipeline/index.js';
 import { checkImages, type CheckImagesOptions } from './check-images.js';
 import { dockerConfigLookup, firstOf } from './docker-config.js';
 import type { CredentialsLookup, ImageVerdict, PullSecretsReader } from './types.js';
@@ -22,7 +23,8 @@ export interface ImageCheckRequest {
   pullSecrets?: readonly string[];
 }
 
-export type ImageChecker = (images: readonly string[], namespace: string, request?: ImageCheckRequest) => Promise<ImageCheckReport>;
+/** The images as the pipeline parsed them; the verdicts are keyed by each one's text as written. */
+export type ImageChecker = (images: readonly ImageReference[], namespace: string, request?: ImageCheckRequest) => Promise<ImageCheckReport>;
 
 export interface ImageCheckerOptions extends Pick<CheckImagesOptions, 'timeoutMs' | 'mirror' | 'fetch' | 'ecr'> {
   /** The cluster's pull secrets (lib/kube's `pullSecretsReader`); none: no pull secrets. */

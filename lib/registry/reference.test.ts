@@ -2,6 +2,7 @@ import { isLoopbackHost, manifestTarget, manifestUrl } from './reference.js';
 import { parseChallenge } from './challenge.js';
 import { configKeyHost, parseDockerConfigs } from './docker-config.js';
 import { ecrRegistry } from './ecr.js';
+import { parseImageReference } from '../pipeline/index.js';
 
 describe('manifestUrl', () => {
   it.each([
@@ -13,11 +14,11 @@ describe('manifestUrl', () => {
     ['127.0.0.1:5000/team/app:1', 'http://127.0.0.1:5000/v2/team/app/manifests/1'],
     ['registry.example.com:5000/team/app:1', 'https://registry.example.com:5000/v2/team/app/manifests/1'],
   ])('%s -> %s', (image, url) => {
-    expect(manifestUrl(manifestTarget(image)!).href).toBe(url);
+    expect(manifestUrl(manifestTarget(parseImageReference(image))).href).toBe(url);
   });
 
   it('asks a mirror with the upstream in ns', () => {
-    expect(manifestUrl(manifestTarget('alpine:3.20')!, 'http://127.0.0.1:9999').href).toBe('http://127.0.0.1:9999/v2/library/alpine/manifests/3.20?ns=docker.io');
+    expect(manifestUrl(manifestTarget(parseImageReference('alpine:3.20')), 'http://127.0.0.1:9999').href).toBe('http://127.0.0.1:9999/v2/library/alpine/manifests/3.20?ns=docker.io');
   });
 
   it.each([

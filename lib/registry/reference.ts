@@ -1,8 +1,8 @@
 /**
  * Where an image's manifest lives: the registry host the kubelet would contact, the repository,
- * the tag or digest. References are parsed by the pipeline's rules (Docker's grammar).
+ * the tag or digest, from the reference the pipeline parsed (Docker's grammar): nothing here parses.
  */
-import { checkImageReference } from '../pipeline/index.js';
+import type { ImageReference } from '../pipeline/index.js';
 
 export interface ManifestTarget {
   /** The image as written. */
@@ -21,12 +21,10 @@ export interface ManifestTarget {
 /** Docker Hub's API host, as Docker's own client rewrites `docker.io`. */
 export const DOCKER_HUB_API_HOST = 'registry-1.docker.io';
 
-export function manifestTarget(image: string): ManifestTarget | undefined {
-  const checked = checkImageReference(image);
-  if (!checked.ok) return undefined;
-  const { domain, repository, tag, digest, familiar } = checked.image;
+export function manifestTarget(reference: ImageReference): ManifestTarget {
+  const { original, domain, repository, tag, digest, familiar } = reference;
   return {
-    image,
+    image: original,
     registry: domain,
     apiHost: domain === 'docker.io' ? DOCKER_HUB_API_HOST : domain,
     repository,

@@ -2,8 +2,9 @@ import { InvalidPipeline, NOT_ASKED_FOR, type Step } from '../pipeline/index.js'
 import { askedSteps } from './asked-steps.js';
 import { listedSteps } from './state-data.js';
 import { planSteps } from './step-plan.js';
+import { parseImageReference } from '../pipeline/index.js';
 
-const step = (name: string, extra: Partial<Step> = {}): Step => ({ name, image: 'alpine', commands: ['true'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [], ...extra });
+const step = (name: string, extra: Partial<Step> = {}): Step => ({ name, image: 'alpine', imageRef: parseImageReference('alpine'), commands: ['true'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [], ...extra });
 const pipeline = { file: 'p.yml', text: '' };
 const onFeature = { ref: 'refs/heads/feature', event: 'push' };
 

@@ -7,6 +7,7 @@ import { stepScript } from '../kube/index.js';
 import { startGitHttpServer } from '../../test/fixtures/git-http-server.js';
 import { UPLOADED_SOURCE, checkoutStep } from './checkout-step.js';
 import { keyFileSets, keyFilesId, parseKeyHashes } from './cache-keys.js';
+import { parseImageReference } from '../pipeline/index.js';
 
 const run = promisify(execFile);
 const git = (cwd: string, ...args: string[]) =>
@@ -33,7 +34,7 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 
 /** The clone step's script as its container runs it: `sh -c`, in an empty workspace. */
 async function clone(commit: string, depth = 1, keyFiles?: Map<string, string[]>) {
-  const step = checkoutStep({ url: origin, commit, ref: 'refs/heads/main' }, { depth, submodules: false }, 'alpine/git:v2.54.0', undefined, keyFiles);
+  const step = checkoutStep({ url: origin, commit, ref: 'refs/heads/main' }, { depth, submodules: false }, parseImageReference('alpine/git:v2.54.0'), undefined, keyFiles);
   const workspace = await mkdtemp(path.join(root, 'workspace-'));
   try {
     const { stdout } = await run('/bin/sh', ['-c', stepScript(step.commands)], { cwd: workspace, env: { ...process.env, ...step.env } });
@@ -45,7 +46,7 @@ async function clone(commit: string, depth = 1, keyFiles?: Map<string, string[]>
 
 describe('the clone step', () => {
   it('is named clone and runs the pinned image', () => {
-    const step = checkoutStep({ url: 'https://github.com/team/app.git', commit: second }, { depth: 1, submodules: false }, 'alpine/git:v2.54.0');
+    const step = checkoutStep({ url: 'https://github.com/team/app.git', commit: second }, { depth: 1, submodules: false }, parseImageReference('alpine/git:v2.54.0'));
     expect(step).toMatchObject({ name: 'clone', image: 'alpine/git:v2.54.0', env: { GIT_TERMINAL_PROMPT: '0' } });
   });
 
@@ -96,7 +97,7 @@ describe('the clone step of a private repository', () => {
 
   /** The script with the token in the environment, as the Secret reference puts it there. */
   async function privateClone(url: string, commit: string, token: string) {
-    const step = checkoutStep({ url, commit, ref: 'refs/heads/main', credentials: 'github' }, { depth: 1, submodules: false }, 'alpine/git:v2.54.0', 'b-1-git-credentials');
+    const step = checkoutStep({ url, commit, ref: 'refs/heads/main', credentials: 'github' }, { depth: 1, submodules: false }, parseImageReference('alpine/git:v2.54.0'), 'b-1-git-credentials');
     const workspace = await mkdtemp(path.join(root, 'private-'));
     const env = { ...process.env, ...step.env, GIT_TOKEN: token, HOME: workspace };
     const result = await run('/bin/sh', ['-c', stepScript(step.commands)], { cwd: workspace, env, timeout: 20_000 }).then(
@@ -139,7 +140,7 @@ describe('the clone step of a private repository', () => {
 
 describe('the clone step of an uploaded source', () => {
   it('waits for the upload to be complete, fetches from it, and leaves a checkout like any other', async () => {
-    const step = checkoutStep({ url: '/home/me/app', commit: first, upload: true }, { depth: 1, submodules: false }, 'alpine/git:v2.54.0');
+    const step = checkoutStep({ url: '/home/me/app', commit: first, upload: true }, { depth: 1, submodules: false }, parseImageReference('alpine/git:v2.54.0'));
     const workspace = await mkdtemp(path.join(root, 'upload-'));
     const cloning = run('/bin/sh', ['-c', stepScript(step.commands)], { cwd: workspace, env: { ...process.env, ...step.env }, timeout: 30_000 });
     // What the runner sends through exec: a bare repository, then the mark that it is complete.

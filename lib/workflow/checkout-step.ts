@@ -5,7 +5,7 @@
  */
 import type { BuildSource } from '../contract/index.js';
 import { GIT_TOKEN_KEY, shellQuote } from '../kube/index.js';
-import { CHECKOUT_STEP, type CheckoutSettings, type Step } from '../pipeline/index.js';
+import { CHECKOUT_STEP, type CheckoutSettings, type ImageReference, type Step } from '../pipeline/index.js';
 import { keyHashCommands } from './cache-keys.js';
 
 /** Long enough for a large repository over a slow link; a hung fetch ends here, not at 24 h. */
@@ -32,13 +32,13 @@ export const UPLOADED_SOURCE = { dir: '.step-runner-source', done: '.step-runner
 export const UPLOAD_WAIT_SECONDS = 10 * 60;
 
 /**
- * `credentialsSecret`: the build's Secret holding the token for a private repository. `keyFiles`:
+ * `image`: the deployment's clone image, parsed once by PrepareBuild. `credentialsSecret`: the build's Secret holding the token for a private repository. `keyFiles`:
  * the cache's key-file sets (keyFileSets), whose hashes the clone prints once it has the commit.
  */
 export function checkoutStep(
   source: BuildSource,
   checkout: CheckoutSettings,
-  image: string,
+  image: ImageReference,
   credentialsSecret?: string,
   keyFiles: ReadonlyMap<string, readonly string[]> = new Map(),
 ): Step {
@@ -62,7 +62,8 @@ export function checkoutStep(
   ];
   return {
     name: CHECKOUT_STEP,
-    image,
+    image: image.original,
+    imageRef: image,
     commands,
     // A private repository without credentials must fail, not wait for a password on a terminal.
     env: { GIT_TERMINAL_PROMPT: '0' },

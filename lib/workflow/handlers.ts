@@ -39,10 +39,12 @@ export const prepareBuildHandler = (
   lambdaTask(async (given: ExecutionInput | PrepareBuildParameters, context): Promise<PreparedBuild | NotBuilt> => {
     // The definition hands over the input with the execution's ARN; a caller of its own, the input alone.
     const { input, executionArn } = 'executionArn' in given && 'input' in given ? given : { input: given, executionArn: undefined };
+    // Parsed once for both: superseding needs its `concurrency`, preparing the rest.
     const prepare = async (complete: BuildInput): Promise<PreparedBuild | NotBuilt> => {
-      const superseded = await supersede(complete.build, parsePipeline(complete.pipeline.text, complete.pipeline.file).concurrency, executionArn, deps);
+      const pipeline = parsePipeline(complete.pipeline.text, complete.pipeline.file);
+      const superseded = await supersede(complete.build, pipeline.concurrency, executionArn, deps);
       if (superseded) return { build: complete.build, notBuilt: superseded };
-      return prepareBuild(complete, settings, deps, credentialsFor(context));
+      return prepareBuild(complete, settings, deps, credentialsFor(context), pipeline);
     };
     if (!('lookup' in input)) return prepare(input);
     deps.log.info(`Reading from GitHub what the webhook left to the build: ${input.lookup.why}`);

@@ -280,7 +280,7 @@ describe('PrepareBuild', () => {
   const deps: Pick<TaskDeps, 'kube' | 'log' | 'checkImages'> = {
     kube: async () => ({}) as CoreV1Api,
     log: { info: () => undefined, warn: () => undefined } as unknown as TaskDeps['log'],
-    checkImages: async (images) => ({ verdicts: new Map(images.map((image) => [image, { kind: 'found', digest: 'sha256:0' } as const])), notes: [] }),
+    checkImages: async (images) => ({ verdicts: new Map(images.map((image) => [image.original, { kind: 'found', digest: 'sha256:0' } as const])), notes: [] }),
   };
 
   it.each(VARIANTS)('prepares the largest valid build (%o)', async (watches) => {

@@ -5,6 +5,7 @@ import { imageCheckNote, imageCheckSummaries, imageUses, missingImages } from '.
 import { workflowSettings } from './settings.js';
 import type { TaskDeps } from './task-deps.js';
 import { prepareBuild } from './tasks/prepare-build.js';
+import { parseImageReference } from '../pipeline/index.js';
 
 const PIPELINE = `version: 1
 checkout: false
@@ -30,8 +31,9 @@ function deps(verdicts: Record<string, ImageVerdict>, seen: string[][] = []): Pi
     lines,
     kube: async () => ({}) as CoreV1Api,
     log: { info: (message: string) => lines.push(message), warn: (message: string) => lines.push(`WARN ${message}`) } as TaskDeps['log'],
-    checkImages: async (images) => {
-      seen.push([...images]);
+    checkImages: async (references) => {
+      const images = references.map((reference) => reference.original);
+      seen.push(images);
       return { verdicts: new Map(images.map((image) => [image, verdicts[image] ?? { kind: 'found', digest: 'sha256:0' }])), notes: [] };
     },
   };
@@ -41,13 +43,13 @@ describe('imageUses', () => {
   it('lists each image once, with every step that pulls it, and the opt-out', () => {
     expect(
       imageUses([
-        { name: 'a', image: 'alpine:3.20' },
-        { name: 'b', image: 'busybox:1.37', imageCheck: false },
-        { name: 'c', image: 'alpine:3.20' },
+        { name: 'a', imageRef: parseImageReference('alpine:3.20') },
+        { name: 'b', imageRef: parseImageReference('busybox:1.37'), imageCheck: false },
+        { name: 'c', imageRef: parseImageReference('alpine:3.20') },
       ]),
     ).toEqual([
-      { image: 'alpine:3.20', steps: ['a', 'c'] },
-      { image: 'busybox:1.37', steps: ['b'], skip: 'step "b" says image-check: false' },
+      { image: 'alpine:3.20', reference: parseImageReference('alpine:3.20'), steps: ['a', 'c'] },
+      { image: 'busybox:1.37', reference: parseImageReference('busybox:1.37'), steps: ['b'], skip: 'step "b" says image-check: false' },
     ]);
   });
 });
@@ -55,9 +57,9 @@ describe('imageUses', () => {
 describe('missingImages', () => {
   it('is ImagePullFailed naming every missing image, its steps, the registry words, and that no step ran', () => {
     const uses = imageUses([
-      { name: 'a', image: 'alpine:3.99' },
-      { name: 'b', image: 'ghcr.io/x/y:1' },
-      { name: 'c', image: 'alpine:3.99' },
+      { name: 'a', imageRef: parseImageReference('alpine:3.99') },
+      { name: 'b', imageRef: parseImageReference('ghcr.io/x/y:1') },
+      { name: 'c', imageRef: parseImageReference('alpine:3.99') },
     ]);
     const error = missingImages(
       uses,
@@ -75,7 +77,7 @@ describe('missingImages', () => {
 });
 
 describe('imageCheckNote', () => {
-  const uses = imageUses([{ name: 'a', image: 'x:1' }]);
+  const uses = imageUses([{ name: 'a', imageRef: parseImageReference('x:1') }]);
   it.each<[ImageVerdict, string]>([
     [{ kind: 'found', digest: 'sha256:abc' }, ' (sha256:abc)'],
     [{ kind: 'found' }, ' (found in its registry)'],
@@ -212,15 +214,15 @@ steps:
   const withServices: BuildInput = { build: { id: 'b1' }, pipeline: { file: 'pipeline.yml', text: SERVICES } };
 
   it('lists a service image with the steps whose pods pull it and the services that run it', () => {
-    const db = { name: 'db', image: 'postgres:16', env: {}, ports: [5432], secrets: [], pull: 'if-not-present' as const };
+    const db = { name: 'db', image: 'postgres:16', imageRef: parseImageReference('postgres:16'), env: {}, ports: [5432], secrets: [], pull: 'if-not-present' as const };
     expect(
       imageUses([
-        { name: 'a', image: 'alpine:3.20', services: [db] },
-        { name: 'b', image: 'alpine:3.20', imageCheck: false, services: [db] },
+        { name: 'a', imageRef: parseImageReference('alpine:3.20'), services: [db] },
+        { name: 'b', imageRef: parseImageReference('alpine:3.20'), imageCheck: false, services: [db] },
       ]),
     ).toEqual([
-      { image: 'alpine:3.20', steps: ['a', 'b'], skip: 'step "b" says image-check: false' },
-      { image: 'postgres:16', steps: ['a', 'b'], services: ['db'] },
+      { image: 'alpine:3.20', reference: parseImageReference('alpine:3.20'), steps: ['a', 'b'], skip: 'step "b" says image-check: false' },
+      { image: 'postgres:16', reference: parseImageReference('postgres:16'), steps: ['a', 'b'], services: ['db'] },
     ]);
   });
 

@@ -3,12 +3,14 @@
  * and the one verdict that fails the build (a registry saying the manifest does not exist).
  */
 import { ErrorNames, StepRunnerError } from '../contract/index.js';
-import type { Step } from '../pipeline/index.js';
+import type { ImageReference, Step } from '../pipeline/index.js';
 import type { ImageVerdict } from '../registry/index.js';
 import type { TaskDeps } from './task-deps.js';
 
 export interface ImageUse {
   image: string;
+  /** The step's or service's parsed reference (Step.imageRef): the registry check reads it, never the text. */
+  reference: ImageReference;
   /** The steps that pull it (`clone` for the checkout, in every pod when it is an init container), for themselves or a service. */
   steps: string[];
   /** The services that run it (in the pods of the steps above); absent: none. */
@@ -31,19 +33,19 @@ export interface ImageCheckSummary {
  * Distinct images in order of first use, each step's own before its services'; a step's
  * `image-check: false` skips its own image for the build (services have no opt-out).
  */
-export function imageUses(steps: readonly Pick<Step, 'name' | 'image' | 'imageCheck' | 'services'>[]): ImageUse[] {
+export function imageUses(steps: readonly Pick<Step, 'name' | 'imageRef' | 'imageCheck' | 'services'>[]): ImageUse[] {
   const uses = new Map<string, ImageUse>();
-  const use = (image: string, step: string): ImageUse => {
-    const found = uses.get(image) ?? { image, steps: [] };
+  const use = (reference: ImageReference, step: string): ImageUse => {
+    const found = uses.get(reference.original) ?? { image: reference.original, reference, steps: [] };
     if (!found.steps.includes(step)) found.steps.push(step);
-    uses.set(image, found);
+    uses.set(reference.original, found);
     return found;
   };
   for (const step of steps) {
-    const own = use(step.image, step.name);
+    const own = use(step.imageRef, step.name);
     if (step.imageCheck === false) own.skip = `step "${step.name}" says image-check: false`;
     for (const service of step.services ?? []) {
-      const used = use(service.image, step.name);
+      const used = use(service.imageRef, step.name);
       used.services = [...new Set([...(used.services ?? []), service.name])];
     }
   }
@@ -64,15 +66,15 @@ export async function checkBuildImages(
     const skip = why ?? use.skip;
     if (skip) verdicts.set(use.image, { kind: 'skipped', words: skip });
   }
-  const asked = uses.filter((use) => !verdicts.has(use.image)).map((use) => use.image);
+  const asked = uses.filter((use) => !verdicts.has(use.image)).map((use) => use.reference);
   if (asked.length === 0 || !deps.checkImages) return verdicts;
   // The check is advice: even a bug in it must leave the images to the kubelet, not fail the build.
   const report = await deps.checkImages(asked, namespace, pullSecrets.length > 0 ? { pullSecrets } : {}).catch((error: unknown) => {
     const words = `the check failed: ${error instanceof Error ? error.message : String(error)}`;
-    return { verdicts: new Map<string, ImageVerdict>(asked.map((image) => [image, { kind: 'inconclusive', reason: 'registry-error', words }])), notes: [] };
+    return { verdicts: new Map<string, ImageVerdict>(asked.map((image) => [image.original, { kind: 'inconclusive', reason: 'registry-error', words }])), notes: [] };
   });
   for (const note of report.notes) deps.log.warn(`Image check: ${note}`);
-  for (const image of asked) {
+  for (const { original: image } of asked) {
     verdicts.set(image, report.verdicts.get(image) ?? { kind: 'inconclusive', reason: 'registry-error', words: 'no verdict' });
   }
   return verdicts;
@@ -120,10 +122,10 @@ function whoPulls(use: ImageUse): string {
 
 /**
  * What a "Preparing step" line adds for the step's services: each one's image and what the check
- * found for it, e.g. `; service "db": image postgres:16-alpine (sha256:...)`. Empty without services.
+ * found for it, e.g. `; service "db": image docker.io/library/postgres:16-alpine (sha256:...)`. Empty without services.
  */
-export function servicesNote(step: Pick<Step, 'services'>, summaries: readonly ImageCheckSummary[] | undefined, familiar: (image: string) => string = (image) => image): string {
-  return (step.services ?? []).map((service) => `; service "${service.name}": image ${familiar(service.image)}${imageCheckNote(summaries, service.image)}`).join('');
+export function servicesNote(step: Pick<Step, 'services'>, summaries: readonly ImageCheckSummary[] | undefined): string {
+  return (step.services ?? []).map((service) => `; service "${service.name}": image ${service.imageRef.familiar}${imageCheckNote(summaries, service.image)}`).join('');
 }
 
 /**

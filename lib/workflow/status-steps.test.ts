@@ -2,8 +2,9 @@ import type { Step } from '../pipeline/types.js';
 import type { PreparedBuild } from './state-data.js';
 import { endedSteps, statusSteps } from './status-steps.js';
 import type { StepRecord } from './step-log-store.js';
+import { parseImageReference } from '../pipeline/index.js';
 
-const step = (name: string, line?: number): Step => ({ name, image: 'alpine:3.20', commands: ['true'], env: {}, secrets: [], pull: 'if-not-present', timeoutSeconds: 600, ...(line ? { line } : {}) }) as Step;
+const step = (name: string, line?: number): Step => ({ name, image: 'alpine:3.20', imageRef: parseImageReference('alpine:3.20'), commands: ['true'], env: {}, secrets: [], pull: 'if-not-present', timeoutSeconds: 600, ...(line ? { line } : {}) }) as Step;
 const prepared = (extra: Partial<PreparedBuild> = {}) =>
   ({ steps: [step('clone'), step('build', 4), step('test', 8)], settings: { checkoutStep: 'clone' }, ...extra }) as Pick<PreparedBuild, 'steps' | 'skipped' | 'settings' | 'afterFailure'>;
 const record = (step: string, status: StepRecord['status'], seconds: number, error: string | null = null): StepRecord => ({

@@ -1,7 +1,8 @@
 import type { Step } from '../pipeline/index.js';
 import { planSteps } from './step-plan.js';
+import { parseImageReference } from '../pipeline/index.js';
 
-const step = (name: string, extra: Partial<Step> = {}): Step => ({ name, image: 'alpine', commands: ['true'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [], ...extra });
+const step = (name: string, extra: Partial<Step> = {}): Step => ({ name, image: 'alpine', imageRef: parseImageReference('alpine'), commands: ['true'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [], ...extra });
 const onMain = { ref: 'refs/heads/main', event: 'push' };
 const summary = (plan: ReturnType<typeof planSteps>) => plan.running.map((s) => [s.name, s.needs ?? null, s.needed ?? false]);
 

@@ -49,7 +49,7 @@ export async function ensureImage(
     const began = node.now().getTime();
     const spec = pod.current();
     if (spec === undefined) return undefined;
-    const auth = pullAuth(spec, image, (secret) => node.store.get('secrets', pod.namespace, secret) as Secret | undefined);
+    const auth = pullAuth(spec, parsed.reference, (secret) => node.store.get('secrets', pod.namespace, secret) as Secret | undefined);
     const outcome = await runtime.pullImage(image, auth);
     if (pod.stopping) return undefined;
     if (outcome.ok) {

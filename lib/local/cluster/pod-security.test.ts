@@ -3,8 +3,9 @@ import { stepPodManifest } from '../../kube/index.js';
 import type { Step } from '../../pipeline/types.js';
 import type { Pod } from './objects.js';
 import { enforcedLevel, podSecurityRefusal, podSecurityViolations } from './pod-security.js';
+import { parseImageReference } from '../../pipeline/index.js';
 
-const step: Step = { name: 'test', image: 'node:22-alpine', commands: ['npm test'], env: {}, pull: 'if-not-present', timeoutSeconds: 600, secrets: [] };
+const step: Step = { name: 'test', image: 'node:22-alpine', imageRef: parseImageReference('node:22-alpine'), commands: ['npm test'], env: {}, pull: 'if-not-present', timeoutSeconds: 600, secrets: [] };
 const runnerPod = (runAsUser?: number) =>
   stepPodManifest({ buildId: 'b-1', step, namespace: 'ci', workspace: { ephemeral: true }, checkout: { ...step, name: 'clone' }, ...(runAsUser ? { runAsUser } : {}) }) as unknown as Pod;
 const bare = (): Pod => ({ metadata: { name: 'p' }, spec: { containers: [{ name: 'step', image: 'alpine' }, { name: 'db', image: 'postgres' }] } });

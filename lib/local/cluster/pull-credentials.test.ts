@@ -1,4 +1,5 @@
 import type { Pod, Secret } from './objects.js';
+import { parseImageReference } from './image-catalog.js';
 import { pullAuth } from './pull-credentials.js';
 
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
@@ -18,5 +19,7 @@ test.each([
   ['no secret for the registry: anonymous', ['hub'], 'ghcr.io/team/app:1', undefined],
   ['a secret that does not exist is passed over', ['missing', 'local'], '127.0.0.1:5000/x', { username: 'ci', password: 'pw', serveraddress: '127.0.0.1:5000' }],
 ])('%s', (_case, names, image, expected) => {
-  expect(pullAuth(pod(names), image, (name) => secrets[name])).toEqual(expected);
+  const parsed = parseImageReference(image);
+  if (!parsed.ok) throw new Error(parsed.message);
+  expect(pullAuth(pod(names), parsed.reference, (name) => secrets[name])).toEqual(expected);
 });

@@ -4,7 +4,7 @@
  * image's registry. Written apart from lib/registry's (PrepareBuild's image check) on purpose: the
  * embedded node must not share a bug with the code it is there to check.
  */
-import { parseImageReference } from './image-catalog.js';
+import type { ImageReference } from './image-catalog.js';
 import type { Pod, Secret } from './objects.js';
 import type { RegistryAuth } from './runtime/container-runtime.js';
 
@@ -25,11 +25,12 @@ function loginOf(entry: unknown): { username: string; password: string } | undef
   return colon > 0 ? { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) } : undefined;
 }
 
-/** The first of the pod's pull secrets, in order, with a login for the image's registry; undefined: pull anonymously. */
-export function pullAuth(pod: Pod, image: string, secret: (name: string) => Secret | undefined): RegistryAuth | undefined {
-  const parsed = parseImageReference(image);
-  if (!parsed.ok) return undefined;
-  const registry = parsed.reference.domain.toLowerCase();
+/**
+ * The first of the pod's pull secrets, in order, with a login for the image's registry; undefined:
+ * pull anonymously. `image`: as the image manager parsed it, once per pull.
+ */
+export function pullAuth(pod: Pod, image: ImageReference, secret: (name: string) => Secret | undefined): RegistryAuth | undefined {
+  const registry = image.domain.toLowerCase();
   for (const { name } of (pod.spec.imagePullSecrets ?? []) as { name?: string }[]) {
     const encoded = name ? secret(name)?.data?.['.dockerconfigjson'] : undefined;
     if (encoded === undefined) continue;

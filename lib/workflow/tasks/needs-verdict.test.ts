@@ -4,6 +4,7 @@ import type { StepInput } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 import { needsVerdict, type NeedsSeen } from './needs-verdict.js';
 import { NEEDS_UNMET_WAIT_SECONDS, waitForNeeds } from './wait-for-needs.js';
+import { parseImageReference } from '../../pipeline/index.js';
 
 const pod = (step: string, phase: string, extra: { deleting?: boolean } = {}): [string, V1Pod] => {
   const name = stepPodName('b1', step);
@@ -95,7 +96,7 @@ describe('WaitForNeeds answers at once when the needs can never be met', () => {
     build: { id: 'b1' },
     namespace: 'ns',
     settings: { imagePullGraceSeconds: 60, unschedulableGraceSeconds: 120, runningWatchSeconds: 240 },
-    step: { name: 'e2e', image: 'alpine', commands: ['true'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [], needs: ['unit'] },
+    step: { name: 'e2e', image: 'alpine', imageRef: parseImageReference('alpine'), commands: ['true'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [], needs: ['unit'] },
     index: 2,
     ...(needs ? { needs } : {}),
   });

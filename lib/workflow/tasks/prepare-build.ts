@@ -12,7 +12,7 @@ import { skippedBuildDescription, undecidedPathsNote } from '../skipped-build.js
 import type { TaskDeps } from '../task-deps.js';
 import { buildToken, type BuildCredentials } from '../build-credentials.js';
 import { keyFileSets, keyFilesId } from '../cache-keys.js';
-import type { Step } from '../../pipeline/index.js';
+import type { Pipeline, Step } from '../../pipeline/index.js';
 
 /**
  * Past this a step's time before its timeout starts counting is over for sure: a pod pending for
@@ -31,20 +31,22 @@ function claimDeadlineSeconds(steps: readonly { timeoutSeconds: number }[]): num
 }
 
 /**
- * Validates the pipeline again (the webhook did too, but the execution input is the authority),
- * puts the checkout first when the pipeline wants one, creates the build's workspace claim and
- * fixes the build's namespace and settings. Nothing is pulled here, but each image's registry is
- * asked whether it exists, before any object is created: a missing image fails the build now
- * rather than after every step before it has run. Anything short of "does not exist" is left to
- * the kubelet, whose pull failures surface from that step's first polls.
+ * Validates the pipeline again (the webhook did too, in its own invocation, but the execution input
+ * is the authority and reaches this Lambda as text), unless the caller of this invocation has just
+ * parsed it (the handler does, for superseding's `concurrency`); puts the checkout first when the
+ * pipeline wants one, creates the build's workspace claim and fixes the build's namespace and
+ * settings. Nothing is pulled here, but each image's registry is asked whether it exists, before
+ * any object is created: a missing image fails the build now rather than after every step before
+ * it has run. Anything short of "does not exist" is left to the kubelet, whose pull failures
+ * surface from that step's first polls.
  */
 export async function prepareBuild(
   input: BuildInput,
   settings: WorkflowSettings,
   deps: Pick<TaskDeps, 'kube' | 'log' | 'checkImages'>,
   credentials: BuildCredentials = {},
+  parsed: Pipeline = parsePipeline(input.pipeline.text, input.pipeline.file),
 ): Promise<PreparedBuild> {
-  const parsed = parsePipeline(input.pipeline.text, input.pipeline.file);
   const namespace = input.namespace ?? settings.namespace;
   const ephemeral = settings.workspaceMode === WorkspaceModes.ephemeral;
   // Decided now, from the delivery: a skipped step gets no iteration, its image is not asked about.
@@ -88,7 +90,9 @@ export async function prepareBuild(
   // The kubelet pulls with the pod's own imagePullSecrets; the service account's count only when it has none.
   const pullSecrets = [...new Set([...(pipeline.pullSecrets ?? []), ...(settings.pullSecrets ?? [])])];
   const placement = deploymentPlacement(settings);
-  const uses = imageUses([...(checksOut ? [{ name: CHECKOUT_STEP, image: settings.cloneImage }] : []), ...everyStep]);
+  // The deployment's clone image, parsed once for the image check and the checkout step.
+  const cloneImage = checksOut ? parseImageReference(settings.cloneImage) : undefined;
+  const uses = imageUses([...(cloneImage ? [{ name: CHECKOUT_STEP, imageRef: cloneImage }] : []), ...everyStep]);
   const verdicts = await checkBuildImages(uses, namespace, settings.imageCheck, deps, pullSecrets);
   const missing = missingImages(uses, verdicts);
   if (missing) throw missing;
@@ -104,8 +108,8 @@ export async function prepareBuild(
   // The cache keys that hash files are the clone's to compute: it alone has the commit before any step's pod is made.
   const keyFiles = keyFileSets(everyStep.flatMap((step) => step.cache ?? []));
   const checkout =
-    checksOut && pipeline.checkout !== false && input.source
-      ? withPipelinePendingTimeout(checkoutStep(input.source, pipeline.checkout, settings.cloneImage, credentialsSecret, keyFiles), pipeline.pendingTimeoutSeconds)
+    cloneImage && pipeline.checkout !== false && input.source
+      ? withPipelinePendingTimeout(checkoutStep(input.source, pipeline.checkout, cloneImage, credentialsSecret, keyFiles), pipeline.pendingTimeoutSeconds)
       : undefined;
   // Ephemeral: each pod checks out for itself, so the checkout is no step of its own (unless it hashes cache keys).
   const steps = checkout && cloneStep ? [{ ...checkout, ...(plan.checkoutNeeded ? { needed: true as const } : {}) }, ...pipeline.steps] : pipeline.steps;
@@ -115,13 +119,13 @@ export async function prepareBuild(
     deps.log.info(`Steps run side by side as their needs allow, at most ${maxParallel} at once${capped}`);
   }
   if (checkout && ephemeral) {
-    deps.log.info(`Preparing checkout: image ${parseImageReference(checkout.image).familiar}${imageCheckNote(images, checkout.image)}, in every step's pod`);
+    deps.log.info(`Preparing checkout: image ${checkout.imageRef.familiar}${imageCheckNote(images, checkout.image)}, in every step's pod`);
   }
   for (const step of skipped) deps.log.info(`Skipping step "${step.name}": ${step.reason}`, { step: step.name });
   for (const step of [...steps, ...afterFailure]) {
-    const services = servicesNote(step, images, (image) => parseImageReference(image).familiar);
+    const services = servicesNote(step, images);
     const when = afterFailure.includes(step) ? ', only if the build fails' : '';
-    deps.log.info(`Preparing step "${step.name}"${when}: image ${parseImageReference(step.image).familiar}${imageCheckNote(images, step.image)}${services}`, { step: step.name });
+    deps.log.info(`Preparing step "${step.name}"${when}: image ${step.imageRef.familiar}${imageCheckNote(images, step.image)}${services}`, { step: step.name });
   }
   if (pullSecrets.length > 0) deps.log.info(`Every pod pulls with the secrets ${pullSecrets.map((name) => `"${name}"`).join(', ')}`);
   if (nothingRuns) deps.log.info(`No step runs${parsed.checkout !== false && input.source ? ', so nothing is checked out' : ''}: the build ends here, reported as succeeded`);

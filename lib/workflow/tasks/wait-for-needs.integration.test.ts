@@ -4,6 +4,7 @@ import { embeddedClusterForFile } from '../../../test/fixtures/embedded-cluster.
 import type { StepInput } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 import { NEEDS_POLL_SECONDS, waitForNeeds } from './wait-for-needs.js';
+import { parseImageReference } from '../../pipeline/index.js';
 
 describe('waiting for needs on the embedded cluster', () => {
   const env = embeddedClusterForFile('needs');
@@ -12,7 +13,7 @@ describe('waiting for needs on the embedded cluster', () => {
     build: { id: 'b1' },
     namespace: 'needs',
     settings: { imagePullGraceSeconds: 60, unschedulableGraceSeconds: 120, runningWatchSeconds },
-    step: { name: 'e2e', image: 'alpine', commands: ['true'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [], needs: ['unit'] },
+    step: { name: 'e2e', image: 'alpine', imageRef: parseImageReference('alpine'), commands: ['true'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [], needs: ['unit'] },
     index: 1,
   });
   const deps = (overrides: Partial<TaskDeps> = {}): TaskDeps => {

@@ -46,7 +46,7 @@ describe('runtimeImage', () => {
     ['a familiar name', info({ RepoDigests: ['x.io/a@sha256:01', 'alpine@sha256:03'] }), 'docker.io/library/alpine', 'docker-pullable://alpine@sha256:03'],
     ['none of the repository asked for: the first', info({ RepoDigests: ['old.io/a@sha256:01'] }), 'r.io/a:1', 'docker-pullable://old.io/a@sha256:01'],
   ])('imageID, %s', (_name, inspected, image, imageID) => {
-    expect(runtimeImage(inspected, image).imageID).toBe(imageID);
+    expect(runtimeImage(inspected, image === undefined ? undefined : pullTarget(image)).imageID).toBe(imageID);
   });
 
   it('keeps the config the kubelet resolves a command and a user from; no user is root', () => {

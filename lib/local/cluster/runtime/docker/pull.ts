@@ -66,24 +66,27 @@ export function streamFailure(body: string): string | undefined {
  * The daemon keeps the digests of every repository the image was ever pulled from or pushed to,
  * and cri-dockerd's plain first one can name a registry the pod never used.
  */
-function repoDigest(digests: readonly string[] | undefined, image: string | undefined): string | undefined {
-  if (image !== undefined) {
-    const repository = pullTarget(image).fromImage;
+function repoDigest(digests: readonly string[] | undefined, target: PullTarget | undefined): string | undefined {
+  if (target !== undefined) {
+    const repository = target.fromImage;
     const own = digests?.find((digest) => digest.slice(0, digest.lastIndexOf('@')) === repository);
     if (own !== undefined) return own;
   }
   return digests?.[0];
 }
 
-/** The image as the kubelet sees it: cri-dockerd's imageID (toPullableImageID), size and config. */
-export function runtimeImage(info: Docker.ImageInspectInfo, image?: string): RuntimeImage {
+/**
+ * The image as the kubelet sees it: cri-dockerd's imageID (toPullableImageID), size and config.
+ * `target`: the reference asked for, as pullTarget split it (once per runtime call).
+ */
+export function runtimeImage(info: Docker.ImageInspectInfo, target?: PullTarget): RuntimeImage {
   const config = (info.Config ?? {}) as Partial<Docker.ImageInspectInfo['Config']>;
   const imageConfig: ImageConfig = { user: config.User ?? '' };
   if (config.Entrypoint) imageConfig.entrypoint = typeof config.Entrypoint === 'string' ? [config.Entrypoint] : [...config.Entrypoint];
   if (config.Cmd) imageConfig.cmd = [...config.Cmd];
   if (config.Env) imageConfig.env = [...config.Env];
   if (config.WorkingDir) imageConfig.workingDir = config.WorkingDir;
-  const digest = repoDigest(info.RepoDigests, image);
+  const digest = repoDigest(info.RepoDigests, target);
   return {
     imageID: digest !== undefined ? `docker-pullable://${digest}` : `docker://${info.Id}`,
     size: info.Size,
@@ -101,8 +104,12 @@ function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 }
 
 export async function presentImage(docker: Docker, image: string): Promise<RuntimeImage | undefined> {
+  return presentTarget(docker, pullTarget(image));
+}
+
+async function presentTarget(docker: Docker, target: PullTarget): Promise<RuntimeImage | undefined> {
   try {
-    return runtimeImage(await docker.getImage(pullTarget(image).inspectName).inspect(), image);
+    return runtimeImage(await docker.getImage(target.inspectName).inspect(), target);
   } catch (error) {
     if ((error as { statusCode?: number }).statusCode === 404) return undefined;
     throw error;
@@ -129,7 +136,7 @@ export async function pullImage(docker: Docker, socketPath: string, image: strin
   }
   if (failure !== undefined) return { ok: false, error: failure };
   try {
-    const pulled = await presentImage(docker, image);
+    const pulled = await presentTarget(docker, target);
     return pulled ? { ok: true, image: pulled } : { ok: false, error: `Error response from daemon: No such image: ${target.inspectName}` };
   } catch (error) {
     return { ok: false, error: daemonError(error, socketPath) };

@@ -1,0 +1,95 @@
+/**
+ * The normal form of a pipeline the schema (schema.ts) and the rules (cross-step-rules.ts) have let
+ * through: defaults filled in, YAML spellings turned into Step and Pipeline fields, the pipeline's
+ * services and caches given to each step. Pure, and it cannot fail.
+ */
+import { normalService, stepServices } from './services.js';
+import { normalArtifacts, normalCache, stepCache } from './cache.js';
+import { normalRetry } from './retry.js';
+import { normalConcurrency } from './concurrency.js';
+import type { StepCondition } from './when.js';
+import type { PathFilter } from './paths.js';
+import type { PipelineInput, TolerationInput, WhenInput } from './schema.js';
+import { DEFAULT_CHECKOUT, DEFAULT_STEP_TIMEOUT_SECONDS, type Pipeline, type Toleration } from './types.js';
+
+/** A validated pipeline before it is tied to a file (the loader adds `file` and each step's `line`). */
+export type PipelineData = Omit<Pipeline, 'file'>;
+
+export function normalisePipeline(given: PipelineInput): PipelineData {
+  const { version, steps, 'image-pull-grace': grace, checkout: checkoutGiven, 'pull-secrets': secretsGiven, 'max-parallel': maxParallel } = given;
+  const { services: sharedServices, 'service-start-grace': serviceGrace, when: pipelinePaths, concurrency: concurrencyGiven } = given;
+  const pendingTimeout = given['pending-timeout'];
+  const shared = sharedServices?.map(normalService);
+  const sharedCache = given.cache?.map(normalCache);
+  return {
+    version,
+    checkout: checkoutGiven === false ? false : { ...DEFAULT_CHECKOUT, ...withoutUndefined(checkoutGiven ?? {}) },
+    steps: steps.map((step) => ({
+      name: step.name,
+      image: step.image.original,
+      imageRef: step.image,
+      commands: step.commands,
+      env: step.env ?? {},
+      pull: step.pull ?? 'if-not-present',
+      timeoutSeconds: step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS,
+      ...withPendingTimeout(step['pending-timeout'] ?? pendingTimeout),
+      ...(step.resources ? { resources: withoutUndefined(step.resources) } : {}),
+      secrets: step.secrets ?? [],
+      ...(step['image-check'] === false ? { imageCheck: false as const } : {}),
+      ...(step['node-selector'] && Object.keys(step['node-selector']).length > 0 ? { nodeSelector: step['node-selector'] } : {}),
+      ...(step.tolerations && step.tolerations.length > 0 ? { tolerations: step.tolerations.map(asToleration) } : {}),
+      ...(step.when && (step.when.branch || step.when.event || step.when.status?.includes('failure') || step.when.paths || step.when['paths-ignore']) ? { when: conditionOf(step.when) } : {}),
+      ...(step.needs !== undefined ? { needs: [...step.needs] } : {}),
+      ...withServices(stepServices(shared, step.services?.map(normalService))),
+      ...withCache(stepCache(sharedCache, step.cache?.map(normalCache))),
+      ...(step.artifacts ? { artifacts: normalArtifacts(step.artifacts) } : {}),
+      retry: normalRetry(step.retry),
+    })),
+    ...(pipelinePaths ? { when: pathFilterOf(pipelinePaths) } : {}),
+    ...(grace !== undefined ? { imagePullGraceSeconds: grace } : {}),
+    ...(secretsGiven && secretsGiven.length > 0 ? { pullSecrets: [...new Set(secretsGiven)] } : {}),
+    ...(maxParallel !== undefined ? { maxParallel } : {}),
+    ...(serviceGrace !== undefined ? { serviceStartGraceSeconds: serviceGrace } : {}),
+    ...withPendingTimeout(pendingTimeout),
+    ...(concurrencyGiven !== undefined ? { concurrency: normalConcurrency(concurrencyGiven) } : {}),
+    ...withCache(stepCache(sharedCache, undefined)),
+  };
+}
+
+/** Only a `pending-timeout` the file says: the default bounds a stall, but not a capacity wait (lib/kube/classify-stall.ts). */
+function withPendingTimeout(seconds: number | undefined): { pendingTimeoutSeconds?: number } {
+  return seconds !== undefined ? { pendingTimeoutSeconds: seconds } : {};
+}
+
+function withCache(cache: ReturnType<typeof stepCache>): { cache?: NonNullable<ReturnType<typeof stepCache>> } {
+  return cache ? { cache } : {};
+}
+
+function withServices(services: ReturnType<typeof stepServices>): { services?: NonNullable<ReturnType<typeof stepServices>> } {
+  return services ? { services } : {};
+}
+
+/** `status: [success]` says what the default already does. */
+function conditionOf(given: WhenInput): StepCondition {
+  const { status, paths, 'paths-ignore': pathsIgnore, ...rest } = withoutUndefined(given);
+  return { ...rest, ...pathFilterOf({ paths, 'paths-ignore': pathsIgnore }), ...(status?.includes('failure') ? { status: ['failure'] } : {}) };
+}
+
+function pathFilterOf(given: { paths?: string[] | undefined; 'paths-ignore'?: string[] | undefined }): PathFilter {
+  return { ...(given.paths ? { paths: given.paths } : {}), ...(given['paths-ignore'] ? { pathsIgnore: given['paths-ignore'] } : {}) };
+}
+
+export function asToleration(given: TolerationInput): Toleration {
+  const operator = given.operator ?? 'Equal';
+  return {
+    ...(given.key !== undefined ? { key: given.key } : {}),
+    operator,
+    ...(operator === 'Equal' && given.value !== undefined ? { value: given.value } : {}),
+    ...(given.effect !== undefined ? { effect: given.effect } : {}),
+    ...(given['toleration-seconds'] !== undefined ? { tolerationSeconds: given['toleration-seconds'] } : {}),
+  };
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
