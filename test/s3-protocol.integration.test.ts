@@ -226,7 +226,12 @@ for (const [title, requirement, start] of servers) {
       expect({ body: await got.Body!.transformToString(), etag: got.ETag }).toEqual({ body: 'build 2', etag: second.ETag });
     });
 
-    it('of two If-Match replaces of one ETag at once, exactly one wins', async () => {
+    // S3 decides concurrent conditional writes one at a time ("Conditional writes" in the S3 user
+    // guide: of two with the same precondition, one fails with 412). moto 5.2's put_object checks
+    // If-Match and then puts, with no lock between (moto/s3/responses.py), so under load its
+    // threaded server lets both through: the race is held to S3's documentation on the local S3
+    // only, and the sequential cases above hold both servers to the same answers.
+    (title === 'moto_server' ? it.skip : it)('of two If-Match replaces of one ETag at once, exactly one wins', async () => {
       const read = await client.send(new PutObjectCommand({ Bucket: bucket, Key: 'group-race', Body: 'build 0' }));
       const bodies = ['from build 1', 'from build 2'];
       const results = await Promise.allSettled(bodies.map((Body) => client.send(new PutObjectCommand({ Bucket: bucket, Key: 'group-race', Body, IfMatch: read.ETag }))));
