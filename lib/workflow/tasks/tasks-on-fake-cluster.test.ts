@@ -37,9 +37,8 @@ function memoryLogs(): StepLogStore & { kept: Map<string, string>; records: Step
   };
 }
 
-function taskDeps(cluster: StepCluster, now: () => Date = () => at(0)): TaskDeps & { logs: ReturnType<typeof memoryLogs>; lines: string[] } {
-  const lines: string[] = [];
-  return { cluster, logs: memoryLogs(), now, log: { info: (line: string) => void lines.push(line), warn: (line: string) => void lines.push(`WARN ${line}`) }, lines };
+function taskDeps(cluster: StepCluster, now: () => Date = () => at(0)): TaskDeps & { logs: ReturnType<typeof memoryLogs> } {
+  return { cluster, logs: memoryLogs(), now, log: { info: () => undefined, warn: () => undefined } };
 }
 
 const step = (name: string, extra: Partial<Step> = {}): Step => ({ name, image: 'alpine:3.20', commands: ['make'], env: {}, pull: 'if-not-present', timeoutSeconds: 600, secrets: [], ...extra });
@@ -173,6 +172,7 @@ describe('CleanupBuild', () => {
 
     expect(result).toMatchObject({ deletedPods: 2, deletedClaims: 0, deletedSecrets: 0, rerun: { steps: [{ name: 'lint' }], keptSeconds: 3600 } });
     expect(names(cluster.claims)).toEqual(['b-42-workspace', 'b-7-workspace']);
+    expect(names(cluster.secrets)).toEqual(['b-42-git', 'b-7-git']);
     // Kept an hour from now: the orphan sweep deletes them after that.
     expect(cluster.claims.get(objectKey(NS, 'b-42-workspace'))?.metadata?.annotations?.[BUILD_DEADLINE_ANNOTATION]).toBe(String(600 + 3600));
   });
