@@ -24,7 +24,10 @@ import { keptDeadlineSeconds, succeededStepAnnotation } from './workspace-record
  * are orphans, when a kept object's deadline falls), the fake decides by the same pure functions of
  * lib/kube. What the API server does of its own is kept to what the tasks rely on, each noted where
  * it is done: a Secret's stringData is written into its data, and a new object gets its
- * creationTimestamp, uid and resourceVersion.
+ * creationTimestamp, uid and resourceVersion. A deleted object is gone at once, where the API server
+ * keeps a pod until its kubelet has stopped it (deletionTimestamp): a test marks one on its way out
+ * itself. test/kube-step-cluster.integration.test.ts runs one script of requests on this and on the
+ * adapter against the embedded cluster, and compares what each answered.
  */
 export interface FakeStepCluster extends StepCluster {
   /** Pods, claims and Secrets by `namespace/name`; events in the order they were added. */
