@@ -14,6 +14,7 @@ import { startLocalExecution } from '../lib/local/executor.js';
 import type { CatalogRegistry } from '../lib/local/cluster/index.js';
 import { imageChecker } from '../lib/registry/index.js';
 import type { TaskRuntime } from '../lib/workflow/task-deps.js';
+import type { LocalTaskRuntime } from '../lib/local/task-runtime.js';
 import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
 import { median } from './stats.js';
 
@@ -59,7 +60,7 @@ export interface CheckCost {
   runs: number;
 }
 
-export async function checkCost(runtime: TaskRuntime, registry: CatalogRegistry, mirror: string, runs: number): Promise<CheckCost> {
+export async function checkCost(runtime: LocalTaskRuntime, registry: CatalogRegistry, mirror: string, runs: number): Promise<CheckCost> {
   // Ephemeral: no claim is made, so the three figures differ by the check alone.
   const settings = { ...runtime.settings, workspaceMode: 'ephemeral' as const };
   const input = (n: number) => ({
@@ -72,7 +73,7 @@ export async function checkCost(runtime: TaskRuntime, registry: CatalogRegistry,
     await fn();
     return performance.now() - start;
   };
-  const readPullSecrets = pullSecretsReader(runtime.deps.kube);
+  const readPullSecrets = pullSecretsReader(runtime.kube);
   const warm = imageChecker({ readPullSecrets, mirror });
   await prepareBuild(input(-1), settings, { ...runtime.deps, checkImages: warm });
   const off: number[] = [];

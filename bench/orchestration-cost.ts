@@ -26,6 +26,7 @@ import { pollStep } from '../lib/workflow/tasks/poll-step.js';
 import { waitForNeeds } from '../lib/workflow/tasks/wait-for-needs.js';
 import { awaitRerun, type AwaitRerunInput } from '../lib/workflow/tasks/await-rerun.js';
 import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
+import { kubeStepCluster } from '../lib/kube/index.js';
 import type { StatusRequest } from '../lib/contract/index.js';
 import { reportStatus } from '../lib/workflow/tasks/report-status.js';
 import { PendingFates, simulatedCluster, type PendingFate, type SimulatedPod, type StepTimeline } from './simulated-cluster.js';
@@ -131,7 +132,7 @@ export async function simulateBuild(
     ...(v.runningWatchUntilSeconds !== undefined ? { runningWatchUntilSeconds: v.runningWatchUntilSeconds } : {}),
   });
   const deps: TaskDeps = {
-    kube: async () => cluster.api,
+    cluster: kubeStepCluster(async () => cluster.api),
     // The fixed 5-second baseline is plain polling, as a runner without a watch would do.
     ...(v.design !== 'fixed5s' ? { watchPod: cluster.watchPod } : {}),
     // No live log is followed in simulated time (no followLog): FinishStep stores each log whole.

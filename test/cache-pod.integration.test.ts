@@ -14,7 +14,7 @@ import { CacheContainers, cacheSecretManifest, DEFAULT_CACHE_IMAGE, URL_SIGNING_
 import { replaceCacheSecretUrls } from '../lib/kube/cache-secret.js';
 import { s3CacheStore } from '../lib/workflow/s3-cache-store.js';
 import { renewStepUrls } from '../lib/workflow/step-urls.js';
-import { STEP_CONTAINER, stepPodManifest, stepPodName } from '../lib/kube/index.js';
+import { kubeStepCluster, STEP_CONTAINER, stepPodManifest, stepPodName } from '../lib/kube/index.js';
 import type { Step } from '../lib/pipeline/types.js';
 import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
 import { MOTO_CREDENTIALS, MOTO_REGION, startMotoServer, motoServerInstalled, type MotoServer } from './fixtures/moto-server.js';
@@ -170,7 +170,7 @@ describeRequiring('a step pod with a cache on the embedded cluster', motoServerI
     // As the deployment's client: a presigned PUT must not carry an empty body's checksum.
     const client = new S3Client({ endpoint: moto.endpoint, region: MOTO_REGION, forcePathStyle: true, credentials: MOTO_CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED' });
     const deps = {
-      kube: async () => kube.api,
+      cluster: kubeStepCluster(async () => kube.api),
       cache: s3CacheStore(bucket, 'builds/', client),
       now: () => new Date(),
       log: { info: (line: string) => void lines.push(line), warn: (line: string) => void lines.push(`WARN ${line}`) },

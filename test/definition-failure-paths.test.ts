@@ -13,6 +13,7 @@ import type { TaskDeps } from '../lib/workflow/task-deps.js';
 import { cleanupEndedExecution, type ExecutionStatusChange } from '../lib/workflow/tasks/cleanup-ended-execution.js';
 import { awaitRerun, type AwaitRerunInput } from '../lib/workflow/tasks/await-rerun.js';
 import { plainCause } from '../lib/contract/lambda-error.js';
+import { kubeStepCluster } from '../lib/kube/index.js';
 
 type Handler = (input: Record<string, unknown>) => Promise<unknown>;
 
@@ -98,7 +99,7 @@ async function endedExecutionCleanup(r: Run, input: Record<string, unknown>) {
   const noop = () => undefined;
   const deps = {
     log: { info: noop, warn: noop, error: noop, debug: noop },
-    kube: async () => ({
+    cluster: kubeStepCluster(async () => ({
       // Only reached when the cleanup does clean up: every list it makes comes back empty.
       listNamespacedPod: async () => (deleted.push('pods'), { items: [] }),
       deleteCollectionNamespacedPod: async () => (deleted.push('pods'), {}),
@@ -106,7 +107,7 @@ async function endedExecutionCleanup(r: Run, input: Record<string, unknown>) {
       deleteNamespacedPersistentVolumeClaim: async () => (deleted.push('claims'), {}),
       listNamespacedSecret: async () => (deleted.push('secrets'), { items: [] }),
       deleteNamespacedSecret: async () => (deleted.push('secrets'), {}),
-    }),
+    }) as never),
   } as unknown as TaskDeps;
   const reporter = { report: async (request: StatusRequest) => (statuses.push(request), { posted: true }) } as never;
   const result = await cleanupEndedExecution(event, 'step-runner', deps, reporter);

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { stepPodManifest, workspaceClaimManifest } from '../lib/kube/index.js';
+import { kubeStepCluster, stepPodManifest, workspaceClaimManifest } from '../lib/kube/index.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
 import type { Step } from '../lib/pipeline/types.js';
 import type { TaskDeps } from '../lib/workflow/task-deps.js';
@@ -34,7 +34,7 @@ afterAll(async () => {
 
 const quiet = { info: () => undefined, warn: () => undefined } as unknown as TaskDeps['log'];
 const depsAt = (now: () => Date): TaskDeps => ({
-  kube: async () => api,
+  cluster: kubeStepCluster(async () => api),
   now,
   log: quiet,
   // Cleanup keeps no log: a store that would refuse is the honest stand-in.

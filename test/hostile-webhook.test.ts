@@ -21,7 +21,7 @@ import { localLambdaContext } from '../lib/local/lambda-context.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
 import { workflowSettings } from '../lib/workflow/settings.js';
-import { stepPodManifest } from '../lib/kube/index.js';
+import { kubeStepCluster, stepPodManifest } from '../lib/kube/index.js';
 import { buildEnvironment } from '../lib/workflow/build-environment.js';
 import type { BuildInput } from '../lib/contract/index.js';
 
@@ -177,7 +177,7 @@ describe('signed but hostile', () => {
         // Started: then every pod it would launch carries the ref and repository nowhere in its spec.
         expect(started).toHaveLength(1);
         const input = started[0]!;
-        const prepared = await prepareBuild(input, workflowSettings({ namespace: 'default' }), { kube: claimsAccepted, log: silent });
+        const prepared = await prepareBuild(input, workflowSettings({ namespace: 'default' }), { cluster: kubeStepCluster(claimsAccepted), log: silent });
         expect(prepared.steps.map((s) => s.name)).toEqual(['clone', 'test']);
         for (const step of prepared.steps) {
           const container = stepPodManifest({ buildId: input.build.id, step, namespace: 'ci', buildEnv: buildEnvironment(input.build) }).spec!

@@ -12,6 +12,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ApiException, type CoreV1Api, type CoreV1Event, type V1Pod } from '@kubernetes/client-node';
+import { kubeStepCluster } from '../lib/kube/index.js';
 import { pollStep } from '../lib/workflow/tasks/poll-step.js';
 import { finishStep } from '../lib/workflow/tasks/finish-step.js';
 import type { BuildSettings, PollState, StepInput } from '../lib/workflow/state-data.js';
@@ -79,7 +80,7 @@ function fakeCluster(pod: V1Pod | null, events: { pod?: CoreV1Event[]; claim?: C
       return {};
     },
   } as unknown as CoreV1Api;
-  const deps: TaskDeps = { kube: async () => api, logs: directoryLogStore(logsDir), now: () => at(200), log: silent };
+  const deps: TaskDeps = { cluster: kubeStepCluster(async () => api), logs: directoryLogStore(logsDir), now: () => at(200), log: silent };
   return { deps, requests, logsAsked };
 }
 

@@ -13,6 +13,7 @@ import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib
 import { startLocalExecution, type ExecutionEvent } from '../lib/local/executor.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { logger } from '../lib/workflow/lambda-task.js';
+import type { StepCluster } from '../lib/kube/index.js';
 
 const NAMESPACE = 'default';
 let cluster: EmbeddedCluster;
@@ -34,10 +35,10 @@ const TIMEOUT_MS = 250;
 describe('an invocation past its timeout', () => {
   it('is cut as Lambda cuts it: Sandbox.Timedout, what the handler answers later discarded, and the build fails with it', async () => {
     const runtime = localTaskRuntime({ kubeconfig: path.join(root, 'kubeconfig'), namespace: NAMESPACE, logsDir: path.join(root, 'logs') });
-    // Every task first asks for its Kubernetes client. Here that is busy (synchronously, as a
-    // handler stuck in its own work) past FinishStep's deadline, then does its work: too late, on
+    // Each request a task makes of the cluster is first busy here (synchronously, as a handler
+    // stuck in its own work) past FinishStep's deadline, then made: too late, on
     // every attempt the definition's Retry makes (the other tasks have their deployed timeouts).
-    const kube = runtime.deps.kube;
+    const { cluster } = runtime.deps;
     let busy = 0;
     const pastTheDeadline = () => {
       busy++;
@@ -52,7 +53,7 @@ describe('an invocation past its timeout', () => {
         withoutSource: 'this build tests its tasks, not a checkout',
       },
       {
-        runtime: { ...runtime, deps: { ...runtime.deps, kube: () => (pastTheDeadline(), kube()) } },
+        runtime: { ...runtime, deps: { ...runtime.deps, cluster: pastTheDeadlineFirst(cluster, pastTheDeadline) } },
         statuses: { report: async () => ({ posted: false, reason: 'not posted by this test' }) },
         overrides: { waitMs: 20, retryMs: 5, invocationTimeoutMs: { FinishStep: TIMEOUT_MS } },
         onEvent: (event) => events.push(event),
@@ -77,3 +78,11 @@ describe('an invocation past its timeout', () => {
     expect(exited).toEqual(expect.arrayContaining(['CleanupBuild', 'ReportFailed']));
   });
 });
+
+/** The cluster, each request made only after `first` (which takes the task past its deadline). */
+function pastTheDeadlineFirst(cluster: StepCluster, first: () => void): StepCluster {
+  return Object.fromEntries(
+    Object.entries(cluster).map(([name, request]: [string, (...args: unknown[]) => unknown]) => [name, (...args: unknown[]) => (first(), request(...args))]),
+  ) as unknown as StepCluster;
+}
+

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { ApiException, type CoreV1Api, type CoreV1Event, type V1Pod, type V1Secret } from '@kubernetes/client-node';
-import { cacheSecretManifest } from '../lib/kube/index.js';
+import { cacheSecretManifest, kubeStepCluster } from '../lib/kube/index.js';
 import { directoryLogStore } from '../lib/local/directory-log-store.js';
 import type { CacheStore } from '../lib/workflow/cache-store.js';
 import type { PollState, StepInput } from '../lib/workflow/state-data.js';
@@ -42,7 +42,7 @@ function fakes(pod: V1Pod) {
     presignUpload: async () => 'https://new/put',
     signingCredentials: async () => ({ temporary: true }),
   } as unknown as CacheStore;
-  const deps: TaskDeps = { kube: async () => api, cache: store, logs: directoryLogStore('/nonexistent'), now: () => at(200), log: silent };
+  const deps: TaskDeps = { cluster: kubeStepCluster(async () => api), cache: store, logs: directoryLogStore('/nonexistent'), now: () => at(200), log: silent };
   const url = (key: string) => Buffer.from(secret.data![key]!, 'base64').toString();
   return { deps, requests, url };
 }

@@ -134,7 +134,7 @@ steps:
   expect(swept.deletedClaims).toEqual(expect.arrayContaining(['rbac-orphan', expect.stringMatching(/^rbac-missing-image-workspace-/)]));
 
   // Paths a local build cannot reach, called with the runner's own client, as the named code calls them:
-  const api = await runnerDeps().kube();
+  const api = await localTaskRuntime({ kubeconfig: path.join(builds.root, 'kubeconfig'), namespace: NAMESPACE, logsDir: path.join(builds.root, 'logs') }).kube();
   // PrepareBuild (lib/workflow/tasks/prepare-build.ts) stores a GitHub token for the clone: only
   // with GitHub credentials, which a local build has none of.
   const manifest = gitCredentialsManifest({ buildId: 'rbac-token', namespace: NAMESPACE, token: 'old', deadlineSeconds: 60, expiresAt: new Date(0).toISOString() });

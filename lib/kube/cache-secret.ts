@@ -85,7 +85,8 @@ export async function replaceCacheSecretUrls(
   }
 }
 
-function parseSigning(text: string | undefined): Record<string, UrlSigning> | undefined {
+/** The URL_SIGNING_ANNOTATION's signings; undefined when it says nothing usable. Pure. */
+export function parseSigning(text: string | undefined): Record<string, UrlSigning> | undefined {
   if (!text) return undefined;
   try {
     const parsed: unknown = JSON.parse(text);

@@ -44,15 +44,22 @@ export async function deleteBuildPods(
     retry,
   );
   let deleted = 0;
-  for (const pod of pods) {
-    const name = pod.metadata?.name;
-    const exactBuild = pod.metadata?.annotations?.[Annotations.build];
-    if (!name || (exactBuild !== undefined && exactBuild !== buildId)) continue;
-    // Already on its way out (FinishStep deleted it, the kubelet is stopping it): nothing to do.
-    if (pod.metadata?.deletionTimestamp) continue;
-    if (await deleteStepPod(api, namespace, name, retry)) deleted++;
-  }
+  for (const name of toDelete(pods, buildId)) if (await deleteStepPod(api, namespace, name, retry)) deleted++;
   return deleted;
+}
+
+/**
+ * The names of the listed objects that are the build's to delete: the build label is sanitised and
+ * could in theory be shared by two builds, so one whose annotation names another build is left
+ * alone, and one already on its way out (FinishStep deleted it, the kubelet is stopping it) needs
+ * nothing. Pure: the in-memory cluster (fake-cluster.ts) deletes by it too.
+ */
+export function toDelete(objects: readonly { metadata?: V1ObjectMeta }[], buildId: string): string[] {
+  return objects.flatMap(({ metadata }) => {
+    const exactBuild = metadata?.annotations?.[Annotations.build];
+    if (!metadata?.name || (exactBuild !== undefined && exactBuild !== buildId) || metadata.deletionTimestamp) return [];
+    return [metadata.name];
+  });
 }
 
 /**
@@ -97,12 +104,7 @@ export async function deleteBuildObjects(
     retry,
   );
   let deleted = 0;
-  for (const object of objects) {
-    const name = object.metadata?.name;
-    const exactBuild = object.metadata?.annotations?.[Annotations.build];
-    if (!name || (exactBuild !== undefined && exactBuild !== buildId) || object.metadata?.deletionTimestamp) continue;
-    if (await deleteBuildObject(api, kind, namespace, name, retry)) deleted++;
-  }
+  for (const name of toDelete(objects, buildId)) if (await deleteBuildObject(api, kind, namespace, name, retry)) deleted++;
   return deleted;
 }
 

@@ -1,13 +1,15 @@
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { followContainerLog, readLogAfter, type OnLines } from './follow-log.js';
 import type { LogPosition } from './log-position.js';
+import { kubeStepCluster, type StepCluster } from './step-cluster.js';
 import { watchPodsUntil, watchPodUntil, type WatchedPod } from './watch-pod.js';
 
 export type WatchedPods = { pods: ReadonlyMap<string, V1Pod>; settled: boolean };
 
-/** The ways the tasks reach a cluster: API calls, a bounded watch on one pod (or a build's), and a log read as it grows. */
+/** The ways the tasks reach a cluster: their requests (StepCluster), a bounded watch on one pod (or a build's), and a log read as it grows; and the API client itself, for what is no task's. */
 export interface KubeClients {
   kube(): Promise<CoreV1Api>;
+  cluster: StepCluster;
   /** `signal`: ends the watch early, as the time limit does (the local executor's, once its execution has ended). */
   watchPod(
     namespace: string,
@@ -42,12 +44,14 @@ export interface KubeClients {
  */
 export function kubeClients(kubeConfig: () => Promise<KubeConfig>): KubeClients {
   let last: { config: KubeConfig; api: CoreV1Api } | undefined;
+  const kube = async () => {
+    const config = await kubeConfig();
+    if (last?.config !== config) last = { config, api: config.makeApiClient(CoreV1Api) };
+    return last.api;
+  };
   return {
-    async kube() {
-      const config = await kubeConfig();
-      if (last?.config !== config) last = { config, api: config.makeApiClient(CoreV1Api) };
-      return last.api;
-    },
+    kube,
+    cluster: kubeStepCluster(kube),
     async watchPod(namespace, podName, until, timeoutMs, signal, fromResourceVersion) {
       return watchPodUntil(await kubeConfig(), namespace, podName, until, timeoutMs, signal, fromResourceVersion);
     },

@@ -7,6 +7,7 @@ export { pinsToWorkspaceNode, stepPodManifest, stepPlacement, SERVICE_CAPABILITI
 export { serviceContainerName, portGateContainerName, portGateOf, isServiceItself, portProbe, PORT_GATE_SCRIPT } from './service-containers.js';
 export { kubeConfigForEks, EksConnectionCache, type EksConnectionOptions } from './connection.js';
 export { kubeClients, type KubeClients, type WatchedPods } from './clients.js';
+export { kubeStepCluster, type StepCluster, type BuildObjectKindName } from './step-cluster.js';
 export { eksToken, type EksToken } from './eks-token.js';
 export type { AwsCredentials, AwsCredentialsProvider } from '../contract/aws-credentials.js';
 export { describeEksCluster, type EksClusterEndpoint } from './eks-cluster.js';

@@ -59,15 +59,24 @@ export async function launchStepPod(api: LaunchApi, manifest: V1Pod, retry?: Kub
       if (httpStatus(error) === 404) continue;
       throw unexpectedKubeError(read, error);
     }
-    if (!sameStep(existing, manifest)) {
-      throw new PodConfigError(
-        `Cannot launch ${what}: a pod named "${name}" already exists in namespace "${namespace}" and belongs to ` +
-          `${describeStep(existing)}. Delete that pod or use another namespace.`,
-      );
-    }
-    return { pod: existing, adopted: true };
+    return adoptPod(existing, manifest);
   }
   throw new PodConfigError(`Cannot launch ${what}: the pod "${namespace}/${name}" keeps appearing and disappearing`);
+}
+
+/**
+ * The pod found under the step's pod name, adopted when it is this very step's; one of another
+ * build or step is PodConfigError, since nothing the runner can do will free the name. Pure: the
+ * in-memory cluster (fake-cluster.ts) adopts by it too.
+ */
+export function adoptPod(existing: V1Pod, manifest: V1Pod): LaunchResult {
+  if (!sameStep(existing, manifest)) {
+    throw new PodConfigError(
+      `Cannot launch ${describeStep(manifest)}: a pod named "${manifest.metadata?.name}" already exists in namespace "${manifest.metadata?.namespace}" and belongs to ` +
+        `${describeStep(existing)}. Delete that pod or use another namespace.`,
+    );
+  }
+  return { pod: existing, adopted: true };
 }
 
 /** The runner's labels, and the exact ids in the annotations where the existing pod has them. */

@@ -58,8 +58,8 @@ export async function observeStep(
   return observation(pod, events, await readClaimEvents(pod));
 }
 
-/** Only a pod that mounts the claim and has no node yet: provisioning is over once it has one. */
-function needsClaimEvents(pod: V1Pod | null, claimName: string): boolean {
+/** Only a pod that mounts the claim and has no node yet: provisioning is over once it has one. Pure. */
+export function needsClaimEvents(pod: V1Pod | null, claimName: string): boolean {
   return pod !== null && isAwaitingNode(pod) && workspaceClaim(pod) === claimName;
 }
 

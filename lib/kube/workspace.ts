@@ -70,7 +70,6 @@ export async function ensureWorkspaceClaim(
 ): Promise<{ claim: V1PersistentVolumeClaim; adopted: boolean }> {
   const namespace = manifest.metadata!.namespace!;
   const name = manifest.metadata!.name!;
-  const buildId = manifest.metadata!.annotations![Annotations.build];
   const create = `create persistentvolumeclaim ${namespace}/${name}`;
   try {
     const claim = await withKubeRetries(
@@ -89,11 +88,19 @@ export async function ensureWorkspaceClaim(
     }
     if (status !== 409) throw unexpectedKubeError(create, error);
   }
-  const claim = await readWorkspaceClaim(api, namespace, name, retry);
+  return adoptClaim(await readWorkspaceClaim(api, namespace, name, retry), manifest);
+}
+
+/**
+ * The claim found under the build's claim name (undefined: gone since the create's conflict),
+ * adopted when it is this build's; otherwise WorkspaceUnavailable. Pure: the in-memory cluster
+ * (fake-cluster.ts) adopts by it too.
+ */
+export function adoptClaim(claim: V1PersistentVolumeClaim | undefined, manifest: V1PersistentVolumeClaim): { claim: V1PersistentVolumeClaim; adopted: true } {
   const owner = claim?.metadata?.annotations?.[Annotations.build];
-  if (!claim || owner !== buildId) {
+  if (!claim || owner !== manifest.metadata?.annotations?.[Annotations.build]) {
     throw new WorkspaceUnavailable(
-      `The build's workspace could not be created: a claim named "${name}" already exists in namespace "${namespace}"${owner ? ` and belongs to build "${owner}"` : ''}. Delete it or use another namespace.`,
+      `The build's workspace could not be created: a claim named "${manifest.metadata?.name}" already exists in namespace "${manifest.metadata?.namespace}"${owner ? ` and belongs to build "${owner}"` : ''}. Delete it or use another namespace.`,
     );
   }
   return { claim, adopted: true };

@@ -22,13 +22,13 @@ export function lambdaTaskRuntime(env: NodeJS.ProcessEnv = process.env): TaskRun
   // keeps the rest (S3, ECR, secrets).
   const { roleArn, ...eks } = cluster;
   const credentials = roleArn ? clusterRoleCredentials({ roleArn, region: cluster.region, sessionName: env.AWS_LAMBDA_FUNCTION_NAME }) : undefined;
-  const clients = kubeClients(() => kubeConfigForEks({ ...eks, ...(credentials ? { credentials } : {}) }));
+  const { kube, ...clients } = kubeClients(() => kubeConfigForEks({ ...eks, ...(credentials ? { credentials } : {}) }));
   return {
     settings: workflow,
     deps: {
       ...clients,
       // Built once per cold start, so its verdict cache lasts as long as the warm function.
-      checkImages: imageChecker({ readPullSecrets: pullSecretsReader(clients.kube), ecr: ecrCheck({ credentials: fromNodeProviderChain() }) }),
+      checkImages: imageChecker({ readPullSecrets: pullSecretsReader(kube), ecr: ecrCheck({ credentials: fromNodeProviderChain() }) }),
       logs: s3LogStore(logs.bucket, logs.prefix),
       // The cache's entries in the same bucket, under the deployment's cache prefix (its own
       // lifecycle rule); the clone's key hashes beside the build's logs.

@@ -182,7 +182,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     runtime.deps.superseding = { store: memoryConcurrencyStore(), executions: executions.stopper() };
     cleanups.push(() => executions.stopAll());
     // The console page shows each step's pod events, read from the cluster the builds run on.
-    cleanups.push(observeStepPods(executions, runtime.deps.kube, print));
+    cleanups.push(observeStepPods(executions, runtime.kube, print));
 
     // A delivery's pipeline is named by its path in the repository, as GitHub names it (a check
     // run's annotation points there), when the served file is one of the --source repository's.

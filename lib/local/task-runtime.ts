@@ -1,3 +1,4 @@
+import type { CoreV1Api } from '@kubernetes/client-node';
 import { kubeClients, pullSecretsReader } from '../kube/index.js';
 import { imageChecker } from '../registry/index.js';
 import { logger } from '../workflow/lambda-task.js';
@@ -29,12 +30,20 @@ export interface LocalTarget {
 }
 
 /**
+ * The local runtime, with the API client itself beside the tasks' cluster: lib/local's own
+ * requests (the console's pod observer, `run --secret`) are no task's.
+ */
+export interface LocalTaskRuntime extends TaskRuntime {
+  kube(): Promise<CoreV1Api>;
+}
+
+/**
  * The local counterpart of lib/lambda's runtime: the cluster through a kubeconfig file, logs in a
  * folder. Read once: a bad kubeconfig or context is refused before any build starts.
  */
-export function localTaskRuntime(target: LocalTarget): TaskRuntime {
+export function localTaskRuntime(target: LocalTarget): LocalTaskRuntime {
   const kubeConfig = kubeConfigFromFile(target.kubeconfig, target.context);
-  const clients = kubeClients(async () => kubeConfig);
+  const { kube, ...clients } = kubeClients(async () => kubeConfig);
   const mirror = imageRegistryOf(target.kubeconfig, target.context);
   return {
     settings: workflowSettings({
@@ -45,12 +54,13 @@ export function localTaskRuntime(target: LocalTarget): TaskRuntime {
     deps: {
       ...clients,
       // The embedded cluster's kubeconfig names its catalog registry; other clusters' nodes pull from the images' own.
-      checkImages: imageChecker({ readPullSecrets: pullSecretsReader(clients.kube), ...(mirror ? { mirror } : {}) }),
+      checkImages: imageChecker({ readPullSecrets: pullSecretsReader(kube), ...(mirror ? { mirror } : {}) }),
       logs: directoryLogStore(target.logsDir),
       ...(target.cache ? { cache: target.cache } : {}),
       now: () => new Date(),
       log: logger,
     },
+    kube,
   };
 }
 
@@ -96,7 +106,7 @@ export function commandTaskRuntime(
   kubeconfig: string,
   options: CommandSettingsOptions & { kubeconfig?: string; context?: string; namespace?: string; stateDir?: string; cache?: CacheStore },
   env: NodeJS.ProcessEnv = process.env,
-): TaskRuntime {
+): LocalTaskRuntime {
   const settings = commandSettings(options, env);
   return localTaskRuntime({
     kubeconfig,

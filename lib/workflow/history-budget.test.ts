@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { CoreV1Api } from '@kubernetes/client-node';
+import { fakeStepCluster } from '../kube/fake-cluster.js';
 import type { BuildInput } from '../contract/index.js';
 import { BUILD_TIME_LIMIT_SECONDS, DEFAULT_STEP_TIMEOUT_SECONDS, InvalidPipeline, MAX_STEPS } from '../pipeline/index.js';
 import { CHECKOUT_TIMEOUT_SECONDS } from './checkout-step.js';
@@ -277,8 +277,8 @@ describe('PrepareBuild', () => {
   // The largest file the schema accepts: the check must let it through (it can refuse none without needs, see below).
   const steps = Array.from({ length: MAX_STEPS }, (_, i) => `  - {name: s${i}, image: alpine:3.20, commands: ["true"], timeout: ${Math.floor(BUILD_TIME_LIMIT_SECONDS / MAX_STEPS)}}`);
   const input: BuildInput = { build: { id: 'b1' }, pipeline: { file: 'p.yml', text: `version: 1\ncheckout: false\nsteps:\n${steps.join('\n')}\n` } };
-  const deps: Pick<TaskDeps, 'kube' | 'log' | 'checkImages'> = {
-    kube: async () => ({}) as CoreV1Api,
+  const deps: Pick<TaskDeps, 'cluster' | 'log' | 'checkImages'> = {
+    cluster: fakeStepCluster(),
     log: { info: () => undefined, warn: () => undefined } as unknown as TaskDeps['log'],
     checkImages: async (images) => ({ verdicts: new Map(images.map((image) => [image.original, { kind: 'found', digest: 'sha256:0' } as const])), notes: [] }),
   };

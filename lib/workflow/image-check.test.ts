@@ -1,4 +1,4 @@
-import type { CoreV1Api } from '@kubernetes/client-node';
+import { fakeStepCluster } from '../kube/fake-cluster.js';
 import type { BuildInput } from '../contract/index.js';
 import { InconclusiveReasons, type ImageVerdict } from '../registry/index.js';
 import { imageCheckNote, imageCheckSummaries, imageUses, missingImages } from './image-check.js';
@@ -25,11 +25,11 @@ const input: BuildInput = { build: { id: 'b1' }, pipeline: { file: 'pipeline.yml
 // Ephemeral: no claim, so the cluster is asked for nothing but its client.
 const settings = workflowSettings({ namespace: 'default', workspaceMode: 'ephemeral' });
 
-function deps(verdicts: Record<string, ImageVerdict>, seen: string[][] = []): Pick<TaskDeps, 'kube' | 'log' | 'checkImages'> & { lines: string[] } {
+function deps(verdicts: Record<string, ImageVerdict>, seen: string[][] = []): Pick<TaskDeps, 'cluster' | 'log' | 'checkImages'> & { lines: string[] } {
   const lines: string[] = [];
   return {
     lines,
-    kube: async () => ({}) as CoreV1Api,
+    cluster: fakeStepCluster(),
     log: { info: (message: string) => lines.push(message), warn: (message: string) => lines.push(`WARN ${message}`) } as TaskDeps['log'],
     checkImages: async (references) => {
       const images = references.map((reference) => reference.original);
@@ -91,12 +91,12 @@ describe('imageCheckNote', () => {
 describe('PrepareBuild with the image check', () => {
   it('fails with ImagePullFailed naming the step when a registry says its image does not exist, before asking the cluster anything', async () => {
     const d = deps({ 'ghcr.io/team/tool:1': { kind: 'not-found', status: 404, words: '404 NAME_UNKNOWN: repository name not known to registry' } });
-    let kubeAsked = false;
-    await expect(prepareBuild(input, settings, { ...d, kube: async () => ((kubeAsked = true), {} as CoreV1Api) })).rejects.toMatchObject({
+    const cluster = fakeStepCluster();
+    await expect(prepareBuild(input, settings, { ...d, cluster })).rejects.toMatchObject({
       name: 'ImagePullFailed',
       message: expect.stringContaining('Step "two": image "ghcr.io/team/tool:1" was not found; its registry answered: 404 NAME_UNKNOWN'),
     });
-    expect(kubeAsked).toBe(false);
+    expect(cluster.calls).toEqual([]);
   });
 
   it('asks once per distinct image and puts the digests in its output and its Preparing lines', async () => {

@@ -15,7 +15,7 @@
  * would get them, and could write any entry under the cache's prefix. A URL allows one request on
  * one object, and only the cache containers mount the Secret.
  */
-import { cacheSecretName, cacheSecretSigning, replaceCacheSecretUrls, type UrlSigning } from '../kube/index.js';
+import { cacheSecretName, type UrlSigning } from '../kube/index.js';
 import type { CacheStore } from './cache-store.js';
 import type { PollState, StepInput } from './state-data.js';
 import type { TaskDeps } from './task-deps.js';
@@ -57,7 +57,7 @@ export async function signingClock(store: Pick<CacheStore, 'signingCredentials'>
 export async function renewStepUrls(
   input: Pick<StepInput, 'namespace' | 'step'>,
   previous: Pick<PollState, 'podName' | 'urls'>,
-  deps: Pick<TaskDeps, 'kube' | 'cache' | 'now' | 'log'>,
+  deps: Pick<TaskDeps, 'cluster' | 'cache' | 'now' | 'log'>,
   untilNextSeconds: number,
 ): Promise<PollState['urls']> {
   const current = previous.urls;
@@ -65,14 +65,13 @@ export async function renewStepUrls(
   if (!current || !deps.cache || !renewDue(Date.parse(current.validUntil), now.getTime(), untilNextSeconds)) return current;
   const name = cacheSecretName(previous.podName);
   try {
-    const api = await deps.kube();
-    const signing = await cacheSecretSigning(api, input.namespace, name);
+    const signing = await deps.cluster.cacheSecretSigning(input.namespace, name);
     if (!signing) return undefined;
     const validUntil = await signingClock(deps.cache, now);
     const urls: Record<string, string> = {};
     for (const [secretKey, how] of Object.entries(signing)) urls[secretKey] = await signUrl(deps.cache, how);
     const until = validUntil(signing);
-    if (until === undefined || !(await replaceCacheSecretUrls(api, input.namespace, name, urls))) return undefined;
+    if (until === undefined || !(await deps.cluster.replaceCacheSecretUrls(input.namespace, name, urls))) return undefined;
     const renewed = { validUntil: until };
     deps.log.info(`Signed the ${Object.keys(urls).length} cache and artifact URLs of step "${input.step.name}" again: they work until ${renewed.validUntil}`, { secret: name });
     return renewed;

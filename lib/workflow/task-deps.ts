@@ -1,6 +1,6 @@
-import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { KubeClients, WatchedPod } from '../kube/index.js';
+import type { KubeClients, StepCluster, WatchedPod } from '../kube/index.js';
 import type { ImageChecker } from '../registry/index.js';
 import type { LookupSources } from '../forge/deferred-lookup.js';
 import type { StepLogStore } from './step-log-store.js';
@@ -13,7 +13,11 @@ import type { SupersedingDeps } from './superseding.js';
  * (lib/local) and in tests: the caller chooses the cluster connection and the log store.
  */
 export interface TaskDeps {
-  kube(): Promise<CoreV1Api>;
+  /**
+   * What the tasks ask of the cluster (lib/kube/step-cluster.ts): kubeStepCluster over HTTP on
+   * Lambda and locally, fakeStepCluster (lib/kube/fake-cluster.ts) in the workflow's unit tests.
+   */
+  cluster: StepCluster;
   /**
    * Watches one pod until `until(pod)` holds or the time is up (lib/kube/watch-pod.ts); resolves
    * undefined when the watch saw nothing. Without it, PollStep polls plainly.

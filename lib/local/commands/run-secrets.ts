@@ -1,6 +1,6 @@
 /** `run`'s --secret and --secret-file, from the command line to the build's Secrets on the cluster. */
 import type { BuildFacts, Pipeline, StepSelection } from '../../pipeline/index.js';
-import type { TaskRuntime } from '../../workflow/task-deps.js';
+import type { LocalTaskRuntime } from '../task-runtime.js';
 import { createBuildSecrets, deleteBuildSecrets, runningSecretReaders } from '../build-secrets.js';
 import type { RunOptions } from './run-args.js';
 import { readSecretFile, resolveSecretValues, type SecretArgument, type SecretValue } from './secret-args.js';
@@ -24,14 +24,14 @@ export async function givenSecretValues(
  * them on a cluster of the user's own.
  */
 export async function storeRunSecrets(
-  runtime: TaskRuntime,
+  runtime: Pick<LocalTaskRuntime, 'kube' | 'settings'>,
   build: { buildId: string; facts: BuildFacts; only?: StepSelection | undefined },
   pipeline: Pick<Pipeline, 'steps'>,
   values: readonly SecretValue[],
 ): Promise<() => Promise<void>> {
   const readers = runningSecretReaders(pipeline, build.facts, build.only);
   if (readers.length === 0 && values.length === 0) return async () => {};
-  const api = await runtime.deps.kube();
+  const api = await runtime.kube();
   const namespace = runtime.settings.namespace;
   const created = await createBuildSecrets(api, { buildId: build.buildId, namespace, values, readers });
   return () => deleteBuildSecrets(api, namespace, created);

@@ -1,11 +1,12 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { TaskDeps, TaskRuntime } from '../../workflow/task-deps.js';
 import { InFlightInvocations } from './in-flight.js';
+import { fakeStepCluster } from '../../kube/fake-cluster.js';
 
 /** A runtime whose watch lasts until its signal ends it (no cluster): what it saw is in `log`. */
 function runtime(log: string[]): TaskRuntime {
   const deps: TaskDeps = {
-    kube: async () => undefined as never,
+    cluster: fakeStepCluster(),
     watchPods: (_ns, _selector, _until, _ms, signal) =>
       new Promise((resolve) => {
         log.push('watch opened');

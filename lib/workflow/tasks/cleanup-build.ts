@@ -1,4 +1,4 @@
-import { BuildObjectKinds, deleteBuildObjects, deleteBuildPods, keepBuildObjects, succeededSteps } from '../../kube/index.js';
+import { succeededSteps } from '../../kube/index.js';
 import { rerunPlan } from '../rerun-plan.js';
 import { buildClaimName, type CleanupResult, type PreparedBuild } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
@@ -24,8 +24,8 @@ export interface CleanupOptions {
  */
 export async function cleanupBuild(input: CleanupInput, defaultNamespace: string, deps: TaskDeps, options?: CleanupOptions): Promise<CleanupResult> {
   const namespace = input.namespace ?? defaultNamespace;
-  const api = await deps.kube();
-  const deletedPods = await deleteBuildPods(api, namespace, input.build.id);
+  const { cluster } = deps;
+  const deletedPods = await cluster.deleteBuildPods(namespace, input.build.id);
   if (input.keepWorkspace) {
     // StopSteps: the steps that run after a failure still need the workspace and the clone's credentials.
     deps.log.info(`Stopped build ${input.build.id}: deleted ${deletedPods} pod(s)`, { namespace });
@@ -33,7 +33,7 @@ export async function cleanupBuild(input: CleanupInput, defaultNamespace: string
   }
   const claimName = input.settings ? buildClaimName(input.settings) : undefined;
   if (options && options.keepFailedSeconds > 0 && !input.succeeded && input.failure !== undefined && input.steps && claimName) {
-    const kept = await keepBuildObjects(api, namespace, input.build.id, claimName, { now: deps.now(), seconds: options.keepFailedSeconds });
+    const kept = await cluster.keepBuildObjects(namespace, input.build.id, claimName, { now: deps.now(), seconds: options.keepFailedSeconds });
     const steps = kept.claim ? rerunPlan(input.steps, succeededSteps(kept.claim)) : [];
     if (steps.length > 0) {
       deps.log.info(
@@ -43,8 +43,8 @@ export async function cleanupBuild(input: CleanupInput, defaultNamespace: string
       return { deletedPods, deletedClaims: 0, deletedSecrets: 0, rerun: { steps, keptSeconds: options.keepFailedSeconds } };
     }
   }
-  const deletedClaims = await deleteBuildObjects(api, BuildObjectKinds.claim, namespace, input.build.id);
-  const deletedSecrets = await deleteBuildObjects(api, BuildObjectKinds.secret, namespace, input.build.id);
+  const deletedClaims = await cluster.deleteBuildObjects('claim', namespace, input.build.id);
+  const deletedSecrets = await cluster.deleteBuildObjects('secret', namespace, input.build.id);
   deps.log.info(`Deleted ${deletedPods} pod(s), ${deletedClaims} workspace claim(s) and ${deletedSecrets} credential Secret(s) of build ${input.build.id}`, {
     namespace,
   });

@@ -1,4 +1,3 @@
-import { BuildObjectKinds, deleteOrphanedBuildObjects, deleteOrphanedPods } from '../../kube/index.js';
 import type { TaskDeps } from '../task-deps.js';
 
 /**
@@ -10,11 +9,11 @@ export async function cleanupOrphans(
   marginSeconds: number,
   deps: TaskDeps,
 ): Promise<{ namespace: string; deletedPods: string[]; deletedClaims: string[]; deletedSecrets: string[] }> {
-  const api = await deps.kube();
+  const { cluster } = deps;
   const options = { now: deps.now, marginSeconds };
-  const deletedPods = await deleteOrphanedPods(api, namespace, options);
-  const deletedClaims = await deleteOrphanedBuildObjects(api, BuildObjectKinds.claim, namespace, options);
-  const deletedSecrets = await deleteOrphanedBuildObjects(api, BuildObjectKinds.secret, namespace, options);
+  const deletedPods = await cluster.deleteOrphanedPods(namespace, options);
+  const deletedClaims = await cluster.deleteOrphanedBuildObjects('claim', namespace, options);
+  const deletedSecrets = await cluster.deleteOrphanedBuildObjects('secret', namespace, options);
   const all = { pods: deletedPods, claims: deletedClaims, secrets: deletedSecrets };
   if (deletedPods.length + deletedClaims.length + deletedSecrets.length > 0) deps.log.warn('Deleted orphaned runner objects', { namespace, ...all });
   else deps.log.info('No orphaned runner pods, claims or Secrets', { namespace });

@@ -1,4 +1,4 @@
-import { deleteStepPod, finishedCause, maskSecrets, readSecretValues, readWholeStepLog, recordStepSucceeded, secretNeedles, STEP_CONTAINER } from '../../kube/index.js';
+import { finishedCause, maskSecrets, secretNeedles, STEP_CONTAINER } from '../../kube/index.js';
 import { ErrorNames } from '../../contract/index.js';
 import { causeLogTail, logTail } from '../log-tail.js';
 import { buildClaimName, type PollState, type ServiceResult, type StepInput, type StepResult } from '../state-data.js';
@@ -23,13 +23,13 @@ import { keptArtifacts } from '../kept-artifacts.js';
 export async function finishStep(input: StepInput, deps: TaskDeps): Promise<StepResult> {
   const poll = input.poll;
   if (!poll) throw new Error('FinishStep needs $.poll from PollStep');
-  const api = await deps.kube();
+  const { cluster } = deps;
   const checkout = input.settings.checkout;
   const services = input.step.services ?? [];
   // A service's log is kept too, so what its Secrets hold is masked everywhere as well.
   const secrets = [...(checkout?.secrets ?? []), ...input.step.secrets, ...services.flatMap((s) => s.secrets)];
   // Read before the pod is deleted, so a failure here leaves the step retryable as it was.
-  const needles = secrets.length > 0 ? secretNeedles(await readSecretValues(api, input.namespace, secrets)) : [];
+  const needles = secrets.length > 0 ? secretNeedles(await cluster.readSecretValues(input.namespace, secrets)) : [];
   const mask = (text: string) => maskSecrets(text, needles);
   const { location, end } = await keepLog(input, poll, deps, mask);
   const serviceLogs = await keepServiceLogs(input, poll, deps, mask);
@@ -37,7 +37,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   // A step that others need says by its succeeded pod that they may start (WaitForNeeds); the
   // build's cleanup deletes it.
   const keepPod = !failed && input.step.needed === true;
-  if (!keepPod) await deleteStepPod(api, input.namespace, poll.podName);
+  if (!keepPod) await cluster.deletePod(input.namespace, poll.podName);
   const tail = end ? logTail(end) : '';
   deps.log.info(`Step "${input.step.name}" ${failed ? 'failed' : 'succeeded'}; pod ${poll.podName} ${keepPod ? 'kept for the steps that need it' : 'deleted'}`, {
     log: location,
@@ -48,7 +48,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   if (keys) return { step: input.step.name, status: 'failed', exitCode: poll.exitCode ?? null, error: keys.name, cause: keys.message, logTail: tail, log: location };
   // The claim remembers it, for a re-run of the build's failed steps: by then this pod is gone.
   const claimName = buildClaimName(input.settings);
-  if (!failed && claimName) await recordStepSucceeded(api, input.namespace, claimName, input.step.name, deps.now());
+  if (!failed && claimName) await cluster.recordStepSucceeded(input.namespace, claimName, input.step.name, deps.now());
   const error = failed ? (poll.error ?? ErrorNames.StepFailed) : null;
   // For the check run's summary, which nothing else could tell once the Map has dropped its results.
   await deps.logs.putResult(input.build.id, {
@@ -125,9 +125,8 @@ async function keepServiceLogs(
   const kept = new Map<string, { location: string | null; end: string }>();
   const services = input.step.services ?? [];
   if (services.length === 0) return kept;
-  const api = await deps.kube();
   for (const service of services) {
-    const log = mask(await readWholeStepLog(api, input.namespace, poll.podName, undefined, service.name));
+    const log = mask(await deps.cluster.readLog(input.namespace, poll.podName, service.name));
     const location = log ? await deps.logs.put(input.build.id, serviceLogName(input.step.name, service.name), log) : null;
     kept.set(service.name, { location, end: log });
   }
@@ -171,10 +170,9 @@ async function keepLog(
     const { location, tail } = await deps.logs.complete(build.id, step.name, live.parts + (text ? 1 : 0));
     return { location, end: tail };
   }
-  const api = await deps.kube();
   const checkout = input.settings.checkout;
   // A pod's own checkout (ephemeral workspace) comes first in its log, as it ran first.
-  const checkoutLog = checkout && step.name !== input.settings.checkoutStep ? await readWholeStepLog(api, namespace, poll.podName, undefined, checkout.name) : '';
-  const log = mask(checkoutLog + (await readWholeStepLog(api, namespace, poll.podName)));
+  const checkoutLog = checkout && step.name !== input.settings.checkoutStep ? await deps.cluster.readLog(namespace, poll.podName, checkout.name) : '';
+  const log = mask(checkoutLog + (await deps.cluster.readLog(namespace, poll.podName)));
   return { location: log ? await deps.logs.put(build.id, step.name, log) : null, end: log };
 }

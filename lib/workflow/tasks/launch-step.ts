@@ -1,16 +1,11 @@
-import type { CoreV1Api } from '@kubernetes/client-node';
 import {
   cacheSecretManifest,
-  ensureCacheSecret,
   GIT_TOKEN_KEY,
-  gitTokenExpiry,
-  launchStepPod,
   pinsToWorkspaceNode,
   podProgress,
-  renewGitCredentials,
   stepPodManifest,
   stepPodName,
-  workspaceNode,
+  type StepCluster,
   type PodCachePlan,
   type PodWorkspace,
 } from '../../kube/index.js';
@@ -33,14 +28,14 @@ export const TOKEN_RENEW_MARGIN_MS = 20 * 60 * 1000;
 
 /** Creates the step's pod (or adopts the one a previous attempt created) and schedules the first poll. */
 export async function launchStep(input: StepInput, deps: TaskDeps, credentials: BuildCredentials = {}): Promise<PollState> {
-  const api = await deps.kube();
-  await renewCheckoutToken(input, api, credentials, deps);
+  const cluster = deps.cluster;
+  await renewCheckoutToken(input, cluster, credentials, deps);
   const claimName = buildClaimName(input.settings);
   // Every pod of the build keeps to the node of the others still running (pod affinity, in the
   // manifest); in the build's first run, a WaitForFirstConsumer volume, once its first pod has put
   // it on a node, pins them there too. A re-run's or a retry's pod is not pinned: that node may be gone.
   const pinned = claimName && pinsToWorkspaceNode({ attempt: input.attempt ?? 0, redrive: input.redrive ?? 0 });
-  const node = pinned ? await workspaceNode(api, input.namespace, claimName) : undefined;
+  const node = pinned ? await cluster.workspaceNode(input.namespace, claimName) : undefined;
   const workspace: PodWorkspace | undefined = claimName
     ? { claimName, ...(node ? { node } : {}) }
     : input.settings.workspace && 'ephemeral' in input.settings.workspace
@@ -48,7 +43,7 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
       : undefined;
   const attempt = input.attempt ?? 0;
   const checkoutStep = input.step.name === input.settings.checkoutStep;
-  const { cache, urlsValidUntil } = (await stepCache(input, api, deps, attempt)) ?? {};
+  const { cache, urlsValidUntil } = (await stepCache(input, cluster, deps, attempt)) ?? {};
   const manifest = stepPodManifest({
     buildId: input.build.id,
     step: input.step,
@@ -68,7 +63,7 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     ...(input.redrive ? { redrive: input.redrive } : {}),
     retry: { left: attemptsLeft(input.step, attempt, checkoutStep), on: retryOf(input.step, checkoutStep).on },
   });
-  const { pod, adopted } = await launchStepPod(api, manifest);
+  const { pod, adopted } = await cluster.launchPod(manifest);
   const podName = pod.metadata?.name ?? manifest.metadata!.name!;
   // An adopted pod keeps its own creation time, so the step's deadline and grace periods do not restart.
   const launchedAt = pod.metadata?.creationTimestamp ?? deps.now();
@@ -98,7 +93,7 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
  */
 async function stepCache(
   input: StepInput,
-  api: CoreV1Api,
+  cluster: StepCluster,
   deps: Pick<TaskDeps, 'cache' | 'log' | 'now'>,
   attempt: number,
 ): Promise<{ cache: PodCachePlan; urlsValidUntil: string | undefined } | undefined> {
@@ -122,8 +117,7 @@ async function stepCache(
   const deadline = input.settings.deadlineSeconds;
   const urls = { ...plan?.urls, ...artifacts?.urls };
   const signing = { ...plan?.signing, ...artifacts?.signing };
-  const secret = await ensureCacheSecret(
-    api,
+  const secret = await cluster.ensureCacheSecret(
     cacheSecretManifest({ buildId: input.build.id, namespace: input.namespace, podName, urls, signing, ...(deadline !== undefined ? { deadlineSeconds: deadline } : {}) }),
   );
   return {
@@ -148,13 +142,13 @@ async function cachePlan(input: StepInput, store: CacheStore, prefix: string, de
  * With an ephemeral workspace every step's pod clones, with the token PrepareBuild stored in the
  * build's Secret; a step that starts after that token's hour would fail its checkout.
  */
-async function renewCheckoutToken(input: StepInput, api: CoreV1Api, credentials: BuildCredentials, deps: Pick<TaskDeps, 'now' | 'log'>): Promise<void> {
+async function renewCheckoutToken(input: StepInput, cluster: StepCluster, credentials: BuildCredentials, deps: Pick<TaskDeps, 'now' | 'log'>): Promise<void> {
   const secret = input.settings.checkout?.secrets.find((ref) => ref.key === GIT_TOKEN_KEY)?.secret;
   if (!secret || !credentials.githubToken) return;
-  const expiry = await gitTokenExpiry(api, input.namespace, secret);
+  const expiry = await cluster.gitTokenExpiry(input.namespace, secret);
   if (expiry === undefined || expiry - deps.now().getTime() > TOKEN_RENEW_MARGIN_MS) return;
   const token = await buildToken(credentials, input.build);
   if (!token) return;
-  await renewGitCredentials(api, input.namespace, secret, token);
+  await cluster.renewGitCredentials(input.namespace, secret, token);
   deps.log.info(`Renewed the clone's token in secret ${secret}: the one PrepareBuild got expires at ${new Date(expiry).toISOString()}`);
 }

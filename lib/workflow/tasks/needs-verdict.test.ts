@@ -1,5 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { Annotations, stepPodName } from '../../kube/index.js';
+import { fakeStepCluster } from '../../kube/fake-cluster.js';
 import type { StepInput } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 import { needsVerdict, type NeedsSeen } from './needs-verdict.js';
@@ -104,7 +105,7 @@ describe('WaitForNeeds answers at once when the needs can never be met', () => {
   const fakeDeps = (events: [string, V1Pod][][], listed: [string, V1Pod][] = []) => {
     const calls: string[] = [];
     const deps: TaskDeps = {
-      kube: async () => ({ listNamespacedPod: async () => (calls.push('list'), { items: listed.map(([, p]) => p) }) }) as never,
+      cluster: { ...fakeStepCluster(), listPods: async () => (calls.push('list'), listed.map(([, p]) => p)) },
       watchPods: async (_ns, _selector, until, timeoutMs) => {
         calls.push('watch');
         const pods = new Map<string, V1Pod>();

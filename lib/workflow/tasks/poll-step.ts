@@ -5,8 +5,6 @@ import {
   disruptionCondition,
   isQuietPending,
   maskSecrets,
-  observeStep,
-  readSecretValues,
   secretNeedles,
   STEP_CONTAINER,
   podProgress,
@@ -48,7 +46,7 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
   }
   const now = deps.now();
   const claimName = buildClaimName(input.settings);
-  const observation = await observeStep(await deps.kube(), input.namespace, previous.podName, {
+  const observation = await deps.cluster.observePod(input.namespace, previous.podName, {
     now: () => now,
     ...(watched !== undefined ? { knownPod: watched } : {}),
     ...(claimName ? { claimName } : {}),
@@ -138,9 +136,8 @@ async function watchPod(input: StepInput, previous: PollState, deps: TaskDeps, w
 async function keepLog(input: StepInput, previous: PollState, deps: TaskDeps, follow: boolean): Promise<{ stop(containerEnded: boolean): Promise<LiveLogState> } | undefined> {
   const { followLog, logs } = deps;
   if (!followLog || !previous.log || previous.progress?.init) return undefined;
-  const api = await deps.kube();
   const secrets = [...(input.settings.checkout?.secrets ?? []), ...input.step.secrets];
-  const needles = secrets.length > 0 ? secretNeedles(await readSecretValues(api, input.namespace, secrets)) : [];
+  const needles = secrets.length > 0 ? secretNeedles(await deps.cluster.readSecretValues(input.namespace, secrets)) : [];
   const copy = new LiveLogCopy({ store: logs, buildId: input.build.id, step: input.step.name, mask: (text) => maskSecrets(text, needles) }, previous.log);
   const checkout = input.settings.checkout;
   if (checkout && previous.log.parts === 0 && !previous.log.position && deps.readLogAfter) {

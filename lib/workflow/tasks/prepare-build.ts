@@ -1,5 +1,5 @@
 import type { BuildInput } from '../../contract/index.js';
-import { ensureGitCredentials, ensureWorkspaceClaim, gitCredentialsManifest, workspaceClaimManifest, type PodPlacement } from '../../kube/index.js';
+import { gitCredentialsManifest, workspaceClaimManifest, type PodPlacement } from '../../kube/index.js';
 import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_SERVICE_START_GRACE_SECONDS, filtersPaths, InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
 import { CHECKOUT_TIMEOUT_SECONDS, checkoutStep } from '../checkout-step.js';
 import { historyBudgetProblem, withWorstWaits } from '../history-budget.js';
@@ -43,7 +43,7 @@ function claimDeadlineSeconds(steps: readonly { timeoutSeconds: number }[]): num
 export async function prepareBuild(
   input: BuildInput,
   settings: WorkflowSettings,
-  deps: Pick<TaskDeps, 'kube' | 'log' | 'checkImages'>,
+  deps: Pick<TaskDeps, 'cluster' | 'log' | 'checkImages'>,
   credentials: BuildCredentials = {},
   parsed: Pipeline = parsePipeline(input.pipeline.text, input.pipeline.file),
 ): Promise<PreparedBuild> {
@@ -97,13 +97,12 @@ export async function prepareBuild(
   const missing = missingImages(uses, verdicts);
   if (missing) throw missing;
   const images = imageCheckSummaries(uses, verdicts);
-  const api = await deps.kube();
   // The checkout's own timeout counts too: the credentials and the claim outlive it.
   const deadlineSeconds = claimDeadlineSeconds([{ timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...everyStep]);
   const wantsToken = checksOut && input.source?.credentials === 'github';
   const token = wantsToken ? await buildToken(credentials, input.build) : undefined;
   const credentialsSecret = token
-    ? await ensureGitCredentials(api, gitCredentialsManifest({ buildId: input.build.id, namespace, ...token, deadlineSeconds }))
+    ? await deps.cluster.ensureGitCredentials(gitCredentialsManifest({ buildId: input.build.id, namespace, ...token, deadlineSeconds }))
     : undefined;
   // The cache keys that hash files are the clone's to compute: it alone has the commit before any step's pod is made.
   const keyFiles = keyFileSets(everyStep.flatMap((step) => step.cache ?? []));
@@ -196,10 +195,10 @@ async function ensureClaim(
   namespace: string,
   settings: WorkflowSettings,
   deadlineSeconds: number,
-  deps: Pick<TaskDeps, 'kube' | 'log'>,
+  deps: Pick<TaskDeps, 'cluster' | 'log'>,
 ): Promise<{ claimName: string }> {
   const claim = workspaceClaimManifest({ buildId: input.build.id, namespace, settings: settings.workspace, deadlineSeconds });
-  const { adopted } = await ensureWorkspaceClaim(await deps.kube(), claim);
+  const { adopted } = await deps.cluster.ensureWorkspaceClaim(claim);
   const claimName = claim.metadata!.name!;
   deps.log.info(`${adopted ? 'Adopted' : 'Created'} workspace claim ${claimName}`, { claim: claimName });
   return { claimName };

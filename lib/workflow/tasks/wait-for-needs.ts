@@ -87,8 +87,7 @@ export async function waitForNeeds(input: StepInput, deps: TaskDeps, limits: { m
 }
 
 async function listed(input: StepInput, needs: readonly string[], labelSelector: string, seen: NeedsSeen, deps: TaskDeps): Promise<NeedsVerdict> {
-  const api = await deps.kube();
-  const list = await api.listNamespacedPod({ namespace: input.namespace, labelSelector });
-  const pods = new Map(list.items.flatMap((pod) => (pod.metadata?.name ? [[pod.metadata.name, pod] as const] : [])));
+  const list = await deps.cluster.listPods(input.namespace, labelSelector);
+  const pods = new Map(list.flatMap((pod) => (pod.metadata?.name ? [[pod.metadata.name, pod] as const] : [])));
   return needsVerdict(input.build.id, needs, pods, seen);
 }

@@ -1,0 +1,179 @@
+/**
+ * The workflow's tasks against the in-memory StepCluster (lib/kube/fake-cluster.ts): what they ask
+ * of the cluster and what they make of its answers, without the embedded API server. The adapter's
+ * own requests (retries, the API's refusals, adoption over HTTP) are tested against the embedded
+ * cluster (test/*.integration.test.ts).
+ */
+import type { V1ObjectMeta } from '@kubernetes/client-node';
+import { Annotations, BUILD_DEADLINE_ANNOTATION, labelValue, Labels, MANAGED_BY, stepPodName, succeededStepAnnotation, type StepCluster } from '../../kube/index.js';
+import { fakeStepCluster, logKey, objectKey, type FakeStepCluster } from '../../kube/fake-cluster.js';
+import type { Step } from '../../pipeline/types.js';
+import type { BuildSettings, PollState, StepInput } from '../state-data.js';
+import type { StepLogStore, StepRecord } from '../step-log-store.js';
+import type { TaskDeps } from '../task-deps.js';
+import { cleanupBuild } from './cleanup-build.js';
+import { finishStep } from './finish-step.js';
+import { launchStep } from './launch-step.js';
+import { waitForNeeds } from './wait-for-needs.js';
+
+const NS = 'ci';
+const T0 = Date.parse('2026-03-14T10:00:00Z');
+const at = (seconds: number) => new Date(T0 + seconds * 1000);
+
+/** The logs as a test reads them: each kept log by `build/step`. */
+function memoryLogs(): StepLogStore & { kept: Map<string, string>; records: StepRecord[] } {
+  const kept = new Map<string, string>();
+  const records: StepRecord[] = [];
+  return {
+    kept,
+    records,
+    partEveryMs: 0,
+    put: async (build, step, log) => (kept.set(`${build}/${step}`, log), `mem://${build}/${step}`),
+    putPart: async (build, step) => `mem://${build}/${step}.parts`,
+    liveLocation: (build, step) => `mem://${build}/${step}.parts`,
+    complete: async (build, step) => ({ location: `mem://${build}/${step}`, tail: kept.get(`${build}/${step}`) ?? '' }),
+    putResult: async (_build, record) => void records.push(record),
+    results: async () => records,
+  };
+}
+
+function taskDeps(cluster: StepCluster, now: () => Date = () => at(0)): TaskDeps & { logs: ReturnType<typeof memoryLogs> } {
+  return { cluster, logs: memoryLogs(), now, log: { info: () => undefined, warn: () => undefined } };
+}
+
+const step = (name: string, extra: Partial<Step> = {}): Step => ({ name, image: 'alpine:3.20', commands: ['make'], env: {}, pull: 'if-not-present', timeoutSeconds: 600, secrets: [], ...extra });
+const settings: BuildSettings = { imagePullGraceSeconds: 60, unschedulableGraceSeconds: 120 };
+const input = (of: Step, extra: Partial<StepInput> = {}): StepInput => ({ build: { id: 'b-42' }, namespace: NS, settings, step: of, index: 0, ...extra });
+
+/** An object the runner made for `build`, as its cleanup and sweeps find them: its labels and its exact build. */
+const runnerMeta = (name: string, build: string): V1ObjectMeta => ({
+  name,
+  namespace: NS,
+  labels: { [Labels.managedBy]: MANAGED_BY, [Labels.build]: labelValue(build) },
+  annotations: { [Annotations.build]: build },
+});
+
+/** Sets a pod's phase, as the kubelet would report it. */
+function phase(cluster: FakeStepCluster, name: string, to: 'Running' | 'Succeeded' | 'Failed'): void {
+  const pod = cluster.pods.get(objectKey(NS, name))!;
+  cluster.pods.set(objectKey(NS, name), { ...pod, status: { ...pod.status, phase: to } });
+}
+
+describe('LaunchStep', () => {
+  it('creates the step\'s pod, and a retried LaunchStep adopts it, keeping its creation time so the step\'s deadline does not restart', async () => {
+    const cluster = fakeStepCluster({ now: () => at(0) });
+    const first = await launchStep(input(step('build')), taskDeps(cluster, () => at(0)));
+    const again = await launchStep(input(step('build')), taskDeps(cluster, () => at(90)));
+
+    expect(first).toMatchObject({ podName: stepPodName('b-42', 'build'), reason: 'PodCreated', launchedAt: at(0).toISOString() });
+    expect(again).toMatchObject({ podName: first.podName, reason: 'PodAdopted', launchedAt: at(0).toISOString() });
+    expect([...cluster.pods.keys()]).toEqual([objectKey(NS, first.podName)]);
+  });
+
+  it('refuses, as PodConfigError, a pod of the same name that belongs to another build', async () => {
+    const cluster = fakeStepCluster();
+    cluster.put('pod', { metadata: { ...runnerMeta(stepPodName('b-42', 'build'), 'b-7'), labels: { ...runnerMeta('', 'b-7').labels, [Labels.step]: 'build' } } });
+
+    await expect(launchStep(input(step('build')), taskDeps(cluster))).rejects.toMatchObject({
+      name: 'PodConfigError',
+      message: expect.stringContaining(`a pod named "${stepPodName('b-42', 'build')}" already exists in namespace "${NS}" and belongs to step "build" of build "b-7"`),
+    });
+  });
+});
+
+describe('WaitForNeeds, looking without a watch', () => {
+  const deploy = step('deploy', { needs: ['unit'] });
+
+  it('waits while the needed step runs, and lets the step start once the pod LaunchStep made for it has succeeded', async () => {
+    const cluster = fakeStepCluster();
+    const { podName } = await launchStep(input(step('unit', { needed: true })), taskDeps(cluster));
+    phase(cluster, podName, 'Running');
+    const waiting = await waitForNeeds(input(deploy), taskDeps(cluster));
+    phase(cluster, podName, 'Succeeded');
+    const met = await waitForNeeds(input(deploy, { needs: waiting }), taskDeps(cluster));
+
+    expect(waiting).toMatchObject({ met: false, waitingFor: ['unit'], launched: ['unit'] });
+    expect(met).toMatchObject({ met: true, done: ['unit'], nextPollSeconds: 0 });
+  });
+
+  it('answers at once that the needs will never be met when the needed step\'s pod failed; another build\'s success does not count', async () => {
+    const cluster = fakeStepCluster();
+    const { podName } = await launchStep(input(step('unit', { needed: true })), taskDeps(cluster));
+    phase(cluster, podName, 'Failed');
+    const other = await launchStep({ ...input(step('unit')), build: { id: 'b-7' } }, taskDeps(cluster));
+    phase(cluster, other.podName, 'Succeeded');
+
+    expect(await waitForNeeds(input(deploy), taskDeps(cluster))).toMatchObject({ met: false, unmet: { step: 'unit', reason: 'it needs "unit", which failed' } });
+  });
+});
+
+describe('FinishStep', () => {
+  const poll = (podName: string, phase: PollState['phase']): PollState => ({ podName, launchedAt: at(0).toISOString(), runningSince: at(2).toISOString(), phase, reason: 'Completed', nextPollSeconds: 0, polls: 3, ...(phase === 'failed' ? { error: 'StepFailed', exitCode: 1 } : { exitCode: 0 }) });
+
+  it('keeps the log with the step\'s secrets masked, then deletes the pod', async () => {
+    const cluster = fakeStepCluster();
+    cluster.put('secret', { metadata: { name: 'deploy-key', namespace: NS }, stringData: { token: 's3cr3t-value' } });
+    const withSecret = step('build', { secrets: [{ env: 'TOKEN', secret: 'deploy-key', key: 'token' }] });
+    const { podName } = await launchStep(input(withSecret), taskDeps(cluster));
+    cluster.logs.set(logKey(NS, podName), 'pushing with s3cr3t-value\ndone\n');
+    const deps = taskDeps(cluster);
+
+    const result = await finishStep(input(withSecret, { poll: poll(podName, 'succeeded') }), deps);
+
+    expect(result).toMatchObject({ status: 'succeeded', log: 'mem://b-42/build' });
+    expect(deps.logs.kept.get('b-42/build')).toBe('pushing with ***\ndone\n');
+    expect(cluster.pods.has(objectKey(NS, podName))).toBe(false);
+  });
+
+  it('keeps the pod of a succeeded step others need, and marks the step succeeded on the build\'s claim for a re-run', async () => {
+    const cluster = fakeStepCluster();
+    cluster.put('claim', { metadata: runnerMeta('b-42-workspace', 'b-42') });
+    const withClaim = { ...settings, workspace: { claimName: 'b-42-workspace' } };
+    const { podName } = await launchStep({ ...input(step('unit', { needed: true })), settings: withClaim }, taskDeps(cluster));
+
+    await finishStep({ ...input(step('unit', { needed: true })), settings: withClaim, poll: poll(podName, 'succeeded') }, taskDeps(cluster, () => at(30)));
+
+    expect(cluster.pods.has(objectKey(NS, podName))).toBe(true);
+    expect(cluster.claims.get(objectKey(NS, 'b-42-workspace'))?.metadata?.annotations).toMatchObject({ [succeededStepAnnotation('unit')]: at(30).toISOString() });
+  });
+});
+
+describe('CleanupBuild', () => {
+  function buildObjects(): FakeStepCluster {
+    const cluster = fakeStepCluster({ now: () => at(0) });
+    for (const build of ['b-42', 'b-7']) {
+      cluster.put('pod', { metadata: runnerMeta(`${build}-unit`, build) });
+      cluster.put('claim', { metadata: { ...runnerMeta(`${build}-workspace`, build), annotations: { ...runnerMeta('', build).annotations, [BUILD_DEADLINE_ANNOTATION]: '3600' } } });
+      cluster.put('secret', { metadata: runnerMeta(`${build}-git`, build) });
+    }
+    cluster.put('pod', { metadata: runnerMeta('b-42-lint', 'b-42') });
+    // Another tool's pod, and one on its way out (FinishStep deleted it): neither is the cleanup's to delete.
+    cluster.put('pod', { metadata: { name: 'helm-hook', namespace: NS, labels: { [Labels.managedBy]: 'Helm' } } });
+    cluster.put('pod', { metadata: { ...runnerMeta('b-42-docs', 'b-42'), deletionTimestamp: at(0) } });
+    return cluster;
+  }
+  const names = (store: Map<string, { metadata?: V1ObjectMeta }>) => [...store.values()].map((object) => object.metadata?.name).sort();
+
+  it('deletes the build\'s pods, claim and Secrets, and nothing of another build or tool', async () => {
+    const cluster = buildObjects();
+
+    expect(await cleanupBuild({ build: { id: 'b-42' } }, NS, taskDeps(cluster))).toEqual({ deletedPods: 2, deletedClaims: 1, deletedSecrets: 1 });
+    expect(names(cluster.pods)).toEqual(['b-42-docs', 'b-7-unit', 'helm-hook']);
+    expect(names(cluster.claims)).toEqual(['b-7-workspace']);
+    expect(names(cluster.secrets)).toEqual(['b-7-git']);
+  });
+
+  it('keeps a failed build\'s claim and Secrets for a re-run of the steps that did not succeed', async () => {
+    const cluster = buildObjects();
+    await cluster.recordStepSucceeded(NS, 'b-42-workspace', 'unit', at(60));
+    const failed = { build: { id: 'b-42' }, steps: [step('unit'), step('lint')], settings: { ...settings, workspace: { claimName: 'b-42-workspace' } }, failure: { Error: 'StepFailed' } };
+
+    const result = await cleanupBuild(failed, NS, taskDeps(cluster, () => at(600)), { keepFailedSeconds: 3600 });
+
+    expect(result).toMatchObject({ deletedPods: 2, deletedClaims: 0, deletedSecrets: 0, rerun: { steps: [{ name: 'lint' }], keptSeconds: 3600 } });
+    expect(names(cluster.claims)).toEqual(['b-42-workspace', 'b-7-workspace']);
+    expect(names(cluster.secrets)).toEqual(['b-42-git', 'b-7-git']);
+    // Kept an hour from now: the orphan sweep deletes them after that.
+    expect(cluster.claims.get(objectKey(NS, 'b-42-workspace'))?.metadata?.annotations?.[BUILD_DEADLINE_ANNOTATION]).toBe(String(600 + 3600));
+  });
+});
