@@ -19,6 +19,7 @@ import {
 import { fakeStepCluster } from '../lib/kube/fake-cluster.js';
 import { Annotations, Labels, labelValue } from '../lib/kube/index.js';
 import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
+import { parseImageReference } from '../lib/pipeline/index.js';
 
 const NS = 'contract';
 const kube = embeddedClusterForFile(NS);
@@ -39,7 +40,7 @@ async function script(cluster: StepCluster, build: string): Promise<[string, unk
       said.push([what, { threw: (error as Error).name }]);
     }
   };
-  const pod = stepPodManifest({ buildId: build, step: { name: 'unit', image: 'alpine:3.20', commands: ['true'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [] }, namespace: NS });
+  const pod = stepPodManifest({ buildId: build, step: { name: 'unit', image: 'alpine:3.20', imageRef: parseImageReference('alpine:3.20'), commands: ['true'], env: {}, pull: 'if-not-present', timeoutSeconds: 60, secrets: [] }, namespace: NS });
   const podName = pod.metadata!.name!;
   await ask('launch', async () => (await cluster.launchPod(pod)).adopted);
   await ask('launch again', async () => (await cluster.launchPod(pod)).adopted);

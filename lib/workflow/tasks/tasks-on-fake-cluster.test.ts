@@ -8,6 +8,7 @@ import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Annotations, BUILD_DEADLINE_ANNOTATION, labelValue, Labels, MANAGED_BY, stepPodName, succeededStepAnnotation, type StepCluster } from '../../kube/index.js';
 import { fakeStepCluster, logKey, objectKey, type FakeStepCluster } from '../../kube/fake-cluster.js';
 import type { Step } from '../../pipeline/types.js';
+import { parseImageReference } from '../../pipeline/index.js';
 import type { BuildSettings, PollState, StepInput } from '../state-data.js';
 import type { StepLogStore, StepRecord } from '../step-log-store.js';
 import type { TaskDeps } from '../task-deps.js';
@@ -41,7 +42,7 @@ function taskDeps(cluster: StepCluster, now: () => Date = () => at(0)): TaskDeps
   return { cluster, logs: memoryLogs(), now, log: { info: () => undefined, warn: () => undefined } };
 }
 
-const step = (name: string, extra: Partial<Step> = {}): Step => ({ name, image: 'alpine:3.20', commands: ['make'], env: {}, pull: 'if-not-present', timeoutSeconds: 600, secrets: [], ...extra });
+const step = (name: string, extra: Partial<Step> = {}): Step => ({ name, image: 'alpine:3.20', imageRef: parseImageReference('alpine:3.20'), commands: ['make'], env: {}, pull: 'if-not-present', timeoutSeconds: 600, secrets: [], ...extra });
 const settings: BuildSettings = { imagePullGraceSeconds: 60, unschedulableGraceSeconds: 120 };
 const input = (of: Step, extra: Partial<StepInput> = {}): StepInput => ({ build: { id: 'b-42' }, namespace: NS, settings, step: of, index: 0, ...extra });
 
