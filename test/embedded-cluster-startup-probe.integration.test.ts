@@ -7,11 +7,11 @@
  * Docker, where a service must listen on all addresses (as on EKS).
  */
 import { jest } from '@jest/globals';
-import { Watch, type CoreV1Event, type V1Container, type V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Event, V1Container, V1Pod } from '@kubernetes/client-node';
 import { PORT_GATE_SCRIPT } from '../lib/kube/service-containers.js';
 import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
 import { freePort } from './fixtures/free-port.js';
-import { describeOnRuntimes, RuntimeKind, type KubeletRuntime, podWhen as podWhenIn } from './fixtures/kubelet-runtimes.js';
+import { describeOnRuntimes, RuntimeKind, type KubeletRuntime, podWhen as podWhenIn, podFirstSeen } from './fixtures/kubelet-runtimes.js';
 import { waitFor } from './fixtures/wait-for.js';
 
 // Docker's containers start in hundreds of milliseconds, and many times that on a loaded CI
@@ -84,25 +84,6 @@ describeOnRuntimes(NS, (runtime) => {
     return (await runtime.api.listNamespacedEvent({ namespace: NS, fieldSelector: `involvedObject.name=${name}` })).items;
   }
 
-  /**
-   * The first version of pod `name` for which `wanted` holds, seen through a watch started before
-   * the pod is made: every status the kubelet writes, however briefly it lasts. A poll can miss a
-   * state that lasts a second when the machine is busy; the watch sees each one in order.
-   */
-  async function firstVersion(name: string, wanted: (pod: V1Pod) => boolean): Promise<{ seen: Promise<V1Pod> }> {
-    let found!: (pod: V1Pod) => void;
-    let failed!: (error: unknown) => void;
-    const seen = new Promise<V1Pod>((resolve, reject) => ([found, failed] = [resolve, reject]));
-    const controller = await new Watch(runtime.cluster.kubeConfig()).watch(
-      `/api/v1/namespaces/${NS}/pods`,
-      { fieldSelector: `metadata.name=${name}` },
-      (_type, pod: V1Pod) => (wanted(pod) ? found(pod) : undefined),
-      (error) => failed(error ?? new Error(`the watch on pod ${name} ended before it was seen as wanted`)),
-    );
-    // Wrapped: an async function returning the bare promise would wait for it here.
-    return { seen: seen.finally(() => controller.abort()) };
-  }
-
   test("the container waits until the sidecar's port opens; the sidecar is started and ready from then on", async () => {
     const port = await freePort();
     const tools = toolsOf(runtime);
@@ -115,7 +96,7 @@ describeOnRuntimes(NS, (runtime) => {
       startupProbe: probe(port),
     };
     // The sidecar's first running status, before its port opens: watched, since it lasts about a second.
-    const firstRunning = await firstVersion('waits', (p) => p.status?.initContainerStatuses?.[0]?.state?.running !== undefined);
+    const firstRunning = await podFirstSeen(runtime.cluster, NS, 'waits', (p) => p.status?.initContainerStatuses?.[0]?.state?.running !== undefined);
     await runtime.api.createNamespacedPod({ namespace: NS, body: pod('waits', [service], tools.talk(port)) });
 
     const starting = await firstRunning.seen;
