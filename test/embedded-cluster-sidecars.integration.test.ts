@@ -8,7 +8,7 @@
 import { jest } from '@jest/globals';
 import type { CoreV1Event, V1Container, V1Pod } from '@kubernetes/client-node';
 import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
-import { describeOnRuntimes, dockerContainerRunning, hostProcessAlive, RuntimeKind, podWhen as podWhenIn } from './fixtures/kubelet-runtimes.js';
+import { describeOnRuntimes, dockerContainerRunning, hostProcessAlive, RuntimeKind, podWhen as podWhenIn, podFirstSeen } from './fixtures/kubelet-runtimes.js';
 import { waitFor } from './fixtures/wait-for.js';
 
 // Docker's containers start in hundreds of milliseconds, and many times that on a loaded CI
@@ -135,15 +135,19 @@ describeOnRuntimes(NS, (runtime) => {
   });
 
   test('a sidecar that exits on its own is restarted, with CrashLoopBackOff between restarts', async () => {
-    await runtime.api.createNamespacedPod({ namespace: NS, body: pod('crashes', [sidecar('service', 'echo up; sleep 0.05; exit 7')], 'sleep 3') });
-    // The back-off is short with FAST_TIMINGS: poll often to catch it.
-    const backingOff = await waitFor(
-      async () => {
-        const p = await runtime.api.readNamespacedPod({ name: 'crashes', namespace: NS });
-        return p.status?.initContainerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff' ? p : undefined;
-      },
-      { timeoutMs: 60_000, intervalMs: 2, what: 'the sidecar to back off' },
+    // Each back-off lasts tens of milliseconds with FAST_TIMINGS: watched, so that none is missed,
+    // and one beside the running step. The step ends once the sidecar has started twice more after
+    // it began (each start adds a line to `starts`): a crash and a back-off fell within its run.
+    const firstBackOff = await podFirstSeen(
+      runtime.cluster,
+      NS,
+      'crashes',
+      (p) => p.status?.initContainerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff' && p.status?.containerStatuses?.[0]?.state?.running !== undefined,
     );
+    // `$$` is one `$` after the kubelet's $(VAR) expansion.
+    const twoMoreStarts = 'n=$$(wc -l < starts); until [ "$$(wc -l < starts)" -ge $$((n + 2)) ]; do sleep 0.05; done';
+    await runtime.api.createNamespacedPod({ namespace: NS, body: pod('crashes', [sidecar('service', 'echo up >> starts; echo up; sleep 0.05; exit 7')], twoMoreStarts) });
+    const backingOff = await firstBackOff.seen;
     const side = backingOff.status?.initContainerStatuses?.[0];
     expect(side?.restartCount).toBeGreaterThan(0);
     expect(side).toMatchObject({ ready: false, started: false, lastState: { terminated: { exitCode: 7, reason: 'Error' } } });

@@ -11,7 +11,7 @@ import type { CoreV1Event, V1Container, V1Pod } from '@kubernetes/client-node';
 import { PORT_GATE_SCRIPT } from '../lib/kube/service-containers.js';
 import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
 import { freePort } from './fixtures/free-port.js';
-import { describeOnRuntimes, RuntimeKind, type KubeletRuntime, podWhen as podWhenIn } from './fixtures/kubelet-runtimes.js';
+import { describeOnRuntimes, RuntimeKind, type KubeletRuntime, podWhen as podWhenIn, podFirstSeen } from './fixtures/kubelet-runtimes.js';
 import { waitFor } from './fixtures/wait-for.js';
 
 // Docker's containers start in hundreds of milliseconds, and many times that on a loaded CI
@@ -95,9 +95,11 @@ describeOnRuntimes(NS, (runtime) => {
       restartPolicy: 'Always',
       startupProbe: probe(port),
     };
+    // The sidecar's first running status, before its port opens: watched, since it lasts about a second.
+    const firstRunning = await podFirstSeen(runtime.cluster, NS, 'waits', (p) => p.status?.initContainerStatuses?.[0]?.state?.running !== undefined);
     await runtime.api.createNamespacedPod({ namespace: NS, body: pod('waits', [service], tools.talk(port)) });
 
-    const starting = await podWhen('waits', (p) => p.status?.initContainerStatuses?.[0]?.state?.running !== undefined, 'to run its sidecar');
+    const starting = await firstRunning.seen;
     expect(starting.status?.initContainerStatuses?.[0]).toMatchObject({ started: false, ready: false });
     expect(starting.status?.phase).toBe('Pending');
 
