@@ -62,7 +62,8 @@ export function pipelineKeyTable(): string {
 
 /** The commands `step-runner --help` lists, with their one-line summaries. */
 export function commands(): { name: string; summary: string }[] {
-  const listed = usage().split('\n').slice(usage().split('\n').indexOf('Commands:') + 1);
+  const lines = usage().split('\n');
+  const listed = lines.slice(lines.indexOf('Commands:') + 1);
   return listed.flatMap((line) => {
     const match = /^ {2}(\S+)\s+(.+)$/.exec(line);
     return match ? [{ name: match[1]!, summary: match[2]! }] : [];

@@ -4,7 +4,7 @@
  * describes it. The names are a contract (users' scripts, `retry.on`, the commit status read them);
  * the rest of the project derives from this table: ErrorNames, what `retry.on` may list and why
  * the others are refused, a step's default retry (lib/pipeline/retry.ts), and the Error table of
- * docs/contracts.md, which test/error-catalog.test.ts holds to it row by row.
+ * docs/contracts.md, which test/errors.test.ts holds to it row by row.
  *
  * An Error a task throws has a class whose `name` is the Error (Lambda reports `errorType` from
  * `error.name`), beside the code that throws it; an Error only ever reported as data (PollStep's

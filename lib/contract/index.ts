@@ -1,7 +1,7 @@
 /**
  * What several layers agree on, and nothing else: the Errors a build can end with (errors.ts, one
- * table: name, meaning, whether a retry helps, where the reference says more; lambda-error.ts
- * reads a Cause back from Lambda's error JSON), the build reference and the execution input the
+ * table: name, meaning, whether a retry helps, where the reference says more; lambda-error.ts,
+ * imported as it is, reads a Cause back from Lambda's error JSON), the build reference and the execution input the
  * webhook starts a build with, and what the definition hands ReportStatus. It imports nothing of
  * the project, so every layer may import it (test/import-direction.test.ts keeps it that way).
  * docs/contracts.md describes each of them.
@@ -20,7 +20,6 @@ export {
   type ErrorRetry,
   type RetryableError,
 } from './errors.js';
-export { plainCause } from './lambda-error.js';
 
 export interface BuildRef {
   /** Unique per build; the execution name and the pods' build label derive from it. */

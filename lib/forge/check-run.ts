@@ -243,10 +243,12 @@ export function summaryWith(headline: string, steps: readonly CheckStep[], max =
   const note = (left: number) => `\n\n_${left} more step${left === 1 ? '' : 's'} not shown here: the execution's page has them all._`;
   let text = `${head}\n\n${table.join('\n')}`;
   let bytes = utf8Length(text);
+  // The longest note there can be: room kept for it while rows may still follow.
+  const noteBytes = utf8Length(note(rows.length));
   for (const [index, row] of rows.entries()) {
     const left = rows.length - index - 1;
     // Room for this row and, should any row come after it not fit, for the note about them.
-    const reserve = left > 0 ? utf8Length(note(rows.length)) : 0;
+    const reserve = left > 0 ? noteBytes : 0;
     const rowBytes = 1 + utf8Length(row);
     if (bytes + rowBytes + reserve > max) return text + note(rows.length - index);
     text += `\n${row}`;

@@ -5,7 +5,7 @@
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { AutoscalerEventReasons, EventReasons } from './classify-reasons.js';
-import { eventLastSeen } from './classify-events.js';
+import { eventLastSeen, isSchedulingFailure } from './classify-events.js';
 
 export const NodeOutlooks = {
   /** cluster-autoscaler scaled a node group up for the pod, or Karpenter nominated a node claim. */
@@ -45,6 +45,11 @@ const BACKOFF = /in backoff after failed scale-up/i;
 
 export function isKarpenterRefusal(event: CoreV1Event): boolean {
   return event.reason === EventReasons.FailedScheduling && (event.message ?? '').startsWith(KARPENTER_REFUSAL_PREFIX);
+}
+
+/** The scheduler's own FailedScheduling: Karpenter's refusals share the reason. */
+export function isSchedulerFailure(event: CoreV1Event): boolean {
+  return isSchedulingFailure(event) && !isKarpenterRefusal(event);
 }
 
 function outlookOf(event: CoreV1Event): { outlook: NodeOutlook; autoscaler: Autoscaler } | 'unsure' | undefined {

@@ -93,6 +93,12 @@ export function unschedulableMessage(pod: V1Pod): string | undefined {
   return isUnschedulableCondition(pod) ? scheduledCondition(pod)?.message || undefined : undefined;
 }
 
+/** The scheduler's word on a pod its scheduling gates hold back (PodScheduled=False, SchedulingGated). */
+export function schedulingGatedMessage(pod: V1Pod): string | undefined {
+  const condition = scheduledCondition(pod);
+  return condition?.status === 'False' && condition.reason === PodConditionReasons.SchedulingGated ? condition.message || undefined : undefined;
+}
+
 export function isScheduled(pod: V1Pod): boolean {
   return Boolean(pod.spec?.nodeName) || scheduledCondition(pod)?.status === 'True';
 }

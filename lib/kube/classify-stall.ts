@@ -16,11 +16,11 @@
  */
 import type { CoreV1Event, V1ContainerState, V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import { ErrorNames } from '../contract/index.js';
-import { EventReasons, PodConditionReasons, PodConditionTypes, PodPhases, StepReasons } from './classify-reasons.js';
+import { EventReasons, PodPhases, StepReasons } from './classify-reasons.js';
 import { eventLastSeen } from './classify-events.js';
-import { createdAt, isBeingDeleted, isPhase, isScheduled, startedAt, unschedulableMessage } from './classify-pod.js';
+import { createdAt, isBeingDeleted, isPhase, isScheduled, schedulingGatedMessage, startedAt, unschedulableMessage } from './classify-pod.js';
 import { composeCause, seconds, subject, type CauseSubject } from './cause.js';
-import { hasAutoscalerWord, isKarpenterRefusal } from './autoscaler-signals.js';
+import { hasAutoscalerWord, isSchedulerFailure } from './autoscaler-signals.js';
 import { toMillis } from './time.js';
 import { DEFAULT_PENDING_TIMEOUT_SECONDS, StepPhases, type ClassifyOptions, type StepStatus } from './types.js';
 
@@ -122,7 +122,7 @@ function failed(error: typeof ErrorNames.PodStalled | typeof ErrorNames.StepTime
 }
 
 function schedulerWords(f: StallFacts): string | undefined {
-  return unschedulableMessage(f.pod) ?? f.podEvents.find((e) => e.reason === EventReasons.FailedScheduling && !isKarpenterRefusal(e))?.message ?? undefined;
+  return unschedulableMessage(f.pod) ?? f.podEvents.find(isSchedulerFailure)?.message ?? undefined;
 }
 
 /**
@@ -159,7 +159,7 @@ export function neverStarted(f: StallFacts): StepStatus | undefined {
   if (deadline === undefined || startedAt(f.pod) !== undefined || !isPhase(f.pod, PodPhases.Pending) || isBeingDeleted(f.pod)) return undefined;
   const waited = (f.now - (createdAt(f.pod) ?? f.now)) / 1000;
   if (waited < deadline) return undefined;
-  const words = schedulerWords(f) ?? gatedMessage(f.pod);
+  const words = schedulerWords(f) ?? schedulingGatedMessage(f.pod);
   const doing = words && isCapacityVerdict(words, f.claim !== undefined) ? ', waiting for capacity' : '';
   return failed(
     ErrorNames.StepTimedOut,
@@ -170,11 +170,6 @@ export function neverStarted(f: StallFacts): StepStatus | undefined {
       words,
     ),
   );
-}
-
-function gatedMessage(pod: V1Pod): string | undefined {
-  const condition = pod.status?.conditions?.find((c) => c.type === PodConditionTypes.PodScheduled);
-  return condition?.status === 'False' && condition.reason === PodConditionReasons.SchedulingGated ? condition.message || undefined : undefined;
 }
 
 /** The kubelet says nothing while it downloads an image: its Pulling, not yet answered, is not a stall. */

@@ -191,7 +191,6 @@ import {
   isPodLevelEvent,
   isProvisioningOutcome,
   isPullFailureEvent,
-  isSchedulingFailure,
   isVolumeEvent,
   isVolumeFailure,
   latestFirst,
@@ -229,7 +228,7 @@ import {
 import { toMillis } from './time.js';
 import { isRuntimeInspectFailure, isRuntimeTimeout, ownLimitEviction, sandboxRefusal } from './runtime-failures.js';
 import { disruptionCondition, disruptionEventWords, disruptionWhat, eventSpeaker } from './classify-disruption.js';
-import { NodeOutlooks, autoscalerSignal, isKarpenterRefusal } from './autoscaler-signals.js';
+import { NodeOutlooks, autoscalerSignal, isSchedulerFailure } from './autoscaler-signals.js';
 import { WorkspaceVerdicts, blamesClaim, classifyWorkspaceMessage } from './workspace-failure.js';
 import { isServiceItself } from './service-containers.js';
 import { capacityWait, neverStarted, stalled } from './classify-stall.js';
@@ -1009,11 +1008,6 @@ function sandboxProblem(f: Facts): StepStatus | undefined {
  * deleted a moment ago, holds its cpu and memory there until it is gone (10 s of grace at most).
  */
 export const PINNED_UNSCHEDULABLE_GRACE_SECONDS = 30;
-
-/** The scheduler's own FailedScheduling: Karpenter's refusals share the reason (autoscaler-signals.ts). */
-function isSchedulerFailure(event: CoreV1Event): boolean {
-  return isSchedulingFailure(event) && !isKarpenterRefusal(event);
-}
 
 function unschedulable(f: Facts): StepStatus | undefined {
   if (isScheduled(f.pod)) return undefined;

@@ -41,5 +41,6 @@ export { cacheSecretManifest, cacheSecretName, URL_SIGNING_ANNOTATION, CacheCont
 export { cacheSecretSigning, ensureCacheSecret, replaceCacheSecretUrls } from './cache-secret.js';
 export { DEFAULT_CACHE_IMAGE } from './cache-containers.js';
 export { disruptionCondition } from './classify-disruption.js';
+export { isEvictedStatus } from './classify-pod.js';
 export { ownLimitEviction } from './runtime-failures.js';
 export { keepBuildObjects, keptDeadlineSeconds, recordStepSucceeded, succeededStepAnnotation, succeededSteps, SUCCEEDED_STEP_PREFIX, type KeptBuildObjects } from './workspace-record.js';

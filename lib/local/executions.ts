@@ -7,7 +7,7 @@ import type { ExecutionStarter, StartedExecution } from '../forge/execution-star
 import type { BuildInput } from '../contract/index.js';
 import type { StepPodView } from './console/pod-view.js';
 import { buildIdFor } from '../forge/execution-name.js';
-import { ExecutionDoesNotExist, ExecutionNotRunning } from './execution-errors.js';
+import { ExecutionControlError, ExecutionDoesNotExist, ExecutionNotRunning } from './execution-errors.js';
 import { executionIdentity, type ExecutionIdentity } from './execution-identity.js';
 import { executionInstants } from './execution-instants.js';
 import { rerunName } from './rerun-name.js';
@@ -28,8 +28,10 @@ function isRedrivable(history: readonly ExecutionEvent[]): boolean {
   try {
     refuseRedrive(history);
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    // A refusal says no; anything else is a bug in the plan, not an answer.
+    if (error instanceof ExecutionControlError) return false;
+    throw error;
   }
 }
 
@@ -88,6 +90,12 @@ interface Entry {
   rerunOf: string | undefined;
   reruns: string[];
   redriveCount: number;
+  /**
+   * Whether "Re-run failed steps" would be taken, decided once when the execution ends (its history
+   * no longer changes then): the page's list is read several times a second, and planning a redrive
+   * reads the whole history. redrive() itself asks again, at the moment it is asked.
+   */
+  redrivable?: boolean;
 }
 
 
@@ -261,7 +269,7 @@ export class LocalExecutions implements ExecutionStarter {
       rerunOf: entry.rerunOf ?? null,
       reruns: [...entry.reruns],
       redriveCount: entry.redriveCount,
-      redrivable: entry.summary?.status === 'FAILED' && isRedrivable(entry.history),
+      redrivable: entry.summary !== undefined && entry.redrivable === true,
       ...this.view(entry),
     };
   }
@@ -279,6 +287,7 @@ export class LocalExecutions implements ExecutionStarter {
 
   private finish(entry: Entry, summary: ExecutionSummary): void {
     entry.summary = summary;
+    entry.redrivable = summary.status === 'FAILED' && isRedrivable(entry.history);
     entry.stoppedAt = this.options.now?.() ?? new Date();
     this.options.onEnd?.(entry.name, summary);
     this.notify({ kind: 'ended', name: entry.name });

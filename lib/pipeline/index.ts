@@ -17,5 +17,5 @@ export { needsProblems, resolveNeeds, runOrder, runsSideBySide, type NeedsOf, ty
 export { selectSteps, UnknownStep, NOT_ASKED_FOR, type StepSelection, type SelectedSteps } from './step-selection.js';
 export { pathMatches, pathGlobProblem, pathsSkipReason, filtersPaths, type PathFilter } from './paths.js';
 export { CACHE_NAME_PATTERN, DEFAULT_ARTIFACT_EXPIRE_DAYS, MAX_ARTIFACT_EXPIRE_DAYS, cacheNameProblem, keyFilePatternProblem, parseExpireIn, stepCache, workspacePathProblem, type ExpireInResult } from './cache.js';
-export { DEFAULT_STEP_RETRY, MAX_STEP_RETRIES, RETRYABLE_ERRORS, retryErrorProblem, stepRetry, type RetryableError } from './retry.js';
+export { DEFAULT_STEP_RETRY, MAX_STEP_RETRIES, retryErrorProblem, stepRetry } from './retry.js';
 export { ConcurrencyVariables, DEFAULT_PULL_REQUEST_GROUP, concurrencyGroupOf, concurrencyValues, expandGroup, groupProblem, type ConcurrencyGroup, type ConcurrencySetting, type ConcurrencyVariable } from './concurrency.js';

@@ -3,7 +3,8 @@
  * form, and each refusal with its message and line.
  */
 import { checkPipeline } from './parse.js';
-import { DEFAULT_STEP_RETRY, RETRYABLE_ERRORS, retryErrorProblem, stepRetry } from './retry.js';
+import { RETRYABLE_ERRORS } from '../contract/index.js';
+import { DEFAULT_STEP_RETRY, retryErrorProblem, stepRetry } from './retry.js';
 import type { StepRetry } from './types.js';
 
 function read(text: string) {

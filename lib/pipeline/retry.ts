@@ -9,10 +9,6 @@ import { DEFAULT_RETRY_ERRORS, isErrorName, notRetryableWhy, RETRYABLE_ERRORS, t
 import { suggestKey } from './suggest.js';
 import type { Step, StepRetry } from './types.js';
 
-// Which Errors a fresh pod can fix, which a step retries when it says nothing, and why the others
-// are refused: each Error's row in lib/contract/errors.ts says.
-export { RETRYABLE_ERRORS, type RetryableError };
-
 /** The most retries a step may ask for: each one runs the whole step again. */
 export const MAX_STEP_RETRIES = 5;
 

@@ -89,7 +89,7 @@ export function runningWatchFor(watch: RunningWatch, runningSeconds: number): nu
  * A pending pod no one has said a word about for the fast window: no scheduler's answer, no
  * kubelet's (the classifier's plain `Pending`). The pending watch is not worth a Lambda's time there.
  */
-export function isUnanswered(status: { phase: string; reason?: string }, elapsedSeconds: number): boolean {
+function isUnanswered(status: { phase: string; reason?: string }, elapsedSeconds: number): boolean {
   return status.phase === StepPhases.Pending && status.reason === StepReasons.Pending && elapsedSeconds >= PollSchedule.PENDING_FAST_SECONDS;
 }
 

@@ -9,7 +9,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 
-function statusOf(error: unknown): number | undefined {
+export function statusOf(error: unknown): number | undefined {
   return (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 }
 

@@ -10,7 +10,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { CONCURRENCY_PREFIX, groupKey, parseGroupRecord, type ConcurrencyStore, type GroupRecord } from './concurrency-store.js';
-import { objectAbsent } from './s3-absent.js';
+import { objectAbsent, statusOf } from './s3-absent.js';
 
 export function s3ConcurrencyStore(bucket: string, prefix: string = CONCURRENCY_PREFIX, client?: S3Client): ConcurrencyStore {
   let s3: S3Client | undefined = client;
@@ -60,9 +60,6 @@ function lostTheRace(error: unknown): boolean {
   return status === 412 || status === 409 || status === 404 || ['PreconditionFailed', 'ConditionalRequestConflict', 'NoSuchKey'].includes(nameOf(error) ?? '');
 }
 
-function statusOf(error: unknown): number | undefined {
-  return (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-}
 
 function nameOf(error: unknown): string | undefined {
   return (error as { name?: string }).name;

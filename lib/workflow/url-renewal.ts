@@ -46,7 +46,8 @@ export interface SigningCredentials {
  * (`seconds` each) and the signing credentials' end. Milliseconds since the epoch.
  */
 export function urlsValidUntil(signedAt: number, seconds: readonly number[], credentials: SigningCredentials): number {
-  const own = seconds.length > 0 ? signedAt + Math.min(...seconds) * 1000 : Infinity;
+  // Math.min of no seconds is Infinity: no URL of its own to end.
+  const own = signedAt + Math.min(...seconds) * 1000;
   const session = credentials.expiration
     ? credentials.expiration.getTime()
     : credentials.temporary

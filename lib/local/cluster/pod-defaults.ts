@@ -43,7 +43,7 @@ export function applyPodDefaults(pod: Pod): void {
 }
 
 /** The API server's message for a gated pod (kubernetes/kubernetes pkg/registry/core/pod/strategy.go). */
-export const SCHEDULING_GATED_MESSAGE = 'Scheduling is blocked due to non-empty scheduling gates';
+const SCHEDULING_GATED_MESSAGE = 'Scheduling is blocked due to non-empty scheduling gates';
 
 /**
  * KEP-3521, as the registry's PrepareForCreate does it (applySchedulingGatedCondition): a pod

@@ -5,6 +5,7 @@
  * executor runs them (the iteration gate, the history, the redrive plan and its definition), each
  * Task a plain function, then redriven.
  */
+import { jest } from '@jest/globals';
 import '../polyfills.js';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { AslDefinition, AslState } from '../../workflow/definition.js';
@@ -179,13 +180,19 @@ describe('a redrive, row by row of "Redrive behavior of individual states"', () 
       Until: { Type: 'Wait', TimestampPath: '$.until', Next: 'After' },
       After: { Type: 'Pass', End: true },
     });
-    const until = new Date(Date.now() + 50).toISOString();
+    // An hour off, so the abort on entering Until always comes first.
+    const until = new Date(Date.now() + 3_600_000).toISOString();
     const first = await attempt(definition, {}, { until }, { abortWhen: (e) => e.type === 'StateEntered' && e.state?.name === 'Until' });
     expect(first.end.type).toBe('ExecutionAborted');
-    // The redrive comes once the timestamp has passed (the event this row is about).
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(until) - Date.now() + 5)));
-
-    const redriven = await attempt(definition, {}, undefined, REDRIVEN(first.history));
+    // The redrive comes once the timestamp has passed (the event this row is about): the engine
+    // reads the clock with Date.now (aws-local-stepfunctions' Wait state), so the clock is moved past it.
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(Date.parse(until) + 1);
+    let redriven: Awaited<ReturnType<typeof attempt>>;
+    try {
+      redriven = await attempt(definition, {}, undefined, REDRIVEN(first.history));
+    } finally {
+      clock.mockRestore();
+    }
     expect(redriven.entered).toEqual(['Until', 'After']);
     expect(redriven.end).toMatchObject({ type: 'ExecutionSucceeded', output: { until } });
   });

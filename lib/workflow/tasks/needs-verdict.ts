@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { ErrorNames } from '../../contract/index.js';
-import { Annotations, Labels, ownLimitEviction, stepPodName } from '../../kube/index.js';
+import { Annotations, disruptionCondition, isEvictedStatus, Labels, ownLimitEviction, stepPodName } from '../../kube/index.js';
 
 /** Why a step's needs can never be met: which step of the build failed, in words naming the need. */
 export interface UnmetNeeds {
@@ -91,8 +91,7 @@ function retryOf(pod: V1Pod): { left: number; on: string[] } {
  * for the pod's own limits, which it calls StepFailed (classify.ts rule 3a).
  */
 function disrupted(pod: V1Pod): boolean {
-  const evicted = pod.status?.reason === 'Evicted' && !ownLimitEviction(pod.status.message);
-  return evicted || (pod.status?.conditions ?? []).some((c) => c.type === 'DisruptionTarget' && c.status === 'True');
+  return (isEvictedStatus(pod) && !ownLimitEviction(pod.status?.message)) || disruptionCondition(pod) !== undefined;
 }
 
 /**

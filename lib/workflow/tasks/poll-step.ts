@@ -65,6 +65,8 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
   const runningSince = previous.runningSince ?? (status.phase === 'running' ? now.toISOString() : null);
   const elapsedSeconds = secondsSince(now, previous.launchedAt);
   const runningSeconds = secondsSince(now, runningSince);
+  // The next poll's watch: its wait, when this poll held one too, and until when the URLs must last.
+  const nextWatchSeconds = watchSeconds(status, input, runningSeconds, elapsedSeconds);
   const poll: PollState = {
     podName: previous.podName,
     launchedAt: previous.launchedAt,
@@ -76,7 +78,7 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
       runningSeconds,
       timeoutSeconds: input.step.timeoutSeconds,
       // The next poll's watch is its wait, when it will hold one as this poll did.
-      watched: watched !== undefined && watchSeconds(status, input, runningSeconds, elapsedSeconds) >= 1,
+      watched: watched !== undefined && nextWatchSeconds >= 1,
     }),
     polls: previous.polls + 1,
     progress: podProgress(observation.pod),
@@ -98,7 +100,7 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
   if (status.phase === 'succeeded') poll.exitCode = 0;
   if (previous.urls && (status.phase === 'pending' || status.phase === 'running')) {
     // The next chance to sign them again: the next poll's wait, then the end of its watch.
-    const urls = await renewStepUrls(input, previous, deps, poll.nextPollSeconds + watchSeconds(status, input, runningSeconds, elapsedSeconds));
+    const urls = await renewStepUrls(input, previous, deps, poll.nextPollSeconds + nextWatchSeconds);
     if (urls) poll.urls = urls;
   }
   deps.log.info(`Step "${input.step.name}" is ${status.phase} (${status.reason})`, { poll: poll.polls });
