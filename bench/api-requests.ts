@@ -6,7 +6,7 @@
  * watch's limit does (runningWatchUntilSeconds 0: each poll reads the pod and the live log plainly),
  * counted apart (`pastWatch`).
  */
-import { localLambdaContext } from '../lib/local/lambda-context.js';
+import { localLambdaContext } from '../lib/emulators/lambda/lambda-context.js';
 import { launchStepHandler, pollStepHandler } from '../lib/workflow/handlers.js';
 import type { PollState, StepInput } from '../lib/workflow/state-data.js';
 import type { TaskRuntime } from '../lib/workflow/task-deps.js';

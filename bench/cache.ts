@@ -18,8 +18,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cacheRestoreScript, cacheSaveScript, type CacheDirs, type CacheScriptEntry } from '../lib/kube/cache-scripts.js';
-import { runBuild } from '../lib/local/commands/run.js';
-import { startLocalCacheStore, type LocalCacheStore } from '../lib/local/local-cache-store.js';
+import { runBuild } from '../lib/cli/commands/run.js';
+import { startLocalCacheStore, type LocalCacheStore } from '../lib/local/stores/local-cache-store.js';
 import { median, round } from './stats.js';
 
 export const CACHE_TARGETS = {

@@ -10,8 +10,8 @@
  *   as the first build of a cold Lambda gets (no cached verdicts), and with a warm one.
  */
 import { pullSecretsReader } from '../lib/kube/index.js';
-import { startLocalExecution } from '../lib/local/executor.js';
-import type { CatalogRegistry } from '../lib/local/cluster/index.js';
+import { startLocalExecution } from '../lib/emulators/stepfunctions/executor.js';
+import type { CatalogRegistry } from '../lib/emulators/kubernetes/index.js';
 import { imageChecker } from '../lib/registry/index.js';
 import type { TaskRuntime } from '../lib/workflow/task-deps.js';
 import type { LocalTaskRuntime } from '../lib/local/task-runtime.js';

@@ -9,11 +9,11 @@
  * wait ($.poll.nextPollSeconds, read where the next PollStep receives it) plus an assumed Lambda
  * duration per invocation. So the real poll schedule and the real classifier decide every wait.
  */
-import '../lib/local/polyfills.js';
+import '../lib/emulators/stepfunctions/polyfills.js';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { localLambdaArn as localArn } from '../lib/local/executor.js';
+import { localLambdaArn as localArn } from '../lib/emulators/stepfunctions/executor.js';
 import { loadDefinition, resolveResources, taskStates } from '../lib/workflow/definition.js';
-import { lambdaFunctionTimeouts } from '../lib/local/lambda-functions.js';
+import { lambdaFunctionTimeouts } from '../lib/emulators/lambda/lambda-functions.js';
 import { WATCH_MARGIN_MS } from '../lib/workflow/handlers.js';
 import { DEFAULT_RUNNING_WATCH_SECONDS, workflowSettings } from '../lib/workflow/settings.js';
 import type { BuildInput } from '../lib/contract/index.js';

@@ -1,5 +1,5 @@
 /** Counts Kubernetes API requests at the embedded cluster's HTTP layer (its fault-injection hook). */
-import type { FaultInjector, FaultRequest } from '../lib/local/cluster/index.js';
+import type { FaultInjector, FaultRequest } from '../lib/emulators/kubernetes/index.js';
 
 export interface RequestCounter {
   hook: FaultInjector;

@@ -13,7 +13,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { V1Pod } from '@kubernetes/client-node';
 import { stepPodName } from '../lib/kube/index.js';
-import { startLocalExecution } from '../lib/local/executor.js';
+import { startLocalExecution } from '../lib/emulators/stepfunctions/executor.js';
 import type { TaskRuntime } from '../lib/workflow/task-deps.js';
 import type { Design } from './orchestration-cost.js';
 import { openWatch } from '../test/fixtures/watch-events.js';

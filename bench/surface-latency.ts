@@ -10,7 +10,7 @@
  */
 import { Watch, type CoreV1Event, type KubeConfig } from '@kubernetes/client-node';
 import { stepPodName } from '../lib/kube/index.js';
-import { startLocalExecution } from '../lib/local/executor.js';
+import { startLocalExecution } from '../lib/emulators/stepfunctions/executor.js';
 import type { TaskRuntime } from '../lib/workflow/task-deps.js';
 
 export interface SurfaceRun {

@@ -6,5 +6,5 @@
 import { register } from 'tsx/esm/api';
 
 register({ tsconfig: false });
-const { main } = await import('../lib/local/cli.ts');
+const { main } = await import('../lib/cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));

@@ -7,7 +7,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { main, usage } from '../lib/local/cli.js';
+import { main, usage } from '../lib/cli/main.js';
 import { pipelineKeyDocs } from '../lib/pipeline/key-docs.js';
 import { knownKeys } from '../lib/pipeline/schema.js';
 

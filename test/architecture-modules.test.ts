@@ -1,7 +1,7 @@
 /**
  * docs/architecture.md's module map names every module there is, and no module that is gone: a
  * module added under lib/ or functions/ without its line fails here. The embedded cluster's modules
- * (lib/local/cluster/) are mapped in docs/embedded-cluster.md, "Modules", which architecture.md
+ * (lib/emulators/kubernetes/) are mapped in docs/embedded-cluster.md, "Modules", which architecture.md
  * hands them to.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLUSTER = 'lib/local/cluster/';
+const CLUSTER = 'lib/emulators/kubernetes/';
 
 /** Every non-test TypeScript module under lib/ and functions/, as a path from the repository root. */
 function modulesOnDisk(): string[] {

@@ -8,12 +8,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { localBuildsForFile, type LocalBuild } from './fixtures/local-builds.js';
-import { LOCAL_CACHE_BUCKET } from '../lib/local/local-cache-store.js';
-import { stateGraph } from '../lib/local/console/asl-graph.js';
-import { layoutGraph } from '../lib/local/console/graph-layout.js';
-import { LocalExecutions } from '../lib/local/executions.js';
-import { createConsoleRoutes } from '../lib/local/http/console-routes.js';
-import { createLocalHttpServer } from '../lib/local/http/server.js';
+import { LOCAL_CACHE_BUCKET } from '../lib/local/stores/local-cache-store.js';
+import { stateGraph } from '../lib/console/asl-graph.js';
+import { layoutGraph } from '../lib/console/graph-layout.js';
+import { LocalExecutions } from '../lib/local/server/executions.js';
+import { createConsoleRoutes } from '../lib/local/server/http/console-routes.js';
+import { createLocalHttpServer } from '../lib/local/server/http/server.js';
 import { loadDefinition } from '../lib/workflow/definition.js';
 
 const builds = localBuildsForFile({ prefix: 'artifact-builds', repository: true, cache: true });

@@ -5,13 +5,13 @@
  * autoscaler adds would take fails at once as `Unschedulable`, not after the unschedulable grace.
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
-import { NODE_NAME } from '../lib/local/cluster/index.js';
-import { stateGraph } from '../lib/local/console/asl-graph.js';
-import { executionModel } from '../lib/local/console/execution-model.js';
-import { executionPage } from '../lib/local/console/execution-page.js';
-import { layoutGraph } from '../lib/local/console/graph-layout.js';
+import { NODE_NAME } from '../lib/emulators/kubernetes/index.js';
+import { stateGraph } from '../lib/console/asl-graph.js';
+import { executionModel } from '../lib/console/execution-model.js';
+import { executionPage } from '../lib/console/execution-page.js';
+import { layoutGraph } from '../lib/console/graph-layout.js';
 import { ConsoleOutput } from '../lib/local/console-output.js';
-import { summarize, type ExecutionEvent } from '../lib/local/executor.js';
+import { summarize, type ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
 import { loadDefinition } from '../lib/workflow/definition.js';
 import type { PollState } from '../lib/workflow/state-data.js';
 import { localBuildsForFile } from './fixtures/local-builds.js';

@@ -10,11 +10,11 @@ import path from 'node:path';
 import { CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import { stepPodName } from '../lib/kube/index.js';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
-import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
-import { startLocalExecution, type ExecutionEvent, type ExecutionSummary } from '../lib/local/executor.js';
+import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
+import { startLocalExecution, type ExecutionEvent, type ExecutionSummary } from '../lib/emulators/stepfunctions/executor.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import type { TaskRuntime } from '../lib/workflow/task-deps.js';
-import { runBuild } from '../lib/local/commands/run.js';
+import { runBuild } from '../lib/cli/commands/run.js';
 import { ConsoleOutput } from '../lib/local/console-output.js';
 import type { PollState, StepResult } from '../lib/workflow/state-data.js';
 
@@ -262,7 +262,7 @@ describe('a build on the embedded cluster', () => {
     );
     const text = lines.join('\n');
     expect(text).toContain('▶ [1/2] slow');
-    // One poll held a watch through the whole run (lib/local/console-output.test.ts folds repeats).
+    // One poll held a watch through the whole run (lib/cli/console-output.test.ts folds repeats).
     expect(text).toMatch(/· PollStep #\d+: running \(Running\)\n {6}· PollStep #\d+: succeeded \(Completed\)/);
     expect(text).toContain('│ done');
     expect(text).toContain('✗ [2/2] pull: ImagePullFailed');

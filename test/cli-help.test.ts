@@ -2,7 +2,7 @@
  * Every command answers --help (and `help <command>`) with each of its options explained, and a
  * usage mistake with exit 2 and its usage on stderr. In-process: nothing here starts anything.
  */
-import { main } from '../lib/local/cli.js';
+import { main } from '../lib/cli/main.js';
 import { capturedIO } from './fixtures/captured-io.js';
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {

@@ -1,12 +1,12 @@
 /**
  * `--runtime` and STEP_RUNNER_RUNTIME mistakes through the CLI's `main`, in-process: exit 2 with
  * the reason on stderr, before any cluster, socket probe or source snapshot (the unit guard would
- * fail a test that started one). The probe itself: lib/local/cluster/runtime/runtime-choice.integration.test.ts.
+ * fail a test that started one). The probe itself: lib/emulators/kubernetes/runtime/runtime-choice.integration.test.ts.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../lib/local/cli.js';
+import { main } from '../lib/cli/main.js';
 import { capturedIO } from './fixtures/captured-io.js';
 
 let dir: string;

@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../lib/local/cli.js';
-import type { CommandIO } from '../lib/local/commands/cluster.js';
-import { PROCESS_RUNTIME_NOTICE } from '../lib/local/cluster/runtime/runtime-choice.js';
+import { main } from '../lib/cli/main.js';
+import type { CommandIO } from '../lib/cli/commands/cluster.js';
+import { PROCESS_RUNTIME_NOTICE } from '../lib/emulators/kubernetes/runtime/runtime-choice.js';
 import { dockerDaemonRequirement, dockerSocket } from './fixtures/docker/engine-api.js';
 import { describeRequiring } from './fixtures/requirements.js';
 

@@ -5,8 +5,8 @@
  * like the others, by click and by address, its panel saying why it was skipped.
  */
 import type { Browser } from 'playwright-core';
-import { FAST_TIMINGS } from '../lib/local/cluster/index.js';
-import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
+import { FAST_TIMINGS } from '../lib/emulators/kubernetes/index.js';
+import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import { ARTIFACTS, chromiumInstalled, launchChromium } from './fixtures/chromium.js';
 import { describeRequiring } from './fixtures/requirements.js';

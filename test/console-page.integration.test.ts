@@ -7,17 +7,17 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Step } from '../lib/pipeline/types.js';
 import { loadDefinition, taskStates, type AslDefinition } from '../lib/workflow/definition.js';
-import { stateGraph } from '../lib/local/console/asl-graph.js';
-import { executionModel } from '../lib/local/console/execution-model.js';
-import { executionPage } from '../lib/local/console/execution-page.js';
-import { layoutGraph } from '../lib/local/console/graph-layout.js';
-import { executionStates } from '../lib/local/console/state-status.js';
-import { podView } from '../lib/local/console/pod-view.js';
+import { stateGraph } from '../lib/console/asl-graph.js';
+import { executionModel } from '../lib/console/execution-model.js';
+import { executionPage } from '../lib/console/execution-page.js';
+import { layoutGraph } from '../lib/console/graph-layout.js';
+import { executionStates } from '../lib/console/state-status.js';
+import { podView } from '../lib/console/pod-view.js';
 import { loadServiceExamples, serviceObservation } from './fixtures/kube/service-examples.js';
-import { LocalExecutions } from '../lib/local/executions.js';
-import { summarize, type ExecutionEvent } from '../lib/local/executor.js';
-import { createConsoleRoutes } from '../lib/local/http/console-routes.js';
-import { createLocalHttpServer } from '../lib/local/http/server.js';
+import { LocalExecutions } from '../lib/local/server/executions.js';
+import { summarize, type ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
+import { createConsoleRoutes } from '../lib/local/server/http/console-routes.js';
+import { createLocalHttpServer } from '../lib/local/server/http/server.js';
 
 const STEPS = ['greet', 'count', 'inspect'].map((name) => ({ name, image: `${name}:1` }) as Step);
 /** What PrepareBuild's registry check said of each step's image. */

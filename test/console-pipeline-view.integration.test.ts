@@ -4,8 +4,8 @@
  * file without `needs`), shown by default with the state machine one click away, and redrawn in
  * the live updates while the build runs.
  */
-import { FAST_TIMINGS } from '../lib/local/cluster/index.js';
-import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
+import { FAST_TIMINGS } from '../lib/emulators/kubernetes/index.js';
+import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import { waitFor } from './fixtures/wait-for.js';
 import { deliverGeneric } from './fixtures/webhooks/generic-delivery.js';

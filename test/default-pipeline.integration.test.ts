@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { chosenPipelineFile, defaultPipelineFile, NoPipelineFile } from '../lib/local/commands/default-pipeline.js';
+import { chosenPipelineFile, defaultPipelineFile, NoPipelineFile } from '../lib/cli/commands/default-pipeline.js';
 
 const git = promisify(execFile);
 let scratch: string;

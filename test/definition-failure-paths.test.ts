@@ -4,9 +4,9 @@
  * (`States.*`), and what BuildFailed makes of a Catch output without a Cause. Then the execution's
  * end as the EventBridge rule would deliver it to the ended-execution cleanup.
  */
-import '../lib/local/polyfills.js';
+import '../lib/emulators/stepfunctions/polyfills.js';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { localLambdaArn } from '../lib/local/executor.js';
+import { localLambdaArn } from '../lib/emulators/stepfunctions/executor.js';
 import { loadDefinition, resolveResources, type AslDefinition } from '../lib/workflow/definition.js';
 import type { CaughtFailure, StatusRequest } from '../lib/contract/index.js';
 import type { TaskDeps } from '../lib/workflow/task-deps.js';

@@ -30,9 +30,9 @@
  * Where the two differ, the AWS documentation decides; each difference moto is wrong about is a
  * documented exception below (asDocuments).
  */
-import { startLocalExecution } from '../lib/local/executor.js';
-import type { ExecutionEvent } from '../lib/local/executor.js';
-import type { ScriptedTask } from '../lib/local/execution/overrides.js';
+import { startLocalExecution } from '../lib/emulators/stepfunctions/executor.js';
+import type { ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
+import type { ScriptedTask } from '../lib/emulators/stepfunctions/overrides.js';
 import { checkoutStep } from '../lib/workflow/checkout-step.js';
 import { iterationMaps, loadDefinition, resolveResources, taskStates } from '../lib/workflow/definition.js';
 import type { CleanupResult, NeedsState, NotBuilt, PollState, PreparedBuild, StepResult } from '../lib/workflow/state-data.js';

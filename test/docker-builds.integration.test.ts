@@ -12,7 +12,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { DockerLabels, ownerLabel } from '../lib/local/cluster/runtime/docker/labels.js';
+import { DockerLabels, ownerLabel } from '../lib/emulators/kubernetes/runtime/docker/labels.js';
 import { dockerSocket } from './fixtures/docker/engine-api.js';
 import { dockerDaemon, MARKER, MARKER_PATH, startTestImages, testImagesBuildable, type TestImages } from './fixtures/docker/test-images.js';
 import { localBuildsForFile } from './fixtures/local-builds.js';

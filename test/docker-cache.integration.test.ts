@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { DockerLabels, ownerLabel } from '../lib/local/cluster/runtime/docker/labels.js';
+import { DockerLabels, ownerLabel } from '../lib/emulators/kubernetes/runtime/docker/labels.js';
 import { dockerSocket } from './fixtures/docker/engine-api.js';
 import { dockerDaemon, startTestImages, testImagesBuildable, type TestImages } from './fixtures/docker/test-images.js';
 import { localBuildsForFile } from './fixtures/local-builds.js';

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { FAST_TIMINGS, NODE_NAME, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { FAST_TIMINGS, NODE_NAME, startEmbeddedCluster, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 import { dockerContainerRunning, describeOnRuntimes, hostProcessAlive, type KubeletRuntime } from './fixtures/kubelet-runtimes.js';
 import { KUBECTL_ON_PATH, kubectlIn } from './fixtures/kubectl.js';
 import { describeRequiring } from './fixtures/requirements.js';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { CoreV1Api, Exec, type V1Pod, type V1Status } from '@kubernetes/client-node';
 import WebSocket from 'ws';
-import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 import { KUBECTL_ON_PATH } from './fixtures/kubectl.js';
 import { describeRequiring } from './fixtures/requirements.js';
 import { waitFor } from './fixtures/wait-for.js';

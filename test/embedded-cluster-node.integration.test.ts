@@ -4,7 +4,7 @@
  * `node-selector` schedules or not as it would there; and labelled as the cluster was told.
  */
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { FAST_TIMINGS, kubernetesArch, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { FAST_TIMINGS, kubernetesArch, startEmbeddedCluster, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 import { waitFor } from './fixtures/wait-for.js';
 
 const NS = 'default';

@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { CoreV1Api, StorageV1Api, Watch, type CoreV1Event, type V1PersistentVolumeClaim, type V1Pod } from '@kubernetes/client-node';
-import { FAST_TIMINGS, startEmbeddedCluster } from '../lib/local/cluster/index.js';
+import { FAST_TIMINGS, startEmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
 import { waitFor } from './fixtures/wait-for.js';
 import { apiError } from './fixtures/api-error.js';

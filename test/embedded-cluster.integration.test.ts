@@ -5,7 +5,7 @@
  * once, pids of this machine.
  */
 import { CoreV1Api, Watch, type CoreV1Event, type V1Pod } from '@kubernetes/client-node';
-import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster, type Fault } from '../lib/local/cluster/index.js';
+import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster, type Fault } from '../lib/emulators/kubernetes/index.js';
 import { waitFor } from './fixtures/wait-for.js';
 import { apiError } from './fixtures/api-error.js';
 
@@ -106,7 +106,7 @@ test('an unknown tag: ErrImagePull then ImagePullBackOff with containerd wording
   expect(reasons.slice(0, 4)).toEqual(['ContainerCreating', 'ErrImagePull', 'ImagePullBackOff', 'ErrImagePull']);
 
   const runtimeError =
-    'rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/alpine:3.99-nope": not in the local image catalog: the embedded cluster pulls no image; add an entry for it with --images FILE (the format is in lib/local/images/README.md)';
+    'rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/alpine:3.99-nope": not in the local image catalog: the embedded cluster pulls no image; add an entry for it with --images FILE (the format is in lib/emulators/kubernetes/images/README.md)';
   const pod = await api.readNamespacedPod({ namespace: NS, name: 'no-such-tag' });
   expect(pod.status?.phase).toBe('Pending');
   const waiting = pod.status?.containerStatuses?.[0]?.state?.waiting;

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { checkPipeline, parsePipeline } from '../lib/pipeline/index.js';
-import { expandReferences } from '../lib/local/cluster/container-command.js';
+import { expandReferences } from '../lib/emulators/kubernetes/container-command.js';
 import { stepPodManifest } from '../lib/kube/index.js';
 import { shellQuote } from '../lib/kube/step-script.js';
 import { InvalidImage, InvalidPipeline } from '../lib/pipeline/index.js';

@@ -1,9 +1,12 @@
 /**
  * The layers point one way (docs/architecture.md): lib/contract imports nothing of the project;
  * the leaves (lib/pipeline, lib/kube, lib/forge, lib/registry) import only the contract and each
- * other, never in a cycle; lib/workflow orchestrates the leaves; lib/lambda and lib/local compose
- * them, for AWS and for this machine; functions/ are the Lambda entry points. Nothing deployed
- * imports lib/local.
+ * other, never in a cycle; lib/workflow orchestrates the leaves; lib/lambda composes them for AWS
+ * and functions/ are the Lambda entry points. On this machine, the emulators (lib/emulators/*:
+ * the Kubernetes API and kubelet, S3, the Lambda host, Step Functions) stand in for EKS and AWS and
+ * know nothing of who uses them; the console page (lib/console) draws what they report; lib/local
+ * wires them together, and lib/cli is the command on top. Nothing deployed imports any of those,
+ * and no module imports itself back, however many files the loop goes through.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,14 +24,28 @@ const ALLOWED: Record<string, readonly string[]> = {
   registry: ['contract', ...LEAVES],
   workflow: ['contract', ...LEAVES],
   lambda: ['contract', ...LEAVES, 'workflow'],
-  local: ['contract', ...LEAVES, 'workflow'],
   functions: ['contract', ...LEAVES, 'workflow', 'lambda'],
+  // The embedded cluster and the local S3 are written from Kubernetes' and S3's documents alone.
+  'emulators/kubernetes': [],
+  'emulators/s3': [],
+  // The Lambda host runs the deployed handlers; Step Functions invokes them through it, as AWS does.
+  'emulators/lambda': ['contract', ...LEAVES, 'workflow'],
+  'emulators/stepfunctions': ['contract', ...LEAVES, 'workflow', 'emulators/lambda'],
+  console: ['contract', ...LEAVES, 'workflow', 'emulators/stepfunctions'],
+  local: ['contract', ...LEAVES, 'workflow', 'emulators/kubernetes', 'emulators/s3', 'emulators/lambda', 'emulators/stepfunctions', 'console'],
+  cli: ['contract', ...LEAVES, 'workflow', 'emulators/kubernetes', 'emulators/s3', 'emulators/lambda', 'emulators/stepfunctions', 'console', 'local'],
 };
+// The bench drives everything, with the tests' fixtures.
+ALLOWED.bench = [...Object.keys(ALLOWED), 'test'];
+const LOCAL_ONLY = ['emulators/kubernetes', 'emulators/s3', 'emulators/lambda', 'emulators/stepfunctions', 'console', 'local', 'cli'];
 
 function layerOf(file: string): string {
   const relative = path.relative(ROOT, file).split(path.sep);
   if (relative[0] === 'functions') return 'functions';
-  if (relative[0] === 'lib' && relative[1] && relative.length > 2) return relative[1];
+  if (relative[0] === 'bench') return 'bench';
+  if (relative[0] === 'test') return 'test';
+  if (relative[0] === 'lib' && relative[1] === 'emulators' && relative.length > 3) return `emulators/${relative[2]}`;
+  if (relative[0] === 'lib' && relative[1] && relative[1] !== 'emulators' && relative.length > 2) return relative[1];
   throw new Error(`${path.relative(ROOT, file)} is in no layer: add it to one (lib/<layer>/...)`);
 }
 
@@ -87,7 +104,33 @@ function describeCycle(trail: string[], hops: Map<string, string[]>): string {
   return [`lib/${trail.join(' -> lib/')}`, ...steps].join('\n');
 }
 
-const files = [...sourceFiles('lib'), ...sourceFiles('functions')];
+/**
+ * Each loop of the file graph once, from its first file in sorted order: files that import each
+ * other, even for a type, cannot be read or moved one without the other.
+ */
+function fileCycles(edges: readonly Edge[]): string[] {
+  const next = new Map<string, string[]>();
+  for (const { from, to } of edges) next.set(from, [...(next.get(from) ?? []), to.replace(/\.js$/, '.ts')]);
+  const loops = new Set<string>();
+  const done = new Set<string>();
+  const walk = (file: string, trail: string[]) => {
+    const at = trail.indexOf(file);
+    if (at >= 0) {
+      const loop = trail.slice(at);
+      const first = loop.indexOf([...loop].sort()[0]!);
+      const turned = [...loop.slice(first), ...loop.slice(0, first)];
+      loops.add([...turned, turned[0]!].map((f) => path.relative(ROOT, f)).join(' -> '));
+      return;
+    }
+    if (done.has(file)) return;
+    for (const to of next.get(file) ?? []) walk(to, [...trail, file]);
+    done.add(file);
+  };
+  for (const file of [...next.keys()].sort()) walk(file, []);
+  return [...loops].sort();
+}
+
+const files = [...sourceFiles('lib'), ...sourceFiles('functions'), ...sourceFiles('bench')];
 const edges: Edge[] = files.flatMap((file) =>
   importsOf(readFileSync(file, 'utf8')).map((specifier) => ({ from: file, to: path.resolve(path.dirname(file), specifier) })),
 );
@@ -137,8 +180,24 @@ describe('import direction', () => {
     expect(leafCycles(edges)).toEqual([]);
   });
 
-  it('leaves nothing deployed depending on lib/local', () => {
-    const deployed = edges.filter(({ from }) => layerOf(from) !== 'local');
-    expect(deployed.filter(({ to }) => layerOf(to) === 'local').map(({ from }) => path.relative(ROOT, from))).toEqual([]);
+  it('leaves nothing deployed depending on the emulators, the console page, lib/local or the CLI', () => {
+    const deployed = edges.filter(({ from }) => !LOCAL_ONLY.includes(layerOf(from)) && layerOf(from) !== 'bench');
+    expect(deployed.filter(({ to }) => LOCAL_ONLY.includes(layerOf(to))).map(({ from }) => path.relative(ROOT, from))).toEqual([]);
+  });
+
+  it('finds a loop of imports between files, and names it', () => {
+    const at = (file: string) => path.join(ROOT, file);
+    const loop = [
+      { from: at('lib/kube/a.ts'), to: at('lib/kube/b.ts') },
+      { from: at('lib/kube/b.ts'), to: at('lib/kube/c.ts') },
+      { from: at('lib/kube/c.ts'), to: at('lib/kube/a.ts') },
+      { from: at('lib/kube/c.ts'), to: at('lib/kube/d.ts') },
+    ];
+    expect(fileCycles(loop)).toEqual(['lib/kube/a.ts -> lib/kube/b.ts -> lib/kube/c.ts -> lib/kube/a.ts']);
+    expect(fileCycles(loop.slice(1))).toEqual([]);
+  });
+
+  it('has no loop of imports between files, type imports included', () => {
+    expect(fileCycles(edges)).toEqual([]);
   });
 });

@@ -39,7 +39,7 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 
 describe('npm pack', () => {
   it('packs what the CLI reads at run time, and no tests', () => {
-    for (const needed of ['bin/step-runner.js', 'lib/local/cli.ts', 'serverless.yml', 'lib/workflow/state-machine.asl.yml', 'lib/local/images/catalog.json', 'lib/local/console/assets/console.js', 'lib/local/console/assets/console.css', 'examples/hello.yml']) {
+    for (const needed of ['bin/step-runner.js', 'lib/cli/main.ts', 'serverless.yml', 'lib/workflow/state-machine.asl.yml', 'lib/emulators/kubernetes/images/catalog.json', 'lib/console/assets/console.js', 'lib/console/assets/console.css', 'examples/hello.yml']) {
       expect(packed).toContain(needed);
     }
     expect(packed.filter((file) => /\.test\.ts$|^test\/|^\.ci\/|^docs\//.test(file))).toEqual([]);

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { FAST_TIMINGS, startEmbeddedCluster, type Fault } from '../lib/local/cluster/index.js';
+import { FAST_TIMINGS, startEmbeddedCluster, type Fault } from '../lib/emulators/kubernetes/index.js';
 import { classifyStep } from '../lib/kube/classify.js';
 import {
   deleteBuildPods,

@@ -6,7 +6,7 @@ import { openWatch } from './fixtures/watch-events.js';
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { podProgress, stepPodManifest, watchPodsUntil, watchPodUntil } from '../lib/kube/index.js';
-import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 import { DEFAULT_STEP_TIMEOUT_SECONDS, type Step } from '../lib/pipeline/types.js';
 import { waitFor } from './fixtures/wait-for.js';
 import { parseImageReference } from '../lib/pipeline/index.js';

@@ -17,10 +17,10 @@ import { pollStep } from '../lib/workflow/tasks/poll-step.js';
 import { finishStep } from '../lib/workflow/tasks/finish-step.js';
 import type { BuildSettings, PollState, StepInput } from '../lib/workflow/state-data.js';
 import type { TaskDeps, TaskLog } from '../lib/workflow/task-deps.js';
-import { directoryLogStore } from '../lib/local/directory-log-store.js';
-import { RESOURCES } from '../lib/local/cluster/resources.js';
-import { matchesFields, parseFieldSelector } from '../lib/local/cluster/selectors.js';
-import type { KubeObject } from '../lib/local/cluster/objects.js';
+import { directoryLogStore } from '../lib/local/stores/directory-log-store.js';
+import { RESOURCES } from '../lib/emulators/kubernetes/resources.js';
+import { matchesFields, parseFieldSelector } from '../lib/emulators/kubernetes/selectors.js';
+import type { KubeObject } from '../lib/emulators/kubernetes/objects.js';
 import { at, claimEvent, podEvent, stepPod, terminated, waiting } from './fixtures/kube/builders.js';
 import { parseImageReference } from '../lib/pipeline/index.js';
 

@@ -3,7 +3,7 @@
  * at once, say why they did not run, and the execution's result settles with no invocation of its
  * still holding a watch (which kept `run` from exiting for WaitForNeeds' 4-minute watch).
  */
-import type { ExecutionEvent } from '../lib/local/executor.js';
+import type { ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
 import type { NeedsState, PreparedBuild } from '../lib/workflow/state-data.js';
 import { localBuildsForFile } from './fixtures/local-builds.js';
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { WEBHOOK_GITHUB_CALL_MS } from '../lib/lambda/webhook.js';
-import { localLambdaArn as localArn } from '../lib/local/executor.js';
+import { localLambdaArn as localArn } from '../lib/emulators/stepfunctions/executor.js';
 import { loadDefinition, resolveResources, taskStates, type AslDefinition } from '../lib/workflow/definition.js';
 import { CFN_LINT_ON_PATH, cfnLint, describeFinding } from './fixtures/cfn-lint.js';
 import { itRequiring } from './fixtures/requirements.js';

@@ -4,7 +4,7 @@
  * waits for every step it needs, and the first failure stops the build at once: the pods of steps
  * still running are deleted, no later step is launched, and each step says what became of it.
  */
-import type { ExecutionEvent } from '../lib/local/executor.js';
+import type { ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
 import type { PreparedBuild } from '../lib/workflow/state-data.js';
 import { Labels } from '../lib/kube/types.js';
 import { localBuildsForFile } from './fixtures/local-builds.js';

@@ -9,8 +9,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { StatusReport, StatusRequest } from '../lib/contract/index.js';
-import { main } from '../lib/local/cli.js';
-import type { RunSummary } from '../lib/local/commands/run.js';
+import { main } from '../lib/cli/main.js';
+import type { RunSummary } from '../lib/cli/commands/run.js';
 import { capturedIO } from './fixtures/captured-io.js';
 import { localBuildsForFile } from './fixtures/local-builds.js';
 

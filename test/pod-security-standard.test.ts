@@ -1,5 +1,5 @@
 /**
- * The embedded cluster's Pod Security admission (lib/local/cluster/pod-security.ts) held to the
+ * The embedded cluster's Pod Security admission (lib/emulators/kubernetes/pod-security.ts) held to the
  * Pod Security Standards as the checker in fixtures/pod-security-standard.ts reads them: for any
  * pod, at baseline and at restricted, it refuses exactly the pods the standard refuses, and its
  * refusal names exactly the controls the pod breaks. The pods are generated from the fields the
@@ -8,8 +8,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { V1Container, V1Pod, V1PodSecurityContext, V1SecurityContext, V1Volume } from '@kubernetes/client-node';
-import type { Pod } from '../lib/local/cluster/objects.js';
-import { podSecurityViolations } from '../lib/local/cluster/pod-security.js';
+import type { Pod } from '../lib/emulators/kubernetes/objects.js';
+import { podSecurityViolations } from '../lib/emulators/kubernetes/pod-security.js';
 import { podSecurityFindings, type PodSecurityStandardLevel } from './fixtures/pod-security-standard.js';
 
 // The run's seed when one is configured for the whole suite, else a fixed one: a failure names it.

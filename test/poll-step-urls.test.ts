@@ -7,7 +7,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApiException, type CoreV1Api, type CoreV1Event, type V1Pod, type V1Secret } from '@kubernetes/client-node';
 import { cacheSecretManifest, kubeStepCluster } from '../lib/kube/index.js';
-import { directoryLogStore } from '../lib/local/directory-log-store.js';
+import { directoryLogStore } from '../lib/local/stores/directory-log-store.js';
 import type { CacheStore } from '../lib/workflow/cache-store.js';
 import type { PollState, StepInput } from '../lib/workflow/state-data.js';
 import type { TaskDeps, TaskLog } from '../lib/workflow/task-deps.js';

@@ -6,8 +6,8 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { FAST_TIMINGS } from '../lib/local/cluster/index.js';
-import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
+import { FAST_TIMINGS } from '../lib/emulators/kubernetes/index.js';
+import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import { describeRequiring, type Requirement } from './fixtures/requirements.js';
 import { waitFor } from './fixtures/wait-for.js';

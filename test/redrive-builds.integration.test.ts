@@ -7,7 +7,7 @@ import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { buildSelector } from '../lib/kube/index.js';
 import { ConsoleOutput } from '../lib/local/console-output.js';
-import type { ExecutionEvent } from '../lib/local/executor.js';
+import type { ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
 import { localBuildsForFile, type LocalBuild } from './fixtures/local-builds.js';
 
 const builds = localBuildsForFile({ prefix: 'redrive' });

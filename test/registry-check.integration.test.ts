@@ -8,7 +8,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { checkImages, dockerConfigLookup, imageChecker, MANIFEST_ACCEPT, type ImageVerdict } from '../lib/registry/index.js';
 import { pullSecretsReader, readPullSecretConfigs, type PullSecretsApi } from '../lib/kube/pull-secrets.js';
-import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 import { distributionRegistryInstalled, startDistributionRegistry, type DistributionRegistry, OCI_INDEX, OCI_MANIFEST } from './fixtures/distribution-registry.js';
 import { describeRequiring } from './fixtures/requirements.js';
 import { parseImageReference } from '../lib/pipeline/index.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
-import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
+import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 
 const BIN = fileURLToPath(new URL('../bin/step-runner.js', import.meta.url));
 const NAMESPACE = 'default';

@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { main } from '../lib/local/cli.js';
+import { main } from '../lib/cli/main.js';
 import { capturedIO } from './fixtures/captured-io.js';
 
 const exec = promisify(execFile);

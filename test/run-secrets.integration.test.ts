@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { SECRET_MASK } from '../lib/kube/index.js';
-import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
-import { main } from '../lib/local/cli.js';
+import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
+import { main } from '../lib/cli/main.js';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { capturedIO } from './fixtures/captured-io.js';
 

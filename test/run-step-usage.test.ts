@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../lib/local/cli.js';
+import { main } from '../lib/cli/main.js';
 import { capturedIO } from './fixtures/captured-io.js';
 
 let dir: string;

@@ -9,9 +9,9 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { main } from '../lib/local/cli.js';
-import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/local/cluster/index.js';
-import type { RunSummary } from '../lib/local/commands/run.js';
+import { main } from '../lib/cli/main.js';
+import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
+import type { RunSummary } from '../lib/cli/commands/run.js';
 import { capturedIO } from './fixtures/captured-io.js';
 
 const git = promisify(execFile);

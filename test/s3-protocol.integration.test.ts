@@ -1,5 +1,5 @@
 /**
- * The local stack's S3 (lib/local/s3) against moto_server: one table of cases, the operations the
+ * The local stack's S3 (lib/emulators/s3) against moto_server: one table of cases, the operations the
  * runner uses, run against both, so ours answers as an S3 written by others does. Then what moto
  * does not check (signatures, expiry of presigned URLs) and what only ours does (objects on disk,
  * the lifecycle stand-in), against ours alone.
@@ -21,7 +21,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { startLocalS3, type LocalS3, type LocalS3Options } from '../lib/local/s3/index.js';
+import { startLocalS3, type LocalS3, type LocalS3Options } from '../lib/emulators/s3/index.js';
 import { motoServerInstalled, startMotoServer } from './fixtures/moto-server.js';
 import { describeRequiring, type Requirement } from './fixtures/requirements.js';
 
@@ -90,7 +90,7 @@ const always: Requirement = { present: true, missing: '', remedy: '' };
 const servers: [string, Requirement, () => Promise<S3UnderTest>][] = [
   ['moto_server', motoServerInstalled, startMoto],
   [
-    'the local S3 (lib/local/s3)',
+    'the local S3 (lib/emulators/s3)',
     always,
     async () => {
       const local = await startLocal();

@@ -18,11 +18,11 @@ import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { withKubeRetries, SECRET_MASK } from '../lib/kube/index.js';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
-import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
-import { startLocalExecution, type ExecutionEvent } from '../lib/local/executor.js';
+import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
+import { startLocalExecution, type ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
 import { ConsoleOutput } from '../lib/local/console-output.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
-import { runBuild } from '../lib/local/commands/run.js';
+import { runBuild } from '../lib/cli/commands/run.js';
 import { gitHubApi } from '../lib/forge/github-api.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 

@@ -1,7 +1,7 @@
 /**
  * `step-runner serve` with its embedded cluster on Docker: a clone container cannot read this
  * machine's work tree, so each GitHub delivery's source is sent to it through exec (BuildSource.upload,
- * lib/local/source-upload.ts). A signed push for a commit of --source is checked out in the git image
+ * lib/local/source/source-upload.ts). A signed push for a commit of --source is checked out in the git image
  * and read by a step in busybox; a push for a commit the repository lacks fails the checkout rather
  * than leaving the clone to wait. Afterwards nothing of this process's is left in Docker.
  */
@@ -11,10 +11,10 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { sign } from '@octokit/webhooks-methods';
-import { FAST_TIMINGS } from '../lib/local/cluster/index.js';
-import { DockerLabels, ownerLabel } from '../lib/local/cluster/runtime/docker/labels.js';
-import { SANDBOX_IMAGE_ENV } from '../lib/local/cluster/runtime/runtime-choice.js';
-import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
+import { FAST_TIMINGS } from '../lib/emulators/kubernetes/index.js';
+import { DockerLabels, ownerLabel } from '../lib/emulators/kubernetes/runtime/docker/labels.js';
+import { SANDBOX_IMAGE_ENV } from '../lib/emulators/kubernetes/runtime/runtime-choice.js';
+import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import { dockerDaemon, startTestImages, testImagesBuildable, type TestImages } from './fixtures/docker/test-images.js';
 import { describeRequiring } from './fixtures/requirements.js';

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { sign } from '@octokit/webhooks-methods';
-import { FAST_TIMINGS } from '../lib/local/cluster/index.js';
-import { startLocalServer, type LocalServer } from '../lib/local/local-server.js';
+import { FAST_TIMINGS } from '../lib/emulators/kubernetes/index.js';
+import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import { branchPush } from './fixtures/webhooks/examples.js';
 

@@ -11,7 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildSelector } from '../lib/kube/index.js';
-import { finishedStep, type ExecutionEvent } from '../lib/local/executor.js';
+import { finishedStep, type ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
 import { waitFor } from './fixtures/wait-for.js';
 import { localBuildsForFile } from './fixtures/local-builds.js';
 

@@ -1,11 +1,11 @@
 /**
- * The sending side of an uploaded source (lib/local/source-upload.ts), on the embedded cluster:
+ * The sending side of an uploaded source (lib/local/source/source-upload.ts), on the embedded cluster:
  * it goes only to pods that check out, once their clone container runs, and tells the person
  * running the build when it cannot send, rather than leaving the clone to wait in silence.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { ExecutionEvent } from '../lib/local/executor.js';
-import { sourceUploader } from '../lib/local/source-upload.js';
+import type { ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
+import { sourceUploader } from '../lib/local/source/source-upload.js';
 import { embeddedClusterForFile } from './fixtures/embedded-cluster.js';
 import { waitFor } from './fixtures/wait-for.js';
 

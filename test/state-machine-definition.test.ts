@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAlias, isMap, isSeq, parse, parseDocument, visit } from 'yaml';
-import { localLambdaArn } from '../lib/local/executor.js';
+import { localLambdaArn } from '../lib/emulators/stepfunctions/executor.js';
 import { BUILD_TIME_LIMIT_SECONDS, type Step } from '../lib/pipeline/index.js';
-import { lambdaFunctionNames, lambdaFunctionTimeouts } from '../lib/local/lambda-functions.js';
+import { lambdaFunctionNames, lambdaFunctionTimeouts } from '../lib/emulators/lambda/lambda-functions.js';
 import { WATCH_MARGIN_MS } from '../lib/workflow/handlers.js';
 import { workflowSettings } from '../lib/workflow/settings.js';
 import { DEFINITION_FILE, loadDefinition, resolveResources, taskStates, type AslState } from '../lib/workflow/definition.js';

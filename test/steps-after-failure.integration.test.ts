@@ -5,15 +5,15 @@
  * with the first failure. In a build that succeeds they are skipped.
  */
 import { readFile } from 'node:fs/promises';
-import { finishedStep, NOT_AFTER_A_FAILURE } from '../lib/local/executor.js';
+import { finishedStep, NOT_AFTER_A_FAILURE } from '../lib/emulators/stepfunctions/executor.js';
 import { Labels } from '../lib/kube/types.js';
 import { localBuildsForFile } from './fixtures/local-builds.js';
 import { loadDefinition } from '../lib/workflow/definition.js';
-import { stateGraph } from '../lib/local/console/asl-graph.js';
-import { executionModel } from '../lib/local/console/execution-model.js';
-import { executionPage } from '../lib/local/console/execution-page.js';
-import { layoutGraph } from '../lib/local/console/graph-layout.js';
-import type { ListedExecution } from '../lib/local/executions.js';
+import { stateGraph } from '../lib/console/asl-graph.js';
+import { executionModel } from '../lib/console/execution-model.js';
+import { executionPage } from '../lib/console/execution-page.js';
+import { layoutGraph } from '../lib/console/graph-layout.js';
+import type { ListedExecution } from '../lib/console/execution-view.js';
 
 const builds = localBuildsForFile({ prefix: 'after-failure', repository: true, settings: { imageCheck: false } });
 const build = builds.build;

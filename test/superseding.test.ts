@@ -6,8 +6,8 @@
 import type { BuildRef } from '../lib/contract/index.js';
 import { commitStatusFor } from '../lib/forge/commit-status.js';
 import { endingOf, conclusionFor } from '../lib/forge/check-run.js';
-import { memoryConcurrencyStore } from '../lib/local/memory-concurrency-store.js';
-import { summarize } from '../lib/local/execution/execution-summary.js';
+import { memoryConcurrencyStore } from '../lib/local/server/memory-concurrency-store.js';
+import { summarize } from '../lib/emulators/stepfunctions/execution-summary.js';
 import type { ConcurrencyStore, GroupRecord } from '../lib/workflow/concurrency-store.js';
 import { claimGroup, isNewer, supersede, supersededCause } from '../lib/workflow/superseding.js';
 import { stoppedBecause } from '../lib/workflow/tasks/cleanup-ended-execution.js';

@@ -15,7 +15,7 @@ import { gitHubApp, type GitHubCredentials } from '../lib/forge/github-app.js';
 import { gitHubPipelineSource } from '../lib/forge/pipeline-source.js';
 import { createWebhookHandler, staticSecrets } from '../lib/forge/webhook-handler.js';
 import type { WebhookDeps } from '../lib/forge/webhook.js';
-import { localLambdaContext } from '../lib/local/lambda-context.js';
+import { localLambdaContext } from '../lib/emulators/lambda/lambda-context.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import { branchPush, branchUpdate, pullRequest } from './fixtures/webhooks/examples.js';
 import { startFakeGitHub, type FakeFile, type FakeGitHub } from './fixtures/webhooks/github-server.js';

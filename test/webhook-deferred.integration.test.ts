@@ -20,9 +20,9 @@ import type { ExecutionInput, PendingBuildInput, StatusReport, StatusRequest } f
 import { gitHubChangeSource } from '../lib/forge/change-source.js';
 import { gitHubPipelineSource } from '../lib/forge/pipeline-source.js';
 import { createLambdaWebhookHandler } from '../lib/lambda/webhook.js';
-import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/local/cluster/index.js';
-import { startLocalExecution, type ExecutionEvent } from '../lib/local/executor.js';
-import { localLambdaContext } from '../lib/local/lambda-context.js';
+import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
+import { startLocalExecution, type ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
+import { localLambdaContext } from '../lib/emulators/lambda/lambda-context.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { branchPush, branchUpdate } from './fixtures/webhooks/examples.js';
 import { startFakeGitHub, type FakeGitHub } from './fixtures/webhooks/github-server.js';

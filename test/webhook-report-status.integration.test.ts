@@ -6,8 +6,8 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { clearCache } from '@middy/util';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createReportStatusHandler } from '../lib/lambda/report-status.js';
-import { localLambdaContext } from '../lib/local/lambda-context.js';
-import { printedStatusReporter } from '../lib/local/printed-status.js';
+import { localLambdaContext } from '../lib/emulators/lambda/lambda-context.js';
+import { printedStatusReporter } from '../lib/emulators/lambda/printed-status.js';
 import { reportStatusHandler } from '../lib/workflow/handlers.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import type { StatusRequest } from '../lib/contract/index.js';

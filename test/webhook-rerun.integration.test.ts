@@ -16,7 +16,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { BuildInput } from '../lib/contract/index.js';
 import { createLambdaWebhookHandler } from '../lib/lambda/webhook.js';
-import { localLambdaContext } from '../lib/local/lambda-context.js';
+import { localLambdaContext } from '../lib/emulators/lambda/lambda-context.js';
 import { branchPush, checkRun, checkSuite, pullRequest } from './fixtures/webhooks/examples.js';
 import { startFakeGitHub, type FakeGitHub } from './fixtures/webhooks/github-server.js';
 import { FakeStepFunctions } from './fixtures/step-functions.js';

@@ -13,7 +13,7 @@ import { sign } from '@octokit/webhooks-methods';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { createLambdaWebhookHandler } from '../lib/lambda/webhook.js';
-import { localLambdaContext } from '../lib/local/lambda-context.js';
+import { localLambdaContext } from '../lib/emulators/lambda/lambda-context.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import type { BuildInput } from '../lib/contract/index.js';
 import { branchDeletion, branchPush, ping, pullRequest, tagPush } from './fixtures/webhooks/examples.js';

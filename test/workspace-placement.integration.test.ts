@@ -10,7 +10,7 @@ import { PatchStrategy, setHeaderOptions, Watch, type CoreV1Event, type V1Persis
 import { stepPodName, workspaceClaimName } from '../lib/kube/pod-name.js';
 import { stepPodManifest } from '../lib/kube/pod-manifest.js';
 import { Labels } from '../lib/kube/types.js';
-import { NODE_NAME } from '../lib/local/cluster/kubelet.js';
+import { NODE_NAME } from '../lib/emulators/kubernetes/kubelet.js';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import type { Step } from '../lib/pipeline/types.js';
 import { localBuildsForFile } from './fixtures/local-builds.js';

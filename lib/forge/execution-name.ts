@@ -61,7 +61,7 @@ const LEGAL_NAME = /^[A-Za-z0-9_-]{1,80}$/;
  * The name of a webhook's re-run of an earlier execution: `<earlier>-rerun-<k>`, k a hash of the
  * delivery, so a redelivery asks for the same name again and starts nothing, while every new
  * "Re-run" click (a new delivery) gets a new name. A re-run of a re-run is named from the original,
- * as the local page's re-runs are (lib/local/rerun-name.ts), so names never grow; an earlier name
+ * as the local page's re-runs are (lib/local/server/rerun-name.ts), so names never grow; an earlier name
  * too long to keep whole loses its closing hash, then is cut to fit. Without an earlier
  * execution, the delivery's usual name with `rerun` in its source: `gh-rerun-<repo>-<sha>-<delivery>-<hash>`.
  */

@@ -1,6 +1,6 @@
 /**
  * Starting a build's execution, behind one interface: Step Functions on AWS, the local executor's
- * registry on a laptop (lib/local/executions.ts). Either way a second start under the same name
+ * registry on a laptop (lib/local/server/executions.ts). Either way a second start under the same name
  * starts nothing and answers with the execution that already exists.
  *
  * How Step Functions (Standard) answers a second StartExecution under a name it has seen:

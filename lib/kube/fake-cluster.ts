@@ -16,7 +16,7 @@ import { keptDeadlineSeconds, succeededStepAnnotation } from './workspace-record
 
 /**
  * An in-memory StepCluster for lib/workflow's unit tests: a task's cluster side is arranged and
- * inspected as plain objects, without the embedded API server (lib/local/cluster) that the
+ * inspected as plain objects, without the embedded API server (lib/emulators/kubernetes) that the
  * client-node adapter (step-cluster.ts) is tested against. Nothing runs here: a pod stays as it was
  * made or put until the test changes it, and its log is what the test sets.
  *

@@ -1,5 +1,5 @@
 import { ConsoleOutput } from './console-output.js';
-import type { ExecutionEvent } from './executor.js';
+import type { ExecutionEvent } from '../emulators/stepfunctions/executor.js';
 
 let t = 1_700_000_000_000;
 const exited = (name: string, index: number | undefined, output: unknown): ExecutionEvent => ({

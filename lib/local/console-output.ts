@@ -1,9 +1,9 @@
 import { plainCause } from '../contract/lambda-error.js';
 import { imageCheckNote } from '../workflow/image-check.js';
 import type { CleanupResult, NeedsState, PollState, PreparedBuild, StepResult } from '../workflow/state-data.js';
-import { isFinishState, type ExecutionEvent } from './executor.js';
-import { AWAIT_RERUN } from './execution/states.js';
-import { pollOutcome } from './poll-words.js';
+import { isFinishState, type ExecutionEvent } from '../emulators/stepfunctions/executor.js';
+import { AWAIT_RERUN } from '../emulators/stepfunctions/states.js';
+import { pollOutcome } from '../console/poll-words.js';
 
 /**
  * Turns the execution history into the lines a person would read in the Step Functions console:

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { IMAGE_REGISTRY_EXTENSION } from './cluster/index.js';
+import { IMAGE_REGISTRY_EXTENSION } from '../emulators/kubernetes/index.js';
 import { isLoopbackHost } from '../registry/index.js';
 
 interface KubeconfigShape {

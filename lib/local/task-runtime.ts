@@ -5,10 +5,10 @@ import { logger } from '../workflow/lambda-task.js';
 import { DEFAULT_WORKSPACE, workflowSettings, type WorkflowSettings, type WorkspaceMode } from '../workflow/settings.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import type { CacheStore } from '../workflow/cache-store.js';
-import { directoryLogStore } from './directory-log-store.js';
+import { directoryLogStore } from './stores/directory-log-store.js';
 import { imageRegistryOf } from './image-registry.js';
 import { kubeConfigFromFile } from './kube-config-file.js';
-import { logsDir, stateDir } from './state-dir.js';
+import { logsDir, stateDir } from './stores/state-dir.js';
 
 /** Where a local build runs: a cluster by kubeconfig (the embedded one's, or the user's own). */
 export interface LocalTarget {

@@ -2,7 +2,7 @@
  * Where each concurrency group's current build is recorded: one record per group, written only
  * conditionally, so that of two builds claiming a group at once exactly one write lands and the
  * other build reads it and decides again. S3 on AWS (s3-concurrency-store.ts: If-None-Match and
- * If-Match writes); the local stack keeps its own (lib/local/memory-concurrency-store.ts).
+ * If-Match writes); the local stack keeps its own (lib/local/server/memory-concurrency-store.ts).
  *
  * Not Step Functions' ListExecutions: it is eventually consistent (an execution started a moment
  * ago may be missing from it) and throttled per account, so two webhooks racing could each miss

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { directoryLogStore } from '../local/directory-log-store.js';
+import { directoryLogStore } from '../local/stores/directory-log-store.js';
 import type { LogPosition } from '../kube/index.js';
 import { LiveLogCopy, type LiveLogState } from './live-log.js';
 import { MAX_PART_BYTES, type StepLogStore } from './step-log-store.js';

@@ -1,5 +1,5 @@
 /**
- * The concurrency groups' S3 store against two S3 servers, the local stack's own (lib/local/s3)
+ * The concurrency groups' S3 store against two S3 servers, the local stack's own (lib/emulators/s3)
  * and moto_server, one table of cases for both: conditional create (If-None-Match: *), conditional
  * replace (If-Match: ETag), a lost race read again, and many claims at once with one winner.
  */
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { MOTO_CREDENTIALS, MOTO_REGION, motoServerInstalled, startMotoServer, type MotoServer } from '../../test/fixtures/moto-server.js';
 import { describeRequiring } from '../../test/fixtures/requirements.js';
-import { startLocalS3, type LocalS3 } from '../local/s3/index.js';
+import { startLocalS3, type LocalS3 } from '../emulators/s3/index.js';
 import { groupKey, type GroupRecord } from './concurrency-store.js';
 import { s3ConcurrencyStore } from './s3-concurrency-store.js';
 import { claimGroup } from './superseding.js';

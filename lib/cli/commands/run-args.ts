@@ -1,0 +1,192 @@
+/** `run`'s command line: its options, their defaults, and the help that says so. */
+import { parseArgs } from 'node:util';
+import { WhenEvents, type WhenEvent } from '../../pipeline/index.js';
+import { DEFAULT_CACHE_IMAGE, DEFAULT_CLONE_IMAGE, type WorkspaceMode } from '../../workflow/settings.js';
+import type { RuntimeKind } from '../../emulators/kubernetes/runtime/container-runtime.js';
+import { baseOption, branchOption, BUILD_TARGET_OPTIONS, durationOption, cacheImageOption, changedFileOption, cloneImageOption, eventOption, runtimeOption, UsageError, workspaceModeOption } from './usage.js';
+import { envOptions } from './env-args.js';
+import { secretArgument, type SecretArgument } from './secret-args.js';
+
+export const RUN_USAGE =
+  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--autoscale-after DURATION] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--state-dir DIR] [--json] [--verbose]';
+
+export const RUN_HELP = `Usage: step-runner ${RUN_USAGE}
+
+Runs one build of pipeline.yml through the state machine definition that is deployed to AWS, and
+prints it the way the Step Functions console shows it. With no file: .step-runner.yml (else
+.step-runner.yaml) at the root of the current git work tree (outside one, the current directory). Exit 0 if the execution SUCCEEDED, 1 if not
+(FAILED, TIMED_OUT, ABORTED), 2 if nothing started (a usage error, a rejected pipeline: every
+problem is listed, or a source that cannot be read). Ctrl-C aborts it and deletes its pods.
+  --source DIR      the git work tree to check out, as it is on disk, uncommitted edits included
+                    (default: the work tree holding pipeline.yml; outside one, an empty workspace)
+  --commit REF      check out this commit of the work tree instead of what is on disk
+  --branch B        the branch the build is on, for the steps' "when: branch" (default: the work
+                    tree's current branch; with --event pull_request, the base branch)
+  --event E         the event the build is for, for "when: event" and CI_EVENT: one of
+                    ${WhenEvents.join(', ')}
+                    (default: local, which "when" counts as a push too)
+  --runtime R       what the embedded cluster runs steps in: docker (their images, through the
+                    daemon at DOCKER_HOST=unix://..., else at the usual sockets of Docker, Docker
+                    Desktop, colima or Podman) or process (local processes in the build's
+                    workspace, not their images). Default: $STEP_RUNNER_RUNTIME, else docker when
+                    a daemon answers, else process. Not with --kubeconfig
+  --kubeconfig FILE run on that cluster, the step pods in their real images (default: a fresh
+                    embedded cluster; see --runtime)
+  --context NAME    the kubeconfig's context to use (default: its current context)
+  --namespace NS    where the step pods go (default: the kubeconfig context's, else default)
+  --workspace-mode  volume (default: one claim per build, shared by its steps) or ephemeral (an
+                    emptyDir and a checkout in each step's pod), as the deployment's WORKSPACE_MODE
+  --clone-image IMAGE
+                    the checkout's (clone step's) image: git and /bin/sh, as the deployment's
+                    CLONE_IMAGE (default: $CLONE_IMAGE, else ${DEFAULT_CLONE_IMAGE})
+  --cache-image IMAGE
+                    the image of the steps' cache containers: sh, curl, tar, gzip and sha256sum,
+                    as the deployment's CACHE_IMAGE (default: $CACHE_IMAGE, else ${DEFAULT_CACHE_IMAGE})
+  --images FILE     an extra image catalog for the embedded cluster (JSON; see
+                    lib/emulators/kubernetes/images/README.md); default: lib/emulators/kubernetes/images/catalog.json only
+  --autoscale-after DURATION
+                    the embedded cluster plays a node autoscaler: no node at first, one joins
+                    this long (e.g. 5s) after a step's pod needs it (the step shows "waiting for
+                    a node"); a step no node would take fails at once. Not with --kubeconfig
+  --env NAME=VALUE  a build variable every step sees, as it sees CI_BRANCH (repeatable); a step's
+                    own env wins over it. Not masked: a value to hide is a --secret
+  --secret SECRET/KEY=VALUE
+                    the value a pipeline's secrets: [{env, secret: SECRET, key: KEY}] reads
+                    (repeatable); SECRET/KEY alone takes it from this shell's variable named as
+                    that entry's env. Stored as the Secret SECRET of the build in its namespace,
+                    deleted with the build, masked (***) in every output; refused if the cluster
+                    already has a Secret SECRET this run did not make. A secret the steps read that
+                    nobody gave and the cluster lacks stops the run before any pod (exit 2)
+  --secret-file FILE  SECRET/KEY=VALUE lines, as --secret (repeatable; blank lines and # comments
+                    skipped; the value is the rest of the line; "..." is a JSON string, for a
+                    value with newlines or edge spaces); --secret wins over a file
+  --step NAME       run only this step (repeatable), the checkout, and the steps it needs, through
+                    needs or, without, the step above; the others show as skipped (default: all)
+  --no-needs        with --step: only the steps named; their needs left out count as succeeded
+  --default-branch B
+                    the repository's default branch: a build whose own branch has no cache
+                    entry restores the one this branch saved (default: main)
+  --changed FILE    a file the change touches, as a path in the repository (repeatable), for the
+                    steps' "when: paths" and "paths-ignore", as a push's or a pull request's
+                    files are on GitHub (default: none known, and no step is skipped by paths)
+  --base REF        the change is the work tree's (uncommitted and untracked files included, or
+                    --commit's) against where its history left REF (git merge-base), as a pull
+                    request's files are against its base branch. Not with --changed
+  --state-dir DIR   where step logs go, as logs/BUILD/STEP.log (default: $XDG_STATE_HOME/step-runner,
+                    else ~/.local/state/step-runner): never into the work tree being built
+  --json            progress on stderr; the last line of stdout is the summary object (status,
+                    error, cause, problems, steps, events, name, executionArn, trigger, times).
+                    For a pipe, keep npm's banner off stdout:
+                    npm start --silent -- run FILE --json | jq .status
+  --verbose         the handlers' log lines too (default: only the console-like lines)
+  -h, --help        this help`;
+
+export interface RunOptions {
+  file: string;
+  /** `--runtime`: what the embedded cluster runs steps in (default: STEP_RUNNER_RUNTIME, else Docker if a daemon answers). */
+  runtime?: RuntimeKind;
+  kubeconfig?: string;
+  context?: string;
+  namespace?: string;
+  /** As the deployment's WORKSPACE_MODE (default volume). */
+  workspaceMode?: WorkspaceMode;
+  /** `--clone-image`: the checkout's image, over $CLONE_IMAGE (task-runtime.ts). */
+  cloneImage?: string;
+  /** `--cache-image`: the cache containers' image, over $CACHE_IMAGE (task-runtime.ts). */
+  cacheImage?: string;
+  /** The git work tree to check out (default: the one holding the pipeline file). */
+  source?: string;
+  /** Check this commit out instead of the work tree as it is on disk. */
+  commit?: string;
+  /** `--branch`: the build's branch for `when` (default: the work tree's current branch). */
+  branch?: string;
+  /** `--event`: the build's event (default: local). */
+  event?: WhenEvent;
+  images?: string;
+  /** `--autoscale-after`: the embedded cluster's node joins this long after a pod needs it (lib/emulators/kubernetes/autoscaler.ts). */
+  autoscaleAfterMs?: number;
+  /** `--env`: build variables, in addition to the runner's own. */
+  env?: Record<string, string>;
+  /** `--secret`, in the order given. */
+  secrets?: SecretArgument[];
+  /** `--secret-file`, in the order given. */
+  secretFiles?: string[];
+  /** `--step`: only these steps (and the checkout, and what they need unless `noNeeds`). */
+  steps?: string[];
+  /** `--no-needs`: with `steps`, only the steps named. */
+  noNeeds?: boolean;
+  /** `--changed`: the files the build's change touches, for `when.paths` (repository paths). */
+  changed?: string[];
+  /** `--base`: the change is the work tree's against this ref's merge base. */
+  base?: string;
+  /** `--default-branch`: the branch whose cache entries the build falls back on (default: main). */
+  defaultBranch?: string;
+  /** `--state-dir`: logs and local state (default: lib/local/stores/state-dir.ts's). */
+  stateDir?: string;
+  json?: boolean;
+  verbose?: boolean;
+}
+
+/** What the command line says: the file may be left out, for `run`'s default file to be found. */
+export type RunArgs = Omit<RunOptions, 'file'> & { file?: string };
+
+/** The options, or `{help: true}`; throws UsageError for a command line `run` cannot act on. */
+export function parseRunArgs(args: string[]): RunArgs | { help: true } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        ...BUILD_TARGET_OPTIONS,
+        commit: { type: 'string' },
+        branch: { type: 'string' },
+        event: { type: 'string' },
+        images: { type: 'string' },
+        'autoscale-after': { type: 'string' },
+        env: { type: 'string', multiple: true },
+        secret: { type: 'string', multiple: true },
+        'secret-file': { type: 'string', multiple: true },
+        step: { type: 'string', multiple: true },
+        'no-needs': { type: 'boolean' },
+        changed: { type: 'string', multiple: true },
+        base: { type: 'string' },
+        json: { type: 'boolean' },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { help: true };
+  const [file, ...extra] = positionals;
+  if (extra.length > 0) throw new UsageError(`one pipeline file at a time, got ${positionals.length}`);
+  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, 'cache-image': cacheImage, changed, base, 'default-branch': defaultBranch, 'autoscale-after': autoscaleAfter, ...rest } = values;
+  if (noNeeds && !steps) throw new UsageError('--no-needs goes with --step NAME');
+  if (changed && base !== undefined) throw new UsageError('--changed and --base both say what the change is: give the files, or the ref to compare the work tree with, not both');
+  const source = rest.source ?? workspace;
+  if (rest.branch !== undefined) branchOption(rest.branch);
+  const askedRuntime = runtimeOption(runtime, rest.kubeconfig);
+  if (autoscaleAfter !== undefined && rest.kubeconfig !== undefined) throw new UsageError('--autoscale-after is for the embedded cluster; --kubeconfig names a cluster of your own, whose autoscaler adds its nodes: give one or the other');
+  return {
+    ...(file ? { file } : {}),
+    ...rest,
+    ...(stateDir ? { stateDir } : {}),
+    ...(askedRuntime ? { runtime: askedRuntime } : {}),
+    ...(source ? { source } : {}),
+    ...(workspaceMode ? { workspaceMode: workspaceModeOption(workspaceMode) } : {}),
+    ...(cloneImage !== undefined ? { cloneImage: cloneImageOption(cloneImage) } : {}),
+    ...(cacheImage !== undefined ? { cacheImage: cacheImageOption(cacheImage) } : {}),
+    ...(autoscaleAfter !== undefined ? { autoscaleAfterMs: durationOption(autoscaleAfter, '--autoscale-after') } : {}),
+    ...(event !== undefined ? { event: eventOption(event) } : {}),
+    ...(env ? { env: envOptions(env) } : {}),
+    ...(secret ? { secrets: secret.map((given) => secretArgument(given, `--secret ${given.split('=')[0]}`)) } : {}),
+    ...(secretFiles ? { secretFiles } : {}),
+    ...(steps ? { steps, ...(noNeeds ? { noNeeds } : {}) } : {}),
+    ...(changed ? { changed: changed.map(changedFileOption) } : {}),
+    ...(base !== undefined ? { base: baseOption(base) } : {}),
+    ...(defaultBranch !== undefined ? { defaultBranch: branchOption(defaultBranch, '--default-branch') } : {}),
+  };
+}

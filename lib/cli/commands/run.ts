@@ -1,0 +1,277 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { InvalidImage, InvalidPipeline, parsePipeline, problemLines, problemReports, type Pipeline, type ProblemReport } from '../../pipeline/index.js';
+import { logger } from '../../workflow/lambda-task.js';
+import { startEmbeddedCluster, type EmbeddedCluster } from '../../emulators/kubernetes/index.js';
+import { chooseRuntime, DockerUnavailable, runtimeNotice, UnknownRuntime, type RuntimeChoice } from '../../emulators/kubernetes/runtime/runtime-choice.js';
+import { ConsoleOutput } from '../../local/console-output.js';
+import { LiveLogPrinter } from '../live-log-printer.js';
+import { executionIdentity, type ExecutionIdentity } from '../../emulators/stepfunctions/execution-identity.js';
+import { executionInstants } from '../../emulators/stepfunctions/execution-instants.js';
+import { startLocalExecution, type ExecutionEvent, type ExecutionSummary } from '../../emulators/stepfunctions/executor.js';
+import { localBuildInput, localSource } from '../../local/source/local-source.js';
+import { uploaderFor, type SourceUploader } from '../../local/source/source-upload.js';
+import { readPipelineFile } from '../../local/source/pipeline-file.js';
+import { printedStatusReporter } from '../../emulators/lambda/printed-status.js';
+import { commandTaskRuntime } from '../../local/task-runtime.js';
+import { startLocalCacheStore, type LocalCacheStore } from '../../local/stores/local-cache-store.js';
+import { stateDir } from '../../local/stores/state-dir.js';
+import { commitFiles, unmatchedKeyFiles } from '../../local/source/cache-key-files.js';
+import { DEFAULT_BRANCH } from '../../workflow/cache-plan.js';
+import type { CommandIO } from './cluster.js';
+import { parseRunArgs, RUN_HELP, RUN_USAGE, type RunOptions } from './run-args.js';
+import { withPipelineFile } from './run-file.js';
+import { SecretAlreadyExists, SecretMissing } from '../build-secrets.js';
+import { givenSecretValues, storeRunSecrets } from './run-secrets.js';
+import { onlyAskedFor } from './step-choice.js';
+
+export { parseRunArgs, type RunOptions };
+
+export const ExitCodes = { succeeded: 0, failed: 1, rejected: 2 } as const;
+
+/**
+ * `run --json`'s object (docs/contracts.md): the summary, the execution's identity as
+ * `GET /executions/NAME` gives it (null when nothing started), and every problem of a rejected
+ * pipeline (empty otherwise).
+ */
+export type RunSummary = ExecutionSummary & { [K in keyof ExecutionIdentity]: ExecutionIdentity[K] | null } & { problems: ProblemReport[] };
+
+export const summary = 'run one build through the state machine, on the embedded cluster unless --kubeconfig is given';
+
+/** The CLI entry: usage problems exit 2 like a rejected pipeline, since nothing was started. */
+export async function run(argv: string[], io: CommandIO): Promise<number> {
+  let options;
+  try {
+    const args = parseRunArgs(argv);
+    options = 'help' in args ? args : await withPipelineFile(args, io);
+  } catch (error) {
+    io.err(`step-runner run: ${(error as Error).message}`);
+    io.err(`Usage: step-runner ${RUN_USAGE}`);
+    io.err('Run `step-runner run --help` for what each option does.');
+    return ExitCodes.rejected;
+  }
+  if ('help' in options) {
+    io.out(RUN_HELP);
+    return ExitCodes.succeeded;
+  }
+  return runBuild(options, io);
+}
+
+/**
+ * `run`: one build through the real state machine definition, on the embedded cluster unless a
+ * kubeconfig is given. Progress reads like the Step Functions console; with --json it goes to
+ * stderr and stdout's last line is the summary object.
+ */
+export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 'err'>): Promise<number> {
+  const print = options.json ? io.err : io.out;
+  const file = path.resolve(options.file);
+  const loaded = await readPipeline(file, options.file);
+  if (loaded instanceof Error) {
+    problemLines(loaded).forEach(io.err);
+    if (options.json) io.out(JSON.stringify(rejectedSummary(loaded, problemReports(loaded))));
+    return ExitCodes.rejected;
+  }
+
+  let source;
+  const pipeline = parsePipeline(loaded, options.file);
+  let only;
+  try {
+    only = onlyAskedFor(options, pipeline);
+  } catch (error) {
+    io.err(`step-runner run: ${(error as Error).message}`);
+    if (options.json) io.out(JSON.stringify(rejectedSummary(error as Error)));
+    return ExitCodes.rejected;
+  }
+  let secretValues;
+  try {
+    secretValues = await givenSecretValues(options, pipeline);
+  } catch (error) {
+    io.err(`step-runner run: ${(error as Error).message}`);
+    if (options.json) io.out(JSON.stringify(rejectedSummary(error as Error)));
+    return ExitCodes.rejected;
+  }
+  // Chosen before the source snapshot, so that the first line says what the steps run in, and a
+  // `--runtime docker` without a daemon stops the run before anything is made.
+  let runtimeChoice: RuntimeChoice | undefined;
+  if (!options.kubeconfig) {
+    try {
+      runtimeChoice = await chooseRuntime(options.runtime);
+    } catch (error) {
+      if (!(error instanceof DockerUnavailable || error instanceof UnknownRuntime)) throw error;
+      io.err(`step-runner run: ${error.message}`);
+      if (options.json) io.out(JSON.stringify(rejectedSummary(error)));
+      return ExitCodes.rejected;
+    }
+    print(runtimeNotice(runtimeChoice));
+  }
+  try {
+    source = await localSource(file, {
+      checksOut: pipeline.checkout !== false,
+      ...(options.source ? { sourceDir: path.resolve(options.source) } : {}),
+      ...(options.commit ? { commit: options.commit } : {}),
+      ...(options.branch !== undefined ? { branch: options.branch } : {}),
+      ...(options.event !== undefined ? { event: options.event } : {}),
+      ...(options.changed ? { changed: options.changed } : {}),
+      ...(options.base !== undefined ? { base: options.base } : {}),
+      // A cluster of the user's own, or containers in Docker: neither can read this machine's files, so the source is sent.
+      remoteCluster: options.kubeconfig !== undefined || runtimeChoice?.kind === 'docker',
+    });
+  } catch (error) {
+    io.err(`${(error as Error).name}: ${(error as Error).message}`);
+    if (options.json) io.out(JSON.stringify(rejectedSummary(error as Error)));
+    return ExitCodes.rejected;
+  }
+  const keyFiles = source.source && pipeline.steps.some((step) => step.cache?.some((cache) => cache.key.files.length > 0));
+  const unmatched = keyFiles && source.source ? unmatchedKeyFiles(pipeline, await commitFiles(source.source.url, source.source.commit)) : undefined;
+  if (unmatched) {
+    await source.dispose();
+    problemLines(unmatched).forEach(io.err);
+    if (options.json) io.out(JSON.stringify(rejectedSummary(unmatched, problemReports(unmatched))));
+    return ExitCodes.rejected;
+  }
+  print(`Source: ${source.description}`);
+  if (source.changesDescription) print(`Changes: ${source.changesDescription}`);
+
+  const scratch = await mkdtemp(path.join(tmpdir(), 'step-runner-'));
+  let cluster: EmbeddedCluster | undefined;
+  let uploader: SourceUploader | undefined;
+  let live: LiveLogPrinter | undefined;
+  let deleteSecrets: (() => Promise<void>) | undefined;
+  let cacheStore: LocalCacheStore | undefined;
+  try {
+    let kubeconfig = options.kubeconfig ? path.resolve(options.kubeconfig) : undefined;
+    if (!kubeconfig) {
+      cluster = await startEmbeddedCluster({
+        ...(options.images ? { catalogFiles: [options.images] } : {}),
+        ...(runtimeChoice ? { runtime: runtimeChoice } : {}),
+        ...(options.autoscaleAfterMs !== undefined ? { autoscaler: { scaleUpDelayMs: options.autoscaleAfterMs } } : {}),
+      });
+      kubeconfig = path.join(scratch, 'kubeconfig');
+      await writeFile(kubeconfig, cluster.kubeconfigYaml());
+      print(`Embedded cluster at ${cluster.url}.`);
+    }
+    cacheStore = await cacheStoreFor(pipeline, cluster, options, print);
+    const runtime = commandTaskRuntime(kubeconfig, { ...options, ...(cacheStore ? { cache: cacheStore.store } : {}) });
+    logger.setLogLevel(options.verbose ? 'INFO' : 'SILENT');
+    uploader = uploaderFor(source.source, pipeline.checkout, { kubeconfig, context: options.context }, print);
+
+    const buildId = localBuildId(file);
+    try {
+      deleteSecrets = await storeRunSecrets(runtime, { buildId, facts: source.build, only }, pipeline, secretValues);
+    } catch (error) {
+      if (!(error instanceof SecretMissing || error instanceof SecretAlreadyExists)) throw error;
+      io.err(`${error.name}: ${error.message}`);
+      if (options.json) io.out(JSON.stringify(rejectedSummary(error)));
+      return ExitCodes.rejected;
+    }
+    const console = new ConsoleOutput(`${buildId} (${options.file})`, { liveLog: true });
+    const printer = new LiveLogPrinter(print);
+    live = printer;
+    const built = localBuildInput(buildId, { file: options.file, text: loaded }, source, options.env);
+    const input = { ...built, build: { ...built.build, defaultBranch: options.defaultBranch ?? DEFAULT_BRANCH }, ...(only ? { only } : {}) };
+    const startedAt = new Date();
+    const history: ExecutionEvent[] = [];
+    let printing = Promise.resolve();
+    const execution = startLocalExecution(input, {
+      runtime,
+      statuses: printedStatusReporter(print),
+      onEvent: (event) => {
+        history.push(event);
+        // A step's last lines come before its result: the event waits for them.
+        printing = printing.then(async () => {
+          // A log file that cannot be read costs its live lines, never the console lines.
+          await printer.onEvent(event).catch(() => undefined);
+          console.lines(event).forEach(print);
+        });
+        uploader?.onEvent(event);
+      },
+    });
+    const stop = () => {
+      print('Interrupted: aborting the execution and deleting its pods...');
+      execution.abort();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    const result = await execution.result.finally(() => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    });
+    await printing;
+    // The console lines already said "Execution ABORTED"; what is left to say is the cleanup.
+    if (result.status === 'ABORTED') print('Its pods and workspace claim were deleted.');
+    // The instants the console lines' "in 8.8s" is computed from, as GET /executions gives them.
+    const instants = executionInstants(history);
+    const summary: RunSummary = { ...executionIdentity(buildId, input, instants.startedAt ?? startedAt, instants.stoppedAt ?? new Date()), ...result, problems: [] };
+    if (options.json) io.out(JSON.stringify(summary));
+    return result.status === 'SUCCEEDED' ? ExitCodes.succeeded : ExitCodes.failed;
+  } finally {
+    live?.stop();
+    await uploader?.dispose();
+    // Deleted by the build's cleanup already, unless the run stopped before it.
+    await deleteSecrets?.().catch((error: Error) => io.err(`Could not delete the build's Secrets: ${error.message}`));
+    await cluster?.stop();
+    await cacheStore?.close();
+    await rm(scratch, { recursive: true, force: true });
+    await source.dispose();
+  }
+}
+
+/**
+ * The store a pipeline with a cache saves to and restores from: the local stack's S3 over the
+ * state directory, where the embedded cluster's pods reach it. A cluster of the user's own cannot
+ * be assumed to reach this machine, so its builds run without their cache, and say so.
+ */
+async function cacheStoreFor(
+  pipeline: Pipeline,
+  cluster: EmbeddedCluster | undefined,
+  options: Pick<RunOptions, 'stateDir'>,
+  print: (line: string) => void,
+): Promise<LocalCacheStore | undefined> {
+  // Artifacts are kept in the same store.
+  if (!pipeline.steps.some((step) => (step.cache ?? []).length > 0 || (step.artifacts?.paths.length ?? 0) > 0)) return undefined;
+  if (!cluster) {
+    print('Cache: off: the pods of a cluster of your own (--kubeconfig) cannot be assumed to reach this machine, where the local cache is kept');
+    return undefined;
+  }
+  const store = await startLocalCacheStore({ stateDir: stateDir(options.stateDir), host: cluster.hostAddress });
+  print(`Cache: kept in ${path.join(stateDir(options.stateDir), 's3')} (served to the pods at ${store.endpoint})`);
+  return store;
+}
+
+/** The pipeline's text, or why it was rejected before anything started. */
+async function readPipeline(file: string, shownAs: string): Promise<string | InvalidPipeline | InvalidImage> {
+  try {
+    return (await readPipelineFile(file, shownAs)).text;
+  } catch (error) {
+    if (error instanceof InvalidPipeline || error instanceof InvalidImage) return error;
+    throw error;
+  }
+}
+
+function rejectedSummary(error: Error, problems: ProblemReport[] = []): RunSummary {
+  return {
+    name: null,
+    executionArn: null,
+    startedAt: null,
+    stoppedAt: null,
+    buildId: null,
+    trigger: null,
+    repository: null,
+    commit: null,
+    ref: null,
+    status: 'FAILED',
+    error: error.name,
+    cause: error.message,
+    steps: [],
+    events: [],
+    problems,
+  };
+}
+
+/** Unique, readable and a valid label value: `local-<file>-<time>-<random>`. */
+export function localBuildId(file: string, now = new Date()): string {
+  const base = path.basename(file).replace(/\.ya?ml$/i, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 20);
+  const time = now.toISOString().replace(/[-:]/g, '').replace(/\..*/, '').toLowerCase();
+  return `local-${base}-${time}-${Math.random().toString(36).slice(2, 6)}`.replace(/-+/g, '-');
+}

@@ -1,0 +1,61 @@
+/** `step-runner validate [FILE]`: the checks `run` makes before anything starts, and nothing else. */
+import { parseArgs } from 'node:util';
+import { InvalidImage, InvalidPipeline, parsePipeline, problemLines, problemReports, type ProblemReport } from '../../pipeline/index.js';
+import { readPipelineFile } from '../../local/source/pipeline-file.js';
+import type { CommandIO } from './cluster.js';
+import { chosenPipelineFile } from './default-pipeline.js';
+import { UsageError } from './usage.js';
+
+export const summary = 'check a pipeline file as run does before it starts anything (no cluster)';
+
+const USAGE = 'validate [FILE] [--json]';
+
+export const VALIDATE_HELP = `Usage: step-runner ${USAGE}
+
+Reads FILE and checks it as \`run\` does before it starts anything: exit 0 and "FILE: valid, N
+steps" when it would be accepted, 2 and every problem (as \`run\` prints them) when not. Starts no
+cluster, no step.
+  FILE              the pipeline file (default: .step-runner.yml or .step-runner.yaml at the root
+                    of the current git work tree, else in the current directory)
+  --json            print one object instead: {file, valid, steps, problems} (problems as in
+                    run --json)
+  -h, --help        this help`;
+
+/** `validate --json`'s object. */
+export interface ValidateResult {
+  file: string;
+  valid: boolean;
+  /** How many steps the file has (0 when it is not valid). */
+  steps: number;
+  problems: ProblemReport[];
+}
+
+export async function run(argv: string[], io: CommandIO): Promise<number> {
+  let values, file;
+  try {
+    const parsed = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    values = parsed.values;
+    if (values.help) {
+      io.out(VALIDATE_HELP);
+      return 0;
+    }
+    if (parsed.positionals.length > 1) throw new UsageError(`one pipeline file at a time, got ${parsed.positionals.length}`);
+    file = await chosenPipelineFile(parsed.positionals[0]);
+  } catch (error) {
+    io.err(`step-runner validate: ${(error as Error).message}`);
+    io.err(`Usage: step-runner ${USAGE}`);
+    return 2;
+  }
+  try {
+    const { text } = await readPipelineFile(file.path, file.shownAs);
+    const steps = parsePipeline(text, file.shownAs).steps.length;
+    if (values.json) io.out(JSON.stringify({ file: file.shownAs, valid: true, steps, problems: [] } satisfies ValidateResult));
+    else io.out(`${file.shownAs}: valid, ${steps} step${steps === 1 ? '' : 's'}`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof InvalidPipeline || error instanceof InvalidImage)) throw error;
+    problemLines(error).forEach(io.err);
+    if (values.json) io.out(JSON.stringify({ file: file.shownAs, valid: false, steps: 0, problems: problemReports(error) } satisfies ValidateResult));
+    return 2;
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * The local executor: the real definition in aws-local-stepfunctions, composed of the Task states'
+ * Lambda binding (execution/lambda-binding.ts), the Map iteration gate (execution/iteration-gate.ts),
+ * the history as the service shows it (execution/execution-history.ts), the EventBridge rule for an
+ * aborted execution (execution/ended-execution-rule.ts) and the `run --json` summary
+ * (execution/execution-summary.ts). Tests and benches change it only through `overrides`.
+ */
+import './polyfills.js';
+import { StateMachine } from 'aws-local-stepfunctions';
+import type { ExecutionInput } from '../../contract/index.js';
+import { loadDefinition, resolveResources, type AslDefinition } from '../../workflow/definition.js';
+import type { StepInput } from '../../workflow/state-data.js';
+import type { TaskRuntime } from '../../workflow/task-deps.js';
+import type { StatusReporter } from '../../workflow/tasks/report-status.js';
+import { localExecutionArn, localLambdaArn } from './arns.js';
+import { cleanupAfterAbort } from './ended-execution-rule.js';
+import { refuseWithoutStepsToRerun, startTimeOf } from './redrive.js';
+import { redriveDefinition, redrivenEvents } from './redrive-definition.js';
+import { planRedrive } from './redrive-plan.js';
+import { ExecutionHistory, type ExecutionEvent } from './execution-history.js';
+import { InFlightInvocations } from './in-flight.js';
+import { summarize, type ExecutionSummary } from './execution-summary.js';
+import { IterationGates, type RefusedIteration } from './iteration-gate.js';
+import { bindTaskStates } from './lambda-binding.js';
+import { applyOverrides, type ExecutionOverrides } from './overrides.js';
+import { localLambdaFunctions } from '../lambda/lambda-functions.js';
+import { printedStatusReporter } from '../lambda/printed-status.js';
+
+export { localExecutionArn, localLambdaArn } from './arns.js';
+export type { ExecutionEvent } from './execution-history.js';
+export {
+  finishedStep,
+  NOT_AFTER_A_FAILURE,
+  summarize,
+  type ExecutionStatus,
+  type ExecutionSummary,
+  type StepOutcome,
+} from './execution-summary.js';
+export type { RefusedIteration } from './iteration-gate.js';
+export { ExecutionNotRedrivable, RedriveNotEmulated } from './redrive.js';
+export type { ExecutionOverrides } from './overrides.js';
+export { isFinishState, isLaunchState } from './states.js';
+
+export interface LocalExecutionOptions {
+  /** The cluster, the log store and the settings the handlers run with (localTaskRuntime). */
+  runtime: TaskRuntime;
+  /** Where commit statuses go (default: printed on stdout; nothing is posted locally). */
+  statuses?: StatusReporter;
+  /** The execution's name (default: the build id); `$$.Execution.Id` is its local ARN. */
+  executionName?: string;
+  /** Called with each history event as it happens (the console output). */
+  onEvent?: (event: ExecutionEvent) => void;
+  /** Tests and benches only (execution/overrides.ts): `run` and `serve` never pass it. */
+  overrides?: ExecutionOverrides;
+  /**
+   * A redrive of the ended execution whose history this is, as RedriveExecution: it goes on from
+   * the state it failed in, only the iterations of a Map that did not succeed running again
+   * (execution/redrive-plan.ts), as the execution `count` times redriven.
+   */
+  redrive?: { events: readonly ExecutionEvent[]; count: number };
+}
+
+/** StopExecution's optional `error` and `cause`. */
+export interface AbortReason {
+  error: string;
+  cause: string;
+}
+
+export interface LocalExecution {
+  result: Promise<ExecutionSummary>;
+  /**
+   * Aborts the execution, then deletes the build's pods as the EventBridge cleanup rule does on
+   * AWS. `reason`: StopExecution's `error` and `cause`, which the ended execution then shows.
+   */
+  abort(reason?: AbortReason): void;
+  /**
+   * The Map iterations this executor kept from starting, which Step Functions itself never starts
+   * (execution/iteration-gate.ts). Kept apart from the history, which shows what the service would show.
+   */
+  readonly refused: readonly RefusedIteration[];
+  /**
+   * How many Task invocations have not answered yet. None once `result` has settled: the
+   * execution's end ends their watches and waits for them (execution/in-flight.ts). Optional for
+   * the stand-in executions of tests.
+   */
+  readonly inFlight?: number;
+}
+
+/**
+ * Runs one build through the real definition, each Task state bound to the same handler the
+ * Lambda function runs, with a stand-in Lambda context and no AWS calls.
+ */
+export function startLocalExecution(input: ExecutionInput, options: LocalExecutionOptions): LocalExecution {
+  const definition = loadDefinition();
+  const statuses = options.statuses ?? printedStatusReporter((line) => process.stdout.write(`${line}\n`));
+  const overrides = applyOverrides(options.overrides, definition);
+  const history = new ExecutionHistory(options.onEvent, options.redrive?.events);
+  const redrive = options.redrive && planRedrive(definition, options.redrive.events, { iterationIndex: (map, shown) => history.iterationIndex(map, shown) });
+  const gates = new IterationGates(definition, (event, map) => history.record(event, map));
+  const inFlight = new InFlightInvocations();
+  const invocations = bindTaskStates(definition, localLambdaFunctions(inFlight.runtime(options.runtime), statuses), overrides.invocations);
+  const handlers = Object.fromEntries(
+    Object.entries(invocations).map(([state, invoke]) => [
+      state,
+      gates.guard(state, async (event) => {
+        const output = await inFlight.track(invoke(event));
+        history.taskReturned(state, (event as Partial<StepInput>).index, output);
+        return output;
+      }),
+    ]),
+  );
+
+  const validated = new StateMachine(resolveResources(definition, localLambdaArn) as never, {
+    validationOptions: { checkPaths: true, checkArn: true },
+  });
+  // The very definition, entered where the redrive goes on (and a Map's iterations dispatched):
+  // validated as it is above, since its first states are no longer reachable.
+  const machine = redrive
+    ? new StateMachine(resolveResources(redriveDefinition(definition, redrive), localLambdaArn) as never, { validationOptions: { noValidate: true } })
+    : validated;
+  const name = options.executionName ?? input.build.id;
+  const startedAt = options.redrive ? startTimeOf(options.redrive.events) : new Date().toISOString();
+  const redriven = options.redrive ? { RedriveCount: options.redrive.count, RedriveTime: new Date().toISOString() } : { RedriveCount: 0 };
+  const execution = machine.run((redrive ? redrive.input : input) as never, {
+    // aws-local-stepfunctions fills $$.Execution only with what it is given.
+    context: { Execution: { Id: localExecutionArn(name), Name: name, Input: input as never, StartTime: startedAt, ...redriven } },
+    overrides: { taskResourceLocalHandlers: handlers as never, ...overrides.machine },
+    noThrowOnAbort: true,
+  });
+
+  const shownOf = redrive ? redrivenEvents(redrive) : (event: ExecutionEvent) => event;
+  const pump = (async () => {
+    for await (const event of execution.eventLogs as AsyncGenerator<ExecutionEvent>) {
+      const shown = shownOf(event);
+      if (shown) gates.admit(shown);
+    }
+    gates.close();
+  })();
+
+  let aborted = false;
+  let abortReason: AbortReason | undefined;
+  const result = (async () => {
+    await execution.result.catch(() => undefined);
+    await pump;
+    // Before the cleanup after an abort: a LaunchStep still under way would create its pod after it.
+    await inFlight.end();
+    if (aborted) await cleanupAfterAbort(input, name, options.runtime, statuses, abortReason);
+    return summarize(history.events, aborted, { ...(abortReason ? { abortReason } : {}) });
+  })();
+
+  return {
+    result,
+    refused: gates.refused,
+    get inFlight() {
+      return inFlight.count;
+    },
+    abort(reason) {
+      if (aborted) return;
+      aborted = true;
+      abortReason = reason;
+      execution.abort();
+    },
+  };
+}
+
+let definitionRead: AslDefinition | undefined;
+
+/**
+ * Throws as the local server refuses "Re-run failed steps" of this ended execution: as
+ * RedriveExecution would (execution/redrive-plan.ts), or since it has no steps to re-run
+ * (execution/redrive.ts). Before anything of the execution changes.
+ */
+export function refuseRedrive(events: readonly ExecutionEvent[]): void {
+  const history = new ExecutionHistory(undefined, events);
+  definitionRead ??= loadDefinition();
+  const plan = planRedrive(definitionRead, events, { iterationIndex: (map, shown) => history.iterationIndex(map, shown) });
+  refuseWithoutStepsToRerun(plan, events);
+}

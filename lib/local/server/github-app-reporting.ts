@@ -1,0 +1,33 @@
+import { readFile } from 'node:fs/promises';
+import { checkRunReporter } from '../../forge/check-run-reporter.js';
+import { gitHubApp } from '../../forge/github-app.js';
+import type { StatusReporter } from '../../workflow/tasks/report-status.js';
+import { printedStatusReporter } from '../../emulators/lambda/printed-status.js';
+
+/** `serve --github-app-id ... --github-app-key FILE [--github-api-url URL]`: the App whose deliveries the server builds. */
+export interface LocalGitHubApp {
+  appId: string;
+  privateKeyFile: string;
+  /** Default https://api.github.com; a stand-in's URL to try it without GitHub. */
+  apiUrl?: string;
+}
+
+/**
+ * Reports as a deployment with that App does: a build that came through it (its delivery named
+ * the installation) gets its check run on the App's GitHub, written with the App's installation
+ * token and printed as well; any other build's commit status is printed only, as without an App.
+ */
+export function localGitHubAppReporter(app: LocalGitHubApp, print: (line: string) => void): StatusReporter {
+  const baseUrl = app.apiUrl ?? 'https://api.github.com';
+  const checks = checkRunReporter({ app: gitHubApp({ appId: app.appId, privateKey: () => readFile(app.privateKeyFile, 'utf8'), keySource: app.privateKeyFile, baseUrl }) }, { baseUrl });
+  const printed = printedStatusReporter(print);
+  return {
+    async report(request) {
+      if (request.build.installationId === undefined) return printed.report(request);
+      const result = await checks.report(request);
+      const commit = `${request.build.repository ?? ''}@${(request.build.commit ?? '').slice(0, 7)}`;
+      print(result.posted ? `check run ${commit} step-runner: ${result.state} "${result.description}"` : `check run ${commit} step-runner not written: ${result.reason}`);
+      return result;
+    },
+  };
+}
