@@ -1,5 +1,14 @@
 /** The webhook section of the bench's table (bench/index.ts, and bench/webhook-latency.ts alone). */
-import type { WebhookLatency } from './webhook-latency.js';
+
+/** What bench/webhook-latency.ts measures. */
+export interface WebhookLatency {
+  githubDelayMs: number;
+  budgetMs: number;
+  warm: { p50: number; p99: number; max: number; samples: number };
+  cold: { each: number[]; initEach: number[]; max: number; samples: number };
+  statuses: number[];
+  deferred: number;
+}
 
 export const WEBHOOK_TARGETS = { warmP99Ms: 2000, coldMs: 10_000 } as const;
 

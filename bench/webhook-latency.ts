@@ -20,6 +20,7 @@ import * as esbuild from 'esbuild';
 import { sign } from '@octokit/webhooks-methods';
 import { deployedEsbuildOptions } from './cold-start.js';
 import { percentile, round } from './stats.js';
+import type { WebhookLatency } from './webhook-latency-report.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -27,15 +28,6 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const GITHUB_DELAY_MS = 5_000;
 const SECRET = 'bench-webhook-secret';
 const STATE_MACHINE_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:bench-build';
-
-export interface WebhookLatency {
-  githubDelayMs: number;
-  budgetMs: number;
-  warm: { p50: number; p99: number; max: number; samples: number };
-  cold: { each: number[]; initEach: number[]; max: number; samples: number };
-  statuses: number[];
-  deferred: number;
-}
 
 interface ChildFigures {
   initMs: number;

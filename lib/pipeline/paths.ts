@@ -10,7 +10,7 @@
  * cannot be told it may not.
  */
 import type { BuildChanges } from '../contract/index.js';
-import { branchMatches } from './when.js';
+import { globMatches } from './glob.js';
 
 /** A step's (or the pipeline's) path filter: one of the two, never both (schema.ts refuses that). */
 export interface PathFilter {
@@ -20,7 +20,7 @@ export interface PathFilter {
 
 /** Whether a repository path (`services/api/src/main.go`, no leading `/`) matches a glob. */
 export function pathMatches(glob: string, file: string): boolean {
-  return branchMatches(glob, file);
+  return globMatches(glob, file);
 }
 
 /**

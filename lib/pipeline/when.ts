@@ -2,10 +2,10 @@
  * A step's `when`: whether it runs for a build, decided from the build's ref and event when the
  * build starts. Pure.
  *
- * Branch patterns are globs as GitHub Actions and Drone read them: `*` matches any characters but
- * `/`, `**` any characters, `/` included, and `?` one character but `/`; anything else is itself.
+ * Branch patterns are globs (glob.ts), as GitHub Actions and Drone read them.
  */
 
+import { globMatches } from './glob.js';
 import type { PathFilter } from './paths.js';
 
 /** The events a `when.event` list may name: a build's BuildRef.event, and `tag` for a tag ref. */
@@ -58,25 +58,7 @@ export function buildEvent(build: BuildFacts): string | undefined {
 
 /** Whether a branch matches a pattern (see the top of this file). */
 export function branchMatches(pattern: string, branch: string): boolean {
-  return globRegExp(pattern).test(branch);
-}
-
-function globRegExp(pattern: string): RegExp {
-  let source = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const char = pattern[i]!;
-    if (char === '*' && pattern[i + 1] === '*') {
-      source += '.*';
-      i++;
-    } else if (char === '*') {
-      source += '[^/]*';
-    } else if (char === '?') {
-      source += '[^/]';
-    } else {
-      source += char.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-    }
-  }
-  return new RegExp(`^${source}$`);
+  return globMatches(pattern, branch);
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Step } from '../pipeline/types.js';
 import { artifactFolder, artifactManifestKey, artifactPlace, parseArtifactManifest } from './artifact-plan.js';
 import type { CacheStore } from './cache-store.js';
 import type { KeptArtifact } from './state-data.js';
-import type { TaskLog } from './task-deps.js';
+import type { TaskLog } from './task-log.js';
 
 /**
  * `[]` when nothing was kept: no manifest (the pod never got past its start, or the upload of the

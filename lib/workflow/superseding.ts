@@ -14,7 +14,7 @@
 import { ErrorNames, type BuildRef } from '../contract/index.js';
 import { concurrencyGroupOf, type ConcurrencySetting } from '../pipeline/index.js';
 import type { ConcurrencyStore, GroupRecord } from './concurrency-store.js';
-import type { TaskLog } from './task-deps.js';
+import type { TaskLog } from './task-log.js';
 
 /** StopExecution: on AWS Step Functions' own, locally the executions registry's. */
 export interface ExecutionStopper {

@@ -1,5 +1,4 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import type { Logger } from '@aws-lambda-powertools/logger';
 import type { KubeClients, StepCluster, WatchedPod } from '../kube/index.js';
 import type { ImageChecker } from '../registry/index.js';
 import type { LookupSources } from '../forge/deferred-lookup.js';
@@ -7,6 +6,7 @@ import type { StepLogStore } from './step-log-store.js';
 import type { CacheStore } from './cache-store.js';
 import type { WorkflowSettings } from './settings.js';
 import type { SupersedingDeps } from './superseding.js';
+import type { TaskLog } from './task-log.js';
 
 /**
  * The I/O a task needs, injected so the same task code runs on Lambda (lib/lambda), locally
@@ -68,8 +68,7 @@ export interface TaskDeps {
   lookup?: LookupSources;
 }
 
-/** The slice of the Powertools logger the tasks use. */
-export type TaskLog = Pick<Logger, 'info' | 'warn'>;
+export type { TaskLog } from './task-log.js';
 
 /** Everything a task handler is built from: the deployment's settings and its I/O. */
 export interface TaskRuntime {

@@ -24,7 +24,8 @@ import { startController, type Controller } from './controller.js';
 import type { EventRecorder } from './events.js';
 import { matchesNodeSelection } from './node-affinity.js';
 import type { Pod, PodCondition } from './objects.js';
-import { insufficient, type NodeCapacity } from './scheduler.js';
+import { insufficient } from './scheduler.js';
+import type { NodeCapacity } from './node-context.js';
 import type { ObjectStore, StoreEvent } from './store.js';
 
 export interface AutoscalerOptions {

@@ -10,7 +10,7 @@ import type { ExecSource } from './pod-exec.js';
 import { NODE_OS } from './node-labels.js';
 import type { LogSource } from './pod-logs.js';
 import { PodWorker } from './pod-worker.js';
-import type { NodeCapacity } from './scheduler.js';
+import type { NodeCapacity } from './node-context.js';
 import type { StoreEvent } from './store.js';
 import type { KubeletTimings } from './timings.js';
 

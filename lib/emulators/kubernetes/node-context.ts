@@ -4,7 +4,6 @@ import type { Pod } from './objects.js';
 import type { EventRecorder } from './events.js';
 import type { NodeDirs } from './node-dirs.js';
 import type { ContainerRuntime } from './runtime/container-runtime.js';
-import type { NodeCapacity } from './scheduler.js';
 import type { ObjectStore } from './store.js';
 import type { KubeletTimings } from './timings.js';
 
@@ -27,4 +26,11 @@ export interface NodeContext {
   now: Clock;
   /** faults.ts NodeFaults.holdCreating: the kubelet admits these pods, then says nothing more. */
   holdCreating?: (pod: Pod) => boolean;
+}
+
+/** What the node offers the scheduler: its allocatable resources, as a Node's status.allocatable spells them. */
+export interface NodeCapacity {
+  cpu: string;
+  memory: string;
+  pods: string;
 }

@@ -7,7 +7,7 @@
 import { ClaimAnnotations, Preemption, Scheduling, nodeRejection, preFilterRejection } from './control-plane-messages.js';
 import { matchesNodeSelection, type NodeIdentity } from './node-affinity.js';
 import { mayChangePodAffinity, NO_PEERS, satisfiesPodAffinity, storePeers, type AffinityPeers } from './pod-affinity.js';
-import type { NodeContext } from './node-context.js';
+import type { NodeCapacity, NodeContext } from './node-context.js';
 import type { Container, KubeObject, PersistentVolumeClaim, Pod, StorageClass } from './objects.js';
 import type { PodHandle } from './pod-handle.js';
 import { SCHEDULER } from './events.js';
@@ -15,12 +15,6 @@ import { setCondition } from './pod-status.js';
 import type { StoreEvent } from './store.js';
 import { parseQuantity } from './quantity.js';
 import { checkClaims, claimNames, isBound, type ClaimOf, type ClassOf } from './volume-binding.js';
-
-export interface NodeCapacity {
-  cpu: string;
-  memory: string;
-  pods: string;
-}
 
 export type Placement =
   | { fits: true; claimsToProvision: PersistentVolumeClaim[] }

@@ -9,7 +9,7 @@ import type { StepPodView } from '../../console/pod-view.js';
 import type { ExecutionChange, ExecutionDetail, ExecutionView, ListedExecution } from '../../console/execution-view.js';
 import { buildIdFor } from '../../forge/execution-name.js';
 import { ExecutionControlError, ExecutionDoesNotExist, ExecutionNotRunning } from '../../emulators/stepfunctions/execution-errors.js';
-import { executionIdentity, type ExecutionIdentity } from '../../emulators/stepfunctions/execution-identity.js';
+import { executionIdentity } from '../../emulators/stepfunctions/execution-identity.js';
 import { executionInstants } from '../../emulators/stepfunctions/execution-instants.js';
 import { rerunName } from './rerun-name.js';
 import {
