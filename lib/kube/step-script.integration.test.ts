@@ -23,6 +23,12 @@ describe('stepScript', () => {
     expect(stdout).toBe('+ echo hello\nhello\n+ echo world\nworld\n');
   });
 
+  it("shows the runner's own commands as what they do, and runs them whole", () => {
+    const result = spawnSync('/bin/sh', ['-c', stepScript(['i=0; until [ $i -ge 2 ]; do i=$((i+1)); done; echo waited $i', 'echo done'], { shownAs: { 0: 'wait for the source' } })], { encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe('+ wait for the source\nwaited 2\n+ echo done\ndone\n');
+  });
+
   it('stops at the first failing command and exits with its code', () => {
     const { status, stdout } = run(['echo one', 'exit 7', 'echo never']);
     expect(status).toBe(7);

@@ -15,8 +15,8 @@ export function stepScript(commands: readonly string[], options: StepScriptOptio
   if (options.cacheLog) lines.push(...printScratchFile(scratch, 'restore.log'));
   const always = options.awaitSave === true && options.keepArtifacts === true;
   if (always) lines.push(...handOverAlwaysLines(scratch));
-  for (const command of commands) {
-    lines.push(`printf '%s\\n' ${shellQuote(`+ ${command}`)}`);
+  for (const [i, command] of commands.entries()) {
+    lines.push(`printf '%s\\n' ${shellQuote(`+ ${options.shownAs?.[i] ?? command}`)}`);
     lines.push(command);
     lines.push('step_runner_status=$?; if [ "$step_runner_status" -ne 0 ]; then exit "$step_runner_status"; fi');
   }
@@ -26,6 +26,8 @@ export function stepScript(commands: readonly string[], options: StepScriptOptio
 }
 
 export interface StepScriptOptions {
+  /** What the log shows for a command instead of the command, by index (Step.shownAs). */
+  shownAs?: Readonly<Record<number, string>>;
   /**
    * The pod has a cache save sidecar: once the last command succeeded, hand over (`succeeded` in
    * the scratch directory) and wait for its `saved` before exiting 0, since the kubelet stops the

@@ -73,6 +73,12 @@ export interface Step {
   /** `image` parsed once, when the file is: code that needs its registry or repository reads them here. */
   imageRef: ImageReference;
   commands: string[];
+  /**
+   * What the step's log shows for a command instead of the command itself, by its index: the
+   * runner's own plumbing in the clone (waiting for an uploaded source, hashing the cache's key
+   * files) reads as what it does. A pipeline file cannot set it; its commands are shown whole.
+   */
+  shownAs?: Record<number, string>;
   env: Record<string, string>;
   pull: PullPolicy;
   /** From `timeout` (e.g. "10m"); DEFAULT_STEP_TIMEOUT_SECONDS when absent. */

@@ -37,7 +37,7 @@ async function clone(commit: string, depth = 1, keyFiles?: Map<string, string[]>
   const step = checkoutStep({ url: origin, commit, ref: 'refs/heads/main' }, { depth, submodules: false }, parseImageReference('alpine/git:v2.54.0'), undefined, keyFiles);
   const workspace = await mkdtemp(path.join(root, 'workspace-'));
   try {
-    const { stdout } = await run('/bin/sh', ['-c', stepScript(step.commands)], { cwd: workspace, env: { ...process.env, ...step.env } });
+    const { stdout } = await run('/bin/sh', ['-c', stepScript(step.commands, { ...(step.shownAs ? { shownAs: step.shownAs } : {}) })], { cwd: workspace, env: { ...process.env, ...step.env } });
     return { ok: true as const, stdout, workspace };
   } catch (error) {
     return { ok: false as const, stdout: String((error as { stdout?: string }).stdout), stderr: String((error as { stderr?: string }).stderr), workspace };
@@ -79,6 +79,9 @@ describe("the clone step's cache keys", () => {
     const [a, b, again] = [await clone(first, 1, readme), await clone(second, 1, readme), await clone(first, 1, readme)];
     const hashOf = (stdout: string) => parseKeyHashes(stdout).hashes[id];
     expect(hashOf(a.ok ? a.stdout : '')).toMatch(/^[0-9a-f]{40}$/);
+    // The log says what the runner's own command does, not the shell one-liner that does it.
+    expect(a.ok ? a.stdout : '').toContain("+ hash the cache's key files: README\n");
+    expect(a.ok ? a.stdout : '').not.toContain('git ls-files');
     expect(hashOf(again.ok ? again.stdout : '')).toBe(hashOf(a.ok ? a.stdout : ''));
     expect(hashOf(b.ok ? b.stdout : '')).not.toBe(hashOf(a.ok ? a.stdout : ''));
   });

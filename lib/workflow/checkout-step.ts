@@ -48,23 +48,27 @@ export function checkoutStep(
   // Servers that will not hand out a commit by its id (not every git server allows it) still
   // serve the ref it was pushed to; the commit is then checked out from what that brought.
   const fetchRef = source.ref ? ` || git fetch --no-tags origin ${shellQuote(source.ref)}` : '';
-  const commands = [
-    ...(source.upload ? [awaitUpload()] : []),
-    'git init -q .',
-    ...(credentialsSecret ? [`git config credential.helper ${shellQuote(CREDENTIAL_HELPER)}`] : []),
-    `git remote add origin ${url}`,
-    `git fetch --no-tags${depth} origin ${commit}${fetchRef}`,
-    ...(source.upload ? [`git remote remove origin && rm -rf ${UPLOADED_SOURCE.dir} ${UPLOADED_SOURCE.done}`] : []),
-    `git -c advice.detachedHead=false checkout -q ${commit}`,
-    ...(checkout.submodules ? [`git submodule update --init --recursive${depth}`] : []),
-    'git log -1 --format="checked out %H: %s"',
-    ...keyHashCommands(keyFiles),
+  const keyFileLists = [...keyFiles.values()];
+  // [command, what the log shows instead] for the runner's plumbing; git's own commands show whole.
+  const lines: [string, string?][] = [
+    ...(source.upload ? [[awaitUpload(), 'wait for the source step-runner sends'] as [string, string]] : []),
+    ['git init -q .'],
+    ...(credentialsSecret ? [[`git config credential.helper ${shellQuote(CREDENTIAL_HELPER)}`, 'git config credential.helper (the token from $GIT_TOKEN)'] as [string, string]] : []),
+    [`git remote add origin ${url}`],
+    [`git fetch --no-tags${depth} origin ${commit}${fetchRef}`],
+    ...(source.upload ? [[`git remote remove origin && rm -rf ${UPLOADED_SOURCE.dir} ${UPLOADED_SOURCE.done}`, 'remove the uploaded source'] as [string, string]] : []),
+    [`git -c advice.detachedHead=false checkout -q ${commit}`],
+    ...(checkout.submodules ? [[`git submodule update --init --recursive${depth}`] as [string]] : []),
+    ['git log -1 --format="checked out %H: %s"'],
+    ...keyHashCommands(keyFiles).map((command, i) => [command, `hash the cache's key files: ${keyFileLists[i]!.join(' ')}`] as [string, string]),
   ];
+  const shownAs = Object.fromEntries(lines.flatMap(([, shown], i) => (shown ? [[i, shown]] : [])));
   return {
     name: CHECKOUT_STEP,
     image: image.original,
     imageRef: image,
-    commands,
+    commands: lines.map(([command]) => command),
+    ...(Object.keys(shownAs).length > 0 ? { shownAs } : {}),
     // A private repository without credentials must fail, not wait for a password on a terminal.
     env: { GIT_TERMINAL_PROMPT: '0' },
     pull: 'if-not-present',
@@ -74,7 +78,7 @@ export function checkoutStep(
   };
 }
 
-/** One command (the step's log echoes it whole): wait for the upload's `done`, or fail saying who sends it. */
+/** One command (the log shows what it does, not its loop): wait for the upload's `done`, or fail saying who sends it. */
 function awaitUpload(): string {
   const tries = UPLOAD_WAIT_SECONDS;
   const why =
