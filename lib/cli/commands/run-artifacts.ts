@@ -27,7 +27,14 @@ export async function writeRunArtifacts(
 ): Promise<RunArtifacts | null> {
   if (!store) return null;
   const root = options.artifacts !== undefined ? path.resolve(options.artifacts) : defaultArtifactsDir(stateDir(options.stateDir));
-  const written = await writeBuildArtifacts({ root, buildId, bucket: LOCAL_CACHE_BUCKET, store: store.store, steps: summary.steps });
+  let written;
+  try {
+    written = await writeBuildArtifacts({ root, buildId, bucket: LOCAL_CACHE_BUCKET, store: store.store, steps: summary.steps });
+  } catch (error) {
+    // The build's outcome stands: a folder that cannot be written costs the copies on disk only.
+    print(`Artifacts: not written under ${root} (${(error as Error).message}); they stay in the local store`);
+    return null;
+  }
   if (!written) return null;
   written.steps.flatMap((step) => step.problems).forEach(print);
   const counts = written.steps.map((step) => `${step.step}/ (${step.files.length} file${step.files.length === 1 ? '' : 's'})`);

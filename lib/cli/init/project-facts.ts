@@ -88,6 +88,8 @@ function packageManagerOf(files: RepositoryFiles, manifest: Record<string, unkno
     // Yarn 2+ ("berry") writes `__metadata:` at the top of yarn.lock and reads .yarnrc.yml; Yarn 1 neither.
     const berry = (declared !== null && Number(declared[2]) >= 2) || texts['.yarnrc.yml'] !== undefined || /^__metadata:/m.test(texts['yarn.lock'] ?? '');
     packageManager = berry ? 'yarn-berry' : 'yarn-classic';
+    // Corepack runs Yarn 1 where packageManager names no version (nodejs/corepack, config.json's default).
+    if (berry && !declared) notes.push('Yarn 2+ (yarn.lock or .yarnrc.yml say so) but no packageManager: corepack would run Yarn 1; `corepack use yarn@4` adds it');
   }
   return {
     packageManager,
