@@ -79,7 +79,8 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
                     step's folder with a SHA256SUMS that sha256sum -c checks (default: the state
                     directory's artifacts/). Not with --kubeconfig, whose pods keep none here
   --json            progress on stderr; the last line of stdout is the summary object (status,
-                    error, cause, problems, steps, events, name, executionArn, trigger, times).
+                    error, cause, problems, steps, events, name, executionArn, trigger, times,
+                    artifacts).
                     For a pipe, keep npm's banner off stdout:
                     npm start --silent -- run FILE --json | jq .status
   --verbose         the handlers' log lines too (default: only the console-like lines)

@@ -25,7 +25,13 @@ export async function writeRunArtifacts(
   options: Pick<RunOptions, 'artifacts' | 'stateDir'>,
   print: (line: string) => void,
 ): Promise<RunArtifacts | null> {
-  if (!store) return null;
+  const asked = options.artifacts !== undefined;
+  // Asked for by name, the folder's absence is said; by default, a build without artifacts says nothing of them.
+  const none = () => {
+    if (asked) print(`Artifacts: no step kept any; nothing written to ${path.resolve(options.artifacts!)}`);
+    return null;
+  };
+  if (!store) return none();
   const root = options.artifacts !== undefined ? path.resolve(options.artifacts) : defaultArtifactsDir(stateDir(options.stateDir));
   let written;
   try {
@@ -35,7 +41,7 @@ export async function writeRunArtifacts(
     print(`Artifacts: not written under ${root} (${(error as Error).message}); they stay in the local store`);
     return null;
   }
-  if (!written) return null;
+  if (!written) return none();
   written.steps.flatMap((step) => step.problems).forEach(print);
   const counts = written.steps.map((step) => `${step.step}/ (${step.files.length} file${step.files.length === 1 ? '' : 's'})`);
   print(`Artifacts: written to ${written.dir}: ${counts.join(', ')}; \`sha256sum -c ${SHA256SUMS}\` in a step's folder checks them`);
