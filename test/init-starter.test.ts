@@ -102,7 +102,7 @@ describe('what init finds', () => {
     ['packageManager over a stray lock file', { texts: { 'package.json': packageJson({ packageManager: 'pnpm@10.0.0' }), 'pnpm-lock.yaml': '', 'package-lock.json': '{}' }, tracked: new Set(['pnpm-lock.yaml']) }, { packageManager: 'pnpm', lockFile: 'pnpm-lock.yaml', lockTracked: true }],
     ['Yarn 2+ from .yarnrc.yml alone', { texts: { 'package.json': packageJson({}), 'yarn.lock': '# yarn lockfile v1\n', '.yarnrc.yml': 'nodeLinker: node-modules\n' } }, { packageManager: 'yarn-berry' }],
     ['.nvmrc before engines', { texts: { 'package.json': packageJson({ engines: { node: '>=18' } }), '.nvmrc': '22\n' } }, { node: { major: 22, from: '.nvmrc (22)' } }],
-    ['lts/* as the current LTS', { texts: { 'package.json': packageJson({}), '.nvmrc': 'lts/*' } }, { node: { lts: true, from: '.nvmrc (lts/*)' } }],
+    ["lts/* as the catalog's node:lts", { texts: { 'package.json': packageJson({}), '.nvmrc': 'lts/*' } }, { node: { lts: true, from: '.nvmrc (lts/*)' } }],
     ['an .nvmrc no version manager reads, then engines', { texts: { 'package.json': packageJson({ engines: { node: '^20 || ^22' } }), '.nvmrc': 'system' } }, { node: { major: 20, from: 'engines.node (^20 || ^22)' } }],
   ])('%s', (_name, files, expected) => {
     expect(detectProject(files)).toMatchObject(expected);

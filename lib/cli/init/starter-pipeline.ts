@@ -85,8 +85,8 @@ const MANAGERS: Record<PackageManager, ManagerCommands> = {
 export function nodeImage(node: NodeProject['node'], images: KnownImages): { image: string; comment: string } {
   const slim = (major: number) => `node:${major}-slim`;
   const known = [...images.references].map((ref) => /^node:(\d+)-slim$/.exec(ref)?.[1]).filter((m): m is string => m !== undefined).map(Number).sort((a, b) => a - b);
-  if (node === undefined) return { image: slim(images.nodeLts), comment: `Node ${images.nodeLts}, the current LTS: nothing here names a version (.nvmrc, .node-version or engines.node)` };
-  if ('lts' in node) return { image: slim(images.nodeLts), comment: `Node ${images.nodeLts}, the current LTS, from ${node.from}` };
+  if (node === undefined) return { image: slim(images.nodeLts), comment: `Node ${images.nodeLts}, the embedded cluster's node:lts: nothing here names a version (.nvmrc, .node-version or engines.node)` };
+  if ('lts' in node) return { image: slim(images.nodeLts), comment: `Node ${images.nodeLts}, the embedded cluster's node:lts, for ${node.from}` };
   if (images.references.has(slim(node.major))) return { image: slim(node.major), comment: `Node ${node.major}, from ${node.from}` };
   const closest = known.find((m) => m > node.major) ?? known.at(-1) ?? images.nodeLts;
   return {
