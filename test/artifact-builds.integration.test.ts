@@ -1,11 +1,15 @@
 /**
  * A step's artifacts, through the real definition on the embedded cluster, with the local stack's
  * S3 as the store: what the step kept is in `run --json`'s steps (size, sha256, where), and the
- * bytes in the store are what the step wrote; a step that fails keeps its artifacts too.
+ * bytes in the store are what the step wrote; a step that fails keeps its artifacts too; and
+ * `run --artifacts DIR` leaves them on disk with their names and a SHA256SUMS sha256sum checks.
  */
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { localBuildsForFile, type LocalBuild } from './fixtures/local-builds.js';
 import { LOCAL_CACHE_BUCKET } from '../lib/local/stores/local-cache-store.js';
@@ -15,6 +19,9 @@ import { LocalExecutions } from '../lib/local/server/executions.js';
 import { createConsoleRoutes } from '../lib/local/server/http/console-routes.js';
 import { createLocalHttpServer } from '../lib/local/server/http/server.js';
 import { loadDefinition } from '../lib/workflow/definition.js';
+import { main } from '../lib/cli/main.js';
+import type { RunSummary } from '../lib/cli/commands/run.js';
+import { capturedIO } from './fixtures/captured-io.js';
 
 const builds = localBuildsForFile({ prefix: 'artifact-builds', repository: true, cache: true });
 
@@ -111,5 +118,41 @@ describe('artifacts of a local build', () => {
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+});
+
+describe('run --artifacts DIR', () => {
+  it("writes each step's artifacts under DIR/BUILD/STEP with their names, a folder unpacked, and a SHA256SUMS that sha256sum -c accepts", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'run-artifacts-'));
+    const file = path.join(dir, 'ci.yml');
+    await writeFile(file, `version: 1
+checkout: false
+steps:
+  - name: build
+    image: busybox:1.37
+    commands:
+      - mkdir -p dist/js coverage
+      - echo "console.log('app')" > dist/js/app.js
+      - echo '<p>hi</p>' > dist/index.html
+      - printf 'TN:\\n' > coverage/lcov.info
+    artifacts:
+      paths: [dist/, coverage/lcov.info]
+`);
+    const out = path.join(dir, 'out');
+    const io = capturedIO();
+    const code = await main(['run', file, '--artifacts', out, '--json'], io);
+    const summary = JSON.parse(io.outLines.at(-1)!) as RunSummary;
+    expect({ code, status: summary.status }).toEqual({ code: 0, status: 'SUCCEEDED' });
+    const stepDir = path.join(out, summary.buildId!, 'build');
+    const expected = { 'coverage/lcov.info': 'TN:\n', 'dist/index.html': '<p>hi</p>\n', 'dist/js/app.js': "console.log('app')\n" };
+    expect(summary.artifacts).toEqual({
+      dir: path.join(out, summary.buildId!),
+      steps: [{ name: 'build', dir: stepDir, files: Object.entries(expected).map(([name, text]) => ({ path: name, size: Buffer.byteLength(text), sha256: sha256(Buffer.from(text)) })) }],
+    });
+    for (const [name, text] of Object.entries(expected)) expect(await readFile(path.join(stepDir, name), 'utf8')).toBe(text);
+    // The sums are checked by the tool people check them with, not by our own reading of them.
+    const checked = await promisify(execFile)('sha256sum', ['-c', 'SHA256SUMS'], { cwd: stepDir });
+    expect(checked.stdout.trim().split('\n')).toEqual(Object.keys(expected).map((name) => `${name}: OK`));
+    expect(io.errLines).toContain(`Artifacts: written to ${path.join(out, summary.buildId!)}: build/ (3 files); \`sha256sum -c SHA256SUMS\` in a step's folder checks them`);
   });
 });

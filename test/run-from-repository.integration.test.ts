@@ -2,12 +2,14 @@
  * `step-runner run` as a user types it inside their own repository: no file named, so it builds
  * the `.step-runner.yml` at the work tree's root (and says so), keeps the step logs in the state
  * directory, and leaves `git status` of the repository exactly as it was: nothing written there
- * that the user would see, or that the next build's snapshot would pick up.
+ * that the user would see, or that the next build's snapshot would pick up. And `step-runner init`
+ * there: the starter it writes at the work tree's root validates and builds.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { main } from '../lib/cli/main.js';
 import { capturedIO } from './fixtures/captured-io.js';
@@ -90,6 +92,41 @@ describe('step-runner run from inside a repository', () => {
     expect(io.errLines.join('\n')).toContain('Usage: step-runner run');
     await expect(readdir(empty)).resolves.toEqual([]);
   });
+});
+
+describe('step-runner init', () => {
+  it("writes a starter for an npm project at the work tree's root that validates and builds, and never over an existing one without --force", async () => {
+    const project = path.join(root, 'npm-project');
+    await cp(fileURLToPath(new URL('./fixtures/init/npm/', import.meta.url)), project, { recursive: true });
+    await mkdir(path.join(project, 'src'));
+    const inProject = async (...args: string[]) => (await exec('git', ['-c', 'user.email=ci@example.com', '-c', 'user.name=CI', ...args], { cwd: project })).stdout;
+    await inProject('init', '-q', '-b', 'main');
+    await inProject('add', '.');
+    await inProject('commit', '-q', '-m', 'first');
+
+    const first = await mainIn(path.join(project, 'src'), ['init']);
+    expect({ code: first.code, errors: first.io.errLines }).toEqual({ code: 0, errors: [] });
+    expect(first.io.outLines[0]).toBe('Wrote ../.step-runner.yml (4 steps: install, lint, build, test):');
+    expect(first.io.outLines.at(-1)).toBe('Next: step-runner run');
+    const written = await readFile(path.join(project, '.step-runner.yml'), 'utf8');
+    // It prints what it wrote, line for line.
+    expect(first.io.outLines.slice(2, -2).map((line) => line.replace(/^ {2}/, '')).join('\n')).toBe(written.trimEnd());
+
+    await writeFile(path.join(project, '.step-runner.yml'), `${written}# mine\n`);
+    const again = await mainIn(project, ['init']);
+    expect({ code: again.code, err: again.io.errLines }).toEqual({ code: 1, err: ['step-runner init: .step-runner.yml exists already; nothing written (--force writes over it)'] });
+    expect(await readFile(path.join(project, '.step-runner.yml'), 'utf8')).toBe(`${written}# mine\n`);
+    const forced = await mainIn(project, ['init', '--force']);
+    expect(forced.code).toBe(0);
+    expect(await readFile(path.join(project, '.step-runner.yml'), 'utf8')).toBe(written);
+
+    expect((await mainIn(project, ['validate'])).io.outLines).toEqual(['.step-runner.yml: valid, 4 steps']);
+    const built = await mainIn(project, ['run', '--state-dir', state]);
+    const printed = built.io.outLines.join('\n');
+    expect({ code: built.code, errors: built.io.errLines }).toEqual({ code: 0, errors: [] });
+    for (const line of ['lint: ok', 'tests: 3 passed', 'Execution SUCCEEDED']) expect(printed).toContain(line);
+    expect(printed).toMatch(/cache npm-[0-9a-f]+: saved/);
+  }, 60_000);
 });
 
 describe('step-runner cluster', () => {

@@ -29,6 +29,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'list a pipeline file\'s steps: image, needs, services, and what `when` decides (no cluster)',
     load: () => import('./commands/list.js'),
   },
+  init: {
+    summary: 'write a starter .step-runner.yml for this repository, from what is in it (no cluster)',
+    load: () => import('./commands/init.js'),
+  },
   validate: {
     summary: 'check a pipeline file as run does before it starts anything, exit 0 or 2 (no cluster)',
     load: () => import('./commands/validate.js'),

@@ -165,3 +165,11 @@ describe('serve --github-app-id, --github-app-key and --github-api-url', () => {
     expect(() => parseServeArgs(args, {})).toThrow(problem);
   });
 });
+
+describe('run --artifacts', () => {
+  it('names where the artifacts go, for the embedded cluster only', () => {
+    expect(parseRunArgs(['p.yml', '--artifacts', 'out'])).toMatchObject({ artifacts: 'out' });
+    expect(() => parseRunArgs(['p.yml', '--artifacts', 'out', '--kubeconfig', 'k'])).toThrow(/--artifacts is for the embedded cluster/);
+    expect(() => parseRunArgs(['p.yml', '--artifacts', ''])).toThrow('--artifacts must name a folder');
+  });
+});

@@ -8,7 +8,7 @@ import { envOptions } from './env-args.js';
 import { secretArgument, type SecretArgument } from './secret-args.js';
 
 export const RUN_USAGE =
-  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--autoscale-after DURATION] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--state-dir DIR] [--json] [--verbose]';
+  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--autoscale-after DURATION] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--state-dir DIR] [--artifacts DIR] [--json] [--verbose]';
 
 export const RUN_HELP = `Usage: step-runner ${RUN_USAGE}
 
@@ -74,8 +74,13 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
                     request's files are against its base branch. Not with --changed
   --state-dir DIR   where step logs go, as logs/BUILD/STEP.log (default: $XDG_STATE_HOME/step-runner,
                     else ~/.local/state/step-runner): never into the work tree being built
+  --artifacts DIR   where the steps' artifacts are written once the build ends, as
+                    DIR/BUILD/STEP/<path as the pipeline names it> (a folder unpacked), each
+                    step's folder with a SHA256SUMS that sha256sum -c checks (default: the state
+                    directory's artifacts/). Not with --kubeconfig, whose pods keep none here
   --json            progress on stderr; the last line of stdout is the summary object (status,
-                    error, cause, problems, steps, events, name, executionArn, trigger, times).
+                    error, cause, problems, steps, events, name, executionArn, trigger, times,
+                    artifacts).
                     For a pipe, keep npm's banner off stdout:
                     npm start --silent -- run FILE --json | jq .status
   --verbose         the handlers' log lines too (default: only the console-like lines)
@@ -123,6 +128,8 @@ export interface RunOptions {
   defaultBranch?: string;
   /** `--state-dir`: logs and local state (default: lib/local/stores/state-dir.ts's). */
   stateDir?: string;
+  /** `--artifacts`: where the steps' artifacts are written (default: the state directory's `artifacts/`). */
+  artifacts?: string;
   json?: boolean;
   verbose?: boolean;
 }
@@ -151,6 +158,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
         'no-needs': { type: 'boolean' },
         changed: { type: 'string', multiple: true },
         base: { type: 'string' },
+        artifacts: { type: 'string' },
         json: { type: 'boolean' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -169,6 +177,8 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
   const source = rest.source ?? workspace;
   if (rest.branch !== undefined) branchOption(rest.branch);
   const askedRuntime = runtimeOption(runtime, rest.kubeconfig);
+  if (rest.artifacts !== undefined && rest.kubeconfig !== undefined) throw new UsageError('--artifacts is for the embedded cluster: the pods of a cluster of your own (--kubeconfig) cannot be assumed to reach this machine, where artifacts are kept, so they keep none');
+  if (rest.artifacts === '') throw new UsageError('--artifacts must name a folder');
   if (autoscaleAfter !== undefined && rest.kubeconfig !== undefined) throw new UsageError('--autoscale-after is for the embedded cluster; --kubeconfig names a cluster of your own, whose autoscaler adds its nodes: give one or the other');
   return {
     ...(file ? { file } : {}),

@@ -25,6 +25,7 @@ import { withPipelineFile } from './run-file.js';
 import { SecretAlreadyExists, SecretMissing } from '../build-secrets.js';
 import { givenSecretValues, storeRunSecrets } from './run-secrets.js';
 import { onlyAskedFor } from './step-choice.js';
+import { writeRunArtifacts, type RunArtifacts } from './run-artifacts.js';
 
 export { parseRunArgs, type RunOptions };
 
@@ -33,9 +34,9 @@ export const ExitCodes = { succeeded: 0, failed: 1, rejected: 2 } as const;
 /**
  * `run --json`'s object (docs/contracts.md): the summary, the execution's identity as
  * `GET /executions/NAME` gives it (null when nothing started), and every problem of a rejected
- * pipeline (empty otherwise).
+ * pipeline (empty otherwise), and where the steps' artifacts were written (null: none were).
  */
-export type RunSummary = ExecutionSummary & { [K in keyof ExecutionIdentity]: ExecutionIdentity[K] | null } & { problems: ProblemReport[] };
+export type RunSummary = ExecutionSummary & { [K in keyof ExecutionIdentity]: ExecutionIdentity[K] | null } & { problems: ProblemReport[]; artifacts: RunArtifacts | null };
 
 export const summary = 'run one build through the state machine, on the embedded cluster unless --kubeconfig is given';
 
@@ -202,7 +203,8 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     if (result.status === 'ABORTED') print('Its pods and workspace claim were deleted.');
     // The instants the console lines' "in 8.8s" is computed from, as GET /executions gives them.
     const instants = executionInstants(history);
-    const summary: RunSummary = { ...executionIdentity(buildId, input, instants.startedAt ?? startedAt, instants.stoppedAt ?? new Date()), ...result, problems: [] };
+    const artifacts = await writeRunArtifacts(result, buildId, cacheStore, options, print);
+    const summary: RunSummary = { ...executionIdentity(buildId, input, instants.startedAt ?? startedAt, instants.stoppedAt ?? new Date()), ...result, problems: [], artifacts };
     if (options.json) io.out(JSON.stringify(summary));
     return result.status === 'SUCCEEDED' ? ExitCodes.succeeded : ExitCodes.failed;
   } finally {
@@ -266,6 +268,7 @@ function rejectedSummary(error: Error, problems: ProblemReport[] = []): RunSumma
     steps: [],
     events: [],
     problems,
+    artifacts: null,
   };
 }
 
