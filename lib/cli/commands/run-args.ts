@@ -65,7 +65,9 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
   --no-needs        with --step: only the steps named; their needs left out count as succeeded
   --default-branch B
                     the repository's default branch: a build whose own branch has no cache
-                    entry restores the one this branch saved (default: main)
+                    entry restores the one this branch saved (default: the work tree's
+                    origin/HEAD, else the HEAD of its current branch's remote, else main;
+                    --verbose says which)
   --changed FILE    a file the change touches, as a path in the repository (repeatable), for the
                     steps' "when: paths" and "paths-ignore", as a push's or a pull request's
                     files are on GitHub (default: none known, and no step is skipped by paths)
@@ -119,7 +121,7 @@ export interface RunOptions {
   changed?: string[];
   /** `--base`: the change is the work tree's against this ref's merge base. */
   base?: string;
-  /** `--default-branch`: the branch whose cache entries the build falls back on (default: main). */
+  /** `--default-branch`: the branch whose cache entries the build falls back on (default: the repository's, local-source.ts). */
   defaultBranch?: string;
   /** `--state-dir`: logs and local state (default: lib/local/stores/state-dir.ts's). */
   stateDir?: string;

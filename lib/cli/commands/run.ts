@@ -17,7 +17,7 @@ import { printedStatusReporter } from '../../emulators/lambda/printed-status.js'
 import { commandTaskRuntime } from '../../local/task-runtime.js';
 import { startLocalCacheStore, type LocalCacheStore } from '../../local/stores/local-cache-store.js';
 import { stateDir } from '../../local/stores/state-dir.js';
-import { commitFiles, unmatchedKeyFiles } from '../../local/source/cache-key-files.js';
+import { keyFilesProblem } from '../../local/source/cache-key-files.js';
 import { DEFAULT_BRANCH } from '../../workflow/cache-plan.js';
 import type { CommandIO } from './cluster.js';
 import { parseRunArgs, RUN_HELP, RUN_USAGE, type RunOptions } from './run-args.js';
@@ -122,8 +122,7 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     if (options.json) io.out(JSON.stringify(rejectedSummary(error as Error)));
     return ExitCodes.rejected;
   }
-  const keyFiles = source.source && pipeline.steps.some((step) => step.cache?.some((cache) => cache.key.files.length > 0));
-  const unmatched = keyFiles && source.source ? unmatchedKeyFiles(pipeline, await commitFiles(source.source.url, source.source.commit)) : undefined;
+  const unmatched = await keyFilesProblem(pipeline, source.source);
   if (unmatched) {
     await source.dispose();
     problemLines(unmatched).forEach(io.err);
@@ -169,7 +168,9 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     const printer = new LiveLogPrinter(print);
     live = printer;
     const built = localBuildInput(buildId, { file: options.file, text: loaded }, source, options.env);
-    const input = { ...built, build: { ...built.build, defaultBranch: options.defaultBranch ?? DEFAULT_BRANCH }, ...(only ? { only } : {}) };
+    const defaultBranch = options.defaultBranch !== undefined ? { name: options.defaultBranch, from: '--default-branch' } : (source.defaultBranch ?? { name: DEFAULT_BRANCH, from: 'no work tree: the default' });
+    if (options.verbose) print(`Default branch: ${defaultBranch.name} (${defaultBranch.from}), whose cache entries a branch without its own restores`);
+    const input = { ...built, build: { ...built.build, defaultBranch: defaultBranch.name }, ...(only ? { only } : {}) };
     const startedAt = new Date();
     const history: ExecutionEvent[] = [];
     let printing = Promise.resolve();
