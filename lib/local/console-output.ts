@@ -19,6 +19,10 @@ export class ConsoleOutput {
   /** Steps that run side by side: their lines interleave, so each names its step. */
   private parallel = 0;
   private kept = new Set<number>();
+  /** What each step needs (PreparedBuild's steps): such a step is waiting, not started, until its pod is launched. */
+  private needs: string[][] = [];
+  /** Steps announced as waiting whose start (their pod launched) is still to be said. */
+  private waiting = new Set<number>();
   private lastPoll = new Map<number, { key: string; count: number }>();
   private lastWait = new Map<number, string>();
   /** Steps whose iteration has printed its outcome line (`✓ [i/n] NAME succeeded`, or its failure). */
@@ -96,7 +100,7 @@ export class ConsoleOutput {
       case 'StateCaught':
         return [`${indent}↪ ${state} caught ${event.Error ?? 'the error'}`];
       case 'MapIterationStarted':
-        return [`    ▶ ${this.iteration(event.index ?? 0)}`];
+        return this.iterationStarted(event.index ?? 0);
       case 'MapIterationSucceeded':
         return [`    ✓ ${this.iteration(event.index ?? 0)} succeeded`];
       case 'MapIterationFailed':
@@ -121,6 +125,20 @@ export class ConsoleOutput {
     }
   }
 
+  /**
+   * A step's iteration starts as soon as the Map has room for it, but a step that needs others only
+   * waits there (WaitForNeeds): it is said to wait, and is said to start when its pod is launched.
+   */
+  private iterationStarted(index: number): string[] {
+    const needs = this.needs[index] ?? [];
+    if (needs.length === 0) return [`    ▶ ${this.iteration(index)}`];
+    const waiting = needs.map((name) => `"${name}"`).join(', ');
+    this.waiting.add(index);
+    // WaitForNeeds' first "waiting for" says the same: said once.
+    this.lastWait.set(index, waiting);
+    return [`    · ${this.iteration(index)}: waiting for ${waiting}`];
+  }
+
   /** `[i/n] NAME`, counted within its Map, as the Map's `▶` line counts its steps. */
   private iteration(index: number): string {
     const [place, of] = index < this.running ? [index, this.running] : [index - this.running, this.steps.length - this.running];
@@ -141,6 +159,7 @@ export class ConsoleOutput {
         this.running = prepared.steps.length;
         this.parallel = prepared.maxParallel ?? 1;
         this.kept = new Set(prepared.steps.flatMap((s, i) => (s.needed ? [i] : [])));
+        this.needs = prepared.steps.map((s) => s.needs ?? []);
         return [
           `  ✓ PrepareBuild: namespace ${prepared.namespace}`,
           ...prepared.steps.map((s) => `      Preparing step "${s.name}": image ${s.image}${imageCheckNote(prepared.images, s.image)}`),
@@ -149,8 +168,11 @@ export class ConsoleOutput {
         ];
       }
       case 'LaunchStep':
-      case 'LaunchAfterFailure':
-        return [`${indent}✓ ${state}: pod ${(output?.poll as PollState | undefined)?.podName}`];
+      case 'LaunchAfterFailure': {
+        const index = event.index ?? 0;
+        const started = this.waiting.delete(index) ? [`    ▶ ${this.iteration(index)}`] : [];
+        return [...started, `${indent}✓ ${state}: pod ${(output?.poll as PollState | undefined)?.podName}`];
+      }
       case 'PollStep':
       case 'PollAfterFailure':
         return this.poll(event.index ?? 0, output?.poll as PollState, indent, state);
