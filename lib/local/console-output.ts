@@ -34,10 +34,14 @@ export class ConsoleOutput {
    */
   private held = new Map<number, { until: Set<string>; lines: string[]; succeeded: boolean }>();
 
-  /** `liveLog`: the steps' lines are printed as they come (LiveLogPrinter), so no tail at their end. */
+  /**
+   * `liveLog`: the steps' lines are printed as they come (LiveLogPrinter), so no tail at their end.
+   * `rerun: false`: a command that cannot re-run a failed build's steps (`run`, whose execution
+   * ends with it), so no line offers "Re-run failed steps".
+   */
   constructor(
     private readonly title: string,
-    private readonly options: { liveLog?: boolean } = {},
+    private readonly options: { liveLog?: boolean; rerun?: false } = {},
   ) {}
 
   lines(event: ExecutionEvent): string[] {
@@ -95,7 +99,7 @@ export class ConsoleOutput {
         return [`${indent}↻ ${state} retried`];
       case 'StateFailed':
         // AwaitRerun fails with the build's own failure, which the execution's end then says in full.
-        if (state === AWAIT_RERUN) return [`${indent}✗ ${state}: ${event.Error ?? 'failed'}, the build's failure; "Re-run failed steps" goes on from here`];
+        if (state === AWAIT_RERUN) return [`${indent}✗ ${state}: ${event.Error ?? 'failed'}, the build's failure${this.options.rerun === false ? '' : '; "Re-run failed steps" goes on from here'}`];
         return event.state?.type === 'Fail' ? [] : [`${indent}✗ ${state}: ${event.Error ?? 'failed'}`];
       case 'StateCaught':
         return [`${indent}↪ ${state} caught ${event.Error ?? 'the error'}`];
@@ -182,8 +186,11 @@ export class ConsoleOutput {
         return [`  ✓ StopSteps: deleted ${(output?.stopped as { deletedPods?: number } | undefined)?.deletedPods ?? 0} pod(s) of the steps still running`];
       case 'CleanupBuild': {
         const cleanup = output?.cleanup as CleanupResult | undefined;
-        const kept = cleanup?.rerun ? `; kept the workspace for a re-run of ${cleanup.rerun.steps.map((s) => s.name).join(', ')} ("Re-run failed steps")` : '';
-        return [`  ✓ CleanupBuild: deleted ${cleanup?.deletedPods ?? 0} pod(s)${kept}`];
+        const rerun = cleanup?.rerun;
+        const kept = !rerun ? '' : this.options.rerun === false ? '; kept its workspace claim and credentials' : `; kept the workspace for a re-run of ${rerun.steps.map((s) => s.name).join(', ')} ("Re-run failed steps")`;
+        const claims = cleanup?.deletedClaims ? `, its workspace claim` : '';
+        const secrets = cleanup?.deletedSecrets ? `, ${cleanup.deletedSecrets} Secret(s)` : '';
+        return [`  ✓ CleanupBuild: deleted ${cleanup?.deletedPods ?? 0} pod(s)${claims}${secrets}${kept}`];
       }
       default:
         return [];

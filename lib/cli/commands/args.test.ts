@@ -165,3 +165,11 @@ describe('serve --github-app-id, --github-app-key and --github-api-url', () => {
     expect(() => parseServeArgs(args, {})).toThrow(problem);
   });
 });
+
+describe('run --keep', () => {
+  it("keeps a failed build's claim on a cluster of your own only: the embedded one stops with run", () => {
+    expect((parseRunArgs(['p.yml', '--kubeconfig', 'k', '--keep']) as RunOptions).keep).toBe(true);
+    expect((parseRunArgs(['p.yml', '--kubeconfig', 'k']) as RunOptions).keep).toBeUndefined();
+    expect(() => parseRunArgs(['p.yml', '--keep'])).toThrow('--keep is for a cluster of your own (--kubeconfig): the embedded cluster, and all it holds, stops with run');
+  });
+});

@@ -8,7 +8,7 @@ import { envOptions } from './env-args.js';
 import { secretArgument, type SecretArgument } from './secret-args.js';
 
 export const RUN_USAGE =
-  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--autoscale-after DURATION] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--state-dir DIR] [--json] [--verbose]';
+  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--autoscale-after DURATION] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--keep] [--state-dir DIR] [--json] [--verbose]';
 
 export const RUN_HELP = `Usage: step-runner ${RUN_USAGE}
 
@@ -74,6 +74,10 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
   --base REF        the change is the work tree's (uncommitted and untracked files included, or
                     --commit's) against where its history left REF (git merge-base), as a pull
                     request's files are against its base branch. Not with --changed
+  --keep            with --kubeconfig: leave a failed build's workspace claim and credential
+                    Secrets on the cluster, and print the kubectl command that deletes them (run
+                    cannot re-run its steps; only serve's builds can be re-run). Default: nothing
+                    the build made stays on the cluster once run exits
   --state-dir DIR   where step logs go, as logs/BUILD/STEP.log (default: $XDG_STATE_HOME/step-runner,
                     else ~/.local/state/step-runner): never into the work tree being built
   --json            progress on stderr; the last line of stdout is the summary object (status,
@@ -123,6 +127,8 @@ export interface RunOptions {
   base?: string;
   /** `--default-branch`: the branch whose cache entries the build falls back on (default: the repository's, local-source.ts). */
   defaultBranch?: string;
+  /** `--keep`: a failed build's claim and credentials stay on the cluster (--kubeconfig only); default: deleted by CleanupBuild. */
+  keep?: boolean;
   /** `--state-dir`: logs and local state (default: lib/local/stores/state-dir.ts's). */
   stateDir?: string;
   json?: boolean;
@@ -153,6 +159,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
         'no-needs': { type: 'boolean' },
         changed: { type: 'string', multiple: true },
         base: { type: 'string' },
+        keep: { type: 'boolean' },
         json: { type: 'boolean' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -171,6 +178,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
   const source = rest.source ?? workspace;
   if (rest.branch !== undefined) branchOption(rest.branch);
   const askedRuntime = runtimeOption(runtime, rest.kubeconfig);
+  if (rest.keep && rest.kubeconfig === undefined) throw new UsageError('--keep is for a cluster of your own (--kubeconfig): the embedded cluster, and all it holds, stops with run');
   if (autoscaleAfter !== undefined && rest.kubeconfig !== undefined) throw new UsageError('--autoscale-after is for the embedded cluster; --kubeconfig names a cluster of your own, whose autoscaler adds its nodes: give one or the other');
   return {
     ...(file ? { file } : {}),

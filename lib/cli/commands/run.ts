@@ -19,6 +19,8 @@ import { startLocalCacheStore, type LocalCacheStore } from '../../local/stores/l
 import { stateDir } from '../../local/stores/state-dir.js';
 import { keyFilesProblem } from '../../local/source/cache-key-files.js';
 import { DEFAULT_BRANCH } from '../../workflow/cache-plan.js';
+import { buildClaimName, type CleanupResult, type PreparedBuild } from '../../workflow/state-data.js';
+import { buildSelector } from '../../kube/index.js';
 import type { CommandIO } from './cluster.js';
 import { parseRunArgs, RUN_HELP, RUN_USAGE, type RunOptions } from './run-args.js';
 import { withPipelineFile } from './run-file.js';
@@ -151,7 +153,8 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       print(`Embedded cluster at ${cluster.url}.`);
     }
     cacheStore = await cacheStoreFor(pipeline, cluster, options, print);
-    const runtime = commandTaskRuntime(kubeconfig, { ...options, ...(cacheStore ? { cache: cacheStore.store } : {}) });
+    // run cannot re-run a failed build's steps (serve can): its claim is deleted with the build unless --keep.
+    const runtime = commandTaskRuntime(kubeconfig, { ...options, ...(cacheStore ? { cache: cacheStore.store } : {}), ...(options.keep ? {} : { failedWorkspaceKeepSeconds: 0 }) });
     logger.setLogLevel(options.verbose ? 'INFO' : 'SILENT');
     uploader = uploaderFor(source.source, pipeline.checkout, { kubeconfig, context: options.context }, print);
 
@@ -164,7 +167,7 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       if (options.json) io.out(JSON.stringify(rejectedSummary(error)));
       return ExitCodes.rejected;
     }
-    const console = new ConsoleOutput(`${buildId} (${options.file})`, { liveLog: true });
+    const console = new ConsoleOutput(`${buildId} (${options.file})`, { liveLog: true, rerun: false });
     const printer = new LiveLogPrinter(print);
     live = printer;
     const built = localBuildInput(buildId, { file: options.file, text: loaded }, source, options.env);
@@ -201,6 +204,14 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     await printing;
     // The console lines already said "Execution ABORTED"; what is left to say is the cleanup.
     if (result.status === 'ABORTED') print('Its pods and workspace claim were deleted.');
+    const kept = keptOnCluster(history);
+    if (kept && options.kubeconfig) {
+      const secrets = (await (await runtime.kube()).listNamespacedSecret({ namespace: kept.namespace, labelSelector: buildSelector(buildId) })).items.length;
+      const target = [`--kubeconfig ${shellWord(path.resolve(options.kubeconfig))}`, ...(options.context ? [`--context ${shellWord(options.context)}`] : []), `--namespace ${kept.namespace}`].join(' ');
+      const what = `workspace claim ${kept.claim}${secrets > 0 ? ` and ${secrets} credential Secret(s)` : ''}`;
+      print(`Kept on the cluster (--keep): ${what}. Nothing deletes ${secrets > 0 ? 'them' : 'it'} for you (run cannot re-run the build, and the deployed orphan sweep does not run here); delete with:`);
+      print(`  kubectl ${target} delete ${secrets > 0 ? 'pvc,secret' : 'pvc'} --selector '${buildSelector(buildId)}'`);
+    }
     // The instants the console lines' "in 8.8s" is computed from, as GET /executions gives them.
     const instants = executionInstants(history);
     const summary: RunSummary = { ...executionIdentity(buildId, input, instants.startedAt ?? startedAt, instants.stoppedAt ?? new Date()), ...result, problems: [] };
@@ -238,6 +249,20 @@ async function cacheStoreFor(
   const store = await startLocalCacheStore({ stateDir: stateDir(options.stateDir), host: cluster.hostAddress });
   print(`Cache: kept in ${path.join(stateDir(options.stateDir), 's3')} (served to the pods at ${store.endpoint})`);
   return store;
+}
+
+/** What CleanupBuild left on the cluster for a re-run (a failed build's claim, with --keep), from the history. */
+function keptOnCluster(history: readonly ExecutionEvent[]): { claim: string; namespace: string } | undefined {
+  const output = (name: string) => history.findLast((event) => event.type === 'StateExited' && event.state?.name === name)?.state?.output as Record<string, unknown> | undefined;
+  const cleanup = output('CleanupBuild')?.['cleanup'] as CleanupResult | undefined;
+  const prepared = output('PrepareBuild') as Partial<PreparedBuild> | undefined;
+  const claim = prepared?.settings ? buildClaimName(prepared.settings) : undefined;
+  return cleanup?.rerun && claim && prepared?.namespace ? { claim, namespace: prepared.namespace } : undefined;
+}
+
+/** A word a POSIX shell reads back as it is. */
+function shellWord(text: string): string {
+  return /^[\w./:@=+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The pipeline's text, or why it was rejected before anything started. */
