@@ -239,12 +239,12 @@ describe('the build workspace on the cluster', () => {
 
       const kept = io();
       expect(await runBuild({ file: failing, kubeconfig, keep: true }, kept.io)).toBe(1);
-      expect(kept.out).toContain('  ✓ CleanupBuild: deleted 0 pod(s); kept its workspace claim and credentials');
+      expect(kept.out).toContain('  ✓ CleanupBuild: deleted 0 pod(s); kept its workspace claim');
       expect(kept.out.join('\n')).not.toContain('Re-run failed steps');
       // The source was sent through the API: no clone credentials, only the claim.
       expect(await left(kept.out)).toEqual({ claims: 1, secrets: 0 });
       const command = kept.out.at(-1)!.trim();
-      expect(kept.out.at(-2)).toMatch(/^Kept on the cluster \(--keep\): workspace claim [\w-]+\. Nothing deletes it for you/);
+      expect(kept.out.at(-2)).toMatch(/^Kept on the cluster \(--keep\): workspace claim [\w-]+, for you to look at \(run cannot re-run the build/);
       expect(command).toMatch(/^kubectl --kubeconfig \S+ --namespace default delete pvc --selector '/);
       await run('sh', ['-c', command]);
       expect(await left(kept.out)).toEqual({ claims: 0, secrets: 0 });

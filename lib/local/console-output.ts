@@ -187,7 +187,7 @@ export class ConsoleOutput {
       case 'CleanupBuild': {
         const cleanup = output?.cleanup as CleanupResult | undefined;
         const rerun = cleanup?.rerun;
-        const kept = !rerun ? '' : this.options.rerun === false ? '; kept its workspace claim and credentials' : `; kept the workspace for a re-run of ${rerun.steps.map((s) => s.name).join(', ')} ("Re-run failed steps")`;
+        const kept = !rerun ? '' : this.options.rerun === false ? '; kept its workspace claim' : `; kept the workspace for a re-run of ${rerun.steps.map((s) => s.name).join(', ')} ("Re-run failed steps")`;
         const claims = cleanup?.deletedClaims ? `, its workspace claim` : '';
         const secrets = cleanup?.deletedSecrets ? `, ${cleanup.deletedSecrets} Secret(s)` : '';
         return [`  ✓ CleanupBuild: deleted ${cleanup?.deletedPods ?? 0} pod(s)${claims}${secrets}${kept}`];

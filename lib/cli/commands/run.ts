@@ -209,7 +209,7 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       const secrets = (await (await runtime.kube()).listNamespacedSecret({ namespace: kept.namespace, labelSelector: buildSelector(buildId) })).items.length;
       const target = [`--kubeconfig ${shellWord(path.resolve(options.kubeconfig))}`, ...(options.context ? [`--context ${shellWord(options.context)}`] : []), `--namespace ${kept.namespace}`].join(' ');
       const what = `workspace claim ${kept.claim}${secrets > 0 ? ` and ${secrets} credential Secret(s)` : ''}`;
-      print(`Kept on the cluster (--keep): ${what}. Nothing deletes ${secrets > 0 ? 'them' : 'it'} for you (run cannot re-run the build, and the deployed orphan sweep does not run here); delete with:`);
+      print(`Kept on the cluster (--keep): ${what}, for you to look at (run cannot re-run the build, and only a deployment's orphan sweep would delete ${secrets > 0 ? 'them' : 'it'}, a day on). Delete with:`);
       print(`  kubectl ${target} delete ${secrets > 0 ? 'pvc,secret' : 'pvc'} --selector '${buildSelector(buildId)}'`);
     }
     // The instants the console lines' "in 8.8s" is computed from, as GET /executions gives them.
