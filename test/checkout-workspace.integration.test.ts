@@ -216,6 +216,43 @@ describe('the build workspace on the cluster', () => {
       expect(await git('status', '--porcelain=v2', '--branch')).toBe(statusBefore);
     }, 60_000);
 
+    it('leaves nothing of a failed build on the cluster; with --keep, its claim, and the kubectl command that deletes it', async () => {
+      // In the work tree, for the checkout and its credentials; removed at the end.
+      const failing = path.join(repo, 'failing.yml');
+      await writeFile(failing, PIPELINE.replace('cat artifact.txt', 'exit 4'));
+      try {
+      // What the build made, by its label (the build id is printed in its first line).
+      const left = async (printed: string[]) => {
+        const build = /Execution (local-[\w-]+) /.exec(printed.join('\n'))?.[1];
+        const selector = `step-runner.dev/build=${build}`;
+        return {
+          claims: (await api.listNamespacedPersistentVolumeClaim({ namespace: 'default', labelSelector: selector })).items.filter((c) => !c.metadata?.deletionTimestamp).length,
+          secrets: (await api.listNamespacedSecret({ namespace: 'default', labelSelector: selector })).items.length,
+        };
+      };
+
+      const plain = io();
+      expect(await runBuild({ file: failing, kubeconfig }, plain.io)).toBe(1);
+      expect(plain.out).toContain('  ✓ CleanupBuild: deleted 0 pod(s), its workspace claim');
+      expect(plain.out.join('\n')).not.toMatch(/re-run|Kept on the cluster/i);
+      expect(await left(plain.out)).toEqual({ claims: 0, secrets: 0 });
+
+      const kept = io();
+      expect(await runBuild({ file: failing, kubeconfig, keep: true }, kept.io)).toBe(1);
+      expect(kept.out).toContain('  ✓ CleanupBuild: deleted 0 pod(s); kept its workspace claim');
+      expect(kept.out.join('\n')).not.toContain('Re-run failed steps');
+      // The source was sent through the API: no clone credentials, only the claim.
+      expect(await left(kept.out)).toEqual({ claims: 1, secrets: 0 });
+      const command = kept.out.at(-1)!.trim();
+      expect(kept.out.at(-2)).toMatch(/^Kept on the cluster \(--keep\): workspace claim [\w-]+, for you to look at \(run cannot re-run the build/);
+      expect(command).toMatch(/^kubectl --kubeconfig \S+ --namespace default delete pvc --selector '/);
+      await run('sh', ['-c', command]);
+      expect(await left(kept.out)).toEqual({ claims: 0, secrets: 0 });
+      } finally {
+        await rm(failing);
+      }
+    }, 90_000);
+
     it('sends it to every step\'s pod when each checks out for itself (ephemeral)', async () => {
       const { out, err, io: streams } = io();
       const code = await runBuild({ file: path.join(repo, '.step-runner.yml'), kubeconfig, workspaceMode: 'ephemeral', json: true }, streams);

@@ -4,11 +4,11 @@
  * Integration: finding the work tree's root asks git.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { chosenPipelineFile, defaultPipelineFile, NoPipelineFile } from '../lib/cli/commands/default-pipeline.js';
+import { chosenPipelineFile, defaultPipelineFile, NoPipelineFile, RUNNER_CLONE_HINT } from '../lib/cli/commands/default-pipeline.js';
 
 const git = promisify(execFile);
 let scratch: string;
@@ -43,4 +43,13 @@ test('outside any work tree: the current folder; none there is a usage error nam
 
 test('a file given is taken as given, the default never looked for', async () => {
   expect(await chosenPipelineFile('ci/build.yml', '/nowhere')).toEqual({ path: '/nowhere/ci/build.yml', shownAs: 'ci/build.yml' });
+});
+
+test("in a clone of the runner itself (where npm start runs): what to name instead, the example it names there", async () => {
+  const clone = path.join(scratch, 'runner-clone');
+  await git('git', ['init', '-q', clone]);
+  await writeFile(path.join(clone, 'package.json'), JSON.stringify({ name: 'serverless-step-runner' }));
+  await expect(defaultPipelineFile(clone)).rejects.toThrow(`.step-runner.yaml${RUNNER_CLONE_HINT}`);
+  expect(RUNNER_CLONE_HINT).toContain('npm start -- run examples/hello.yml');
+  await expect(access(path.join(import.meta.dirname, '..', 'examples', 'hello.yml'))).resolves.toBeUndefined();
 });

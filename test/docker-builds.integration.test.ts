@@ -32,35 +32,12 @@ async function ourContainers(): Promise<string[]> {
   return stdout.split('\n').filter(Boolean);
 }
 
-/**
- * A service image: services run their image's own command (a pipeline gives them none), so the
- * busybox image with a CMD that answers `pong` on port 7000, committed and pushed to the registry.
- */
-async function pongImage(images: TestImages): Promise<string> {
-  const name = `${images.registry}/test/pong:1`;
-  await run('docker', ['pull', images.busybox]);
-  const { stdout } = await run('docker', ['create', images.busybox]);
-  const id = stdout.trim();
-  try {
-    // Listening on, one `echo pong` per connection (busybox nc -ll -e): no gap between listens.
-    await run('docker', ['commit', '--change', 'CMD ["nc","-ll","-p","7000","-e","echo","pong"]', id, name]);
-    await run('docker', ['push', name]);
-    // Only the registry has it now: the build's pull is real.
-    await run('docker', ['rmi', name]);
-  } finally {
-    await run('docker', ['rm', id]);
-  }
-  return name;
-}
-
 describeRequiring('builds on the Docker runtime', dockerDaemon, () => {
   describeRequiring('with the test images', testImagesBuildable, () => {
     let images: TestImages;
-    let pong: string;
     // Registered before the fixture's, so the images exist when its cluster starts.
     beforeAll(async () => {
       images = await startTestImages();
-      pong = await pongImage(images);
     }, 120_000);
     afterAll(() => images?.stop());
 
@@ -178,7 +155,9 @@ steps:
       expect(summary.steps.find((s) => s.name === 'hog')).toMatchObject({ status: 'failed', exitCode: 137 });
     }, 60_000);
 
-    test('a step reaches its service by name and on localhost', async () => {
+    test('a step reaches its service by name and on localhost; the service runs its entrypoint and command, not the image\'s', async () => {
+      // The image's ENTRYPOINT (/bin/echo entrypoint) would print and exit: the service would fail.
+      // Its own: listening on, one `echo pong` per connection (busybox nc -ll -e), no gap between listens.
       const { summary } = await builds.build(
         'service',
         `version: 1
@@ -187,7 +166,7 @@ steps:
   - name: talk
     image: ${images.busybox}
     services:
-      - { name: db, image: ${pong}, ports: [7000] }
+      - { name: db, image: ${images.configured}, entrypoint: nc, command: [-ll, -p, 7000, -e, echo, pong], ports: [7000] }
     commands:
       # Until an answer comes: the client may give up on a reply that is still on its way.
       - 'ask() { until out=$(nc -w 2 "$1" 7000 </dev/null 2>/dev/null) && [ -n "$out" ]; do sleep 0.1; done; echo "$out"; }'

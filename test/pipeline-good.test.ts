@@ -97,7 +97,7 @@ describe('examples', () => {
   test('services.yml runs the catalog\'s echo server beside its step, waiting for its port', async () => {
     const pipeline = await loadPipelineFile(example('services.yml'));
     expect(pipeline.steps[0]?.services).toEqual([
-      { name: 'echo', image: 'kong/go-echo:0.3.0', imageRef: parseImageReference('kong/go-echo:0.3.0'), env: { POD_NAME: 'services-example' }, ports: [1025], secrets: [], pull: 'if-not-present', line: 8 },
+      { name: 'echo', image: 'kong/go-echo:0.3.0', imageRef: parseImageReference('kong/go-echo:0.3.0'), env: { POD_NAME: 'services-example' }, ports: [1025], secrets: [], pull: 'if-not-present', line: 10 },
     ]);
   });
 

@@ -3,7 +3,9 @@
  * cluster. The step's pod gets each service as a native sidecar (a startup probe on its first
  * port, a port gate on the next) and the step's container starts only once every port accepts
  * connections: here one service opens its port a second late, and the step, which connects at
- * once, succeeds. The catalog's `kong/go-echo` is the other service.
+ * once, succeeds. The catalog's `kong/go-echo` is another, and a third runs the slow server's image
+ * with an `entrypoint` and a `command` of its own instead of the image's (a container's command and
+ * args, as the kubelet runs them).
  * On the process runtime: the services are this machine's processes on 127.0.0.1 (the catalog's
  * echo stand-in among them), and the startup probes dial 127.0.0.1.
  */
@@ -21,7 +23,8 @@ import { launchedPods } from './fixtures/launched-pods.js';
 
 /** A server that takes a second to listen (a database replaying its log, say), on $PORT. */
 const SLOW_IMAGE = 'registry.example.com/ci/slow-server:1';
-const SLOW_SERVER = `sleep 1; exec node -e "require('net').createServer((c)=>{c.on('error',()=>{});c.end('slow says hi\\n')}).listen(Number(process.env.PORT),'127.0.0.1')"`;
+const server = (says: string) => `exec node -e "require('net').createServer((c)=>{c.on('error',()=>{});c.end('${says}\\n')}).listen(Number(process.env.PORT),'127.0.0.1')"`;
+const SLOW_SERVER = `sleep 1; ${server('slow says hi')}`;
 
 let root: string;
 let cluster: EmbeddedCluster;
@@ -70,7 +73,7 @@ async function build(id: string, pipeline: string) {
 
 describe('services on the embedded cluster', () => {
   it('starts the step once every service port accepts connections, and the step talks to them over TCP', async () => {
-    const [echoPort, httpPort, slowPort] = [await freePort(), await freePort(), await freePort()];
+    const [echoPort, httpPort, slowPort, toldPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
     const pipeline = `version: 1
 checkout: false
 service-start-grace: 30s
@@ -85,11 +88,18 @@ steps:
     commands:
       - ${JSON.stringify(talk(echoPort))}
       - ${JSON.stringify(talk(slowPort))}
+      - ${JSON.stringify(talk(toldPort))}
     services:
       - name: slow
         image: ${SLOW_IMAGE}
         env: { PORT: "${slowPort}" }
         ports: [${slowPort}]
+      - name: told
+        image: ${SLOW_IMAGE}
+        entrypoint: [/bin/sh, -c]
+        command: [${JSON.stringify(server('told says hi'))}]
+        env: { PORT: "${toldPort}" }
+        ports: [${toldPort}]
 `;
     const { summary, pods, events } = await build('services-ok', pipeline);
 
@@ -99,21 +109,25 @@ steps:
     const log = await readFile(path.join(root, 'logs', 'services-ok', 'test.log'), 'utf8');
     expect(log).toContain('Running on Pod echo-service.\nping\n');
     expect(log).toContain('slow says hi\n');
+    // Not the image's entrypoint (which would say "slow says hi" a second late) but the service's own.
+    expect(log).toContain('told says hi\n');
 
     const [pod] = pods;
     expect(pod?.spec?.initContainers?.map((c) => [c.name, c.restartPolicy, c.startupProbe?.tcpSocket?.port])).toEqual([
       ['echo', 'Always', echoPort],
       ['slow', 'Always', slowPort],
+      ['told', 'Always', toldPort],
       [`port-${httpPort}`, 'Always', httpPort],
     ]);
+    expect(pod?.spec?.initContainers?.find((c) => c.name === 'told')).toMatchObject({ command: ['/bin/sh', '-c'], args: [server('told says hi')] });
     expect(pod?.spec?.initContainers?.[0]?.startupProbe).toMatchObject({ periodSeconds: 1, failureThreshold: 30 });
-    expect(pod?.spec?.hostAliases).toEqual([{ ip: '127.0.0.1', hostnames: ['echo', 'slow'] }]);
+    expect(pod?.spec?.hostAliases).toEqual([{ ip: '127.0.0.1', hostnames: ['echo', 'slow', 'told'] }]);
 
     // The slow service's port was refused at first; the step started only after it opened.
     const own = events.filter((e) => e.involvedObject.name === pod?.metadata?.name);
     const refused = own.find((e) => e.reason === 'Unhealthy' && e.involvedObject.fieldPath === 'spec.initContainers{slow}');
     expect(refused?.message).toBe(`Startup probe failed: dial tcp 127.0.0.1:${slowPort}: connect: connection refused`);
     const started = own.filter((e) => e.reason === 'Started').map((e) => e.involvedObject.fieldPath);
-    expect(started).toEqual(['spec.initContainers{echo}', 'spec.initContainers{slow}', `spec.initContainers{port-${httpPort}}`, 'spec.containers{step}']);
+    expect(started).toEqual(['spec.initContainers{echo}', 'spec.initContainers{slow}', 'spec.initContainers{told}', `spec.initContainers{port-${httpPort}}`, 'spec.containers{step}']);
   }, 30_000);
 });

@@ -306,10 +306,26 @@ describe('services', () => {
       ports: [{ containerPort: 5432, protocol: 'TCP' }],
       volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }],
     });
-    // The image's entrypoint and working directory: a service has no commands.
+    // The image's entrypoint and working directory unless the service says otherwise (below).
     expect(service).not.toHaveProperty('command');
+    expect(service).not.toHaveProperty('args');
     expect(service).not.toHaveProperty('workingDir');
     expect(service?.env?.map((e) => e.name)).not.toContain('CI');
+  });
+
+  // kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#notes:
+  // the container's command replaces the image's ENTRYPOINT, its args the image's CMD.
+  it.each<[string, Pick<Service, 'entrypoint' | 'command'>, { command?: string[]; args?: string[] }]>([
+    ['neither: the image\'s ENTRYPOINT and CMD', {}, {}],
+    ['command: the args, after the image\'s ENTRYPOINT', { command: ['postgres', '-c', 'fsync=off'] }, { args: ['postgres', '-c', 'fsync=off'] }],
+    ['entrypoint: the command, the image\'s CMD dropped', { entrypoint: ['/usr/local/bin/redis-server'] }, { command: ['/usr/local/bin/redis-server'] }],
+    ['both', { entrypoint: ['sh', '-c'], command: ['exec httpd -DFOREGROUND'] }, { command: ['sh', '-c'], args: ['exec httpd -DFOREGROUND'] }],
+    ['words reach the container as written, never expanded by the kubelet', { entrypoint: ['sh', '-c'], command: ['echo $(date) $HOME $$'] }, { command: ['sh', '-c'], args: ['echo $$(date) $$HOME $$$$'] }],
+  ])('runs a service with %s', (_, given, expected) => {
+    const pod = stepPodManifest({ buildId: 'b1', step: { ...step, services: [{ ...db, ...given }] }, namespace: 'ci' });
+    const service = pod.spec?.initContainers?.find((c) => c.name === 'db');
+    expect({ command: service?.command, args: service?.args }).toEqual({ command: undefined, args: undefined, ...expected });
+    expect(() => validate(pod)).not.toThrow();
   });
 
   it('probes a service\'s first port every second for the grace, and a gate probes each other port', () => {

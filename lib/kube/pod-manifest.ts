@@ -283,8 +283,9 @@ export const SERVICE_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'SETGID'
 
 /**
  * The services as native sidecars (service-containers.ts), in the pipeline's order, then one port
- * gate per port after a service's first. Each runs its image's own entrypoint with its env and
- * secrets (not the build's variables) and the workspace mounted, in the image's own working directory.
+ * gate per port after a service's first. Each runs its image's own entrypoint (or its `entrypoint` and
+ * `command`) with its env and secrets (not the build's variables) and the workspace mounted, in the
+ * image's own working directory.
  */
 function serviceSidecars(step: Step, services: readonly Service[], mounted: boolean, graceSeconds: number, runAsUser: number | undefined): V1Container[] {
   const own = services.map((service): V1Container => {
@@ -295,6 +296,11 @@ function serviceSidecars(step: Step, services: readonly Service[], mounted: bool
       image: service.image,
       imagePullPolicy: PullPolicies[service.pull],
       restartPolicy: 'Always',
+      // entrypoint replaces the image's ENTRYPOINT, command its CMD, as the container's command
+      // and args do (kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#notes);
+      // each word as written, as a step's script and env values are.
+      ...(service.entrypoint ? { command: service.entrypoint.map(literal) } : {}),
+      ...(service.command ? { args: service.command.map(literal) } : {}),
       env: stepEnv(service, {}),
       ...(service.ports.length > 0 ? { ports: service.ports.map((containerPort) => ({ containerPort, protocol: 'TCP' })) } : {}),
       ...(first !== undefined ? { startupProbe: portProbe(first, graceSeconds) } : {}),

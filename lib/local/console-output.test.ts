@@ -71,6 +71,41 @@ describe('the console lines of steps side by side', () => {
     ]);
   });
 
+  it('show a step that needs others as waiting until its pod is launched, and one that never starts as never started', () => {
+    const output = new ConsoleOutput('b');
+    const history: ExecutionEvent[] = [
+      { type: 'ExecutionStarted', timestamp: t },
+      prepared([alpine('deps', { needed: true }), alpine('unit', { needs: ['deps'] }), alpine('e2e', { needs: ['deps', 'unit'] })]),
+      { type: 'StateEntered', timestamp: (t += 1), state: { name: 'RunSteps', type: 'Map' } },
+      iteration('MapIterationStarted', 0),
+      iteration('MapIterationStarted', 1),
+      iteration('MapIterationStarted', 2),
+      exited('LaunchStep', 0, { poll: { podName: 'deps-pod' } }),
+      needs(1, false, ['deps'], []),
+      needs(2, false, ['unit'], ['deps']),
+      finish(0, 'deps'),
+      iteration('MapIterationSucceeded', 0),
+      needs(1, true, [], ['deps']),
+      exited('LaunchStep', 1, { poll: { podName: 'unit-pod' } }),
+      { ...iteration('MapIterationFailed', 1), Error: 'StepFailed' },
+      { ...iteration('MapIterationFailed', 2), Error: 'StepFailed' },
+    ];
+    const lines = history.flatMap((event) => output.lines(event));
+    expect(lines.filter((line) => /\[\d\/3\]|WaitForNeeds|LaunchStep/.test(line))).toEqual([
+      '    ▶ [1/3] deps',
+      '    · [2/3] unit: waiting for "deps"',
+      '    · [3/3] e2e: waiting for "deps", "unit"',
+      '      deps ✓ LaunchStep: pod deps-pod',
+      '      e2e · WaitForNeeds: waiting for "unit"',
+      '    ✓ [1/3] deps succeeded',
+      '      unit ✓ WaitForNeeds: "deps" succeeded',
+      '    ▶ [2/3] unit',
+      '      unit ✓ LaunchStep: pod unit-pod',
+      '    ✗ [2/3] unit: StepFailed',
+      '    ✗ [3/3] e2e: StepFailed',
+    ]);
+  });
+
   it("say a step's needs are met only after each needed step said it succeeded", () => {
     const output = new ConsoleOutput('b');
     // WaitForNeeds watches the pods: it sees deps' pod succeed before deps' own PollStep does.

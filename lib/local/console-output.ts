@@ -19,6 +19,10 @@ export class ConsoleOutput {
   /** Steps that run side by side: their lines interleave, so each names its step. */
   private parallel = 0;
   private kept = new Set<number>();
+  /** What each step needs (PreparedBuild's steps): such a step is waiting, not started, until its pod is launched. */
+  private needs: string[][] = [];
+  /** Steps announced as waiting whose start (their pod launched) is still to be said. */
+  private waiting = new Set<number>();
   private lastPoll = new Map<number, { key: string; count: number }>();
   private lastWait = new Map<number, string>();
   /** Steps whose iteration has printed its outcome line (`✓ [i/n] NAME succeeded`, or its failure). */
@@ -30,10 +34,14 @@ export class ConsoleOutput {
    */
   private held = new Map<number, { until: Set<string>; lines: string[]; succeeded: boolean }>();
 
-  /** `liveLog`: the steps' lines are printed as they come (LiveLogPrinter), so no tail at their end. */
+  /**
+   * `liveLog`: the steps' lines are printed as they come (LiveLogPrinter), so no tail at their end.
+   * `rerun: false`: a command that cannot re-run a failed build's steps (`run`, whose execution
+   * ends with it), so no line offers "Re-run failed steps".
+   */
   constructor(
     private readonly title: string,
-    private readonly options: { liveLog?: boolean } = {},
+    private readonly options: { liveLog?: boolean; rerun?: false } = {},
   ) {}
 
   lines(event: ExecutionEvent): string[] {
@@ -91,12 +99,12 @@ export class ConsoleOutput {
         return [`${indent}↻ ${state} retried`];
       case 'StateFailed':
         // AwaitRerun fails with the build's own failure, which the execution's end then says in full.
-        if (state === AWAIT_RERUN) return [`${indent}✗ ${state}: ${event.Error ?? 'failed'}, the build's failure; "Re-run failed steps" goes on from here`];
+        if (state === AWAIT_RERUN) return [`${indent}✗ ${state}: ${event.Error ?? 'failed'}, the build's failure${this.options.rerun === false ? '' : '; "Re-run failed steps" goes on from here'}`];
         return event.state?.type === 'Fail' ? [] : [`${indent}✗ ${state}: ${event.Error ?? 'failed'}`];
       case 'StateCaught':
         return [`${indent}↪ ${state} caught ${event.Error ?? 'the error'}`];
       case 'MapIterationStarted':
-        return [`    ▶ ${this.iteration(event.index ?? 0)}`];
+        return this.iterationStarted(event.index ?? 0);
       case 'MapIterationSucceeded':
         return [`    ✓ ${this.iteration(event.index ?? 0)} succeeded`];
       case 'MapIterationFailed':
@@ -121,6 +129,20 @@ export class ConsoleOutput {
     }
   }
 
+  /**
+   * A step's iteration starts as soon as the Map has room for it, but a step that needs others only
+   * waits there (WaitForNeeds): it is said to wait, and is said to start when its pod is launched.
+   */
+  private iterationStarted(index: number): string[] {
+    const needs = this.needs[index] ?? [];
+    if (needs.length === 0) return [`    ▶ ${this.iteration(index)}`];
+    const waiting = needs.map((name) => `"${name}"`).join(', ');
+    this.waiting.add(index);
+    // WaitForNeeds' first "waiting for" says the same: said once.
+    this.lastWait.set(index, waiting);
+    return [`    · ${this.iteration(index)}: waiting for ${waiting}`];
+  }
+
   /** `[i/n] NAME`, counted within its Map, as the Map's `▶` line counts its steps. */
   private iteration(index: number): string {
     const [place, of] = index < this.running ? [index, this.running] : [index - this.running, this.steps.length - this.running];
@@ -141,6 +163,7 @@ export class ConsoleOutput {
         this.running = prepared.steps.length;
         this.parallel = prepared.maxParallel ?? 1;
         this.kept = new Set(prepared.steps.flatMap((s, i) => (s.needed ? [i] : [])));
+        this.needs = prepared.steps.map((s) => s.needs ?? []);
         return [
           `  ✓ PrepareBuild: namespace ${prepared.namespace}`,
           ...prepared.steps.map((s) => `      Preparing step "${s.name}": image ${s.image}${imageCheckNote(prepared.images, s.image)}`),
@@ -149,8 +172,11 @@ export class ConsoleOutput {
         ];
       }
       case 'LaunchStep':
-      case 'LaunchAfterFailure':
-        return [`${indent}✓ ${state}: pod ${(output?.poll as PollState | undefined)?.podName}`];
+      case 'LaunchAfterFailure': {
+        const index = event.index ?? 0;
+        const started = this.waiting.delete(index) ? [`    ▶ ${this.iteration(index)}`] : [];
+        return [...started, `${indent}✓ ${state}: pod ${(output?.poll as PollState | undefined)?.podName}`];
+      }
       case 'PollStep':
       case 'PollAfterFailure':
         return this.poll(event.index ?? 0, output?.poll as PollState, indent, state);
@@ -160,8 +186,11 @@ export class ConsoleOutput {
         return [`  ✓ StopSteps: deleted ${(output?.stopped as { deletedPods?: number } | undefined)?.deletedPods ?? 0} pod(s) of the steps still running`];
       case 'CleanupBuild': {
         const cleanup = output?.cleanup as CleanupResult | undefined;
-        const kept = cleanup?.rerun ? `; kept the workspace for a re-run of ${cleanup.rerun.steps.map((s) => s.name).join(', ')} ("Re-run failed steps")` : '';
-        return [`  ✓ CleanupBuild: deleted ${cleanup?.deletedPods ?? 0} pod(s)${kept}`];
+        const rerun = cleanup?.rerun;
+        const kept = !rerun ? '' : this.options.rerun === false ? '; kept its workspace claim' : `; kept the workspace for a re-run of ${rerun.steps.map((s) => s.name).join(', ')} ("Re-run failed steps")`;
+        const claims = cleanup?.deletedClaims ? `, its workspace claim` : '';
+        const secrets = cleanup?.deletedSecrets ? `, ${cleanup.deletedSecrets} Secret(s)` : '';
+        return [`  ✓ CleanupBuild: deleted ${cleanup?.deletedPods ?? 0} pod(s)${claims}${secrets}${kept}`];
       }
       default:
         return [];

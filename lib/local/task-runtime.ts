@@ -100,14 +100,18 @@ export function commandSettings(options: CommandSettingsOptions, env: NodeJS.Pro
  * The runtime of `run` and `serve`: the cluster they started or were given (`--kubeconfig`, then a
  * cluster of the user's own), `--context`, `--namespace` (default: the context's, else `default`), logs in
  * the state directory's `logs/` (`--state-dir`, else the XDG one: never the work tree being built),
- * `--workspace-mode` (default `volume`, as deployed by default), `--clone-image` and `--cache-image` (commandSettings).
+ * `--workspace-mode` (default `volume`, as deployed by default), `--clone-image` and `--cache-image` (commandSettings);
+ * `failedWorkspaceKeepSeconds`: how long a failed build's claim is kept (the deployment's default when absent; `run` keeps none).
  */
 export function commandTaskRuntime(
   kubeconfig: string,
-  options: CommandSettingsOptions & { kubeconfig?: string; context?: string; namespace?: string; stateDir?: string; cache?: CacheStore },
+  options: CommandSettingsOptions & { kubeconfig?: string; context?: string; namespace?: string; stateDir?: string; cache?: CacheStore; failedWorkspaceKeepSeconds?: number },
   env: NodeJS.ProcessEnv = process.env,
 ): LocalTaskRuntime {
-  const settings = commandSettings(options, env);
+  const settings = {
+    ...commandSettings(options, env),
+    ...(options.failedWorkspaceKeepSeconds !== undefined ? { failedWorkspaceKeepSeconds: options.failedWorkspaceKeepSeconds } : {}),
+  };
   return localTaskRuntime({
     kubeconfig,
     ownCluster: options.kubeconfig !== undefined,

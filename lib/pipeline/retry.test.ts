@@ -130,7 +130,7 @@ describe('retry refused', () => {
 
   it('has no retry for services, nor for the checkout: a fresh pod is the step\'s', () => {
     const service = 'version: 1\nsteps:\n  - name: build\n    image: alpine\n    commands: [make]\n    services:\n      - name: db\n        image: postgres:16\n        retry: 2\n';
-    expect(problems(service)).toEqual([{ message: 'ci.yml line 9: step "build": unknown field "retry" (expected one of: name, image, env, ports, secrets, pull)', line: 9 }]);
+    expect(problems(service)).toEqual([{ message: 'ci.yml line 9: step "build": unknown field "retry" (expected one of: name, image, entrypoint, command, env, ports, secrets, pull)', line: 9 }]);
     const checkout = 'version: 1\ncheckout: {depth: 1, retry: 2}\nsteps:\n  - name: build\n    image: alpine\n    commands: [make]\n';
     expect(problems(checkout)).toEqual([{ message: 'ci.yml line 2: unknown field "retry" (expected one of: depth, submodules)', line: 2 }]);
     expect(problems('version: 1\nretry: 2\nsteps:\n  - name: build\n    image: alpine\n    commands: [make]\n')[0]?.message).toMatch(/^ci\.yml line 2: unknown field "retry"/);

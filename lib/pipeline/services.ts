@@ -43,6 +43,47 @@ export interface ServiceFieldRules {
   describe: (value: unknown) => string;
 }
 
+/**
+ * `entrypoint` and `command` as Kubernetes means a container's `command` and `args`
+ * (kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#notes):
+ * `entrypoint` replaces the image's ENTRYPOINT and, as in Kubernetes and Docker, drops its CMD
+ * too unless `command` is given; `command` alone replaces the CMD and keeps the ENTRYPOINT. Each
+ * is a list of words run without a shell, or one word as text (as a step's one command may be).
+ * Text with a space in it is refused, since it would reach the container as one word (the
+ * executable "redis-server --port 6380"): such a line is written as a list. A YAML number or
+ * boolean (`[--port, 6380]`) is taken as written (the loader keeps its source text).
+ */
+function wordsSchema(key: 'entrypoint' | 'command', describe: (value: unknown) => string) {
+  const example = key === 'entrypoint' ? '[sh, -c]' : '[redis-server, --port, "6380"]';
+  const word = z.unknown().transform((value, ctx) => {
+    if (typeof value === 'string') return value;
+    if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+    ctx.addIssue({ code: 'custom', message: `each word must be text, not ${describe(value)}` });
+    return z.NEVER;
+  });
+  return z
+    .unknown()
+    .transform((value, ctx): unknown => {
+      if (typeof value !== 'string') return value;
+      if (/\s/.test(value.trim())) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${JSON.stringify(value)} would be one word with spaces in it (no shell splits it); write the words as a list, e.g. ${example}`,
+        });
+        return z.NEVER;
+      }
+      return [value];
+    })
+    .pipe(
+      z
+        .array(word, { error: (issue) => `must be a list of words (e.g. ${example}) or one word, not ${describe(issue.input)}` })
+        .min(1, { error: `must list at least one word; leave ${key} out to keep the image's own` })
+        .superRefine((words, ctx) => {
+          if (key === 'entrypoint' && words[0]?.trim() === '') ctx.addIssue({ code: 'custom', message: 'the first word is the program to run and must not be empty', path: [0] });
+        }),
+    );
+}
+
 /** The schema of one service, built on the steps' rules. */
 export function serviceSchema(rules: ServiceFieldRules) {
   const { describe } = rules;
@@ -61,12 +102,14 @@ export function serviceSchema(rules: ServiceFieldRules) {
     {
       name: rules.name,
       image: rules.image,
+      entrypoint: wordsSchema('entrypoint', describe).optional(),
+      command: wordsSchema('command', describe).optional(),
       env: rules.env.optional(),
       ports: ports.optional(),
       secrets: z.array(rules.secret, { error: (issue) => `must be a list of {env, secret, key}, not ${describe(issue.input)}` }).optional(),
       pull: rules.pull.optional(),
     },
-    { error: (issue) => `each service must be a map (name, image, env, ports, ...), not ${describe(issue.input)}` },
+    { error: (issue) => `each service must be a map (name, image, command, env, ports, ...), not ${describe(issue.input)}` },
   );
 }
 
@@ -83,6 +126,8 @@ export function normalService(given: ServiceData): Service {
     name: given.name,
     image: given.image.original,
     imageRef: given.image,
+    ...(given.entrypoint ? { entrypoint: given.entrypoint } : {}),
+    ...(given.command ? { command: given.command } : {}),
     env: given.env ?? {},
     ports: given.ports ?? [],
     secrets: given.secrets ?? [],

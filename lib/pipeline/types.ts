@@ -57,6 +57,10 @@ export interface Service {
   image: string;
   /** `image` parsed once, when the file is: code that needs its registry or repository reads them here. */
   imageRef: ImageReference;
+  /** `entrypoint`: the container's `command`, replacing the image's ENTRYPOINT (and its CMD unless `command` is given). */
+  entrypoint?: string[];
+  /** `command`: the container's `args`, replacing the image's CMD. */
+  command?: string[];
   env: Record<string, string>;
   /** TCP ports the step waits for (each must accept connections before the step starts); may be empty. */
   ports: number[];

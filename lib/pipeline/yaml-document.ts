@@ -134,12 +134,13 @@ function documentStart(doc: Document, text: string): number {
 
 /**
  * YAML reads `CI: true` and `VERSION: 1.10` as a boolean and a number; an environment variable is
- * text, and the text the user wrote ("1.10", not "1.1") is the only faithful one.
+ * text, and the text the user wrote ("1.10", not "1.1") is the only faithful one. So is a word of
+ * a service's command line.
  */
 function keepEnvScalarsAsWritten(doc: Document): void {
   const steps = doc.get('steps', true);
-  if (!isSeq(steps)) return;
-  for (const step of steps.items) {
+  const scalars: unknown[] = serviceScalars(doc.get('services', true));
+  for (const step of isSeq(steps) ? steps.items : []) {
     if (!isMap(step)) continue;
     // Label values too (`gpu: true` under node-selector, a toleration's `value: 1`): labels are text.
     const tolerations = step.get('tolerations', true);
@@ -148,13 +149,26 @@ function keepEnvScalarsAsWritten(doc: Document): void {
       ...mapPairs(step.get('node-selector', true)),
       ...(isSeq(tolerations) ? tolerations.items.flatMap(mapPairs).filter((pair) => isScalar(pair.key) && pair.key.value === 'value') : []),
     ];
-    for (const pair of pairs) {
-      const value = pair.value;
-      if (isScalar(value) && (typeof value.value === 'number' || typeof value.value === 'boolean') && value.source !== undefined) {
-        value.value = value.source;
-      }
+    scalars.push(...pairs.map((pair) => pair.value), ...serviceScalars(step.get('services', true)));
+  }
+  for (const value of scalars) {
+    if (isScalar(value) && (typeof value.value === 'number' || typeof value.value === 'boolean') && value.source !== undefined) {
+      value.value = value.source;
     }
   }
+}
+
+/** A service's env values and the words of its `entrypoint` and `command` (`[--port, 6380]`): text, as written. */
+function serviceScalars(services: unknown): unknown[] {
+  if (!isSeq(services)) return [];
+  return services.items.flatMap((service) => {
+    if (!isMap(service)) return [];
+    const words = (key: string) => {
+      const node = service.get(key, true);
+      return isSeq(node) ? node.items : [node];
+    };
+    return [...mapPairs(service.get('env', true)).map((pair) => pair.value), ...words('entrypoint'), ...words('command')];
+  });
 }
 
 function mapPairs(node: unknown) {

@@ -173,3 +173,11 @@ describe('run --artifacts', () => {
     expect(() => parseRunArgs(['p.yml', '--artifacts', ''])).toThrow('--artifacts must name a folder');
   });
 });
+
+describe('run --keep', () => {
+  it("keeps a failed build's claim on a cluster of your own only: the embedded one stops with run", () => {
+    expect((parseRunArgs(['p.yml', '--kubeconfig', 'k', '--keep']) as RunOptions).keep).toBe(true);
+    expect((parseRunArgs(['p.yml', '--kubeconfig', 'k']) as RunOptions).keep).toBeUndefined();
+    expect(() => parseRunArgs(['p.yml', '--keep'])).toThrow('--keep is for a cluster of your own (--kubeconfig): the embedded cluster, and all it holds, stops with run');
+  });
+});

@@ -3,17 +3,28 @@
  * (or `.yaml`) at the root of the git work tree holding the current directory, else in the
  * current directory itself, as a GitHub delivery reads it from the repository's root.
  */
-import { access } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { findWorkTree } from '../../local/source/source-snapshot.js';
 import { UsageError } from './usage.js';
 
 export const DEFAULT_PIPELINE_FILES = ['.step-runner.yml', '.step-runner.yaml'] as const;
 
+/** The runner's own package: `npm start` runs its commands in a clone of it, never in the user's repository. */
+const RUNNER_PACKAGE = 'serverless-step-runner';
+
+/**
+ * What to do when the folder looked in is a clone of the runner itself: `npm start -- run` in a
+ * fresh clone lands here, since npm runs a package's scripts in the package's own root, and the
+ * runner's repository has no pipeline of its own.
+ */
+export const RUNNER_CLONE_HINT =
+  "; this is the runner's own clone (npm start runs there, whatever folder you are in), which has no pipeline of its own: name your repository's file (npm start -- run ~/src/my-app/.step-runner.yml) or try npm start -- run examples/hello.yml";
+
 /** No FILE was given and no default file exists: names every path looked at. */
 export class NoPipelineFile extends UsageError {
-  constructor(readonly tried: readonly string[]) {
-    super(`no pipeline file given, and none found at ${tried.join(' or ')}`);
+  constructor(readonly tried: readonly string[], inRunnerClone = false) {
+    super(`no pipeline file given, and none found at ${tried.join(' or ')}${inRunnerClone ? RUNNER_CLONE_HINT : ''}`);
   }
 }
 
@@ -24,7 +35,15 @@ export async function defaultPipelineFile(cwd: string = process.cwd()): Promise<
   for (const file of tried) {
     if (await exists(file)) return file;
   }
-  throw new NoPipelineFile(tried);
+  throw new NoPipelineFile(tried, await isRunnerClone(root));
+}
+
+async function isRunnerClone(root: string): Promise<boolean> {
+  try {
+    return (JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { name?: unknown }).name === RUNNER_PACKAGE;
+  } catch {
+    return false;
+  }
 }
 
 async function exists(file: string): Promise<boolean> {

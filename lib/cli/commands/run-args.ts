@@ -8,7 +8,7 @@ import { envOptions } from './env-args.js';
 import { secretArgument, type SecretArgument } from './secret-args.js';
 
 export const RUN_USAGE =
-  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--autoscale-after DURATION] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--state-dir DIR] [--artifacts DIR] [--json] [--verbose]';
+  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--autoscale-after DURATION] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--keep] [--state-dir DIR] [--artifacts DIR] [--json] [--verbose]';
 
 export const RUN_HELP = `Usage: step-runner ${RUN_USAGE}
 
@@ -65,13 +65,19 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
   --no-needs        with --step: only the steps named; their needs left out count as succeeded
   --default-branch B
                     the repository's default branch: a build whose own branch has no cache
-                    entry restores the one this branch saved (default: main)
+                    entry restores the one this branch saved (default: the work tree's
+                    origin/HEAD, else the HEAD of its current branch's remote, else main;
+                    --verbose says which)
   --changed FILE    a file the change touches, as a path in the repository (repeatable), for the
                     steps' "when: paths" and "paths-ignore", as a push's or a pull request's
                     files are on GitHub (default: none known, and no step is skipped by paths)
   --base REF        the change is the work tree's (uncommitted and untracked files included, or
                     --commit's) against where its history left REF (git merge-base), as a pull
                     request's files are against its base branch. Not with --changed
+  --keep            with --kubeconfig: leave a failed build's workspace claim and credential
+                    Secrets on the cluster, and print the kubectl command that deletes them (run
+                    cannot re-run its steps; only serve's builds can be re-run). Default: nothing
+                    the build made stays on the cluster once run exits
   --state-dir DIR   where step logs go, as logs/BUILD/STEP.log (default: $XDG_STATE_HOME/step-runner,
                     else ~/.local/state/step-runner): never into the work tree being built
   --artifacts DIR   where the steps' artifacts are written once the build ends, as
@@ -124,8 +130,10 @@ export interface RunOptions {
   changed?: string[];
   /** `--base`: the change is the work tree's against this ref's merge base. */
   base?: string;
-  /** `--default-branch`: the branch whose cache entries the build falls back on (default: main). */
+  /** `--default-branch`: the branch whose cache entries the build falls back on (default: the repository's, local-source.ts). */
   defaultBranch?: string;
+  /** `--keep`: a failed build's claim and credentials stay on the cluster (--kubeconfig only); default: deleted by CleanupBuild. */
+  keep?: boolean;
   /** `--state-dir`: logs and local state (default: lib/local/stores/state-dir.ts's). */
   stateDir?: string;
   /** `--artifacts`: where the steps' artifacts are written (default: the state directory's `artifacts/`). */
@@ -158,6 +166,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
         'no-needs': { type: 'boolean' },
         changed: { type: 'string', multiple: true },
         base: { type: 'string' },
+        keep: { type: 'boolean' },
         artifacts: { type: 'string' },
         json: { type: 'boolean' },
         verbose: { type: 'boolean' },
@@ -177,6 +186,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
   const source = rest.source ?? workspace;
   if (rest.branch !== undefined) branchOption(rest.branch);
   const askedRuntime = runtimeOption(runtime, rest.kubeconfig);
+  if (rest.keep && rest.kubeconfig === undefined) throw new UsageError('--keep is for a cluster of your own (--kubeconfig): the embedded cluster, and all it holds, stops with run');
   if (rest.artifacts !== undefined && rest.kubeconfig !== undefined) throw new UsageError('--artifacts is for the embedded cluster: the pods of a cluster of your own (--kubeconfig) cannot be assumed to reach this machine, where artifacts are kept, so they keep none');
   if (rest.artifacts === '') throw new UsageError('--artifacts must name a folder');
   if (autoscaleAfter !== undefined && rest.kubeconfig !== undefined) throw new UsageError('--autoscale-after is for the embedded cluster; --kubeconfig names a cluster of your own, whose autoscaler adds its nodes: give one or the other');

@@ -17,8 +17,10 @@ import { printedStatusReporter } from '../../emulators/lambda/printed-status.js'
 import { commandTaskRuntime } from '../../local/task-runtime.js';
 import { startLocalCacheStore, type LocalCacheStore } from '../../local/stores/local-cache-store.js';
 import { stateDir } from '../../local/stores/state-dir.js';
-import { commitFiles, unmatchedKeyFiles } from '../../local/source/cache-key-files.js';
+import { keyFilesProblem } from '../../local/source/cache-key-files.js';
 import { DEFAULT_BRANCH } from '../../workflow/cache-plan.js';
+import { buildClaimName, type CleanupResult, type PreparedBuild } from '../../workflow/state-data.js';
+import { buildSelector } from '../../kube/index.js';
 import type { CommandIO } from './cluster.js';
 import { parseRunArgs, RUN_HELP, RUN_USAGE, type RunOptions } from './run-args.js';
 import { withPipelineFile } from './run-file.js';
@@ -123,8 +125,7 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     if (options.json) io.out(JSON.stringify(rejectedSummary(error as Error)));
     return ExitCodes.rejected;
   }
-  const keyFiles = source.source && pipeline.steps.some((step) => step.cache?.some((cache) => cache.key.files.length > 0));
-  const unmatched = keyFiles && source.source ? unmatchedKeyFiles(pipeline, await commitFiles(source.source.url, source.source.commit)) : undefined;
+  const unmatched = await keyFilesProblem(pipeline, source.source);
   if (unmatched) {
     await source.dispose();
     problemLines(unmatched).forEach(io.err);
@@ -153,7 +154,8 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       print(`Embedded cluster at ${cluster.url}.`);
     }
     cacheStore = await cacheStoreFor(pipeline, cluster, options, print);
-    const runtime = commandTaskRuntime(kubeconfig, { ...options, ...(cacheStore ? { cache: cacheStore.store } : {}) });
+    // run cannot re-run a failed build's steps (serve can): its claim is deleted with the build unless --keep.
+    const runtime = commandTaskRuntime(kubeconfig, { ...options, ...(cacheStore ? { cache: cacheStore.store } : {}), ...(options.keep ? {} : { failedWorkspaceKeepSeconds: 0 }) });
     logger.setLogLevel(options.verbose ? 'INFO' : 'SILENT');
     uploader = uploaderFor(source.source, pipeline.checkout, { kubeconfig, context: options.context }, print);
 
@@ -166,11 +168,13 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       if (options.json) io.out(JSON.stringify(rejectedSummary(error)));
       return ExitCodes.rejected;
     }
-    const console = new ConsoleOutput(`${buildId} (${options.file})`, { liveLog: true });
+    const console = new ConsoleOutput(`${buildId} (${options.file})`, { liveLog: true, rerun: false });
     const printer = new LiveLogPrinter(print);
     live = printer;
     const built = localBuildInput(buildId, { file: options.file, text: loaded }, source, options.env);
-    const input = { ...built, build: { ...built.build, defaultBranch: options.defaultBranch ?? DEFAULT_BRANCH }, ...(only ? { only } : {}) };
+    const defaultBranch = options.defaultBranch !== undefined ? { name: options.defaultBranch, from: '--default-branch' } : (source.defaultBranch ?? { name: DEFAULT_BRANCH, from: 'no work tree: the default' });
+    if (options.verbose) print(`Default branch: ${defaultBranch.name} (${defaultBranch.from}), whose cache entries a branch without its own restores`);
+    const input = { ...built, build: { ...built.build, defaultBranch: defaultBranch.name }, ...(only ? { only } : {}) };
     const startedAt = new Date();
     const history: ExecutionEvent[] = [];
     let printing = Promise.resolve();
@@ -201,6 +205,14 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     await printing;
     // The console lines already said "Execution ABORTED"; what is left to say is the cleanup.
     if (result.status === 'ABORTED') print('Its pods and workspace claim were deleted.');
+    const kept = keptOnCluster(history);
+    if (kept && options.kubeconfig) {
+      const secrets = (await (await runtime.kube()).listNamespacedSecret({ namespace: kept.namespace, labelSelector: buildSelector(buildId) })).items.length;
+      const target = [`--kubeconfig ${shellWord(path.resolve(options.kubeconfig))}`, ...(options.context ? [`--context ${shellWord(options.context)}`] : []), `--namespace ${kept.namespace}`].join(' ');
+      const what = `workspace claim ${kept.claim}${secrets > 0 ? ` and ${secrets} credential Secret(s)` : ''}`;
+      print(`Kept on the cluster (--keep): ${what}, for you to look at (run cannot re-run the build, and only a deployment's orphan sweep would delete ${secrets > 0 ? 'them' : 'it'}, a day on). Delete with:`);
+      print(`  kubectl ${target} delete ${secrets > 0 ? 'pvc,secret' : 'pvc'} --selector '${buildSelector(buildId)}'`);
+    }
     // The instants the console lines' "in 8.8s" is computed from, as GET /executions gives them.
     const instants = executionInstants(history);
     const artifacts = await writeRunArtifacts(result, buildId, cacheStore, options, print);
@@ -239,6 +251,20 @@ async function cacheStoreFor(
   const store = await startLocalCacheStore({ stateDir: stateDir(options.stateDir), host: cluster.hostAddress });
   print(`Cache: kept in ${path.join(stateDir(options.stateDir), 's3')} (served to the pods at ${store.endpoint})`);
   return store;
+}
+
+/** What CleanupBuild left on the cluster for a re-run (a failed build's claim, with --keep), from the history. */
+function keptOnCluster(history: readonly ExecutionEvent[]): { claim: string; namespace: string } | undefined {
+  const output = (name: string) => history.findLast((event) => event.type === 'StateExited' && event.state?.name === name)?.state?.output as Record<string, unknown> | undefined;
+  const cleanup = output('CleanupBuild')?.['cleanup'] as CleanupResult | undefined;
+  const prepared = output('PrepareBuild') as Partial<PreparedBuild> | undefined;
+  const claim = prepared?.settings ? buildClaimName(prepared.settings) : undefined;
+  return cleanup?.rerun && claim && prepared?.namespace ? { claim, namespace: prepared.namespace } : undefined;
+}
+
+/** A word a POSIX shell reads back as it is. */
+function shellWord(text: string): string {
+  return /^[\w./:@=+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The pipeline's text, or why it was rejected before anything started. */

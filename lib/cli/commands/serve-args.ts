@@ -56,7 +56,8 @@ Builds run on the local executor, on the embedded cluster unless --kubeconfig is
   --default-branch B
                     the repository's default branch, whose cache entries a build restores when its
                     own branch has none, for deliveries that do not name one (GitHub's do);
-                    default: main
+                    default: main (for the example build, the work tree's origin/HEAD first,
+                    as run's)
   --images FILE     an extra image catalog for the embedded cluster (JSON, repeatable; see
                     lib/emulators/kubernetes/images/README.md)
   --state-dir DIR   where step logs go, as logs/BUILD/STEP.log (default: $XDG_STATE_HOME/step-runner,

@@ -81,7 +81,10 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
         });
         uploader = sending;
       }
-      await server.executions.start(id, localBuildInput(id, example, source));
+      const input = localBuildInput(id, example, source);
+      // --default-branch, else the work tree's own (origin/HEAD...), as run takes it; the server falls back on main.
+      const defaultBranch = options.defaultBranch ?? source.defaultBranch?.name;
+      await server.executions.start(id, defaultBranch ? { ...input, build: { ...input.build, defaultBranch } } : input);
       io.out(`Example build ${options.example}: ${server.url}/executions/${id}`);
     } catch (error) {
       io.err(`step-runner serve: ${(error as Error).message}`);

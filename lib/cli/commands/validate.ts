@@ -1,7 +1,11 @@
 /** `step-runner validate [FILE]`: the checks `run` makes before anything starts, and nothing else. */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { InvalidImage, InvalidPipeline, parsePipeline, problemLines, problemReports, type ProblemReport } from '../../pipeline/index.js';
+import { InvalidImage, InvalidPipeline, parsePipeline, problemLines, problemReports, type Pipeline, type ProblemReport } from '../../pipeline/index.js';
 import { readPipelineFile } from '../../local/source/pipeline-file.js';
+import { hasKeyFiles, keyFilesProblem } from '../../local/source/cache-key-files.js';
+import { localSource } from '../../local/source/local-source.js';
+import { SourceSnapshotError } from '../../local/source/source-snapshot.js';
 import type { CommandIO } from './cluster.js';
 import { chosenPipelineFile } from './default-pipeline.js';
 import { UsageError } from './usage.js';
@@ -13,8 +17,9 @@ const USAGE = 'validate [FILE] [--json]';
 export const VALIDATE_HELP = `Usage: step-runner ${USAGE}
 
 Reads FILE and checks it as \`run\` does before it starts anything: exit 0 and "FILE: valid, N
-steps" when it would be accepted, 2 and every problem (as \`run\` prints them) when not. Starts no
-cluster, no step.
+steps" when it would be accepted, 2 and every problem (as \`run\` prints them) when not. A cache
+key's files are matched against the work tree holding FILE as it is on disk, as \`run\` builds it.
+Starts no cluster, no step.
   FILE              the pipeline file (default: .step-runner.yml or .step-runner.yaml at the root
                     of the current git work tree, else in the current directory)
   --json            print one object instead: {file, valid, steps, problems} (problems as in
@@ -48,14 +53,36 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
   }
   try {
     const { text } = await readPipelineFile(file.path, file.shownAs);
-    const steps = parsePipeline(text, file.shownAs).steps.length;
+    const pipeline = parsePipeline(text, file.shownAs);
+    const unmatched = await sourceProblem(pipeline, file.path);
+    if (unmatched) throw unmatched;
+    const steps = pipeline.steps.length;
     if (values.json) io.out(JSON.stringify({ file: file.shownAs, valid: true, steps, problems: [] } satisfies ValidateResult));
     else io.out(`${file.shownAs}: valid, ${steps} step${steps === 1 ? '' : 's'}`);
     return 0;
   } catch (error) {
+    if (error instanceof SourceSnapshotError) {
+      io.err(`${error.name}: ${error.message}`);
+      return 2;
+    }
     if (!(error instanceof InvalidPipeline || error instanceof InvalidImage)) throw error;
     problemLines(error).forEach(io.err);
     if (values.json) io.out(JSON.stringify({ file: file.shownAs, valid: false, steps: 0, problems: problemReports(error) } satisfies ValidateResult));
     return 2;
+  }
+}
+
+/**
+ * What `run` refuses once it has its source (cache-key-files.ts): a key file pattern that matches
+ * no file of the work tree as it is on disk, which `run` would snapshot. The snapshot is made only
+ * for a pipeline with such a key, and thrown away at once.
+ */
+async function sourceProblem(pipeline: Pipeline, file: string): Promise<InvalidPipeline | undefined> {
+  if (pipeline.checkout === false || !hasKeyFiles(pipeline)) return undefined;
+  const source = await localSource(path.resolve(file), { checksOut: true });
+  try {
+    return await keyFilesProblem(pipeline, source.source);
+  } finally {
+    await source.dispose();
   }
 }

@@ -7,6 +7,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { BuildSource } from '../../contract/index.js';
 import { InvalidPipeline, type Pipeline } from '../../pipeline/index.js';
 
 const run = promisify(execFile);
@@ -80,4 +81,18 @@ export function unmatchedKeyFiles(pipeline: Pipeline, files: readonly string[]):
     { file: pipeline.file, field: 'cache.key.files', ...(first.line !== undefined ? { line: first.line } : {}) },
     problems.map((p) => ({ message: located(p), location: { file: pipeline.file, field: 'cache.key.files', ...(p.line !== undefined ? { line: p.line } : {}) } })),
   );
+}
+
+/**
+ * What `run` refuses before it starts (and `validate` with it): key file patterns that match no
+ * file of the source it builds. Undefined when all match, or when there is no source or no key file.
+ */
+export async function keyFilesProblem(pipeline: Pipeline, source: Pick<BuildSource, 'url' | 'commit'> | undefined): Promise<InvalidPipeline | undefined> {
+  if (!source || !hasKeyFiles(pipeline)) return undefined;
+  return unmatchedKeyFiles(pipeline, await commitFiles(source.url, source.commit));
+}
+
+/** Whether a pipeline has any cache keyed on files (only then is its source worth a snapshot before it runs). */
+export function hasKeyFiles(pipeline: Pipeline): boolean {
+  return pipeline.steps.some((step) => step.cache?.some((cache) => cache.key.files.length > 0));
 }

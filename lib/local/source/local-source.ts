@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { basename, dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { changesOf, type BuildChanges, type BuildInput, type BuildRef, type BuildSource } from '../../contract/index.js';
+import { DEFAULT_BRANCH } from '../../workflow/cache-plan.js';
 import { findWorkTree, snapshotSource } from './source-snapshot.js';
 
 export interface LocalSource {
@@ -17,6 +18,8 @@ export interface LocalSource {
   build: Omit<BuildRef, 'id'>;
   /** For people: what the build checks out, or why nothing. */
   description: string;
+  /** The repository's default branch, as its clone knows it (repositoryDefaultBranch); absent without a work tree. */
+  defaultBranch?: DefaultBranch;
   /** `--changed` or `--base`: the files the change touches, for `when.paths`; absent: none known. */
   changes?: BuildChanges;
   /** For people: where `changes` came from. */
@@ -86,6 +89,7 @@ async function sourceOf(dir: string, options: LocalSourceOptions): Promise<Local
     source: { url: snapshot.url, commit: snapshot.commit, ...(options.remoteCluster ? { upload: true as const } : {}) },
     build: { repository: basename(workTree), commit: snapshot.commit, ...refAndEvent(options, options.commit ? undefined : ref) },
     description: snapshot.description,
+    defaultBranch: await repositoryDefaultBranch(workTree),
     dispose: () => snapshot.dispose(),
   };
 }
@@ -134,13 +138,44 @@ function gitlessEnv(): NodeJS.ProcessEnv {
 }
 
 export async function currentBranchRef(workTree: string): Promise<string | undefined> {
+  // A detached HEAD has no branch.
+  return gitLine(workTree, ['symbolic-ref', '-q', 'HEAD']);
+}
+
+/** Whose cache entries a build falls back on (BuildRef.defaultBranch), and how that was found. */
+export interface DefaultBranch {
+  name: string;
+  /** For people (`run --verbose`): where the name came from. */
+  from: string;
+}
+
+/**
+ * The repository's default branch as its clone knows it: `refs/remotes/origin/HEAD`, which `git
+ * clone` points at the remote's HEAD (the default branch GitHub and others serve: `master` in
+ * many repositories), else the same ref of the remote the current branch's config names
+ * (`branch.<name>.remote`), else `main`.
+ */
+export async function repositoryDefaultBranch(workTree: string): Promise<DefaultBranch> {
+  const remoteHead = async (remote: string): Promise<DefaultBranch | undefined> => {
+    const target = await gitLine(workTree, ['symbolic-ref', '-q', `refs/remotes/${remote}/HEAD`]);
+    const prefix = `refs/remotes/${remote}/`;
+    return target?.startsWith(prefix) ? { name: target.slice(prefix.length), from: `${remote}/HEAD` } : undefined;
+  };
+  const origin = await remoteHead('origin');
+  if (origin) return origin;
+  const branch = (await currentBranchRef(workTree))?.replace(/^refs\/heads\//, '');
+  const remote = branch ? await gitLine(workTree, ['config', '--get', `branch.${branch}.remote`]) : undefined;
+  const tracked = remote && remote !== 'origin' && remote !== '.' ? await remoteHead(remote) : undefined;
+  if (tracked) return { ...tracked, from: `${tracked.from}, the remote of branch ${branch}` };
+  return { name: DEFAULT_BRANCH, from: 'no origin/HEAD, nor a remote HEAD of the current branch\'s remote: the default' };
+}
+
+/** git's one line of output in the work tree, or undefined when it fails or says nothing. */
+async function gitLine(workTree: string, args: string[]): Promise<string | undefined> {
   try {
-    // No GIT_DIR or the like from the caller: this asks about the work tree, nothing else.
-    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GIT_')));
-    const { stdout } = await promisify(execFile)('git', ['symbolic-ref', '-q', 'HEAD'], { cwd: workTree, env });
+    const { stdout } = await promisify(execFile)('git', args, { cwd: workTree, env: gitlessEnv() });
     return stdout.trim() || undefined;
   } catch {
-    // A detached HEAD has no branch.
     return undefined;
   }
 }
