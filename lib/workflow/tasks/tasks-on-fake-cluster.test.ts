@@ -85,15 +85,20 @@ describe('LaunchStep', () => {
 describe('WaitForNeeds, looking without a watch', () => {
   const deploy = step('deploy', { needs: ['unit'] });
 
-  it('waits while the needed step runs, and lets the step start once the pod LaunchStep made for it has succeeded', async () => {
+  it('waits while the needed step runs, and past its pod\'s success until its FinishStep has stored what it leaves; then lets the step start', async () => {
     const cluster = fakeStepCluster();
-    const { podName } = await launchStep(input(step('unit', { needed: true })), taskDeps(cluster));
+    const unit = step('unit', { needed: true });
+    const { podName } = await launchStep(input(unit), taskDeps(cluster));
     phase(cluster, podName, 'Running');
-    const waiting = await waitForNeeds(input(deploy), taskDeps(cluster));
+    const running = await waitForNeeds(input(deploy), taskDeps(cluster));
     phase(cluster, podName, 'Succeeded');
-    const met = await waitForNeeds(input(deploy, { needs: waiting }), taskDeps(cluster));
+    const succeeded = await waitForNeeds(input(deploy, { needs: running }), taskDeps(cluster));
+    await finishStep(input(unit, { poll: { podName, launchedAt: at(0).toISOString(), runningSince: at(1).toISOString(), phase: 'succeeded', reason: 'Completed', nextPollSeconds: 0, polls: 2, exitCode: 0 } }), taskDeps(cluster));
+    const met = await waitForNeeds(input(deploy, { needs: succeeded }), taskDeps(cluster));
 
-    expect(waiting).toMatchObject({ met: false, waitingFor: ['unit'], launched: ['unit'] });
+    expect(running).toMatchObject({ met: false, waitingFor: ['unit'], launched: ['unit'] });
+    expect(succeeded).toMatchObject({ met: false, waitingFor: ['unit'] });
+    expect(cluster.calls.filter((call) => call.startsWith('markStepFinished'))).toEqual([`markStepFinished ${NS}/${podName}`]);
     expect(met).toMatchObject({ met: true, done: ['unit'], nextPollSeconds: 0 });
   });
 
