@@ -148,7 +148,7 @@ export function stepPodManifest({
   // A cache lives in the workspace: a pod without one has nothing to restore into or save.
   const cache = mounted ? planned : undefined;
   const services = step.services ?? [];
-  const restore = cache ? cacheRestoreContainer(cache, { mounted, runAsUser }) : undefined;
+  const restore = cache ? cacheRestoreContainer(cache, { mounted, runAsUser, step: step.name }) : undefined;
   const save = cache ? cacheSaveContainer(cache, { mounted, runAsUser }) : undefined;
   const initContainers = [
     ...(checkout ? [stepContainer(checkout.name, checkout, buildEnv, mounted)] : []),
