@@ -10,6 +10,7 @@ import { fakeStepCluster, logKey, objectKey, type FakeStepCluster } from '../../
 import type { Step } from '../../pipeline/types.js';
 import { parseImageReference } from '../../pipeline/index.js';
 import type { BuildSettings, PollState, StepInput } from '../state-data.js';
+import type { CacheStore } from '../cache-store.js';
 import type { StepLogStore, StepRecord } from '../step-log-store.js';
 import type { TaskDeps } from '../task-deps.js';
 import { cleanupBuild } from './cleanup-build.js';
@@ -79,6 +80,25 @@ describe('LaunchStep', () => {
       name: 'PodConfigError',
       message: expect.stringContaining(`a pod named "${stepPodName('b-42', 'build')}" already exists in namespace "${NS}" and belongs to step "build" of build "b-7"`),
     });
+  });
+});
+
+describe('LaunchStep of a step whose cache cannot be planned', () => {
+  it('launches it without its cache, and the step\'s own log says why before its commands', async () => {
+    const cluster = fakeStepCluster();
+    // The clone's key hashes were never stored: the step's exact key cannot be named.
+    const store = { signingCredentials: async () => ({ temporary: false }), buildKeys: async () => ({}) } as unknown as CacheStore;
+    const cached = step('test', { cache: [{ key: { files: ['package-lock.json'] }, paths: ['node_modules'], fallbackKeys: [], policy: 'pull-push', filesLine: 4 }] });
+    const withCache = { ...settings, workspace: { claimName: 'b-42-workspace' }, cache: { image: 'curlimages/curl:8.11.1', prefix: 'cache/', file: 'ci.yml', keyFiles: [] } };
+    const { podName } = await launchStep({ ...input(cached), settings: withCache }, { ...taskDeps(cluster), cache: store });
+
+    const pod = cluster.pods.get(objectKey(NS, podName))!;
+    expect(pod.spec?.initContainers ?? []).toEqual([]);
+    const script = pod.spec!.containers[0]!.command!.at(-1)!;
+    expect(script.split('\n').slice(0, 2)).toEqual([
+      'set -e',
+      "printf '%s\\n' 'cache: this step runs without its cache: the clone reported no hash for the cache key files package-lock.json (line 4)'",
+    ]);
   });
 });
 
