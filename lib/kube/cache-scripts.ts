@@ -11,9 +11,10 @@
  * at once (its atomic writer renames a `..data` symlink), so a read sees the old URL or the new.
  *
  * POSIX sh with nothing but what the cache image has (curlimages/curl: busybox sh, tar, gzip,
- * sha256sum, head, tail, cut, wc, awk, mkdir, mv, kill, sleep, and curl), so GNU-only flags are out. A cache is a speed-up,
- * never a reason to fail a build: every problem (a miss, an unreadable entry, a checksum mismatch,
- * a PUT that lost the race) is one log line, and neither script exits non-zero because of one.
+ * sha256sum, head, tail, cut, wc, awk, mkdir, mv, kill, sleep, and curl), so GNU-only flags are
+ * out. A cache is a speed-up, never a reason to fail a build: every problem (a miss, an unreadable
+ * entry, a checksum mismatch, a PUT that lost the race) is one log line, and neither script exits
+ * non-zero because of one.
  *
  * Paths come from the environment when it names them (STEP_RUNNER_WORKSPACE, STEP_RUNNER_SCRATCH,
  * set by the pod manifest to the mount paths), else from the generator's defaults: a runtime that
@@ -170,6 +171,9 @@ const RESTORE_ONE = `cache_restore_one() {
   return 0
 }`;
 
+/** How long a restore's heartbeat may stop before a sibling takes its lock away (see RESTORE_LOCKED). */
+export const RESTORE_STALE_SECONDS = 60;
+
 /**
  * Steps side by side share the build's workspace, and each one's pod restores its cache before its
  * commands: unpacked at once by several, one entry's files are made over each other (busybox tar
@@ -190,9 +194,6 @@ const RESTORE_ONE = `cache_restore_one() {
  * later step of the build (or its re-run) finds the entry restored and does not unpack it over
  * what the steps before it changed.
  */
-/** How long a restore's heartbeat may stop before a sibling takes its lock away (see RESTORE_LOCKED). */
-export const RESTORE_STALE_SECONDS = 60;
-
 const RESTORE_LOCKED = `cache_beat() {
   n=0
   while kill -0 "$1" 2>/dev/null; do n=$((n + 1)); echo "$n" > "$2/beat"; sleep 2; done

@@ -61,7 +61,9 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   });
   // Last, once all the step leaves is stored (the clone's key hashes above all): the steps that
   // need it start on this mark, not on the pod's success (step-finished.ts).
-  if (keepPod) await cluster.markStepFinished(input.namespace, poll.podName, deps.now());
+  if (keepPod && !(await cluster.markStepFinished(input.namespace, poll.podName, deps.now()))) {
+    deps.log.warn(`Step "${input.step.name}" succeeded, but its pod ${poll.podName} was gone before it could say so: the steps that need it will not start`, { step: input.step.name });
+  }
   const attempt = input.attempt ?? 0;
   const checkoutStep = input.step.name === input.settings.checkoutStep;
   const next = error ? nextAttempt(input.step, attempt, error, checkoutStep) : undefined;
