@@ -103,3 +103,56 @@ describe('a cache between builds', () => {
     expect(after).toMatch(/restored from deps-[0-9a-f]{12}… \(this branch\)/);
   });
 });
+
+/**
+ * The README's pattern with `needs`: steps side by side after the checkout, each with the same
+ * cache. Each step says where its `deps` came from and shows them; the entry is one for them all.
+ */
+const SIBLINGS = `version: 1
+cache:
+  - key:
+      files: [package-lock.json]
+      prefix: side
+    paths: [deps]
+steps:
+${['lint', 'unit', 'docs']
+  .map(
+    (name) => `  - name: ${name}
+    image: busybox:1.37
+    needs: [clone]
+    commands:
+      - |
+        if [ -f deps/lib.txt ]; then echo "deps from the cache: $(cat deps/lib.txt)"; else mkdir -p deps && echo "downloaded for $(cat package-lock.json)" > deps/lib.txt && echo downloaded; fi
+`,
+  )
+  .join('')}`;
+
+describe('a cache with needs', () => {
+  beforeAll(() => builds.commit({ 'package-lock.json': 'lock for siblings\n' }));
+
+  /** One build of SIBLINGS; each step's log. */
+  async function siblings(): Promise<Record<string, string>> {
+    const id = `cache-${++n}`;
+    const { summary } = await builds.build(id, SIBLINGS);
+    expect({ id, status: summary.status, error: summary.error, cause: summary.cause }).toEqual({ id, status: 'SUCCEEDED', error: null, cause: null });
+    const read = (step: string) => readFile(path.join(builds.root, 'logs', id, `${step}.log`), 'utf8');
+    return { lint: await read('lint'), unit: await read('unit'), docs: await read('docs') };
+  }
+
+  it('restores in the steps right after the checkout, once for the three of them, and each sees the files', async () => {
+    const first = Object.values(await siblings());
+    // The key's hashes were stored before any of them started: each knows its exact key.
+    for (const log of first) expect(log).toMatch(/^cache side-[0-9a-f]{40}: miss /m);
+    expect(first.filter((log) => /^cache side-[0-9a-f]{40}: saved \(/m.test(log))).toHaveLength(1);
+
+    const second = Object.values(await siblings());
+    const restored = second.filter((log) => /^cache side-[0-9a-f]{40}: restored from side-[0-9a-f]{12}… \(this branch\)/m.test(log));
+    expect(restored).toHaveLength(1);
+    for (const log of second) {
+      expect(log).not.toMatch(/unreadable|runs without its cache|: miss/);
+      expect(log).toContain('deps from the cache: downloaded for lock for siblings');
+    }
+    // The other two say who restored it into their workspace.
+    expect(second.filter((log) => /^cache side-[0-9a-f]{40}: restored into this workspace by step "(lint|unit|docs)"/m.test(log))).toHaveLength(2);
+  });
+});

@@ -83,7 +83,10 @@ async function script(cluster: StepCluster, build: string): Promise<[string, unk
     const kept = await cluster.keepBuildObjects(NS, build, claimName, { now: new Date(), seconds: 600 });
     return { succeeded: [...succeededSteps(kept.claim)], keptSecrets: kept.keptSecrets };
   });
+  await ask('mark the pod finished', () => cluster.markStepFinished(NS, podName, new Date('2030-01-01T00:00:00Z')));
+  await ask('its mark', async () => (await cluster.listPods(NS, buildSelector(build))).map((p) => p.metadata?.annotations?.[Annotations.finished]));
   await ask('delete the pod', () => cluster.deletePod(NS, podName));
+  await ask('mark a pod that is not there finished', () => cluster.markStepFinished(NS, podName, new Date('2030-01-01T00:00:00Z')));
   await ask('delete the build\'s Secrets', () => cluster.deleteBuildObjects('secret', NS, build));
   await ask('sign the URLs of a Secret that is gone', () => cluster.replaceCacheSecretUrls(NS, cacheName, { SAVE_0: 'https://newer/save' }));
   await ask('the signing of a Secret that is gone', () => cluster.cacheSecretSigning(NS, cacheName));
@@ -104,6 +107,7 @@ describe('the in-memory StepCluster', () => {
       'launch over another build\'s pod': { threw: 'PodConfigError' },
       'claim over another build\'s claim': { threw: 'WorkspaceUnavailable' },
       'read the renewed token': ['token-two'],
+      'its mark': ['2030-01-01T00:00:00.000Z'],
     });
   });
 });

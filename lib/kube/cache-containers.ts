@@ -92,6 +92,8 @@ export interface CacheContainerOptions {
   mounted: boolean;
   /** The pod's non-root user, when the deployment names one (see pod-manifest.ts). */
   runAsUser?: number | undefined;
+  /** The step's name: the restore's lock says who restores an entry the step's siblings wait for (cache-scripts.ts). */
+  step?: string;
 }
 
 function scriptArtifacts(plan: PodCachePlan): ArtifactScriptPlan | undefined {
@@ -119,7 +121,7 @@ function scriptEntries(plan: PodCachePlan): CacheScriptEntry[] {
 
 export function cacheRestoreContainer(plan: PodCachePlan, options: CacheContainerOptions): V1Container | undefined {
   if (!hasCacheRestore(plan)) return undefined;
-  return helper(CacheContainers.restore, cacheRestoreScript(scriptEntries(plan)), plan.image, options);
+  return helper(CacheContainers.restore, cacheRestoreScript(scriptEntries(plan), DEFAULT_CACHE_DIRS, options.step), plan.image, options);
 }
 
 export function cacheSaveContainer(plan: PodCachePlan, options: CacheContainerOptions): V1Container | undefined {

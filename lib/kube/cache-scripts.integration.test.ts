@@ -5,7 +5,7 @@
  * Secret volume at /step-runner-urls.
  */
 import { jest } from '@jest/globals';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,9 +32,14 @@ function tempDir(name: string): string {
   return dir;
 }
 
-function pod(): CacheDirs {
-  return { workspace: tempDir('workspace'), scratch: tempDir('scratch') };
+/** A step pod's directories: its workspace as the checkout left it (a `.git`, where the restore keeps its locks), its scratch. */
+function pod(workspace = tempDir('workspace')): CacheDirs {
+  mkdirSync(join(workspace, '.git'), { recursive: true });
+  return { workspace, scratch: tempDir('scratch') };
 }
+
+/** What the steps see in a workspace: its files but the checkout's `.git`. */
+const files = (workspace: string) => readdirSync(workspace).filter((name) => name !== '.git');
 
 const getUrl = (key: string) => getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: 600 });
 // The condition must reach S3 as a header: hoisted into the query string it would not be a condition.
@@ -50,9 +55,19 @@ function env(urls: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: tools.PATH, ...urlsVolume(urls).env };
 }
 
-function restore(entries: CacheScriptEntry[], dirs: CacheDirs, urls: Record<string, string>) {
-  const result = spawnSync(tools.sh, ['-c', cacheRestoreScript(entries, dirs)], { encoding: 'utf8', env: env(urls), timeout: 30_000 });
+/** `step`: the step's name, as its pod's restore container is told; `path` goes before the toolbox's (a clock of the test's). */
+function restore(entries: CacheScriptEntry[], dirs: CacheDirs, urls: Record<string, string>, { step, path }: { step?: string; path?: string } = {}) {
+  const result = spawnSync(tools.sh, ['-c', cacheRestoreScript(entries, dirs, step)], { encoding: 'utf8', env: { ...env(urls), ...(path ? { PATH: `${path}:${tools.PATH}` } : {}) }, timeout: 30_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The same, left to run beside others (the restore containers of steps side by side). */
+function restoring(entries: CacheScriptEntry[], dirs: CacheDirs, urls: Record<string, string>, step: string): Promise<{ status: number | null; stdout: string }> {
+  const volume = urlsVolume(urls);
+  const child = spawn(tools.sh, ['-c', cacheRestoreScript(entries, dirs, step)], { env: { PATH: tools.PATH, ...volume.env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  return new Promise((resolve) => child.once('close', (status) => resolve({ status, stdout })));
 }
 
 /** Runs the save sidecar's script with the hand-over already made, until `saved`; then stops it as the kubelet does. */
@@ -80,6 +95,7 @@ function tree(dir: string): Record<string, string> {
   const walk = (at: string) => {
     for (const name of readdirSync(at)) {
       const path = join(at, name);
+      if (at === dir && name === '.git') continue;
       const stat = statSync(path);
       if (stat.isDirectory()) walk(path);
       else out[relative(dir, path)] = readFileSync(path, 'utf8');
@@ -171,7 +187,7 @@ describeRequiring('the cache scripts against S3 (moto)', motoServerInstalled, ()
       const entries = [{ key: 'k', paths: ['out'], restore: [{ label: 'exact', urlKey: 'A' }, { label: 'on main', urlKey: 'B' }] }];
       const result = restore(entries, next, { A: await getUrl(newKey('none')), B: await getUrl(newKey('none')) });
       expect(result).toMatchObject({ status: 0, stdout: 'cache k: miss (tried exact, on main)\n' });
-      expect(readdirSync(next.workspace)).toEqual([]);
+      expect(files(next.workspace)).toEqual([]);
     });
 
     it.each([
@@ -190,7 +206,76 @@ describeRequiring('the cache scripts against S3 (moto)', motoServerInstalled, ()
       expect(first).toMatch(line);
       expect(second).toBe('cache k: miss (tried exact)');
       expect(rest).toEqual(['']);
-      expect(readdirSync(next.workspace)).toEqual([]);
+      expect(files(next.workspace)).toEqual([]);
+    });
+
+    it('restores an entry once into a workspace that three steps side by side restore it into at once: the others wait for it, and all see its files', async () => {
+      const key = newKey('siblings');
+      const builder = pod();
+      write(builder.workspace, built);
+      await save([{ key: 'npm-abc', paths: ['node_modules', '.npm'], restore: [], save: { urlKey: 'PUT' } }], builder, { PUT: await putUrl(key) });
+
+      const shared = tempDir('workspace');
+      const entries = [{ key: 'npm-abc', paths: ['node_modules', '.npm'], restore: [{ label: 'npm-abc on main', urlKey: 'GET' }] }];
+      const url = await getUrl(key);
+      const results = await Promise.all(['lint', 'unit', 'docs'].map((step) => restoring(entries, pod(shared), { GET: url }, step)));
+
+      expect(results.map((r) => r.status)).toEqual([0, 0, 0]);
+      const logs = results.map((r) => r.stdout);
+      expect(logs.join('')).not.toMatch(/unreadable|miss|could not/);
+      expect(logs.filter((log) => /^cache npm-abc: restored from npm-abc on main \(/m.test(log))).toHaveLength(1);
+      const by = ['lint', 'unit', 'docs'][logs.findIndex((log) => /restored from/.test(log))];
+      expect(logs.filter((log) => log.endsWith(`cache npm-abc: restored into this workspace by step "${by}" (from npm-abc on main; waited ${/waited (\d+) s/.exec(log)?.[1]} s)\n`))).toHaveLength(2);
+      expect(tree(shared)).toEqual({ 'node_modules/left-pad/index.js': built['node_modules/left-pad/index.js'], 'node_modules/left-pad/package.json': built['node_modules/left-pad/package.json'], '.npm/_cacache/index': built['.npm/_cacache/index'] });
+      // The lock stays with the workspace: a later step finds the entry there and leaves it as the steps before it made it.
+      writeFileSync(join(shared, 'node_modules/left-pad/index.js'), 'changed by a step\n');
+      expect(restore(entries, pod(shared), { GET: url }, { step: 'e2e' }).stdout).toMatch(new RegExp(`^cache npm-abc: restored into this workspace by step "${by}" \\(from npm-abc on main; waited \\d+ s\\)\n$`));
+      expect(readFileSync(join(shared, 'node_modules/left-pad/index.js'), 'utf8')).toBe('changed by a step\n');
+      expect(readdirSync(join(shared, '.git', 'step-runner-cache'))).toHaveLength(1);
+    });
+
+    it('takes over a restore its own earlier attempt left, and one whose step stopped giving signs of life', async () => {
+      const key = newKey('taken-over');
+      const builder = pod();
+      write(builder.workspace, { 'out/a.txt': 'a\n' });
+      await save([{ key: 'k', paths: ['out'], restore: [], save: { urlKey: 'PUT' } }], builder, { PUT: await putUrl(key) });
+      const entries = [{ key: 'k', paths: ['out'], restore: [{ label: 'exact', urlKey: 'GET' }] }];
+      const url = await getUrl(key);
+      /** A lock as a restore leaves it when its pod goes mid-way: who, its last heartbeat, no `done`. */
+      const leftBy = (step: string): CacheDirs => {
+        const dirs = pod();
+        const locks = join(dirs.workspace, '.git', 'step-runner-cache');
+        const first = restore(entries, pod(dirs.workspace), { GET: url }, { step });
+        expect(first.stdout).toMatch(/^cache k: restored from exact/);
+        const [lock] = readdirSync(locks);
+        rmSync(join(locks, lock!, 'done'));
+        writeFileSync(join(locks, lock!, 'beat'), '7\n');
+        return dirs;
+      };
+
+      const retried = restore(entries, leftBy('unit'), { GET: url }, { step: 'unit' });
+      expect(retried.stdout).toMatch(/^cache k: an earlier attempt of this step stopped restoring it; restoring it again\ncache k: restored from exact \(/);
+
+      // busybox sh runs its own date, never one on PATH: the clock below is the host sh's only.
+      if (tools !== HOST_TOOLS) return;
+      // A clock that moves 10 s each time it is read: the stopped heartbeat is 60 s old without waiting for it.
+      const bin = tempDir('clock');
+      writeFileSync(join(bin, 'now'), '1000');
+      writeFileSync(join(bin, 'date'), `#!/bin/sh\nnow=$(cat ${bin}/now); echo "$now"; echo $((now + 10)) > ${bin}/now\n`, { mode: 0o755 });
+      const stale = restore(entries, leftBy('lint'), { GET: url }, { step: 'unit', path: bin });
+      expect(stale.stdout).toMatch(/^cache k: step "lint" is restoring it into this workspace; waiting for it\ncache k: step "lint" stopped restoring it \(no sign of it for \d+ s\); restoring it here\ncache k: restored from exact \(/);
+    });
+
+    it('says an entry it could not unpack into the workspace could not be unpacked there, not that it is unreadable, and tries no other', async () => {
+      const key = newKey('unwritable');
+      const builder = pod();
+      write(builder.workspace, { 'out/a.txt': 'a\n' });
+      await save([{ key: 'k', paths: ['out'], restore: [], save: { urlKey: 'PUT' } }], builder, { PUT: await putUrl(key) });
+      // A folder, not empty, where the entry has a file: what the workspace holds is in the way, not the entry.
+      const next = pod();
+      write(next.workspace, { 'out/a.txt/in-the-way': 'x\n' });
+      const result = restore([{ key: 'k', paths: ['out'], restore: [{ label: 'exact', urlKey: 'A' }, { label: 'fallback', urlKey: 'B' }] }], next, { A: await getUrl(key), B: await getUrl(key) });
+      expect(result).toMatchObject({ status: 0, stdout: expect.stringMatching(/^cache k: exact could not be unpacked into the workspace \(.+\)\n$/) });
     });
 
     it('keeps the first build\'s entry when another saves the same key: the 412 is a log line', async () => {

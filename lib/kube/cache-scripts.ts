@@ -11,9 +11,10 @@
  * at once (its atomic writer renames a `..data` symlink), so a read sees the old URL or the new.
  *
  * POSIX sh with nothing but what the cache image has (curlimages/curl: busybox sh, tar, gzip,
- * sha256sum, head, tail, cut, wc, awk, and curl), so GNU-only flags are out. A cache is a speed-up,
- * never a reason to fail a build: every problem (a miss, an unreadable entry, a checksum mismatch,
- * a PUT that lost the race) is one log line, and neither script exits non-zero because of one.
+ * sha256sum, head, tail, cut, wc, awk, mkdir, mv, kill, sleep, and curl), so GNU-only flags are
+ * out. A cache is a speed-up, never a reason to fail a build: every problem (a miss, an unreadable
+ * entry, a checksum mismatch, a PUT that lost the race) is one log line, and neither script exits
+ * non-zero because of one.
  *
  * Paths come from the environment when it names them (STEP_RUNNER_WORKSPACE, STEP_RUNNER_SCRATCH,
  * set by the pod manifest to the mount paths), else from the generator's defaults: a runtime that
@@ -23,6 +24,7 @@
  * `step-runner-cache 1 tar+gzip <sha256 hex of the payload> <payload bytes>`, then the payload, a
  * gzip -1 compressed tar of the entry's paths relative to the workspace.
  */
+import { createHash } from 'node:crypto';
 import { shellQuote } from './step-script.js';
 
 /** The workspace and the pod's scratch emptyDir, as the containers see them. */
@@ -151,28 +153,139 @@ const RESTORE_ONE = `cache_restore_one() {
     echo "cache $key: $label checksum mismatch (sha256 $actual, its header says $sum)"
     return 2
   fi
-  if ! tail -c +$((header + 1)) "$entry" | tar -x -z -o -f - -C "$workspace" 2>"$scratch/tar-err"; then
+  # The payload is the one saved (its sha256 matched): a gzip that fails reads a bad entry, a tar
+  # that fails with gzip's stream intact could not write into the workspace, which no other
+  # candidate would change.
+  rm -f "$scratch/gzip-failed"
+  if ! tail -c +$((header + 1)) "$entry" | { gzip -d -c 2>"$scratch/gzip-err" || : > "$scratch/gzip-failed"; } | tar -x -o -f - -C "$workspace" 2>"$scratch/tar-err"; then
     rm -f "$entry"
-    echo "cache $key: $label unreadable ($(cache_first "$scratch/tar-err" "tar failed"))"
-    return 2
+    if [ -e "$scratch/gzip-failed" ]; then
+      echo "cache $key: $label unreadable ($(cache_first "$scratch/gzip-err" "gzip failed"))"
+      return 2
+    fi
+    echo "cache $key: $label could not be unpacked into the workspace ($(cache_first "$scratch/tar-err" "tar failed"))"
+    return 3
   fi
   rm -f "$entry"
   echo "cache $key: restored from $label ($(cache_size "$bytes"), $(cache_since "$started") s)"
   return 0
 }`;
 
-/** The restore init container's script: every entry's candidates in order, one outcome line each. */
-export function cacheRestoreScript(entries: readonly CacheScriptEntry[], dirs: CacheDirs = DEFAULT_CACHE_DIRS): string {
-  const lines = [...dirsPreamble(dirs), ...HELPERS, RESTORE_ONE, 'cache_restore_all() {'];
+/** How long a restore's heartbeat may stop before a sibling takes its lock away (see RESTORE_LOCKED). */
+export const RESTORE_STALE_SECONDS = 60;
+
+/**
+ * Steps side by side share the build's workspace, and each one's pod restores its cache before its
+ * commands: unpacked at once by several, one entry's files are made over each other (busybox tar
+ * unlinks a file and creates it with O_EXCL, so it fails with "File exists" when another tar made
+ * it in between), and over files a sibling's commands already use. So an entry is restored into a
+ * workspace once: the first pod to make its lock, a directory (mkdir is atomic: "If path names an
+ * existing directory, mkdir() shall fail and set errno to [EEXIST]", POSIX mkdir()), restores it
+ * and writes `done` with how it went (renamed into place, so a reader sees all of it or nothing);
+ * the others wait for `done` and say who restored it. The holder writes a heartbeat (`beat`) every
+ * 2 s while it restores: one that stops for RESTORE_STALE_SECONDS, or a lock held by an earlier
+ * attempt of this very step (its pod is gone before a retry's starts), was left by a pod that went
+ * mid-restore; the first waiter to make `taken` in it moves it away and the lock is made anew.
+ * A directory that cannot hold a lock (a workspace it cannot write) leaves each pod restoring as
+ * if alone, as before.
+ *
+ * The locks live in the checkout's `.git` when there is one, where git and the step's tools ignore
+ * them, else in `.step-runner-cache` at the workspace's root; they stay with the workspace, so a
+ * later step of the build (or its re-run) finds the entry restored and does not unpack it over
+ * what the steps before it changed.
+ */
+const RESTORE_LOCKED = `cache_beat() {
+  n=0
+  while kill -0 "$1" 2>/dev/null; do n=$((n + 1)); echo "$n" > "$2/beat"; sleep 2; done
+}
+# 0 once the lock's holder is done (its outcome said); 1 when the lock is to be made again.
+cache_await() {
+  key=$1; lock=$2; last=; moved=$(date +%s); said=no
+  while [ ! -f "$lock/done" ]; do
+    [ -d "$lock" ] || return 1
+    by=$(cat "$lock/by" 2>/dev/null)
+    mine=no; if [ -n "$step" ] && [ "$by" = "$step" ]; then mine=yes; fi
+    if [ "$said" = no ] && [ -n "$by" ] && [ "$mine" = no ]; then echo "cache $key: step \\"$by\\" is restoring it into this workspace; waiting for it"; said=yes; fi
+    beat=$(cat "$lock/beat" 2>/dev/null)
+    if [ "$beat" != "$last" ]; then last=$beat; moved=$(date +%s); fi
+    still=$(($(date +%s) - moved))
+    if [ "$mine" = yes ] || [ "$still" -ge ${RESTORE_STALE_SECONDS} ]; then
+      # One waiter takes it away (taken); should that one go too, the others do after twice as long.
+      if mkdir "$lock/taken" 2>/dev/null || [ "$still" -ge $((2 * ${RESTORE_STALE_SECONDS})) ]; then
+        if mv "$lock" "$lock.gone.$$" 2>/dev/null; then
+          rm -rf "$lock.gone.$$"
+          if [ "$mine" = yes ]; then echo "cache $key: an earlier attempt of this step stopped restoring it; restoring it again"
+          else echo "cache $key: step \\"\${by:-another step}\\" stopped restoring it (no sign of it for $still s); restoring it here"; fi
+        fi
+        return 1
+      fi
+    fi
+    sleep 0.2 2>/dev/null || sleep 1
+  done
+  by=$(cat "$lock/by" 2>/dev/null); outcome=$(cat "$lock/done" 2>/dev/null)
+  case $outcome in
+    'restored from '*) echo "cache $key: restored into this workspace by step \\"$by\\" (\${outcome#restored }; waited $(cache_since "$started") s)" ;;
+    miss) echo "cache $key: miss (step \\"$by\\" found nothing to restore into this workspace)" ;;
+    *) echo "cache $key: not restored again: step \\"$by\\" $outcome" ;;
+  esac
+  return 0
+}
+cache_restore_entry() {
+  key=$1; lock=$locks/$2; tried=$3; shift 3
+  started=$(date +%s)
+  mkdir -p "$locks" 2>/dev/null
+  while ! mkdir "$lock" 2>/dev/null; do
+    if [ ! -d "$lock" ]; then lock=; break; fi
+    cache_await "$key" "$lock" && return 0
+  done
+  if [ -n "$lock" ]; then
+    echo "$step" > "$lock/by"
+    cache_beat "$$" "$lock" >/dev/null 2>&1 &
+    beat_pid=$!
+  fi
+  outcome=
+  while [ "$#" -gt 0 ]; do
+    cache_restore_one "$key" "$1" "$2"
+    case $? in
+      0) outcome="restored from $1"; break ;;
+      3) outcome="could not unpack $1 into it"; break ;;
+    esac
+    shift 2
+  done
+  if [ -z "$outcome" ]; then echo "cache $key: miss (tried $tried)"; outcome=miss; fi
+  if [ -n "$lock" ]; then
+    kill "$beat_pid" 2>/dev/null; wait "$beat_pid" 2>/dev/null
+    echo "$outcome" > "$lock/done.new" && mv "$lock/done.new" "$lock/done"
+  fi
+  return 0
+}`;
+
+/** The lock directory of one entry: the same key and paths are the same files. */
+function restoreLockName(entry: CacheScriptEntry): string {
+  return `restore-${createHash('sha256').update(JSON.stringify([entry.key, entry.paths])).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * The restore init container's script: every entry's candidates in order, one outcome line each,
+ * each entry restored into the workspace once however many pods restore it (RESTORE_LOCKED).
+ * `step`: the step's name, which the others' lines name.
+ */
+export function cacheRestoreScript(entries: readonly CacheScriptEntry[], dirs: CacheDirs = DEFAULT_CACHE_DIRS, step = ''): string {
+  const lines = [
+    ...dirsPreamble(dirs),
+    `step=${shellQuote(step)}`,
+    'if [ -d "$workspace/.git" ]; then locks="$workspace/.git/step-runner-cache"; else locks="$workspace/.step-runner-cache"; fi',
+    ...HELPERS,
+    RESTORE_ONE,
+    RESTORE_LOCKED,
+    'cache_restore_all() {',
+  ];
   for (const entry of entries) {
     const key = shellQuote(entry.key);
     if (entry.restore.length > 0) {
-      lines.push('started=$(date +%s); restored=no');
-      for (const candidate of entry.restore) {
-        lines.push(`if [ "$restored" = no ]; then cache_restore_one ${key} ${shellQuote(candidate.label)} ${shellQuote(candidate.urlKey)} && restored=yes; fi`);
-      }
       const tried = entry.restore.map((c) => c.label).join(', ');
-      lines.push(`if [ "$restored" = no ]; then echo ${shellQuote(`cache ${entry.key}: miss (tried ${tried})`)}; fi`);
+      const candidates = entry.restore.map((c) => `${shellQuote(c.label)} ${shellQuote(c.urlKey)}`).join(' ');
+      lines.push(`cache_restore_entry ${key} ${restoreLockName(entry)} ${shellQuote(tried)} ${candidates}`);
     }
     if (entry.restore.length === 0 && entry.restoreMiss) lines.push(`echo ${shellQuote(`cache ${entry.key}: miss (${entry.restoreMiss})`)}`);
     if (entry.saveSkipped) lines.push(`echo ${shellQuote(`cache ${entry.key}: will not be saved: ${entry.saveSkipped}`)}`);

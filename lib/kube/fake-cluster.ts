@@ -130,6 +130,12 @@ export function fakeStepCluster({ now = () => new Date() }: { now?: () => Date }
       call('deletePod', namespace, podName);
       return pods.delete(objectKey(namespace, podName));
     },
+    async markStepFinished(namespace, podName, at) {
+      call('markStepFinished', namespace, podName);
+      if (!pods.has(objectKey(namespace, podName))) return false;
+      annotate(pods, objectKey(namespace, podName), { [Annotations.finished]: at.toISOString() });
+      return true;
+    },
     async deleteBuildPods(namespace, buildId) {
       call('deleteBuildPods', namespace, buildId);
       return remove(pods, namespace, toDelete(inNamespace(pods, namespace, buildSelector(buildId)), buildId)).length;

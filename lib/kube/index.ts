@@ -15,6 +15,7 @@ export { withKubeRetries, type KubeRetryOptions } from './retry.js';
 export { launchStepPod, type LaunchResult } from './launch.js';
 export { observeStep } from './observe.js';
 export { readStepLog, readWholeStepLog, DEFAULT_STEP_LOG_TAIL, type StepLogOptions } from './logs.js';
+export { finishedForDependants, markStepFinished } from './step-finished.js';
 export { deleteStepPod, deleteBuildPods, deleteBuildObjects, buildSelector, BuildObjectKinds, type BuildObjectKind } from './cleanup.js';
 export { deleteOrphanedBuildObjects, deleteOrphanedPods } from './orphans.js';
 export { ensureGitCredentials, gitCredentialsManifest, gitTokenExpiry, renewGitCredentials, GIT_TOKEN_KEY, TOKEN_EXPIRES_ANNOTATION } from './git-credentials.js';

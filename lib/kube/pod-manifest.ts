@@ -50,6 +50,11 @@ export interface StepPodManifestInput {
    * workspace: none.
    */
   cache?: PodCachePlan;
+  /**
+   * Lines the step's script prints before anything else, so that they are in its own log: what
+   * LaunchStep decided that the step's reader must know (its cache could not be planned).
+   */
+  notes?: readonly string[];
   /** Which attempt of the step this pod is (0: the first); a retry's pod has a name of its own. */
   attempt?: number;
   /** `$$.Execution.RedriveCount` (0: the build's first run); a re-run's pod has a name of its own. */
@@ -143,12 +148,13 @@ export function stepPodManifest({
   redrive = 0,
   retry,
   disruptible = false,
+  notes = [],
 }: StepPodManifestInput): V1Pod {
   const mounted = workspace !== undefined;
   // A cache lives in the workspace: a pod without one has nothing to restore into or save.
   const cache = mounted ? planned : undefined;
   const services = step.services ?? [];
-  const restore = cache ? cacheRestoreContainer(cache, { mounted, runAsUser }) : undefined;
+  const restore = cache ? cacheRestoreContainer(cache, { mounted, runAsUser, step: step.name }) : undefined;
   const save = cache ? cacheSaveContainer(cache, { mounted, runAsUser }) : undefined;
   const initContainers = [
     ...(checkout ? [stepContainer(checkout.name, checkout, buildEnv, mounted)] : []),
@@ -157,7 +163,7 @@ export function stepPodManifest({
     ...(save ? [save] : []),
   ];
   const volumes = [...(workspace ? [workspaceVolume(workspace)] : []), ...(cache ? [{ name: CACHE_SCRATCH.volume, emptyDir: {} }, cacheUrlsVolume(cache)] : [])];
-  const main = stepContainer(STEP_CONTAINER, step, buildEnv, mounted, { scratch: cache !== undefined, awaitSave: save !== undefined, keepArtifacts: cache?.artifacts !== undefined });
+  const main = stepContainer(STEP_CONTAINER, step, buildEnv, mounted, { scratch: cache !== undefined, awaitSave: save !== undefined, keepArtifacts: cache?.artifacts !== undefined }, notes);
   const { nodeSelector, tolerations } = stepPlacement(step, placement);
   const found = workspace && 'claimName' in workspace ? workspace : undefined;
   // The claim's node only where it is surely there still (workspaceAffinity).
@@ -243,6 +249,7 @@ function stepContainer(
   buildEnv: Record<string, string>,
   mounted: boolean,
   cache: { scratch: boolean; awaitSave: boolean; keepArtifacts?: boolean } = { scratch: false, awaitSave: false },
+  notes: readonly string[] = [],
 ): V1Container {
   const resources = stepResources(step.resources);
   const scratch = cache.scratch ? stepScratchMount() : undefined;
@@ -251,7 +258,7 @@ function stepContainer(
     name,
     image: step.image,
     imagePullPolicy: PullPolicies[step.pull],
-    command: ['/bin/sh', '-c', literal(stepScript(step.commands, { ...(step.shownAs ? { shownAs: step.shownAs } : {}), ...(cache.scratch ? { cacheLog: true } : {}), ...(cache.awaitSave ? { awaitSave: true } : {}), ...(cache.keepArtifacts ? { keepArtifacts: true } : {}) }))],
+    command: ['/bin/sh', '-c', literal(stepScript(step.commands, { ...(step.shownAs ? { shownAs: step.shownAs } : {}), ...(notes.length > 0 ? { notes } : {}), ...(cache.scratch ? { cacheLog: true } : {}), ...(cache.awaitSave ? { awaitSave: true } : {}), ...(cache.keepArtifacts ? { keepArtifacts: true } : {}) }))],
     env: [...stepEnv(step, buildEnv), ...(scratch ? [scratch.env] : [])],
     ...(mounted ? { workingDir: WORKSPACE_PATH } : {}),
     ...(mounts.length > 0 ? { volumeMounts: mounts } : {}),

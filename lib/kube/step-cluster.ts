@@ -9,6 +9,7 @@ import { readWholeStepLog } from './logs.js';
 import { observeStep, type ObserveOptions } from './observe.js';
 import { deleteOrphanedBuildObjects, deleteOrphanedPods } from './orphans.js';
 import { readSecretValues } from './secret-values.js';
+import { markStepFinished } from './step-finished.js';
 import type { Observation } from './types.js';
 import { ensureWorkspaceClaim, workspaceNode } from './workspace.js';
 import { keepBuildObjects, recordStepSucceeded, type KeptBuildObjects } from './workspace-record.js';
@@ -39,6 +40,8 @@ export interface StepCluster {
   readLog(namespace: string, podName: string, container?: string): Promise<string>;
   /** FinishStep: deletes the step's pod; false when it was already gone. */
   deletePod(namespace: string, podName: string): Promise<boolean>;
+  /** FinishStep: marks a kept pod's step ended for the steps that need it, once its results are stored (step-finished.ts); false when it is gone. */
+  markStepFinished(namespace: string, podName: string, now: Date): Promise<boolean>;
   /** CleanupBuild: deletes every pod of the build; how many. */
   deleteBuildPods(namespace: string, buildId: string): Promise<number>;
   /** CleanupBuild: deletes the build's claims or Secrets; how many. */
@@ -86,6 +89,7 @@ export function kubeStepCluster(kube: () => Promise<CoreV1Api>): StepCluster {
     listPods: async (namespace, labelSelector) => (await (await kube()).listNamespacedPod({ namespace, labelSelector })).items,
     readLog: async (namespace, podName, container) => readWholeStepLog(await kube(), namespace, podName, undefined, container),
     deletePod: async (namespace, podName) => deleteStepPod(await kube(), namespace, podName),
+    markStepFinished: async (namespace, podName, now) => markStepFinished(await kube(), namespace, podName, now),
     deleteBuildPods: async (namespace, buildId) => deleteBuildPods(await kube(), namespace, buildId),
     deleteBuildObjects: async (kind, namespace, buildId) => deleteBuildObjects(await kube(), BuildObjectKinds[kind], namespace, buildId),
     deleteOrphanedPods: async (namespace, options) => deleteOrphanedPods(await kube(), namespace, options),

@@ -97,6 +97,12 @@ describe('stepScript', () => {
     expect(stdout).toBe('+ echo x >> count.txt; cat count.txt\nx\n');
   });
 
+  it('prints the runner\'s notes first, as they are, in the step\'s own log', () => {
+    const note = 'cache: this step runs without its cache: it\'s $HOME `x`';
+    const result = spawnSync('/bin/sh', ['-c', stepScript(['echo hi'], { notes: [note] })], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    expect(result).toMatchObject({ status: 0, stdout: `${note}\n+ echo hi\nhi\n` });
+  });
+
   it('succeeds with no commands', () => {
     expect(run([]).status).toBe(0);
   });

@@ -10,7 +10,7 @@
  * a `# comment` cannot swallow it.
  */
 export function stepScript(commands: readonly string[], options: StepScriptOptions = {}): string {
-  const lines = ['set -e'];
+  const lines = ['set -e', ...(options.notes ?? []).map((note) => `printf '%s\\n' ${shellQuote(note)}`)];
   const scratch = options.scratch ?? DEFAULT_SCRATCH;
   if (options.cacheLog) lines.push(...printScratchFile(scratch, 'restore.log'));
   const always = options.awaitSave === true && options.keepArtifacts === true;
@@ -28,6 +28,8 @@ export function stepScript(commands: readonly string[], options: StepScriptOptio
 export interface StepScriptOptions {
   /** What the log shows for a command instead of the command, by index (Step.shownAs). */
   shownAs?: Readonly<Record<number, string>>;
+  /** Lines printed first, as they are: what the runner tells the step's reader before its commands. */
+  notes?: readonly string[];
   /**
    * The pod has a cache save sidecar: once the last command succeeded, hand over (`succeeded` in
    * the scratch directory) and wait for its `saved` before exiting 0, since the kubelet stops the

@@ -28,6 +28,12 @@ export const Annotations = {
   attemptsLeft: 'step-runner.dev/attempts-left',
   /** The Errors its step's retry covers, comma-separated, beside attemptsLeft. */
   retryOn: 'step-runner.dev/retry-on',
+  /**
+   * On a succeeded pod that other steps need, once its FinishStep has stored what the step left
+   * (its log, the clone's cache key hashes): when, as ISO time. The steps that need it start on
+   * this, not on the pod's phase (step-finished.ts).
+   */
+  finished: 'step-runner.dev/finished',
 } as const;
 
 /**

@@ -28,7 +28,7 @@ export class ConsoleOutput {
   /** Steps whose iteration has printed its outcome line (`✓ [i/n] NAME succeeded`, or its failure). */
   private reported = new Set<string>();
   /**
-   * WaitForNeeds sees a needed pod succeed (or fail) before that step's own FinishStep reports it:
+   * WaitForNeeds sees a needed step done (or its pod failed) before that step's own iteration reports it:
    * the waiting step's lines, from "needs met" (or "will not start") on, are held until every step
    * it names has said so.
    */

@@ -144,8 +144,9 @@ function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, buil
     const failed = own.find((e) => e.type === 'MapIterationFailed' && e.index === index);
     if (failed) return { name: step.name, status: 'failed', exitCode: null, error: failed.Error ?? null, ...run };
     const launched = own.some((e) => e.index === index && isLaunchState(e.state?.name));
-    // Stopped between its pod's success and its FinishStep (a step beside it failed meanwhile):
-    // it did succeed, as its own poll, or the steps that needed it, had already seen.
+    // Stopped between its pod's success and its iteration's end (a step beside it failed
+    // meanwhile): it did succeed, as its own poll (or, once its FinishStep was done, the steps that
+    // needed it) had already seen.
     if (launched && !running && succeededBeforeTheStop(own, index, step.name)) return { name: step.name, status: 'succeeded', exitCode: 0, error: null, ...run };
     const waiting = own.some((e) => e.type === 'MapIterationStarted' && e.index === index);
     const status = launched ? (running ? 'running' : 'aborted') : waiting && running ? 'waiting' : 'not-run';

@@ -34,8 +34,8 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   const { location, end } = await keepLog(input, poll, deps, mask);
   const serviceLogs = await keepServiceLogs(input, poll, deps, mask);
   const failed = poll.phase === 'failed';
-  // A step that others need says by its succeeded pod that they may start (WaitForNeeds); the
-  // build's cleanup deletes it.
+  // A step that others need says by its succeeded pod, once marked finished below, that they may
+  // start (WaitForNeeds); the build's cleanup deletes it.
   const keepPod = !failed && input.step.needed === true;
   if (!keepPod) await cluster.deletePod(input.namespace, poll.podName);
   const tail = end ? logTail(end) : '';
@@ -59,6 +59,11 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     startedAt: poll.launchedAt,
     endedAt: deps.now().toISOString(),
   });
+  // Last, once all the step leaves is stored (the clone's key hashes above all): the steps that
+  // need it start on this mark, not on the pod's success (step-finished.ts).
+  if (keepPod && !(await cluster.markStepFinished(input.namespace, poll.podName, deps.now()))) {
+    deps.log.warn(`Step "${input.step.name}" succeeded, but its pod ${poll.podName} was gone before it could say so: the steps that need it will not start`, { step: input.step.name });
+  }
   const attempt = input.attempt ?? 0;
   const checkoutStep = input.step.name === input.settings.checkoutStep;
   const next = error ? nextAttempt(input.step, attempt, error, checkoutStep) : undefined;

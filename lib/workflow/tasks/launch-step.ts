@@ -43,7 +43,8 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
       : undefined;
   const attempt = input.attempt ?? 0;
   const checkoutStep = input.step.name === input.settings.checkoutStep;
-  const { cache, urlsValidUntil } = (await stepCache(input, cluster, deps, attempt)) ?? {};
+  const without: string[] = [];
+  const { cache, urlsValidUntil } = (await stepCache(input, cluster, deps, attempt, (why) => without.push(`cache: this step runs without its cache: ${why}`))) ?? {};
   const manifest = stepPodManifest({
     buildId: input.build.id,
     step: input.step,
@@ -59,6 +60,7 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     ...(input.settings.serviceStartGraceSeconds !== undefined ? { serviceStartGraceSeconds: input.settings.serviceStartGraceSeconds } : {}),
     ...(input.step.needed && input.settings.deadlineSeconds !== undefined ? { keepForSeconds: input.settings.deadlineSeconds } : {}),
     ...(cache ? { cache } : {}),
+    ...(without.length > 0 ? { notes: without } : {}),
     ...(attempt > 0 ? { attempt } : {}),
     ...(input.redrive ? { redrive: input.redrive } : {}),
     retry: { left: attemptsLeft(input.step, attempt, checkoutStep), on: retryOf(input.step, checkoutStep).on },
@@ -89,13 +91,15 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
  * The step's cache and artifacts, planned now (step-cache.ts, step-artifacts.ts) and handed to its
  * pod as presigned URLs in a Secret of its own, made before the pod that reads it, with when they
  * stop working (PollStep signs them again before, step-urls.ts). A cache that cannot be planned
- * costs the step its cache, never the step: it runs cold, and the log says why.
+ * costs the step its cache, never the step: it runs cold, and `without` says why, for the step's
+ * own log (where people read the cache's other lines), not only the task's.
  */
 async function stepCache(
   input: StepInput,
   cluster: StepCluster,
   deps: Pick<TaskDeps, 'cache' | 'log' | 'now'>,
   attempt: number,
+  without: (why: string) => void,
 ): Promise<{ cache: PodCachePlan; urlsValidUntil: string | undefined } | undefined> {
   const settings = input.settings.cache;
   const caches = input.step.cache ?? [];
@@ -105,10 +109,11 @@ async function stepCache(
   if (!deps.cache) {
     const what = [caches.length > 0 ? 'a cache' : '', keeps ? 'artifacts' : ''].filter(Boolean).join(' and ');
     deps.log.warn(`Step "${name}" has ${what}, but this deployment has no store for them: ${caches.length > 0 ? 'its cache is neither restored nor saved' : ''}${caches.length > 0 && keeps ? '; ' : ''}${keeps ? 'its artifacts are not kept' : ''}`, { step: name });
+    if (caches.length > 0) without('this deployment has no store for caches');
     return undefined;
   }
   const validUntil = await signingClock(deps.cache, deps.now());
-  const plan = caches.length > 0 ? await cachePlan(input, deps.cache, settings.prefix, deps) : undefined;
+  const plan = caches.length > 0 ? await cachePlan(input, deps.cache, settings.prefix, deps, without) : undefined;
   const artifacts = keeps ? await planStepArtifacts({ step: input.step, build: input.build, store: deps.cache }) : undefined;
   if (!plan && !artifacts) return undefined;
   for (const note of plan?.notes ?? []) deps.log.info(`Step "${name}": ${note}`, { step: name });
@@ -126,7 +131,7 @@ async function stepCache(
   };
 }
 
-async function cachePlan(input: StepInput, store: CacheStore, prefix: string, deps: Pick<TaskDeps, 'log'>): Promise<StepCachePlan | undefined> {
+async function cachePlan(input: StepInput, store: CacheStore, prefix: string, deps: Pick<TaskDeps, 'log'>, without: (why: string) => void): Promise<StepCachePlan | undefined> {
   const caches = input.step.cache ?? [];
   const keyHashes = caches.some((cache) => cache.key.files.length > 0) ? await store.buildKeys(input.build.id) : {};
   try {
@@ -134,6 +139,7 @@ async function cachePlan(input: StepInput, store: CacheStore, prefix: string, de
   } catch (error) {
     if (!(error instanceof CacheKeyHashMissing)) throw error;
     deps.log.warn(`Step "${input.step.name}" runs without its cache: ${error.message}`, { step: input.step.name });
+    without(error.message);
     return undefined;
   }
 }

@@ -7,9 +7,11 @@ import { needsVerdict, type NeedsSeen } from './needs-verdict.js';
 import { NEEDS_UNMET_WAIT_SECONDS, waitForNeeds } from './wait-for-needs.js';
 import { parseImageReference } from '../../pipeline/index.js';
 
-const pod = (step: string, phase: string, extra: { deleting?: boolean } = {}): [string, V1Pod] => {
+/** A step's pod; a succeeded one as its FinishStep leaves it (marked finished), unless `unfinished`. */
+const pod = (step: string, phase: string, extra: { deleting?: boolean; unfinished?: boolean } = {}): [string, V1Pod] => {
   const name = stepPodName('b1', step);
-  return [name, { metadata: { name, annotations: { [Annotations.step]: step }, ...(extra.deleting ? { deletionTimestamp: new Date(0) } : {}) }, status: { phase } }];
+  const finished: Record<string, string> = phase === 'Succeeded' && !extra.unfinished ? { [Annotations.finished]: '2026-03-14T10:00:00.000Z' } : {};
+  return [name, { metadata: { name, annotations: { [Annotations.step]: step, ...finished }, ...(extra.deleting ? { deletionTimestamp: new Date(0) } : {}) }, status: { phase } }];
 };
 
 describe('whether a step\'s needs are met, will be, or never can be, by the build\'s pods', () => {
@@ -17,10 +19,16 @@ describe('whether a step\'s needs are met, will be, or never can be, by the buil
     ['every need succeeded', [pod('unit', 'Succeeded'), pod('lint', 'Succeeded')], {}, { met: true, done: ['unit', 'lint'], launched: [] }],
     ['one still running: wait', [pod('unit', 'Succeeded'), pod('lint', 'Running')], {}, { met: false, done: ['unit'], waitingFor: ['lint'], launched: ['lint'] }],
     ['one not launched yet: wait', [pod('unit', 'Succeeded')], {}, { met: false, done: ['unit'], waitingFor: ['lint'], launched: [] }],
+    [
+      'a need whose pod succeeded but whose FinishStep has not stored its results yet: wait',
+      [pod('unit', 'Succeeded'), pod('lint', 'Succeeded', { unfinished: true })],
+      {},
+      { met: false, done: ['unit'], waitingFor: ['lint'], launched: [] },
+    ],
     ['a need seen succeeded before stays done when its pod has gone', [pod('lint', 'Succeeded')], { done: ['unit'] }, { met: true, done: ['unit', 'lint'], launched: [] }],
     [
       'another build\'s pod of the same step does not count',
-      [[stepPodName('b2', 'unit'), { metadata: { name: stepPodName('b2', 'unit') }, status: { phase: 'Succeeded' } }], pod('lint', 'Succeeded')],
+      [[stepPodName('b2', 'unit'), { metadata: { name: stepPodName('b2', 'unit'), annotations: { [Annotations.finished]: '2026-03-14T10:00:00.000Z' } }, status: { phase: 'Succeeded' } }], pod('lint', 'Succeeded')],
       {},
       { met: false, done: ['lint'], waitingFor: ['unit'], launched: [] },
     ],

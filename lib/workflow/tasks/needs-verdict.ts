@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { ErrorNames } from '../../contract/index.js';
-import { Annotations, disruptionCondition, isEvictedStatus, Labels, ownLimitEviction, stepPodName } from '../../kube/index.js';
+import { Annotations, disruptionCondition, finishedForDependants, isEvictedStatus, Labels, ownLimitEviction, stepPodName } from '../../kube/index.js';
 
 /** Why a step's needs can never be met: which step of the build failed, in words naming the need. */
 export interface UnmetNeeds {
@@ -28,7 +28,9 @@ type Loss = { step: string; how: 'failed' | 'deleted' };
 
 /**
  * Whether every step in `needs` has succeeded, by the build's pods: a needed step's pod is left in
- * place once it succeeded (Step.needed), so its phase says so. A step seen succeeded once stays done.
+ * place once it succeeded (Step.needed), and its FinishStep marks it once the step's results are
+ * stored (step-finished.ts): a succeeded pod without the mark is not done yet. A step seen done once
+ * stays done.
  *
  * And whether they never will: a step's pod that failed, is being deleted, or has gone since it was
  * seen (`launched`) without having succeeded. Only two things delete a step's pod before it has
@@ -48,7 +50,9 @@ export function needsVerdict(buildId: string, needs: readonly string[], pods: Re
     const step = needOfPod.get(name) ?? stepOf(pod) ?? name;
     present.add(step);
     if (pod.status?.phase === 'Succeeded') {
-      if (needs.includes(step)) done.add(step);
+      // Done for the steps that need it once its FinishStep has stored its results: until then a
+      // step after the clone would find no cache key hashes.
+      if (needs.includes(step) && finishedForDependants(pod)) done.add(step);
       launched.delete(step);
       continue;
     }

@@ -10,6 +10,7 @@ import { fakeStepCluster, logKey, objectKey, type FakeStepCluster } from '../../
 import type { Step } from '../../pipeline/types.js';
 import { parseImageReference } from '../../pipeline/index.js';
 import type { BuildSettings, PollState, StepInput } from '../state-data.js';
+import type { CacheStore } from '../cache-store.js';
 import type { StepLogStore, StepRecord } from '../step-log-store.js';
 import type { TaskDeps } from '../task-deps.js';
 import { cleanupBuild } from './cleanup-build.js';
@@ -82,18 +83,42 @@ describe('LaunchStep', () => {
   });
 });
 
+describe('LaunchStep of a step whose cache cannot be planned', () => {
+  it('launches it without its cache, and the step\'s own log says why before its commands', async () => {
+    const cluster = fakeStepCluster();
+    // The clone's key hashes were never stored: the step's exact key cannot be named.
+    const store = { signingCredentials: async () => ({ temporary: false }), buildKeys: async () => ({}) } as unknown as CacheStore;
+    const cached = step('test', { cache: [{ key: { files: ['package-lock.json'] }, paths: ['node_modules'], fallbackKeys: [], policy: 'pull-push', filesLine: 4 }] });
+    const withCache = { ...settings, workspace: { claimName: 'b-42-workspace' }, cache: { image: 'curlimages/curl:8.11.1', prefix: 'cache/', file: 'ci.yml', keyFiles: [] } };
+    const { podName } = await launchStep({ ...input(cached), settings: withCache }, { ...taskDeps(cluster), cache: store });
+
+    const pod = cluster.pods.get(objectKey(NS, podName))!;
+    expect(pod.spec?.initContainers ?? []).toEqual([]);
+    const script = pod.spec!.containers[0]!.command!.at(-1)!;
+    expect(script.split('\n').slice(0, 2)).toEqual([
+      'set -e',
+      "printf '%s\\n' 'cache: this step runs without its cache: the clone reported no hash for the cache key files package-lock.json (line 4)'",
+    ]);
+  });
+});
+
 describe('WaitForNeeds, looking without a watch', () => {
   const deploy = step('deploy', { needs: ['unit'] });
 
-  it('waits while the needed step runs, and lets the step start once the pod LaunchStep made for it has succeeded', async () => {
+  it('waits while the needed step runs, and past its pod\'s success until its FinishStep has stored what it leaves; then lets the step start', async () => {
     const cluster = fakeStepCluster();
-    const { podName } = await launchStep(input(step('unit', { needed: true })), taskDeps(cluster));
+    const unit = step('unit', { needed: true });
+    const { podName } = await launchStep(input(unit), taskDeps(cluster));
     phase(cluster, podName, 'Running');
-    const waiting = await waitForNeeds(input(deploy), taskDeps(cluster));
+    const running = await waitForNeeds(input(deploy), taskDeps(cluster));
     phase(cluster, podName, 'Succeeded');
-    const met = await waitForNeeds(input(deploy, { needs: waiting }), taskDeps(cluster));
+    const succeeded = await waitForNeeds(input(deploy, { needs: running }), taskDeps(cluster));
+    await finishStep(input(unit, { poll: { podName, launchedAt: at(0).toISOString(), runningSince: at(1).toISOString(), phase: 'succeeded', reason: 'Completed', nextPollSeconds: 0, polls: 2, exitCode: 0 } }), taskDeps(cluster));
+    const met = await waitForNeeds(input(deploy, { needs: succeeded }), taskDeps(cluster));
 
-    expect(waiting).toMatchObject({ met: false, waitingFor: ['unit'], launched: ['unit'] });
+    expect(running).toMatchObject({ met: false, waitingFor: ['unit'], launched: ['unit'] });
+    expect(succeeded).toMatchObject({ met: false, waitingFor: ['unit'] });
+    expect(cluster.calls.filter((call) => call.startsWith('markStepFinished'))).toEqual([`markStepFinished ${NS}/${podName}`]);
     expect(met).toMatchObject({ met: true, done: ['unit'], nextPollSeconds: 0 });
   });
 

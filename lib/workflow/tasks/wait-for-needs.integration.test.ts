@@ -1,4 +1,5 @@
-import { kubeClients, stepPodName } from '../../kube/index.js';
+import { kubeClients, markStepFinished, stepPodName } from '../../kube/index.js';
+import { waitFor } from '../../../test/fixtures/wait-for.js';
 import { Labels, MANAGED_BY } from '../../kube/types.js';
 import { embeddedClusterForFile } from '../../../test/fixtures/embedded-cluster.js';
 import type { StepInput } from '../state-data.js';
@@ -31,7 +32,7 @@ describe('waiting for needs on the embedded cluster', () => {
     expect(state).toMatchObject({ met: false, waitingFor: ['unit'], nextPollSeconds: NEEDS_POLL_SECONDS });
   });
 
-  it('answers the moment the needed step\'s pod has succeeded', async () => {
+  it('answers the moment the needed step\'s succeeded pod is marked finished by its FinishStep, not before', async () => {
     const name = stepPodName('b1', 'unit');
     await env.api.createNamespacedPod({
       namespace: 'needs',
@@ -40,7 +41,12 @@ describe('waiting for needs on the embedded cluster', () => {
         spec: { restartPolicy: 'Never', containers: [{ name: 'step', image: 'alpine:3.20', command: ['sh', '-c', 'true'] }] },
       },
     });
-    const state = await waitForNeeds(input(30), deps());
-    expect(state).toMatchObject({ met: true, done: ['unit'], waitingFor: [], nextPollSeconds: 0 });
+    await waitFor(async () => (await env.api.readNamespacedPod({ name, namespace: 'needs' })).status?.phase === 'Succeeded', { timeoutMs: 30_000, what: 'the pod to succeed' });
+    // Succeeded, not yet finished: the watch's time (1 s) ends the look without the needs met.
+    expect(await waitForNeeds(input(1), deps())).toMatchObject({ met: false, waitingFor: ['unit'] });
+
+    const waiting = waitForNeeds(input(30), deps());
+    expect(await markStepFinished(env.api, 'needs', name, new Date())).toBe(true);
+    expect(await waiting).toMatchObject({ met: true, done: ['unit'], waitingFor: [], nextPollSeconds: 0 });
   });
 });
