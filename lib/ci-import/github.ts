@@ -62,8 +62,10 @@ export function convertGitHub(source: SourceFile): DraftPipeline {
     step.needs = step.needs?.filter((need) => steps.some((other) => other.name === need));
     if (step.needs && step.needs.length < dropped) step.notes.push('needs a job that is not converted: started without it');
   }
+  // A cache keyed on files needs the checkout that hashes them, even where no job checked out.
+  const hashesFiles = steps.some((step) => step.cache?.some((cache) => cache.key.files !== undefined));
   return {
-    checkout: checkoutOf(checkouts),
+    checkout: checkouts.length === 0 && hashesFiles ? undefined : checkoutOf(checkouts),
     ...(Object.keys(triggers.paths).length > 0 ? { when: triggers.paths } : {}),
     steps,
     sharedEnv: Object.fromEntries(Object.entries(workflowEnv).flatMap(([key, value]) => {
@@ -140,7 +142,8 @@ function convertJob(source: SourceFile, id: string, job: Record<string, unknown>
         return;
       }
       const action = uses.replace(/@.*$/, '');
-      applyAction(action, inputsOf(step.with, (text) => sub(text, at('steps', index, 'with')).text), parts, line);
+      // An action's inputs are its to read (a cache key's hashFiles()); what none can say is reported by the action's own rule.
+      applyAction(action, inputsOf(step.with, (text) => substitute(text, matrix.values).text), parts, line);
       return;
     }
     const run = textOf(step.run);

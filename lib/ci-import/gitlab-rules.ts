@@ -52,6 +52,7 @@ function anyOf(conditions: readonly DraftWhen[]): DraftWhen | undefined | 'alway
 /** `rules:` as a `when`, or why not. */
 export function rulesVerdict(rules: unknown): RulesVerdict {
   const conditions: DraftWhen[] = [];
+  let untestable: string | undefined;
   for (const raw of listOf(rules)) {
     const rule = mapOf(raw);
     const other = Object.keys(rule).filter((key) => !['if', 'changes', 'when'].includes(key));
@@ -62,7 +63,11 @@ export function rulesVerdict(rules: unknown): RulesVerdict {
     const ifText = textOf(rule.if);
     if (ifText !== undefined) {
       const tested = ifCondition(ifText);
-      if (!tested) return { ok: false, why: `\`if: ${ifText}\`` };
+      // Untestable, but a rule with no condition further down runs the job anyway.
+      if (!tested) {
+        untestable ??= ifText;
+        continue;
+      }
       Object.assign(condition, tested);
     }
     if (rule.changes !== undefined) {
@@ -72,9 +77,10 @@ export function rulesVerdict(rules: unknown): RulesVerdict {
     }
     conditions.push(condition);
   }
-  if (conditions.length === 0) return { ok: true };
-  const any = anyOf(conditions);
+  const any = conditions.length === 0 ? undefined : anyOf(conditions);
   if (any === 'always') return { ok: true };
+  if (untestable !== undefined) return { ok: false, why: `\`if: ${untestable}\`` };
+  if (conditions.length === 0) return { ok: true };
   return any ? { ok: true, when: any } : { ok: false, why: 'rules that test different things (a `when` holds all of its keys at once)' };
 }
 

@@ -8,6 +8,7 @@ import { emitPipeline } from './emit.js';
 import { convertGitHub } from './github.js';
 import { convertGitLab } from './gitlab.js';
 import { readSource, type SourceFile } from './source.js';
+import { settleFailureSteps } from './when.js';
 import { Dialects, UnreadableCiFile, type Dialect, type ImportResult } from './types.js';
 
 export { Dialects, UnreadableCiFile, type Dialect, type ImportResult, type Unconverted } from './types.js';
@@ -25,6 +26,7 @@ export function importCi(text: string, file: string): ImportResult & { problems:
   if (source.data.version !== undefined && Array.isArray(source.data.steps)) throw new UnreadableCiFile(`${file}: already a step-runner pipeline file (version and steps): \`step-runner validate ${file}\` checks it`);
   const dialect = dialectOf(source);
   const draft = dialect === 'github' ? convertGitHub(source) : convertGitLab(source);
+  settleFailureSteps(draft.steps);
   if (draft.steps.length === 0) throw new UnreadableCiFile(`${file}: no job to convert in this ${Dialects[dialect]}`);
   // One part of the file, one entry: a `default:` key several jobs inherit is listed once.
   const parts = new Map([...draft.unconverted, ...draft.steps.flatMap((step) => step.unconverted)].map((part) => [`${part.line}\n${part.what}`, part]));
