@@ -62,6 +62,19 @@ describe('a job as a step', () => {
     ]);
   });
 
+  it('starts a job that needs a reusable workflow\'s job without it, and says so', () => {
+    const yaml = 'on: push\njobs:\n  shared:\n    uses: org/repo/.github/workflows/build.yml@v1\n  test:\n    needs: [shared]\n    runs-on: ubuntu-latest\n    steps: [{run: make test}]\n';
+    const { steps, unconverted, text } = convert(yaml);
+    expect(steps.map((step) => [step.name, step.needs])).toEqual([['test', []]]);
+    expect(unconverted).toEqual(['4: jobs.shared: uses: org/repo/.github/workflows/build.yml@v1']);
+    expect(text).toContain('# needs a job that is not converted: started without it');
+  });
+
+  it('keeps the job\'s own event when it and the triggers have none in common', () => {
+    const { steps } = convert("on: pull_request\njobs:\n  a:\n    if: github.event_name == 'push'\n    runs-on: ubuntu-latest\n    steps: [{run: make}]\n");
+    expect(steps[0]!.when).toEqual({ event: ['push'] });
+  });
+
   it('maps a job\'s if: on the ref and event to when, and failure() to status', () => {
     const yaml = "on: push\njobs:\n  deploy:\n    if: github.ref == 'refs/heads/main' && github.event_name == 'push'\n    runs-on: ubuntu-latest\n    steps: [{run: make deploy}]\n  report:\n    if: failure()\n    runs-on: ubuntu-latest\n    steps: [{run: make report}]\n";
     const { steps } = convert(yaml);

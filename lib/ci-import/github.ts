@@ -40,11 +40,9 @@ export function convertGitHub(source: SourceFile): DraftPipeline {
   const workflowEnv = mapOf(source.data.env);
   const steps: DraftStep[] = [];
   const checkouts: NonNullable<JobParts['checkout']>[] = [];
-  const skipped = new Set<string>();
   for (const id of ids) {
     const job = mapOf(jobs[id]);
     if (job.uses !== undefined) {
-      skipped.add(id);
       unconverted.push({ line: source.lineOf(['jobs', id, 'uses']), what: `jobs.${id}: uses: ${textOf(job.uses) ?? ''}`, instead: 'a reusable workflow: import that workflow\'s file too and add its steps here' });
       continue;
     }
@@ -52,7 +50,7 @@ export function convertGitHub(source: SourceFile): DraftPipeline {
     step.when = mergeWhen(triggers.when, step.when);
     if (ids.length > 1) {
       const needs = textsOf(job.needs);
-      step.needs = needs.filter((need) => jobs[need] !== undefined && !skipped.has(need)).map((need) => labels.get(need)!);
+      step.needs = needs.filter((need) => jobs[need] !== undefined).map((need) => labels.get(need)!);
     }
     if (checkout) checkouts.push(checkout);
     steps.push(step);

@@ -124,6 +124,18 @@ describe('a GitLab job as a step', () => {
     expect(pipeline.steps.map((step) => step.env)).toEqual([{ A: '1' }, { A: '1', B: '2' }]);
   });
 
+  it('names two services of one image apart, and none after the pod\'s own containers', () => {
+    const { pipeline } = convert('test:\n  image: ruby:3\n  services: [postgres:15, postgres:16, {name: alpine:3.20, alias: step}]\n  script: [rake]\n');
+    expect(pipeline.steps[0]!.services?.map((service) => service.name)).toEqual(['postgres', 'postgres-2', 'step-2']);
+  });
+
+  it('shares out the 24 hours a build may run when 30 jobs would take an hour each', () => {
+    const jobs = Array.from({ length: 30 }, (_, index) => `job${index}:\n  image: alpine:3.20\n  script: [make]\n`).join('');
+    const { pipeline, text } = convert(jobs);
+    expect(new Set(pipeline.steps.map((step) => step.timeoutSeconds))).toEqual(new Set([2880]));
+    expect(text).toContain('would add up to 30h, more than the 24h a build may run: 30 steps written with `timeout: 48m`');
+  });
+
   it('refuses a file that is already a pipeline file, or not YAML', () => {
     expect(() => importCi('version: 1\nsteps: []\n', '.step-runner.yml')).toThrow('already a step-runner pipeline file');
     expect(() => importCi('a: [\n', 'x.yml')).toThrow(/^x\.yml line \d+: not YAML/);

@@ -9,6 +9,8 @@ import { convertGitHub } from './github.js';
 import { convertGitLab } from './gitlab.js';
 import { readSource, type SourceFile } from './source.js';
 import { settleFailureSteps } from './when.js';
+import { uniqueServiceNames } from './names.js';
+import { fitTimeBudget } from './time-budget.js';
 import { Dialects, UnreadableCiFile, type Dialect, type ImportResult } from './types.js';
 
 export { Dialects, UnreadableCiFile, type Dialect, type ImportResult, type Unconverted } from './types.js';
@@ -27,6 +29,8 @@ export function importCi(text: string, file: string): ImportResult & { problems:
   const dialect = dialectOf(source);
   const draft = dialect === 'github' ? convertGitHub(source) : convertGitLab(source);
   settleFailureSteps(draft.steps);
+  for (const step of draft.steps) if (step.services) step.services = uniqueServiceNames(step.services);
+  fitTimeBudget(draft);
   if (draft.steps.length === 0) throw new UnreadableCiFile(`${file}: no job to convert in this ${Dialects[dialect]}`);
   // One part of the file, one entry: a `default:` key several jobs inherit is listed once.
   const parts = new Map([...draft.unconverted, ...draft.steps.flatMap((step) => step.unconverted)].map((part) => [`${part.line}\n${part.what}`, part]));

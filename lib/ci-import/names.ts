@@ -1,5 +1,5 @@
 /** Another CI's job names as step names: DNS-1123 labels (docs/pipeline.md), unique, never `clone`. */
-import { CHECKOUT_STEP } from '../pipeline/index.js';
+import { CHECKOUT_STEP, RESERVED_SERVICE_NAMES } from '../pipeline/index.js';
 
 const MAX = 63;
 
@@ -26,4 +26,16 @@ export function uniqueLabels(raws: readonly string[], reserved: readonly string[
     labels.set(raw, label);
   }
   return labels;
+}
+
+/** A step's services named apart from each other and from the pod's own containers (lib/pipeline/services.ts). */
+export function uniqueServiceNames<T extends { name: string }>(services: readonly T[]): T[] {
+  const taken = new Set<string>(RESERVED_SERVICE_NAMES);
+  return services.map((service) => {
+    const base = /^port-\d+$/.test(service.name) ? `service-${service.name}` : labelOf(service.name, 'service');
+    let name = base;
+    for (let n = 2; taken.has(name); n++) name = `${base.slice(0, MAX - String(n).length - 1)}-${n}`;
+    taken.add(name);
+    return { ...service, name };
+  });
 }

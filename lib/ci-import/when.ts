@@ -7,7 +7,9 @@ import type { DraftStep, DraftWhen } from './types.js';
  */
 export function mergeWhen(outer: DraftWhen | undefined, inner: DraftWhen | undefined): DraftWhen | undefined {
   const merged: DraftWhen = { ...outer, ...inner };
-  if (outer?.event && inner?.event) merged.event = outer.event.filter((event) => inner.event!.includes(event));
+  // Both hold only for events in both lists; none in common would be a step that never runs: the job's own then.
+  const common = outer?.event?.filter((event) => inner?.event?.includes(event));
+  if (common && inner?.event) merged.event = common.length > 0 ? common : inner.event;
   if (merged.paths && merged['paths-ignore']) delete merged[inner?.paths ? 'paths-ignore' : 'paths'];
   return Object.keys(merged).length === 0 ? undefined : merged;
 }
