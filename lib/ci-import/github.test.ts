@@ -47,10 +47,12 @@ describe('a job as a step', () => {
   });
 
   it('takes container: over setup actions and the runner, and its services with their container ports', () => {
-    const services = '    services:\n      postgres:\n        image: postgres:16\n        env: {POSTGRES_PASSWORD: pw}\n        ports: ["5432:5432"]\n    container: node:22-bookworm\n';
+    const services = '    services:\n      postgres:\n        image: postgres:16\n        env: {POSTGRES_USER: ci, POSTGRES_PASSWORD: "${{ secrets.PG }}"}\n        ports: ["5432:5432"]\n    container:\n      image: node:22-bookworm\n      env: {NODE_ENV: test}\n';
     const { steps } = convert(job('      - run: npm test\n', services));
-    expect(steps[0]!.image).toBe('node:22-bookworm');
-    expect(steps[0]!.services).toEqual([expect.objectContaining({ name: 'postgres', image: 'postgres:16', env: { POSTGRES_PASSWORD: 'pw' }, ports: [5432] })]);
+    expect(steps[0]).toEqual(expect.objectContaining({ image: 'node:22-bookworm', env: { NODE_ENV: 'test' } }));
+    expect(steps[0]!.services).toEqual([
+      expect.objectContaining({ name: 'postgres', image: 'postgres:16', env: { POSTGRES_USER: 'ci' }, ports: [5432], secrets: [{ env: 'POSTGRES_PASSWORD', secret: 'imported-secrets', key: 'PG' }] }),
+    ]);
   });
 
   it('gives jobs without needs `needs: []`, so they start together as on GitHub, and keeps the others\'', () => {

@@ -123,6 +123,7 @@ function convertJob(source: SourceFile, id: string, job: Record<string, unknown>
     }
   };
   addEnv(workflowEnv, (key) => source.lineOf(['env', key]));
+  addEnv(mapOf(mapOf(job.container).env), (key) => at('container', 'env', key));
   addEnv(mapOf(job.env), (key) => at('env', key));
 
   listOf(job.steps).forEach((raw, index) => {
@@ -237,7 +238,7 @@ function jobImage(job: Record<string, unknown>, parts: JobParts, matrix: Readonl
   if (container !== undefined) {
     const image = substitute(container, matrix).text;
     if (setup) parts.notes.push(`the container's image is used; ${setup.action} (line ${setup.line}) is not`);
-    for (const key of Object.keys(mapOf(job.container)).filter((key) => key !== 'image')) parts.unconverted.push({ line: at('container', key), what: `container.${key}`, instead: key === 'env' ? 'the step\'s `env:`' : 'nothing here says it' });
+    for (const key of Object.keys(mapOf(job.container)).filter((key) => key !== 'image' && key !== 'env')) parts.unconverted.push({ line: at('container', key), what: `container.${key}`, instead: 'nothing here says it' });
     return image;
   }
   if (setup) return setup.image;
@@ -274,7 +275,21 @@ function jobServices(services: Record<string, unknown>, unconverted: Unconverted
       return Number.isInteger(container) && container > 0 ? [container] : [];
     });
     for (const key of Object.keys(service).filter((key) => !['image', 'env', 'ports'].includes(key))) unconverted.push({ line: at(id, key), what: `services.${id}.${key}`, instead: 'nothing here says it for a service' });
-    const env = Object.fromEntries(Object.entries(mapOf(service.env)).map(([key, value]) => [key, textOf(value) ?? '']));
-    return { name: labelOf(id, 'service'), image: textOf(service.image) ?? '', ...(Object.keys(env).length > 0 ? { env } : {}), ...(ports.length > 0 ? { ports } : {}) };
+    const env: Record<string, string> = {};
+    const secrets: DraftSecret[] = [];
+    for (const [key, value] of Object.entries(mapOf(service.env))) {
+      const text = textOf(value) ?? '';
+      const secret = /^\$\{\{\s*secrets\.(\w+)\s*\}\}$/.exec(text)?.[1];
+      if (secret !== undefined) addSecret(secrets, key, secret);
+      else if (text.includes('${{')) unconverted.push({ line: at(id, 'env', key), what: `services.${id}.env.${key}: ${text}`, instead: 'a service\'s env is text as written: write the value' });
+      else env[key] = text;
+    }
+    return {
+      name: labelOf(id, 'service'),
+      image: textOf(service.image) ?? '',
+      ...(Object.keys(env).length > 0 ? { env } : {}),
+      ...(ports.length > 0 ? { ports } : {}),
+      ...(secrets.length > 0 ? { secrets } : {}),
+    };
   });
 }

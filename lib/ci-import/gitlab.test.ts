@@ -31,6 +31,13 @@ describe('a GitLab job as a step', () => {
     ]);
   });
 
+  it('lists a need on a job of another file or pipeline, and starts the step without it', () => {
+    const yaml = 'image: alpine:3.20\nbuild:\n  script: [make]\ntest:\n  needs: [build, {pipeline: $PARENT_PIPELINE_ID, job: generate}, from-include]\n  script: [make test]\n';
+    const { pipeline, unconverted } = convert(yaml);
+    expect(pipeline.steps.map((step) => [step.name, step.needs])).toEqual([['build', []], ['test', ['build']]]);
+    expect(unconverted).toEqual(['5: needs generate, from-include']);
+  });
+
   it('merges extends (hashes deeply, lists replaced) and !reference', () => {
     const yaml = [
       '.base:',

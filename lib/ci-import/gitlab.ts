@@ -66,7 +66,10 @@ export function convertGitLab(source: SourceFile): DraftPipeline {
       if (needs !== undefined) {
         const named = listOf(needs).map((need) => (typeof need === 'string' ? need : textOf(mapOf(need).job)));
         const known = named.filter((need): need is string => need !== undefined && labels.has(need));
-        if (known.length < named.length) step.notes.push(`needs ${named.filter((need) => need === undefined || !labels.has(need)).join(', ') || 'another pipeline\'s job'}, which is not converted: started without it`);
+        // A job of this file that is not converted is listed already; one of another pipeline or file is listed here.
+        const elsewhere = named.filter((need) => need === undefined || data[need] === undefined);
+        if (elsewhere.length > 0) step.unconverted.push({ line: lineOf([job.name, 'needs']), what: `needs ${elsewhere.map((need) => need ?? 'another pipeline\'s job').join(', ')}`, instead: 'not in this file: started without it; add it as a step and need it' });
+        else if (known.length < named.length) step.notes.push(`needs ${named.filter((need) => !labels.has(need!)).join(', ')}, which is not converted: started without it`);
         step.needs = known.map((need) => labels.get(need)!);
       } else {
         // A job without `needs` waits for every job of the stages before its own: the nearest one that has any.

@@ -27,6 +27,7 @@ export interface DraftService {
   image: string;
   env?: Record<string, string>;
   ports?: number[];
+  secrets?: DraftSecret[];
 }
 
 export interface DraftCache {
