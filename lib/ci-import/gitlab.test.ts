@@ -143,6 +143,12 @@ describe('a GitLab job as a step', () => {
     expect(text).toContain('would add up to 30h, more than the 24h a build may run: 30 steps written with `timeout: 48m`');
   });
 
+  it('reads a file that starts with a spec: header, and lists the inputs', () => {
+    const { pipeline, unconverted } = convert('spec:\n  inputs:\n    stage: {default: test}\n---\nbuild:\n  image: alpine:3.20\n  script: [make]\n');
+    expect(pipeline.steps.map((step) => step.name)).toEqual(['build']);
+    expect(unconverted).toEqual(['1: spec: inputs']);
+  });
+
   it('refuses a file that is already a pipeline file, or not YAML', () => {
     expect(() => importCi('version: 1\nsteps: []\n', '.step-runner.yml')).toThrow('already a step-runner pipeline file');
     expect(() => importCi('a: [\n', 'x.yml')).toThrow(/^x\.yml line \d+: not YAML/);

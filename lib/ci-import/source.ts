@@ -3,7 +3,7 @@
  * key]` tag becomes `{"!reference": [job, key]}`, resolved by the GitLab reader, so it is never lost
  * as a plain list. Anchors, aliases and `<<` merge keys are YAML's own and resolved here.
  */
-import { isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, YAMLMap, type YAMLSeq } from 'yaml';
+import { isMap, isNode, isScalar, isSeq, LineCounter, parseAllDocuments, YAMLMap, type Document, type YAMLSeq } from 'yaml';
 import { UnreadableCiFile } from './types.js';
 
 export type SourcePath = readonly (string | number)[];
@@ -28,16 +28,24 @@ const referenceTag = {
   },
 };
 
-/** Parses one YAML document; a file that is not one (or not a map) is refused with its line. */
+/**
+ * Parses the file's YAML; a file that is not YAML (or holds no map) is refused with its line. One
+ * document, or two when the first is a GitLab `spec:` header (docs.gitlab.com/ci/inputs/): the
+ * second is the configuration, the header kept as its `spec` key.
+ */
 export function readSource(text: string, file: string): SourceFile {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, merge: true, uniqueKeys: false, customTags: [referenceTag], prettyErrors: false });
-  const [error] = doc.errors;
+  const documents = parseAllDocuments(text, { lineCounter, merge: true, uniqueKeys: false, customTags: [referenceTag], prettyErrors: false });
+  const docs = Array.isArray(documents) ? documents : [];
+  const error = docs.flatMap((doc) => doc.errors)[0];
   if (error) throw new UnreadableCiFile(`${file} line ${lineCounter.linePos(error.pos[0]).line}: not YAML: ${error.message.split('\n')[0]}`);
-  const data: unknown = doc.toJS({ maxAliasCount: 1000 });
+  const values = docs.map((doc): unknown => doc.toJS({ maxAliasCount: 1000 }));
+  const header = values.length === 2 && Object.keys(mapOf(values[0])).join() === 'spec' ? mapOf(values[0]) : undefined;
+  if (values.length > 1 && !header) throw new UnreadableCiFile(`${file}: ${values.length} YAML documents; a CI file holds one (a GitLab file may start with a \`spec:\` header)`);
+  const data = header ? { ...mapOf(values[1]), spec: header.spec } : values[0];
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new UnreadableCiFile(`${file}: not a CI file: it holds no map of keys`);
   // A key's line, not its value's: a map written below its key starts on the next line.
-  const keyLine = (path: SourcePath): number | undefined => {
+  const keyLine = (doc: Document.Parsed, path: SourcePath): number | undefined => {
     const parent: unknown = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
     const last = path[path.length - 1];
     if (isMap(parent)) {
@@ -51,10 +59,14 @@ export function readSource(text: string, file: string): SourceFile {
     }
     return undefined;
   };
+  // The configuration's document first: the header holds only `spec`.
+  const searched = header ? [docs[1]!, docs[0]!] : docs;
   const lineOf = (path: SourcePath): number => {
     for (let length = path.length; length > 0; length--) {
-      const line = keyLine(path.slice(0, length));
-      if (line !== undefined) return line;
+      for (const doc of searched) {
+        const line = keyLine(doc, path.slice(0, length));
+        if (line !== undefined) return line;
+      }
     }
     return 1;
   };
