@@ -6,7 +6,7 @@ import { Document, isMap, isScalar, isSeq, visit, type Node, type YAMLMap } from
 import type { DraftPipeline, DraftStep, Unconverted } from './types.js';
 
 /** The comment text of one unconverted part (yaml writes each line after a `#`). */
-export function unconvertedComment(part: Unconverted): string {
+function unconvertedComment(part: Unconverted): string {
   return ` not converted (line ${part.line}): ${part.what}\n   instead: ${part.instead}`;
 }
 
@@ -55,7 +55,7 @@ export function emitPipeline(draft: DraftPipeline, header: readonly string[]): s
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
 
-export const SHARED_ENV_ANCHOR = 'variables';
+const SHARED_ENV_ANCHOR = 'variables';
 
 /**
  * The file's variables written once: the first step that has them all holds them under an anchor

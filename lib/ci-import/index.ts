@@ -14,10 +14,9 @@ import { fitTimeBudget } from './time-budget.js';
 import { Dialects, UnreadableCiFile, type Dialect, type ImportResult } from './types.js';
 
 export { Dialects, UnreadableCiFile, type Dialect, type ImportResult, type Unconverted } from './types.js';
-export { IMPORTED_SECRET } from './github.js';
 
 /** A workflow has `jobs:` with `on:`; a GitLab file has neither (its jobs are top-level keys). */
-export function dialectOf(source: SourceFile): Dialect {
+function dialectOf(source: SourceFile): Dialect {
   const hasTrigger = 'on' in source.data || 'true' in source.data;
   return typeof source.data.jobs === 'object' && source.data.jobs !== null && hasTrigger ? 'github' : 'gitlab';
 }

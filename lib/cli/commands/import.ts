@@ -1,7 +1,7 @@
 /** `step-runner import FILE [-o PATH]`: a GitHub Actions workflow or a .gitlab-ci.yml as a pipeline file. */
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { importCi, UnreadableCiFile, type ImportResult } from '../../ci-import/index.js';
+import { Dialects, importCi, UnreadableCiFile, type ImportResult } from '../../ci-import/index.js';
 import type { CommandIO } from './cluster.js';
 import { UsageError } from './usage.js';
 
@@ -74,7 +74,7 @@ function summaryLine(result: ImportResult, output: string | undefined): string {
   const count = result.unconverted.length;
   const where = output === undefined ? 'printed' : `wrote ${output}`;
   const parts = count === 0 ? 'everything converted' : `${count} part${count === 1 ? '' : 's'} not converted (listed above, and marked "not converted" in the file)`;
-  return `step-runner import: ${where}: ${steps} step${steps === 1 ? '' : 's'} from a ${result.dialect === 'github' ? 'GitHub Actions workflow' : 'GitLab CI file'}; ${parts}`;
+  return `step-runner import: ${where}: ${steps} step${steps === 1 ? '' : 's'} from a ${Dialects[result.dialect]}; ${parts}`;
 }
 
 async function exists(path: string): Promise<boolean> {
