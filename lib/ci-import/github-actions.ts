@@ -44,7 +44,24 @@ export function versionTag(version: string): string | undefined {
 /** `with:` values as text, their expressions already substituted by the caller. */
 export type Inputs = Record<string, string | undefined>;
 
+/** The inputs each action's rule reads (or that change nothing here, as `check-latest` and an artifact's `name`); any other is listed. */
+const READ_INPUTS: Record<string, string[]> = {
+  'actions/checkout': ['fetch-depth', 'submodules'],
+  'actions/setup-node': ['node-version', 'node-version-file', 'cache', 'cache-dependency-path', 'check-latest'],
+  'actions/setup-python': ['python-version', 'python-version-file', 'check-latest'],
+  'actions/setup-go': ['go-version', 'go-version-file', 'check-latest'],
+  'actions/cache': ['path', 'key', 'restore-keys'],
+  'actions/cache/restore': ['path', 'key', 'restore-keys'],
+  'actions/cache/save': ['path', 'key'],
+  'actions/upload-artifact': ['path', 'retention-days', 'name'],
+  'actions/download-artifact': ['name', 'path'],
+};
+
 export function applyAction(action: string, inputs: Inputs, parts: JobParts, line: number): void {
+  const read = READ_INPUTS[action];
+  const unread = read === undefined ? [] : Object.keys(inputs).filter((input) => !read.includes(input));
+  // checkout lists its own (it says what to do instead of another repository or path).
+  if (unread.length > 0 && action !== 'actions/checkout') parts.unconverted.push({ line, what: `${action} with ${unread.join(', ')}`, instead: 'nothing here says it: write what it does into the commands' });
   const setup = SETUP_IMAGES[action];
   if (action === 'actions/checkout') return applyCheckout(inputs, parts, line);
   if (setup) {

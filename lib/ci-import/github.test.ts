@@ -121,6 +121,12 @@ describe('a job as a step', () => {
     expect(unconverted).toEqual(['14: uses: codecov/codecov-action']);
   });
 
+  it('lists an input of a converted action that nothing here reads', () => {
+    const { steps, unconverted } = convert(job('      - uses: actions/setup-node@v4\n        with: {node-version: 20, registry-url: "https://registry.npmjs.org"}\n      - run: npm publish\n'));
+    expect(steps[0]!.image).toBe('node:20');
+    expect(unconverted).toEqual(['6: actions/setup-node with registry-url']);
+  });
+
   it('checks out nothing when no job uses actions/checkout, and the whole history for fetch-depth: 0', () => {
     expect(convert(job('      - run: echo hi\n')).checkout).toBe(false);
     expect(convert(job('      - uses: actions/checkout@v4\n        with: {fetch-depth: 0}\n      - run: git log\n')).checkout).toEqual({ depth: 0, submodules: false });
