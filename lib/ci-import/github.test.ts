@@ -139,6 +139,14 @@ describe('a job as a step', () => {
     expect(unconverted).toEqual(['6: strategy.matrix node [18, 20]']);
   });
 
+  it('keeps a variable that is a secret in one run: step and a value in another as the secret, and lists the value', () => {
+    const yaml = 'on: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n    timeout-minutes: ${{ inputs.minutes }}\n    steps:\n      - run: make a\n        env: {TOKEN: plain}\n      - run: make b\n        env: {TOKEN: "${{ secrets.T }}"}\n';
+    const { steps, unconverted } = convert(yaml);
+    expect(steps[0]!.env).toEqual({});
+    expect(steps[0]!.secrets).toEqual([{ env: 'TOKEN', secret: 'imported-secrets', key: 'T' }]);
+    expect(unconverted).toEqual(['5: timeout-minutes: ${{ inputs.minutes }}', '8: env TOKEN: plain']);
+  });
+
   it('lists a windows runner, and writes a Linux image', () => {
     const { steps, unconverted } = convert('on: push\njobs:\n  win:\n    runs-on: windows-latest\n    steps: [{run: dir}]\n');
     expect(steps[0]!.image).toBe('buildpack-deps:noble');

@@ -99,6 +99,7 @@ function convertJob(source: SourceFile, id: string, job: Record<string, unknown>
     parts.unconverted.push({ line: at('strategy', key), what: `strategy.${key}`, instead: 'for the copies of a matrix: steps that do not need each other run side by side (up to `max-parallel`), and a failed one ends the build' });
   }
   const env: Record<string, string> = {};
+  const envLines: Record<string, number> = {};
   const exports: string[] = [];
   const secrets: DraftSecret[] = [];
   const sub = (text: string, line: number) => {
@@ -119,7 +120,10 @@ function convertJob(source: SourceFile, id: string, job: Record<string, unknown>
       // Kubernetes does not expand `$X` in an env value: a value that reads a variable is exported by the shell.
       if (done.readsVariable) exports.push(`export ${key}="${done.text.replace(/"/g, '\\"')}"`);
       else if (env[key] !== undefined && env[key] !== done.text) parts.unconverted.push({ line: line(key), what: `env ${key}: ${text}`, instead: `one value per step: written ${env[key]}; set it in the command that needs this one (\`${key}=... cmd\`)` });
-      else env[key] = done.text;
+      else {
+        env[key] = done.text;
+        envLines[key] = line(key);
+      }
     }
   };
   addEnv(workflowEnv, (key) => source.lineOf(['env', key]));
@@ -176,6 +180,12 @@ function convertJob(source: SourceFile, id: string, job: Record<string, unknown>
   const image = jobImage(job, parts, matrix.values, at);
   const when = textOf(job.if) === undefined ? undefined : jobCondition(textOf(job.if)!, at('if'), parts.unconverted);
   const timeout = Number(job['timeout-minutes']);
+  if (job['timeout-minutes'] !== undefined && !(Number.isInteger(timeout) && timeout > 0)) parts.unconverted.push({ line: at('timeout-minutes'), what: `timeout-minutes: ${textOf(job['timeout-minutes']) ?? ''}`, instead: 'a `timeout:` duration such as `30m`' });
+  // A variable is a secret or a value, never both (lib/pipeline/cross-step-rules.ts): the secret wins.
+  for (const secret of secrets.filter((secret) => env[secret.env] !== undefined)) {
+    parts.unconverted.push({ line: envLines[secret.env] ?? at('env'), what: `env ${secret.env}: ${env[secret.env]}`, instead: `the step reads ${secret.env} from a secret elsewhere in the job; one variable has one value per step: rename one of them` });
+    delete env[secret.env];
+  }
   const services = jobServices(mapOf(job.services), parts.unconverted, (...path) => at('services', ...path));
   for (const secret of secrets) {
     const github = secret.key === 'GITHUB_TOKEN' ? ' (GitHub\'s token for one run: give a token of your own)' : '';
