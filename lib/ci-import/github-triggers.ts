@@ -56,7 +56,7 @@ export function triggersOf(source: SourceFile): Triggers {
       for (const key of ['branches-ignore', 'tags-ignore'] as const) {
         if (settings[key] !== undefined) unconverted.push({ line: line(event, key), what: `on.${event}.${key}`, instead: '`when.branch` lists the branches that build, not those that do not: list them' });
       }
-      if (event === 'pull_request_target') notes.push(`on.pull_request_target (line ${line(event)}) is written as pull_request: a build here always runs the pull request's own commit, and a fork's gets no secrets from its base`);
+      if (event === 'pull_request_target') notes.push(`on.pull_request_target (line ${line(event)}) is written as pull_request: a build here runs the pull request's own commit, where GitHub runs the base branch's workflow`);
       const types = settings.types === undefined ? undefined : textsOf(settings.types);
       if (types !== undefined && !sameList([...types].sort(), [...BUILT_PULL_REQUEST_TYPES].sort())) {
         const extra = types.filter((type) => !BUILT_PULL_REQUEST_TYPES.includes(type));

@@ -19,7 +19,8 @@ artifacts. What it cannot convert (an action other than checkout, setup-node/-py
 and upload-artifact; include:, rules beyond "when", a matrix, whose first combination is written)
 is listed on stderr with its line in FILE and what to do instead, and marked "not converted" in
 the written file at the step it belongs to. Nothing is dropped without a word. Exit 0 once the
-file is written (it validates, as \`validate\` checks), 2 if FILE cannot be read as either.
+file is written (it validates, as \`validate\` checks), 2 if FILE cannot be read as either, 1
+if what it would write does not validate (a bug of import: the problems are printed).
   FILE              the file to convert
   -o, --output PATH write the pipeline there instead of stdout (e.g. .step-runner.yml)
   --force           with -o: replace PATH if it exists
