@@ -33,11 +33,13 @@ const ALLOWED: Record<string, readonly string[]> = {
   'emulators/stepfunctions': ['contract', ...LEAVES, 'workflow', 'emulators/lambda'],
   console: ['contract', ...LEAVES, 'workflow', 'emulators/stepfunctions'],
   local: ['contract', ...LEAVES, 'workflow', 'emulators/kubernetes', 'emulators/s3', 'emulators/lambda', 'emulators/stepfunctions', 'console'],
-  cli: ['contract', ...LEAVES, 'workflow', 'emulators/kubernetes', 'emulators/s3', 'emulators/lambda', 'emulators/stepfunctions', 'console', 'local'],
+  // `step-runner import`: another CI's file as a pipeline, checked by the pipeline's own reader.
+  'ci-import': ['contract', 'pipeline'],
+  cli: ['contract', ...LEAVES, 'workflow', 'emulators/kubernetes', 'emulators/s3', 'emulators/lambda', 'emulators/stepfunctions', 'console', 'local', 'ci-import'],
 };
 // The bench drives everything, with the tests' fixtures.
 ALLOWED.bench = [...Object.keys(ALLOWED), 'test'];
-const LOCAL_ONLY = ['emulators/kubernetes', 'emulators/s3', 'emulators/lambda', 'emulators/stepfunctions', 'console', 'local', 'cli'];
+const LOCAL_ONLY = ['emulators/kubernetes', 'emulators/s3', 'emulators/lambda', 'emulators/stepfunctions', 'console', 'local', 'cli', 'ci-import'];
 
 function layerOf(file: string): string {
   const relative = path.relative(ROOT, file).split(path.sep);

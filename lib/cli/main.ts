@@ -37,6 +37,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'check a pipeline file as run does before it starts anything, exit 0 or 2 (no cluster)',
     load: () => import('./commands/validate.js'),
   },
+  import: {
+    summary: 'convert a GitHub Actions workflow or a .gitlab-ci.yml into a pipeline file, listing what it could not',
+    load: () => import('./commands/import.js'),
+  },
 };
 
 const DEFAULT_EXAMPLE = fileURLToPath(new URL('../../examples/hello.yml', import.meta.url));
