@@ -21,10 +21,13 @@ import { commitFiles, unmatchedKeyFiles } from '../../local/source/cache-key-fil
 import { DEFAULT_BRANCH } from '../../workflow/cache-plan.js';
 import type { CommandIO } from './cluster.js';
 import { parseRunArgs, RUN_HELP, RUN_USAGE, type RunOptions } from './run-args.js';
+import { UsageError } from './usage.js';
 import { withPipelineFile } from './run-file.js';
 import { SecretAlreadyExists, SecretMissing } from '../build-secrets.js';
 import { givenSecretValues, storeRunSecrets } from './run-secrets.js';
 import { onlyAskedFor } from './step-choice.js';
+import { failedStepShell } from '../failed-step-shell.js';
+import { noTerminalBecause } from '../shell-terminal.js';
 
 export { parseRunArgs, type RunOptions };
 
@@ -81,6 +84,14 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
   } catch (error) {
     io.err(`step-runner run: ${(error as Error).message}`);
     if (options.json) io.out(JSON.stringify(rejectedSummary(error as Error)));
+    return ExitCodes.rejected;
+  }
+  // --shell-on-failure lends the shell this terminal: refused before anything starts without one.
+  const noTerminal = options.shellOnFailure ? noTerminalBecause({ input: process.stdin, output: process.stdout }) : undefined;
+  if (noTerminal) {
+    const error = new UsageError(`--shell-on-failure needs a terminal, and ${noTerminal}`);
+    io.err(`step-runner run: ${error.message}`);
+    if (options.json) io.out(JSON.stringify(rejectedSummary(error)));
     return ExitCodes.rejected;
   }
   let secretValues;
@@ -173,8 +184,12 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     const startedAt = new Date();
     const history: ExecutionEvent[] = [];
     let printing = Promise.resolve();
+    // --shell-on-failure: the executor pauses before a failed step's pod is deleted (lib/cli/failed-step-shell.ts).
+    const terminal = { input: process.stdin, output: process.stdout };
+    const shell = options.shellOnFailure ? failedStepShell({ kubeconfig, context: options.context, runtime, print, terminal, printed: () => printing }) : undefined;
     const execution = startLocalExecution(input, {
       runtime,
+      ...(shell ? { pauseBefore: shell.pauseBefore } : {}),
       statuses: printedStatusReporter(print),
       onEvent: (event) => {
         history.push(event);
@@ -198,6 +213,7 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       process.off('SIGTERM', stop);
     });
     await printing;
+    await shell?.afterBuild({ id: buildId, namespace: runtime.settings.namespace });
     // The console lines already said "Execution ABORTED"; what is left to say is the cleanup.
     if (result.status === 'ABORTED') print('Its pods and workspace claim were deleted.');
     // The instants the console lines' "in 8.8s" is computed from, as GET /executions gives them.
