@@ -3,13 +3,17 @@
  * on the user's terminal, before the build goes on to delete the pod, its workspace and its
  * Secrets. The local executor pauses the execution before FinishFailedStep for it (its
  * `pauseBefore`), so what the shell sees is what the step left; once the shell exits, the copy is
- * deleted and the build ends as it would have, its own cleanup deleting the rest (as after Ctrl-C).
+ * deleted and the build ends as it would have, its own cleanup deleting the rest, and `afterBuild`
+ * what that cleanup keeps for a re-run: nothing is left, as after Ctrl-C.
  *
- * Why a copy, and why there: the failed container has exited, and nothing can be started in it
- * again; a step script that waited on failure would change the pod the deployment runs, and the
- * step would then not end for PollStep. The definition's own end (CleanupBuild) would delete the
- * claim under the shell, so the pause comes before FinishFailedStep, the first state after the
- * failure, and outside its Lambda invocation (whose timeout does not wait for a person).
+ * Why a copy made after the failure, and not a step script that waits when its commands fail: the
+ * exited container cannot be entered again, and a waiting script would change the pod the
+ * deployment runs (or need a second script kept in step with it), and its pod would not end, so
+ * PollStep would have to be taught a failure that is still running. The copy changes nothing the
+ * deployment runs. It has to be made before FinishFailedStep deletes the failed pod, and the build
+ * must not reach its cleanup (which deletes the claim) while the shell is open: so the pause is
+ * there, before the invocation, outside the Lambda function's timeout (lambda-binding.ts cuts an
+ * invocation at it) and under no Task timeout (task-timeouts.ts: FinishFailedStep names none).
  */
 import { StringDecoder } from 'node:string_decoder';
 import { Exec, type CoreV1Api, type V1Pod, type V1Status } from '@kubernetes/client-node';
