@@ -58,15 +58,34 @@ export interface FailedStepShell {
    * since the re-run `serve` offers is no part of `run`.
    */
   afterBuild(build: { id: string; namespace: string }): Promise<void>;
+  /**
+   * `print` for the build's own lines (console lines, live logs, statuses): held while the shell
+   * has the terminal, since steps beside the failed one go on, and printed once it is given back.
+   */
+  heldWhileOpen(print: (line: string) => void): (line: string) => void;
 }
 
 export function failedStepShell(options: FailedStepShellOptions): FailedStepShell {
   let opened: Promise<void> | undefined;
+  const held: { lines: string[] | undefined; print?: (line: string) => void } = { lines: undefined };
+  const terminal = {
+    ...options,
+    lent: () => (held.lines = []),
+    givenBack: () => {
+      const lines = held.lines ?? [];
+      held.lines = undefined;
+      lines.forEach((line) => held.print?.(line));
+    },
+  };
   return {
+    heldWhileOpen(print) {
+      held.print = print;
+      return (line) => (held.lines ? held.lines.push(line) : print(line));
+    },
     async pauseBefore(state, input) {
       if (state !== FAILING_FINISH || !failsForGood(input as StepInput)) return;
       if (opened) return opened;
-      opened = openShell(input as StepInput, options).catch((error: Error) => options.print(`No shell: ${error.message}`));
+      opened = openShell(input as StepInput, terminal).catch((error: Error) => options.print(`No shell: ${error.message}`));
       return opened;
     },
     async afterBuild({ id, namespace }) {
@@ -80,7 +99,10 @@ export function failedStepShell(options: FailedStepShellOptions): FailedStepShel
 
 const QUIET = { info: () => undefined, warn: () => undefined };
 
-async function openShell(input: StepInput, options: FailedStepShellOptions): Promise<void> {
+/** The options, and what to do when the terminal is lent to the shell and given back. */
+type ShellOptions = FailedStepShellOptions & { lent(): void; givenBack(): void };
+
+async function openShell(input: StepInput, options: ShellOptions): Promise<void> {
   const { print } = options;
   const api = await options.runtime.kube();
   const { namespace } = input;
@@ -108,8 +130,14 @@ async function openShell(input: StepInput, options: FailedStepShellOptions): Pro
       return;
     }
     const needles = await secretsOf(input, options.runtime);
-    const status = await session(kubeConfig, namespace, name, needles, options.terminal);
-    print(`Shell closed${status?.status === 'Failure' && status.reason !== 'NonZeroExitCode' ? ` (${status.message ?? status.reason})` : ''}; deleting its pod.`);
+    options.lent();
+    let status: V1Status | undefined;
+    try {
+      status = await session(kubeConfig, namespace, name, needles, options.terminal);
+    } finally {
+      print(`Shell closed${status?.status === 'Failure' && status.reason !== 'NonZeroExitCode' ? ` (${status.message ?? status.reason})` : ''}; deleting its pod.`);
+      options.givenBack();
+    }
   } finally {
     await deleteCopy(api, namespace, name);
   }

@@ -176,28 +176,30 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       if (options.json) io.out(JSON.stringify(rejectedSummary(error)));
       return ExitCodes.rejected;
     }
+    let printing = Promise.resolve();
+    // --shell-on-failure: the executor pauses before a failed step's pod is deleted, and the
+    // build's lines wait while the shell has the terminal (lib/cli/failed-step-shell.ts).
+    const terminal = { input: process.stdin, output: process.stdout };
+    const shell = options.shellOnFailure ? failedStepShell({ kubeconfig, context: options.context, runtime, print, terminal, printed: () => printing }) : undefined;
+    const shown = shell ? shell.heldWhileOpen(print) : print;
     const console = new ConsoleOutput(`${buildId} (${options.file})`, { liveLog: true });
-    const printer = new LiveLogPrinter(print);
+    const printer = new LiveLogPrinter(shown);
     live = printer;
     const built = localBuildInput(buildId, { file: options.file, text: loaded }, source, options.env);
     const input = { ...built, build: { ...built.build, defaultBranch: options.defaultBranch ?? DEFAULT_BRANCH }, ...(only ? { only } : {}) };
     const startedAt = new Date();
     const history: ExecutionEvent[] = [];
-    let printing = Promise.resolve();
-    // --shell-on-failure: the executor pauses before a failed step's pod is deleted (lib/cli/failed-step-shell.ts).
-    const terminal = { input: process.stdin, output: process.stdout };
-    const shell = options.shellOnFailure ? failedStepShell({ kubeconfig, context: options.context, runtime, print, terminal, printed: () => printing }) : undefined;
     const execution = startLocalExecution(input, {
       runtime,
       ...(shell ? { pauseBefore: shell.pauseBefore } : {}),
-      statuses: printedStatusReporter(print),
+      statuses: printedStatusReporter(shown),
       onEvent: (event) => {
         history.push(event);
         // A step's last lines come before its result: the event waits for them.
         printing = printing.then(async () => {
           // A log file that cannot be read costs its live lines, never the console lines.
           await printer.onEvent(event).catch(() => undefined);
-          console.lines(event).forEach(print);
+          console.lines(event).forEach(shown);
         });
         uploader?.onEvent(event);
       },
