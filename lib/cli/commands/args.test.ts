@@ -165,3 +165,10 @@ describe('serve --github-app-id, --github-app-key and --github-api-url', () => {
     expect(() => parseServeArgs(args, {})).toThrow(problem);
   });
 });
+
+describe('run --shell-on-failure', () => {
+  it('is asked for, or not', () => {
+    expect((parseRunArgs(['p.yml', '--shell-on-failure']) as RunOptions).shellOnFailure).toBe(true);
+    expect((parseRunArgs(['p.yml']) as RunOptions).shellOnFailure).toBeUndefined();
+  });
+});
