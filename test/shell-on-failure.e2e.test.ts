@@ -15,6 +15,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 import { HOLD_COMMAND } from '../lib/cli/shell-pod.js';
+import { waitFor } from './fixtures/wait-for.js';
 
 const BIN = fileURLToPath(new URL('../bin/step-runner.js', import.meta.url));
 const NAMESPACE = 'default';
@@ -85,14 +86,17 @@ function screenOf(child: ChildProcess) {
   };
 }
 
-/** Processes of this machine running the copy's hold command (the process runtime's containers are processes). */
+/**
+ * Processes of this machine running the copy's hold command, or the sleep it starts (the process
+ * runtime's containers are processes).
+ */
 async function holdProcesses(): Promise<number[]> {
-  const held = HOLD_COMMAND.join('\0');
+  const held = [HOLD_COMMAND.join('\0'), 'sleep\x002147483647'];
   const found: number[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-    if (cmdline.startsWith(held)) found.push(Number(entry));
+    if (held.some((command) => cmdline.startsWith(command))) found.push(Number(entry));
   }
   return found;
 }
@@ -112,6 +116,8 @@ describe('step-runner run --shell-on-failure, on a terminal', () => {
       await screen.until(/[#$] $/, screen.text.indexOf(banner));
       const pods = await api.listNamespacedPod({ namespace: NAMESPACE, labelSelector: MANAGED });
       expect(pods.items.map((pod) => pod.metadata!.name).sort()).toEqual([shellPod.replace(/-shell$/, ''), shellPod].sort());
+      // The copy's container: its hold command and the sleep it starts.
+      await waitFor(async () => (await holdProcesses()).length === 2, { timeoutMs: 10_000, what: "the copy's hold command and its sleep" });
 
       const before = screen.text.length;
       child.stdin!.write('cat left.txt; echo "token=$TOKEN"\r');
