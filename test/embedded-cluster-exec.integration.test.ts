@@ -224,15 +224,19 @@ describe('exec with client-node (v5.channel.k8s.io)', () => {
     });
   });
 
-  test('tty: no terminal, but what would show on it, stderr too, arrives on stdout', async () => {
+  test('tty: a terminal, whose one output carries stderr too, sized by the client as its stdout is', async () => {
     let out = '';
-    const stdout = new PassThrough().on('data', (chunk: Buffer) => (out += chunk.toString()));
+    // What client-node takes for a terminal (terminal-size-queue.ts isResizable): it sends this size on the resize channel.
+    const stdout = Object.assign(new PassThrough().on('data', (chunk: Buffer) => (out += chunk.toString())), { columns: 91, rows: 17 });
     let status: V1Status | undefined;
-    const ws = await new Exec(cluster.kubeConfig()).exec(NS, 'work', 'step', ['sh', '-c', 'echo out; echo err >&2'], stdout, null, null, true, (s) => {
+    // Waits for the size (which arrives after the start), so that the test waits on the resize, not on time.
+    const command = ['sh', '-c', 'echo out; echo err >&2; tty >/dev/null && echo terminal; until [ "$(stty size)" = "17 91" ]; do sleep 0.05; done; echo sized'];
+    const ws = await new Exec(cluster.kubeConfig()).exec(NS, 'work', 'step', command, stdout, null, null, true, (s) => {
       status = s;
     });
     await new Promise((resolve) => ws.on('close', resolve));
-    expect({ lines: out.split('\n').sort(), status }).toEqual({ lines: ['', 'err', 'out'], status: { metadata: {}, status: 'Success' } });
+    // A terminal ends its lines with CR LF (onlcr).
+    expect({ out, status }).toEqual({ out: 'out\r\nerr\r\nterminal\r\nsized\r\n', status: { metadata: {}, status: 'Success' } });
   });
 
   test('a command that cannot start: the runtime error, wrapped by the kubelet and the translator', async () => {

@@ -181,3 +181,10 @@ describe('run --keep', () => {
     expect(() => parseRunArgs(['p.yml', '--keep'])).toThrow('--keep is for a cluster of your own (--kubeconfig): the embedded cluster, and all it holds, stops with run');
   });
 });
+
+describe('run --shell-on-failure', () => {
+  it('is asked for, or not', () => {
+    expect((parseRunArgs(['p.yml', '--shell-on-failure']) as RunOptions).shellOnFailure).toBe(true);
+    expect((parseRunArgs(['p.yml']) as RunOptions).shellOnFailure).toBeUndefined();
+  });
+});

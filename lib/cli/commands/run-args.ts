@@ -8,7 +8,7 @@ import { envOptions } from './env-args.js';
 import { secretArgument, type SecretArgument } from './secret-args.js';
 
 export const RUN_USAGE =
-  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--autoscale-after DURATION] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--keep] [--state-dir DIR] [--artifacts DIR] [--json] [--verbose]';
+  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--autoscale-after DURATION] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--keep] [--state-dir DIR] [--artifacts DIR] [--shell-on-failure] [--json] [--verbose]';
 
 export const RUN_HELP = `Usage: step-runner ${RUN_USAGE}
 
@@ -84,6 +84,16 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
                     DIR/BUILD/STEP/<path as the pipeline names it> (a folder unpacked), each
                     step's folder with a SHA256SUMS that sha256sum -c checks (default: the state
                     directory's artifacts/). Not with --kubeconfig, whose pods keep none here
+  --shell-on-failure
+                    when a step fails (for good: after its retries), open a shell on this
+                    terminal in a copy of its pod, before the build deletes anything: the step's
+                    image, environment, workspace as it left it, and services (started again).
+                    What the shell shows is masked (***) as the logs are. Leaving it (exit,
+                    Ctrl-D) ends the build, which deletes its pods, workspace claim and Secrets, as
+                    Ctrl-C does. Needs a terminal on stdin and stdout. On the process runtime the
+                    shell is a process of this machine in the step's workspace (util-linux's
+                    script gives it its terminal); with --workspace-mode ephemeral, the workspace
+                    went with the pod and the shell gets a fresh checkout
   --json            progress on stderr; the last line of stdout is the summary object (status,
                     error, cause, problems, steps, events, name, executionArn, trigger, times,
                     artifacts).
@@ -138,6 +148,8 @@ export interface RunOptions {
   stateDir?: string;
   /** `--artifacts`: where the steps' artifacts are written (default: the state directory's `artifacts/`). */
   artifacts?: string;
+  /** `--shell-on-failure`: a shell in a copy of the first pod that fails for good (lib/cli/failed-step-shell.ts). */
+  shellOnFailure?: boolean;
   json?: boolean;
   verbose?: boolean;
 }
@@ -168,6 +180,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
         base: { type: 'string' },
         keep: { type: 'boolean' },
         artifacts: { type: 'string' },
+        'shell-on-failure': { type: 'boolean' },
         json: { type: 'boolean' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -180,7 +193,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
   if (values.help) return { help: true };
   const [file, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`one pipeline file at a time, got ${positionals.length}`);
-  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, 'cache-image': cacheImage, changed, base, 'default-branch': defaultBranch, 'autoscale-after': autoscaleAfter, ...rest } = values;
+  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, 'cache-image': cacheImage, changed, base, 'default-branch': defaultBranch, 'autoscale-after': autoscaleAfter, 'shell-on-failure': shellOnFailure, ...rest } = values;
   if (noNeeds && !steps) throw new UsageError('--no-needs goes with --step NAME');
   if (changed && base !== undefined) throw new UsageError('--changed and --base both say what the change is: give the files, or the ref to compare the work tree with, not both');
   const source = rest.source ?? workspace;
@@ -208,5 +221,6 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
     ...(changed ? { changed: changed.map(changedFileOption) } : {}),
     ...(base !== undefined ? { base: baseOption(base) } : {}),
     ...(defaultBranch !== undefined ? { defaultBranch: branchOption(defaultBranch, '--default-branch') } : {}),
+    ...(shellOnFailure ? { shellOnFailure } : {}),
   };
 }

@@ -23,11 +23,14 @@ import { buildClaimName, type CleanupResult, type PreparedBuild } from '../../wo
 import { buildSelector } from '../../kube/index.js';
 import type { CommandIO } from './cluster.js';
 import { parseRunArgs, RUN_HELP, RUN_USAGE, type RunOptions } from './run-args.js';
+import { UsageError } from './usage.js';
 import { withPipelineFile } from './run-file.js';
 import { SecretAlreadyExists, SecretMissing } from '../build-secrets.js';
 import { givenSecretValues, storeRunSecrets } from './run-secrets.js';
 import { onlyAskedFor } from './step-choice.js';
 import { writeRunArtifacts, type RunArtifacts } from './run-artifacts.js';
+import { failedStepShell } from '../failed-step-shell.js';
+import { noTerminalBecause } from '../shell-terminal.js';
 
 export { parseRunArgs, type RunOptions };
 
@@ -84,6 +87,14 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
   } catch (error) {
     io.err(`step-runner run: ${(error as Error).message}`);
     if (options.json) io.out(JSON.stringify(rejectedSummary(error as Error)));
+    return ExitCodes.rejected;
+  }
+  // --shell-on-failure lends the shell this terminal: refused before anything starts without one.
+  const noTerminal = options.shellOnFailure ? noTerminalBecause({ input: process.stdin, output: process.stdout }) : undefined;
+  if (noTerminal) {
+    const error = new UsageError(`--shell-on-failure needs a terminal, and ${noTerminal}`);
+    io.err(`step-runner run: ${error.message}`);
+    if (options.json) io.out(JSON.stringify(rejectedSummary(error)));
     return ExitCodes.rejected;
   }
   let secretValues;
@@ -168,8 +179,14 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       if (options.json) io.out(JSON.stringify(rejectedSummary(error)));
       return ExitCodes.rejected;
     }
+    let printing = Promise.resolve();
+    // --shell-on-failure: the executor pauses before a failed step's pod is deleted, and the
+    // build's lines wait while the shell has the terminal (lib/cli/failed-step-shell.ts).
+    const terminal = { input: process.stdin, output: process.stdout };
+    const shell = options.shellOnFailure ? failedStepShell({ kubeconfig, context: options.context, runtime, print, terminal, printed: () => printing }) : undefined;
+    const shown = shell ? shell.heldWhileOpen(print) : print;
     const console = new ConsoleOutput(`${buildId} (${options.file})`, { liveLog: true, rerun: false });
-    const printer = new LiveLogPrinter(print);
+    const printer = new LiveLogPrinter(shown);
     live = printer;
     const built = localBuildInput(buildId, { file: options.file, text: loaded }, source, options.env);
     const defaultBranch = options.defaultBranch !== undefined ? { name: options.defaultBranch, from: '--default-branch' } : (source.defaultBranch ?? { name: DEFAULT_BRANCH, from: 'no work tree: the default' });
@@ -177,17 +194,17 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     const input = { ...built, build: { ...built.build, defaultBranch: defaultBranch.name }, ...(only ? { only } : {}) };
     const startedAt = new Date();
     const history: ExecutionEvent[] = [];
-    let printing = Promise.resolve();
     const execution = startLocalExecution(input, {
       runtime,
-      statuses: printedStatusReporter(print),
+      ...(shell ? { pauseBefore: shell.pauseBefore } : {}),
+      statuses: printedStatusReporter(shown),
       onEvent: (event) => {
         history.push(event);
         // A step's last lines come before its result: the event waits for them.
         printing = printing.then(async () => {
           // A log file that cannot be read costs its live lines, never the console lines.
           await printer.onEvent(event).catch(() => undefined);
-          console.lines(event).forEach(print);
+          console.lines(event).forEach(shown);
         });
         uploader?.onEvent(event);
       },

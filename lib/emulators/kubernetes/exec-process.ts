@@ -8,6 +8,20 @@ export interface ExecStdio {
   stdin: boolean;
   stdout: boolean;
   stderr: boolean;
+  /**
+   * A terminal for the process (`kubectl exec -it`): the runtime gives it a pseudo-terminal, whose
+   * one output (stderr included) is stdout, and which echoes and edits what stdin types. Absent: pipes.
+   */
+  tty?: boolean;
+}
+
+/**
+ * A terminal's size as the client sends it on the resize channel: client-go's
+ * remotecommand.TerminalSize {Width, Height uint16}, in characters.
+ */
+export interface TerminalSize {
+  width: number;
+  height: number;
 }
 
 export interface ExecProcess {
@@ -17,6 +31,8 @@ export interface ExecProcess {
   stderr: Readable | null;
   /** The exit code once the process has ended and its output is closed (128 + signal when killed). */
   exited: Promise<number>;
+  /** Sets the terminal's size (a tty exec only), which sends its foreground processes SIGWINCH. */
+  resize?(size: TerminalSize): void;
 }
 
 export type ExecStart = { ok: true; process: ExecProcess } | { ok: false; message: string };

@@ -63,14 +63,15 @@ async function runSession(ws: WebSocket, session: Session): Promise<void> {
   if ('refusal' in streams) return end({ kind: 'refused', message: streams.refusal });
   if (exec === undefined) return end({ kind: 'refused', message: `container not found ("${container}")` });
 
-  // Without a terminal to share, a tty session's stderr goes where a terminal would show it: stdout.
-  const stderrToStdout = streams.tty && streams.stdout;
-  const started = await exec(options.command, { stdin: streams.stdin, stdout: streams.stdout, stderr: streams.stderr || stderrToStdout });
+  // A tty session's process writes its stderr to its terminal, whose one output is stdout: "If
+  // tty is true, stderr MUST be false ... The output of stdout and stderr will be combined to a
+  // single stream" (cri-api pkg/apis/runtime/v1/api.proto, ExecRequest).
+  const started = await exec(options.command, { stdin: streams.stdin, stdout: streams.stdout, stderr: streams.stderr, tty: streams.tty });
   if (!started.ok) return end({ kind: 'failed', message: started.message });
-  const { stdin, stdout, stderr, exited } = started.process;
+  const { stdin, stdout, stderr, exited, resize } = started.process;
 
   const stdoutSink = channels.writable(STDOUT);
-  const stderrSink = stderrToStdout ? stdoutSink : channels.writable(STDERR);
+  const stderrSink = channels.writable(STDERR);
   const pipes: [Readable | null, Writable][] = [
     [stdout, stdoutSink],
     [stderr, stderrSink],
@@ -83,10 +84,11 @@ async function runSession(ws: WebSocket, session: Session): Promise<void> {
       return false;
     },
     stdinEnd: () => stdin?.end(),
+    ...(resize ? { resize: (size) => resize(size) } : {}),
   });
   const exitCode = await exited;
   // Everything the process wrote is in the sinks by now; the status must come after it.
-  await Promise.all([...new Set([stdoutSink, stderrSink])].map(endWritable));
+  await Promise.all([stdoutSink, stderrSink].map(endWritable));
   end({ kind: 'exited', exitCode });
 }
 

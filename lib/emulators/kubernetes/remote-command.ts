@@ -8,11 +8,13 @@
 import { Writable } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import type { ChannelProtocol, ExecStatus } from './exec-status.js';
+import type { TerminalSize } from './exec-process.js';
 
 export const STDIN = 0;
 export const STDOUT = 1;
 export const STDERR = 2;
 const ERROR = 3;
+const RESIZE = 4;
 const CLOSE_SIGNAL = 255;
 const NORMAL_CLOSURE = 1000;
 
@@ -37,6 +39,37 @@ export interface ChannelInput {
   stdin(data: Buffer, resume: () => void): boolean;
   /** The client closed stdin (v5), or the connection went. */
   stdinEnd(): void;
+  /** The client's terminal has this size now (a tty session's resize channel). */
+  resize?(size: TerminalSize): void;
+}
+
+/**
+ * The sizes in one resize frame. client-go writes each size with a json.Encoder
+ * (tools/remotecommand/resize.go: `{"Width":80,"Height":24}` and a newline), client-node one
+ * `{"height":24,"width":80}` per frame, and the kubelet reads them with a json.Decoder into
+ * TerminalSize (kubelet/cri/streaming/remotecommand: handleResizeEvents), whose field names
+ * encoding/json matches without regard to case. What is not such a size is skipped, as a frame
+ * the decoder cannot read ends the kubelet's resizing, never the session.
+ */
+export function terminalSizes(frame: string): TerminalSize[] {
+  const sizes: TerminalSize[] = [];
+  for (const text of frame.split('\n')) {
+    if (text.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    const field = (name: string) => Object.entries(value).find(([key]) => key.toLowerCase() === name)?.[1];
+    const width = field('width');
+    const height = field('height');
+    // uint16 in TerminalSize: anything else fails to decode.
+    const valid = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 0xffff;
+    if (valid(width) && valid(height)) sizes.push({ width, height });
+  }
+  return sizes;
 }
 
 function asBuffer(data: RawData): Buffer {
@@ -113,7 +146,12 @@ export class RemoteCommandChannels {
       if (frame[1] === STDIN) this.endInput();
       return;
     }
-    // Resize and unknown channels have no reader: a process without a terminal has no size.
+    if (channel === RESIZE) {
+      // A process without a terminal has no size: its session's resizes have no reader.
+      for (const size of terminalSizes(frame.subarray(1).toString('utf8'))) this.input?.resize?.(size);
+      return;
+    }
+    // Unknown channels have no reader.
     if (channel !== STDIN || this.stdinDone || this.input === undefined) return;
     if (!this.input.stdin(frame.subarray(1), () => this.ws.resume())) this.ws.pause();
   }

@@ -23,6 +23,7 @@ import { summarize, type ExecutionSummary } from './execution-summary.js';
 import { IterationGates, type RefusedIteration } from './iteration-gate.js';
 import { bindTaskStates } from './lambda-binding.js';
 import { applyOverrides, type ExecutionOverrides } from './overrides.js';
+import { withServiceTaskTimeouts } from './task-timeouts.js';
 import { localLambdaFunctions } from '../lambda/lambda-functions.js';
 import { printedStatusReporter } from '../lambda/printed-status.js';
 
@@ -50,6 +51,13 @@ export interface LocalExecutionOptions {
   executionName?: string;
   /** Called with each history event as it happens (the console output). */
   onEvent?: (event: ExecutionEvent) => void;
+  /**
+   * Awaited before each Task state's invocation, with the state's name and its input: a pause of
+   * the local run's own, as a debugger's breakpoint, outside the invocation (whose function's
+   * timeout does not count it) and outside anything Step Functions does. `run --shell-on-failure`
+   * opens its shell here, before FinishFailedStep deletes the failed step's pod.
+   */
+  pauseBefore?: (state: string, input: unknown) => Promise<void>;
   /** Tests and benches only (execution/overrides.ts): `run` and `serve` never pass it. */
   overrides?: ExecutionOverrides;
   /**
@@ -103,6 +111,7 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
     Object.entries(invocations).map(([state, invoke]) => [
       state,
       gates.guard(state, async (event) => {
+        await options.pauseBefore?.(state, event);
         const output = await inFlight.track(invoke(event));
         history.taskReturned(state, (event as Partial<StepInput>).index, output);
         return output;
@@ -110,13 +119,13 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
     ]),
   );
 
-  const validated = new StateMachine(resolveResources(definition, localLambdaArn) as never, {
+  const validated = new StateMachine(resolveResources(withServiceTaskTimeouts(definition), localLambdaArn) as never, {
     validationOptions: { checkPaths: true, checkArn: true },
   });
   // The very definition, entered where the redrive goes on (and a Map's iterations dispatched):
   // validated as it is above, since its first states are no longer reachable.
   const machine = redrive
-    ? new StateMachine(resolveResources(redriveDefinition(definition, redrive), localLambdaArn) as never, { validationOptions: { noValidate: true } })
+    ? new StateMachine(resolveResources(withServiceTaskTimeouts(redriveDefinition(definition, redrive)), localLambdaArn) as never, { validationOptions: { noValidate: true } })
     : validated;
   const name = options.executionName ?? input.build.id;
   const startedAt = options.redrive ? startTimeOf(options.redrive.events) : new Date().toISOString();

@@ -7,7 +7,7 @@
  */
 import { PassThrough, type Duplex } from 'node:stream';
 import type Docker from 'dockerode';
-import type { ExecStart, ExecStdio } from '../../exec-process.js';
+import type { ExecStart, ExecStdio, TerminalSize } from '../../exec-process.js';
 import { daemonError } from './daemon-errors.js';
 import type { OpenHandles } from './open-handles.js';
 import { FrameParser } from './stream-frames.js';
@@ -50,13 +50,18 @@ export async function startExec(docker: Docker, containerId: string, socketPath:
   let exec: Docker.Exec;
   let socket: Duplex;
   try {
-    exec = await docker.getContainer(containerId).exec({ Cmd: [...argv], AttachStdin: stdio.stdin, AttachStdout: stdio.stdout, AttachStderr: stdio.stderr, Tty: false });
+    // With Tty the daemon gives the process a terminal, whose one output it sends unframed
+    // (Engine API, "Attach to a container": "When the TTY setting is enabled ... the stream is
+    // the raw data from the process PTY"), stderr included: the CRI's ExecRequest has no stderr then.
+    exec = await docker
+      .getContainer(containerId)
+      .exec({ Cmd: [...argv], AttachStdin: stdio.stdin, AttachStdout: stdio.stdout, AttachStderr: stdio.stderr && !stdio.tty, Tty: stdio.tty === true });
     socket = (await exec.start({ hijack: true, stdin: stdio.stdin })) as unknown as Duplex;
   } catch (error) {
     return { ok: false, message: daemonError(error, socketPath) };
   }
   const stdout = stdio.stdout ? new PassThrough() : null;
-  const stderr = stdio.stderr ? new PassThrough() : null;
+  const stderr = stdio.stderr && !stdio.tty ? new PassThrough() : null;
   const stdin = stdio.stdin ? new PassThrough() : null;
   // The first stdout bytes, to tell runc's refusal from the command's own output.
   let head = '';
@@ -73,6 +78,11 @@ export async function startExec(docker: Docker, containerId: string, socketPath:
       resolve();
     };
     socket.on('data', (chunk: Buffer) => {
+      if (stdio.tty) {
+        if (head.length < 4096) head += chunk.toString('utf8');
+        stdout?.write(chunk);
+        return;
+      }
       let frames;
       try {
         frames = parser.push(chunk);
@@ -126,5 +136,7 @@ export async function startExec(docker: Docker, containerId: string, socketPath:
   }
 
   const exited = ended.then(() => exitCode(exec)).catch(() => 137);
-  return { ok: true, process: { stdin, stdout, stderr, exited } };
+  // POST /exec/{id}/resize: the daemon sets the terminal's size, which signals the process.
+  const resize = (size: TerminalSize) => void exec.resize({ h: size.height, w: size.width }).catch(() => undefined);
+  return { ok: true, process: { stdin, stdout, stderr, exited, ...(stdio.tty ? { resize } : {}) } };
 }

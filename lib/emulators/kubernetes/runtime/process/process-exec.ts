@@ -8,7 +8,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { constants } from 'node:os';
-import type { ExecStart, ExecStdio } from '../../exec-process.js';
+import type { ExecStart, ExecStdio, TerminalSize } from '../../exec-process.js';
+import { resizeScriptTerminal, scriptArgs, scriptProgram } from './process-tty.js';
+
+/** How often, and how many times, a resize looks for the terminal `script` is still opening. */
+const TERMINAL_POLL_MS = 20;
+const TERMINAL_POLLS = 250;
 
 /** A running container, as an exec into it needs it. */
 export interface ExecTarget {
@@ -56,6 +61,34 @@ function spawned(child: ChildProcess): Promise<NodeJS.ErrnoException | undefined
   });
 }
 
+/**
+ * Sizes the terminal of `script` (pid) as the client asks, the latest size winning; the first
+ * usually comes before script has opened the terminal, so it waits for it, as long as it runs.
+ */
+function terminalResizer(pid: number, exited: Promise<number>): (size: TerminalSize) => void {
+  let wanted: TerminalSize | undefined;
+  let busy = false;
+  let ended = false;
+  void exited.then(() => (ended = true));
+  const apply = async () => {
+    busy = true;
+    for (let poll = 0; wanted && !ended && poll < TERMINAL_POLLS; poll++) {
+      const size = wanted;
+      if (await resizeScriptTerminal(pid, size)) {
+        if (wanted === size) wanted = undefined;
+        poll = 0;
+        continue;
+      }
+      await new Promise((resolve) => setTimeout(resolve, TERMINAL_POLL_MS));
+    }
+    busy = false;
+  };
+  return (size) => {
+    wanted = size;
+    if (!busy) void apply();
+  };
+}
+
 /** The node's exec'd processes: started in a container's context, ended with it or with the node. */
 export class ExecProcesses {
   private readonly live = new Map<number, Promise<number>>();
@@ -69,13 +102,21 @@ export class ExecProcesses {
     if (!(await isDirectory(target.cwd))) {
       return { ok: false, message: execFailure(execId, `unable to start container process: chdir to cwd ("${target.cwd}") set in config.json failed: no such file or directory`) };
     }
+    // A terminal's command starts inside `script` (process-tty.ts): one that cannot start fails
+    // there, as the shell says it (exit 127), not as runc would refuse it.
+    const script = stdio.tty ? scriptProgram() : undefined;
+    if (stdio.tty && script === undefined) {
+      return { ok: false, message: execFailure(execId, "unable to start container process: a terminal (tty) on the process runtime needs util-linux's `script` on PATH") };
+    }
+    const run = script ? { file: script, ...scriptArgs(argv, target.env) } : { file: command, args, env: target.env };
     let child: ChildProcess;
     try {
-      child = spawn(command, args, {
+      child = spawn(run.file, run.args, {
         cwd: target.cwd,
-        env: target.env,
+        env: run.env,
         detached: true,
-        stdio: [stdio.stdin ? 'pipe' : 'ignore', stdio.stdout ? 'pipe' : 'ignore', stdio.stderr ? 'pipe' : 'ignore'],
+        // A terminal has one output, stdout (the CRI's ExecRequest: with tty, stderr is false).
+        stdio: [stdio.stdin ? 'pipe' : 'ignore', stdio.stdout ? 'pipe' : 'ignore', stdio.stderr && !script ? 'pipe' : 'ignore'],
       });
     } catch (thrown) {
       // Node refuses some argvs outright (an empty command, a NUL byte); no executable has such a name.
@@ -104,7 +145,8 @@ export class ExecProcesses {
     });
     this.live.set(pid, exited);
     void exited.then(() => this.live.delete(pid));
-    return { ok: true, process: { stdin: child.stdin, stdout: child.stdout, stderr: child.stderr, exited } };
+    const resize = script ? terminalResizer(pid, exited) : undefined;
+    return { ok: true, process: { stdin: child.stdin, stdout: child.stdout, stderr: child.stderr, exited, ...(resize ? { resize } : {}) } };
   }
 
   /** Kills every exec'd process still running and waits for them to end. */
