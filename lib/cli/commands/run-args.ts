@@ -76,8 +76,7 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
                     else ~/.local/state/step-runner): never into the work tree being built
   --json            progress on stderr; the last line of stdout is the summary object (status,
                     error, cause, problems, steps, events, name, executionArn, trigger, times).
-                    For a pipe, keep npm's banner off stdout:
-                    npm start --silent -- run FILE --json | jq .status
+                    For example: step-runner run FILE --json | jq .status
   --verbose         the handlers' log lines too (default: only the console-like lines)
   -h, --help        this help`;
 
