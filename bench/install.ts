@@ -8,6 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -29,6 +30,8 @@ export interface InstallFigures {
   npxSeconds: number;
   versionSeconds: number;
   buildSeconds: number;
+  /** The machine's 1-minute load average as the installs began (the times are wall-clock). */
+  loadAverage: number;
 }
 
 async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
@@ -47,6 +50,7 @@ export async function measureInstall(dir: string): Promise<InstallFigures> {
   const [pack, packSeconds] = await timed(() => exec('npm', ['pack', '--json', '--pack-destination', dir], { ...big, cwd: ROOT }));
   const [info] = JSON.parse(pack.stdout) as [{ filename: string; size: number }];
   const tarball = path.join(dir, info.filename);
+  const loadAverage = round(loadavg()[0]!, 1);
   const install = (prefix: string) => timed(() => exec('npm', [...INSTALL_ARGS, '--prefix', path.join(dir, prefix), tarball], { ...big, cwd: dir }));
   const [cold, installColdSeconds] = await install('prefix-cold');
   const [, installWarmSeconds] = await install('prefix-warm');
@@ -73,12 +77,13 @@ export async function measureInstall(dir: string): Promise<InstallFigures> {
     npxSeconds,
     versionSeconds,
     buildSeconds,
+    loadAverage,
   };
 }
 
 export function printInstall(f: InstallFigures, print: (line?: string) => void): void {
   print();
-  print(`Install as a command: npm ${INSTALL_ARGS.join(' ')} of the packed tarball, a clean HOME (empty npm cache)`);
+  print(`Install as a command: npm ${INSTALL_ARGS.join(' ')} of the packed tarball, a clean HOME (empty npm cache); load average ${f.loadAverage}`);
   print(`  npm pack (build included) ${f.packSeconds} s, tarball ${round(f.tarballBytes / 1024)} KiB, ${f.packages} packages installed`);
   print(`  install ${f.installColdSeconds} s with an empty cache, ${f.installWarmSeconds} s with the cache it left; npx of the tarball ${f.npxSeconds} s`);
   print(`  step-runner --version ${f.versionSeconds} s; a one-step build (local processes) ${f.buildSeconds} s`);

@@ -1,10 +1,10 @@
 /**
  * `npm run build` (run by `npm pack` before it packs): the command as the package ships it, in
- * dist/. tsc compiles lib/ (tsconfig.build.json, no tests) to JavaScript, so an installed
- * `step-runner` starts with no TypeScript compiler; the files the code reads at run time are
- * copied beside it at the same relative places, so each `new URL('...', import.meta.url)` finds
- * from dist/lib/x.js what it finds from lib/x.ts in a checkout. test/install-as-command.e2e.test.ts
- * fails when a file the code reads is missing from the package.
+ * dist/. tsc compiles lib/cli/main.ts and the modules it imports (tsconfig.build.json) to
+ * JavaScript, so an installed `step-runner` starts with no TypeScript compiler; the files the
+ * code reads at run time are copied beside it at the same relative places, so each
+ * `new URL('...', import.meta.url)` finds from dist/lib/x.js what it finds from lib/x.ts in a
+ * checkout. test/install-as-command.e2e.test.ts fails when one is missing from the package.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';

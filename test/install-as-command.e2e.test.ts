@@ -41,13 +41,6 @@ beforeAll(async () => {
 }, 240_000);
 afterAll(() => rm(root, { recursive: true, force: true }));
 
-/** Every module under lib/ but the tests, as paths from the repository's root. */
-async function sourceModules(dir = 'lib'): Promise<string[]> {
-  const entries = await readdir(path.join(ROOT, dir), { withFileTypes: true });
-  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? sourceModules(`${dir}/${e.name}`) : Promise.resolve(/(?<!\.test)\.ts$/.test(e.name) ? [`${dir}/${e.name}`] : []))));
-  return nested.flat();
-}
-
 /** The packages a compiled module imports (static or dynamic, `node:` built-ins aside). */
 const importedPackages = (js: string) =>
   [...js.matchAll(/(?:from|import\()\s*'([^.'][^']*)'|createRequire\([^)]*\)\('([^']+)'\)/g)]
@@ -55,30 +48,33 @@ const importedPackages = (js: string) =>
     .filter((specifier) => !specifier.startsWith('node:'))
     .map((specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/'));
 
+const installed = () => path.join(prefix, 'lib', 'node_modules', 'serverless-step-runner');
+/** The package's compiled modules: the command's own import closure (tsconfig.build.json). */
+const modules = () => packed.filter((file) => /^dist\/.*\.js$/.test(file));
+
 describe('npm pack', () => {
   it('packs the compiled command, each file a module reads beside it, the lock of its dependencies, and no TypeScript', async () => {
     for (const needed of ['bin/step-runner.js', 'dist/lib/cli/main.js', 'npm-shrinkwrap.json', 'dist/lib/emulators/kubernetes/images/README.md', 'dist/lib/console/assets/console.js', 'dist/lib/console/assets/console.css']) {
       expect(packed).toContain(needed);
     }
-    // What a module reads by `new URL('./file', import.meta.url)` is packed where the compiled
-    // module looks for it (serverless.yml, the definition, the image catalog, examples/hello.yml).
-    const read = await Promise.all(
-      (await sourceModules()).map(async (file) =>
-        [...(await readFile(path.join(ROOT, file), 'utf8')).matchAll(/new URL\('(\.{1,2}\/[^'$]+)', import\.meta\.url\)/g)].map((m) => path.posix.join('dist', path.posix.dirname(file), m[1]!)),
-      ),
-    );
-    const wanted = read.flat();
-    expect(wanted.length).toBeGreaterThanOrEqual(4);
+    // What a compiled module reads by `new URL('./file', import.meta.url)` is packed where it looks
+    // (serverless.yml, the definition, the image catalog, examples/hello.yml among them).
+    const wanted = (
+      await Promise.all(
+        modules().map(async (file) =>
+          [...(await readFile(path.join(installed(), file), 'utf8')).matchAll(/new URL\('(\.{1,2}\/[^'$]+)', import\.meta\.url\)/g)].map((m) => path.posix.join(path.posix.dirname(file), m[1]!)),
+        ),
+      )
+    ).flat();
+    expect(wanted).toEqual(expect.arrayContaining(['dist/serverless.yml', 'dist/lib/workflow/state-machine.asl.yml', 'dist/lib/emulators/kubernetes/images/catalog.json', 'dist/examples/hello.yml']));
     expect(wanted.filter((file) => !packed.includes(file))).toEqual([]);
     expect(packed.filter((file) => /\.ts$|^test\/|^\.ci\/|^docs\//.test(file))).toEqual([]);
   });
 
   it("depends on exactly the packages the compiled command imports, TypeScript's tools none of them", async () => {
-    const installed = path.join(prefix, 'lib', 'node_modules', 'serverless-step-runner');
-    const modules = packed.filter((file) => /^dist\/.*\.js$/.test(file));
-    const imported = new Set((await Promise.all(modules.map(async (file) => importedPackages(await readFile(path.join(installed, file), 'utf8'))))).flat());
+    const imported = new Set((await Promise.all(modules().map(async (file) => importedPackages(await readFile(path.join(installed(), file), 'utf8'))))).flat());
     expect([...imported].sort()).toEqual(Object.keys(PACKAGE.dependencies).sort());
-    expect(['typescript', 'tsx', 'esbuild', 'osls', 'jest'].filter((tool) => existsSync(path.join(installed, 'node_modules', tool)))).toEqual([]);
+    expect(['typescript', 'tsx', 'esbuild', 'osls', 'jest'].filter((tool) => existsSync(path.join(installed(), 'node_modules', tool)))).toEqual([]);
   });
 });
 
