@@ -1,10 +1,11 @@
 /**
  * The install as a new user goes through it, timed: `npm pack` in this checkout (the build into
  * dist/ included), `npm install -g` of the tarball into a prefix of its own with a clean HOME (an
- * empty npm cache: every package from the registry), the same again with the cache that left
- * (a second machine's worth of luck), `npx` of the tarball, `step-runner --version`, and a
- * one-step build with the installed command. Each is a fresh process, as a user's shell starts
- * it. Run alone with `npx tsx bench/install.ts`, or as a section of `npm run bench`.
+ * empty npm cache: every package from the registry), the same again into another prefix with
+ * the cache the first one filled (a user who has installed before), `npx` of the tarball,
+ * `step-runner --version`, and a one-step build with the installed command. Each is a fresh
+ * process, as a user's shell starts it. Run alone with `npx tsx bench/install.ts`, or as a
+ * section of `npm run bench`.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';

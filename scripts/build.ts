@@ -16,7 +16,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = path.join(ROOT, 'dist');
 
 /** Read at run time, by path from the module that reads it (not imported, so tsc leaves them). */
-export const RUNTIME_FILES = [
+const RUNTIME_FILES = [
   'serverless.yml', // the local Lambda host's memory and timeouts (lib/emulators/lambda/deployed-functions.ts)
   'examples/hello.yml', // `serve`'s example build
   'lib/workflow/state-machine.asl.yml', // the definition the local executor runs
