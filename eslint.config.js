@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.serverless/', '.esbuild/', 'coverage/', '.step-runner/'] },
+  { ignores: ['node_modules/', 'dist/', '.serverless/', '.esbuild/', 'coverage/', '.step-runner/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -14,6 +14,7 @@ import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { measureApiRequestsPerPoll } from './api-requests.js';
 import { measureDockerRuntime, type PodCost, type RuntimeRuns } from './docker-runtime.js';
 import { measureCache } from './cache.js';
+import { INSTALL_TARGET_SECONDS, measureInstall, printInstall } from './install.js';
 import { bundledPollStep, measureColdStart } from './cold-start.js';
 import { checkCost, timeToFailed } from './image-check.js';
 import {
@@ -64,6 +65,8 @@ export const TARGETS = {
   neverScheduledVsPullFailure: 2,
   /** ...and never polled faster than this (no one-second loop). */
   neverScheduledMinPollGapSeconds: 2,
+  /** `npm install -g` of the packed tarball with an empty npm cache. */
+  installSeconds: INSTALL_TARGET_SECONDS,
 };
 
 /** Step lengths of the completion-latency samples: real seconds, and simulated minutes. */
@@ -398,6 +401,12 @@ try {
   const webhookLatencyMs = await measureWebhookLatency(path.join(scratch, 'webhook'));
   printWebhookLatency(webhookLatencyMs, print);
 
+  // 12. The command installed as a user does: npm pack, npm install -g, npx, --version, a build.
+  // Without the npm registry it is reported, not fatal: the other sections' figures stand.
+  const install = await measureInstall(path.join(scratch, 'install')).catch((error: unknown) => ({ failed: (error as Error).message }));
+  if ('failed' in install) print(`\nInstall as a command: could not measure: ${install.failed}`);
+  else printInstall(install, print);
+
   const figures = {
     surfaceLatencyMs,
     transitions,
@@ -412,6 +421,7 @@ try {
     dockerRuntime,
     cache,
     webhookLatencyMs,
+    install,
     benchSeconds: round((Date.now() - started) / 1000),
   };
   print();

@@ -2,6 +2,7 @@
  * Every command answers --help (and `help <command>`) with each of its options explained, and a
  * usage mistake with exit 2 and its usage on stderr. In-process: nothing here starts anything.
  */
+import { readFileSync } from 'node:fs';
 import { main } from '../lib/cli/main.js';
 import { capturedIO } from './fixtures/captured-io.js';
 
@@ -78,4 +79,9 @@ test('the top-level help says how to get a command\'s help', async () => {
   const { code, out } = await cli(['--help']);
   expect(code).toBe(0);
   expect(out).toContain('step-runner <command> --help');
+});
+
+test.each([['--version'], ['-v']])("step-runner %s prints package.json's version alone, exit 0", async (flag) => {
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  expect(await cli([flag])).toEqual({ code: 0, out: version, err: '' });
 });

@@ -1,19 +1,23 @@
 /**
- * The package as a user installs it: `npm pack`, then `npm install -g` of the tarball (into a
- * temporary prefix), and `step-runner` from that prefix's bin, in a fresh repository far from this
- * clone: its help, and a build of the repository's `.step-runner.yml` with no file named, after
- * which `git status` is clean and the logs are in the state directory. The install takes the
- * dependencies from npm's cache when it has them (--prefer-offline), else from the registry.
+ * The package as a user installs it: `npm pack`, then `npm install -g` of the tarball as the
+ * README's line does (into a temporary prefix), and `step-runner` from that prefix's bin, in a
+ * fresh repository far from this clone: its version, its help, and a build of the repository's
+ * `.step-runner.yml` with no file named, after which `git status` is clean and the logs are in the
+ * state directory. The install takes the dependencies from npm's cache when it has them
+ * (--prefer-offline), else from the registry. bench/install.ts times the same path.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { INSTALL_ARGS } from '../bench/install.js';
 
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PACKAGE = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
 
 interface PackedFile {
   path: string;
@@ -33,38 +37,76 @@ beforeAll(async () => {
   const pack = await exec('npm', ['pack', '--json', '--pack-destination', root], { cwd: ROOT, env, maxBuffer: 16 * 1024 * 1024 });
   const [info] = JSON.parse(pack.stdout) as [{ filename: string; files: PackedFile[] }];
   packed = info.files.map((f) => f.path);
-  await exec('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', path.join(root, info.filename)], { cwd: root, env, maxBuffer: 16 * 1024 * 1024 });
+  await exec('npm', [...INSTALL_ARGS, '--prefix', prefix, '--prefer-offline', path.join(root, info.filename)], { cwd: root, env, maxBuffer: 16 * 1024 * 1024 });
 }, 240_000);
 afterAll(() => rm(root, { recursive: true, force: true }));
 
+/** The packages a compiled module imports (static or dynamic, `node:` built-ins aside). */
+const importedPackages = (js: string) =>
+  [...js.matchAll(/(?:from|import\()\s*'([^.'][^']*)'|createRequire\([^)]*\)\('([^']+)'\)/g)]
+    .map((m) => (m[1] ?? m[2])!)
+    .filter((specifier) => !specifier.startsWith('node:'))
+    .map((specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/'));
+
+const installed = () => path.join(prefix, 'lib', 'node_modules', 'serverless-step-runner');
+/** The package's compiled modules: the command's own import closure (tsconfig.build.json). */
+const modules = () => packed.filter((file) => /^dist\/.*\.js$/.test(file));
+
 describe('npm pack', () => {
-  it('packs what the CLI reads at run time, and no tests', () => {
-    for (const needed of ['bin/step-runner.js', 'lib/cli/main.ts', 'serverless.yml', 'lib/workflow/state-machine.asl.yml', 'lib/emulators/kubernetes/images/catalog.json', 'lib/console/assets/console.js', 'lib/console/assets/console.css', 'examples/hello.yml']) {
+  it('packs the compiled command, each file a module reads beside it, the lock of its dependencies, and no TypeScript', async () => {
+    for (const needed of ['bin/step-runner.js', 'dist/lib/cli/main.js', 'npm-shrinkwrap.json', 'dist/lib/emulators/kubernetes/images/README.md', 'dist/lib/console/assets/console.js', 'dist/lib/console/assets/console.css']) {
       expect(packed).toContain(needed);
     }
-    expect(packed.filter((file) => /\.test\.ts$|^test\/|^\.ci\/|^docs\//.test(file))).toEqual([]);
+    // What a compiled module reads by `new URL('./file', import.meta.url)` is packed where it looks
+    // (serverless.yml, the definition, the image catalog, examples/hello.yml among them).
+    const wanted = (
+      await Promise.all(
+        modules().map(async (file) =>
+          [...(await readFile(path.join(installed(), file), 'utf8')).matchAll(/new URL\('(\.{1,2}\/[^'$]+)', import\.meta\.url\)/g)].map((m) => path.posix.join(path.posix.dirname(file), m[1]!)),
+        ),
+      )
+    ).flat();
+    expect(wanted).toEqual(expect.arrayContaining(['dist/serverless.yml', 'dist/lib/workflow/state-machine.asl.yml', 'dist/lib/emulators/kubernetes/images/catalog.json', 'dist/examples/hello.yml']));
+    expect(wanted.filter((file) => !packed.includes(file))).toEqual([]);
+    expect(packed.filter((file) => /\.ts$|^test\/|^\.ci\/|^docs\//.test(file))).toEqual([]);
+  });
+
+  it("depends on exactly the packages the compiled command imports, TypeScript's tools none of them", async () => {
+    const imported = new Set((await Promise.all(modules().map(async (file) => importedPackages(await readFile(path.join(installed(), file), 'utf8'))))).flat());
+    expect([...imported].sort()).toEqual(Object.keys(PACKAGE.dependencies).sort());
+    expect(['typescript', 'tsx', 'esbuild', 'osls', 'jest'].filter((tool) => existsSync(path.join(installed(), 'node_modules', tool)))).toEqual([]);
   });
 });
 
 describe('step-runner installed with npm install -g', () => {
-  it('answers --help from another directory', async () => {
+  it("prints the package's version", async () => {
+    expect((await exec('step-runner', ['--version'], { cwd: root, env })).stdout).toBe(`${PACKAGE.version}\n`);
+  });
+
+  it('answers --help from another directory, naming itself as the user types it', async () => {
     const { stdout } = await exec('step-runner', ['--help'], { cwd: root, env });
     expect(stdout).toMatch(/^Usage: step-runner <command>/);
     expect(stdout).toContain('run ');
+    const runHelp = (await exec('step-runner', ['run', '--help'], { cwd: root, env })).stdout;
+    expect(runHelp).toContain('step-runner run FILE --json');
+    expect(runHelp).not.toMatch(/npm (start|run)/);
   });
 
-  it('builds the repository\'s .step-runner.yml with no file named, and leaves git status clean', async () => {
+  it("builds the repository's .step-runner.yml with no file named, with a cache and no third-party warning, and leaves git status clean", async () => {
     const repo = path.join(root, 'app');
     const git = (...args: string[]) => exec('git', ['-c', 'user.email=ci@example.com', '-c', 'user.name=CI', ...args], { cwd: repo, env }).then((r) => r.stdout);
     await mkdir(repo);
     await git('init', '-q', '-b', 'main');
-    await writeFile(path.join(repo, '.step-runner.yml'), 'version: 1\nsteps:\n  - name: hello\n    image: alpine:3.20\n    commands:\n      - echo "hello from the installed runner"\n');
+    // A cache makes the run start the local S3 and its AWS SDK client, which warns on Node 20.
+    await writeFile(path.join(repo, '.step-runner.yml'), 'version: 1\ncache:\n  - key: {prefix: deps}\n    paths: [deps]\nsteps:\n  - name: hello\n    image: alpine:3.20\n    commands:\n      - mkdir -p deps\n      - echo "hello from the installed runner"\n');
     await git('add', '.');
     await git('commit', '-q', '-m', 'first');
 
-    const { stdout } = await exec('step-runner', ['run'], { cwd: repo, env, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout, stderr } = await exec('step-runner', ['run'], { cwd: repo, env, maxBuffer: 16 * 1024 * 1024 });
     expect(stdout).toContain(`Pipeline: ${path.join(repo, '.step-runner.yml')}`);
     expect(stdout).toContain('│ hello from the installed runner');
+    expect(stdout).toContain('cache deps: saved');
+    expect(`${stdout}${stderr}`).not.toMatch(/\(node:\d+\) \w*Warning/);
     expect(stdout).toContain('Execution SUCCEEDED');
     expect(await git('status', '--porcelain', '--ignored', '--untracked-files=all')).toBe('');
     expect(await readdir(path.join(root, 'state', 'step-runner', 'logs'))).toHaveLength(1);

@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CommandIO } from './commands/cluster.js';
+import { packageVersion } from './version.js';
 
 interface CommandModule {
   summary: string;
@@ -48,7 +49,7 @@ const DEFAULT_EXAMPLE = fileURLToPath(new URL('../../examples/hello.yml', import
 export function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
-  return ['Usage: step-runner <command> [options]', '', 'Commands:', ...lines, '', 'Run `step-runner <command> --help` (or `step-runner help <command>`) for its options and their defaults.'].join('\n');
+  return ['Usage: step-runner <command> [options]', '', 'Commands:', ...lines, '', 'Run `step-runner <command> --help` (or `step-runner help <command>`) for its options and their defaults;', '`step-runner --version` prints the version.'].join('\n');
 }
 
 function stopSignal(): Promise<string> {
@@ -83,6 +84,13 @@ export async function main(argv: string[], io: CommandIO = terminalIO()): Promis
   // console-like output says the same, so they stay quiet unless asked for. Set before any
   // command module (and so the logger) is loaded.
   process.env.POWERTOOLS_LOG_LEVEL ??= rest.includes('--verbose') ? 'INFO' : 'SILENT';
+  // The AWS SDK's own switch for its 9-line NodeVersionSupportWarning on Node 20, and for nothing
+  // else (@aws-sdk/core emitWarningIfUnsupportedVersion): why it is safe is in the README.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  if (name === '--version' || name === '-v') {
+    io.out(packageVersion());
+    return 0;
+  }
   if (name === '--help' || name === '-h' || name === 'help') {
     // `help run` is `run --help`, as git and npm read it.
     const topic = rest[0] === undefined ? undefined : COMMANDS[rest[0]];

@@ -96,9 +96,7 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
                     went with the pod and the shell gets a fresh checkout
   --json            progress on stderr; the last line of stdout is the summary object (status,
                     error, cause, problems, steps, events, name, executionArn, trigger, times,
-                    artifacts).
-                    For a pipe, keep npm's banner off stdout:
-                    npm start --silent -- run FILE --json | jq .status
+                    artifacts). For example: step-runner run FILE --json | jq .status
   --verbose         the handlers' log lines too (default: only the console-like lines)
   -h, --help        this help`;
 

@@ -29,8 +29,8 @@ Builds run on the local executor, on the embedded cluster unless --kubeconfig is
   --secret S        the webhook secret (default: $${SecretEnvNames.github}; the generic webhook
                     uses $${SecretEnvNames.generic}, else this one). Unsigned requests are refused:
                     without a secret the endpoint answers 404.
-  --example FILE    run this pipeline once as soon as the server is up (what \`npm start\` does;
-                    default: none)
+  --example FILE    run this pipeline once as soon as the server is up (what \`step-runner\` with no
+                    command does; default: none)
   --branch B        the example build's branch, for the steps' "when: branch", as run --branch
                     (default: the source work tree's current branch). Its re-runs from the page
                     keep it; webhook deliveries bring their own branch and event
