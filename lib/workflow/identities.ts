@@ -41,6 +41,12 @@ export type IdentityVerdict = { allowed: true } | { allowed: false; rule: string
 
 // arn:PARTITION:iam::ACCOUNT:role/PATH/NAME (IAM's role ARN; paths allowed).
 const ROLE_ARN = /^arn:aws(?:-[a-z]+)*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
+/** Why a text is not an IAM role's ARN, or undefined. */
+export function roleArnProblem(role: unknown): string | undefined {
+  if (typeof role === 'string' && ROLE_ARN.test(role)) return undefined;
+  return `must be an IAM role's ARN (arn:aws:iam::123456789012:role/NAME), got ${role === undefined ? 'nothing' : JSON.stringify(role)}`;
+}
+
 const RULE_FIELDS = ['repositories', 'refs', 'events'] as const;
 const IDENTITY_FIELDS = ['role', ...RULE_FIELDS, 'forks'];
 
@@ -64,9 +70,8 @@ export function checkIdentities(value: unknown): SettingCheck<Identity[]> {
       if (!IDENTITY_FIELDS.includes(key)) problems.push(`${at}: unknown field ${JSON.stringify(key)} (expected one of: ${IDENTITY_FIELDS.join(', ')})`);
     }
     const role = given['role'];
-    if (typeof role !== 'string' || !ROLE_ARN.test(role)) {
-      problems.push(`${at}, role: must be an IAM role's ARN (arn:aws:iam::123456789012:role/NAME), got ${role === undefined ? 'nothing' : JSON.stringify(role)}`);
-    }
+    const roleProblem = roleArnProblem(role);
+    if (roleProblem) problems.push(`${at}, role: ${roleProblem}`);
     const lists = RULE_FIELDS.map((field) => {
       const list = given[field];
       const items = typeof list === 'string' ? [list] : list;

@@ -129,7 +129,7 @@ export function createObject(ctx: ApiContext, resource: ResourceType, namespace:
  * automountServiceAccountToken false.
  */
 function admitServiceAccount(ctx: ApiContext, pod: Pod, namespace: string | undefined): void {
-  const name = pod.spec.serviceAccountName ?? 'default';
+  const name = typeof pod.spec.serviceAccountName === 'string' && pod.spec.serviceAccountName !== '' ? pod.spec.serviceAccountName : 'default';
   const ns = namespace ?? 'default';
   if (name === 'default' || ctx.store.get('serviceaccounts', ns, name) !== undefined) return;
   throw forbidden('pods', pod.metadata.name ?? '', `error looking up service account ${ns}/${name}: serviceaccount "${name}" not found`);
