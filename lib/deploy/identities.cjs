@@ -31,11 +31,11 @@ function runnerRules() {
  * The file as written (the map STEP_IDENTITIES carries too, checked again by each function at
  * start) and the identities it declares, checked; none when there is no file.
  */
-async function readIdentities(file, serviceDir = SERVICE_DIR) {
+async function readIdentities(file, { serviceDir = SERVICE_DIR, rules = runnerRules } = {}) {
   const where = path.resolve(serviceDir, file || DEFAULT_FILE);
   if (!existsSync(where)) return { declared: {}, identities: [] };
   const YAML = require('yaml');
-  const { checkIdentities } = runnerRules();
+  const { checkIdentities } = rules();
   const declared = YAML.parse(readFileSync(where, 'utf8')) ?? {};
   const result = checkIdentities(declared);
   if (!result.ok) throw new Error(`${path.relative(serviceDir, where)}: ${result.problems.join('; ')}`);

@@ -62,7 +62,7 @@ describe('a pipeline that asks for an identity', () => {
 
   it('is refused at the line when the deployment does not declare it', () => {
     expect(() => checkStepIdentities(pipeline.steps, [deploy()], push(), file)).toThrow(
-      '.step-runner.yml line 9: step "ship": identity: "publish" is not an identity this deployment declares (it declares "deploy")',
+      '.step-runner.yml line 9: step "ship": identity: "publish" is not an identity this deployment declares (it declares "deploy"; a local run declares one with --identity publish=ROLE_ARN)',
     );
   });
 

@@ -132,7 +132,7 @@ export function checkStepIdentities(steps: readonly Step[], declared: readonly I
     const identity = byName.get(step.identity);
     const line = step.identityLine ?? step.line;
     if (!identity) {
-      const known = declared.length > 0 ? `it declares ${declared.map((d) => JSON.stringify(d.name)).join(', ')}` : 'it declares none';
+      const known = `${declared.length > 0 ? `it declares ${declared.map((d) => JSON.stringify(d.name)).join(', ')}` : 'it declares none'}; a local run declares one with --identity ${step.identity}=ROLE_ARN`;
       throw new InvalidPipeline(
         `${file}${line !== undefined ? ` line ${line}` : ''}: step "${step.name}": identity: ${JSON.stringify(step.identity)} is not an identity this deployment declares (${known})`,
         { file, step: step.name, field: 'identity', ...(line !== undefined ? { line } : {}) },
