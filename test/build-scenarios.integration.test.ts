@@ -17,6 +17,8 @@ import type { TaskRuntime } from '../lib/workflow/task-deps.js';
 import { runBuild } from '../lib/cli/commands/run.js';
 import { ConsoleOutput } from '../lib/local/console-output.js';
 import type { PollState, StepResult } from '../lib/workflow/state-data.js';
+import type { BuildRef } from '../lib/contract/index.js';
+import { identityServiceAccountManifest } from '../lib/kube/index.js';
 
 const NAMESPACE = 'default';
 let cluster: EmbeddedCluster;
@@ -53,7 +55,8 @@ let buildCount = 0;
 async function build(
   pipeline: string,
   onEvent?: (event: ExecutionEvent, abort: () => void) => void,
-  ref: { ref?: string; event?: string } = {},
+  ref: Omit<BuildRef, 'id'> = {},
+  using: TaskRuntime = runtime,
 ) {
   const id = `scenario-${++buildCount}-${Date.now().toString(36)}`;
   const events: ExecutionEvent[] = [];
@@ -61,7 +64,7 @@ async function build(
   const execution = startLocalExecution(
     { build: { id, trigger: 'test', ...ref }, pipeline: { file: 'pipeline.yml', text: pipeline }, withoutSource: 'these builds test their steps, not a checkout' },
     {
-      runtime,
+      runtime: using,
       overrides: { waitMs: 100, retryMs: 10 },
       onEvent: (event) => {
         events.push(event);
@@ -143,6 +146,45 @@ describe('a build on the embedded cluster', () => {
       ]);
       expect(events.filter((e) => e.type === 'MapIterationStarted').map((e) => e.index)).toEqual([0, 1, 2]);
     });
+  });
+
+  it('runs a step with an identity as its service account, and refuses a build the rules do not allow before any pod', async () => {
+    const rules = { repositories: ['acme/site'], refs: ['refs/heads/main'], events: ['push'], forks: false };
+    const identities = [
+      { name: 'deploy', roleArn: 'arn:aws:iam::123456789012:role/deploy', rules },
+      { name: 'ghost', roleArn: 'arn:aws:iam::123456789012:role/ghost', rules },
+    ];
+    const using = localTaskRuntime({ kubeconfig, namespace: NAMESPACE, logsDir: path.join(scratch, 'logs'), settings: { identities } });
+    // As `kubectl apply -f deploy/identities.yaml` does for a deployment: deploy's account only.
+    await api.createNamespacedServiceAccount({ namespace: NAMESPACE, body: identityServiceAccountManifest('deploy', NAMESPACE) });
+    const pipeline = (identity: string) => `version: 1\nsteps:\n${step('test', 'alpine:3.20', ['echo testing'])}${step('ship', 'alpine:3.20', ['echo shipping'])}    identity: ${identity}\n`;
+    const main = { repository: 'acme/site', ref: 'refs/heads/main', event: 'push' };
+
+    const pods: Promise<string | undefined>[] = [];
+    const allowed = await build(pipeline('deploy'), (event) => {
+      if (event.type !== 'StateExited' || event.state?.name !== 'LaunchStep') return;
+      const name = (event.state.output as { poll: PollState }).poll.podName;
+      pods.push(api.readNamespacedPod({ name, namespace: NAMESPACE }).then((pod) => pod.spec?.serviceAccountName));
+    }, main, using);
+    expect(allowed.summary.status).toBe('SUCCEEDED');
+    expect(await Promise.all(pods)).toEqual(['default', 'step-runner-id-deploy']);
+    expect(allowed.summary.steps.map((s) => [s.name, s.identity])).toEqual([['test', undefined], ['ship', 'deploy']]);
+
+    // A fork's pull request into main, and a push to another branch: refused before any pod.
+    for (const ref of [
+      { ...main, ref: 'refs/pull/7/head', event: 'pull_request', baseRef: 'refs/heads/main', pullRequest: { number: 7, fork: true } },
+      { ...main, ref: 'refs/heads/feature' },
+    ]) {
+      const { summary, events } = await build(pipeline('deploy'), undefined, ref, using);
+      expect({ status: summary.status, error: summary.error }).toEqual({ status: 'FAILED', error: 'IdentityNotAllowed' });
+      expect(summary.cause).toMatch(/^Step "ship" asks for the identity "deploy", whose rule (forks \(.*\)|refs \[refs\/heads\/main\]) does not allow this build: repository acme\/site/);
+      expect(events.filter((e) => e.state?.name === 'LaunchStep')).toEqual([]);
+    }
+
+    // Declared, but its service account was never applied: the API refuses the pod, as a real one does.
+    const missing = await build(pipeline('ghost'), undefined, main, using);
+    expect({ status: missing.summary.status, error: missing.summary.error }).toEqual({ status: 'FAILED', error: 'PodConfigError' });
+    expect(missing.summary.cause).toContain('error looking up service account default/step-runner-id-ghost: serviceaccount "step-runner-id-ghost" not found');
   });
 
   it('runs three steps in order, keeps their logs and leaves no pod', async () => {

@@ -11,6 +11,7 @@ import { KubernetesUnavailable, PodConfigError, WorkspaceUnavailable } from '../
 import { InvalidImage, InvalidPipeline } from '../lib/pipeline/index.js';
 import { DEFAULT_STEP_RETRY } from '../lib/pipeline/retry.js';
 import { ImagePullFailed } from '../lib/workflow/image-check.js';
+import { IdentityNotAllowed } from '../lib/workflow/identities.js';
 
 // Lambda reports error.name as the errorType, which Step Functions shows as the Error.
 describe('error classes', () => {
@@ -23,6 +24,7 @@ describe('error classes', () => {
     [new WorkspaceUnavailable('m'), ErrorNames.WorkspaceUnavailable],
     [new CredentialsUnavailable('m'), ErrorNames.CredentialsUnavailable],
     [new GitHubUnavailable('m'), ErrorNames.GitHubUnavailable],
+    [new IdentityNotAllowed('m'), ErrorNames.IdentityNotAllowed],
   ])('%p is named %s, the Error the console shows', (error, name) => {
     expect(error.name).toBe(name);
     expect(error).toBeInstanceOf(Error);

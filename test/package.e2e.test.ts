@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import YAML from 'yaml';
 import { WEBHOOK_GITHUB_CALL_MS } from '../lib/lambda/webhook.js';
 import { localLambdaArn as localArn } from '../lib/emulators/stepfunctions/executor.js';
 import { loadDefinition, resolveResources, taskStates, type AslDefinition } from '../lib/workflow/definition.js';
@@ -26,6 +27,8 @@ interface Template {
   Conditions?: Record<string, Json>;
 }
 
+const IDENTITIES_FILE = 'test/fixtures/deploy/identities.yml';
+
 let outDir: string;
 let template: Template;
 let packageLog: string;
@@ -42,7 +45,9 @@ beforeAll(async () => {
     STEP_RUNNER_ESBUILD_WORK_FOLDER: WORK_FOLDER,
   });
   const osls = path.join(ROOT, 'node_modules/osls/bin/serverless.js');
-  const { stdout, stderr } = await promisify(execFile)(process.execPath, [osls, 'package', '--package', outDir], {
+  // With the identities a deployer writes (docs/deploy.md, "Identities"), so the one run checks them too.
+  const identities = ['--param', `identitiesFile=${IDENTITIES_FILE}`];
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, [osls, 'package', '--package', outDir, ...identities], {
     cwd: ROOT,
     env,
     maxBuffer: 16 * 1024 * 1024,
@@ -469,6 +474,19 @@ describe('IAM in the packaged template', () => {
     // Writing under cache/ (the presigned PUTs): LaunchStep, which signs them, and PollStep, which signs them again; deleting anything: FinishStep alone, its own logs.
     expect(grants('s3:PutObject').filter((s) => s.resources.some((r) => r.includes('/cache/'))).map((s) => s.role)).toEqual(['LaunchStepRole', 'PollStepRole']);
     expect(grants('s3:DeleteObject')).toEqual([{ role: 'FinishStepRole', ...ROLE_GRANTS.FinishStepRole![2] }]);
+  });
+
+  it('associates each declared identity\'s service account with its role, and lets no role of the runner pass a role or make an association', async () => {
+    const associations = resourcesOfType('AWS::EKS::PodIdentityAssociation').map(([id, r]) => [id, r.Properties]);
+    expect(Object.fromEntries(associations)).toEqual({
+      IdentityAssociationDeploy: { ClusterName: 'ci', Namespace: 'step-runner', ServiceAccount: 'step-runner-id-deploy', RoleArn: 'arn:aws:iam::123456789012:role/step-runner-deploy' },
+      IdentityAssociationPublishDocs: { ClusterName: 'ci', Namespace: 'step-runner', ServiceAccount: 'step-runner-id-publish-docs', RoleArn: 'arn:aws:iam::123456789012:role/ci/publish-docs' },
+    });
+    // The functions carry the file's rules, to check each build against them.
+    const environment = (template.Resources.PrepareBuildLambdaFunction!.Properties.Environment as { Variables: Record<string, Json> }).Variables;
+    const declared = YAML.parse(await readFile(path.join(ROOT, IDENTITIES_FILE), 'utf8')) as Json;
+    expect(JSON.parse(environment['STEP_IDENTITIES'] as string)).toEqual(declared);
+    expect(statements().filter((s) => s.actions.some((action) => /^iam:PassRole$|^eks:.*PodIdentity|^iam:\*$|^eks:\*$/.test(action)))).toEqual([]);
   });
 
   it('lets no listing go without a prefix: every s3:ListBucket asks for one (StringLike), never IfExists', () => {

@@ -47,6 +47,8 @@ export interface StepView {
   services: { name: string; image: string }[];
   /** How many pods it was given (its `retry`): 1 unless it was tried again. */
   attempts: number;
+  /** The identity whose service account its pod runs as (`identity:`); null: none. */
+  identity: string | null;
 }
 
 /** A step of the pipeline its `when` left out of this build: it has no iteration. */
@@ -127,6 +129,7 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
       liveLog: detail.liveLogs?.get(index) ?? null,
       services: (step.services ?? []).map((service) => ({ name: service.name, image: service.image })),
       attempts: Math.max(1, inIteration.filter((e) => e.type === 'StateEntered' && isLaunchState(e.state?.name)).length),
+      identity: step.identity ?? null,
     };
   });
 

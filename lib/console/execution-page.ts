@@ -14,6 +14,7 @@ import { html, jsonForScript, type Html } from './html.js';
 import { pageShell } from './page-shell.js';
 import { STATUS_LABELS, type StateStatus } from './state-status.js';
 import { isSkippedKey, notRunNote, OUTCOME_CLASS, OUTCOME_LABELS, outcomePill, skippedDetail, skippedKey, stepList, type StepSelection } from './step-list.js';
+import { identityServiceAccount } from '../kube/service-accounts.js';
 import { pipelineSvg } from './pipeline-svg.js';
 import type { StepOutcome } from '../emulators/stepfunctions/executor.js';
 import { isNamedWait, pollOutcome } from './poll-words.js';
@@ -231,6 +232,7 @@ function stepDetail(model: ExecutionModel, step: StepView, shown: boolean): Html
 <h3>${step.name} ${outcomePill(step.outcome)}</h3>
 ${step.needs && step.needs.length > 0 ? html`<p class="muted">Needs ${step.needs.join(', ')}</p>` : ''}
 <p class="muted">Image <code>${step.image}</code>${step.imageCheck ? html` <span class="image-check">${step.imageCheck}</span>` : ''}</p>
+${step.identity !== null ? html`<p class="muted">Identity <code data-identity>${step.identity}</code> (service account <code>${identityServiceAccount(step.identity)}</code>)</p>` : ''}
 ${notRun ?? ''}
 ${result ? html`<dl class="facts">
 <div><dt>Result</dt><dd>${result.status}${result.exitCode !== null ? `, exit code ${result.exitCode}` : ''}${step.attempts > 1 ? html`, on attempt <span data-attempts>${step.attempts}</span>` : ''}</dd></div>

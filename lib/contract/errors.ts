@@ -49,6 +49,11 @@ export const ERRORS = {
     retry: { never: `it is found when the pipeline file is read, before any pod runs; ${FRESH_POD_CANNOT}` },
     docs: ERROR_TABLE,
   },
+  IdentityNotAllowed: {
+    meaning: "A step asks for an identity whose rules do not allow this build (its repository, ref, event, or a fork's pull request).",
+    retry: { never: `the deployment's rules decide it from the build, before any pod runs; ${FRESH_POD_CANNOT}` },
+    docs: 'docs/deploy.md#identities',
+  },
   ImagePullFailed: {
     meaning: "A step's image does not exist or cannot be pulled.",
     retry: { never: `a fresh pod pulls the same image with the same pull secrets (a passing registry error is already waited out: image-pull-grace); ${FRESH_POD_CANNOT}` },

@@ -205,6 +205,8 @@ export interface StatusStep {
   reason?: string;
   /** 1-based line of the step in the pipeline file. */
   line?: number;
+  /** The identity its pod ran as (`identity:`), for the check run's table. */
+  identity?: string;
 }
 
 /** ReportStatus's output: `posted` only when the forge has the status; else `reason` says why. */

@@ -74,10 +74,13 @@ describe('check run requests', () => {
     const steps: CheckStep[] = [
       { name: 'build', status: 'succeeded', durationSeconds: 65 },
       { name: 'test', status: 'running' },
+      { name: 'ship', status: 'queued', identity: 'deploy' },
     ];
     const body = checkRunProgress(steps);
-    expect(body.output?.title).toBe('Build running: 1 of 2 steps done');
+    expect(body.output?.title).toBe('Build running: 1 of 3 steps done');
     expect(body.output?.summary).toContain('| `build` | ✅ succeeded | 1m 05s |  |');
+    // Which identity a step has (its AWS role), in the step's cell.
+    expect(body.output?.summary).toContain('| `ship` as `deploy` | 🕒 queued |  |  |');
     expect(requestBodyProblems('checks/update', body)).toEqual([]);
   });
 

@@ -3,6 +3,7 @@ export * from './errors.js';
 export * from './types.js';
 export { stepPodName, labelValue, workspaceClaimName } from './pod-name.js';
 export { stepScript, shellQuote } from './step-script.js';
+export { identityServiceAccount, identityServiceAccountManifest } from './service-accounts.js';
 export { pinsToWorkspaceNode, stepPodManifest, stepPlacement, SERVICE_CAPABILITIES, DO_NOT_DISRUPT_ANNOTATIONS, type PodPlacement, type PodWorkspace, type StepPodManifestInput } from './pod-manifest.js';
 export { serviceContainerName, portGateContainerName, portGateOf, isServiceItself, portProbe, PORT_GATE_SCRIPT } from './service-containers.js';
 export { kubeConfigForEks, EksConnectionCache, type EksConnectionOptions } from './connection.js';

@@ -7,6 +7,7 @@ import { PORT_GATE_SCRIPT, portGateContainerName, portProbe, serviceContainerNam
 import { CACHE_SCRATCH, cacheRestoreContainer, cacheSaveContainer, cacheUrlsVolume, stepScratchMount, type PodCachePlan } from './cache-containers.js';
 import { stepScript } from './step-script.js';
 import { WORKSPACE_PATH, WORKSPACE_VOLUME } from './workspace.js';
+import { identityServiceAccount } from './service-accounts.js';
 
 export interface StepPodManifestInput {
   buildId: string;
@@ -196,6 +197,13 @@ export function stepPodManifest({
       restartPolicy: 'Never',
       activeDeadlineSeconds: step.timeoutSeconds,
       terminationGracePeriodSeconds: STEP_TERMINATION_GRACE_SECONDS,
+      // A step with an identity runs as its service account, which EKS Pod Identity associates
+      // with the identity's role: its admission webhook then gives every container of this pod
+      // (the step's services and cache containers too: they share the pod) AWS_CONTAINER_* and a
+      // token of its own, audience pods.eks.amazonaws.com, whatever automountServiceAccountToken
+      // says (docs.aws.amazon.com/eks/latest/userguide/pod-id-how-it-works.html). Other pods run
+      // as the namespace's `default` account, and none gets a Kubernetes API token either way.
+      ...(step.identity !== undefined ? { serviceAccountName: identityServiceAccount(step.identity) } : {}),
       // A build's commands have no business talking to the cluster that runs them, nor finding
       // the namespace's Services through injected variables.
       automountServiceAccountToken: false,

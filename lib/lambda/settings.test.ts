@@ -68,6 +68,14 @@ describe('runnerSettings: every step pod\'s pull secrets and placement', () => {
     expect([workflow.pullSecrets, workflow.nodeSelector, workflow.tolerations]).toEqual([undefined, undefined, undefined]);
   });
 
+  it('reads the identities the deployment declares, none when serverless.yml sets it empty', () => {
+    expect(runnerSettings({ ...deployed, STEP_IDENTITIES: '' }).workflow.identities).toBeUndefined();
+    const declared = { deploy: { role: 'arn:aws:iam::123456789012:role/deploy', repositories: ['acme/site'], refs: ['refs/heads/main'], events: ['push'] } };
+    expect(runnerSettings({ ...deployed, STEP_IDENTITIES: JSON.stringify(declared) }).workflow.identities).toEqual([
+      { name: 'deploy', roleArn: 'arn:aws:iam::123456789012:role/deploy', rules: { repositories: ['acme/site'], refs: ['refs/heads/main'], events: ['push'], forks: false } },
+    ]);
+  });
+
   it('reads comma-separated pull secrets and JSON node selector and tolerations', () => {
     const { workflow } = runnerSettings({
       ...deployed,
@@ -88,6 +96,7 @@ describe('runnerSettings: every step pod\'s pull secrets and placement', () => {
     ['STEP_NODE_SELECTOR', 'pool=ci', 'STEP_NODE_SELECTOR must be a JSON map of node label to value: not JSON'],
     ['STEP_NODE_SELECTOR', '{"pool":"c i"}', 'STEP_NODE_SELECTOR must be a JSON map of node label to value: pool: "c i" is not a valid label value'],
     ['STEP_TOLERATIONS', '{"key":"ci"}', 'STEP_TOLERATIONS must be a JSON list of tolerations: must be a list of tolerations'],
+    ['STEP_IDENTITIES', '{"deploy":{"role":"arn:aws:iam::123456789012:role/d","repositories":["acme/*"],"events":["push"]}}', 'STEP_IDENTITIES must be a JSON map of identity name to {role, repositories, refs, events, forks}: identity "deploy", refs: must list at least one ref glob'],
     ['STEP_TOLERATIONS', '[{"key":"ci","operator":"Exists","value":"x"}]', 'STEP_TOLERATIONS must be a JSON list of tolerations: [0].value: must be left out with "operator: Exists"'],
   ])('stops the function at start on a wrong %s', (name, value, message) => {
     expect(() => runnerSettings({ ...deployed, [name]: value })).toThrow(expect.objectContaining({ name: 'DeploymentSettingsError', message: expect.stringContaining(message) }));

@@ -6,6 +6,7 @@
 import { DEFAULT_ORPHAN_MARGIN_SECONDS } from '../kube/orphans.js';
 import { MAX_PARALLEL_LIMIT, checkNodeSelector, checkPullSecrets, checkTolerations, quantityProblem, type SettingCheck } from '../pipeline/index.js';
 import { DEFAULT_WORKSPACE, WorkspaceModes, workflowSettings, type WorkflowSettings } from '../workflow/settings.js';
+import { checkIdentities } from '../workflow/identities.js';
 
 export const EnvNames = {
   clusterName: 'EKS_CLUSTER_NAME',
@@ -38,6 +39,8 @@ export const EnvNames = {
   stepTolerations: 'STEP_TOLERATIONS',
   stepDoNotDisrupt: 'STEP_DO_NOT_DISRUPT',
   maxParallelSteps: 'MAX_PARALLEL_STEPS',
+  /** The identities a step may ask for, as the file params.identitiesFile names declares them (JSON). */
+  identities: 'STEP_IDENTITIES',
   stateMachineArn: 'STATE_MACHINE_ARN',
   githubWebhookSecretId: 'GITHUB_WEBHOOK_SECRET_ID',
   genericWebhookSecretId: 'GENERIC_WEBHOOK_SECRET_ID',
@@ -97,6 +100,7 @@ export function runnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
       ...read.podSetting('nodeSelector', EnvNames.stepNodeSelector, 'a JSON map of node label to value', (raw) => json(raw, checkNodeSelector)),
       ...read.podSetting('tolerations', EnvNames.stepTolerations, 'a JSON list of tolerations', (raw) => json(raw, checkTolerations)),
       ...read.count('maxParallelSteps', EnvNames.maxParallelSteps, 1, MAX_PARALLEL_LIMIT),
+      ...read.podSetting('identities', EnvNames.identities, 'a JSON map of identity name to {role, repositories, refs, events, forks}', (raw) => json(raw, checkIdentities)),
     }),
     logs: { bucket: read.required(EnvNames.logsBucket), prefix: env[EnvNames.logsPrefix] ?? 'builds/' },
   };

@@ -5,6 +5,7 @@ import { logger } from '../workflow/lambda-task.js';
 import { DEFAULT_WORKSPACE, workflowSettings, type WorkflowSettings, type WorkspaceMode } from '../workflow/settings.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import type { CacheStore } from '../workflow/cache-store.js';
+import type { Identity } from '../workflow/identities.js';
 import { directoryLogStore } from './stores/directory-log-store.js';
 import { imageRegistryOf } from './image-registry.js';
 import { kubeConfigFromFile } from './kube-config-file.js';
@@ -79,6 +80,8 @@ export interface CommandSettingsOptions {
   workspaceMode?: WorkspaceMode;
   cloneImage?: string;
   cacheImage?: string;
+  /** `run --identity`: the identities the steps may ask for. */
+  identities?: Identity[];
 }
 
 /**
@@ -93,6 +96,7 @@ export function commandSettings(options: CommandSettingsOptions, env: NodeJS.Pro
     ...(options.workspaceMode ? { workspaceMode: options.workspaceMode } : {}),
     ...(cloneImage ? { cloneImage } : {}),
     ...(cacheImage ? { cacheImage } : {}),
+    ...(options.identities && options.identities.length > 0 ? { identities: options.identities } : {}),
   };
 }
 

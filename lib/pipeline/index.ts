@@ -19,3 +19,5 @@ export { pathMatches, pathGlobProblem, pathsSkipReason, filtersPaths, type PathF
 export { CACHE_NAME_PATTERN, DEFAULT_ARTIFACT_EXPIRE_DAYS, MAX_ARTIFACT_EXPIRE_DAYS, cacheNameProblem, keyFilePatternProblem, parseExpireIn, stepCache, workspacePathProblem, type ExpireInResult } from './cache.js';
 export { DEFAULT_STEP_RETRY, MAX_STEP_RETRIES, retryErrorProblem, stepRetry } from './retry.js';
 export { ConcurrencyVariables, DEFAULT_PULL_REQUEST_GROUP, concurrencyGroupOf, concurrencyValues, expandGroup, groupProblem, type ConcurrencyGroup, type ConcurrencySetting, type ConcurrencyVariable } from './concurrency.js';
+export { IDENTITY_NAME_MAX, IDENTITY_SERVICE_ACCOUNT_PREFIX, identityNameProblem } from './names.js';
+export { globMatches } from './glob.js';

@@ -32,6 +32,19 @@ export function dnsSubdomainProblem(name: string): string | undefined {
   return `${JSON.stringify(name)} is not a valid Kubernetes Secret name: use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit`;
 }
 
+/**
+ * What a deployment's identity becomes in the cluster: its service account, `step-runner-id-NAME`
+ * (lib/kube/service-accounts.ts), a DNS-1123 label like a pod's. So a name is a label short enough
+ * for the prefix.
+ */
+export const IDENTITY_SERVICE_ACCOUNT_PREFIX = 'step-runner-id-';
+export const IDENTITY_NAME_MAX = DNS_LABEL_MAX - IDENTITY_SERVICE_ACCOUNT_PREFIX.length;
+
+export function identityNameProblem(name: string): string | undefined {
+  if (name.length > IDENTITY_NAME_MAX) return `${JSON.stringify(name)} is ${name.length} characters long; an identity's name may have at most ${IDENTITY_NAME_MAX} (its service account is "${IDENTITY_SERVICE_ACCOUNT_PREFIX}NAME")`;
+  return dnsLabelProblem(name);
+}
+
 export function envNameProblem(name: string): string | undefined {
   if (ENV_NAME.test(name)) return undefined;
   return `"${name}" is not a valid environment variable name: use letters, digits and "_", not starting with a digit`;

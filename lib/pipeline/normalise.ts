@@ -44,6 +44,7 @@ export function normalisePipeline(given: PipelineInput): PipelineData {
       ...withCache(stepCache(sharedCache, step.cache?.map(normalCache))),
       ...(step.artifacts ? { artifacts: normalArtifacts(step.artifacts) } : {}),
       retry: normalRetry(step.retry),
+      ...withIdentity(step.identity ?? given.identity),
     })),
     ...(pipelinePaths ? { when: pathFilterOf(pipelinePaths) } : {}),
     ...(grace !== undefined ? { imagePullGraceSeconds: grace } : {}),
@@ -53,7 +54,12 @@ export function normalisePipeline(given: PipelineInput): PipelineData {
     ...withPendingTimeout(pendingTimeout),
     ...(concurrencyGiven !== undefined ? { concurrency: normalConcurrency(concurrencyGiven) } : {}),
     ...withCache(stepCache(sharedCache, undefined)),
+    ...withIdentity(given.identity),
   };
+}
+
+function withIdentity(name: string | undefined): { identity?: string } {
+  return name !== undefined ? { identity: name } : {};
 }
 
 /** Only a `pending-timeout` the file says: the default bounds a stall, but not a capacity wait (lib/kube/classify-stall.ts). */

@@ -52,8 +52,11 @@ export function checkPipeline(text: string, file: string): PipelineCheck {
     // A step's caches are its own list or the pipeline's: each entry keeps the line it was written on.
     const cacheAt = hasOwnCache(read.data, index) ? ['steps', index, 'cache'] : ['cache'];
     const artifactsLine = lined.artifacts ? lineOf(['steps', index, 'artifacts']) : undefined;
+    // A step's identity is its own or the pipeline's: PrepareBuild refuses an undeclared one at the line that names it.
+    const identityLine = lined.identity !== undefined ? lineOf(hasOwn(read.data, index, 'identity') ? ['steps', index, 'identity'] : ['identity']) : undefined;
     const located = {
       ...lined,
+      ...(identityLine !== undefined ? { identityLine } : {}),
       ...(lined.cache ? { cache: withCacheLines(lined.cache, cacheAt, lineOf) } : {}),
       ...(lined.artifacts && artifactsLine !== undefined ? { artifacts: { ...lined.artifacts, line: artifactsLine } } : {}),
     };
@@ -139,9 +142,13 @@ function sharedServiceCount(data: unknown): number {
 }
 
 function hasOwnCache(data: unknown, index: number): boolean {
+  return hasOwn(data, index, 'cache');
+}
+
+function hasOwn(data: unknown, index: number, key: string): boolean {
   const steps = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)['steps'] : undefined;
   const step: unknown = Array.isArray(steps) ? steps[index] : undefined;
-  return typeof step === 'object' && step !== null && (step as Record<string, unknown>)['cache'] !== undefined;
+  return typeof step === 'object' && step !== null && (step as Record<string, unknown>)[key] !== undefined;
 }
 
 function stepName(data: unknown, index: number): string | undefined {

@@ -10,7 +10,7 @@
 import * as z from 'zod';
 import { checkImageReference, type ImageReference } from './image-reference.js';
 import { parseDuration } from './duration.js';
-import { dnsLabelProblem, dnsSubdomainProblem, envNameProblem, labelKeyProblem, labelValueProblem, secretKeyProblem } from './names.js';
+import { dnsLabelProblem, dnsSubdomainProblem, envNameProblem, identityNameProblem, labelKeyProblem, labelValueProblem, secretKeyProblem } from './names.js';
 import { quantityProblem, type ResourceKind } from './quantity.js';
 import { suggestKey } from './suggest.js';
 import { WhenEvents, WhenStatuses } from './when.js';
@@ -315,6 +315,9 @@ const retry = retrySchema(describeValue);
 // `concurrency:` (concurrency.ts).
 const concurrency = concurrencySchema(describeValue);
 
+/** `identity`: one the deployment declares; whether it exists, and may be used, is PrepareBuild's to say (lib/workflow/identities.ts). */
+const identity = text('the name of an identity the deployment declares').superRefine(obeys(identityNameProblem));
+
 export const stepSchema = z.strictObject(
   {
     name: text('every step needs a name').superRefine(obeys(dnsLabelProblem)),
@@ -335,6 +338,7 @@ export const stepSchema = z.strictObject(
     cache: caches.list.optional(),
     artifacts: caches.artifacts.optional(),
     retry: retry.retry.optional(),
+    identity: identity.optional(),
   },
   { error: (issue) => `each step must be a map (name, image, commands, ...), not ${describeValue(issue.input)}` },
 );
@@ -367,6 +371,7 @@ export const pipelineSchema = z.strictObject(
       .min(1, { error: 'must be 1 or more' })
       .max(MAX_PARALLEL_LIMIT, { error: `must be at most ${MAX_PARALLEL_LIMIT}, the most steps Step Functions runs at once in one build` })
       .optional(),
+    identity: identity.optional(),
   },
   { error: (issue) => `a pipeline file must be a map with "version" and "steps", not ${describeValue(issue.input)}` },
 );

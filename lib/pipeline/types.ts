@@ -128,6 +128,14 @@ export interface Step {
    * `max` more attempts, for the Errors in `on`. Absent: the default, StepInterrupted twice.
    */
   retry?: StepRetry;
+  /**
+   * `identity`, the step's or else the pipeline's: the deployment's identity whose service account
+   * the step's pod runs as (and so whose AWS role EKS Pod Identity gives it). PrepareBuild refuses a
+   * name the deployment does not declare, and a build the identity's rules do not allow.
+   */
+  identity?: string;
+  /** 1-based line of the `identity` that named it (the step's or the pipeline's). */
+  identityLine?: number;
   /** 1-based line of the step in its file, for messages raised after parsing. */
   line?: number;
 }
@@ -212,6 +220,8 @@ export interface Pipeline {
    * none. Absent: the default (a pull request's builds are one group per pull request).
    */
   concurrency?: ConcurrencySetting | false;
+  /** The pipeline's `identity`, already in every step that names none of its own. */
+  identity?: string;
 }
 
 export const DEFAULT_STEP_TIMEOUT_SECONDS = 60 * 60;

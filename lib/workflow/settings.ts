@@ -4,6 +4,7 @@
  */
 import { DEFAULT_CACHE_IMAGE, DEFAULT_CLASSIFY_OPTIONS, type WorkspaceClaimSettings } from '../kube/index.js';
 import type { Toleration } from '../pipeline/index.js';
+import type { Identity } from './identities.js';
 
 export interface WorkflowSettings {
   /** Where step pods go unless the execution input names another namespace. */
@@ -56,6 +57,11 @@ export interface WorkflowSettings {
   cacheImage: string;
   /** Where the cache's entries go in the deployment's bucket (CACHE_PREFIX); its lifecycle rule expires them. */
   cachePrefix: string;
+  /**
+   * The identities a step may ask for (`identity: NAME`), with the rules of which builds may use
+   * each (STEP_IDENTITIES; locally `run --identity`). Absent or empty: a step naming one is refused.
+   */
+  identities?: Identity[];
 }
 
 /**

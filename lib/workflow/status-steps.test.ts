@@ -29,6 +29,17 @@ describe('the steps a report lists', () => {
       ],
     },
     {
+      title: 'a step with an identity: its name beside it',
+      records: [],
+      ended: false,
+      build: prepared({ steps: [step('clone'), { ...step('build', 4), identity: 'deploy' }, step('test', 8)] }),
+      expected: [
+        { name: 'clone', status: 'queued' },
+        { name: 'build', status: 'queued', line: 4, identity: 'deploy' },
+        { name: 'test', status: 'queued', line: 8 },
+      ],
+    },
+    {
       title: 'at a failure: how each ended, its time and Error; the rest did not run',
       records: [record('clone', 'succeeded', 3), record('build', 'failed', 65, 'StepFailed')],
       ended: true,
@@ -38,8 +49,8 @@ describe('the steps a report lists', () => {
         { name: 'test', status: 'not-run', line: 8 },
       ],
     },
-  ])('$title', ({ records, ended, expected }) => {
-    expect(statusSteps(prepared(), records, ended)).toEqual(expected);
+  ])('$title', ({ records, ended, expected, ...given }) => {
+    expect(statusSteps(('build' in given ? given.build : undefined) ?? prepared(), records, ended)).toEqual(expected);
   });
 
   it('puts a skipped step in its place with its reason, and steps after a failure last', () => {

@@ -13,8 +13,8 @@ export function statusSteps(prepared: Pick<PreparedBuild, 'steps' | 'skipped' | 
   const planned = [...prepared.steps, ...(prepared.afterFailure ?? [])];
   return listedSteps(prepared).map((listed): StatusStep => {
     if (listed.skipped) return { name: listed.name, status: 'skipped', reason: listed.skipped.reason };
-    const line = planned[listed.iteration]?.line;
-    const at = line !== undefined ? { line } : {};
+    const { line, identity } = planned[listed.iteration] ?? {};
+    const at = { ...(line !== undefined ? { line } : {}), ...(identity !== undefined ? { identity } : {}) };
     const record = byName.get(listed.name);
     if (!record) return { name: listed.name, status: ended ? 'not-run' : 'queued', ...at };
     return { ...recordedStep(record), ...at };

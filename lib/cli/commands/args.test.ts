@@ -188,3 +188,23 @@ describe('run --shell-on-failure', () => {
     expect((parseRunArgs(['p.yml']) as RunOptions).shellOnFailure).toBeUndefined();
   });
 });
+
+describe('run --identity', () => {
+  const ROLE = 'arn:aws:iam::123456789012:role/deploy';
+
+  it('declares each identity once, with no rules: a local build may use it', () => {
+    expect((parseRunArgs(['p.yml', '--identity', `deploy=${ROLE}`, '--identity', `deploy=${ROLE}`, '--identity', 'docs=arn:aws-cn:iam::123456789012:role/ci/docs']) as RunOptions).identities).toEqual([
+      { name: 'deploy', roleArn: ROLE },
+      { name: 'docs', roleArn: 'arn:aws-cn:iam::123456789012:role/ci/docs' },
+    ]);
+  });
+
+  it.each([
+    [['--identity', 'deploy'], '--identity takes NAME=ROLE_ARN, got "deploy"'],
+    [['--identity', `Deploy=${ROLE}`], '--identity "Deploy" must use only lowercase letters'],
+    [['--identity', 'deploy=arn:aws:iam::123456789012:user/me'], '--identity deploy: the role must be an IAM role\'s ARN'],
+    [['--identity', `deploy=${ROLE}`, '--identity', `deploy=${ROLE}2`], '--identity deploy is given twice, with two roles'],
+  ])('refuses %j', (args, message) => {
+    expect(() => parseRunArgs(['p.yml', ...args])).toThrow(expect.objectContaining({ name: UsageError.name, message: expect.stringContaining(message) }));
+  });
+});

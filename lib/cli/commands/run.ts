@@ -27,6 +27,7 @@ import { UsageError } from './usage.js';
 import { withPipelineFile } from './run-file.js';
 import { SecretAlreadyExists, SecretMissing } from '../build-secrets.js';
 import { givenSecretValues, storeRunSecrets } from './run-secrets.js';
+import { ensureIdentityAccounts } from '../identity-accounts.js';
 import { onlyAskedFor } from './step-choice.js';
 import { writeRunArtifacts, type RunArtifacts } from './run-artifacts.js';
 import { failedStepShell } from '../failed-step-shell.js';
@@ -151,6 +152,7 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
   let uploader: SourceUploader | undefined;
   let live: LiveLogPrinter | undefined;
   let deleteSecrets: (() => Promise<void>) | undefined;
+  let deleteAccounts: (() => Promise<void>) | undefined;
   let cacheStore: LocalCacheStore | undefined;
   try {
     let kubeconfig = options.kubeconfig ? path.resolve(options.kubeconfig) : undefined;
@@ -178,6 +180,9 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
       io.err(`${error.name}: ${error.message}`);
       if (options.json) io.out(JSON.stringify(rejectedSummary(error)));
       return ExitCodes.rejected;
+    }
+    if (options.identities && options.identities.length > 0) {
+      deleteAccounts = await ensureIdentityAccounts(await runtime.kube(), runtime.settings.namespace, options.identities);
     }
     let printing = Promise.resolve();
     // --shell-on-failure: the executor pauses before a failed step's pod is deleted, and the
@@ -241,6 +246,7 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
     await uploader?.dispose();
     // Deleted by the build's cleanup already, unless the run stopped before it.
     await deleteSecrets?.().catch((error: Error) => io.err(`Could not delete the build's Secrets: ${error.message}`));
+    await deleteAccounts?.().catch((error: Error) => io.err(`Could not delete the identities' service accounts: ${error.message}`));
     await cluster?.stop();
     await cacheStore?.close();
     await rm(scratch, { recursive: true, force: true });

@@ -112,11 +112,27 @@ export function createObject(ctx: ApiContext, resource: ResourceType, namespace:
   if (resource.name === 'pods') {
     ctx.mutatePod?.(object as Pod);
     applySchedulingGatedCondition(object as Pod, formatTime(ctx.now()));
+    admitServiceAccount(ctx, object as Pod, namespace);
     admitPod(ctx, object as Pod, namespace);
   }
   object.kind = resource.kind;
   object.apiVersion = apiVersionOf(resource);
   return withKind(resource, ctx.store.create(resource.name, object));
+}
+
+/**
+ * The ServiceAccount admission plugin (kubernetes/kubernetes plugin/pkg/admission/serviceaccount/
+ * admission.go, Admit): a pod naming a service account that does not exist is refused, 403 with
+ * `error looking up service account NS/NAME: serviceaccount "NAME" not found`. `default` always
+ * exists on a real cluster (the service account controller makes it in every namespace), so it
+ * passes here without an object. Token mounting is not emulated: step pods set
+ * automountServiceAccountToken false.
+ */
+function admitServiceAccount(ctx: ApiContext, pod: Pod, namespace: string | undefined): void {
+  const name = typeof pod.spec.serviceAccountName === 'string' && pod.spec.serviceAccountName !== '' ? pod.spec.serviceAccountName : 'default';
+  const ns = namespace ?? 'default';
+  if (name === 'default' || ctx.store.get('serviceaccounts', ns, name) !== undefined) return;
+  throw forbidden('pods', pod.metadata.name ?? '', `error looking up service account ${ns}/${name}: serviceaccount "${name}" not found`);
 }
 
 /** Validating admission, after the object itself is valid: the namespace's Pod Security level. */
@@ -251,7 +267,7 @@ function markForDeletion(ctx: ApiContext, resource: ResourceType, object: KubeOb
 function deleteNamespace(ctx: ApiContext, namespace: KubeObject): KubeObject | undefined {
   const name = namespace.metadata.name ?? '';
   if (name === 'default') throw forbidden('namespaces', name, 'this namespace may not be deleted');
-  for (const resource of ['pods', 'events', 'secrets', 'persistentvolumeclaims']) {
+  for (const resource of ['pods', 'events', 'secrets', 'serviceaccounts', 'persistentvolumeclaims']) {
     for (const object of ctx.store.list(resource, name)) ctx.store.remove(resource, name, object.metadata.name ?? '');
   }
   const removed = ctx.store.remove('namespaces', undefined, name);

@@ -152,6 +152,20 @@ export const RESOURCES: Record<string, ResourceType> = {
     validate: (o) => checkObjectName(o.metadata.name, 'subdomain'),
     applyDefaults: () => {},
   },
+  // What a pod's serviceAccountName names (resource-handlers.ts admitServiceAccount): the runner's
+  // identities' accounts (lib/kube/service-accounts.ts). Kept as given; no token Secret is made for
+  // one (none is since Kubernetes 1.24, LegacyServiceAccountTokenNoAutoGeneration).
+  serviceaccounts: {
+    name: 'serviceaccounts',
+    singularName: 'serviceaccount',
+    kind: 'ServiceAccount',
+    namespaced: true,
+    verbs: ALL_VERBS,
+    shortNames: ['sa'],
+    fieldLabels: META_FIELDS,
+    validate: (o) => checkObjectName(o.metadata.name, 'subdomain'),
+    applyDefaults: () => {},
+  },
   secrets: {
     name: 'secrets',
     singularName: 'secret',

@@ -186,6 +186,11 @@ const COLUMNS: Record<string, { columns: Column[]; row: (o: KubeObject, now: Dat
     columns: [NAME, col('Type'), col('Data', 0, 'string'), AGE],
     row: (o, now) => [o.metadata.name, o.type ?? 'Opaque', Object.keys((o.data as object | undefined) ?? {}).length, since(o.metadata.creationTimestamp, now)],
   },
+  // kubernetes/kubernetes pkg/printers/internalversion/printers.go, serviceAccountColumnDefinitions.
+  serviceaccounts: {
+    columns: [NAME, col('Secrets', 0, 'integer'), AGE],
+    row: (o, now) => [o.metadata.name, ((o as { secrets?: unknown[] }).secrets ?? []).length, since(o.metadata.creationTimestamp, now)],
+  },
   persistentvolumeclaims: {
     columns: [
       NAME,

@@ -33,6 +33,8 @@ export type StepSummary = {
   artifacts?: KeptArtifact[];
   /** How many pods it was given when it was tried again (its `retry`): 2 or more; absent: one attempt. */
   attempts?: number;
+  /** The identity whose service account its pod ran as (`identity:`); absent: none. */
+  identity?: string;
 } & StepRun;
 
 /** The `run --json` object (docs/contracts.md). */
@@ -115,7 +117,13 @@ function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, buil
   if (!prepared?.steps) return [];
   // Iteration i is steps[i], then the after-failure steps (listedSteps).
   const steps = [...prepared.steps, ...(prepared.afterFailure ?? [])];
-  return listedSteps(prepared).map((step): StepSummary => {
+  return listedSteps(prepared).map((step) => {
+    const summary = stepOutcome(step);
+    const identity = step.iteration !== undefined ? steps[step.iteration]?.identity : undefined;
+    return identity !== undefined ? { ...summary, identity } : summary;
+  });
+
+  function stepOutcome(step: ReturnType<typeof listedSteps>[number]): StepSummary {
     if (step.iteration === undefined) return { name: step.name, status: 'skipped', exitCode: null, error: null, reason: step.skipped.reason, ...NOT_RAN };
     const index = step.iteration;
     const image = steps[index]?.image ?? null;
@@ -152,7 +160,7 @@ function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, buil
     const status = launched ? (running ? 'running' : 'aborted') : waiting && running ? 'waiting' : 'not-run';
     const unmet = status === 'not-run' ? unmetNeeds(own, index) : undefined;
     return { name: step.name, status, exitCode: null, error: null, ...(unmet ? { reason: unmet } : {}), ...run };
-  });
+  }
 }
 
 /**

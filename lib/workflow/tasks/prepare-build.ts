@@ -13,6 +13,7 @@ import type { TaskDeps } from '../task-deps.js';
 import { buildToken, type BuildCredentials } from '../build-credentials.js';
 import { keyFileSets, keyFilesId } from '../cache-keys.js';
 import type { Pipeline, Step } from '../../pipeline/index.js';
+import { checkStepIdentities } from '../identities.js';
 
 /**
  * Past this a step's time before its timeout starts counting is over for sure: a pod pending for
@@ -87,6 +88,8 @@ export async function prepareBuild(
     runningWatchUntilSeconds: settings.runningWatchUntilSeconds,
   });
   if (tooLong) throw tooLong;
+  // Before any registry is asked or object made: the deployment's rules, not the file, decide who gets an identity.
+  checkStepIdentities(everyStep, settings.identities ?? [], input.build, input.pipeline.file);
   // The kubelet pulls with the pod's own imagePullSecrets; the service account's count only when it has none.
   const pullSecrets = [...new Set([...(pipeline.pullSecrets ?? []), ...(settings.pullSecrets ?? [])])];
   const placement = deploymentPlacement(settings);
@@ -124,7 +127,8 @@ export async function prepareBuild(
   for (const step of [...steps, ...afterFailure]) {
     const services = servicesNote(step, images);
     const when = afterFailure.includes(step) ? ', only if the build fails' : '';
-    deps.log.info(`Preparing step "${step.name}"${when}: image ${step.imageRef.familiar}${imageCheckNote(images, step.image)}${services}`, { step: step.name });
+    const identity = step.identity !== undefined ? `, as the identity "${step.identity}"` : '';
+    deps.log.info(`Preparing step "${step.name}"${when}: image ${step.imageRef.familiar}${imageCheckNote(images, step.image)}${services}${identity}`, { step: step.name });
   }
   if (pullSecrets.length > 0) deps.log.info(`Every pod pulls with the secrets ${pullSecrets.map((name) => `"${name}"`).join(', ')}`);
   if (nothingRuns) deps.log.info(`No step runs${parsed.checkout !== false && input.source ? ', so nothing is checked out' : ''}: the build ends here, reported as succeeded`);
