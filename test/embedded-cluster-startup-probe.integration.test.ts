@@ -97,13 +97,17 @@ describeOnRuntimes(NS, (runtime) => {
     };
     // The sidecar's first running status, before its port opens: watched, since it lasts about a second.
     const firstRunning = await podFirstSeen(runtime.cluster, NS, 'waits', (p) => p.status?.initContainerStatuses?.[0]?.state?.running !== undefined);
+    // The step's first running status, watched too: its `talk` ends at once, and a read after the
+    // pod ended finds the sidecar stopped (started: false), which says nothing of when it started.
+    const stepRunning = await podFirstSeen(runtime.cluster, NS, 'waits', (p) => p.status?.containerStatuses?.[0]?.state?.running !== undefined || ended(p));
     await runtime.api.createNamespacedPod({ namespace: NS, body: pod('waits', [service], tools.talk(port)) });
 
     const starting = await firstRunning.seen;
     expect(starting.status?.initContainerStatuses?.[0]).toMatchObject({ started: false, ready: false });
     expect(starting.status?.phase).toBe('Pending');
 
-    const running = await podWhen('waits', (p) => p.status?.containerStatuses?.[0]?.state?.running !== undefined || ended(p), 'to start its step');
+    const running = await stepRunning.seen;
+    expect(running.status?.containerStatuses?.[0]?.state?.running).toBeDefined();
     expect(running.status?.initContainerStatuses?.[0]).toMatchObject({ started: true, restartCount: 0 });
     const done = await podWhen('waits', ended, 'to end');
     expect(done.status?.phase).toBe('Succeeded');

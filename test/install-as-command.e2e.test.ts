@@ -43,8 +43,10 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 
 /** The packages a compiled module imports (static or dynamic, `node:` built-ins aside). */
 const importedPackages = (js: string) =>
-  [...js.matchAll(/(?:from|import\()\s*'([^.'][^']*)'|createRequire\([^)]*\)\('([^']+)'\)/g)]
-    .map((m) => (m[1] ?? m[2])!)
+  // Statements only: an import or export at the start of a line (its clause may span lines), and
+  // import() and createRequire calls; text inside the modules' template strings (shell scripts) is not code.
+  [...js.matchAll(/^(?:import|export)\b[^']*?from\s*'([^.'][^']*)'|^import\s*'([^.'][^']*)'|\bimport\(\s*'([^.'][^']*)'\s*\)|createRequire\([^)]*\)\('([^']+)'\)/gm)]
+    .map((m) => (m[1] ?? m[2] ?? m[3] ?? m[4])!)
     .filter((specifier) => !specifier.startsWith('node:'))
     .map((specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/'));
 

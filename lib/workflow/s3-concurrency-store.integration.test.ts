@@ -64,7 +64,7 @@ const record = (name: string, second: number): GroupRecord => ({
   claimedAt: new Date().toISOString(),
 });
 
-function cases(start: () => Promise<S3UnderTest>) {
+function cases(start: () => Promise<S3UnderTest>, { lockedConditionalWrites }: { lockedConditionalWrites: boolean }) {
   let s3: S3UnderTest;
   beforeAll(async () => {
     s3 = await start();
@@ -123,7 +123,10 @@ function cases(start: () => Promise<S3UnderTest>) {
     expect(await claimGroup(record('older', 1), racing)).toEqual({ kind: 'lost', winner: expect.objectContaining({ buildId: 'newer' }) });
   });
 
-  it('of eight claims at once, exactly one holds the group: the newest', async () => {
+  // Many claims at once need S3's one-at-a-time conditional writes ("Conditional writes" in the S3
+  // user guide), which moto 5.2 does not give under load (its put_object checks, then puts, with no
+  // lock: test/s3-protocol.integration.test.ts says more); the cases above hold moto to the rest.
+  (lockedConditionalWrites ? it : it.skip)('of eight claims at once, exactly one holds the group: the newest', async () => {
     for (let round = 0; round < 5; round++) {
       const store = s3ConcurrencyStore(await s3.bucket(), 'concurrency/', s3.client);
       const claims = Array.from({ length: 8 }, (_, i) => record(`b${i}`, i)).sort(() => Math.random() - 0.5);
@@ -137,5 +140,5 @@ function cases(start: () => Promise<S3UnderTest>) {
   });
 }
 
-describe('the concurrency store on the local stack\'s S3', () => cases(localS3));
-describeRequiring('the concurrency store on moto_server', motoServerInstalled, () => cases(moto));
+describe('the concurrency store on the local stack\'s S3', () => cases(localS3, { lockedConditionalWrites: true }));
+describeRequiring('the concurrency store on moto_server', motoServerInstalled, () => cases(moto, { lockedConditionalWrites: false }));

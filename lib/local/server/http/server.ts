@@ -25,13 +25,22 @@ export interface LocalHttpOptions {
 }
 
 export function createLocalHttpServer(options: LocalHttpOptions): Server {
-  return createServer((request, response) => {
+  const server = createServer((request, response) => {
     handle(request, response, options).catch((error: unknown) => {
       options.onRequest?.(`${request.method} ${request.url} failed: ${(error as Error).message}`);
       if (!response.headersSent) send(response, 500, { error: 'InternalError', message: 'The local server failed; see its output.' });
       else response.destroy();
     });
   });
+  // An idle kept-alive connection is closed by the client, never by this server first: a request
+  // sent on a socket the server is closing at that moment is reset (ECONNRESET), which a client
+  // polling GET /executions/NAME met under load with Node's 5 s default. Clients close theirs
+  // sooner (Node's fetch 1 s before the server's Keep-Alive hint, browsers within a minute or
+  // so); headersTimeout must exceed it (Node's http docs, server.keepAliveTimeout). The server's
+  // close ends every connection (local-server.ts), so nothing waits on these.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
 }
 
 async function handle(request: IncomingMessage, response: ServerResponse, options: LocalHttpOptions): Promise<void> {
