@@ -50,18 +50,16 @@ export function checkoutStep(
   const fetchRef = source.ref ? ` || git fetch --no-tags origin ${shellQuote(source.ref)}` : '';
   const keyFileLists = [...keyFiles.values()];
   // [command, what the log shows instead] for the runner's plumbing; git's own commands show whole.
-  const lines: [string, string?][] = [
-    ...(source.upload ? [[awaitUpload(), 'wait for the source step-runner sends'] as [string, string]] : []),
-    ['git init -q .'],
-    ...(credentialsSecret ? [[`git config credential.helper ${shellQuote(CREDENTIAL_HELPER)}`, 'git config credential.helper (the token from $GIT_TOKEN)'] as [string, string]] : []),
-    [`git remote add origin ${url}`],
-    [`git fetch --no-tags${depth} origin ${commit}${fetchRef}`],
-    ...(source.upload ? [[`git remote remove origin && rm -rf ${UPLOADED_SOURCE.dir} ${UPLOADED_SOURCE.done}`, 'remove the uploaded source'] as [string, string]] : []),
-    [`git -c advice.detachedHead=false checkout -q ${commit}`],
-    ...(checkout.submodules ? [[`git submodule update --init --recursive${depth}`] as [string]] : []),
-    ['git log -1 --format="checked out %H: %s"'],
-    ...keyHashCommands(keyFiles).map((command, i) => [command, `hash the cache's key files: ${keyFileLists[i]!.join(' ')}`] as [string, string]),
-  ];
+  const lines: [command: string, shown?: string][] = [];
+  if (source.upload) lines.push([awaitUpload(), 'wait for the source step-runner sends']);
+  lines.push(['git init -q .']);
+  if (credentialsSecret) lines.push([`git config credential.helper ${shellQuote(CREDENTIAL_HELPER)}`, 'git config credential.helper (the token from $GIT_TOKEN)']);
+  lines.push([`git remote add origin ${url}`], [`git fetch --no-tags${depth} origin ${commit}${fetchRef}`]);
+  if (source.upload) lines.push([`git remote remove origin && rm -rf ${UPLOADED_SOURCE.dir} ${UPLOADED_SOURCE.done}`, 'remove the uploaded source']);
+  lines.push([`git -c advice.detachedHead=false checkout -q ${commit}`]);
+  if (checkout.submodules) lines.push([`git submodule update --init --recursive${depth}`]);
+  lines.push(['git log -1 --format="checked out %H: %s"']);
+  lines.push(...keyHashCommands(keyFiles).map((command, i): [string, string] => [command, `hash the cache's key files: ${keyFileLists[i]!.join(' ')}`]));
   const shownAs = Object.fromEntries(lines.flatMap(([, shown], i) => (shown ? [[i, shown]] : [])));
   return {
     name: CHECKOUT_STEP,
