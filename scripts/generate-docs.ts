@@ -29,7 +29,7 @@ export function schemaKeyPaths(): string[] {
     ...knownKeys.concurrency.map((key) => `concurrency.${key}`),
     ...knownKeys.step.map((key) => `steps[].${key}`),
     ...knownKeys.resources.map((key) => `steps[].resources.${key}`),
-    ...knownKeys.secret.map((key) => `steps[].secrets[].${key}`),
+    ...knownKeys.stepSecret.map((key) => `steps[].secrets[].${key}`),
     ...knownKeys.toleration.map((key) => `steps[].tolerations[].${key}`),
     ...knownKeys.when.map((key) => `steps[].when.${key}`),
     ...knownKeys.artifacts.map((key) => `steps[].artifacts.${key}`),

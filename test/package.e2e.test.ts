@@ -407,11 +407,13 @@ const ROLE_GRANTS: Record<string, Omit<Statement, 'role'>[]> = {
     listing('concurrency/*'),
     { actions: ['states:StopExecution'], resources: [`${ACCOUNT.replace('%s', 'states')}:execution:serverless-step-runner-dev-build:*`] },
   ],
-  // The cache's lookups and presigned URLs, the artifacts' upload URLs, the clone's key hashes; the App's key to renew a token.
+  // The cache's lookups and presigned URLs, the artifacts' upload URLs, the clone's key hashes; the App's key to renew a token; a step identity's credentials.
   LaunchStepRole: [
     logGroup('launchStep'),
     ASSUME_CLUSTER_ROLE,
     { actions: ['secretsmanager:GetSecretValue'], resources: [APP_KEY] },
+    // A step's AWS secrets, read with its identity's credentials (lib/lambda/pod-identity-credentials.ts).
+    { actions: ['eks-auth:AssumeRoleForPodIdentity'], resources: [`${ACCOUNT.replace('%s', 'eks')}:cluster/ci`] },
     objects(['s3:GetObject', 's3:PutObject'], 'cache/*'),
     objects(['s3:PutObject'], 'artifacts/*'),
     objects(['s3:GetObject'], 'builds/*/cache-keys.json'),

@@ -25,6 +25,7 @@ import { kubeConfigFromFile } from '../local/kube-config-file.js';
 import { failsForGood, noShellBecause, ownWorkspace, SHELL_COMMAND, shellPodCopy } from './shell-pod.js';
 import { lendTerminal, type UserTerminal } from './shell-terminal.js';
 import { StreamingMask } from './streaming-mask.js';
+import { stepSecretRefs } from '../workflow/aws-secrets.js';
 
 /**
  * How long a piece of output that could begin a secret is held for the rest: a program prints a
@@ -130,7 +131,7 @@ async function openShell(input: StepInput, options: ShellOptions): Promise<void>
 
 /** The values the step's secrets hold (its checkout's and services' too), as FinishStep masks its log with. */
 async function secretsOf(input: StepInput, runtime: LocalTaskRuntime): Promise<string[]> {
-  const secrets = [...(input.settings.checkout?.secrets ?? []), ...input.step.secrets, ...(input.step.services ?? []).flatMap((s) => s.secrets)];
+  const secrets = [...(input.settings.checkout?.secrets ?? []), ...stepSecretRefs(input.build.id, input.step), ...(input.step.services ?? []).flatMap((s) => s.secrets)];
   return secrets.length > 0 ? secretNeedles(await runtime.deps.cluster.readSecretValues(input.namespace, secrets)) : [];
 }
 

@@ -54,6 +54,11 @@ export const ERRORS = {
     retry: { never: `the deployment's rules decide it from the build, before any pod runs; ${FRESH_POD_CANNOT}` },
     docs: 'docs/deploy.md#identities',
   },
+  SecretUnavailable: {
+    meaning: "An AWS secret of the step (Secrets Manager or SSM) does not exist, lacks the JSON key named, or the step's identity may not read it; AWS's words are in the Cause.",
+    retry: { never: `the step's identity reads the same secret with the same permissions, before its pod runs; ${FRESH_POD_CANNOT}` },
+    docs: 'docs/deploy.md#secrets-from-aws',
+  },
   ImagePullFailed: {
     meaning: "A step's image does not exist or cannot be pulled.",
     retry: { never: `a fresh pod pulls the same image with the same pull secrets (a passing registry error is already waited out: image-pull-grace); ${FRESH_POD_CANNOT}` },

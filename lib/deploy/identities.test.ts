@@ -54,16 +54,30 @@ describe('the deployment\'s identities file', () => {
     });
   });
 
-  it('gives `npm run identities` one ServiceAccount per identity, no namespace (kubectl apply -n names it), no token', async () => {
+  it('gives `npm run identities` one ServiceAccount per identity, no namespace (kubectl apply -n names it), no token, and the runner the right to make tokens of those accounts only', async () => {
     const { declared } = await plugin.readIdentities(FIXTURE, { rules });
     const documents = YAML.parseAllDocuments(identitiesManifest(declared, FIXTURE)).map((d) => d.toJS() as Record<string, unknown>);
-    expect(documents).toEqual(
-      ['deploy', 'publish-docs'].map((name) => ({
+    const accounts = ['step-runner-id-deploy', 'step-runner-id-publish-docs'];
+    expect(documents).toEqual([
+      ...['deploy', 'publish-docs'].map((name) => ({
         apiVersion: 'v1',
         kind: 'ServiceAccount',
         metadata: { name: `step-runner-id-${name}`, labels: { 'app.kubernetes.io/managed-by': 'serverless-step-runner', 'step-runner/identity': name } },
         automountServiceAccountToken: false,
       })),
-    );
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'step-runner-identity-tokens' },
+        rules: [{ apiGroups: [''], resources: ['serviceaccounts/token'], verbs: ['create'], resourceNames: accounts }],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'step-runner-identity-tokens' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'step-runner-identity-tokens' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'step-runner' }],
+      },
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 // The public face of lib/kube: connection, pod manifest and the step pod operations.
 export * from './errors.js';
 export * from './types.js';
-export { stepPodName, labelValue, workspaceClaimName } from './pod-name.js';
+export { stepPodName, stepAwsSecretName, labelValue, workspaceClaimName } from './pod-name.js';
 export { stepScript, shellQuote } from './step-script.js';
 export { identityServiceAccount, identityServiceAccountManifest } from './service-accounts.js';
 export { pinsToWorkspaceNode, stepPodManifest, stepPlacement, SERVICE_CAPABILITIES, DO_NOT_DISRUPT_ANNOTATIONS, type PodPlacement, type PodWorkspace, type StepPodManifestInput } from './pod-manifest.js';
@@ -41,6 +41,7 @@ export { followContainerLog, readLogAfter, type OnLines } from './follow-log.js'
 export { linesAfter, rotationGapNote, sinceTimeOf, type LogPosition } from './log-position.js';
 export { cacheSecretManifest, cacheSecretName, URL_SIGNING_ANNOTATION, CacheContainers, CACHE_SCRATCH, type PodCachePlan, type PodCacheEntry, type PodArtifact, type PodArtifacts, type UrlSigning } from './cache-containers.js';
 export { cacheSecretSigning, ensureCacheSecret, replaceCacheSecretUrls } from './cache-secret.js';
+export { stepAwsSecretManifest } from './step-aws-secret.js';
 export { DEFAULT_CACHE_IMAGE } from './cache-containers.js';
 export { disruptionCondition } from './classify-disruption.js';
 export { isEvictedStatus } from './classify-pod.js';

@@ -31,6 +31,14 @@ export function gitCredentialsName(buildId: string): string {
   return buildObjectName(buildId, 'git-credentials');
 }
 
+/**
+ * The Secret that holds a step's AWS secrets, read by LaunchStep (one per step, every attempt's
+ * pod reading it). Step names are DNS labels, so `aws-secrets/NAME` is no other object's part.
+ */
+export function stepAwsSecretName(buildId: string, stepName: string): string {
+  return buildObjectName(buildId, `aws-secrets/${stepName}`);
+}
+
 function buildObjectName(buildId: string, part: string, run?: { attempt: number; redrive?: number }): string {
   // The first run's hashes stay what they were before re-runs existed: pods of running builds keep their names.
   const hashed = run === undefined ? [buildId, part] : run.redrive === undefined ? [buildId, part, run.attempt] : [buildId, part, run.attempt, run.redrive];

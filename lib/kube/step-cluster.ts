@@ -2,6 +2,7 @@ import type { CoreV1Api, V1PersistentVolumeClaim, V1Pod, V1Secret } from '@kuber
 import type { SecretEnv } from '../pipeline/types.js';
 import type { UrlSigning } from './cache-containers.js';
 import { cacheSecretSigning, ensureCacheSecret, replaceCacheSecretUrls } from './cache-secret.js';
+import { ensureStepAwsSecret } from './step-aws-secret.js';
 import { BuildObjectKinds, deleteBuildObjects, deleteBuildPods, deleteStepPod } from './cleanup.js';
 import { ensureGitCredentials, gitTokenExpiry, renewGitCredentials } from './git-credentials.js';
 import { launchStepPod, type LaunchResult } from './launch.js';
@@ -61,6 +62,8 @@ export interface StepCluster {
   renewGitCredentials(namespace: string, secretName: string, token: { token: string; expiresAt?: string | undefined }): Promise<void>;
   /** LaunchStep: the step's cache Secret, made or its URLs replaced; its name (cache-secret.ts). */
   ensureCacheSecret(manifest: V1Secret): Promise<string>;
+  /** LaunchStep: the Secret of the step's AWS secrets, made or its values replaced; its name (step-aws-secret.ts). */
+  ensureStepAwsSecret(manifest: V1Secret): Promise<string>;
   /** PollStep: how the step's cache URLs are signed; undefined once the Secret is gone. */
   cacheSecretSigning(namespace: string, secretName: string): Promise<Record<string, UrlSigning> | undefined>;
   /** PollStep: puts freshly signed URLs into the step's cache Secret; false when it is gone. */
@@ -99,6 +102,7 @@ export function kubeStepCluster(kube: () => Promise<CoreV1Api>): StepCluster {
     gitTokenExpiry: async (namespace, secretName) => gitTokenExpiry(await kube(), namespace, secretName),
     renewGitCredentials: async (namespace, secretName, token) => renewGitCredentials(await kube(), namespace, secretName, token),
     ensureCacheSecret: async (manifest) => ensureCacheSecret(await kube(), manifest),
+    ensureStepAwsSecret: async (manifest) => ensureStepAwsSecret(await kube(), manifest),
     cacheSecretSigning: async (namespace, secretName) => cacheSecretSigning(await kube(), namespace, secretName),
     replaceCacheSecretUrls: async (namespace, secretName, urls) => replaceCacheSecretUrls(await kube(), namespace, secretName, urls),
     ensureWorkspaceClaim: async (manifest) => ensureWorkspaceClaim(await kube(), manifest),

@@ -10,6 +10,7 @@ import { s3ConcurrencyStore } from '../workflow/s3-concurrency-store.js';
 import { CONCURRENCY_PREFIX } from '../workflow/concurrency-store.js';
 import { sfnExecutionStopper } from './execution-stopper.js';
 import { clusterRoleCredentials } from './cluster-credentials.js';
+import { podIdentityCredentials } from './pod-identity-credentials.js';
 
 /**
  * The runtime of a deployed task function: the EKS cluster through IAM, logs in S3. Built once per
@@ -35,6 +36,10 @@ export function lambdaTaskRuntime(env: NodeJS.ProcessEnv = process.env): TaskRun
       cache: s3CacheStore(logs.bucket, logs.prefix),
       // Each concurrency group's current build, beside them: read and written conditionally.
       superseding: { store: s3ConcurrencyStore(logs.bucket, env[EnvNames.concurrencyPrefix] || CONCURRENCY_PREFIX), executions: sfnExecutionStopper() },
+      // A step's identity, as EKS Pod Identity gives it to the step's pod: what its AWS secrets are read with.
+      ...(workflow.identities && workflow.identities.length > 0
+        ? { identityCredentials: podIdentityCredentials({ clusterName: eks.clusterName, region: eks.region, kube, credentials: fromNodeProviderChain(), env }) }
+        : {}),
       now: () => new Date(),
       log: logger,
     },

@@ -2,13 +2,15 @@
  * The rules that relate one step to another, or one field to another, run on the raw data beside
  * the schema (schema.ts) so they are reported along with any other problem: unique step names,
  * `needs` (needs.ts) and `when: {status: [failure]}`, secret env names, a toleration's fields, node
- * selector keys, services (services.ts) and caches (cache.ts) across steps, and the steps' time budget.
+ * selector keys, services (services.ts) and caches (cache.ts) across steps, an AWS secret's identity
+ * (aws-secrets.ts), and the steps' time budget.
  */
 import { formatDuration } from './duration.js';
 import { labelKeyProblem } from './names.js';
 import { needsProblems } from './needs.js';
 import { serviceProblems } from './services.js';
 import { cacheProblems } from './cache.js';
+import { awsSecretIdentityProblems } from './aws-secrets.js';
 import { isRecord, ProblemKinds, type PathSegment, type SchemaProblem } from './schema.js';
 import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_STEP_TIMEOUT_SECONDS } from './types.js';
 
@@ -18,6 +20,7 @@ export function crossStepRuleProblems(data: unknown): SchemaProblem[] {
     ...crossStepProblems(data),
     ...serviceProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other })),
     ...cacheProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other })),
+    ...awsSecretIdentityProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other })),
   ];
 }
 

@@ -10,7 +10,8 @@ import { normalConcurrency } from './concurrency.js';
 import type { StepCondition } from './when.js';
 import type { PathFilter } from './paths.js';
 import type { PipelineInput, TolerationInput, WhenInput } from './schema.js';
-import { DEFAULT_CHECKOUT, DEFAULT_STEP_TIMEOUT_SECONDS, type Pipeline, type Toleration } from './types.js';
+import { isAwsSecret } from './aws-secrets.js';
+import { DEFAULT_CHECKOUT, DEFAULT_STEP_TIMEOUT_SECONDS, type AwsSecretEnv, type Pipeline, type SecretEnv, type Toleration } from './types.js';
 
 /** A validated pipeline before it is tied to a file (the loader adds `file` and each step's `line`). */
 export type PipelineData = Omit<Pipeline, 'file'>;
@@ -34,7 +35,7 @@ export function normalisePipeline(given: PipelineInput): PipelineData {
       timeoutSeconds: step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS,
       ...withPendingTimeout(step['pending-timeout'] ?? pendingTimeout),
       ...(step.resources ? { resources: withoutUndefined(step.resources) } : {}),
-      secrets: step.secrets ?? [],
+      ...withSecrets(step.secrets ?? []),
       ...(step['image-check'] === false ? { imageCheck: false as const } : {}),
       ...(step['node-selector'] && Object.keys(step['node-selector']).length > 0 ? { nodeSelector: step['node-selector'] } : {}),
       ...(step.tolerations && step.tolerations.length > 0 ? { tolerations: step.tolerations.map(asToleration) } : {}),
@@ -56,6 +57,12 @@ export function normalisePipeline(given: PipelineInput): PipelineData {
     ...withCache(stepCache(sharedCache, undefined)),
     ...withIdentity(given.identity),
   };
+}
+
+/** The entries that name a Kubernetes Secret in `secrets`, AWS's apart in `awsSecrets`. */
+function withSecrets(entries: (SecretEnv | AwsSecretEnv)[]): { secrets: SecretEnv[]; awsSecrets?: AwsSecretEnv[] } {
+  const aws = entries.filter(isAwsSecret);
+  return { secrets: entries.filter((entry): entry is SecretEnv => !isAwsSecret(entry)), ...(aws.length > 0 ? { awsSecrets: aws } : {}) };
 }
 
 function withIdentity(name: string | undefined): { identity?: string } {

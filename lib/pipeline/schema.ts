@@ -19,6 +19,7 @@ import { serviceListSchema, serviceSchema } from './services.js';
 import { cacheSchemas } from './cache.js';
 import { retrySchema } from './retry.js';
 import { concurrencySchema } from './concurrency.js';
+import { AwsSecretKeys, secretEntrySchema } from './aws-secrets.js';
 import { PullPolicies, TaintEffects, TolerationOperators, type PullPolicy } from './types.js';
 
 export const MAX_STEPS = 50;
@@ -315,6 +316,9 @@ const retry = retrySchema(describeValue);
 // `concurrency:` (concurrency.ts).
 const concurrency = concurrencySchema(describeValue);
 
+// A step's `secrets` entry: a Kubernetes Secret's key, or AWS's (aws-secrets.ts); a service's are Kubernetes' only.
+const secretEntry = secretEntrySchema(secret, describeValue);
+
 /** `identity`: one the deployment declares; whether it exists, and may be used, is PrepareBuild's to say (lib/workflow/identities.ts). */
 const identity = text('the name of an identity the deployment declares').superRefine(obeys(identityNameProblem));
 
@@ -328,7 +332,7 @@ export const stepSchema = z.strictObject(
     timeout: durationSeconds.optional(),
     'pending-timeout': durationSeconds.optional(),
     resources: resources.optional(),
-    secrets: z.array(secret, { error: (issue) => `must be a list of {env, secret, key}, not ${describeValue(issue.input)}` }).optional(),
+    secrets: z.array(secretEntry, { error: (issue) => `must be a list of {env, secret, key}, {env, aws-secret, key} or {env, ssm-parameter}, not ${describeValue(issue.input)}` }).optional(),
     'image-check': z.boolean({ error: (issue) => `must be true or false, not ${describeValue(issue.input)}` }).optional(),
     'node-selector': nodeSelector.optional(),
     tolerations: tolerations.optional(),
@@ -382,6 +386,8 @@ export const knownKeys = {
   step: Object.keys(stepSchema.shape),
   resources: Object.keys(resources.shape),
   secret: Object.keys(secret.shape),
+  /** A step's `secrets` entry, whichever its form: what a misspelt key is matched against. */
+  stepSecret: [...Object.keys(secret.shape), AwsSecretKeys.secretsManager, AwsSecretKeys.ssm],
   checkout: Object.keys(checkoutOptions.shape),
   toleration: Object.keys(toleration.shape),
   when: Object.keys(when.shape),
@@ -450,7 +456,7 @@ function knownKeysAt(path: PathSegment[]): string[] {
   if (last === 'concurrency' && path.length === 1) return knownKeys.concurrency;
   if (last === 'resources') return knownKeys.resources;
   if (last === 'checkout' && path.length === 1) return knownKeys.checkout;
-  if (parent === 'secrets') return knownKeys.secret;
+  if (parent === 'secrets') return path[0] === 'steps' && path.length === 4 ? knownKeys.stepSecret : knownKeys.secret;
   if (parent === 'tolerations') return knownKeys.toleration;
   if (last === 'when' && path.length === 1) return knownKeys.pipelineWhen;
   if (last === 'when') return knownKeys.when;

@@ -21,6 +21,12 @@ export interface SecretEnv {
   key: string;
 }
 
+/**
+ * A variable read from AWS with the step's identity (aws-secrets.ts): a Secrets Manager secret,
+ * its whole string or one key of its JSON, or an SSM parameter (a SecureString decrypted).
+ */
+export type AwsSecretEnv = { env: string; awsSecret: string; key?: string } | { env: string; ssmParameter: string };
+
 /** A taint's effect, as Kubernetes spells it. */
 export const TaintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
 export type TaintEffect = (typeof TaintEffects)[number];
@@ -95,7 +101,13 @@ export interface Step {
    */
   pendingTimeoutSeconds?: number;
   resources?: StepResources;
+  /** The `secrets` entries that name a Kubernetes Secret. */
   secrets: SecretEnv[];
+  /**
+   * The `secrets` entries that name AWS, read with the step's identity by LaunchStep into a Secret
+   * of the step's own (lib/workflow/aws-secrets.ts). Absent: none.
+   */
+  awsSecrets?: AwsSecretEnv[];
   /** `image-check: false`: PrepareBuild does not ask the registry about this step's image. */
   imageCheck?: false;
   /** Node labels the step's node must have (`node-selector`), over the deployment's. */

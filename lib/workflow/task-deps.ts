@@ -7,6 +7,8 @@ import type { CacheStore } from './cache-store.js';
 import type { WorkflowSettings } from './settings.js';
 import type { SupersedingDeps } from './superseding.js';
 import type { TaskLog } from './task-log.js';
+import type { IdentityCredentials } from '../contract/aws-credentials.js';
+import type { AwsSecretReaderFor } from './aws-secrets.js';
 
 /**
  * The I/O a task needs, injected so the same task code runs on Lambda (lib/lambda), locally
@@ -66,6 +68,15 @@ export interface TaskDeps {
    * credentials). Without either, such a build fails as GitHubUnavailable.
    */
   lookup?: LookupSources;
+  /**
+   * Credentials of a step's identity, as EKS Pod Identity gives its pod: what LaunchStep reads the
+   * step's AWS secrets with (aws-secrets.ts). lib/lambda: EKS Auth's AssumeRoleForPodIdentity;
+   * locally, the embedded cluster's Pod Identity agent. Without it, a step with AWS secrets fails
+   * SecretUnavailable, saying so.
+   */
+  identityCredentials?: IdentityCredentials;
+  /** What reads an AWS secret with those credentials; default: the AWS SDK (aws-secret-reader.ts). */
+  awsSecretReader?: AwsSecretReaderFor;
 }
 
 export type { TaskLog } from './task-log.js';

@@ -9,6 +9,7 @@ import { InvalidPipeline } from '../../pipeline/index.js';
 import { parseKeyHashes } from '../cache-keys.js';
 import { attemptWords, nextAttempt } from '../step-retry.js';
 import { keptArtifacts } from '../kept-artifacts.js';
+import { stepSecretRefs } from '../aws-secrets.js';
 
 /**
  * Keeps the step's log and deletes its pod (unless other steps need it and it succeeded). For a failed step the result
@@ -27,7 +28,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   const checkout = input.settings.checkout;
   const services = input.step.services ?? [];
   // A service's log is kept too, so what its Secrets hold is masked everywhere as well.
-  const secrets = [...(checkout?.secrets ?? []), ...input.step.secrets, ...services.flatMap((s) => s.secrets)];
+  const secrets = [...(checkout?.secrets ?? []), ...stepSecretRefs(input.build.id, input.step), ...services.flatMap((s) => s.secrets)];
   // Read before the pod is deleted, so a failure here leaves the step retryable as it was.
   const needles = secrets.length > 0 ? secretNeedles(await cluster.readSecretValues(input.namespace, secrets)) : [];
   const mask = (text: string) => maskSecrets(text, needles);

@@ -4,6 +4,7 @@ import {
   pinsToWorkspaceNode,
   podProgress,
   stepPodManifest,
+  stepAwsSecretManifest,
   stepPodName,
   type StepCluster,
   type PodCachePlan,
@@ -19,6 +20,30 @@ import { buildClaimName, type PollState, type StepInput } from '../state-data.js
 import type { TaskDeps } from '../task-deps.js';
 import { buildToken, type BuildCredentials } from '../build-credentials.js';
 import { signingClock } from '../step-urls.js';
+import { awsSecretRefs, readStepAwsSecrets } from '../aws-secrets.js';
+import { sdkAwsSecretReader } from '../aws-secret-reader.js';
+import { awsSecretWords } from '../../pipeline/index.js';
+
+/**
+ * The step's AWS secrets, read now with its identity (aws-secrets.ts) into the step's own Secret,
+ * before the pod that reads it exists: the Secret keys its env reads them from. SecretUnavailable,
+ * thrown, ends the build with AWS's words before any container of the step starts.
+ */
+async function stepAwsSecrets(input: StepInput, deps: TaskDeps, attempt: number) {
+  const entries = input.step.awsSecrets ?? [];
+  if (entries.length === 0) return [];
+  const values = await readStepAwsSecrets({
+    step: input.step,
+    namespace: input.namespace,
+    podName: stepPodName(input.build.id, input.step.name, attempt, input.redrive ?? 0),
+    identityCredentials: deps.identityCredentials,
+    readerFor: deps.awsSecretReader ?? sdkAwsSecretReader,
+  });
+  const secret = await deps.cluster.ensureStepAwsSecret(stepAwsSecretManifest({ buildId: input.build.id, namespace: input.namespace, step: input.step.name, values }));
+  // Names only: the values stay in the Secret.
+  deps.log.info(`Step "${input.step.name}": read ${entries.map((entry) => `${entry.env} from the ${awsSecretWords(entry)}`).join(', ')} as the identity "${input.step.identity}", into secret ${secret}`, { step: input.step.name });
+  return awsSecretRefs(input.build.id, input.step);
+}
 
 /**
  * A token that expires (a GitHub App's, an hour after PrepareBuild) is renewed when it has less
@@ -45,9 +70,10 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
   const checkoutStep = input.step.name === input.settings.checkoutStep;
   const without: string[] = [];
   const { cache, urlsValidUntil } = (await stepCache(input, cluster, deps, attempt, (why) => without.push(`cache: this step runs without its cache: ${why}`))) ?? {};
+  const awsRefs = await stepAwsSecrets(input, deps, attempt);
   const manifest = stepPodManifest({
     buildId: input.build.id,
-    step: input.step,
+    step: awsRefs.length > 0 ? { ...input.step, secrets: [...input.step.secrets, ...awsRefs] } : input.step,
     namespace: input.namespace,
     buildEnv: buildEnvironment(input.build, input.failure),
     ...(workspace ? { workspace } : {}),

@@ -18,6 +18,7 @@ import { nextPollSeconds, pendingWatchFor, runningWatchFor } from '../poll-sched
 import { buildClaimName, type PollState, type StepInput } from '../state-data.js';
 import { renewStepUrls } from '../step-urls.js';
 import type { TaskDeps } from '../task-deps.js';
+import { stepSecretRefs } from '../aws-secrets.js';
 
 export interface PollLimits {
   /** What the Lambda invocation has left for a watch (its remaining time less a margin). */
@@ -138,7 +139,7 @@ async function watchPod(input: StepInput, previous: PollState, deps: TaskDeps, w
 async function keepLog(input: StepInput, previous: PollState, deps: TaskDeps, follow: boolean): Promise<{ stop(containerEnded: boolean): Promise<LiveLogState> } | undefined> {
   const { followLog, logs } = deps;
   if (!followLog || !previous.log || previous.progress?.init) return undefined;
-  const secrets = [...(input.settings.checkout?.secrets ?? []), ...input.step.secrets];
+  const secrets = [...(input.settings.checkout?.secrets ?? []), ...stepSecretRefs(input.build.id, input.step)];
   const needles = secrets.length > 0 ? secretNeedles(await deps.cluster.readSecretValues(input.namespace, secrets)) : [];
   const copy = new LiveLogCopy({ store: logs, buildId: input.build.id, step: input.step.name, mask: (text) => maskSecrets(text, needles) }, previous.log);
   const checkout = input.settings.checkout;

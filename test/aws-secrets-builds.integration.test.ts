@@ -1,0 +1,132 @@
+/**
+ * AWS secrets through the real definition on the embedded cluster, against moto's server
+ * (Secrets Manager, SSM and STS written apart from ours): a step with `identity: deploy` gets a
+ * Secrets Manager secret whole and one key of another's JSON, and an SSM SecureString decrypted,
+ * each read with the identity's credentials (STS AssumeRole of its role, as the local Pod Identity
+ * agent makes them), found through the standard endpoint variables; what it prints of them is
+ * masked, and no value is in the history, the summary or the stored log. A secret that does not
+ * exist ends the build SecretUnavailable with moto's own words before the step has a pod.
+ */
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import { identityServiceAccountManifest, SECRET_MASK } from '../lib/kube/index.js';
+import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
+import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
+import { startLocalExecution, type ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
+import { localTaskRuntime } from '../lib/local/task-runtime.js';
+import type { IdentityCredentialsRequest } from '../lib/contract/aws-credentials.js';
+import { MOTO_CREDENTIALS, MOTO_REGION, motoServerInstalled, startMotoServer, type MotoServer } from './fixtures/moto-server.js';
+import { describeRequiring } from './fixtures/requirements.js';
+
+const NAMESPACE = 'default';
+const ROLE = 'arn:aws:iam::123456789012:role/step-runner-deploy';
+const DB_PASSWORD = 'pa55-Zq8vX3pL9w';
+const API_TOKEN = 'tok-Hk29sLq0VbN';
+const SSM_KEY = 'ssm-Vb71qTz40Ke';
+const VALUES = [DB_PASSWORD, API_TOKEN, SSM_KEY];
+
+const pipeline = (secrets: string) => `version: 1
+checkout: false
+identity: deploy
+steps:
+  - name: show
+    image: alpine:3.20
+    commands:
+      - echo "db=$DB_PASSWORD token=$API_TOKEN key=$SSM_KEY"
+      # What the values are, in a form the mask does not hide, to check they arrived whole.
+      - printf '%s|%s|%s' "$DB_PASSWORD" "$API_TOKEN" "$SSM_KEY" | od -An -tx1 | tr -d ' \\n'; echo
+    secrets:
+${secrets}`;
+
+describeRequiring('AWS secrets, read with the step\'s identity, against moto', motoServerInstalled, () => {
+  let moto: MotoServer;
+  let cluster: EmbeddedCluster;
+  let scratch: string;
+  let kubeconfig: string;
+  const savedEnv = { ...process.env };
+  const asked: IdentityCredentialsRequest[] = [];
+
+  beforeAll(async () => {
+    scratch = await mkdtemp(path.join(tmpdir(), 'aws-secrets-'));
+    [moto, cluster] = await Promise.all([startMotoServer(), startEmbeddedCluster({ workspace: path.join(scratch, 'cluster'), timings: FAST_TIMINGS })]);
+    kubeconfig = path.join(scratch, 'kubeconfig');
+    await writeFile(kubeconfig, cluster.kubeconfigYaml());
+    // As `kubectl apply -f deploy/identities.yaml` does for a deployment (`run --identity` makes it locally).
+    await kubeConfigFromFile(kubeconfig).makeApiClient(CoreV1Api).createNamespacedServiceAccount({ namespace: NAMESPACE, body: identityServiceAccountManifest('deploy', NAMESPACE) });
+    const aws = { endpoint: moto.endpoint, region: MOTO_REGION, credentials: MOTO_CREDENTIALS };
+    const secretsManager = new SecretsManagerClient(aws);
+    await secretsManager.send(new CreateSecretCommand({ Name: 'prod/db', SecretString: JSON.stringify({ user: 'app', password: DB_PASSWORD }) }));
+    await secretsManager.send(new CreateSecretCommand({ Name: 'prod/api-token', SecretString: API_TOKEN }));
+    const ssm = new SSMClient(aws);
+    await ssm.send(new PutParameterCommand({ Name: '/team/key', Value: SSM_KEY, Type: 'SecureString' }));
+    secretsManager.destroy();
+    ssm.destroy();
+    // The runner finds moto as a user's shell would point any AWS SDK at it: the standard variables.
+    Object.assign(process.env, { AWS_ENDPOINT_URL_SECRETS_MANAGER: moto.endpoint, AWS_ENDPOINT_URL_SSM: moto.endpoint, AWS_REGION: MOTO_REGION });
+  }, 60_000);
+
+  afterAll(async () => {
+    process.env = savedEnv;
+    await Promise.all([moto?.stop(), cluster?.stop()]);
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  /** The identity's credentials as the local Pod Identity agent makes them: STS AssumeRole of its role, with the user's own credentials (moto's). */
+  function identityCredentials(request: IdentityCredentialsRequest) {
+    asked.push(request);
+    return async () => {
+      const sts = new STSClient({ endpoint: moto.endpoint, region: MOTO_REGION, credentials: MOTO_CREDENTIALS });
+      const { Credentials: c } = await sts.send(new AssumeRoleCommand({ RoleArn: ROLE, RoleSessionName: request.podName.slice(0, 64) }));
+      sts.destroy();
+      return { accessKeyId: c!.AccessKeyId!, secretAccessKey: c!.SecretAccessKey!, sessionToken: c!.SessionToken!, expiration: c!.Expiration! };
+    };
+  }
+
+  async function build(id: string, secrets: string) {
+    const logsDir = path.join(scratch, `logs-${id}`);
+    const local = localTaskRuntime({ kubeconfig, namespace: NAMESPACE, logsDir, settings: { identities: [{ name: 'deploy', roleArn: ROLE }] } });
+    const runtime = { ...local, deps: { ...local.deps, identityCredentials } };
+    const events: ExecutionEvent[] = [];
+    const summary = await startLocalExecution(
+      { build: { id, trigger: 'local run' }, pipeline: { file: 'p.yml', text: pipeline(secrets) }, withoutSource: 'this build reads AWS secrets, not a checkout' },
+      { runtime, overrides: { waitMs: 50, retryMs: 10 }, onEvent: (event) => void events.push(event) },
+    ).result;
+    const files = await readdir(logsDir, { recursive: true, withFileTypes: true }).catch(() => []);
+    const logs = (await Promise.all(files.filter((f) => f.isFile()).map((f) => readFile(path.join(f.parentPath, f.name), 'utf8')))).join('\n');
+    return { summary, events, logs };
+  }
+
+  it('gives the step a secret whole, one key of a JSON secret and an SSM SecureString, masked, and as the step\'s identity', async () => {
+    asked.length = 0;
+    const { summary, events, logs } = await build(
+      'aws-secrets-1',
+      `      - { env: DB_PASSWORD, aws-secret: prod/db, key: password }
+      - { env: API_TOKEN, aws-secret: prod/api-token }
+      - { env: SSM_KEY, ssm-parameter: /team/key }
+`,
+    );
+
+    expect(summary).toMatchObject({ status: 'SUCCEEDED' });
+    expect(logs).toContain(`db=${SECRET_MASK} token=${SECRET_MASK} key=${SECRET_MASK}`);
+    expect(logs).toContain(Buffer.from(`${DB_PASSWORD}|${API_TOKEN}|${SSM_KEY}`).toString('hex'));
+    expect(asked).toEqual([expect.objectContaining({ identity: 'deploy', serviceAccount: 'step-runner-id-deploy', namespace: NAMESPACE })]);
+    for (const [where, text] of [['history', JSON.stringify(events)], ['summary', JSON.stringify(summary)], ['stored log', logs]] as const) {
+      for (const value of VALUES) expect({ where, leaks: text.includes(value) }).toEqual({ where, leaks: false });
+    }
+  }, 30_000);
+
+  it('ends the build SecretUnavailable, in moto\'s words, before the step has a pod, for a secret that does not exist', async () => {
+    const { summary, events } = await build('aws-secrets-2', '      - { env: API_TOKEN, aws-secret: prod/api-token }\n      - { env: DB_PASSWORD, aws-secret: prod/gone }\n');
+
+    expect(summary).toMatchObject({ status: 'FAILED', error: 'SecretUnavailable' });
+    expect(summary.cause).toContain('Step "show" could not read its DB_PASSWORD from the Secrets Manager secret prod/gone with the identity "deploy": ResourceNotFoundException: ');
+    expect(summary.cause).toMatch(/can't find the specified secret/);
+    expect(JSON.stringify(events)).not.toContain('PodCreated');
+    expect(JSON.stringify(events)).not.toContain(API_TOKEN);
+  }, 30_000);
+});
