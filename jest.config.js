@@ -6,7 +6,7 @@ const base = {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
-  setupFilesAfterEnv: ['<rootDir>/test/setup/seeds.ts', '<rootDir>/test/setup/state-dir.ts', '<rootDir>/test/setup/runtime.ts'],
+  setupFilesAfterEnv: ['<rootDir>/test/setup/cpu-profile.ts', '<rootDir>/test/setup/seeds.ts', '<rootDir>/test/setup/state-dir.ts', '<rootDir>/test/setup/runtime.ts'],
 };
 const everywhere = (suffix) => [`<rootDir>/lib/**/*${suffix}`, `<rootDir>/test/**/*${suffix}`];
 
@@ -23,6 +23,7 @@ export default {
   // twice as many workers as cores keeps both cores busy; capped for machines with many cores.
   maxWorkers: Math.min(8, Math.max(2, 2 * availableParallelism())),
   testTimeout: 30000,
+  testSequencer: '<rootDir>/test/setup/sequencer.mjs',
   // One registry with the Docker test images for the whole run, filled by the first file that
   // needs it (test/fixtures/docker/shared-registry.ts); the teardown stops it.
   globalSetup: '<rootDir>/test/setup/test-images-global-setup.mjs',
