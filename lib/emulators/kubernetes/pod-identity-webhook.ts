@@ -8,8 +8,10 @@
  * pkg/handler/handler.go (addEnvToContainer, getPodSpecPatch): a container that already sets either
  * variable keeps its own, a mount or volume of that name already there is kept, the volume goes
  * first, and the pod is labelled `eks.amazonaws.com/pod-identity: enabled`. The webhook never looks at
- * automountServiceAccountToken: that field only governs the API token volume the ServiceAccount
- * admission plugin adds (kube-api-access-*), not a projected volume a pod names, so a step pod with
+ * automountServiceAccountToken: that field only decides whether the ServiceAccount admission plugin
+ * adds the API token volume, kube-api-access-* (kubernetes/kubernetes
+ * plugin/pkg/admission/serviceaccount/admission.go Admit: `shouldAutomount` gates
+ * `mountServiceAccountToken` alone), not a projected volume the pod names, so a step pod with
  * `automountServiceAccountToken: false` still gets this token. Pure.
  */
 import type { Container, Pod } from './objects.js';
