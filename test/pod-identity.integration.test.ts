@@ -119,8 +119,8 @@ describeRequiring('EKS Pod Identity on the embedded cluster', motoServerInstalle
       const answer = JSON.parse(ship.split('\n').find((line) => line.startsWith('{')) ?? 'null') as Record<string, string> | null;
       expect(answer).toEqual({ AccessKeyId: expect.any(String), SecretAccessKey: expect.any(String), Token: expect.any(String), AccountId: ACCOUNT, Expiration: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
       const assumed = new RegExp(`^arn:aws:sts::${ACCOUNT}:assumed-role/deploy/eks-embedded-${id}`);
-      expect(await callerArn(moto.endpoint, answer as { AccessKeyId: string; SecretAccessKey: string; Token: string })).toMatch(assumed);
-      if (kind === 'process') expect(ship.trim().split('\n').at(-1)).toMatch(assumed);
+      // The process runtime's step asked STS itself; a Docker step's image has no AWS CLI, so this machine's asks with what it fetched.
+      expect(kind === 'process' ? ship.trim().split('\n').at(-1) : await callerArn(moto.endpoint, answer as { AccessKeyId: string; SecretAccessKey: string; Token: string })).toMatch(assumed);
 
       expect((await log('test')).trim().split('\n').at(-1)).toBe('no AWS_CONTAINER variables');
     }, 120_000);

@@ -189,6 +189,9 @@ export async function runBuild(given: RunOptions, io: Pick<CommandIO, 'out' | 'e
       kubeconfig = path.join(scratch, 'kubeconfig');
       await writeFile(kubeconfig, cluster.kubeconfigYaml());
       print(`Embedded cluster at ${cluster.url}.`);
+      if (options.identities && options.identities.length > 0) {
+        print(`EKS Pod Identity: ${options.identities.map((identity) => `${identity.name} (${identity.roleArn})`).join(', ')}, each assumed with this machine's AWS credentials for the pods that ask for it`);
+      }
     }
     cacheStore = await cacheStoreFor(pipeline, cluster, options, print);
     // run cannot re-run a failed build's steps (serve can): its claim is deleted with the build unless --keep.
