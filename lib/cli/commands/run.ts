@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InvalidImage, InvalidPipeline, parsePipeline, problemLines, problemReports, type Pipeline, type ProblemReport } from '../../pipeline/index.js';
@@ -31,7 +31,6 @@ import { ensureIdentityAccounts } from '../identity-accounts.js';
 import { identitiesFromFile } from './identity-args.js';
 import { localPodIdentity, machineAwsCredentials, missingAwsCredentials } from '../../local/pod-identity.js';
 import { stsIdentityCredentials } from '../../workflow/identity-credentials.js';
-import { readFile } from 'node:fs/promises';
 import { onlyAskedFor } from './step-choice.js';
 import { writeRunArtifacts, type RunArtifacts } from './run-artifacts.js';
 import { failedStepShell } from '../failed-step-shell.js';

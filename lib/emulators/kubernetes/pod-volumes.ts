@@ -32,8 +32,8 @@ type ProjectedSource = { defaultMode?: number; sources?: { serviceAccountToken?:
 /** The apiserver's default for a TokenRequest without expirationSeconds: one hour. */
 const DEFAULT_TOKEN_SECONDS = 3600;
 
-/** A token of the pod's service account for each serviceAccountToken source, as the kubelet's TokenRequest gets it; or what cannot be projected. */
-type Mint = (audience: string, expirationSeconds: number) => string;
+/** A token of the pod's service account, as the kubelet's TokenRequest gets it; no audience: the apiserver's own. */
+type Mint = (audience: string | undefined, expirationSeconds: number) => string;
 
 type SecretSource = { secretName?: string; optional?: boolean; defaultMode?: number; items?: { key: string; path: string }[] };
 
@@ -67,7 +67,7 @@ function volumeDirs(pod: Pod, claimOf: ClaimOf, secretOf: (name: string) => Secr
       const dir = dirs.projectedVolume(uid, volume.name);
       found.set(volume.name, dir);
       for (const { serviceAccountToken } of sources) {
-        const { audience = '', expirationSeconds = DEFAULT_TOKEN_SECONDS, path } = serviceAccountToken!;
+        const { audience, expirationSeconds = DEFAULT_TOKEN_SECONDS, path } = serviceAccountToken!;
         tokens.push({ file: join(dir, path), token: mint(audience, expirationSeconds), mode: defaultMode });
       }
     } else {
@@ -128,7 +128,7 @@ function tokenMinter(pod: Pod, node: Pick<NodeContext, 'store' | 'tokens' | 'nod
   return (audience, expirationSeconds) =>
     node.tokens.mint(
       {
-        audience,
+        audience: audience || node.tokens.issuer,
         expirationSeconds,
         namespace,
         serviceAccount: { name: serviceAccount, uid: uidOf(node.store.get('serviceaccounts', namespace, serviceAccount)) },

@@ -155,6 +155,8 @@ class DockerRuntime implements ContainerRuntime {
       attached.on('end', () => reject(new SandboxError(`the EKS Pod Identity Agent's address could not be set up in pod "${podName(spec)}": ${output.replace(/[^\x20-\x7e\n]/g, '').trim()}`)));
       attached.on('error', reject);
     });
+    // A start that fails is the error reported; the stream's end after it is no one's to catch.
+    ready.catch(() => undefined);
     try {
       await forward.start();
       await ready;
