@@ -96,7 +96,12 @@ const RENEW_AT = 0.5;
  * such pod here); else at the address it listens on (loopback, the process runtime's pods).
  */
 export async function startPodIdentityAgent(options: PodIdentityOptions, context: AgentContext, listenHost: string, viaLinkLocal: boolean): Promise<PodIdentityAgent> {
-  const cache = new Map<string, { until: number; credentials: Promise<PodIdentityCredentials> }>();
+  /** By pod uid: what was asked for the pod, until when it is kept. Forgotten once the pod is gone. */
+  const cache = new Map<string, { until: number; credentials: Promise<PodIdentityCredentials>; namespace: string; name: string }>();
+  const podLives = (namespace: string, name: string, uid: string) => {
+    const pod = context.store.get('pods', namespace, name) as Pod | undefined;
+    return pod !== undefined && pod.metadata.uid === uid && !pod.metadata.deletionTimestamp;
+  };
   const associationOf = (namespace: string, serviceAccount: string) => options.associations.find((a) => a.namespace === namespace && a.serviceAccount === serviceAccount);
   let validHosts: string[] = [];
 
@@ -112,8 +117,8 @@ export async function startPodIdentityAgent(options: PodIdentityOptions, context
     const checked = context.tokens.verify(token, PodIdentity.audience, now);
     if (!checked.ok) throw eksAuthError(400, 'InvalidTokenException', `The service account token is not valid: ${checked.problem}`);
     const bound = checked.claims['kubernetes.io'];
-    const pod = context.store.get('pods', bound.namespace, bound.pod.name) as Pod | undefined;
-    if (pod === undefined || pod.metadata.uid !== bound.pod.uid || pod.metadata.deletionTimestamp) {
+    for (const [uid, entry] of cache) if (!podLives(entry.namespace, entry.name, uid)) cache.delete(uid);
+    if (!podLives(bound.namespace, bound.pod.name, bound.pod.uid)) {
       throw eksAuthError(400, 'InvalidTokenException', `The service account token is not valid: pod ${bound.namespace}/${bound.pod.name} it is bound to no longer exists`);
     }
     const association = associationOf(bound.namespace, bound.serviceaccount.name);
@@ -124,7 +129,7 @@ export async function startPodIdentityAgent(options: PodIdentityOptions, context
     let cached = cache.get(key);
     if (cached === undefined || cached.until <= now.getTime()) {
       const asked = options.credentials({ association, clusterName: options.clusterName, clusterArn: options.clusterArn, podName: bound.pod.name, podUid: bound.pod.uid });
-      cached = { until: Number.POSITIVE_INFINITY, credentials: asked };
+      cached = { until: Number.POSITIVE_INFINITY, credentials: asked, namespace: bound.namespace, name: bound.pod.name };
       cache.set(key, cached);
       const entry = cached;
       asked.then(
