@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseRunArgs, type RunOptions } from './run-args.js';
 import { parseServeArgs } from './serve-args.js';
+import { identitiesFromFile } from './identity-args.js';
 import { UsageError } from './usage.js';
 
 describe('--workspace-mode', () => {
@@ -206,5 +207,28 @@ describe('run --identity', () => {
     [['--identity', `deploy=${ROLE}`, '--identity', `deploy=${ROLE}2`], '--identity deploy is given twice, with two roles'],
   ])('refuses %j', (args, message) => {
     expect(() => parseRunArgs(['p.yml', ...args])).toThrow(expect.objectContaining({ name: UsageError.name, message: expect.stringContaining(message) }));
+  });
+});
+
+describe('run --identities FILE', () => {
+  const FILE = `deploy:\n  role: arn:aws:iam::123456789012:role/deploy\n  repositories: [acme/site]\n  refs: [refs/heads/main]\n  events: [push]\ndocs:\n  role: arn:aws:iam::123456789012:role/docs\n  repositories: ["**"]\n  refs: ["**"]\n  events: [push]\n`;
+
+  it("takes each identity's role from a deployment's identities file, not its rules, beside --identity's", () => {
+    expect(identitiesFromFile(FILE, 'identities.yml', [{ name: 'ship', roleArn: 'arn:aws:iam::123456789012:role/ship' }])).toEqual([
+      { name: 'ship', roleArn: 'arn:aws:iam::123456789012:role/ship' },
+      { name: 'deploy', roleArn: 'arn:aws:iam::123456789012:role/deploy' },
+      { name: 'docs', roleArn: 'arn:aws:iam::123456789012:role/docs' },
+    ]);
+    expect(parseRunArgs(['p.yml', '--identities', 'identities.yml'])).toMatchObject({ identitiesFile: 'identities.yml' });
+  });
+
+  it.each([
+    ['deploy: [', '--identities identities.yml: not YAML'],
+    ['deploy:\n  role: arn:aws:iam::123456789012:role/deploy\n', '--identities identities.yml: identity "deploy", repositories: must list at least one repository glob'],
+    [FILE, '--identity deploy names the role arn:aws:iam::123456789012:role/other, and --identities identities.yml the role arn:aws:iam::123456789012:role/deploy: give one'],
+  ])('refuses %j', (text, message) => {
+    expect(() => identitiesFromFile(text, 'identities.yml', [{ name: 'deploy', roleArn: 'arn:aws:iam::123456789012:role/other' }])).toThrow(
+      expect.objectContaining({ name: UsageError.name, message: expect.stringContaining(message) }),
+    );
   });
 });

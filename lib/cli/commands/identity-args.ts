@@ -1,6 +1,7 @@
 /** `run --identity NAME=ROLE_ARN`: the identities a local build's steps may ask for. */
 import { identityNameProblem } from '../../pipeline/index.js';
-import { roleArnProblem, type Identity } from '../../workflow/identities.js';
+import YAML from 'yaml';
+import { checkIdentities, roleArnProblem, type Identity } from '../../workflow/identities.js';
 import { UsageError } from './usage.js';
 
 /**
@@ -19,6 +20,29 @@ export function identityOptions(values: readonly string[]): Identity[] {
     const roleProblem = roleArnProblem(roleArn);
     if (roleProblem) throw new UsageError(`--identity ${name}: the role ${roleProblem}`);
     if (identities.has(name) && identities.get(name)!.roleArn !== roleArn) throw new UsageError(`--identity ${name} is given twice, with two roles`);
+    identities.set(name, { name, roleArn });
+  }
+  return [...identities.values()];
+}
+
+/**
+ * `run --identities FILE`: the identities of a deployment's identities file (deploy/identities.example.yml's
+ * format, checked as the deployment checks it), each with its role and without its rules, as
+ * --identity gives them; a name --identity also gives must name the same role.
+ */
+export function identitiesFromFile(text: string, file: string, given: readonly Identity[] = []): Identity[] {
+  let declared: unknown;
+  try {
+    declared = YAML.parse(text);
+  } catch (error) {
+    throw new UsageError(`--identities ${file}: not YAML: ${(error as Error).message}`);
+  }
+  const checked = checkIdentities(declared ?? {});
+  if (!checked.ok) throw new UsageError(`--identities ${file}: ${checked.problems.join('; ')}`);
+  const identities = new Map(given.map((identity) => [identity.name, identity]));
+  for (const { name, roleArn } of checked.value) {
+    const other = identities.get(name);
+    if (other && other.roleArn !== roleArn) throw new UsageError(`--identity ${name} names the role ${other.roleArn}, and --identities ${file} the role ${roleArn}: give one`);
     identities.set(name, { name, roleArn });
   }
   return [...identities.values()];

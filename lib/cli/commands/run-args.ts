@@ -10,7 +10,7 @@ import { identityOptions } from './identity-args.js';
 import type { Identity } from '../../workflow/identities.js';
 
 export const RUN_USAGE =
-  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--autoscale-after DURATION] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--identity NAME=ROLE_ARN]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--keep] [--state-dir DIR] [--artifacts DIR] [--shell-on-failure] [--json] [--verbose]';
+  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--autoscale-after DURATION] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--identity NAME=ROLE_ARN]... [--identities FILE] [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--keep] [--state-dir DIR] [--artifacts DIR] [--shell-on-failure] [--json] [--verbose]';
 
 export const RUN_HELP = `Usage: step-runner ${RUN_USAGE}
 
@@ -67,8 +67,13 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
                     deployment's identities.yml declares them: the step's pod runs as the service
                     account step-runner-id-NAME, made in the namespace if missing. A local build
                     may use every identity given (the deployment's rules are for the builds
-                    others start). Not yet: AWS credentials in the pod (EKS Pod Identity's
-                    container endpoint); the pod gets the service account only
+                    others start). The embedded cluster plays EKS Pod Identity: the pod gets
+                    AWS_CONTAINER_CREDENTIALS_FULL_URI and its token, and its AWS SDK or CLI gets
+                    the role's credentials from STS AssumeRole made with this machine's AWS
+                    credentials (AWS_PROFILE, the environment...; AWS_ENDPOINT_URL_STS honoured).
+                    No AWS credentials here: the run stops before any pod (exit 2)
+  --identities FILE the identities of a deployment's identities file (deploy/identities.example.yml
+                    shows it), as --identity gives them: their roles, not their rules
   --step NAME       run only this step (repeatable), the checkout, and the steps it needs, through
                     needs or, without, the step above; the others show as skipped (default: all)
   --no-needs        with --step: only the steps named; their needs left out count as succeeded
@@ -141,6 +146,8 @@ export interface RunOptions {
   secretFiles?: string[];
   /** `--identity`: the identities the steps may ask for (no rules: a local build may use each). */
   identities?: Identity[];
+  /** `--identities`: a deployment's identities file, read as --identity (identity-args.ts identitiesFromFile). */
+  identitiesFile?: string;
   /** `--step`: only these steps (and the checkout, and what they need unless `noNeeds`). */
   steps?: string[];
   /** `--no-needs`: with `steps`, only the steps named. */
@@ -184,6 +191,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
         secret: { type: 'string', multiple: true },
         'secret-file': { type: 'string', multiple: true },
         identity: { type: 'string', multiple: true },
+        identities: { type: 'string' },
         step: { type: 'string', multiple: true },
         'no-needs': { type: 'boolean' },
         changed: { type: 'string', multiple: true },
@@ -203,7 +211,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
   if (values.help) return { help: true };
   const [file, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`one pipeline file at a time, got ${positionals.length}`);
-  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, 'cache-image': cacheImage, changed, base, 'default-branch': defaultBranch, 'autoscale-after': autoscaleAfter, 'shell-on-failure': shellOnFailure, identity, ...rest } = values;
+  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, 'cache-image': cacheImage, changed, base, 'default-branch': defaultBranch, 'autoscale-after': autoscaleAfter, 'shell-on-failure': shellOnFailure, identity, identities: identitiesFile, ...rest } = values;
   if (noNeeds && !steps) throw new UsageError('--no-needs goes with --step NAME');
   if (changed && base !== undefined) throw new UsageError('--changed and --base both say what the change is: give the files, or the ref to compare the work tree with, not both');
   const source = rest.source ?? workspace;
@@ -228,6 +236,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
     ...(secret ? { secrets: secret.map((given) => secretArgument(given, `--secret ${given.split('=')[0]}`)) } : {}),
     ...(secretFiles ? { secretFiles } : {}),
     ...(identity ? { identities: identityOptions(identity) } : {}),
+    ...(identitiesFile !== undefined ? { identitiesFile } : {}),
     ...(steps ? { steps, ...(noNeeds ? { noNeeds } : {}) } : {}),
     ...(changed ? { changed: changed.map(changedFileOption) } : {}),
     ...(base !== undefined ? { base: baseOption(base) } : {}),

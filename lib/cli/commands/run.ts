@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InvalidImage, InvalidPipeline, parsePipeline, problemLines, problemReports, type Pipeline, type ProblemReport } from '../../pipeline/index.js';
@@ -28,6 +28,9 @@ import { withPipelineFile } from './run-file.js';
 import { SecretAlreadyExists, SecretMissing } from '../build-secrets.js';
 import { givenSecretValues, storeRunSecrets } from './run-secrets.js';
 import { ensureIdentityAccounts } from '../identity-accounts.js';
+import { identitiesFromFile } from './identity-args.js';
+import { localPodIdentity, machineAwsCredentials, missingAwsCredentials } from '../../local/pod-identity.js';
+import { stsIdentityCredentials } from '../../workflow/identity-credentials.js';
 import { onlyAskedFor } from './step-choice.js';
 import { writeRunArtifacts, type RunArtifacts } from './run-artifacts.js';
 import { failedStepShell } from '../failed-step-shell.js';
@@ -70,7 +73,8 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
  * kubeconfig is given. Progress reads like the Step Functions console; with --json it goes to
  * stderr and stdout's last line is the summary object.
  */
-export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 'err'>): Promise<number> {
+export async function runBuild(given: RunOptions, io: Pick<CommandIO, 'out' | 'err'>): Promise<number> {
+  let options = given;
   const print = options.json ? io.err : io.out;
   const file = path.resolve(options.file);
   const loaded = await readPipeline(file, options.file);
@@ -101,6 +105,22 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
   let secretValues;
   try {
     secretValues = await givenSecretValues(options, pipeline);
+  } catch (error) {
+    io.err(`step-runner run: ${(error as Error).message}`);
+    if (options.json) io.out(JSON.stringify(rejectedSummary(error as Error)));
+    return ExitCodes.rejected;
+  }
+  // The embedded cluster assumes the identities' roles with this machine's credentials: none, nothing starts.
+  const machineCredentials = machineAwsCredentials();
+  try {
+    if (options.identitiesFile !== undefined) options = { ...options, identities: identitiesFromFile(await readIdentitiesFile(options.identitiesFile), options.identitiesFile, options.identities) };
+    const noCredentials = options.identities && options.identities.length > 0 && !options.kubeconfig ? await missingAwsCredentials(machineCredentials) : undefined;
+    if (noCredentials !== undefined) {
+      const names = options.identities!.map((identity) => identity.name).join(', ');
+      throw new UsageError(
+        `the identities given (${names}) need AWS credentials on this machine, to assume their roles as EKS Pod Identity would for the steps, and there are none: ${noCredentials}. Set AWS_PROFILE (or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY), or log in (aws sso login)`,
+      );
+    }
   } catch (error) {
     io.err(`step-runner run: ${(error as Error).message}`);
     if (options.json) io.out(JSON.stringify(rejectedSummary(error as Error)));
@@ -161,10 +181,16 @@ export async function runBuild(options: RunOptions, io: Pick<CommandIO, 'out' | 
         ...(options.images ? { catalogFiles: [options.images] } : {}),
         ...(runtimeChoice ? { runtime: runtimeChoice } : {}),
         ...(options.autoscaleAfterMs !== undefined ? { autoscaler: { scaleUpDelayMs: options.autoscaleAfterMs } } : {}),
+        ...(options.identities && options.identities.length > 0
+          ? { podIdentity: localPodIdentity(options.identities, options.namespace ?? 'default', stsIdentityCredentials({ base: machineCredentials })) }
+          : {}),
       });
       kubeconfig = path.join(scratch, 'kubeconfig');
       await writeFile(kubeconfig, cluster.kubeconfigYaml());
       print(`Embedded cluster at ${cluster.url}.`);
+      if (options.identities && options.identities.length > 0) {
+        print(`EKS Pod Identity: ${options.identities.map((identity) => `${identity.name} (${identity.roleArn})`).join(', ')}, each assumed with this machine's AWS credentials for the pods that ask for it`);
+      }
     }
     cacheStore = await cacheStoreFor(pipeline, cluster, options, print);
     // run cannot re-run a failed build's steps (serve can): its claim is deleted with the build unless --keep.
@@ -283,6 +309,14 @@ function keptOnCluster(history: readonly ExecutionEvent[]): { claim: string; nam
   const prepared = output('PrepareBuild') as Partial<PreparedBuild> | undefined;
   const claim = prepared?.settings ? buildClaimName(prepared.settings) : undefined;
   return cleanup?.rerun && claim && prepared?.namespace ? { claim, namespace: prepared.namespace } : undefined;
+}
+
+async function readIdentitiesFile(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--identities ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
 }
 
 /** A word a POSIX shell reads back as it is. */

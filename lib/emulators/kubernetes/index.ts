@@ -32,6 +32,9 @@ import { STORAGE_CLASSES } from './storage-classes.js';
 import { ObjectStore } from './store.js';
 import { DEFAULT_TIMINGS, type KubeletTimings } from './timings.js';
 import { VolumeProvisioner } from './volume-provisioner.js';
+import { TokenIssuer } from './service-account-token.js';
+import { startPodIdentityAgent, type PodIdentityAgent, type PodIdentityOptions } from './pod-identity-agent.js';
+import { injectPodIdentity } from './pod-identity-webhook.js';
 
 export type { Clock } from './clock.js';
 export type { CatalogEntry } from './image-catalog.js';
@@ -42,13 +45,15 @@ export { kubernetesArch } from './node-labels.js';
 export { IMAGE_REGISTRY_EXTENSION } from './kubeconfig.js';
 export type { CatalogRegistry } from './catalog-registry.js';
 export type { AutoscalerOptions } from './autoscaler.js';
+export type { PodIdentityAssociation, PodIdentityCredentials, PodIdentityCredentialsRequest, PodIdentityOptions } from './pod-identity-agent.js';
+export { FULL_URI_ENV, TOKEN_FILE_ENV, PodIdentity } from './pod-identity-webhook.js';
 
 /**
  * What runs the containers. `docker`: the daemon at `socketPath`, pods in their images, each in a
  * sandbox container on `network` (default: the daemon's `bridge`, else a `step-runner` bridge it
  * makes) made of `sandboxImage` (default registry.k8s.io/pause). `process`: local processes.
  */
-export type ClusterRuntime = { kind: 'process' } | { kind: 'docker'; socketPath: string; sandboxImage?: string; network?: string };
+export type ClusterRuntime = { kind: 'process' } | { kind: 'docker'; socketPath: string; sandboxImage?: string; network?: string; helperImage?: string };
 
 export interface EmbeddedClusterOptions {
   /** Default: local processes; the commands choose Docker when a daemon answers (runtime/runtime-choice.ts). */
@@ -91,6 +96,12 @@ export interface EmbeddedClusterOptions {
    * NotTriggerScaleUp. Without it the node is there from the start and for good.
    */
   autoscaler?: AutoscalerOptions;
+  /**
+   * Play EKS Pod Identity (pod-identity-webhook.ts, pod-identity-agent.ts): a pod of an associated
+   * service account gets AWS_CONTAINER_CREDENTIALS_FULL_URI, AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE
+   * and its token, and the agent answers it with `credentials` of the association's role.
+   */
+  podIdentity?: PodIdentityOptions;
 }
 
 export interface EmbeddedCluster {
@@ -164,7 +175,14 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     runtime =
       choice.kind === 'docker'
         ? // Loaded only when asked for: the Docker client is the larger part of a start in process mode.
-          await (await import('./runtime/docker/docker-runtime.js')).createDockerRuntime({ socketPath: choice.socketPath, ...(choice.sandboxImage ? { sandboxImage: choice.sandboxImage } : {}), ...(choice.network ? { network: choice.network } : {}) })
+          await (
+            await import('./runtime/docker/docker-runtime.js')
+          ).createDockerRuntime({
+            socketPath: choice.socketPath,
+            ...(choice.sandboxImage ? { sandboxImage: choice.sandboxImage } : {}),
+            ...(choice.network ? { network: choice.network } : {}),
+            ...(choice.helperImage ? { helperImage: choice.helperImage } : {}),
+          })
         : createProcessRuntime({ puller: new ImagePuller(catalog), workspace: options.workspace ?? process.cwd(), baseEnv, nodeIP, timings });
   } catch (error) {
     await registry.stop();
@@ -180,6 +198,25 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     await registry.stop();
     await rm(stateDir, { recursive: true, force: true });
     throw error;
+  }
+  // The apiserver's service account token issuer (what a projected serviceAccountToken holds).
+  const tokens = new TokenIssuer('https://kubernetes.default.svc');
+  let agent: PodIdentityAgent | undefined;
+  if (options.podIdentity) {
+    try {
+      // Where the pods reach this machine: loopback for processes, the network's gateway under Docker,
+      // whose pods call 169.254.170.23 as on EKS (the runtime forwards it).
+      agent = await startPodIdentityAgent(options.podIdentity, { store, tokens, now }, runtime.hostAddress, runtime.kind === 'docker');
+    } catch (error) {
+      await runtime.close();
+      await registry.stop();
+      await rm(stateDir, { recursive: true, force: true });
+      throw error;
+    }
+    const webhookAgent = agent;
+    context.podIdentityWebhook = (pod, namespace) => {
+      if (webhookAgent.associated(namespace, pod.spec.serviceAccountName || 'default')) injectPodIdentity(pod, webhookAgent.uri);
+    };
   }
   const removeTree = (path: string) => runtime.removeNodeTree(path);
   const controllers = [
@@ -202,6 +239,8 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     logLimitBytes: options.logLimitBytes ?? DEFAULT_LOG_LIMIT_BYTES,
     now,
     ...(options.nodeFaults?.holdCreating ? { holdCreating: options.nodeFaults.holdCreating } : {}),
+    tokens,
+    ...(agent ? { podIdentityAgent: { host: agent.host, port: agent.port } } : {}),
   });
   if (options.autoscaler) {
     controllers.push(
@@ -245,6 +284,7 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
         api.server.closeAllConnections();
         await closed;
         await registry.stop();
+        await agent?.close();
         await runtime.removeNodeTree(stateDir);
         await runtime.close();
       })();

@@ -5,6 +5,7 @@ import type { EventRecorder } from './events.js';
 import type { NodeDirs } from './node-dirs.js';
 import type { ContainerRuntime } from './runtime/container-runtime.js';
 import type { ObjectStore } from './store.js';
+import type { TokenIssuer } from './service-account-token.js';
 import type { KubeletTimings } from './timings.js';
 
 export interface NodeContext {
@@ -26,6 +27,10 @@ export interface NodeContext {
   now: Clock;
   /** faults.ts NodeFaults.holdCreating: the kubelet admits these pods, then says nothing more. */
   holdCreating?: (pod: Pod) => boolean;
+  /** What the kubelet's TokenRequest gets a projected serviceAccountToken from: the apiserver's issuer. */
+  tokens: TokenIssuer;
+  /** The EKS Pod Identity Agent's address on this machine, when the cluster plays it (pod-identity-agent.ts). */
+  podIdentityAgent?: { host: string; port: number };
 }
 
 /** What the node offers the scheduler: its allocatable resources, as a Node's status.allocatable spells them. */

@@ -5,6 +5,7 @@
  *   volumes/pvc-UID/                                  a claim's volume, until the claim is deleted
  *   pods/POD_UID/volumes/kubernetes.io~empty-dir/NAME an emptyDir, until the pod is deleted
  *   pods/POD_UID/volumes/kubernetes.io~secret/NAME    a Secret's keys as files, until the pod is deleted
+ *   pods/POD_UID/volumes/kubernetes.io~projected/NAME a projected volume's tokens, until the pod is deleted
  *   pods/POD_UID/containers/NAME/rootfs/              stands in for the container's own filesystem
  *                                                     (a workingDir outside every mount lands here)
  */
@@ -27,6 +28,10 @@ export class NodeDirs {
 
   secretVolume(podUid: string, volume: string): string {
     return join(this.pod(podUid), 'volumes', 'kubernetes.io~secret', volume);
+  }
+
+  projectedVolume(podUid: string, volume: string): string {
+    return join(this.pod(podUid), 'volumes', 'kubernetes.io~projected', volume);
   }
 
   containerRoot(podUid: string, container: string): string {

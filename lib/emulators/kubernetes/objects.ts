@@ -137,6 +137,7 @@ export interface PodSpec {
   schedulerName?: string;
   /** KEP-3521: no scheduler takes the pod while any is left (set at creation, only removed after). */
   schedulingGates?: { name: string }[];
+  serviceAccountName?: string;
   [key: string]: unknown;
 }
 

@@ -20,6 +20,7 @@ import { PodHandle } from './pod-handle.js';
 import { admittedStatus } from './pod-status.js';
 import { DEADLINE_MESSAGE, stopSidecars, terminatePod, type TerminationCause } from './pod-termination.js';
 import { mountVolumes } from './pod-volumes.js';
+import { hasPodIdentity } from './pod-identity-webhook.js';
 import type { PodSandbox } from './runtime/container-runtime.js';
 import { schedule } from './scheduler.js';
 import { goDuration } from './time-format.js';
@@ -204,7 +205,12 @@ export class PodWorker {
     const { timings } = this.node;
     for (let backoff = timings.backoffInitialMs; ; backoff = Math.min(backoff * 2, timings.backoffMaxMs)) {
       const made = await this.node.runtime
-        .runPodSandbox({ pod, hostname: pod.metadata.name ?? '', hostAliases: (pod.spec.hostAliases ?? []) as { ip: string; hostnames: string[] }[] })
+        .runPodSandbox({
+          pod,
+          hostname: pod.metadata.name ?? '',
+          hostAliases: (pod.spec.hostAliases ?? []) as { ip: string; hostnames: string[] }[],
+          ...(this.node.podIdentityAgent && hasPodIdentity(pod) ? { podIdentityAgent: this.node.podIdentityAgent } : {}),
+        })
         .catch((error: unknown) => {
           this.pod.event({ type: 'Warning', reason: 'FailedCreatePodSandBox', message: `Failed to create pod sandbox: ${(error as Error).message}` });
           return undefined;

@@ -15,6 +15,8 @@ export interface ApiContext {
   now: Clock;
   /** A mutating admission webhook of the cluster's caller (faults.ts NodeFaults.mutatePod). */
   mutatePod?: (pod: Pod) => void;
+  /** EKS Pod Identity's mutating webhook, when the cluster plays it (pod-identity-webhook.ts). */
+  podIdentityWebhook?: (pod: Pod, namespace: string) => void;
 }
 
 /** The object as a GET returns it: in the resource's version, kind and apiVersion first. */
@@ -113,6 +115,8 @@ export function createObject(ctx: ApiContext, resource: ResourceType, namespace:
     ctx.mutatePod?.(object as Pod);
     applySchedulingGatedCondition(object as Pod, formatTime(ctx.now()));
     admitServiceAccount(ctx, object as Pod, namespace);
+    // Webhooks run after the built-in mutating plugins (ServiceAccount's among them) and before validating admission.
+    ctx.podIdentityWebhook?.(object as Pod, namespace ?? 'default');
     admitPod(ctx, object as Pod, namespace);
   }
   object.kind = resource.kind;

@@ -50,6 +50,12 @@ export interface SandboxSpec {
   hostname: string;
   /** spec.hostAliases: lines the pod's /etc/hosts gets. */
   hostAliases: readonly { ip: string; hostnames: readonly string[] }[];
+  /**
+   * The EKS Pod Identity Agent's address on this machine, for a pod the agent serves: a runtime
+   * whose pods have a network of their own makes 169.254.170.23:80 of the pod's network reach it
+   * there (the process runtime's pods share this machine's, and call the agent where it listens).
+   */
+  podIdentityAgent?: { host: string; port: number };
 }
 
 /** The pod's sandbox: its network (and hostname), which every container of the pod joins. */

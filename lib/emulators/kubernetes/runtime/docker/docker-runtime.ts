@@ -21,6 +21,7 @@ import { OpenHandles } from './open-handles.js';
 import { presentImage, pullImage } from './pull.js';
 import { DockerContainer } from './running-container.js';
 import { DEFAULT_SANDBOX_IMAGE, sandboxCreateOptions } from './sandbox-config.js';
+import { FORWARD_CONTAINER_NAME, FORWARD_READY, forwardCreateOptions } from './pod-identity-forward.js';
 
 export interface DockerRuntimeOptions {
   socketPath: string;
@@ -40,6 +41,9 @@ export class SandboxError extends Error {
 }
 
 class DockerSandbox implements PodSandbox {
+  /** The pod's EKS Pod Identity forward (pod-identity-forward.ts): it holds the sandbox's network too, so it goes first. */
+  forwardId?: string;
+
   constructor(
     private readonly docker: Docker,
     readonly id: string,
@@ -47,6 +51,14 @@ class DockerSandbox implements PodSandbox {
   ) {}
 
   async remove(): Promise<void> {
+    if (this.forwardId !== undefined) {
+      await this.docker
+        .getContainer(this.forwardId)
+        .remove({ force: true })
+        .catch((error: { statusCode?: number }) => {
+          if (error.statusCode !== 404) throw error;
+        });
+    }
     await this.docker
       .getContainer(this.id)
       .remove({ force: true })
@@ -108,15 +120,48 @@ class DockerRuntime implements ContainerRuntime {
       throw new SandboxError(`failed to create a sandbox for pod "${podName(spec)}": ${daemonError(error, this.socketPath)}`);
     }
     const sandbox = (ip: string) => new DockerSandbox(this.docker, container.id, ip);
+    let made: DockerSandbox | undefined;
     try {
       await container.start();
       const ip = sandboxIP(await container.inspect(), this.network);
       if (ip === undefined) throw new SandboxError(`sandbox container for pod "${podName(spec)}" has no IP address on network "${this.network}"`);
-      return sandbox(ip);
+      made = sandbox(ip);
+      if (spec.podIdentityAgent) await this.startPodIdentityForward(spec, spec.podIdentityAgent, made);
+      return made;
     } catch (error) {
-      await sandbox('').remove().catch(() => {});
+      await (made ?? sandbox('')).remove().catch(() => {});
       if (error instanceof SandboxError) throw error;
       throw new SandboxError(`failed to start sandbox container for pod "${podName(spec)}": ${daemonError(error, this.socketPath)}`);
+    }
+  }
+
+  /** 169.254.170.23:80 of the pod's network forwarded to the agent; resolves once it listens. */
+  private async startPodIdentityForward(spec: SandboxSpec, agent: { host: string; port: number }, sandbox: DockerSandbox): Promise<void> {
+    if (!(await presentImage(this.docker, this.helperImage))) {
+      const pulled = await pullImage(this.docker, this.socketPath, this.helperImage);
+      if (!pulled.ok) throw new SandboxError(`failed pulling image "${this.helperImage}" for the EKS Pod Identity Agent's address in pod "${podName(spec)}": ${pulled.error}`);
+    }
+    const options = forwardCreateOptions(spec, agent, sandbox.id, this.helperImage, this.owner, this.attempt(spec.pod.metadata.uid ?? '', FORWARD_CONTAINER_NAME));
+    const forward = await this.docker.createContainer(options);
+    sandbox.forwardId = forward.id;
+    const attached = (await forward.attach({ stream: true, stdout: true, stderr: true })) as unknown as Readable;
+    let output = '';
+    // Its own words, or its end: the script says when the address listens, or why it could not.
+    const ready = new Promise<void>((resolve, reject) => {
+      attached.on('data', (chunk: Buffer) => {
+        output += chunk.toString('latin1');
+        if (output.includes(FORWARD_READY)) resolve();
+      });
+      attached.on('end', () => reject(new SandboxError(`the EKS Pod Identity Agent's address could not be set up in pod "${podName(spec)}": ${output.replace(/[^\x20-\x7e\n]/g, '').trim()}`)));
+      attached.on('error', reject);
+    });
+    // A start that fails is the error reported; the stream's end after it is no one's to catch.
+    ready.catch(() => undefined);
+    try {
+      await forward.start();
+      await ready;
+    } finally {
+      attached.destroy();
     }
   }
 
