@@ -1,3 +1,4 @@
+import type { IdentityCredentials } from '../contract/aws-credentials.js';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { kubeClients, pullSecretsReader } from '../kube/index.js';
 import { imageChecker } from '../registry/index.js';
@@ -28,6 +29,8 @@ export interface LocalTarget {
   ownCluster?: boolean;
   /** Where the steps' caches are kept (local-cache-store.ts); absent: no step restores or saves one. */
   cache?: CacheStore;
+  /** Credentials of a step's identity for what the tasks read as the step (its AWS secrets); `run --identity`. */
+  identityCredentials?: IdentityCredentials;
 }
 
 /**
@@ -58,6 +61,7 @@ export function localTaskRuntime(target: LocalTarget): LocalTaskRuntime {
       checkImages: imageChecker({ readPullSecrets: pullSecretsReader(kube), ...(mirror ? { mirror } : {}) }),
       logs: directoryLogStore(target.logsDir),
       ...(target.cache ? { cache: target.cache } : {}),
+      ...(target.identityCredentials ? { identityCredentials: target.identityCredentials } : {}),
       now: () => new Date(),
       log: logger,
     },
@@ -109,7 +113,7 @@ export function commandSettings(options: CommandSettingsOptions, env: NodeJS.Pro
  */
 export function commandTaskRuntime(
   kubeconfig: string,
-  options: CommandSettingsOptions & { kubeconfig?: string; context?: string; namespace?: string; stateDir?: string; cache?: CacheStore; failedWorkspaceKeepSeconds?: number },
+  options: CommandSettingsOptions & { kubeconfig?: string; context?: string; namespace?: string; stateDir?: string; cache?: CacheStore; failedWorkspaceKeepSeconds?: number; identityCredentials?: IdentityCredentials },
   env: NodeJS.ProcessEnv = process.env,
 ): LocalTaskRuntime {
   const settings = {
@@ -124,5 +128,6 @@ export function commandTaskRuntime(
     ...(options.namespace ? { namespace: options.namespace } : {}),
     logsDir: logsDir(stateDir(options.stateDir)),
     ...(options.cache ? { cache: options.cache } : {}),
+    ...(options.identityCredentials ? { identityCredentials: options.identityCredentials } : {}),
   });
 }

@@ -9,9 +9,9 @@
  * AWS_ENDPOINT_URL_STS and AWS_ENDPOINT_URL, as every AWS SDK v3 client does (@smithy/core
  * getEndpointUrlConfig), so a local stand-in (moto) answers when they name it.
  *
- * `IdentityCredentials` is the one way the rest of the runner asks for "credentials of identity X
- * for this pod": the embedded cluster's Pod Identity Agent (lib/local/pod-identity.ts), and whatever
- * reads AWS with a step's identity (its AWS secrets).
+ * `RoleSessionCredentials` is how the local runner gets "credentials of identity X for this pod":
+ * the embedded cluster's Pod Identity Agent and a local build's AWS secrets (lib/local/pod-identity.ts
+ * adapts it to lib/contract's `IdentityCredentials`, which the workflow asks).
  */
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import type { AwsCredentials, AwsCredentialsProvider } from '../contract/aws-credentials.js';
@@ -26,14 +26,14 @@ export interface PodIdentitySession {
   podUid: string;
 }
 
-export interface IdentityCredentialsRequest {
+export interface RoleSessionRequest {
   /** The identity's name (`identity: NAME`), for messages. */
   identity: string;
   roleArn: string;
   session: PodIdentitySession;
 }
 
-export type IdentityCredentials = (request: IdentityCredentialsRequest) => Promise<AwsCredentials>;
+export type RoleSessionCredentials = (request: RoleSessionRequest) => Promise<AwsCredentials>;
 
 export interface SessionTag {
   Key: string;
@@ -68,8 +68,8 @@ export interface StsIdentityCredentialsOptions {
   region?: string;
 }
 
-/** `IdentityCredentials` through STS AssumeRole, with Pod Identity's session tags, each tag transitive as EKS sets them. */
-export function stsIdentityCredentials(options: StsIdentityCredentialsOptions = {}): IdentityCredentials {
+/** `RoleSessionCredentials` through STS AssumeRole, with Pod Identity's session tags, each tag transitive as EKS sets them. */
+export function stsIdentityCredentials(options: StsIdentityCredentialsOptions = {}): RoleSessionCredentials {
   return async ({ roleArn, session }) => {
     const tags = podIdentitySessionTags(session);
     const provider = fromTemporaryCredentials({

@@ -29,7 +29,7 @@ import { SecretAlreadyExists, SecretMissing } from '../build-secrets.js';
 import { givenSecretValues, storeRunSecrets } from './run-secrets.js';
 import { ensureIdentityAccounts } from '../identity-accounts.js';
 import { identitiesFromFile } from './identity-args.js';
-import { localPodIdentity, machineAwsCredentials, missingAwsCredentials } from '../../local/pod-identity.js';
+import { localIdentityCredentials, localPodIdentity, machineAwsCredentials, missingAwsCredentials } from '../../local/pod-identity.js';
 import { stsIdentityCredentials } from '../../workflow/identity-credentials.js';
 import { onlyAskedFor } from './step-choice.js';
 import { writeRunArtifacts, type RunArtifacts } from './run-artifacts.js';
@@ -194,7 +194,13 @@ export async function runBuild(given: RunOptions, io: Pick<CommandIO, 'out' | 'e
     }
     cacheStore = await cacheStoreFor(pipeline, cluster, options, print);
     // run cannot re-run a failed build's steps (serve can): its claim is deleted with the build unless --keep.
-    const runtime = commandTaskRuntime(kubeconfig, { ...options, ...(cacheStore ? { cache: cacheStore.store } : {}), ...(options.keep ? {} : { failedWorkspaceKeepSeconds: 0 }) });
+    const identityCredentials = cluster && options.identities && options.identities.length > 0 ? localIdentityCredentials(options.identities, stsIdentityCredentials({ base: machineCredentials })) : undefined;
+    const runtime = commandTaskRuntime(kubeconfig, {
+      ...options,
+      ...(cacheStore ? { cache: cacheStore.store } : {}),
+      ...(options.keep ? {} : { failedWorkspaceKeepSeconds: 0 }),
+      ...(identityCredentials ? { identityCredentials } : {}),
+    });
     logger.setLogLevel(options.verbose ? 'INFO' : 'SILENT');
     uploader = uploaderFor(source.source, pipeline.checkout, { kubeconfig, context: options.context }, print);
 
