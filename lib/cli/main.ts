@@ -115,9 +115,9 @@ export async function main(argv: string[], io: CommandIO = terminalIO()): Promis
 }
 
 /**
- * The folder `npm start` was typed in. npm runs a package's scripts in the package's root "regardless
- * of what the current working directory is when npm is invoked", and keeps that directory in INIT_CWD
- * (docs.npmjs.com/cli/v11/using-npm/scripts, "Current Working Directory"): the runner's own `start`
+ * The folder `npm start` was typed in. "Scripts are run from the root of the package folder,
+ * regardless of what the current working directory is when npm run is called", and INIT_CWD "holds
+ * the full path you were in" (docs.npmjs.com/cli/v11/commands/npm-run-script): the runner's own `start`
  * script goes back there, so `npm --prefix ~/src/serverless-step-runner start -- run` in a
  * repository builds that repository's pipeline, and relative paths are the user's, as with the
  * installed command. Other scripts and the installed bin never move.
