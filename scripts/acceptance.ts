@@ -35,7 +35,7 @@ const BIN = path.join(ROOT, 'bin/step-runner.js');
 interface StepOutcome {
   name: string;
   status: string;
-  /** The step's pipeline has a cache (every step here has). */
+  /** Its log says the cache was restored, by itself or by a step before it (every step here has a cache). */
   restored: boolean;
   saved: boolean;
   without: boolean;
@@ -129,7 +129,7 @@ async function acceptRepository(repository: AcceptanceRepository, dir: string, m
 }
 
 /** Why a run does not pass: the first build succeeds and saves; the second succeeds and every step restores. */
-export function problemsOf(outcome: RunOutcome): string[] {
+function problemsOf(outcome: RunOutcome): string[] {
   const problems: string[] = [];
   if (outcome.status !== 'SUCCEEDED') problems.push(`${outcome.repository} run ${outcome.run}: ${outcome.status} (${outcome.output})`);
   for (const step of outcome.steps) {
