@@ -114,7 +114,21 @@ export async function main(argv: string[], io: CommandIO = terminalIO()): Promis
   }
 }
 
+/**
+ * The folder `npm start` was typed in. "Scripts are run from the root of the package folder,
+ * regardless of what the current working directory is when npm run is called", and INIT_CWD "holds
+ * the full path you were in" (docs.npmjs.com/cli/v11/commands/npm-run-script): the runner's own `start`
+ * script goes back there, so `npm --prefix ~/src/serverless-step-runner start -- run` in a
+ * repository builds that repository's pipeline, and relative paths are the user's, as with the
+ * installed command. Other scripts and the installed bin never move.
+ */
+export function startFolder(env: NodeJS.ProcessEnv): string | undefined {
+  return env.npm_lifecycle_event === 'start' && env.npm_package_name === 'serverless-step-runner' && env.INIT_CWD ? env.INIT_CWD : undefined;
+}
+
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
 if (invokedDirectly) {
+  const typedIn = startFolder(process.env);
+  if (typedIn !== undefined) process.chdir(typedIn);
   process.exitCode = await main(process.argv.slice(2));
 }

@@ -190,6 +190,21 @@ describeRequiring('the cache scripts against S3 (moto)', motoServerInstalled, ()
       expect(files(next.workspace)).toEqual([]);
     });
 
+    it('a step with nothing to restore holds the workspace as a miss: the entry it then saves is not unpacked over its files by the next step', async () => {
+      const key = newKey('first-build');
+      const shared = tempDir('workspace');
+      const first = restore([{ key: 'k', paths: ['out'], restore: [], restoreMiss: 'nothing saved as k on this branch' }], pod(shared), {}, { step: 'install' });
+      expect(first.stdout).toBe('cache k: miss (nothing saved as k on this branch)\n');
+      write(shared, { 'out/a.txt': 'installed\n' });
+      await save([{ key: 'k', paths: ['out'], restore: [], save: { urlKey: 'PUT' } }], pod(shared), { PUT: await putUrl(key) });
+      writeFileSync(join(shared, 'out/a.txt'), 'changed after the save\n');
+
+      // The next step of the build: LaunchStep found the entry install saved.
+      const next = restore([{ key: 'k', paths: ['out'], restore: [{ label: 'exact', urlKey: 'GET' }] }], pod(shared), { GET: await getUrl(key) }, { step: 'test' });
+      expect(next.stdout).toBe('cache k: miss (step "install" found nothing to restore into this workspace)\n');
+      expect(tree(shared)).toEqual({ 'out/a.txt': 'changed after the save\n' });
+    });
+
     it.each([
       ['a payload that does not match its checksum', (payload: Buffer) => Buffer.concat([Buffer.from(`${CACHE_ENTRY_MAGIC} ${'0'.repeat(64)} ${payload.length}\n`), payload]), /^cache k: exact checksum mismatch \(sha256 [0-9a-f]{64}, its header says 0{64}\)$/],
       ['something that is not an entry', () => Buffer.from('<html>hello</html>\n'), /^cache k: exact unreadable \(not a step-runner cache entry of version 1 tar\+gzip\)$/],

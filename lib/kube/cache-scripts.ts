@@ -231,7 +231,7 @@ cache_await() {
   return 0
 }
 cache_restore_entry() {
-  key=$1; lock=$locks/$2; tried=$3; shift 3
+  key=$1; lock=$locks/$2; missed=$3; shift 3
   started=$(date +%s)
   mkdir -p "$locks" 2>/dev/null
   while ! mkdir "$lock" 2>/dev/null; do
@@ -252,7 +252,7 @@ cache_restore_entry() {
     esac
     shift 2
   done
-  if [ -z "$outcome" ]; then echo "cache $key: miss (tried $tried)"; outcome=miss; fi
+  if [ -z "$outcome" ]; then echo "cache $key: miss ($missed)"; outcome=miss; fi
   if [ -n "$lock" ]; then
     kill "$beat_pid" 2>/dev/null; wait "$beat_pid" 2>/dev/null
     echo "$outcome" > "$lock/done.new" && mv "$lock/done.new" "$lock/done"
@@ -283,11 +283,14 @@ export function cacheRestoreScript(entries: readonly CacheScriptEntry[], dirs: C
   for (const entry of entries) {
     const key = shellQuote(entry.key);
     if (entry.restore.length > 0) {
-      const tried = entry.restore.map((c) => c.label).join(', ');
+      const tried = `tried ${entry.restore.map((c) => c.label).join(', ')}`;
       const candidates = entry.restore.map((c) => `${shellQuote(c.label)} ${shellQuote(c.urlKey)}`).join(' ');
       lines.push(`cache_restore_entry ${key} ${restoreLockName(entry)} ${shellQuote(tried)} ${candidates}`);
     }
-    if (entry.restore.length === 0 && entry.restoreMiss) lines.push(`echo ${shellQuote(`cache ${entry.key}: miss (${entry.restoreMiss})`)}`);
+    // Nothing to restore still takes the lock, as a miss: the entry this step then saves is what a
+    // later step of the build would find, and unpacking it over the files this step left is what
+    // the lock is for (a later step says the miss instead, and leaves the workspace as it is).
+    if (entry.restore.length === 0 && entry.restoreMiss) lines.push(`cache_restore_entry ${key} ${restoreLockName(entry)} ${shellQuote(entry.restoreMiss)}`);
     if (entry.saveSkipped) lines.push(`echo ${shellQuote(`cache ${entry.key}: will not be saved: ${entry.saveSkipped}`)}`);
   }
   lines.push(':', '}', `cache_restore_all 2>&1 | tee -a "$scratch/${HandOverFiles.restoreLog}"`, 'exit 0');

@@ -10,16 +10,16 @@ import { UsageError } from './usage.js';
 
 export const DEFAULT_PIPELINE_FILES = ['.step-runner.yml', '.step-runner.yaml'] as const;
 
-/** The runner's own package: `npm start` runs its commands in a clone of it, never in the user's repository. */
+/** The runner's own package: a clone of it has no pipeline of its own, so `npm start -- run` typed there finds none. */
 const RUNNER_PACKAGE = 'serverless-step-runner';
 
 /**
- * What to do when the folder looked in is a clone of the runner itself: `npm start -- run` in a
- * fresh clone lands here, since npm runs a package's scripts in the package's own root, and the
+ * What to do when the folder looked in is a clone of the runner itself: `npm start -- run` typed
+ * in a fresh clone lands here (npm start runs where it was typed: main.ts, startFolder), and the
  * runner's repository has no pipeline of its own.
  */
 export const RUNNER_CLONE_HINT =
-  "; this is the runner's own clone (npm start runs there, whatever folder you are in), which has no pipeline of its own: name your repository's file (npm start -- run ~/src/my-app/.step-runner.yml) or try npm start -- run examples/hello.yml";
+  "; this is the runner's own clone, which has no pipeline of its own: run it from your repository (cd ~/src/my-app && npm --prefix ~/src/serverless-step-runner start -- run, with this clone's folder), name your repository's file (npm start -- run ~/src/my-app/.step-runner.yml) or try npm start -- run examples/hello.yml";
 
 /** No FILE was given and no default file exists: names every path looked at. */
 export class NoPipelineFile extends UsageError {

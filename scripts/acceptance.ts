@@ -1,0 +1,193 @@
+/**
+ * `npm run acceptance`: issue 37's "Done when", run for real (not part of `npm test`: minutes of
+ * Docker builds). Three public repositories (REPOSITORIES) are cloned at pinned commits, their
+ * dependencies put in an npm cache filled on the host (no registry is reachable from a container
+ * here) inside each work tree, and each is built twice by `step-runner run` on the embedded
+ * cluster's Docker runtime: an install step with a cache of node_modules, then a test step that
+ * needs it. The second build must restore the cache in every step that has one. The images come
+ * with no image hub: the tests' git, curl and pause stand-ins (test/fixtures/docker/test-images.ts)
+ * and a Node.js image made from this machine's Debian nodejs package (acceptance/node-image.ts),
+ * pushed to a loopback registry as the Docker tests do.
+ *
+ *   npm run acceptance -- [--dir DIR] [--mirrors DIR] [--repo NAME]...
+ *
+ * --dir: where the clones, the host npm caches (kept between runs), the state directories and each
+ * run's output go (default: $TMPDIR/step-runner-acceptance). --mirrors: a folder of bare clones
+ * named owner+name (or owner+name/repo), tried before GitHub (default: $ACCEPTANCE_MIRRORS).
+ * Exit 0 when every build succeeded and every second build restored every step's cache.
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { SANDBOX_IMAGE_ENV } from '../lib/emulators/kubernetes/runtime/runtime-choice.js';
+import { startTestImages, testImagesBuildable, type TestImages } from '../test/fixtures/docker/test-images.js';
+import { cloneFixture, cloneSource, fillOfflineCache, plainEnv } from './acceptance/fixtures.js';
+import { ensureNodeImage, nodeImageProblem, nodeVersion } from './acceptance/node-image.js';
+import { REPOSITORIES, cacheLines, pipelineFor, type AcceptanceRepository } from './acceptance/repositories.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = path.join(ROOT, 'bin/step-runner.js');
+
+interface StepOutcome {
+  name: string;
+  status: string;
+  /** Its log says the cache was restored, by itself or by a step before it (every step here has a cache). */
+  restored: boolean;
+  saved: boolean;
+  without: boolean;
+}
+
+interface RunOutcome {
+  repository: string;
+  run: number;
+  status: string;
+  seconds: number;
+  steps: StepOutcome[];
+  output: string;
+}
+
+interface RunJson {
+  status: string;
+  name: string | null;
+  steps: { name: string; status: string }[];
+}
+
+async function docker(args: string[]): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('docker', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`docker ${args.join(' ')}: ${stderr.trim()}`))));
+  });
+}
+
+/** The node image under the registry's name, pushed there so the build's image check and pull find it. */
+async function pushNodeImage(images: TestImages): Promise<string> {
+  const local = await ensureNodeImage();
+  const name = `${images.registry}/acceptance/node:${await nodeVersion()}`;
+  await docker(['tag', local, name]);
+  await docker(['push', name]);
+  return name;
+}
+
+/** One `step-runner run --json` in the work tree; its progress (stderr) kept in `output`. */
+async function build(workTree: string, stateDir: string, images: TestImages, output: string): Promise<{ json: RunJson; seconds: number }> {
+  const args = [BIN, 'run', '--runtime', 'docker', '--clone-image', images.git, '--cache-image', images.curl, '--state-dir', stateDir, '--json'];
+  const started = process.hrtime.bigint();
+  const stdout = await new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: workTree, env: plainEnv({ [SANDBOX_IMAGE_ENV]: images.sandbox }), stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    child.stderr.pipe(createWriteStream(output));
+    child.on('error', reject);
+    child.on('close', () => resolve(text));
+  });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  try {
+    return { json: JSON.parse(stdout) as RunJson, seconds };
+  } catch {
+    throw new Error(`run printed no JSON (see ${output}): ${stdout.slice(0, 500)}`);
+  }
+}
+
+async function stepOutcomes(json: RunJson, stateDir: string): Promise<StepOutcome[]> {
+  return Promise.all(
+    json.steps
+      .filter((step) => step.name !== 'clone')
+      .map(async (step) => {
+        const log = json.name ? await readFile(path.join(stateDir, 'logs', json.name, `${step.name}.log`), 'utf8').catch(() => '') : '';
+        const lines = cacheLines(log);
+        return { name: step.name, status: step.status, restored: lines.restored.length > 0, saved: lines.saved.length > 0, without: lines.without.length > 0 };
+      }),
+  );
+}
+
+async function acceptRepository(repository: AcceptanceRepository, dir: string, mirrors: string | undefined, images: TestImages, nodeImage: string): Promise<RunOutcome[]> {
+  const workTree = path.join(dir, 'repos', repository.name);
+  const source = cloneSource(repository, mirrors);
+  await cloneFixture(repository, source, workTree);
+  const fill = await fillOfflineCache(repository, workTree, path.join(dir, 'npm-cache', repository.name), path.join(dir, 'scratch', repository.name));
+  console.log(`${repository.name}: cloned from ${source} at ${repository.commit.slice(0, 12)}; host npm cache filled in ${fill.toFixed(1)} s`);
+  await writeFile(path.join(workTree, '.step-runner.yml'), pipelineFor(repository, nodeImage));
+  // A state directory of its own, empty: the first build finds no cache entry.
+  const stateDir = path.join(dir, 'state', repository.name);
+  await rm(stateDir, { recursive: true, force: true });
+  const outcomes: RunOutcome[] = [];
+  for (const n of [1, 2]) {
+    const output = path.join(dir, `${repository.name}-run${n}.txt`);
+    const { json, seconds } = await build(workTree, stateDir, images, output);
+    const outcome = { repository: repository.name, run: n, status: json.status, seconds, steps: await stepOutcomes(json, stateDir), output };
+    console.log(`${repository.name} run ${n}: ${json.status} in ${seconds.toFixed(1)} s (${output})`);
+    outcomes.push(outcome);
+  }
+  return outcomes;
+}
+
+/** Why a run does not pass: the first build succeeds and saves; the second succeeds and every step restores. */
+function problemsOf(outcome: RunOutcome): string[] {
+  const problems: string[] = [];
+  if (outcome.status !== 'SUCCEEDED') problems.push(`${outcome.repository} run ${outcome.run}: ${outcome.status} (${outcome.output})`);
+  for (const step of outcome.steps) {
+    if (step.without) problems.push(`${outcome.repository} run ${outcome.run}: step ${step.name} ran without its cache`);
+    if (outcome.run === 2 && !step.restored) problems.push(`${outcome.repository} run 2: step ${step.name} did not restore its cache`);
+  }
+  if (outcome.run === 1 && !outcome.steps.some((step) => step.saved)) problems.push(`${outcome.repository} run 1: no step saved the cache`);
+  return problems;
+}
+
+function table(outcomes: RunOutcome[]): string {
+  const rows = [
+    ['repository', 'run', 'result', 'seconds', 'steps restoring cache', 'saved by'],
+    ...outcomes.map((o) => [
+      o.repository,
+      String(o.run),
+      o.status,
+      o.seconds.toFixed(1),
+      `${o.steps.filter((s) => s.restored).length}/${o.steps.length}${o.steps.some((s) => s.restored) ? ` (${o.steps.filter((s) => s.restored).map((s) => s.name).join(', ')})` : ''}`,
+      o.steps.filter((s) => s.saved).map((s) => s.name).join(', ') || '-',
+    ]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')).join('\n');
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: { dir: { type: 'string' }, mirrors: { type: 'string' }, repo: { type: 'string', multiple: true } },
+  });
+  const dir = path.resolve(values.dir ?? path.join(tmpdir(), 'step-runner-acceptance'));
+  const mirrors = values.mirrors ?? process.env.ACCEPTANCE_MIRRORS;
+  const chosen = REPOSITORIES.filter((r) => !values.repo || values.repo.includes(r.name));
+  if (chosen.length === 0) throw new Error(`no such repository: ${values.repo?.join(', ')} (one of ${REPOSITORIES.map((r) => r.name).join(', ')})`);
+  const missing = [testImagesBuildable.present ? undefined : `${testImagesBuildable.missing} (${testImagesBuildable.remedy})`, nodeImageProblem()].filter(Boolean);
+  if (missing.length > 0) throw new Error(`cannot run the acceptance here: ${missing.join('; ')}`);
+  await mkdir(dir, { recursive: true });
+
+  const images = await startTestImages();
+  const outcomes: RunOutcome[] = [];
+  try {
+    const nodeImage = await pushNodeImage(images);
+    console.log(`images: ${nodeImage}, clone ${images.git}, cache ${images.curl}, sandbox ${images.sandbox}`);
+    for (const repository of chosen) outcomes.push(...(await acceptRepository(repository, dir, mirrors, images, nodeImage)));
+  } finally {
+    await images.stop();
+  }
+  console.log(`\n${table(outcomes)}\n`);
+  const problems = outcomes.flatMap(problemsOf);
+  for (const problem of problems) console.log(`FAILED: ${problem}`);
+  if (problems.length === 0) console.log('accepted: every build succeeded, and every second build restored the cache in each step that has one');
+  return problems.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => (process.exitCode = code),
+  (error: unknown) => {
+    console.error(`acceptance: ${(error as Error).message}`);
+    process.exitCode = 2;
+  },
+);

@@ -1,0 +1,66 @@
+/**
+ * The acceptance's repositories on disk: a fresh clone at the pinned commit (from a local mirror
+ * when one is there, else from GitHub), and the npm cache its install reads, filled on the host
+ * (the one place a registry is reachable) and copied into the work tree, untracked, where `run`'s
+ * checkout of the work tree as it is on disk carries it into the build's workspace.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { copyFile, cp, mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { OFFLINE_CACHE, type AcceptanceRepository } from './repositories.js';
+
+const run = promisify(execFile);
+const big = { maxBuffer: 64 * 1024 * 1024 };
+
+/** A bare mirror of owner/name under mirrors (`owner+name/repo` or `owner+name`), else GitHub's URL. */
+export function cloneSource(repository: AcceptanceRepository, mirrors: string | undefined): string {
+  const folder = repository.github.replace('/', '+');
+  for (const candidate of mirrors ? [path.join(mirrors, folder, 'repo'), path.join(mirrors, folder)] : []) {
+    if (existsSync(path.join(candidate, 'HEAD'))) return candidate;
+  }
+  return `https://github.com/${repository.github}.git`;
+}
+
+/** A clean clone at the pinned commit, on the branch origin/HEAD names (so the default branch is read from it). */
+export async function cloneFixture(repository: AcceptanceRepository, source: string, into: string): Promise<void> {
+  await rm(into, { recursive: true, force: true });
+  await run('git', ['clone', '-q', '--no-checkout', source, into], big);
+  const branch = (await run('git', ['-C', into, 'rev-parse', '--abbrev-ref', 'origin/HEAD'])).stdout.trim().replace(/^origin\//, '');
+  await run('git', ['-C', into, 'checkout', '-q', '-B', branch, repository.commit], big);
+}
+
+/**
+ * Fills `cache` (an npm cache folder on the host, kept between runs) with what the repository's
+ * install needs: the same install, on the host, in a scratch copy of its package files, so the work
+ * tree gets no node_modules and no lock file it did not have. Then copies the cache's content into
+ * the work tree's OFFLINE_CACHE. Returns the seconds the host install took.
+ */
+export async function fillOfflineCache(repository: AcceptanceRepository, workTree: string, cache: string, scratch: string): Promise<number> {
+  await rm(scratch, { recursive: true, force: true });
+  await mkdir(scratch, { recursive: true });
+  for (const file of ['package.json', 'package-lock.json', 'npm-shrinkwrap.json', '.npmrc']) {
+    if (existsSync(path.join(workTree, file))) await copyFile(path.join(workTree, file), path.join(scratch, file));
+  }
+  const started = Date.now();
+  // --prefer-offline: a second acceptance run takes what the cache has without asking the registry.
+  await run('npm', [...repository.install.split(' ').slice(1), '--cache', cache, '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], { ...big, cwd: scratch, env: plainEnv() });
+  const seconds = (Date.now() - started) / 1000;
+  await rm(scratch, { recursive: true, force: true });
+  const into = path.join(workTree, OFFLINE_CACHE);
+  await cp(path.join(cache, '_cacache'), path.join(into, '_cacache'), { recursive: true });
+  // A cache the checkout would leave out never reaches the pod: say so rather than fail offline.
+  const ignored = await run('git', ['-C', workTree, 'check-ignore', '-q', OFFLINE_CACHE]).then(
+    () => true,
+    () => false,
+  );
+  if (ignored) throw new Error(`${repository.name}: its .gitignore ignores ${OFFLINE_CACHE}, so the checkout would not carry the npm cache`);
+  return seconds;
+}
+
+/** This shell's environment without a surrounding `npm run`'s npm_config_* or NODE_OPTIONS. */
+export function plainEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) && name !== 'NODE_OPTIONS'));
+  return { ...env, ...extra };
+}
