@@ -2,8 +2,8 @@
  * AWS secrets through the real definition on the embedded cluster, against moto's server
  * (Secrets Manager, SSM and STS written apart from ours): a step with `identity: deploy` gets a
  * Secrets Manager secret whole and one key of another's JSON, and an SSM SecureString decrypted,
- * each read with the identity's credentials (STS AssumeRole of its role, as the local Pod Identity
- * agent makes them), found through the standard endpoint variables; what it prints of them is
+ * each read with the identity's credentials (STS AssumeRole of its role with Pod Identity's session
+ * tags, as `run --identity` makes them: lib/local/pod-identity.ts), found through the standard endpoint variables; what it prints of them is
  * masked, and no value is in the history, the summary or the stored log. A secret that does not
  * exist ends the build SecretUnavailable with moto's own words before the step has a pod.
  */
@@ -13,12 +13,13 @@ import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { identityServiceAccountManifest, SECRET_MASK } from '../lib/kube/index.js';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 import { startLocalExecution, type ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
+import { localIdentityCredentials } from '../lib/local/pod-identity.js';
+import { stsIdentityCredentials } from '../lib/workflow/identity-credentials.js';
 import type { IdentityCredentialsRequest } from '../lib/contract/aws-credentials.js';
 import { MOTO_CREDENTIALS, MOTO_REGION, motoServerInstalled, startMotoServer, type MotoServer } from './fixtures/moto-server.js';
 import { describeRequiring } from './fixtures/requirements.js';
@@ -67,7 +68,7 @@ describeRequiring('AWS secrets, read with the step\'s identity, against moto', m
     secretsManager.destroy();
     ssm.destroy();
     // The runner finds moto as a user's shell would point any AWS SDK at it: the standard variables.
-    Object.assign(process.env, { AWS_ENDPOINT_URL_SECRETS_MANAGER: moto.endpoint, AWS_ENDPOINT_URL_SSM: moto.endpoint, AWS_REGION: MOTO_REGION });
+    Object.assign(process.env, { AWS_ENDPOINT_URL_SECRETS_MANAGER: moto.endpoint, AWS_ENDPOINT_URL_SSM: moto.endpoint, AWS_ENDPOINT_URL_STS: moto.endpoint, AWS_REGION: MOTO_REGION });
   }, 60_000);
 
   afterAll(async () => {
@@ -76,15 +77,15 @@ describeRequiring('AWS secrets, read with the step\'s identity, against moto', m
     await rm(scratch, { recursive: true, force: true });
   });
 
-  /** The identity's credentials as the local Pod Identity agent makes them: STS AssumeRole of its role, with the user's own credentials (moto's). */
+  /**
+   * The identity's credentials as `run --identity` reads a step's AWS secrets: the local wiring's
+   * STS AssumeRole of its role with Pod Identity's session tags, made with the user's own
+   * credentials (moto's), found through AWS_ENDPOINT_URL_STS.
+   */
   function identityCredentials(request: IdentityCredentialsRequest) {
     asked.push(request);
-    return async () => {
-      const sts = new STSClient({ endpoint: moto.endpoint, region: MOTO_REGION, credentials: MOTO_CREDENTIALS });
-      const { Credentials: c } = await sts.send(new AssumeRoleCommand({ RoleArn: ROLE, RoleSessionName: request.podName.slice(0, 64) }));
-      sts.destroy();
-      return { accessKeyId: c!.AccessKeyId!, secretAccessKey: c!.SecretAccessKey!, sessionToken: c!.SessionToken!, expiration: c!.Expiration! };
-    };
+    const local = localIdentityCredentials([{ name: 'deploy', roleArn: ROLE }], stsIdentityCredentials({ base: async () => MOTO_CREDENTIALS, region: MOTO_REGION }));
+    return local(request);
   }
 
   async function build(id: string, secrets: string) {
