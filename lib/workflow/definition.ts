@@ -17,8 +17,19 @@ export interface AslDefinition {
   [field: string]: unknown;
 }
 
+const parsedDefinitions = new Map<string, AslDefinition>();
+
+/**
+ * The definition file, parsed once per process (the local executor loads it for every execution),
+ * handed out as a copy of its own since callers rewrite it (resources, redrive, timeouts).
+ */
 export function loadDefinition(file = DEFINITION_FILE): AslDefinition {
-  return parse(readFileSync(file, 'utf8')) as AslDefinition;
+  let parsed = parsedDefinitions.get(file);
+  if (!parsed) {
+    parsed = parse(readFileSync(file, 'utf8')) as AslDefinition;
+    parsedDefinitions.set(file, parsed);
+  }
+  return structuredClone(parsed);
 }
 
 /** The Map each iteration state belongs to: state name -> the Map's name (state names are unique in a definition). */

@@ -98,6 +98,22 @@ export interface LocalExecution {
  * Runs one build through the real definition, each Task state bound to the same handler the
  * Lambda function runs, with a stand-in Lambda context and no AWS calls.
  */
+/** The definitions this process has validated, by their JSON text. */
+const validatedDefinitions = new Set<string>();
+
+/**
+ * The definition as a machine, validated (asl-validator, paths and ARNs) the first time this
+ * process sees it. Each validation compiles asl-validator's JSON schemas anew (about 0.2 CPU-s),
+ * and the definition is one file: `serve` and the tests start hundreds of executions of it.
+ */
+function validatedStateMachine(definition: object): StateMachine {
+  const text = JSON.stringify(definition);
+  const seen = validatedDefinitions.has(text);
+  const machine = new StateMachine(definition as never, { validationOptions: seen ? { noValidate: true } : { checkPaths: true, checkArn: true } });
+  validatedDefinitions.add(text);
+  return machine;
+}
+
 export function startLocalExecution(input: ExecutionInput, options: LocalExecutionOptions): LocalExecution {
   const definition = loadDefinition();
   const statuses = options.statuses ?? printedStatusReporter((line) => process.stdout.write(`${line}\n`));
@@ -119,9 +135,7 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
     ]),
   );
 
-  const validated = new StateMachine(resolveResources(withServiceTaskTimeouts(definition), localLambdaArn) as never, {
-    validationOptions: { checkPaths: true, checkArn: true },
-  });
+  const validated = validatedStateMachine(resolveResources(withServiceTaskTimeouts(definition), localLambdaArn));
   // The very definition, entered where the redrive goes on (and a Map's iterations dispatched):
   // validated as it is above, since its first states are no longer reachable.
   const machine = redrive
