@@ -92,7 +92,7 @@ describe('artifacts of a local build', () => {
     const server = createLocalHttpServer({
       webhook: async () => ({ statusCode: 404 }),
       executions,
-      console: createConsoleRoutes({ executions, graph: layoutGraph(stateGraph(loadDefinition())), artifacts: builds.cache.store }),
+      console: createConsoleRoutes({ executions, graph: () => layoutGraph(stateGraph(loadDefinition())), artifacts: builds.cache.store }),
       maxBodyBytes: 1024,
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

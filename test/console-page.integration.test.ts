@@ -276,7 +276,7 @@ describe('terminal colours in build text', () => {
     const server = createLocalHttpServer({
       webhook: async () => ({ statusCode: 404 }),
       executions,
-      console: createConsoleRoutes({ executions, graph: layoutGraph(stateGraph(loadDefinition())) }),
+      console: createConsoleRoutes({ executions, graph: () => layoutGraph(stateGraph(loadDefinition())) }),
       maxBodyBytes: 1024,
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -371,7 +371,7 @@ describe('the same addresses answer browsers with HTML and scripts with JSON', (
     server = createLocalHttpServer({
       webhook: async () => ({ statusCode: 404 }),
       executions,
-      console: createConsoleRoutes({ executions, graph: layoutGraph(stateGraph(loadDefinition())) }),
+      console: createConsoleRoutes({ executions, graph: () => layoutGraph(stateGraph(loadDefinition())) }),
       maxBodyBytes: 1024,
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -200,7 +200,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         ...(options.githubApp ? { gitHubAppId: options.githubApp.appId } : {}),
       },
     });
-    const consolePage = createConsoleRoutes({ executions, graph: layoutGraph(stateGraph(loadDefinition())), ...(cache ? { artifacts: cache.store } : {}) });
+    const consolePage = createConsoleRoutes({ executions, graph: () => layoutGraph(stateGraph(loadDefinition())), ...(cache ? { artifacts: cache.store } : {}) });
     const control = createControlRoutes({
       executions,
       guard: controlGuard({ host: options.host ?? '127.0.0.1', secrets: [options.secret, options.genericSecret] }),

@@ -35,8 +35,12 @@ export interface ConsoleSource {
 
 export interface ConsoleRoutesOptions {
   executions: ConsoleSource;
-  /** The state machine's graph, laid out once: the definition does not change while serving. */
-  graph: GraphLayout;
+  /**
+   * The state machine's graph, laid out on the first page asked for (dagre takes about 0.4 CPU-s
+   * for the definition, and most servers never draw a page) and kept: the definition does not
+   * change while serving.
+   */
+  graph: () => GraphLayout;
   now?: () => Date;
   /** Live updates are sent at most this often, so a burst of polls is one update. */
   throttleMs?: number;
@@ -50,6 +54,8 @@ export type ConsoleRoutes = (request: IncomingMessage, response: ServerResponse,
 export function createConsoleRoutes(options: ConsoleRoutesOptions): ConsoleRoutes {
   const now = options.now ?? (() => new Date());
   const throttleMs = options.throttleMs ?? 150;
+  let laidOut: GraphLayout | undefined;
+  const graph = () => (laidOut ??= options.graph());
 
   return async (request, response, path) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return false;
@@ -92,7 +98,7 @@ export function createConsoleRoutes(options: ConsoleRoutesOptions): ConsoleRoute
       const step = new URL(request.url ?? '/', 'http://local').searchParams.get('step');
       // An iteration by its index, or a skipped step (no iteration) by its key: step-list.ts.
       const requested = step !== null && /^\d+$/.test(step) ? Number(step) : step !== null && isSkippedKey(step) ? step : null;
-      sendHtml(response, 200, executionPage(executionModel(withLiveLogs(detail)), options.graph, requested, now()).text);
+      sendHtml(response, 200, executionPage(executionModel(withLiveLogs(detail)), graph(), requested, now()).text);
       return true;
     }
     if (rest.length === 1 && rest[0] === 'stream') {
