@@ -6,17 +6,17 @@
  * the commit its ref points at when it fires.
  */
 import type { BuildInput } from '../contract/index.js';
-import { InvalidPipeline, resolveInputs, type Pipeline } from '../pipeline/index.js';
+import { InvalidPipeline, resolveInputs, type InputProblem, type Pipeline } from '../pipeline/index.js';
 
 export function withResolvedInputs(input: BuildInput, pipeline: Pipeline): BuildInput {
   const resolved = resolveInputs(pipeline.inputs, input.build.inputs);
-  if (!resolved.ok) {
-    const names = [...new Set(resolved.problems.map((problem) => problem.input))].join(', ');
-    throw new InvalidPipeline(`${input.pipeline.file}: the build's inputs do not fit the pipeline's (${names}): ${resolved.problems.map((problem) => problem.message).join('; ')}`, {
-      file: input.pipeline.file,
-      field: 'inputs',
-    });
-  }
+  if (!resolved.ok) throw inputsRefused(pipeline.file, resolved.problems);
   if (Object.keys(resolved.values).length === 0 && input.build.inputs === undefined) return input;
   return { ...input, build: { ...input.build, inputs: resolved.values } };
+}
+
+/** Every input that does not fit, named, as one InvalidPipeline at the file's `inputs`; `run --input` refuses with it too. */
+export function inputsRefused(file: string, problems: readonly InputProblem[]): InvalidPipeline {
+  const names = [...new Set(problems.map((problem) => problem.input))].join(', ');
+  return new InvalidPipeline(`${file}: the build's inputs do not fit the pipeline's (${names}): ${problems.map((problem) => problem.message).join('; ')}`, { file, field: 'inputs' });
 }

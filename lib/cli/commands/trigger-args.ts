@@ -3,7 +3,7 @@
  * webhook (lib/forge/generic-event.ts): pure, so both are table-tested.
  */
 import { parseArgs } from 'node:util';
-import { parseInputAssignment } from '../../pipeline/index.js';
+import { inputOptions } from './input-args.js';
 import { UsageError } from './usage.js';
 
 export const TRIGGER_USAGE = 'trigger --repository R --ref REF [--input NAME=VALUE]... [--commit SHA] [--pipeline FILE] [--url URL] [--json]';
@@ -76,13 +76,7 @@ export function parseTriggerArgs(argv: string[], env: NodeJS.ProcessEnv): Trigge
   const ref = values.ref.startsWith('refs/') ? values.ref : `refs/heads/${values.ref}`;
   if (!/^refs\/(heads|tags)\/[^\s~^:?*[\\]+$/.test(ref)) throw new UsageError(`--ref must be a branch or a tag (refs/heads/NAME or refs/tags/NAME), got "${values.ref}"`);
   if (values.commit !== undefined && !/^[0-9a-f]{40}$/.test(values.commit)) throw new UsageError(`--commit must be a full 40-character commit sha, got "${values.commit}"`);
-  const inputs: Record<string, string> = {};
-  for (const text of values.input ?? []) {
-    const parsed = parseInputAssignment(text);
-    if ('problem' in parsed) throw new UsageError(`--input ${parsed.problem}`);
-    if (Object.hasOwn(inputs, parsed.name)) throw new UsageError(`--input ${parsed.name} is given twice`);
-    inputs[parsed.name] = parsed.value;
-  }
+  const inputs = inputOptions(values.input ?? []);
   const url = values.url ?? env[TriggerEnv.url];
   if (!url) throw new UsageError(`--url (or $${TriggerEnv.url}) is required: the deployment's webhook endpoint`);
   const secret = env[TriggerEnv.secret];
