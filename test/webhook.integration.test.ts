@@ -495,7 +495,7 @@ describe('generic deliveries', () => {
   });
 
   it("reads a payload without a pipeline as a manual run of the repository's own file: 422 when GitHub has none at the commit", async () => {
-    const answer = await deliverGeneric({ ...payload, pipeline: undefined });
+    const answer = await deliverGeneric({ ...payload, pipeline: undefined, cloneUrl: undefined });
     expect(answer).toMatchObject({ status: 422, json: { error: 'PipelineNotFound' } });
     expect(startedInputs()).toHaveLength(0);
   });

@@ -53,6 +53,7 @@ describe('decideGenericDelivery: manual runs', () => {
     ['an input that is not text', { ...MANUAL, inputs: { n: 3 } }, /inputs\.n: expected string/],
     ['a pipeline without its commit', { ...MANUAL, pipeline: 'version: 1' }, /has a "pipeline" but no "commit"/],
     ['no pipeline and a repository GitHub cannot name', { ...MANUAL, repository: 'app' }, /"repository" must be owner\/name, not "app"/],
+    ['no pipeline and a cloneUrl: the GitHub credentials would go there', { ...MANUAL, cloneUrl: 'https://git.example.com/app.git' }, /leave out "cloneUrl"/],
   ])('refuses %s', (_what, payload, message) => {
     expect(() => decideGenericDelivery(payload)).toThrow(message);
   });

@@ -14,7 +14,8 @@
  * values of the pipeline's `inputs:` (CI_INPUT_<NAME>), and may leave out "pipeline" and
  * "commit": the build is then of the GitHub repository's own pipeline file, at the commit its ref
  * points at now (both read through the deployment's GitHub credentials, by the webhook), cloned
- * from GitHub (or "cloneUrl"), and reported on that commit as a push's build is.
+ * from GitHub with those credentials (so no "cloneUrl": they must not travel to another host), and
+ * reported on that commit as a push's build is.
  */
 import * as z from 'zod';
 import { changesOf } from '../contract/index.js';
@@ -86,6 +87,9 @@ export function decideGenericDelivery(payload: unknown): GenericDelivery {
   const { repository, commit, ref, pipeline, cloneUrl, changed_files: changedFiles, event, inputs } = result.data;
   if (pipeline === undefined && !/^[^/]+\/[^/]+$/.test(repository)) {
     throw new InvalidPayload(`The generic payload has no "pipeline", so its repository's own file is read from GitHub: "repository" must be owner/name, not ${JSON.stringify(repository)}.`, MODULE);
+  }
+  if (pipeline === undefined && cloneUrl !== undefined) {
+    throw new InvalidPayload('The generic payload has no "pipeline", so it builds a GitHub repository, cloned from GitHub with the deployment\'s credentials: leave out "cloneUrl".', MODULE);
   }
   if (pipeline !== undefined && commit === undefined) {
     throw new InvalidPayload('The generic payload has a "pipeline" but no "commit": name the commit it builds (only a GitHub repository\'s own file, without "pipeline", is built at the head of its ref).', MODULE);

@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { InvalidImage, InvalidPipeline, parsePipeline, pipelineSizeProblem, problemReports, resolveInputs } from '../pipeline/index.js';
+import { InvalidImage, InvalidPipeline, inputsProblemMessage, parsePipeline, pipelineSizeProblem, problemReports, resolveInputs } from '../pipeline/index.js';
 import type { DeferredLookup } from '../contract/index.js';
 import { buildInputFor, pendingInputFor, type BuildRequest } from './build-request.js';
 import { noChangeSource, type ChangeSource } from './change-source.js';
@@ -159,7 +159,7 @@ export async function handleWebhook(event: APIGatewayProxyEventV2, secrets: Webh
 /**
  * A manual run of a GitHub repository's own pipeline (`step-runner trigger`): the ref's head
  * commit, then the pipeline file at it, both read now, so that bad inputs are refused (422) before
- * anything starts. Cloned from GitHub unless the payload says where from.
+ * anything starts. Cloned from GitHub (the local server: its --source repository).
  */
 async function startManual(delivery: string, given: BuildRequest, secrets: WebhookSecrets, deps: WebhookDeps): Promise<Answer> {
   if (!deps.refHeads && !given.commit) {
@@ -167,7 +167,7 @@ async function startManual(delivery: string, given: BuildRequest, secrets: Webho
   }
   const commit = given.commit || (await deps.refHeads!(secrets).headCommit(given));
   const withCommit = { ...given, commit };
-  const cloneUrl = given.cloneUrl ?? deps.gitHubCloneUrl?.(withCommit) ?? `https://github.com/${given.repository}.git`;
+  const cloneUrl = deps.gitHubCloneUrl?.(withCommit) ?? `https://github.com/${given.repository}.git`;
   const request = { ...withCommit, cloneUrl };
   return start('manual', delivery, request, await deps.pipelines(secrets).load(request), deps);
 }
@@ -258,10 +258,7 @@ function validatePipeline(pipeline: PipelineText, request: BuildRequest): void {
     throw error;
   }
   const inputs = resolveInputs(parsed.inputs, request.inputs);
-  if (!inputs.ok) {
-    const names = [...new Set(inputs.problems.map((problem) => problem.input))].join(', ');
-    throw new InputsRejected(`${pipeline.file}: the build's inputs do not fit the pipeline's (${names}): ${inputs.problems.map((problem) => problem.message).join('; ')}.`, MODULE, inputs.problems);
-  }
+  if (!inputs.ok) throw new InputsRejected(`${inputsProblemMessage(pipeline.file, inputs.problems)}.`, MODULE, inputs.problems);
   if (parsed.checkout !== false && !request.cloneUrl) {
     const message = `${pipeline.file}: the pipeline checks out its source, but this delivery names no repository to clone: send "cloneUrl", or set "checkout: false" in the pipeline.`;
     throw new PipelineRejected(message, MODULE, 'InvalidPipeline', [{ message, file: pipeline.file, line: null, column: null, step: null, field: 'checkout' }]);

@@ -21,4 +21,4 @@ export { DEFAULT_STEP_RETRY, MAX_STEP_RETRIES, retryErrorProblem, stepRetry } fr
 export { ConcurrencyVariables, DEFAULT_PULL_REQUEST_GROUP, concurrencyGroupOf, concurrencyValues, expandGroup, groupProblem, type ConcurrencyGroup, type ConcurrencySetting, type ConcurrencyVariable } from './concurrency.js';
 export { IDENTITY_NAME_MAX, IDENTITY_SERVICE_ACCOUNT_PREFIX, identityNameProblem } from './names.js';
 export { globMatches } from './glob.js';
-export { INPUT_VARIABLE_PREFIX, MAX_INPUTS, inputNameProblem, inputVariable, inputVariables, parseInputAssignment, resolveInputs, type InputProblem, type PipelineInput, type ResolvedInputs } from './inputs.js';
+export { INPUT_VARIABLE_PREFIX, MAX_INPUTS, inputNameProblem, inputsProblemMessage, inputVariable, inputVariables, parseInputAssignment, resolveInputs, type InputProblem, type PipelineInput, type ResolvedInputs } from './inputs.js';

@@ -170,6 +170,12 @@ export function resolveInputs(declared: readonly PipelineInput[] | undefined, gi
   return problems.length > 0 ? { ok: false, problems } : { ok: true, values };
 }
 
+/** One message for every input that does not fit, naming each: the webhook's 422 and PrepareBuild's InvalidPipeline say the same. */
+export function inputsProblemMessage(file: string, problems: readonly InputProblem[]): string {
+  const names = [...new Set(problems.map((problem) => problem.input))].join(', ');
+  return `${file}: the build's inputs do not fit the pipeline's (${names}): ${problems.map((problem) => problem.message).join('; ')}`;
+}
+
 /** The resolved values as the steps' variables. */
 export function inputVariables(values: Readonly<Record<string, string>> | undefined): Record<string, string> {
   return Object.fromEntries(Object.entries(values ?? {}).map(([name, value]) => [inputVariable(name), value]));

@@ -6,7 +6,7 @@
  * the commit its ref points at when it fires.
  */
 import type { BuildInput } from '../contract/index.js';
-import { InvalidPipeline, resolveInputs, type InputProblem, type Pipeline } from '../pipeline/index.js';
+import { InvalidPipeline, inputsProblemMessage, resolveInputs, type InputProblem, type Pipeline } from '../pipeline/index.js';
 
 export function withResolvedInputs(input: BuildInput, pipeline: Pipeline): BuildInput {
   const resolved = resolveInputs(pipeline.inputs, input.build.inputs);
@@ -17,6 +17,5 @@ export function withResolvedInputs(input: BuildInput, pipeline: Pipeline): Build
 
 /** Every input that does not fit, named, as one InvalidPipeline at the file's `inputs`; `run --input` refuses with it too. */
 export function inputsRefused(file: string, problems: readonly InputProblem[]): InvalidPipeline {
-  const names = [...new Set(problems.map((problem) => problem.input))].join(', ');
-  return new InvalidPipeline(`${file}: the build's inputs do not fit the pipeline's (${names}): ${problems.map((problem) => problem.message).join('; ')}`, { file, field: 'inputs' });
+  return new InvalidPipeline(inputsProblemMessage(file, problems), { file, field: 'inputs' });
 }
