@@ -87,7 +87,8 @@ function scheduleResources(schedules, { input, stackName }) {
     resources[logicalId(schedule.name)] = {
       Type: 'AWS::Scheduler::Schedule',
       Properties: {
-        Description: `${stackName}: build ${schedule.repository} ${schedule.ref} (schedule ${schedule.name})`,
+        // At most 512 characters (the resource's schema).
+        Description: `${stackName}: build ${schedule.repository} ${schedule.ref} (schedule ${schedule.name})`.slice(0, 512),
         ScheduleExpression: schedule.expression,
         ScheduleExpressionTimezone: schedule.timezone,
         FlexibleTimeWindow: { Mode: 'OFF' },

@@ -62,7 +62,8 @@ export function checkSchedules(declared: unknown): ScheduleCheck {
       if (why) problem('schedule', why);
     }
     const timezone = entry['timezone'] ?? DEFAULT_TIMEZONE;
-    if (typeof timezone !== 'string' || !isTimeZone(timezone)) problem('timezone', `${JSON.stringify(timezone)} is not an IANA time zone (such as UTC or Europe/Paris)`);
+    // ScheduleExpressionTimezone: at most 50 characters, longer than any IANA name.
+    if (typeof timezone !== 'string' || timezone.length > 50 || !isTimeZone(timezone)) problem('timezone', `${JSON.stringify(timezone)} is not an IANA time zone (such as UTC or Europe/Paris)`);
     const repository = entry['repository'];
     if (typeof repository !== 'string' || !REPOSITORY.test(repository)) problem('repository', `must be a GitHub repository as owner/name, not ${JSON.stringify(repository ?? null)}`);
     const ref = entry['ref'];
@@ -106,6 +107,8 @@ function inputsOf(given: unknown, problem: (message: string) => void): Record<st
  * `at(...)` schedules are not builds that repeat, and are refused.
  */
 export function scheduleExpressionProblem(expression: string): string | undefined {
+  // AWS::Scheduler::Schedule's ScheduleExpression: 1 to 256 characters.
+  if (expression.length > 256) return `is ${expression.length} characters long; at most 256 are allowed`;
   const rate = /^rate\((.*)\)$/.exec(expression);
   if (rate) return rateProblem(rate[1]!.trim());
   const cron = /^cron\((.*)\)$/.exec(expression);
