@@ -27,6 +27,7 @@ export function schemaKeyPaths(): string[] {
     ...knownKeys.checkout.map((key) => `checkout.${key}`),
     ...knownKeys.pipelineWhen.map((key) => `when.${key}`),
     ...knownKeys.concurrency.map((key) => `concurrency.${key}`),
+    ...knownKeys.input.map((key) => `inputs[].${key}`),
     ...knownKeys.step.map((key) => `steps[].${key}`),
     ...knownKeys.resources.map((key) => `steps[].resources.${key}`),
     ...knownKeys.stepSecret.map((key) => `steps[].secrets[].${key}`),

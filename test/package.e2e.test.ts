@@ -28,6 +28,7 @@ interface Template {
 }
 
 const IDENTITIES_FILE = 'test/fixtures/deploy/identities.yml';
+const SCHEDULES_FILE = 'test/fixtures/deploy/schedules.yml';
 
 let outDir: string;
 let template: Template;
@@ -45,9 +46,10 @@ beforeAll(async () => {
     STEP_RUNNER_ESBUILD_WORK_FOLDER: WORK_FOLDER,
   });
   const osls = path.join(ROOT, 'node_modules/osls/bin/serverless.js');
-  // With the identities a deployer writes (docs/deploy.md, "Identities"), so the one run checks them too.
-  const identities = ['--param', `identitiesFile=${IDENTITIES_FILE}`];
-  const { stdout, stderr } = await promisify(execFile)(process.execPath, [osls, 'package', '--package', outDir, ...identities], {
+  // With the identities and schedules a deployer writes (docs/deploy.md, "Identities"; README,
+  // "Schedules"), so the one run checks them too.
+  const settings = ['--param', `identitiesFile=${IDENTITIES_FILE}`, '--param', `schedulesFile=${SCHEDULES_FILE}`];
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, [osls, 'package', '--package', outDir, ...settings], {
     cwd: ROOT,
     env,
     maxBuffer: 16 * 1024 * 1024,
@@ -471,7 +473,8 @@ describe('IAM in the packaged template', () => {
     expect(reading(APP_KEY)).toEqual(['PrepareBuildRole', 'LaunchStepRole', 'CleanupEndedExecutionRole', 'WebhookRole', 'ReportStatusRole']);
     expect(reading(TOKEN)).toEqual(['PrepareBuildRole', 'CleanupEndedExecutionRole', 'WebhookRole', 'ReportStatusRole']);
     expect(grants('states:StopExecution').map((s) => s.role)).toEqual(['PrepareBuildRole']);
-    expect(grants('states:StartExecution').map((s) => s.role)).toEqual(['WebhookRole']);
+    // ...and the role EventBridge Scheduler starts the scheduled builds with.
+    expect(grants('states:StartExecution').map((s) => s.role)).toEqual(['ScheduleRole', 'WebhookRole']);
     expect(grants('ecr:DescribeImages').map((s) => s.role)).toEqual(['PrepareBuildRole']);
     // Writing under cache/ (the presigned PUTs): LaunchStep, which signs them, and PollStep, which signs them again; deleting anything: FinishStep alone, its own logs.
     expect(grants('s3:PutObject').filter((s) => s.resources.some((r) => r.includes('/cache/'))).map((s) => s.role)).toEqual(['LaunchStepRole', 'PollStepRole']);
@@ -489,6 +492,35 @@ describe('IAM in the packaged template', () => {
     const declared = YAML.parse(await readFile(path.join(ROOT, IDENTITIES_FILE), 'utf8')) as Json;
     expect(JSON.parse(environment['STEP_IDENTITIES'] as string)).toEqual(declared);
     expect(statements().filter((s) => s.actions.some((action) => /^iam:PassRole$|^eks:.*PodIdentity|^iam:\*$|^eks:\*$/.test(action)))).toEqual([]);
+  });
+
+  it('starts each schedule of the file on the state machine itself, with the input a webhook would give for event schedule', () => {
+    const schedules = Object.fromEntries(resourcesOfType('AWS::Scheduler::Schedule').map(([id, r]) => [id, r.Properties]));
+    expect(Object.keys(schedules)).toEqual(['ScheduleNightly', 'ScheduleHourlyDocs']);
+    const nightly = schedules.ScheduleNightly!;
+    expect({ ...nightly, Target: undefined, Description: undefined }).toEqual({
+      ScheduleExpression: 'cron(0 3 * * ? *)',
+      ScheduleExpressionTimezone: 'Europe/Paris',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      State: 'ENABLED',
+      Target: undefined,
+      Description: undefined,
+    });
+    expect(schedules.ScheduleHourlyDocs!.State).toBe('DISABLED');
+    // The templated Step Functions target: the state machine's ARN (Ref), StartExecution with Input as the execution input.
+    const target = nightly.Target as { Arn: Json; RoleArn: Json; Input: string };
+    expect([render(target.Arn), render(target.RoleArn)]).toEqual(['ref:BuildStateMachine', 'arn-of:ScheduleRole']);
+    expect(JSON.parse(target.Input)).toEqual({
+      build: { trigger: 'github schedule', repository: 'acme/site', ref: 'refs/heads/main', event: 'schedule', inputs: { target: 'staging', retries: '3' } },
+      source: { url: 'https://github.com/acme/site.git', ref: 'refs/heads/main', credentials: 'github' },
+      lookup: { why: 'schedule "nightly" names refs/heads/main, not a commit', commit: true, pipelineFile: '.step-runner.yml' },
+    });
+    // Its role: assumed by Scheduler for this account's schedules only, and able to start this state machine, nothing else.
+    expect(statementsOf('ScheduleRole')).toEqual([{ actions: ['states:StartExecution'], resources: ['ref:BuildStateMachine'] }]);
+    const trust = (template.Resources.ScheduleRole!.Properties.AssumeRolePolicyDocument as { Statement: Record<string, Json>[] }).Statement;
+    expect(trust).toEqual([
+      { Effect: 'Allow', Principal: { Service: 'scheduler.amazonaws.com' }, Action: 'sts:AssumeRole', Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } },
+    ]);
   });
 
   it('lets no listing go without a prefix: every s3:ListBucket asks for one (StringLike), never IfExists', () => {

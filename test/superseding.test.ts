@@ -42,6 +42,8 @@ describe('which of two builds of a group is the newer', () => {
     ['one second, two commits: the greater sha, the same answer for both', record({ commit: sha('b') }), record({ commit: sha('a') }), true],
     ['one second, two commits, the other way', record({ commit: sha('a') }), record({ commit: sha('b') }), false],
     ['one commit (a re-run): the later claim', record({ claimedAt: '2026-01-01T10:09:00.000Z' }), record({}), true],
+    // A schedule's (or a manual run's) build names no push time: it counts from its claim, so the same commit built again is the newer.
+    ['a scheduled build of the commit a push built', record({ pushedAt: '2026-01-02T03:00:00.000Z', claimedAt: '2026-01-02T03:00:00.000Z' }), record({}), true],
   ])('%s', (_what, a, b, newer) => {
     expect(isNewer(a, b)).toBe(newer);
     expect(isNewer(b, a)).toBe(!newer);

@@ -1,4 +1,7 @@
 /**
+ * What PrepareBuild reads from GitHub itself, through the real definition on the embedded cluster:
+ * what the webhook left to it, and a schedule's build (the input the packaged schedule starts).
+ *
  * The webhook against a GitHub slower than its budget: functions/webhook as API Gateway invokes
  * it (secrets from Secrets Manager, StartExecution through the real SDK request path, both mocked
  * at the client), GitHub a loopback stand-in that answers every call late, and the execution it
@@ -19,6 +22,10 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { ExecutionInput, PendingBuildInput, StatusReport, StatusRequest } from '../lib/contract/index.js';
 import { gitHubChangeSource } from '../lib/forge/change-source.js';
 import { gitHubPipelineSource } from '../lib/forge/pipeline-source.js';
+import { gitHubRefHeadSource } from '../lib/forge/ref-head.js';
+import { checkSchedules, scheduleExecutionInput } from '../lib/forge/schedules.js';
+import type { StepResult } from '../lib/workflow/state-data.js';
+import { buildIdFor } from '../lib/forge/execution-name.js';
 import { createLambdaWebhookHandler } from '../lib/lambda/webhook.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 import { startLocalExecution, type ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
@@ -112,7 +119,10 @@ async function deliver(handler: ReturnType<typeof webhook>, options: { delivery?
 /** The started execution, run through the real definition; PrepareBuild asks the same GitHub. */
 async function runStarted() {
   const [execution] = stepFunctions.list();
-  const input = JSON.parse(execution!.input) as ExecutionInput;
+  return runInput(JSON.parse(execution!.input) as ExecutionInput, execution!.name);
+}
+
+async function runInput(input: ExecutionInput, executionName: string) {
   const statuses: StatusRequest[] = [];
   const events: ExecutionEvent[] = [];
   const runtime = localTaskRuntime({ kubeconfig, namespace: 'default', logsDir: path.join(root, 'logs') });
@@ -120,10 +130,11 @@ async function runStarted() {
   runtime.deps.lookup = {
     pipelines: gitHubPipelineSource(credentials, { baseUrl: github.url }),
     changes: gitHubChangeSource(credentials, { baseUrl: github.url }),
+    refHeads: gitHubRefHeadSource(credentials, { baseUrl: github.url }),
   };
   const summary = await startLocalExecution(input, {
     runtime,
-    executionName: execution!.name,
+    executionName,
     overrides: { waitMs: 50, retryMs: 10 },
     statuses: { report: async (request: StatusRequest): Promise<StatusReport> => (statuses.push(request), { posted: false, reason: 'recorded by the test' }) },
     onEvent: (event) => events.push(event),
@@ -229,5 +240,63 @@ describe('a GitHub that answers within the budget', () => {
     const input = JSON.parse(stepFunctions.list()[0]!.input) as PendingBuildInput;
     expect(input.pipeline).toEqual({ file: '.step-runner.yml', text: PIPELINE });
     expect(input.lookup).toBeUndefined();
+  });
+});
+
+describe('a schedule: the input the packaged schedule starts (lib/deploy/schedules.cjs)', () => {
+  const HEAD = 'c0ffee0000000000000000000000000000005ced';
+  const SCHEDULED = `version: 1
+checkout: false
+inputs:
+  - name: target
+    required: true
+  - name: dry-run
+    default: "true"
+steps:
+  - name: nightly
+    image: alpine:3.20
+    commands: ['echo "$CI_EVENT $CI_INPUT_TARGET $CI_INPUT_DRY_RUN $CI_COMMIT_SHA"']
+    when: {event: schedule}
+  - name: on-push
+    image: alpine:3.20
+    commands: [echo push]
+    when: {event: push}
+`;
+  const schedule = (inputs: Record<string, string>) => {
+    const checked = checkSchedules({ nightly: { schedule: 'cron(0 3 * * ? *)', repository: 'acme/site', ref: 'refs/heads/main', inputs } });
+    if (!checked.ok) throw new Error(checked.problems.join('; '));
+    return scheduleExecutionInput(checked.value[0]!) as ExecutionInput;
+  };
+
+  beforeEach(() => {
+    github.delayMs = 0;
+    github.refs.clear();
+    github.refs.set('acme/site@heads/main', HEAD);
+    github.files.set(`acme/site@${HEAD}`, { text: SCHEDULED, form: 'raw' });
+  });
+
+  it("builds its ref's head, read from GitHub when it fires, as event schedule with its inputs; the same commit again builds again", async () => {
+    // Step Functions names an execution that StartExecution gave no name (Scheduler's target) with a UUID.
+    for (const name of ['5b2f8a4e-0d7c-4f0e-9a51-3c1d2e4f6a70', '9d0e7c6b-1a2b-4c3d-8e9f-0a1b2c3d4e5f']) {
+      const { summary, events } = await runInput(schedule({ target: 'staging' }), name);
+      expect([summary.status, summary.error]).toEqual(['SUCCEEDED', null]);
+      expect(summary.steps.map(({ name: step, status, reason }) => [step, status, reason ?? null])).toEqual([
+        ['nightly', 'succeeded', null],
+        ['on-push', 'skipped', 'event schedule is not push'],
+      ]);
+      const [result] = events.filter((e) => e.type === 'TaskSucceeded' && e.state?.name === 'FinishStep').map((e) => e.state?.output as StepResult);
+      expect(result!.logTail).toContain(`schedule staging true ${HEAD}`);
+      // Its build id derives from the execution's name, as the ended-execution cleanup derives it.
+      const prepared = events.find((e) => e.type === 'StateExited' && e.state?.name === 'PrepareBuild')?.state?.output as { build: { id: string } };
+      expect(prepared.build.id).toBe(buildIdFor(name));
+    }
+    expect(github.requests.filter((r) => r.path === '/repos/acme/site/commits/heads%2Fmain')).toHaveLength(2);
+  });
+
+  it('fails as InvalidPipeline, naming the input, when the pipeline at the head no longer takes its inputs', async () => {
+    const { summary, events } = await runInput(schedule({ target: 'staging', colour: 'red' }), '0f1e2d3c-4b5a-4697-8877-665544332211');
+    expect(summary).toMatchObject({ status: 'FAILED', error: 'InvalidPipeline' });
+    expect(summary.cause).toContain('input "colour": the pipeline declares no such input; its inputs are target, dry-run');
+    expect(entered(events, 'LaunchStep')).toBe(false);
   });
 });

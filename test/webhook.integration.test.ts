@@ -494,10 +494,74 @@ describe('generic deliveries', () => {
     expect(startedInputs()).toHaveLength(0);
   });
 
-  it('refuses a payload without a pipeline with 400 naming the field', async () => {
-    const answer = await deliverGeneric({ ...payload, pipeline: undefined });
-    expect(answer).toMatchObject({ status: 400, json: { error: 'InvalidPayload' } });
-    expect(answer.json.message).toMatch(/pipeline: expected string/);
+  it("reads a payload without a pipeline as a manual run of the repository's own file: 422 when GitHub has none at the commit", async () => {
+    const answer = await deliverGeneric({ ...payload, pipeline: undefined, cloneUrl: undefined });
+    expect(answer).toMatchObject({ status: 422, json: { error: 'PipelineNotFound' } });
+    expect(startedInputs()).toHaveLength(0);
+  });
+});
+
+describe('manual runs (step-runner trigger): the repository\'s own pipeline at the head of its ref', () => {
+  const HEAD = 'b7e1c0ffee0000000000000000000000000000aa';
+  const WITH_INPUTS = `version: 1
+inputs:
+  - name: target
+    required: true
+    choices: [staging, production]
+  - name: dry-run
+    default: "true"
+${GOOD_PIPELINE.replace('version: 1\n', '')}`;
+
+  beforeEach(() => {
+    github.refs.clear();
+    github.refs.set('Codertocat/Hello-World@heads/main', HEAD);
+    github.files.set(`Codertocat/Hello-World@${HEAD}`, { text: WITH_INPUTS, form: 'raw' });
+  });
+
+  async function trigger(body: unknown, deliveryId = 'trigger-1') {
+    const text = JSON.stringify(body);
+    return post({ path: '/webhook/generic', body: text, headers: { 'x-signature-256': await sign(GENERIC_SECRET, text), 'x-delivery-id': deliveryId } });
+  }
+
+  it("starts a build of the ref's head commit, event manual, with the inputs given", async () => {
+    const answer = await trigger({ repository: 'Codertocat/Hello-World', ref: 'refs/heads/main', event: 'manual', inputs: { target: 'production' } });
+    expect(answer.status).toBe(202);
+    const [started] = startedInputs();
+    expect(started!.input).toMatchObject({
+      build: { trigger: 'github manual', event: 'manual', repository: 'Codertocat/Hello-World', commit: HEAD, ref: 'refs/heads/main', inputs: { target: 'production' } },
+      pipeline: { file: '.step-runner.yml', text: WITH_INPUTS },
+      source: { url: 'https://github.com/Codertocat/Hello-World.git', commit: HEAD, ref: 'refs/heads/main', credentials: 'github' },
+    });
+    // The head was asked for by its ref, with the sha-only media type, then the file at it.
+    const [head, file] = github.requests;
+    expect(head).toMatchObject({ method: 'GET', path: '/repos/Codertocat/Hello-World/commits/heads%2Fmain' });
+    expect(head!.headers.accept).toBe('application/vnd.github.sha');
+    expect(file).toMatchObject({ path: '/repos/Codertocat/Hello-World/contents/.step-runner.yml' });
+    expect(file!.query.get('ref')).toBe(HEAD);
+  });
+
+  it.each([
+    ['a required input missing', {}, 'target', 'input "target" is required, and no value was given'],
+    ['a value outside its choices', { target: 'prod' }, 'target', 'input "target": "prod" is not one of its choices ("staging", "production")'],
+    ['an input the pipeline does not declare', { target: 'staging', colour: 'red' }, 'colour', 'input "colour": the pipeline declares no such input; its inputs are target, dry-run'],
+  ])('422 for %s, naming the input; nothing starts', async (_what, inputs, input, message) => {
+    const answer = await trigger({ repository: 'Codertocat/Hello-World', ref: 'refs/heads/main', inputs });
+    expect(answer).toMatchObject({ status: 422, json: { error: 'InputsRejected', problems: [{ input, message }] } });
+    expect(answer.json.message).toContain(message);
+    expect(startedInputs()).toHaveLength(0);
+  });
+
+  it('422 for a ref with no commit; nothing starts', async () => {
+    const answer = await trigger({ repository: 'Codertocat/Hello-World', ref: 'refs/heads/gone', inputs: { target: 'staging' } });
+    expect(answer).toMatchObject({ status: 422, json: { error: 'RefNotFound', message: 'Codertocat/Hello-World has no commit at refs/heads/gone (a private repository also needs a token that can read it).' } });
+    expect(startedInputs()).toHaveLength(0);
+  });
+
+  it('refuses inputs an inline pipeline does not declare, too', async () => {
+    const text = JSON.stringify({ repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline: `checkout: false\n${GOOD_PIPELINE}`, event: 'manual', inputs: { target: 'x' } });
+    const answer = await post({ path: '/webhook/generic', body: text, headers: { 'x-signature-256': await sign(GENERIC_SECRET, text) } });
+    expect(answer).toMatchObject({ status: 422, json: { error: 'InputsRejected' } });
+    expect(startedInputs()).toHaveLength(0);
   });
 });
 

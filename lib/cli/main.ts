@@ -38,6 +38,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'check a pipeline file as run does before it starts anything, exit 0 or 2 (no cluster)',
     load: () => import('./commands/validate.js'),
   },
+  trigger: {
+    summary: "start a build on a deployment by hand, with the pipeline's inputs (its signed generic webhook, event manual)",
+    load: () => import('./commands/trigger.js'),
+  },
   import: {
     summary: 'convert a GitHub Actions workflow or a .gitlab-ci.yml into a pipeline file, listing what it could not',
     load: () => import('./commands/import.js'),

@@ -29,7 +29,7 @@ export interface BuildRef {
   repository?: string;
   commit?: string;
   ref?: string;
-  /** What kind of event started it: push, pull_request, generic or local (CI_EVENT). */
+  /** What kind of event started it: push, pull_request, generic, manual, schedule or local (CI_EVENT). */
   event?: string;
   /** A pull request's base branch (`refs/heads/main`): the branch a step's `when: branch` is matched with. */
   baseRef?: string;
@@ -61,6 +61,13 @@ export interface BuildRef {
    * and secrets win over them. Not secret: they are in the execution's input and history.
    */
   variables?: Record<string, string>;
+  /**
+   * The values of the pipeline's `inputs:` a manual run or a schedule gives (`trigger --input`,
+   * `run --input`, a schedule's `inputs`): PrepareBuild checks them against the pipeline and
+   * writes them back with the defaults filled in; every step sees each as `CI_INPUT_<NAME>`.
+   * Absent: no one gave any (a push), and the defaults apply. Not secret, as `variables`.
+   */
+  inputs?: Record<string, string>;
 }
 
 /** Where the build's checkout comes from: a repository git can fetch from, and the commit to check out. */
@@ -133,11 +140,26 @@ export interface DeferredLookup {
   /** Read this pipeline file from build.repository at build.commit; the input then has no `pipeline`. */
   pipelineFile?: string;
   headCommitMessage?: true;
+  /**
+   * Resolve build.ref to the commit at its head first (a schedule names a branch, not a commit):
+   * build.commit and source.commit are then that commit. The build's id, absent from such an
+   * input (it is the same every time), derives from the execution's name, as the cleanup of ended
+   * executions derives it.
+   */
+  commit?: true;
   changes?: { kind: 'compare'; base: string; head: string; why: string } | { kind: 'pullRequest'; number: number; changedFiles?: number };
 }
 
-/** An execution input whose GitHub lookups PrepareBuild still has to make. */
-export type PendingBuildInput = Omit<BuildInput, 'pipeline'> & { pipeline?: BuildInput['pipeline']; lookup: DeferredLookup };
+/**
+ * An execution input whose GitHub lookups PrepareBuild still has to make. With `lookup.commit`,
+ * the build has no id yet and neither it nor its source a commit.
+ */
+export type PendingBuildInput = Omit<BuildInput, 'pipeline' | 'build' | 'source'> & {
+  build: Omit<BuildRef, 'id'> & { id?: string };
+  source?: Omit<BuildSource, 'commit'> & { commit?: string };
+  pipeline?: BuildInput['pipeline'];
+  lookup: DeferredLookup;
+};
 
 /** What an execution starts with: complete, or with lookups left to PrepareBuild. */
 export type ExecutionInput = BuildInput | PendingBuildInput;

@@ -6,6 +6,10 @@ export const Triggers = {
   githubPush: 'github push',
   githubPullRequest: 'github pull_request',
   generic: 'generic',
+  /** A manual run of a GitHub repository's own pipeline file (`step-runner trigger`, the generic webhook without a pipeline). */
+  githubManual: 'github manual',
+  /** A deployment's schedule (lib/deploy/schedules.cjs): EventBridge Scheduler starts the execution itself. */
+  githubSchedule: 'github schedule',
 } as const;
 export type Trigger = (typeof Triggers)[keyof typeof Triggers];
 
@@ -16,7 +20,7 @@ export interface BuildRequest {
   repository: string;
   commit: string;
   ref: string;
-  /** CI_EVENT: push, pull_request or generic. */
+  /** CI_EVENT: push, pull_request, generic, manual or schedule. */
   event: string;
   /** A pull request's base branch ref (`refs/heads/main`), for the steps' `when.branch`. */
   baseRef?: string;
@@ -32,6 +36,8 @@ export interface BuildRequest {
   pushedAt?: string;
   /** The files the change touches (BuildInput.changes); absent: the delivery says nothing of them. */
   changes?: BuildChanges;
+  /** The values of the pipeline's `inputs:` the run gives (BuildRef.inputs). */
+  inputs?: Record<string, string>;
 }
 
 /** GitHub's own https URLs get GitHub credentials, so private repositories check out too. */
@@ -41,7 +47,7 @@ function sourceOf(request: BuildRequest, url: string): BuildSource {
 }
 
 export function isGitHubTrigger(trigger: string | undefined): boolean {
-  return trigger === Triggers.githubPush || trigger === Triggers.githubPullRequest;
+  return trigger === Triggers.githubPush || trigger === Triggers.githubPullRequest || trigger === Triggers.githubManual || trigger === Triggers.githubSchedule;
 }
 
 /** The execution input: the build id derives from the execution name, so it is as stable as the name. */
@@ -64,6 +70,7 @@ export function buildInputFor(
       ...(request.defaultBranch !== undefined ? { defaultBranch: request.defaultBranch } : {}),
       ...(request.pullRequest !== undefined ? { pullRequest: request.pullRequest } : {}),
       ...(request.pushedAt !== undefined ? { pushedAt: request.pushedAt } : {}),
+      ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
     },
     pipeline,
     ...(request.cloneUrl ? { source: sourceOf(request, request.cloneUrl) } : {}),

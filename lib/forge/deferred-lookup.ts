@@ -10,7 +10,9 @@ import { ErrorNames, StepRunnerError, type BuildInput, type PendingBuildInput } 
 import { InvalidPipeline, pipelineSizeProblem } from '../pipeline/index.js';
 import type { BuildRequest, Trigger } from './build-request.js';
 import type { ChangeSource } from './change-source.js';
-import { ForgeUnavailable, PipelineNotFound } from './errors.js';
+import { ForgeUnavailable, PipelineNotFound, RefNotFound } from './errors.js';
+import { buildIdFor } from './execution-name.js';
+import type { RefHeadSource } from './ref-head.js';
 import { PIPELINE_FILE, type PipelineSource } from './pipeline-source.js';
 import { skipInstruction, skipReason } from './skip-ci.js';
 
@@ -26,13 +28,25 @@ export class GitHubUnavailable extends StepRunnerError {
 export interface LookupSources {
   pipelines: PipelineSource;
   changes: ChangeSource;
+  /** A schedule's ref -> its head commit (DeferredLookup.commit); absent: such an input cannot be built. */
+  refHeads?: RefHeadSource;
 }
 
 export type LookupOutcome = { kind: 'build'; input: BuildInput } | { kind: 'notBuilt'; reason: string };
 
-export async function completeLookup(pending: PendingBuildInput, sources: LookupSources | undefined): Promise<LookupOutcome> {
-  const { lookup, ...rest } = pending;
+/** `executionName`: the build id of an input that has none (a schedule's) derives from it, as the ended-execution cleanup derives it. */
+export async function completeLookup(given: PendingBuildInput, sources: LookupSources | undefined, executionName?: string): Promise<LookupOutcome> {
+  const { lookup } = given;
   if (!sources) throw new GitHubUnavailable(`The webhook left GitHub's answers to the build (${lookup.why}), but this runtime has no GitHub API client to ask.`);
+  const id = given.build.id ?? (executionName !== undefined ? buildIdFor(executionName) : undefined);
+  if (id === undefined) throw new Error('The execution input names no build id, and this invocation no execution to derive one from');
+  const commit = lookup.commit ? await resolveCommit(sources.refHeads, given) : undefined;
+  const pending = {
+    ...given,
+    build: { ...given.build, id, ...(commit !== undefined ? { commit } : {}) },
+    ...(given.source && commit !== undefined ? { source: { ...given.source, commit } } : {}),
+  };
+  const { lookup: _lookup, ...rest } = pending;
   const request = requestOf(pending);
   if (lookup.headCommitMessage) {
     const head = await sources.changes.headCommitMessage(request);
@@ -47,7 +61,21 @@ export async function completeLookup(pending: PendingBuildInput, sources: Lookup
   if ('reason' in pipeline) return { kind: 'notBuilt', reason: pipeline.reason };
   const tooLarge = pipelineSizeProblem(pipeline.text);
   if (tooLarge) throw new InvalidPipeline(`${pipeline.file}: ${tooLarge}.`, { file: pipeline.file });
-  return { kind: 'build', input: { ...rest, pipeline, ...(changes ? { changes } : {}) } };
+  // Its source has the commit now: the webhook's had it, a schedule's was given it above.
+  return { kind: 'build', input: { ...rest, pipeline, ...(changes ? { changes } : {}) } as BuildInput };
+}
+
+/** A schedule's ref, now: RefNotFound (a branch deleted since) fails the build as its pipeline would, GitHub's failure is retried. */
+async function resolveCommit(source: RefHeadSource | undefined, input: PendingBuildInput): Promise<string> {
+  const request = { repository: input.build.repository ?? '', ref: input.build.ref ?? '', ...(input.build.installationId !== undefined ? { installationId: input.build.installationId } : {}) };
+  if (!source) throw new GitHubUnavailable(`The build names ${request.ref} of ${request.repository}, not a commit, and this runtime has no GitHub API client to resolve it.`);
+  try {
+    return await source.headCommit(request);
+  } catch (error) {
+    if (error instanceof RefNotFound) throw new InvalidPipeline(`${request.repository}: ${error.message}`, { file: PIPELINE_FILE });
+    if (error instanceof ForgeUnavailable) throw new GitHubUnavailable(error.message);
+    throw error;
+  }
 }
 
 async function readPipeline(source: PipelineSource, request: BuildRequest): Promise<{ file: string; text: string } | { reason: string }> {
@@ -61,7 +89,7 @@ async function readPipeline(source: PipelineSource, request: BuildRequest): Prom
 }
 
 /** The delivery's request again, from the build reference the webhook put in the input. */
-function requestOf(input: PendingBuildInput): BuildRequest {
+function requestOf(input: Omit<PendingBuildInput, 'build'> & { build: PendingBuildInput['build'] & { id: string } }): BuildRequest {
   const { build } = input;
   return {
     trigger: build.trigger as Trigger,

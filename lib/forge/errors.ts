@@ -110,6 +110,32 @@ export class PipelineNotFound extends WebhookError {
   readonly statusCode = 422;
 }
 
+/** The ref a manual run names has no commit the forge knows (a branch or tag that does not exist). */
+export class RefNotFound extends WebhookError {
+  override readonly name = 'RefNotFound';
+  readonly statusCode = 422;
+}
+
+/**
+ * The build's inputs do not fit the pipeline's `inputs:` (a required one missing, a value outside
+ * its choices, one it does not declare): refused before anything starts, each problem naming its input.
+ */
+export class InputsRejected extends WebhookError {
+  override readonly name = 'InputsRejected';
+  readonly statusCode = 422;
+  constructor(
+    message: string,
+    module: string,
+    readonly problems: readonly { input: string; message: string }[],
+  ) {
+    super(message, module);
+  }
+
+  override toJSON() {
+    return { ...super.toJSON(), problems: this.problems };
+  }
+}
+
 /** GitHub's API failed in a way a redelivery may fix (5xx, network, rate limit). */
 export class ForgeUnavailable extends WebhookError {
   override readonly name = 'ForgeUnavailable';

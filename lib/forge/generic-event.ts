@@ -9,6 +9,13 @@
  *
  * changed_files is optional too: the repository paths the change touches, for `when.paths`
  * (BuildInput.changes); absent, the build has no change and no step is skipped by paths.
+ *
+ * A manual run (`step-runner trigger`, issue 40) sends `"event": "manual"` and `"inputs"`, the
+ * values of the pipeline's `inputs:` (CI_INPUT_<NAME>), and may leave out "pipeline" and
+ * "commit": the build is then of the GitHub repository's own pipeline file, at the commit its ref
+ * points at now (both read through the deployment's GitHub credentials, by the webhook), cloned
+ * from GitHub with those credentials (so no "cloneUrl": they must not travel to another host), and
+ * reported on that commit as a push's build is.
  */
 import * as z from 'zod';
 import { changesOf } from '../contract/index.js';
@@ -27,11 +34,19 @@ const text = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
+/** The events a generic delivery may name: a manual run is one (CI_EVENT, `when.event`). */
+export const GenericEvents = ['generic', 'manual'] as const;
+
 const genericPayload = z.object({
   repository: text(200),
-  commit: text(100),
+  commit: text(100).optional(),
   ref: text(250),
-  pipeline: z.string().min(1, 'must be the pipeline YAML as a string'),
+  pipeline: z.string().min(1, 'must be the pipeline YAML as a string').optional(),
+  event: z.enum(GenericEvents, `must be ${GenericEvents.join(' or ')}`).optional(),
+  inputs: z
+    .record(z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters'), z.string().max(1024, 'must be at most 1024 characters'))
+    .refine((inputs) => Object.keys(inputs).length <= 25, 'must hold at most 25 inputs')
+    .optional(),
   cloneUrl: text(500)
     // No ssh: the clone step has no key to offer.
     .refine((url) => /^(https?|git):\/\//.test(url), 'must be an https://, http:// or git:// URL')
@@ -48,9 +63,13 @@ const genericPayload = z.object({
     .optional(),
 });
 
+/**
+ * `pipeline` absent: the repository's own pipeline file, read by the webhook, and `request.commit`
+ * empty when the payload named none (the webhook resolves the ref's head first).
+ */
 export interface GenericDelivery {
   request: BuildRequest;
-  pipeline: { file: string; text: string };
+  pipeline?: { file: string; text: string };
 }
 
 export function decideGenericDelivery(payload: unknown): GenericDelivery {
@@ -61,21 +80,31 @@ export function decideGenericDelivery(payload: unknown): GenericDelivery {
     const message =
       issue?.code === 'invalid_type' ? `expected ${issue.expected}` : (issue?.message ?? 'invalid');
     throw new InvalidPayload(
-      `The generic payload must be {"repository", "commit", "ref", "pipeline"} strings (and optionally "cloneUrl", and "changed_files", an array of paths): ${field}: ${message}.`,
+      `The generic payload must be {"repository", "commit", "ref", "pipeline"} strings (and optionally "cloneUrl", "changed_files", an array of paths, "event": "generic" or "manual", and "inputs", a map of text; "pipeline" and "commit" may be left out for a GitHub repository's own file at the ref's head): ${field}: ${message}.`,
       MODULE,
     );
   }
-  const { repository, commit, ref, pipeline, cloneUrl, changed_files: changedFiles } = result.data;
-  return {
-    request: {
-      trigger: Triggers.generic,
-      event: 'generic',
-      repository,
-      commit,
-      ref,
-      ...(cloneUrl ? { cloneUrl } : {}),
-      ...(changedFiles ? { changes: changesOf(changedFiles) } : {}),
-    },
-    pipeline: { file: INLINE_PIPELINE_FILE, text: pipeline },
+  const { repository, commit, ref, pipeline, cloneUrl, changed_files: changedFiles, event, inputs } = result.data;
+  if (pipeline === undefined && !/^[^/]+\/[^/]+$/.test(repository)) {
+    throw new InvalidPayload(`The generic payload has no "pipeline", so its repository's own file is read from GitHub: "repository" must be owner/name, not ${JSON.stringify(repository)}.`, MODULE);
+  }
+  if (pipeline === undefined && cloneUrl !== undefined) {
+    throw new InvalidPayload('The generic payload has no "pipeline", so it builds a GitHub repository, cloned from GitHub with the deployment\'s credentials: leave out "cloneUrl".', MODULE);
+  }
+  if (pipeline !== undefined && commit === undefined) {
+    throw new InvalidPayload('The generic payload has a "pipeline" but no "commit": name the commit it builds (only a GitHub repository\'s own file, without "pipeline", is built at the head of its ref).', MODULE);
+  }
+  const chosenEvent = event ?? (pipeline === undefined ? 'manual' : 'generic');
+  const request: BuildRequest = {
+    trigger: pipeline === undefined ? Triggers.githubManual : Triggers.generic,
+    event: chosenEvent,
+    repository,
+    commit: commit ?? '',
+    ref,
+    ...(cloneUrl ? { cloneUrl } : {}),
+    ...(changedFiles ? { changes: changesOf(changedFiles) } : {}),
+    // A manual run gives inputs (none is still a manual run's answer: its required ones are missing).
+    ...(inputs !== undefined || chosenEvent === 'manual' ? { inputs: { ...inputs } } : {}),
   };
+  return { request, ...(pipeline !== undefined ? { pipeline: { file: INLINE_PIPELINE_FILE, text: pipeline } } : {}) };
 }

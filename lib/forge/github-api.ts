@@ -70,6 +70,8 @@ export interface CheckRunFound {
 
 export type FileRead = { found: true; text: string } | { found: false; reason: string };
 
+export type RefRead = { found: true; sha: string } | { found: false; reason: string };
+
 /** What an installation token may do: GitHub's permission names, e.g. `{ contents: 'read' }`. */
 export type InstallationPermissions = Readonly<Record<string, 'read' | 'write'>>;
 
@@ -94,6 +96,8 @@ export interface ChangedFile {
 
 export interface GitHubApi {
   readFile(repository: string, path: string, ref: string): Promise<FileRead>;
+  /** The commit at the head of a ref (`refs/heads/main`, `refs/tags/v1`, or a sha): GET /repos/{owner}/{repo}/commits/{ref}. */
+  refHead(repository: string, ref: string): Promise<RefRead>;
   /** The message of a commit (the Git database API: no diff is computed for it). */
   commitMessage(repository: string, sha: string): Promise<string>;
   /** GET /repos/{owner}/{repo}/compare/{base}...{head}: the comparison's files (at most 300, unpaginated). */
@@ -197,6 +201,26 @@ export function gitHubApi(options: GitHubApiOptions = {}): GitHubApi {
         return { found: true, text: Buffer.from(file.content, 'base64').toString('utf8') };
       }
       throw new GitHubApiError(`${operation}: GitHub API answered without the file's content`, operation, response.status);
+    },
+
+    async refHead(repository, ref) {
+      const operation = `GET commit at ${ref} of ${repository}`;
+      // "Get a commit" takes `heads/BRANCH` or `tags/TAG` (or a sha); its `application/vnd.github.sha`
+      // media type answers with the sha alone, without the commit's files (@octokit/openapi,
+      // repos/get-commit). An unknown ref is a 422 ("No commit found for SHA: ...") or a 404.
+      const name = ref.replace(/^refs\//, '');
+      const response = await call(operation, `/repos/${repoPath(repository)}/commits/${encodeURIComponent(name)}`, { method: 'GET', accept: 'application/vnd.github.sha' });
+      if (response.status === 404 || response.status === 422) {
+        await response.body?.cancel();
+        return { found: false, reason: `no commit at ${ref}` };
+      }
+      if (!response.ok) throw await failure(operation, response);
+      const text = (await response.text()).trim();
+      let sha = text;
+      // A server that ignores the media type answers with the commit as JSON.
+      if (text.startsWith('{')) sha = String((JSON.parse(text) as { sha?: unknown }).sha ?? '');
+      if (!/^[0-9a-f]{40}$/.test(sha)) throw new GitHubApiError(`${operation}: GitHub API answered without a commit sha`, operation, response.status);
+      return { found: true, sha };
     },
 
     async commitMessage(repository, sha) {

@@ -17,16 +17,17 @@
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { InvalidImage, InvalidPipeline, parsePipeline, pipelineSizeProblem, problemReports } from '../pipeline/index.js';
+import { InvalidImage, InvalidPipeline, inputsProblemMessage, parsePipeline, pipelineSizeProblem, problemReports, resolveInputs } from '../pipeline/index.js';
 import type { DeferredLookup } from '../contract/index.js';
 import { buildInputFor, pendingInputFor, type BuildRequest } from './build-request.js';
 import { noChangeSource, type ChangeSource } from './change-source.js';
-import { MethodNotAllowed, PipelineRejected, PipelineTooLarge, RouteNotFound, WebhookNotConfigured } from './errors.js';
+import { InputsRejected, MethodNotAllowed, PipelineRejected, PipelineTooLarge, RouteNotFound, WebhookNotConfigured } from './errors.js';
 import { executionName, rerunExecutionName } from './execution-name.js';
 import type { ExecutionStarter } from './execution-starter.js';
 import { decideGenericDelivery } from './generic-event.js';
 import { decideGitHubDelivery, type RerunOf } from './github-event.js';
 import { PIPELINE_FILE, type PipelineSource, type PipelineText } from './pipeline-source.js';
+import type { RefHeadSource } from './ref-head.js';
 import { bodyText, header, MAX_BODY_BYTES, parseJson, printable, rawBody, requireJson } from './request.js';
 import { verifySignature } from './signature.js';
 import { skipInstruction, skipReason } from './skip-ci.js';
@@ -55,6 +56,11 @@ export interface WebhookDeps {
    * changes are `known: false`, and a pull request's head commit is not checked for [skip ci].
    */
   changes?(secrets: WebhookSecrets): ChangeSource;
+  /**
+   * Where a manual run's ref is resolved to its commit, when the generic payload names none (ref-head.ts):
+   * GitHub on AWS, the --source repository locally. Absent: such a payload is refused.
+   */
+  refHeads?(secrets: WebhookSecrets): RefHeadSource;
   log: WebhookLog;
   /** Overrides the deployment's namespace in the execution input. */
   namespace?: string;
@@ -98,7 +104,8 @@ export async function handleWebhook(event: APIGatewayProxyEventV2, secrets: Webh
   if (kind === 'generic') {
     const delivery = decideGenericDelivery(payload);
     const id = header(event, 'x-delivery-id') ?? `body-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}`;
-    return start('generic', id, delivery.request, delivery.pipeline, deps);
+    if (delivery.pipeline) return start('generic', id, delivery.request, delivery.pipeline, deps);
+    return startManual(id, delivery.request, secrets, deps);
   }
 
   const eventName = header(event, 'x-github-event');
@@ -147,6 +154,22 @@ export async function handleWebhook(event: APIGatewayProxyEventV2, secrets: Webh
   } finally {
     budget.clear();
   }
+}
+
+/**
+ * A manual run of a GitHub repository's own pipeline (`step-runner trigger`): the ref's head
+ * commit, then the pipeline file at it, both read now, so that bad inputs are refused (422) before
+ * anything starts. Cloned from GitHub (the local server: its --source repository).
+ */
+async function startManual(delivery: string, given: BuildRequest, secrets: WebhookSecrets, deps: WebhookDeps): Promise<Answer> {
+  if (!deps.refHeads && !given.commit) {
+    throw new WebhookNotConfigured('This endpoint cannot resolve a ref to its commit: send "commit" with the manual run.', MODULE);
+  }
+  const commit = given.commit || (await deps.refHeads!(secrets).headCommit(given));
+  const withCommit = { ...given, commit };
+  const cloneUrl = deps.gitHubCloneUrl?.(withCommit) ?? `https://github.com/${given.repository}.git`;
+  const request = { ...withCommit, cloneUrl };
+  return start('manual', delivery, request, await deps.pipelines(secrets).load(request), deps);
 }
 
 const PENDING = Symbol('pending');
@@ -234,6 +257,8 @@ function validatePipeline(pipeline: PipelineText, request: BuildRequest): void {
     }
     throw error;
   }
+  const inputs = resolveInputs(parsed.inputs, request.inputs);
+  if (!inputs.ok) throw new InputsRejected(`${inputsProblemMessage(pipeline.file, inputs.problems)}.`, MODULE, inputs.problems);
   if (parsed.checkout !== false && !request.cloneUrl) {
     const message = `${pipeline.file}: the pipeline checks out its source, but this delivery names no repository to clone: send "cloneUrl", or set "checkout: false" in the pipeline.`;
     throw new PipelineRejected(message, MODULE, 'InvalidPipeline', [{ message, file: pipeline.file, line: null, column: null, step: null, field: 'checkout' }]);

@@ -2,6 +2,7 @@ import { gitHubChangeSource } from '../forge/change-source.js';
 import type { LookupSources } from '../forge/deferred-lookup.js';
 import type { GitHubCredentials } from '../forge/github-app.js';
 import { gitHubPipelineSource } from '../forge/pipeline-source.js';
+import { gitHubRefHeadSource } from '../forge/ref-head.js';
 import { prepareBuildHandler } from '../workflow/handlers.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import { withCloneCredentials } from './clone-credentials.js';
@@ -14,7 +15,7 @@ import { EnvNames } from './settings.js';
  * PrepareBuild has its function's timeout (serverless.yml), not GitHub's 10 s, and the definition
  * retries GitHubUnavailable.
  */
-export const PREPARE_BUILD_GITHUB_CALL_MS = { pipelineFile: 10_000, changes: 10_000 } as const;
+export const PREPARE_BUILD_GITHUB_CALL_MS = { pipelineFile: 10_000, changes: 10_000, refHead: 10_000 } as const;
 
 /**
  * PrepareBuild on AWS: the task runtime, the clone's credentials for private repositories
@@ -27,6 +28,8 @@ export function createPrepareBuildHandler(env: NodeJS.ProcessEnv = process.env, 
   const sources = (credentials: GitHubCredentials): LookupSources => ({
     pipelines: gitHubPipelineSource(credentials, { ...base, timeoutMs: PREPARE_BUILD_GITHUB_CALL_MS.pipelineFile }),
     changes: gitHubChangeSource(credentials, { ...base, budgetMs: PREPARE_BUILD_GITHUB_CALL_MS.changes }),
+    // A schedule names a ref: the commit at its head when it fires.
+    refHeads: gitHubRefHeadSource(credentials, { ...base, timeoutMs: PREPARE_BUILD_GITHUB_CALL_MS.refHead }),
   });
   return withCloneCredentials(
     (rt, credentialsFor, gitHubFor) => prepareBuildHandler(rt, credentialsFor, (context) => sources(gitHubFor(context))),

@@ -3,6 +3,7 @@ import { gitHubChangeSource } from '../forge/change-source.js';
 import { stepFunctionsStarter } from '../forge/execution-starter.js';
 import type { GitHubCredentials } from '../forge/github-app.js';
 import { gitHubPipelineSource } from '../forge/pipeline-source.js';
+import { gitHubRefHeadSource } from '../forge/ref-head.js';
 import { createWebhookHandler, staticSecrets, type SecretsMiddleware } from '../forge/webhook-handler.js';
 import type { WebhookSecrets } from '../forge/webhook.js';
 import { logger } from '../workflow/lambda-task.js';
@@ -69,6 +70,8 @@ export function createLambdaWebhookHandler(
     deps: {
       starter: stepFunctionsStarter(sfn, stateMachineArn),
       pipelines: (s) => gitHubPipelineSource({ ...credentials, ...(s.githubToken ? { token: s.githubToken } : {}) }, api),
+      // A manual run (`step-runner trigger`) names a ref: its head commit, read with the pipeline's credentials.
+      refHeads: (s) => gitHubRefHeadSource({ ...credentials, ...(s.githubToken ? { token: s.githubToken } : {}) }, api),
       changes: (s) => gitHubChangeSource({ ...credentials, ...(s.githubToken ? { token: s.githubToken } : {}) }, { ...(apiUrl ? { baseUrl: apiUrl } : {}), budgetMs: WEBHOOK_GITHUB_CALL_MS.changes }),
       log: logger,
       buildForkPullRequests: env[EnvNames.buildForkPullRequests] === 'true',

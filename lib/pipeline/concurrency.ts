@@ -20,7 +20,7 @@ export const ConcurrencyVariables = {
   CI_REPOSITORY: 'the repository, owner/name',
   CI_REF: 'the ref built: refs/heads/BRANCH, or refs/pull/N/head for a pull request',
   CI_BRANCH: "the branch pushed to, or a pull request's base branch",
-  CI_EVENT: 'push, pull_request, generic or local',
+  CI_EVENT: 'push, pull_request, generic, manual, schedule or local',
   CI_PR_NUMBER: "the pull request's number; empty for any other build",
   CI_PR_OR_BRANCH: 'pull/N for a pull request, else the branch pushed to',
 } as const;

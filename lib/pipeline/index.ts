@@ -22,3 +22,4 @@ export { ConcurrencyVariables, DEFAULT_PULL_REQUEST_GROUP, concurrencyGroupOf, c
 export { IDENTITY_NAME_MAX, IDENTITY_SERVICE_ACCOUNT_PREFIX, identityNameProblem } from './names.js';
 export { globMatches } from './glob.js';
 export { AwsSecretKeys, awsSecretIdProblem, awsSecretWords, isAwsSecret, ssmParameterProblem } from './aws-secrets.js';
+export { INPUT_VARIABLE_PREFIX, MAX_INPUTS, inputNameProblem, inputsProblemMessage, inputVariable, inputVariables, parseInputAssignment, resolveInputs, type InputProblem, type PipelineInput, type ResolvedInputs } from './inputs.js';

@@ -7,6 +7,7 @@ import { normalService, stepServices } from './services.js';
 import { normalArtifacts, normalCache, stepCache } from './cache.js';
 import { normalRetry } from './retry.js';
 import { normalConcurrency } from './concurrency.js';
+import { normalInputs } from './inputs.js';
 import type { StepCondition } from './when.js';
 import type { PathFilter } from './paths.js';
 import type { PipelineInput, TolerationInput, WhenInput } from './schema.js';
@@ -56,6 +57,7 @@ export function normalisePipeline(given: PipelineInput): PipelineData {
     ...(concurrencyGiven !== undefined ? { concurrency: normalConcurrency(concurrencyGiven) } : {}),
     ...withCache(stepCache(sharedCache, undefined)),
     ...withIdentity(given.identity),
+    ...(given.inputs !== undefined ? { inputs: normalInputs(given.inputs) } : {}),
   };
 }
 

@@ -20,6 +20,7 @@ import { cacheSchemas } from './cache.js';
 import { retrySchema } from './retry.js';
 import { concurrencySchema } from './concurrency.js';
 import { AwsSecretKeys, secretEntrySchema } from './aws-secrets.js';
+import { inputsSchema } from './inputs.js';
 import { PullPolicies, TaintEffects, TolerationOperators, type PullPolicy } from './types.js';
 
 export const MAX_STEPS = 50;
@@ -318,6 +319,8 @@ const concurrency = concurrencySchema(describeValue);
 
 // A step's `secrets` entry: a Kubernetes Secret's key, or AWS's (aws-secrets.ts); a service's are Kubernetes' only.
 const secretEntry = secretEntrySchema(secret, describeValue);
+// `inputs:` (inputs.ts).
+const inputs = inputsSchema(describeValue);
 
 /** `identity`: one the deployment declares; whether it exists, and may be used, is PrepareBuild's to say (lib/workflow/identities.ts). */
 const identity = text('the name of an identity the deployment declares').superRefine(obeys(identityNameProblem));
@@ -376,6 +379,7 @@ export const pipelineSchema = z.strictObject(
       .max(MAX_PARALLEL_LIMIT, { error: `must be at most ${MAX_PARALLEL_LIMIT}, the most steps Step Functions runs at once in one build` })
       .optional(),
     identity: identity.optional(),
+    inputs: inputs.list.optional(),
   },
   { error: (issue) => `a pipeline file must be a map with "version" and "steps", not ${describeValue(issue.input)}` },
 );
@@ -398,6 +402,7 @@ export const knownKeys = {
   artifacts: Object.keys(caches.artifacts.shape),
   retry: Object.keys(retry.map.shape),
   concurrency: Object.keys(concurrency.map.shape),
+  input: Object.keys(inputs.entry.shape),
 };
 
 /** The data the schema lets through, before its normal form (normalise.ts). */
@@ -454,6 +459,7 @@ function knownKeysAt(path: PathSegment[]): string[] {
   if (last === 'artifacts') return knownKeys.artifacts;
   if (last === 'retry') return knownKeys.retry;
   if (last === 'concurrency' && path.length === 1) return knownKeys.concurrency;
+  if (parent === 'inputs' && path.length === 2) return knownKeys.input;
   if (last === 'resources') return knownKeys.resources;
   if (last === 'checkout' && path.length === 1) return knownKeys.checkout;
   if (parent === 'secrets') return path[0] === 'steps' && path.length === 4 ? knownKeys.stepSecret : knownKeys.secret;

@@ -3,6 +3,7 @@ import type { ErrorName } from '../contract/index.js';
 import type { StepCondition } from './when.js';
 import type { PathFilter } from './paths.js';
 import type { ConcurrencySetting } from './concurrency.js';
+import type { PipelineInput } from './inputs.js';
 import type { ImageReference } from './image-reference.js';
 
 /** YAML spelling -> Kubernetes imagePullPolicy. */
@@ -234,6 +235,8 @@ export interface Pipeline {
   concurrency?: ConcurrencySetting | false;
   /** The pipeline's `identity`, already in every step that names none of its own. */
   identity?: string;
+  /** `inputs:` (inputs.ts): what a manual run or a schedule may give the build; absent: none. */
+  inputs?: PipelineInput[];
 }
 
 export const DEFAULT_STEP_TIMEOUT_SECONDS = 60 * 60;

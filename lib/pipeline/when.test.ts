@@ -86,7 +86,7 @@ describe('the when key in a pipeline file', () => {
   });
 
   test.each([
-    ['    when:\n      event: [push, release]\n', 'when.yml line 8: step "deploy": when.event[1]: each event must be one of push, pull_request, tag, generic, local, not the text "release"'],
+    ['    when:\n      event: [push, release]\n', 'when.yml line 8: step "deploy": when.event[1]: each event must be one of push, pull_request, tag, generic, local, manual, schedule, not the text "release"'],
     ['    when:\n      branch: []\n', 'when.yml line 8: step "deploy": when.branch: must list at least one branch'],
     ['    when:\n      branch: [main, 3]\n', 'when.yml line 8: step "deploy": when.branch[1]: each branch must be text (a name or a glob such as "release/*"), not the number 3'],
     ['    when:\n      event: []\n', 'when.yml line 8: step "deploy": when.event: must list at least one event'],

@@ -8,8 +8,11 @@
 import { globMatches } from './glob.js';
 import type { PathFilter } from './paths.js';
 
-/** The events a `when.event` list may name: a build's BuildRef.event, and `tag` for a tag ref. */
-export const WhenEvents = ['push', 'pull_request', 'tag', 'generic', 'local'] as const;
+/**
+ * The events a `when.event` list may name: a build's BuildRef.event, and `tag` for a tag ref.
+ * `manual`: `step-runner trigger` (or `run --input`); `schedule`: a deployment's schedule.
+ */
+export const WhenEvents = ['push', 'pull_request', 'tag', 'generic', 'local', 'manual', 'schedule'] as const;
 export type WhenEvent = (typeof WhenEvents)[number];
 
 /** How the build stands when a step would run: `failure` steps run only once it has failed. */

@@ -135,11 +135,11 @@ function documentStart(doc: Document, text: string): number {
 /**
  * YAML reads `CI: true` and `VERSION: 1.10` as a boolean and a number; an environment variable is
  * text, and the text the user wrote ("1.10", not "1.1") is the only faithful one. So is a word of
- * a service's command line.
+ * a service's command line, and an input's default and choices.
  */
 function keepEnvScalarsAsWritten(doc: Document): void {
   const steps = doc.get('steps', true);
-  const scalars: unknown[] = serviceScalars(doc.get('services', true));
+  const scalars: unknown[] = [...serviceScalars(doc.get('services', true)), ...inputScalars(doc.get('inputs', true))];
   for (const step of isSeq(steps) ? steps.items : []) {
     if (!isMap(step)) continue;
     // Label values too (`gpu: true` under node-selector, a toleration's `value: 1`): labels are text.
@@ -156,6 +156,16 @@ function keepEnvScalarsAsWritten(doc: Document): void {
       value.value = value.source;
     }
   }
+}
+
+/** An input's default and choices (`default: 1.10`): a value a step sees as text, as written. */
+function inputScalars(inputs: unknown): unknown[] {
+  if (!isSeq(inputs)) return [];
+  return inputs.items.flatMap((input) => {
+    if (!isMap(input)) return [];
+    const choices = input.get('choices', true);
+    return [input.get('default', true), ...(isSeq(choices) ? choices.items : [])];
+  });
 }
 
 /** A service's env values and the words of its `entrypoint` and `command` (`[--port, 6380]`): text, as written. */

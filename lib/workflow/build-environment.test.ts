@@ -20,4 +20,15 @@ describe('the build variables every step sees', () => {
     expect(buildEnvironment({ id: 'p', event: 'pull_request', ref: 'refs/pull/7/head' })).not.toHaveProperty('CI_BRANCH');
     expect(buildEnvironment({ id: 'local-1' })).toEqual({ CI: 'true', CI_BUILD_ID: 'local-1', CI_WORKSPACE: '/workspace' });
   });
+
+  it("give a manual run's inputs as CI_INPUT_<NAME>, over a --env variable of the same name", () => {
+    expect(buildEnvironment({ id: 'm', event: 'manual', inputs: { target: 'staging', 'dry-run': 'true' }, variables: { CI_INPUT_TARGET: 'from --env' } })).toEqual({
+      CI: 'true',
+      CI_BUILD_ID: 'm',
+      CI_EVENT: 'manual',
+      CI_WORKSPACE: '/workspace',
+      CI_INPUT_TARGET: 'staging',
+      CI_INPUT_DRY_RUN: 'true',
+    });
+  });
 });

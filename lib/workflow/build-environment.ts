@@ -4,6 +4,7 @@
  */
 import type { BuildRef } from '../contract/index.js';
 import { WORKSPACE_PATH } from '../kube/index.js';
+import { inputVariables } from '../pipeline/index.js';
 
 export const BuildVariables = {
   ci: 'CI',
@@ -23,7 +24,8 @@ export const BuildVariables = {
 
 /**
  * The variables for one build; those the build does not know (no branch for a tag) are left out.
- * The build's own `variables` (`run --env`) come with them.
+ * The build's own `variables` (`run --env`) come with them, and its inputs as CI_INPUT_<NAME>
+ * (PrepareBuild filled in their defaults).
  * `failure`: the build's failure, for a step that runs after it.
  */
 export function buildEnvironment(build: BuildRef, failure?: { Error: string; Cause?: string }): Record<string, string> {
@@ -43,5 +45,5 @@ export function buildEnvironment(build: BuildRef, failure?: { Error: string; Cau
   ];
   const runners = Object.fromEntries(known.filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
   // The runner's own facts win: a step must not be told another commit than the one checked out.
-  return { ...build.variables, ...runners };
+  return { ...build.variables, ...inputVariables(build.inputs), ...runners };
 }

@@ -6,8 +6,10 @@
 import type { Context } from 'aws-lambda';
 import type { BuildInput, ExecutionInput, StatusReport } from '../contract/index.js';
 import { parsePipeline } from '../pipeline/index.js';
-import { supersede } from './superseding.js';
+import { executionNameOf, supersede } from './superseding.js';
+import { withResolvedInputs } from './build-inputs.js';
 import { completeLookup, type LookupSources } from '../forge/deferred-lookup.js';
+import { buildIdFor } from '../forge/execution-name.js';
 import { lambdaEventHandler, lambdaTask, logger } from './lambda-task.js';
 import type { NotBuilt, PreparedBuild, StepInput } from './state-data.js';
 import type { TaskRuntime } from './task-deps.js';
@@ -42,19 +44,25 @@ export const prepareBuildHandler = (
     // Parsed once for both: superseding needs its `concurrency`, preparing the rest.
     const prepare = async (complete: BuildInput): Promise<PreparedBuild | NotBuilt> => {
       const pipeline = parsePipeline(complete.pipeline.text, complete.pipeline.file);
-      const superseded = await supersede(complete.build, pipeline.concurrency, executionArn, deps);
-      if (superseded) return { build: complete.build, notBuilt: superseded };
-      return prepareBuild(complete, settings, deps, credentialsFor(context), pipeline);
+      const resolved = withResolvedInputs(complete, pipeline);
+      const superseded = await supersede(resolved.build, pipeline.concurrency, executionArn, deps);
+      if (superseded) return { build: resolved.build, notBuilt: superseded };
+      return prepareBuild(resolved, settings, deps, credentialsFor(context), pipeline);
     };
     if (!('lookup' in input)) return prepare(input);
     deps.log.info(`Reading from GitHub what the webhook left to the build: ${input.lookup.why}`);
-    const outcome = await completeLookup(input, lookupFor(context));
+    const outcome = await completeLookup(input, lookupFor(context), executionArn !== undefined ? executionNameOf(executionArn) : undefined);
     if (outcome.kind === 'notBuilt') {
       deps.log.info(`No build: ${outcome.reason}`);
-      return { build: input.build, notBuilt: outcome.reason };
+      return { build: { ...input.build, id: input.build.id ?? buildIdOf(executionArn) }, notBuilt: outcome.reason };
     }
     return prepare(outcome.input);
   });
+
+/** The build id of an execution whose input names none (a schedule's), as the ended-execution cleanup derives it. */
+function buildIdOf(executionArn: string | undefined): string {
+  return buildIdFor(executionArn !== undefined ? executionNameOf(executionArn) : 'build');
+}
 
 /**
  * PrepareBuild's Parameters in the definition: the execution input, and the execution's ARN

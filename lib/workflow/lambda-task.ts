@@ -11,7 +11,8 @@ export const logger = new Logger({ serviceName: 'serverless-step-runner' });
  * the build and step as keys, so one build's lines can be found across all its invocations.
  * Errors are not caught: the error's name is the Error Step Functions sees.
  */
-export function lambdaTask<In extends { build?: BuildRef; step?: { name: string } }, Out>(
+// A scheduled execution's input names no build id yet (DeferredLookup.commit): PrepareBuild derives it.
+export function lambdaTask<In extends { build?: Pick<BuildRef, 'trigger'> & { id?: string | undefined }; step?: { name: string } }, Out>(
   task: (input: In, context: Context) => Promise<Out>,
 ) {
   return middy<In, Out>()

@@ -17,6 +17,22 @@ describe('--workspace-mode', () => {
   });
 });
 
+describe('run --input', () => {
+  test.each([
+    [['p.yml', '--input', 'target=staging', '--input', 'note=a=b'], { inputs: { target: 'staging', note: 'a=b' }, event: 'manual' }],
+    [['p.yml', '--input', 'target=staging', '--event', 'push'], { inputs: { target: 'staging' }, event: 'push' }],
+  ])('%j: a manual run, unless --event says', (argv, options) => {
+    expect(parseRunArgs(argv)).toMatchObject(options);
+  });
+
+  test.each([
+    [['p.yml', '--input', 'target'], '--input "target" is not NAME=VALUE'],
+    [['p.yml', '--input', 'a=1', '--input', 'a=2'], '--input a is given twice'],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseRunArgs(argv)).toThrow(message);
+  });
+});
+
 describe('run --branch and --event', () => {
   it('sets what the steps\' `when` sees', () => {
     expect(parseRunArgs(['p.yml', '--branch', 'release/1.2', '--event', 'pull_request'])).toMatchObject({ branch: 'release/1.2', event: 'pull_request' });
@@ -26,7 +42,7 @@ describe('run --branch and --event', () => {
   });
 
   it('refuses an event `when` does not know and a branch git would not take', () => {
-    expect(() => parseRunArgs(['p.yml', '--event', 'release'])).toThrow('--event must be one of push, pull_request, tag, generic, local, got "release"');
+    expect(() => parseRunArgs(['p.yml', '--event', 'release'])).toThrow('--event must be one of push, pull_request, tag, generic, local, manual, schedule, got "release"');
     expect(() => parseRunArgs(['p.yml', '--branch', 'my branch'])).toThrow('--branch must be a branch name such as main, got "my branch"');
     expect(() => parseRunArgs(['p.yml', '--branch', ''])).toThrow(/--branch must be a branch name/);
   });
@@ -38,7 +54,7 @@ describe('serve --branch and --event', () => {
     const plain = parseServeArgs(['--example', 'p.yml'], {});
     expect(plain.branch).toBeUndefined();
     expect(plain.event).toBeUndefined();
-    expect(() => parseServeArgs(['--example', 'p.yml', '--event', 'release'], {})).toThrow('--event must be one of push, pull_request, tag, generic, local, got "release"');
+    expect(() => parseServeArgs(['--example', 'p.yml', '--event', 'release'], {})).toThrow('--event must be one of push, pull_request, tag, generic, local, manual, schedule, got "release"');
     expect(() => parseServeArgs(['--example', 'p.yml', '--branch', 'my branch'], {})).toThrow('--branch must be a branch name such as main, got "my branch"');
   });
 

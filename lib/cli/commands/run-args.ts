@@ -1,6 +1,7 @@
 /** `run`'s command line: its options, their defaults, and the help that says so. */
 import { parseArgs } from 'node:util';
 import { WhenEvents, type WhenEvent } from '../../pipeline/index.js';
+import { inputOptions } from './input-args.js';
 import { DEFAULT_CACHE_IMAGE, DEFAULT_CLONE_IMAGE, type WorkspaceMode } from '../../workflow/settings.js';
 import type { RuntimeKind } from '../../emulators/kubernetes/runtime/container-runtime.js';
 import { baseOption, branchOption, BUILD_TARGET_OPTIONS, durationOption, cacheImageOption, changedFileOption, cloneImageOption, eventOption, runtimeOption, UsageError, workspaceModeOption } from './usage.js';
@@ -10,7 +11,7 @@ import { identityOptions } from './identity-args.js';
 import type { Identity } from '../../workflow/identities.js';
 
 export const RUN_USAGE =
-  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--autoscale-after DURATION] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--identity NAME=ROLE_ARN]... [--identities FILE] [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--keep] [--state-dir DIR] [--artifacts DIR] [--shell-on-failure] [--json] [--verbose]';
+  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--autoscale-after DURATION] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--identity NAME=ROLE_ARN]... [--identities FILE] [--input NAME=VALUE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--keep] [--state-dir DIR] [--artifacts DIR] [--shell-on-failure] [--json] [--verbose]';
 
 export const RUN_HELP = `Usage: step-runner ${RUN_USAGE}
 
@@ -52,6 +53,9 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
                     a node"); a step no node would take fails at once. Not with --kubeconfig
   --env NAME=VALUE  a build variable every step sees, as it sees CI_BRANCH (repeatable); a step's
                     own env wins over it. Not masked: a value to hide is a --secret
+  --input NAME=VALUE  a value of the pipeline's inputs:, seen as CI_INPUT_<NAME> (repeatable), as
+                    \`trigger\` gives them; the build's event is then manual unless --event says.
+                    A missing required input or a value outside its choices is refused, exit 2
   --secret SECRET/KEY=VALUE
                     the value a pipeline's secrets: [{env, secret: SECRET, key: KEY}] reads
                     (repeatable); SECRET/KEY alone takes it from this shell's variable named as
@@ -140,6 +144,8 @@ export interface RunOptions {
   autoscaleAfterMs?: number;
   /** `--env`: build variables, in addition to the runner's own. */
   env?: Record<string, string>;
+  /** `--input`: the values of the pipeline's `inputs:` (BuildRef.inputs); the event is then manual unless --event says. */
+  inputs?: Record<string, string>;
   /** `--secret`, in the order given. */
   secrets?: SecretArgument[];
   /** `--secret-file`, in the order given. */
@@ -188,6 +194,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
         images: { type: 'string' },
         'autoscale-after': { type: 'string' },
         env: { type: 'string', multiple: true },
+        input: { type: 'string', multiple: true },
         secret: { type: 'string', multiple: true },
         'secret-file': { type: 'string', multiple: true },
         identity: { type: 'string', multiple: true },
@@ -211,7 +218,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
   if (values.help) return { help: true };
   const [file, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`one pipeline file at a time, got ${positionals.length}`);
-  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, 'cache-image': cacheImage, changed, base, 'default-branch': defaultBranch, 'autoscale-after': autoscaleAfter, 'shell-on-failure': shellOnFailure, identity, identities: identitiesFile, ...rest } = values;
+  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, 'cache-image': cacheImage, changed, base, 'default-branch': defaultBranch, 'autoscale-after': autoscaleAfter, 'shell-on-failure': shellOnFailure, identity, identities: identitiesFile, input, ...rest } = values;
   if (noNeeds && !steps) throw new UsageError('--no-needs goes with --step NAME');
   if (changed && base !== undefined) throw new UsageError('--changed and --base both say what the change is: give the files, or the ref to compare the work tree with, not both');
   const source = rest.source ?? workspace;
@@ -231,8 +238,9 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
     ...(cloneImage !== undefined ? { cloneImage: cloneImageOption(cloneImage) } : {}),
     ...(cacheImage !== undefined ? { cacheImage: cacheImageOption(cacheImage) } : {}),
     ...(autoscaleAfter !== undefined ? { autoscaleAfterMs: durationOption(autoscaleAfter, '--autoscale-after') } : {}),
-    ...(event !== undefined ? { event: eventOption(event) } : {}),
+    ...(event !== undefined ? { event: eventOption(event) } : input ? { event: 'manual' as const } : {}),
     ...(env ? { env: envOptions(env) } : {}),
+    ...(input ? { inputs: inputOptions(input) } : {}),
     ...(secret ? { secrets: secret.map((given) => secretArgument(given, `--secret ${given.split('=')[0]}`)) } : {}),
     ...(secretFiles ? { secretFiles } : {}),
     ...(identity ? { identities: identityOptions(identity) } : {}),

@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { InvalidImage, InvalidPipeline, parsePipeline, problemLines, problemReports, type Pipeline, type ProblemReport } from '../../pipeline/index.js';
+import { InvalidImage, InvalidPipeline, parsePipeline, problemLines, problemReports, resolveInputs, type Pipeline, type ProblemReport } from '../../pipeline/index.js';
+import { inputsRefused } from '../../workflow/build-inputs.js';
 import { logger } from '../../workflow/lambda-task.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../emulators/kubernetes/index.js';
 import { chooseRuntime, DockerUnavailable, runtimeNotice, UnknownRuntime, type RuntimeChoice } from '../../emulators/kubernetes/runtime/runtime-choice.js';
@@ -100,6 +101,15 @@ export async function runBuild(given: RunOptions, io: Pick<CommandIO, 'out' | 'e
     const error = new UsageError(`--shell-on-failure needs a terminal, and ${noTerminal}`);
     io.err(`step-runner run: ${error.message}`);
     if (options.json) io.out(JSON.stringify(rejectedSummary(error)));
+    return ExitCodes.rejected;
+  }
+  // A manual run's inputs (--input, or --event manual with none), checked as the deployment checks them.
+  const inputs = options.inputs ?? (options.event === 'manual' ? {} : undefined);
+  const resolvedInputs = resolveInputs(pipeline.inputs, inputs);
+  if (!resolvedInputs.ok) {
+    const refused = inputsRefused(pipeline.file, resolvedInputs.problems);
+    problemLines(refused).forEach(io.err);
+    if (options.json) io.out(JSON.stringify(rejectedSummary(refused, problemReports(refused))));
     return ExitCodes.rejected;
   }
   let secretValues;
@@ -228,7 +238,7 @@ export async function runBuild(given: RunOptions, io: Pick<CommandIO, 'out' | 'e
     const built = localBuildInput(buildId, { file: options.file, text: loaded }, source, options.env);
     const defaultBranch = options.defaultBranch !== undefined ? { name: options.defaultBranch, from: '--default-branch' } : (source.defaultBranch ?? { name: DEFAULT_BRANCH, from: 'no work tree: the default' });
     if (options.verbose) print(`Default branch: ${defaultBranch.name} (${defaultBranch.from}), whose cache entries a branch without its own restores`);
-    const input = { ...built, build: { ...built.build, defaultBranch: defaultBranch.name }, ...(only ? { only } : {}) };
+    const input = { ...built, build: { ...built.build, defaultBranch: defaultBranch.name, ...(inputs ? { inputs } : {}) }, ...(only ? { only } : {}) };
     const startedAt = new Date();
     const history: ExecutionEvent[] = [];
     const execution = startLocalExecution(input, {

@@ -18,14 +18,16 @@ export const help = `Usage: step-runner ${summary}
 
 Serves the webhook endpoints locally, with the Lambda handler's own code:
   POST ${WebhookRoutes.github}           GitHub (X-Hub-Signature-256)
-  POST ${WebhookRoutes.generic}   generic: {"repository","commit","ref","pipeline"} (X-Signature-256)
+  POST ${WebhookRoutes.generic}   generic: {"repository","commit","ref","pipeline"} (X-Signature-256),
+                          or a manual run (\`step-runner trigger\`): {"repository","ref","inputs"}
   GET  /executions        every build so far; GET /executions/NAME: its run --json object
   GET  /                  in a browser: the console page (graph, steps, pod events, logs, history)
 Builds run on the local executor, on the embedded cluster unless --kubeconfig is given.
-  --pipeline FILE   the pipeline GitHub deliveries build (default: examples/hello.yml), since a
-                    local server cannot read the repository
-  --source DIR      the git repository GitHub deliveries check their commit out from, and the
-                    example build's source as it is on disk (default: the current work tree)
+  --pipeline FILE   the pipeline GitHub deliveries and manual runs build (default:
+                    examples/hello.yml), since a local server cannot read the repository
+  --source DIR      the git repository GitHub deliveries and manual runs check their commit out
+                    from (a manual run's ref is its head there), and the example build's source
+                    as it is on disk (default: the current work tree)
   --secret S        the webhook secret (default: $${SecretEnvNames.github}; the generic webhook
                     uses $${SecretEnvNames.generic}, else this one). Unsigned requests are refused:
                     without a secret the endpoint answers 404.

@@ -5,6 +5,7 @@
  * aborted execution (execution/ended-execution-rule.ts) and the `run --json` summary
  * (execution/execution-summary.ts). Tests and benches change it only through `overrides`.
  */
+import { randomUUID } from 'node:crypto';
 import './polyfills.js';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { ExecutionInput } from '../../contract/index.js';
@@ -141,7 +142,8 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
   const machine = redrive
     ? new StateMachine(resolveResources(withServiceTaskTimeouts(redriveDefinition(definition, redrive)), localLambdaArn) as never, { validationOptions: { noValidate: true } })
     : validated;
-  const name = options.executionName ?? input.build.id;
+  // Step Functions names an execution started without a name with a UUID (StartExecution's `name`).
+  const name = options.executionName ?? input.build.id ?? randomUUID();
   const startedAt = options.redrive ? startTimeOf(options.redrive.events) : new Date().toISOString();
   const redriven = options.redrive ? { RedriveCount: options.redrive.count, RedriveTime: new Date().toISOString() } : { RedriveCount: 0 };
   const execution = machine.run((redrive ? redrive.input : input) as never, {

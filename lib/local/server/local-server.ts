@@ -31,6 +31,7 @@ import { createControlRoutes } from './http/control-routes.js';
 import { createLocalHttpServer } from './http/server.js';
 import { fixedPipelineSource, readPipelineFile } from '../source/pipeline-file.js';
 import { findWorkTree } from '../source/source-snapshot.js';
+import { localRefHeadSource } from '../source/local-source.js';
 import { uploaderFor } from '../source/source-upload.js';
 import { printedStatusReporter } from '../../emulators/lambda/printed-status.js';
 import { localGitHubAppReporter, type LocalGitHubApp } from './github-app-reporting.js';
@@ -194,7 +195,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       deps: {
         starter: executions,
         pipelines: () => fixedPipelineSource(served),
-        ...(sourceDir ? { gitHubCloneUrl: () => sourceDir } : {}),
+        ...(sourceDir ? { gitHubCloneUrl: () => sourceDir, refHeads: () => localRefHeadSource(sourceDir) } : {}),
         log: logger,
         ...(options.namespace ? { namespace: options.namespace } : {}),
         ...(options.githubApp ? { gitHubAppId: options.githubApp.appId } : {}),

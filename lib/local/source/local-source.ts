@@ -8,6 +8,8 @@ import { basename, dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { changesOf, type BuildChanges, type BuildInput, type BuildRef, type BuildSource } from '../../contract/index.js';
 import { DEFAULT_BRANCH } from '../../workflow/cache-plan.js';
+import { RefNotFound } from '../../forge/errors.js';
+import type { RefHeadSource } from '../../forge/ref-head.js';
 import { findWorkTree, snapshotSource } from './source-snapshot.js';
 
 export interface LocalSource {
@@ -188,5 +190,19 @@ export function localBuildInput(id: string, pipeline: { file: string; text: stri
     ...(source.source ? { source: source.source } : {}),
     ...(source.withoutSource ? { withoutSource: source.withoutSource } : {}),
     ...(source.changes ? { changes: source.changes } : {}),
+  };
+}
+
+/**
+ * The local server's answer to a manual run that names a ref (`step-runner trigger`): the commit
+ * it points at in the --source repository, as GitHub's "Get a commit" answers on AWS (lib/forge/ref-head.ts).
+ */
+export function localRefHeadSource(workTree: string): RefHeadSource {
+  return {
+    async headCommit(request) {
+      const sha = /^refs\/[^\s]+$|^[0-9a-f]{40}$/.test(request.ref) ? await gitLine(workTree, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${request.ref}^{commit}`]) : undefined;
+      if (!sha) throw new RefNotFound(`${workTree} has no commit at ${request.ref}.`, 'local-source');
+      return sha;
+    },
   };
 }
