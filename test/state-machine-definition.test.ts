@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAlias, isMap, isSeq, parse, parseDocument, visit } from 'yaml';
-import { localLambdaArn } from '../lib/emulators/stepfunctions/executor.js';
+import { localLambdaArn, localMachineDefinition } from '../lib/emulators/stepfunctions/executor.js';
 import { BUILD_TIME_LIMIT_SECONDS, type Step } from '../lib/pipeline/index.js';
 import { lambdaFunctionNames, lambdaFunctionTimeouts } from '../lib/emulators/lambda/lambda-functions.js';
 import { WATCH_MARGIN_MS } from '../lib/workflow/handlers.js';
@@ -10,7 +10,7 @@ import { DEFINITION_FILE, loadDefinition, resolveResources, taskStates, type Asl
 import type { NeedsState, PollState, PreparedBuild, StepInput, StepResult } from '../lib/workflow/state-data.js';
 
 // asl-validator is CommonJS without types.
-const aslValidator = createRequire(import.meta.url)('asl-validator') as (definition: unknown) => {
+const aslValidator = createRequire(import.meta.url)('asl-validator') as (definition: unknown, options?: { checkPaths?: boolean; checkArn?: boolean }) => {
   isValid: boolean;
   errors: unknown[];
 };
@@ -54,6 +54,13 @@ describe('the state machine definition', () => {
 
   it('passes asl-validator once its Lambda ARNs are resolved', () => {
     const result = aslValidator(structuredClone(resolveResources(definition, localLambdaArn)));
+    expect(result.errors).toEqual([]);
+    expect(result.isValid).toBe(true);
+  });
+
+  // The local executor runs this without validating it each time (executor.ts).
+  it('passes asl-validator, paths and ARNs checked, as the local executor runs it', () => {
+    const result = aslValidator(structuredClone(localMachineDefinition(loadDefinition())), { checkPaths: true, checkArn: true });
     expect(result.errors).toEqual([]);
     expect(result.isValid).toBe(true);
   });

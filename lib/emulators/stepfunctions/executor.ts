@@ -99,20 +99,14 @@ export interface LocalExecution {
  * Runs one build through the real definition, each Task state bound to the same handler the
  * Lambda function runs, with a stand-in Lambda context and no AWS calls.
  */
-/** The definitions this process has validated, by their JSON text. */
-const validatedDefinitions = new Set<string>();
-
 /**
- * The definition as a machine, validated (asl-validator, paths and ARNs) the first time this
- * process sees it. Each validation compiles asl-validator's JSON schemas anew (about 0.2 CPU-s),
- * and the definition is one file: `serve` and the tests start hundreds of executions of it.
+ * The definition as the local executor runs it: its Lambda ARNs resolved, the service tasks'
+ * timeouts filled in. Not validated here: asl-validator compiles its JSON schemas on every call
+ * (0.2 to 0.5 CPU-s), and the definition is one file, so test/state-machine-definition.test.ts
+ * validates exactly this (paths and ARNs, as Step Functions does at CreateStateMachine).
  */
-function validatedStateMachine(definition: object): StateMachine {
-  const text = JSON.stringify(definition);
-  const seen = validatedDefinitions.has(text);
-  const machine = new StateMachine(definition as never, { validationOptions: seen ? { noValidate: true } : { checkPaths: true, checkArn: true } });
-  validatedDefinitions.add(text);
-  return machine;
+export function localMachineDefinition(definition: AslDefinition): AslDefinition {
+  return resolveResources(withServiceTaskTimeouts(definition), localLambdaArn);
 }
 
 export function startLocalExecution(input: ExecutionInput, options: LocalExecutionOptions): LocalExecution {
@@ -136,12 +130,8 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
     ]),
   );
 
-  const validated = validatedStateMachine(resolveResources(withServiceTaskTimeouts(definition), localLambdaArn));
-  // The very definition, entered where the redrive goes on (and a Map's iterations dispatched):
-  // validated as it is above, since its first states are no longer reachable.
-  const machine = redrive
-    ? new StateMachine(resolveResources(withServiceTaskTimeouts(redriveDefinition(definition, redrive)), localLambdaArn) as never, { validationOptions: { noValidate: true } })
-    : validated;
+  // A redrive enters the very definition where it goes on (and a Map's iterations dispatched).
+  const machine = new StateMachine(localMachineDefinition(redrive ? redriveDefinition(definition, redrive) : definition) as never, { validationOptions: { noValidate: true } });
   // Step Functions names an execution started without a name with a UUID (StartExecution's `name`).
   const name = options.executionName ?? input.build.id ?? randomUUID();
   const startedAt = options.redrive ? startTimeOf(options.redrive.events) : new Date().toISOString();
