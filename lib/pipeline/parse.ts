@@ -46,7 +46,9 @@ export function checkPipeline(text: string, file: string): PipelineCheck {
   }
   const shared = sharedServiceCount(read.data);
   const lineOf = (path: readonly PathSegment[]) => read.locate(path)?.line;
-  const steps = validated.pipeline.steps.map((step, index) => {
+  const steps = validated.pipeline.steps.map((step, at) => {
+    // A matrix's steps all keep the lines of the step they came from.
+    const index = validated.sources[at]!;
     const line = read.locate(['steps', index])?.line;
     const lined = line === undefined ? step : { ...step, line };
     // A step's caches are its own list or the pipeline's: each entry keeps the line it was written on.
