@@ -248,6 +248,20 @@ describe('historyBudgetProblem', () => {
     for (const watches of VARIANTS) expect(historyBudgetProblem('p.yml', run, watches)).toBeUndefined();
   });
 
+  it("counts each combination of a matrix, and says how many of them would fit", () => {
+    const build = (n: number) =>
+      withWorstWaits([
+        { name: 'clone', timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS },
+        ...Array.from({ length: n }, (_, i) => ({ name: `test-v-${i}`, timeoutSeconds: DEFAULT_STEP_TIMEOUT_SECONDS, needs: ['clone'], matrix: { of: 'test' } })),
+        { name: 'report', timeoutSeconds: MINUTE, needs: Array.from({ length: n }, (_, i) => `test-v-${i}`) },
+      ]);
+    const message = historyBudgetProblem('ci.yml', build(100))?.message ?? '';
+    const fit = Number(/its matrix "test" makes 100 steps, of which (\d+) would fit with the others as they are; use fewer steps/.exec(message)?.[1]);
+    expect(fit).toBeGreaterThan(0);
+    expect(historyBudgetProblem('ci.yml', build(fit))).toBeUndefined();
+    expect(historyBudgetProblem('ci.yml', build(fit + 1))).toBeInstanceOf(InvalidPipeline);
+  });
+
   /** The clone, then `n` steps that each need `needs` (a step named in the list, or the clone), with their waits. */
   const waiting = (first: { name: string; timeoutSeconds: number }[], n: number, timeoutSeconds: number, needs: string[]) => {
     const all = [{ name: 'clone', timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...first.map((s) => ({ ...s, needs: ['clone'] })), ...steps(n, timeoutSeconds).map((s) => ({ ...s, needs }))];

@@ -207,13 +207,16 @@ function isDefaultRetry(retry: { max: number; on?: readonly string[] }): boolean
   return retry.max === DEFAULT_STEP_RETRY.max && (retry.on ?? defaults).every((error) => defaults.includes(error));
 }
 
-export function withWorstWaits(steps: readonly { name: string; timeoutSeconds: number; needs?: readonly string[]; retry?: { max: number; on?: readonly string[] } }[]): BudgetStep[] {
+export function withWorstWaits(
+  steps: readonly { name: string; timeoutSeconds: number; needs?: readonly string[]; retry?: { max: number; on?: readonly string[] }; matrix?: { of: string } }[],
+): BudgetStep[] {
   const waits = worstWaitSeconds(steps);
   // Only a `retry:` the pipeline writes counts: the default, an interrupted step or one its node's runtime failed tried again, is
   // the cluster's doing and rare, and counting it would refuse builds that fit.
-  return steps.map(({ name, timeoutSeconds, retry }, index) => ({
+  return steps.map(({ name, timeoutSeconds, retry, matrix }, index) => ({
     name,
     timeoutSeconds,
+    ...(matrix ? { matrix: matrix.of } : {}),
     ...(waits[index] === undefined ? {} : { waitSeconds: waits[index] }),
     ...(retry && retry.max > 0 && !isDefaultRetry(retry) ? { retries: retry.max } : {}),
   }));
@@ -229,6 +232,8 @@ export function worstCase(step: { timeoutSeconds: number; waitSeconds?: number; 
 export interface BudgetStep {
   name: string;
   timeoutSeconds: number;
+  /** A combination of this step of the file's `matrix`: each counts as the step it is. */
+  matrix?: string;
   waitSeconds?: number;
   retries?: number;
 }
@@ -252,9 +257,27 @@ export function historyBudgetProblem(
     `${file}: at worst (each of its ${steps.length} steps${clone}${waits ? ' waiting until the steps it needs end,' : ''} ` +
       `pending ${WorstCase.PENDING_SECONDS} s, then running until its timeout) ` +
       `this build would write ${count(events)} Step Functions history events, more than the ${count(HistoryLimits.MAX_EVENTS)} one execution may hold; ` +
+      matrixFit(steps, options) +
       (waits ? 'use fewer steps, give them shorter "timeout"s, or have fewer steps wait for long ones' : 'use fewer steps, or give them shorter "timeout"s'),
     { file, field: 'steps' },
   );
+}
+
+/**
+ * For the largest matrix of the build: how many of its combinations would fit, the other steps as
+ * they are (each combination at the worst of them). Empty when the build has none.
+ */
+function matrixFit(steps: readonly BudgetStep[], options: BudgetOptions): string {
+  const sizes = new Map<string, number>();
+  for (const step of steps) if (step.matrix !== undefined) sizes.set(step.matrix, (sizes.get(step.matrix) ?? 0) + 1);
+  const largest = [...sizes].sort((a, b) => b[1] - a[1])[0];
+  if (!largest) return '';
+  const [matrix, size] = largest;
+  const combinations = steps.filter((step) => step.matrix === matrix);
+  const others = buildHistoryEvents(steps.filter((step) => step.matrix !== matrix).map(worstCase), options);
+  const each = Math.max(...combinations.map((step) => stepHistoryEvents(worstCase(step), options)));
+  const fit = Math.max(0, Math.floor((HistoryLimits.MAX_EVENTS - others) / each));
+  return `its matrix "${matrix}" makes ${size} steps, of which ${fit} would fit with the others as they are; `;
 }
 
 function count(n: number): string {
