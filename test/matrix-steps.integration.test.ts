@@ -2,7 +2,8 @@
  * A step with a `matrix:` on the embedded cluster, through the real definition: its combinations
  * (exclude, then include, as GitHub Actions makes them) run side by side as steps of their own,
  * each seeing its values as environment variables; the step below waits for every one of them;
- * and the first failing combination stops its siblings (fail fast, as `needs` does).
+ * the first failing combination stops its siblings (fail fast, as `needs` does), unless
+ * `fail-fast: false` lets them finish first.
  */
 import type { ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
 import type { PreparedBuild, StepResult } from '../lib/workflow/state-data.js';
@@ -93,5 +94,34 @@ steps:
       expect(phases).not.toContain('succeeded');
     }
     expect(events.some((e) => e.state?.name === 'LaunchStep' && e.index === prepared.steps.findIndex((s) => s.name === 'report'))).toBe(false);
+  }, 60_000);
+
+  it('with fail-fast: false, lets the other combinations finish before the build fails with the first one\'s Error', async () => {
+    const pipeline = `version: 1
+checkout: false
+steps:
+  - name: test
+    image: alpine:3.20
+    commands: ['if [ "$v" = 2 ]; then exit 3; fi; sleep 2; echo "v=$v done"']
+    fail-fast: false
+    matrix: { v: [1, 2, 3] }
+  - name: report
+    image: alpine:3.20
+    commands: [echo never]
+`;
+    const { summary, events } = await builds.build('matrix-keep-going', pipeline);
+    expect(summary).toMatchObject({ status: 'FAILED', error: 'StepFailed' });
+    expect(summary.steps.map((s) => [s.name, s.status])).toEqual([
+      ['test-v-1', 'succeeded'],
+      ['test-v-2', 'failed'],
+      ['test-v-3', 'succeeded'],
+      ['report', 'not-run'],
+    ]);
+    // The failed one held its failure until its siblings had ended and kept their results.
+    const times = spans(events);
+    const index = preparedOf(events).steps.findIndex((s) => s.name === 'test-v-2');
+    const held = events.find((e) => e.index === index && e.type === 'TaskSucceeded' && e.state?.name === 'AwaitSiblings')!;
+    expect(held.timestamp).toBeGreaterThanOrEqual(Math.max(times.get('test-v-1')!.finished!, times.get('test-v-3')!.finished!));
+    expect(times.get('test-v-2')!.finished!).toBeLessThan(times.get('test-v-1')!.finished!);
   }, 60_000);
 });

@@ -262,6 +262,19 @@ describe('historyBudgetProblem', () => {
     expect(historyBudgetProblem('ci.yml', build(fit + 1))).toBeInstanceOf(InvalidPipeline);
   });
 
+  it("counts, for a matrix with fail-fast: false, a look per watch while a failed combination holds its failure for its siblings", () => {
+    const matrix = (failFast?: false) =>
+      withWorstWaits([
+        { name: 't-1', timeoutSeconds: 3600, needs: [], matrix: { of: 't', ...(failFast === false ? { failFast } : {}) } },
+        { name: 't-2', timeoutSeconds: 7200, needs: [], matrix: { of: 't', ...(failFast === false ? { failFast } : {}) } },
+      ]);
+    expect(matrix(false).map((step) => step.holdSeconds)).toEqual([7210, 7210]);
+    expect(matrix().map((step) => step.holdSeconds)).toEqual([undefined, undefined]);
+    const events = (steps: ReturnType<typeof matrix>) => buildHistoryEvents(steps.map(worstCase));
+    // 7210 s in looks of up to 290 s: 25 looks of 3 events each, for each combination.
+    expect(events(matrix(false)) - events(matrix())).toBe(2 * 25 * 3);
+  });
+
   /** The clone, then `n` steps that each need `needs` (a step named in the list, or the clone), with their waits. */
   const waiting = (first: { name: string; timeoutSeconds: number }[], n: number, timeoutSeconds: number, needs: string[]) => {
     const all = [{ name: 'clone', timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...first.map((s) => ({ ...s, needs: ['clone'] })), ...steps(n, timeoutSeconds).map((s) => ({ ...s, needs }))];

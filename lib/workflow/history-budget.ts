@@ -91,7 +91,7 @@ export interface HistoryShape {
  * PrepareBuild uses this copy; history-budget.test.ts keeps it equal to historyShape(loadDefinition()).
  */
 export const BUILD_HISTORY_SHAPE: HistoryShape = {
-  buildEvents: { succeeded: 30, failed: 49 },
+  buildEvents: { succeeded: 30, failed: 56 },
   stepEvents: 21,
   pollEvents: 9,
   needsStepEvents: 7,
@@ -113,7 +113,17 @@ export interface StepTiming {
    * Absent: a step without `needs`, launched as its iteration starts.
    */
   waitSeconds?: number;
+  /**
+   * A combination of a matrix with `fail-fast: false`: how long, once it has failed, it may hold
+   * its failure while its siblings run (AwaitSiblings, a look per watch of up to HOLD_WATCH_SECONDS).
+   */
+  holdSeconds?: number;
 }
+
+/** How long each of AwaitSiblings' looks may watch: the WaitForNeeds function's 300 s, less its margin. */
+export const HOLD_WATCH_SECONDS = 290;
+/** A look of AwaitSiblings that finds a sibling running: TaskScheduled, TaskStarted, TaskFailed, then its Retry. */
+const HOLD_LOOK_EVENTS = 3;
 
 /** How long a poll may watch the pod, as the deployment says (0: no watch, the schedule). */
 export interface Watches {
@@ -147,7 +157,8 @@ export function stepHistoryEvents(step: StepTiming, options: BudgetOptions = {})
   const attempt = shape.stepEvents + waiting + stepPolls(step, deployed) * shape.pollEvents;
   // A retry goes round the iteration again from its launch: the attempt's polls and tasks, and the retry's own states.
   const retries = step.retries ?? 0;
-  return retries > 0 ? attempt + retries * (attempt - waiting + shape.retryEvents) : attempt;
+  const holding = step.holdSeconds === undefined ? 0 : Math.ceil(step.holdSeconds / HOLD_WATCH_SECONDS) * HOLD_LOOK_EVENTS;
+  return (retries > 0 ? attempt + retries * (attempt - waiting + shape.retryEvents) : attempt) + holding;
 }
 
 /**
@@ -208,30 +219,36 @@ function isDefaultRetry(retry: { max: number; on?: readonly string[] }): boolean
 }
 
 export function withWorstWaits(
-  steps: readonly { name: string; timeoutSeconds: number; needs?: readonly string[]; retry?: { max: number; on?: readonly string[] }; matrix?: { of: string } }[],
+  steps: readonly { name: string; timeoutSeconds: number; needs?: readonly string[]; retry?: { max: number; on?: readonly string[] }; matrix?: { of: string; failFast?: false } }[],
 ): BudgetStep[] {
   const waits = worstWaitSeconds(steps);
+  // A combination that lets its siblings finish holds its failure at most as long as the longest of them runs.
+  const longest = new Map<string, number>();
+  for (const step of steps) if (step.matrix) longest.set(step.matrix.of, Math.max(longest.get(step.matrix.of) ?? 0, step.timeoutSeconds + WorstCase.PENDING_SECONDS));
   // Only a `retry:` the pipeline writes counts: the default, an interrupted step or one its node's runtime failed tried again, is
   // the cluster's doing and rare, and counting it would refuse builds that fit.
   return steps.map(({ name, timeoutSeconds, retry, matrix }, index) => ({
     name,
     timeoutSeconds,
     ...(matrix ? { matrix: matrix.of } : {}),
+    ...(matrix?.failFast === false ? { holdSeconds: longest.get(matrix.of)! } : {}),
     ...(waits[index] === undefined ? {} : { waitSeconds: waits[index] }),
     ...(retry && retry.max > 0 && !isDefaultRetry(retry) ? { retries: retry.max } : {}),
   }));
 }
 
 /** A step at its worst (WorstCase): waiting as long as it may, pending a short while, then running until its timeout, every attempt. */
-export function worstCase(step: { timeoutSeconds: number; waitSeconds?: number; retries?: number }): StepTiming {
+export function worstCase(step: { timeoutSeconds: number; waitSeconds?: number; retries?: number; holdSeconds?: number }): StepTiming {
   const waiting = step.waitSeconds === undefined ? {} : { waitSeconds: step.waitSeconds };
-  return { pendingSeconds: WorstCase.PENDING_SECONDS, timeoutSeconds: step.timeoutSeconds, ...waiting, ...(step.retries ? { retries: step.retries } : {}) };
+  const holding = step.holdSeconds === undefined ? {} : { holdSeconds: step.holdSeconds };
+  return { pendingSeconds: WorstCase.PENDING_SECONDS, timeoutSeconds: step.timeoutSeconds, ...waiting, ...holding, ...(step.retries ? { retries: step.retries } : {}) };
 }
 
 /** A step as the budget sees it; `waitSeconds` for a step with `needs`: see worstWaitSeconds(). */
 export interface BudgetStep {
   name: string;
   timeoutSeconds: number;
+  holdSeconds?: number;
   /** A combination of this step of the file's `matrix`: each counts as the step it is. */
   matrix?: string;
   waitSeconds?: number;
