@@ -219,6 +219,12 @@ describe('a step with a matrix, as the loader reads it', () => {
     expect(problems[0]).toMatch(/^ci\.yml line 5: step "t": .*node:bad tag/);
   });
 
+  test("a matrix whose steps would not fit in the build's state data is refused, saying so", () => {
+    const values = Array.from({ length: 16 }, (_, i) => i).join(', ');
+    const big = file(`  - name: t\n    image: alpine:3.20\n    timeout: 1m\n    commands: [${JSON.stringify('x'.repeat(200))}]\n    matrix: { a: [${values}], b: [${values}] }\n`);
+    expect(problemsOf(big)[0]).toMatch(/^ci\.yml: the steps come to \d+ KiB once their aliases are expanded \(256 of them combinations of a matrix\); at most 128 KiB fit/);
+  });
+
   test("the time budget counts a matrix's combinations a round of max-parallel at a time", () => {
     const matrixOf = (n: number, maxParallel: string) => file(`  - name: t\n    image: alpine:3.20\n    commands: [env]\n    timeout: 5h\n    matrix: { v: [${Array.from({ length: n }, (_, i) => i).join(', ')}] }\n`, `checkout: false\n${maxParallel}`);
     expect(parsePipeline(matrixOf(40, ''), 'ci.yml').steps).toHaveLength(40);

@@ -73,7 +73,10 @@ export function checkPipeline(text: string, file: string): PipelineCheck {
   const expanded = Buffer.byteLength(JSON.stringify(steps), 'utf8');
   if (expanded > MAX_STEPS_JSON_BYTES) {
     const location = { file };
-    const message = `${where(location)}the steps come to ${Math.ceil(expanded / 1024)} KiB once their aliases are expanded; at most ${MAX_STEPS_JSON_BYTES / 1024} KiB fit in the build's state data (Step Functions' 256 KiB per state)`;
+    // A matrix's combinations are steps of their own here: say how many there are, the likely cause.
+    const combinations = steps.filter((step) => step.matrix).length;
+    const matrices = combinations > 0 ? ` (${combinations} of them combinations of a matrix)` : '';
+    const message = `${where(location)}the steps come to ${Math.ceil(expanded / 1024)} KiB once their aliases are expanded${matrices}; at most ${MAX_STEPS_JSON_BYTES / 1024} KiB fit in the build's state data (Step Functions' 256 KiB per state)`;
     return { ok: false, problems: [{ message, location, kind: ProblemKinds.other }] };
   }
   const cache = validated.pipeline.cache ? { cache: withCacheLines(validated.pipeline.cache, ['cache'], lineOf) } : {};
