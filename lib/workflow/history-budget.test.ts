@@ -273,6 +273,11 @@ describe('historyBudgetProblem', () => {
     const events = (steps: ReturnType<typeof matrix>) => buildHistoryEvents(steps.map(worstCase));
     // 7210 s in looks of up to 290 s: 25 looks of 3 events each, for each combination.
     expect(events(matrix(false)) - events(matrix())).toBe(2 * 25 * 3);
+    // A step after it may wait out the hold with a look a minute (its needs unmet), not one per 240 s watch.
+    const after = (failFast?: false) => withWorstWaits([...matrix(failFast).map(({ name, timeoutSeconds, holdSeconds }) => ({ name, timeoutSeconds, needs: [], matrix: { of: 't', ...(holdSeconds ? { failFast: false as const } : {}) } })), { name: 'report', timeoutSeconds: 60, needs: ['t-1', 't-2'] }]).at(-1)!;
+    expect(after(false).waitsOutHold).toBe(true);
+    expect(after().waitsOutHold).toBeUndefined();
+    expect(stepHistoryEvents(worstCase(after(false))) - stepHistoryEvents(worstCase(after()))).toBe((Math.floor(7210 / 60) - Math.floor(7210 / 240)) * 9);
   });
 
   /** The clone, then `n` steps that each need `needs` (a step named in the list, or the clone), with their waits. */

@@ -14,7 +14,7 @@ import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_STEP_RETRY, InvalidPip
 import type { AslDefinition, AslState } from './definition.js';
 import { firstPollSeconds, nextPollSeconds, runningWatchFor } from './poll-schedule.js';
 import { DEFAULT_PENDING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_UNTIL_SECONDS } from './settings.js';
-import { NEEDS_POLL_SECONDS } from './tasks/wait-for-needs.js';
+import { NEEDS_POLL_SECONDS, NEEDS_UNMET_WAIT_SECONDS } from './tasks/wait-for-needs.js';
 
 /**
  * The Task a failed build with steps to re-run fails in (state-machine.asl.yml). A redrive goes on
@@ -118,6 +118,12 @@ export interface StepTiming {
    * its failure while its siblings run (AwaitSiblings, a look per watch of up to HOLD_WATCH_SECONDS).
    */
   holdSeconds?: number;
+  /**
+   * A step that needs a combination of a matrix with `fail-fast: false`: once that one has failed,
+   * its siblings may run on for as long as they take, and this step, whose needs can no longer be
+   * met, looks again every NEEDS_UNMET_WAIT_SECONDS until the Map fails, not once per watch.
+   */
+  waitsOutHold?: true;
 }
 
 /** How long each of AwaitSiblings' looks may watch: the WaitForNeeds function's 300 s, less its margin. */
@@ -153,7 +159,8 @@ export function buildHistoryEvents(steps: readonly StepTiming[], options: Budget
 export function stepHistoryEvents(step: StepTiming, options: BudgetOptions = {}): number {
   const { shape = BUILD_HISTORY_SHAPE, ...watches } = options;
   const deployed = { ...DEPLOYED_WATCHES, ...watches };
-  const waiting = step.waitSeconds === undefined ? 0 : shape.needsStepEvents + (needsChecks(step.waitSeconds, deployed) - 1) * shape.needsEvents;
+  const looks = step.waitsOutHold ? { ...deployed, runningWatchSeconds: deployed.runningWatchSeconds >= 1 ? Math.min(deployed.runningWatchSeconds, NEEDS_UNMET_WAIT_SECONDS) : 0 } : deployed;
+  const waiting = step.waitSeconds === undefined ? 0 : shape.needsStepEvents + (needsChecks(step.waitSeconds, looks) - 1) * shape.needsEvents;
   const attempt = shape.stepEvents + waiting + stepPolls(step, deployed) * shape.pollEvents;
   // A retry goes round the iteration again from its launch: the attempt's polls and tasks, and the retry's own states.
   const retries = step.retries ?? 0;
@@ -227,19 +234,21 @@ export function withWorstWaits(
   for (const step of steps) if (step.matrix) longest.set(step.matrix.of, Math.max(longest.get(step.matrix.of) ?? 0, step.timeoutSeconds + WorstCase.PENDING_SECONDS));
   // Only a `retry:` the pipeline writes counts: the default, an interrupted step or one its node's runtime failed tried again, is
   // the cluster's doing and rare, and counting it would refuse builds that fit.
-  return steps.map(({ name, timeoutSeconds, retry, matrix }, index) => ({
+  const holding = new Set(steps.flatMap((step) => (step.matrix?.failFast === false ? [step.name] : [])));
+  return steps.map(({ name, timeoutSeconds, retry, matrix, needs }, index) => ({
     name,
     timeoutSeconds,
     ...(matrix ? { matrix: matrix.of } : {}),
     ...(matrix?.failFast === false ? { holdSeconds: longest.get(matrix.of)! } : {}),
+    ...(needs?.some((need) => holding.has(need)) ? { waitsOutHold: true as const } : {}),
     ...(waits[index] === undefined ? {} : { waitSeconds: waits[index] }),
     ...(retry && retry.max > 0 && !isDefaultRetry(retry) ? { retries: retry.max } : {}),
   }));
 }
 
 /** A step at its worst (WorstCase): waiting as long as it may, pending a short while, then running until its timeout, every attempt. */
-export function worstCase(step: { timeoutSeconds: number; waitSeconds?: number; retries?: number; holdSeconds?: number }): StepTiming {
-  const waiting = step.waitSeconds === undefined ? {} : { waitSeconds: step.waitSeconds };
+export function worstCase(step: { timeoutSeconds: number; waitSeconds?: number; retries?: number; holdSeconds?: number; waitsOutHold?: true }): StepTiming {
+  const waiting = step.waitSeconds === undefined ? {} : { waitSeconds: step.waitSeconds, ...(step.waitsOutHold ? { waitsOutHold: step.waitsOutHold } : {}) };
   const holding = step.holdSeconds === undefined ? {} : { holdSeconds: step.holdSeconds };
   return { pendingSeconds: WorstCase.PENDING_SECONDS, timeoutSeconds: step.timeoutSeconds, ...waiting, ...holding, ...(step.retries ? { retries: step.retries } : {}) };
 }
@@ -249,6 +258,7 @@ export interface BudgetStep {
   name: string;
   timeoutSeconds: number;
   holdSeconds?: number;
+  waitsOutHold?: true;
   /** A combination of this step of the file's `matrix`: each counts as the step it is. */
   matrix?: string;
   waitSeconds?: number;
