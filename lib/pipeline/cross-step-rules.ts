@@ -10,11 +10,11 @@ import { needsProblems } from './needs.js';
 import { serviceProblems } from './services.js';
 import { cacheProblems } from './cache.js';
 import { expandMatrix, type MatrixInput } from './matrix.js';
+import { isRecord, ProblemKinds, type PathSegment, type SchemaProblem } from './schema.js';
+import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_STEP_TIMEOUT_SECONDS } from './types.js';
 
 /** The deployment's `maxParallelSteps` unless it says otherwise (lib/workflow/settings.ts): what the time budget assumes of a matrix. */
 const DEFAULT_MAX_PARALLEL = 10;
-import { isRecord, ProblemKinds, type PathSegment, type SchemaProblem } from './schema.js';
-import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_STEP_TIMEOUT_SECONDS } from './types.js';
 
 /** Every rule across steps and fields, on the raw data. */
 export function crossStepRuleProblems(data: unknown): SchemaProblem[] {

@@ -186,6 +186,14 @@ describe('a step with a matrix, as the loader reads it', () => {
     expect(selectSteps(pipeline.steps, { steps: ['test'], needs: true }).steps.map((step) => step.name)).toEqual(['test-v-1', 'test-v-2']);
   });
 
+  test('values are text as written, as env values are', () => {
+    const pipeline = parsePipeline(file('  - name: t\n    image: alpine:3.20\n    commands: [env]\n    matrix:\n      python: [3.10, 3.12]\n      debug: [true]\n      include: [{ python: 3.10, extra: 1.0 }]\n'), 'ci.yml');
+    expect(pipeline.steps.map((step) => step.env)).toEqual([
+      { python: '3.10', debug: 'true', extra: '1.0' },
+      { python: '3.12', debug: 'true' },
+    ]);
+  });
+
   test('fail-fast: false is kept on each combination', () => {
     const pipeline = parsePipeline(file('  - name: t\n    image: alpine:3.20\n    commands: [env]\n    fail-fast: false\n    matrix: { v: [1, 2] }\n'), 'ci.yml');
     expect(pipeline.steps.map((step) => step.matrix)).toEqual([
