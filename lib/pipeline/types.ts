@@ -110,8 +110,9 @@ export interface Step {
    */
   needs?: string[];
   /**
-   * Another step of the build needs this one: FinishStep leaves its succeeded pod (which
-   * WaitForNeeds reads) to the build's cleanup instead of deleting it.
+   * Another step of the build needs this one (or a failed sibling of its `fail-fast: false` matrix
+   * may wait for it): FinishStep leaves its succeeded pod (which WaitForNeeds and AwaitSiblings
+   * read), marked once its results are stored, to the build's cleanup instead of deleting it.
    */
   needed?: true;
   /** The services that run beside this step: the pipeline's own, then the step's. Absent: none. */

@@ -49,9 +49,10 @@ export async function awaitSiblings(input: StepInput, deps: TaskDeps, limits: { 
 
 /**
  * The steps among `pods` not finished yet, but `own`: a sibling has finished once its FinishStep
- * (or FinishFailedStep) has kept its log and result and deleted its pod, or marked it finished
- * (a pod another step needs stays, Succeeded). A pod pending, running, or ended but not finished
- * yet is a sibling to wait for; a deleted one, or one being deleted, is not. Pure.
+ * has stored its log and result and marked its pod, the last thing it does (a combination of a
+ * `fail-fast: false` matrix keeps its succeeded pod for this: Step.needed), or its
+ * FinishFailedStep has deleted it. A pod pending, running, or ended but not marked yet is a
+ * sibling to wait for; a deleted one, or one being deleted, is not. Pure.
  */
 export function runningSiblings(pods: ReadonlyMap<string, V1Pod>, own: string): string[] {
   const running = new Set<string>();
