@@ -174,6 +174,19 @@ const SCENARIOS: Scenario[] = [
     expected: { status: 'FAILED', error: 'StepFailed', last: 'BuildFailed' },
   },
   {
+    name: 'a combination of a fail-fast: false matrix that fails holds its failure while a sibling runs (SiblingsRunning retried)',
+    results: [
+      answer('PrepareBuild', prepared([step('test-v-1', { matrix: { of: 'test', values: { v: '1' }, failFast: false } })])),
+      answer('ReportStarted', REPORTED),
+      ...stepSucceeds(CLONE.name),
+      ...stepFails('test-v-1', 'StepFailed', 'Step "test-v-1" exited with code 1 (npm run test-v-1)'),
+      thrown('AwaitSiblings', 'SiblingsRunning', '"test-v-1" failed; its fail-fast: false lets "test-v-2" finish first'),
+      answer('AwaitSiblings', { running: [] }),
+      ...failureReported(),
+    ],
+    expected: { status: 'FAILED', error: 'StepFailed', last: 'BuildFailed' },
+  },
+  {
     name: 'steps that run after a failure',
     results: [
       answer('PrepareBuild', prepared([TEST], { afterFailure: [step('notify', { when: { status: ['failure'] } })] })),

@@ -100,6 +100,39 @@ describe('step-runner list', () => {
   });
 });
 
+const MATRIX = `version: 1
+checkout: false
+steps:
+  - name: test
+    image: node:\${{ matrix.node }}-alpine
+    matrix: { node: [20, 22], os: [linux] }
+    commands: [npm test]
+  - name: publish
+    image: alpine:3.20
+    commands: [echo publish]
+`;
+
+describe('a matrix, listed and validated', () => {
+  test('list: one row per combination, its values beside its name, and the step below waiting for all of them', async () => {
+    const file = pipeline('matrix.yml', MATRIX);
+    const { code, out } = await cli(['list', file, '--branch', 'main']);
+    expect(code).toBe(0);
+    expect(out.slice(1).map((line) => line.split(/ {2,}/).slice(0, 4))).toEqual([
+      ['STEP', 'MATRIX', 'IMAGE', 'NEEDS'],
+      ['test-node-20-os-linux', 'test (node=20, os=linux)', 'node:20-alpine', '-'],
+      ['test-node-22-os-linux', 'test (node=22, os=linux)', 'node:22-alpine', '-'],
+      ['publish', '-', 'alpine:3.20', 'test-node-20-os-linux, test-node-22-os-linux'],
+    ]);
+  });
+
+  test('validate: the steps counted with each combination, and each matrix named with its steps', async () => {
+    const file = pipeline('matrix.yml', MATRIX);
+    expect(await cli(['validate', file])).toEqual({ code: 0, out: [`${file}: valid, 3 steps`, '  test: a matrix of 2: test-node-20-os-linux, test-node-22-os-linux'], err: [] });
+    const json = JSON.parse((await cli(['validate', file, '--json'])).out.join('\n')) as { matrices: unknown };
+    expect(json.matrices).toEqual([{ step: 'test', steps: ['test-node-20-os-linux', 'test-node-22-os-linux'] }]);
+  });
+});
+
 describe('step-runner validate', () => {
   test('a valid file: exit 0, and how many steps it has', async () => {
     const file = pipeline('side-by-side.yml', SIDE_BY_SIDE);

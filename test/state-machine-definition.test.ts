@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAlias, isMap, isSeq, parse, parseDocument, visit } from 'yaml';
 import { localLambdaArn, localMachineDefinition } from '../lib/emulators/stepfunctions/executor.js';
-import { BUILD_TIME_LIMIT_SECONDS, type Step } from '../lib/pipeline/index.js';
+import { BUILD_TIME_LIMIT_SECONDS, type MatrixOf, type Step } from '../lib/pipeline/index.js';
 import { lambdaFunctionNames, lambdaFunctionTimeouts } from '../lib/emulators/lambda/lambda-functions.js';
 import { WATCH_MARGIN_MS } from '../lib/workflow/handlers.js';
 import { workflowSettings } from '../lib/workflow/settings.js';
@@ -185,8 +185,9 @@ describe('the state machine definition', () => {
     expect(read.length).toBeGreaterThan(0);
     for (const path of read) {
       // `$.step.needs[0]`: whether the list has a first entry.
-      const [, at, field] = /^\$\.(\w+)\.(\w+)(?:\[0\])?$/.exec(path) ?? [];
-      const known = (READABLE as Record<string, Record<string, true>>)[at ?? '']?.[field ?? ''];
+      const [, at, field, inner] = /^\$\.(\w+)\.(\w+)(?:\[0\]|\.(\w+))?$/.exec(path) ?? [];
+      // `$.step.matrix.failFast`: a field of a field.
+      const known = inner === undefined ? (READABLE as Record<string, Record<string, true>>)[at ?? '']?.[field ?? ''] : (READABLE_WITHIN as Record<string, Record<string, true>>)[`${at}.${field}`]?.[inner];
       expect({ path, known }).toEqual({ path, known: true });
     }
     const needs: keyof StepInput = 'needs';
@@ -204,6 +205,12 @@ const READABLE = {
   // FinishFailedStep's result: whether the failure is tried again (RetryStep).
   result: { nextAttempt: true } satisfies Partial<Record<keyof StepResult, true>>,
 } satisfies Partial<Record<keyof StepInput | 'result', object>>;
+
+/** The same for a field of one of those fields. */
+const READABLE_WITHIN = {
+  // KeepGoing: a combination of a matrix with fail-fast: false.
+  'step.matrix': { failFast: true } satisfies Partial<Record<keyof MatrixOf, true>>,
+};
 
 /** The paths a Choice tests (And, Or and Not included) and a Wait waits for. */
 function readPaths(state: AslState): string[] {

@@ -181,6 +181,7 @@ export function stepPodManifest({
         [Labels.managedBy]: MANAGED_BY,
         [Labels.build]: labelValue(buildId),
         [Labels.step]: labelValue(step.name),
+        ...(step.matrix ? { [Labels.matrix]: labelValue(step.matrix.of) } : {}),
         ...(claim ? { [Labels.workspace]: claim.claimName } : {}),
       },
       annotations: {

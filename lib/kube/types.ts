@@ -12,6 +12,11 @@ export const Labels = {
    * DNS-1123 label of at most 63 characters, so it is a valid label value as it is.
    */
   workspace: 'step-runner.dev/workspace',
+  /**
+   * On a combination of a step's `matrix:`, the step of the file it is one of (a DNS-1123 label, as
+   * every step's name): what AwaitSiblings selects its siblings' pods by (tasks/await-siblings.ts).
+   */
+  matrix: 'step-runner.dev/matrix',
 } as const;
 export const MANAGED_BY = 'serverless-step-runner';
 

@@ -11,8 +11,12 @@ import { needsProblems } from './needs.js';
 import { serviceProblems } from './services.js';
 import { cacheProblems } from './cache.js';
 import { awsSecretIdentityProblems } from './aws-secrets.js';
+import { expandMatrix, type MatrixInput } from './matrix.js';
 import { isRecord, ProblemKinds, type PathSegment, type SchemaProblem } from './schema.js';
 import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_STEP_TIMEOUT_SECONDS } from './types.js';
+
+/** The deployment's `maxParallelSteps` unless it says otherwise (lib/workflow/settings.ts): what the time budget assumes of a matrix. */
+const DEFAULT_MAX_PARALLEL = 10;
 
 /** Every rule across steps and fields, on the raw data. */
 export function crossStepRuleProblems(data: unknown): SchemaProblem[] {
@@ -24,9 +28,14 @@ export function crossStepRuleProblems(data: unknown): SchemaProblem[] {
   ];
 }
 
-/** The steps' timeouts together, once each is known: past the execution's limit Step Functions ends the build. */
-export function timeBudgetProblem(steps: readonly { timeout?: number | undefined }[]): SchemaProblem | undefined {
-  const total = steps.reduce((sum, step) => sum + (step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS), 0);
+/**
+ * The steps' timeouts together, once each is known: past the execution's limit Step Functions ends
+ * the build. A matrix's combinations run side by side, `maxParallel` at a time (the pipeline's
+ * `max-parallel`, else the deployment's default, 10): each group of that many counts once.
+ */
+export function timeBudgetProblem(steps: readonly { timeout?: number | undefined; matrix?: MatrixInput | undefined }[], maxParallel = DEFAULT_MAX_PARALLEL): SchemaProblem | undefined {
+  const rounds = (step: { matrix?: MatrixInput | undefined }) => (step.matrix ? Math.ceil(expandMatrix(step.matrix).length / maxParallel) : 1);
+  const total = steps.reduce((sum, step) => sum + rounds(step) * (step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS), 0);
   if (total <= BUILD_TIME_LIMIT_SECONDS) return undefined;
   const message =
     `the steps' timeouts add up to ${formatDuration(total)} (a step without "timeout" counts ${formatDuration(DEFAULT_STEP_TIMEOUT_SECONDS)}), ` +

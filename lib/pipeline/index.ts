@@ -23,3 +23,4 @@ export { IDENTITY_NAME_MAX, IDENTITY_SERVICE_ACCOUNT_PREFIX, identityNameProblem
 export { globMatches } from './glob.js';
 export { AwsSecretKeys, awsSecretIdProblem, awsSecretWords, isAwsSecret, ssmParameterProblem } from './aws-secrets.js';
 export { INPUT_VARIABLE_PREFIX, MAX_INPUTS, inputNameProblem, inputsProblemMessage, inputVariable, inputVariables, parseInputAssignment, resolveInputs, type InputProblem, type PipelineInput, type ResolvedInputs } from './inputs.js';
+export { MAX_MATRIX_EXPANSIONS, expandMatrix, matrixTitle, type MatrixInput, type MatrixValues } from './matrix.js';

@@ -8,10 +8,14 @@
  */
 import { suggestKey } from './suggest.js';
 
-/** A step as the rules see it: its name and its `needs` as written (absent: the step above). */
+/**
+ * A step as the rules see it: its name and its `needs` as written (absent: the step above), and
+ * the step of the file it is a combination of, when a `matrix` made it.
+ */
 export interface NeedsOf {
   name: string;
   needs?: readonly string[];
+  matrix?: { of: string };
 }
 
 /** A problem with one step's `needs`; `entry` is the position in its list, when one entry is wrong. */
@@ -21,9 +25,9 @@ export interface NeedsProblem {
   message: string;
 }
 
-/** Whether any step says `needs`: only then may steps run side by side. */
+/** Whether any step says `needs`, or is a matrix's: only then may steps run side by side. */
 export function runsSideBySide(steps: readonly NeedsOf[]): boolean {
-  return steps.some((step) => step.needs !== undefined);
+  return steps.some((step) => step.needs !== undefined || step.matrix !== undefined);
 }
 
 /**
@@ -74,11 +78,24 @@ export function needsProblems(steps: readonly NeedsOf[], checkout?: string): Nee
  */
 export function resolveNeeds(steps: readonly NeedsOf[], first?: string): string[][] {
   return steps.map((step, index) => {
-    const needs = step.needs ?? (index > 0 ? [steps[index - 1]!.name] : []);
+    const needs = step.needs ?? stepAbove(steps, index);
     const own = needs.filter((need) => need !== first);
     // A step that needs another needs the checkout through it.
     return first === undefined || own.length > 0 ? [...own] : [first];
   });
+}
+
+/**
+ * What a step without `needs` comes after: the step above it, or every combination of the matrix
+ * above it; a matrix's own combinations all come after what is above the first of them.
+ */
+function stepAbove(steps: readonly NeedsOf[], index: number): string[] {
+  const own = steps[index]!.matrix?.of;
+  let above = index - 1;
+  while (above >= 0 && own !== undefined && steps[above]!.matrix?.of === own) above--;
+  if (above < 0) return [];
+  const matrix = steps[above]!.matrix?.of;
+  return matrix === undefined ? [steps[above]!.name] : steps.filter((step) => step.matrix?.of === matrix).map((step) => step.name);
 }
 
 /**

@@ -12,12 +12,16 @@ import type { StepCondition } from './when.js';
 import type { PathFilter } from './paths.js';
 import type { PipelineInput, TolerationInput, WhenInput } from './schema.js';
 import { isAwsSecret } from './aws-secrets.js';
+import type { ExpandedStep } from './matrix-steps.js';
 import { DEFAULT_CHECKOUT, DEFAULT_STEP_TIMEOUT_SECONDS, type AwsSecretEnv, type Pipeline, type SecretEnv, type Toleration } from './types.js';
 
 /** A validated pipeline before it is tied to a file (the loader adds `file` and each step's `line`). */
 export type PipelineData = Omit<Pipeline, 'file'>;
 
-export function normalisePipeline(given: PipelineInput): PipelineData {
+/** What normalisePipeline takes: the schema's data, each step's `matrix` expanded (matrix-steps.ts). */
+export type ExpandedInput = Omit<PipelineInput, 'steps'> & { steps: readonly ExpandedStep[] };
+
+export function normalisePipeline(given: ExpandedInput): PipelineData {
   const { version, steps, 'image-pull-grace': grace, checkout: checkoutGiven, 'pull-secrets': secretsGiven, 'max-parallel': maxParallel } = given;
   const { services: sharedServices, 'service-start-grace': serviceGrace, when: pipelinePaths, concurrency: concurrencyGiven } = given;
   const pendingTimeout = given['pending-timeout'];
@@ -26,7 +30,7 @@ export function normalisePipeline(given: PipelineInput): PipelineData {
   return {
     version,
     checkout: checkoutGiven === false ? false : { ...DEFAULT_CHECKOUT, ...withoutUndefined(checkoutGiven ?? {}) },
-    steps: steps.map((step) => ({
+    steps: steps.map(({ input: step, matrix }) => ({
       name: step.name,
       image: step.image.original,
       imageRef: step.image,
@@ -47,6 +51,7 @@ export function normalisePipeline(given: PipelineInput): PipelineData {
       ...(step.artifacts ? { artifacts: normalArtifacts(step.artifacts) } : {}),
       retry: normalRetry(step.retry),
       ...withIdentity(step.identity ?? given.identity),
+      ...(matrix ? { matrix } : {}),
     })),
     ...(pipelinePaths ? { when: pathFilterOf(pipelinePaths) } : {}),
     ...(grace !== undefined ? { imagePullGraceSeconds: grace } : {}),

@@ -46,7 +46,9 @@ export function checkPipeline(text: string, file: string): PipelineCheck {
   }
   const shared = sharedServiceCount(read.data);
   const lineOf = (path: readonly PathSegment[]) => read.locate(path)?.line;
-  const steps = validated.pipeline.steps.map((step, index) => {
+  const steps = validated.pipeline.steps.map((step, at) => {
+    // A matrix's steps all keep the lines of the step they came from.
+    const index = validated.sources[at]!;
     const line = read.locate(['steps', index])?.line;
     const lined = line === undefined ? step : { ...step, line };
     // A step's caches are its own list or the pipeline's: each entry keeps the line it was written on.
@@ -71,7 +73,10 @@ export function checkPipeline(text: string, file: string): PipelineCheck {
   const expanded = Buffer.byteLength(JSON.stringify(steps), 'utf8');
   if (expanded > MAX_STEPS_JSON_BYTES) {
     const location = { file };
-    const message = `${where(location)}the steps come to ${Math.ceil(expanded / 1024)} KiB once their aliases are expanded; at most ${MAX_STEPS_JSON_BYTES / 1024} KiB fit in the build's state data (Step Functions' 256 KiB per state)`;
+    // A matrix's combinations are steps of their own here: say how many there are, the likely cause.
+    const combinations = steps.filter((step) => step.matrix).length;
+    const matrices = combinations > 0 ? ` (${combinations} of them combinations of a matrix)` : '';
+    const message = `${where(location)}the steps come to ${Math.ceil(expanded / 1024)} KiB once their aliases are expanded${matrices}; at most ${MAX_STEPS_JSON_BYTES / 1024} KiB fit in the build's state data (Step Functions' 256 KiB per state)`;
     return { ok: false, problems: [{ message, location, kind: ProblemKinds.other }] };
   }
   const cache = validated.pipeline.cache ? { cache: withCacheLines(validated.pipeline.cache, ['cache'], lineOf) } : {};

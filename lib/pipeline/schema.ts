@@ -21,6 +21,7 @@ import { retrySchema } from './retry.js';
 import { concurrencySchema } from './concurrency.js';
 import { AwsSecretKeys, secretEntrySchema } from './aws-secrets.js';
 import { inputsSchema } from './inputs.js';
+import { isImageTemplate, matrixSchema, type ImageTemplate } from './matrix.js';
 import { PullPolicies, TaintEffects, TolerationOperators, type PullPolicy } from './types.js';
 
 export const MAX_STEPS = 50;
@@ -295,6 +296,18 @@ const imageReference = (what: string) =>
     return z.NEVER;
   });
 
+/**
+ * A step's image: a reference, or one written with `${{ matrix.NAME }}`, which matrix-steps.ts
+ * reads and checks once per combination (a template on a step without a matrix is refused there).
+ */
+const stepImage = text('every step needs an image').transform((image, ctx): ImageReference | ImageTemplate => {
+  if (isImageTemplate(image)) return { template: image };
+  const result = checkImageReference(image);
+  if (result.ok) return result.image;
+  ctx.addIssue({ code: 'custom', message: result.reason, params: { kind: IMAGE_PROBLEM, image } });
+  return z.NEVER;
+});
+
 const pullPolicy = z.enum(pullPolicyNames, { error: (issue) => `must be one of ${pullPolicyNames.join(', ')}, not ${describeValue(issue.input)}` });
 
 // `services:` (services.ts): the fields a service shares with steps follow the steps' rules.
@@ -328,7 +341,7 @@ const identity = text('the name of an identity the deployment declares').superRe
 export const stepSchema = z.strictObject(
   {
     name: text('every step needs a name').superRefine(obeys(dnsLabelProblem)),
-    image: imageReference('every step needs an image'),
+    image: stepImage,
     commands,
     env: env.optional(),
     pull: pullPolicy.optional(),
@@ -346,6 +359,8 @@ export const stepSchema = z.strictObject(
     artifacts: caches.artifacts.optional(),
     retry: retry.retry.optional(),
     identity: identity.optional(),
+    matrix: matrixSchema(describeValue).optional(),
+    'fail-fast': z.boolean({ error: (issue) => `must be true or false, not ${describeValue(issue.input)}` }).optional(),
   },
   { error: (issue) => `each step must be a map (name, image, commands, ...), not ${describeValue(issue.input)}` },
 );

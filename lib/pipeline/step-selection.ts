@@ -43,11 +43,13 @@ export interface SelectedSteps<S> {
 /** Throws UnknownStep for a name that is no step; the checkout is no step of the file, and always stays. */
 export function selectSteps<S extends NeedsOf>(steps: readonly S[], selection: StepSelection): SelectedSteps<S> {
   const names = steps.map((step) => step.name);
-  const unknown = [...new Set(selection.steps.filter((name) => !names.includes(name)))];
+  // A matrix's step of the file, by its own name: every combination of it.
+  const asked = selection.steps.flatMap((name) => (names.includes(name) ? [name] : steps.filter((step) => step.matrix?.of === name).map((step) => step.name)));
+  const unknown = [...new Set(selection.steps.filter((name) => !names.includes(name) && !steps.some((step) => step.matrix?.of === name)))];
   if (unknown.length > 0) throw new UnknownStep(unknown, names);
   const resolved = resolveNeeds(steps);
   const indexOf = new Map(names.map((name, index) => [name, index]));
-  const wanted = new Set(selection.steps);
+  const wanted = new Set(asked);
   if (selection.needs) {
     const queue = [...wanted];
     for (let name = queue.shift(); name !== undefined; name = queue.shift()) {

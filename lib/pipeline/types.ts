@@ -123,8 +123,9 @@ export interface Step {
    */
   needs?: string[];
   /**
-   * Another step of the build needs this one: FinishStep leaves its succeeded pod (which
-   * WaitForNeeds reads) to the build's cleanup instead of deleting it.
+   * Another step of the build needs this one (or a failed sibling of its `fail-fast: false` matrix
+   * may wait for it): FinishStep leaves its succeeded pod (which WaitForNeeds and AwaitSiblings
+   * read), marked once its results are stored, to the build's cleanup instead of deleting it.
    */
   needed?: true;
   /** The services that run beside this step: the pipeline's own, then the step's. Absent: none. */
@@ -149,8 +150,24 @@ export interface Step {
   identity?: string;
   /** 1-based line of the `identity` that named it (the step's or the pipeline's). */
   identityLine?: number;
+  /**
+   * The step is one combination of a `matrix:` (matrix-steps.ts): the step of the file it came
+   * from, and its values (also in `env`). Its siblings run side by side, after what the step of the
+   * file would have run after, and a step after it waits for all of them (needs.ts).
+   */
+  matrix?: MatrixOf;
   /** 1-based line of the step in its file, for messages raised after parsing. */
   line?: number;
+}
+
+/** Which `matrix:` a step is a combination of. */
+export interface MatrixOf {
+  /** The name of the step in the file. */
+  of: string;
+  /** Each variable's value: the axes', then what `include` entries added. */
+  values: Record<string, string>;
+  /** `fail-fast: false`: a failing combination lets its siblings finish before the build fails. Absent: it stops them. */
+  failFast?: false;
 }
 
 /** A step's `retry:`. */

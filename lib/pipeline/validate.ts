@@ -5,8 +5,10 @@
 import { crossStepRuleProblems, timeBudgetProblem } from './cross-step-rules.js';
 import { normalisePipeline, type PipelineData } from './normalise.js';
 import { checkSchema, type SchemaProblem } from './schema.js';
+import { expandSteps } from './matrix-steps.js';
 
-export type ValidationResult = { ok: true; pipeline: PipelineData } | { ok: false; problems: SchemaProblem[] };
+/** `sources`: for each step of the pipeline, the index of the step in the file it came from (a matrix makes several of one). */
+export type ValidationResult = { ok: true; pipeline: PipelineData; sources: number[] } | { ok: false; problems: SchemaProblem[] };
 
 /** Validates what YAML produced; every problem is reported, not just the first. */
 export function validatePipelineData(data: unknown): ValidationResult {
@@ -16,7 +18,9 @@ export function validatePipelineData(data: unknown): ValidationResult {
   const checked = checkSchema(data);
   const problems = [...(checked.ok ? [] : checked.problems), ...crossStepRuleProblems(data)];
   if (problems.length > 0 || !checked.ok) return { ok: false, problems };
-  const overBudget = timeBudgetProblem(checked.data.steps);
+  const expanded = expandSteps(checked.data.steps);
+  if (!expanded.ok) return { ok: false, problems: expanded.problems };
+  const overBudget = timeBudgetProblem(checked.data.steps, checked.data['max-parallel']);
   if (overBudget) return { ok: false, problems: [overBudget] };
-  return { ok: true, pipeline: normalisePipeline(checked.data) };
+  return { ok: true, pipeline: normalisePipeline({ ...checked.data, steps: expanded.steps }), sources: expanded.steps.map((step) => step.source) };
 }

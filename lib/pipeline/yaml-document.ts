@@ -149,7 +149,7 @@ function keepEnvScalarsAsWritten(doc: Document): void {
       ...mapPairs(step.get('node-selector', true)),
       ...(isSeq(tolerations) ? tolerations.items.flatMap(mapPairs).filter((pair) => isScalar(pair.key) && pair.key.value === 'value') : []),
     ];
-    scalars.push(...pairs.map((pair) => pair.value), ...serviceScalars(step.get('services', true)));
+    scalars.push(...pairs.map((pair) => pair.value), ...serviceScalars(step.get('services', true)), ...matrixScalars(step.get('matrix', true)));
   }
   for (const value of scalars) {
     if (isScalar(value) && (typeof value.value === 'number' || typeof value.value === 'boolean') && value.source !== undefined) {
@@ -166,6 +166,11 @@ function inputScalars(inputs: unknown): unknown[] {
     const choices = input.get('choices', true);
     return [input.get('default', true), ...(isSeq(choices) ? choices.items : [])];
   });
+}
+
+/** A matrix's values (`node: [18, 20]`, `python: [3.10]`) and its include and exclude entries' values: each becomes an environment variable. */
+function matrixScalars(matrix: unknown): unknown[] {
+  return mapPairs(matrix).flatMap((pair) => (isSeq(pair.value) ? pair.value.items.flatMap((item) => (isMap(item) ? item.items.map((entry) => entry.value) : [item])) : []));
 }
 
 /** A service's env values and the words of its `entrypoint` and `command` (`[--port, 6380]`): text, as written. */

@@ -248,6 +248,38 @@ describe('historyBudgetProblem', () => {
     for (const watches of VARIANTS) expect(historyBudgetProblem('p.yml', run, watches)).toBeUndefined();
   });
 
+  it("counts each combination of a matrix, and says how many of them would fit", () => {
+    const build = (n: number) =>
+      withWorstWaits([
+        { name: 'clone', timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS },
+        ...Array.from({ length: n }, (_, i) => ({ name: `test-v-${i}`, timeoutSeconds: DEFAULT_STEP_TIMEOUT_SECONDS, needs: ['clone'], matrix: { of: 'test' } })),
+        { name: 'report', timeoutSeconds: MINUTE, needs: Array.from({ length: n }, (_, i) => `test-v-${i}`) },
+      ]);
+    const message = historyBudgetProblem('ci.yml', build(100))?.message ?? '';
+    const fit = Number(/its matrix "test" makes 100 steps, of which (\d+) would fit with the others as they are; use fewer steps/.exec(message)?.[1]);
+    expect(fit).toBeGreaterThan(0);
+    expect(historyBudgetProblem('ci.yml', build(fit))).toBeUndefined();
+    expect(historyBudgetProblem('ci.yml', build(fit + 1))).toBeInstanceOf(InvalidPipeline);
+  });
+
+  it("counts, for a matrix with fail-fast: false, a look per watch while a failed combination holds its failure for its siblings", () => {
+    const matrix = (failFast?: false) =>
+      withWorstWaits([
+        { name: 't-1', timeoutSeconds: 3600, needs: [], matrix: { of: 't', ...(failFast === false ? { failFast } : {}) } },
+        { name: 't-2', timeoutSeconds: 7200, needs: [], matrix: { of: 't', ...(failFast === false ? { failFast } : {}) } },
+      ]);
+    expect(matrix(false).map((step) => step.holdSeconds)).toEqual([7210, 7210]);
+    expect(matrix().map((step) => step.holdSeconds)).toEqual([undefined, undefined]);
+    const events = (steps: ReturnType<typeof matrix>) => buildHistoryEvents(steps.map(worstCase));
+    // 7210 s in looks of up to 290 s: 25 looks of 3 events each, for each combination.
+    expect(events(matrix(false)) - events(matrix())).toBe(2 * 25 * 3);
+    // A step after it may wait out the hold with a look a minute (its needs unmet), not one per 240 s watch.
+    const after = (failFast?: false) => withWorstWaits([...matrix(failFast).map(({ name, timeoutSeconds, holdSeconds }) => ({ name, timeoutSeconds, needs: [], matrix: { of: 't', ...(holdSeconds ? { failFast: false as const } : {}) } })), { name: 'report', timeoutSeconds: 60, needs: ['t-1', 't-2'] }]).at(-1)!;
+    expect(after(false).waitsOutHold).toBe(true);
+    expect(after().waitsOutHold).toBeUndefined();
+    expect(stepHistoryEvents(worstCase(after(false))) - stepHistoryEvents(worstCase(after()))).toBe((Math.floor(7210 / 60) - Math.floor(7210 / 240)) * 9);
+  });
+
   /** The clone, then `n` steps that each need `needs` (a step named in the list, or the clone), with their waits. */
   const waiting = (first: { name: string; timeoutSeconds: number }[], n: number, timeoutSeconds: number, needs: string[]) => {
     const all = [{ name: 'clone', timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...first.map((s) => ({ ...s, needs: ['clone'] })), ...steps(n, timeoutSeconds).map((s) => ({ ...s, needs }))];

@@ -14,7 +14,7 @@ import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_STEP_RETRY, InvalidPip
 import type { AslDefinition, AslState } from './definition.js';
 import { firstPollSeconds, nextPollSeconds, runningWatchFor } from './poll-schedule.js';
 import { DEFAULT_PENDING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_UNTIL_SECONDS } from './settings.js';
-import { NEEDS_POLL_SECONDS } from './tasks/wait-for-needs.js';
+import { NEEDS_POLL_SECONDS, NEEDS_UNMET_WAIT_SECONDS } from './tasks/wait-for-needs.js';
 
 /**
  * The Task a failed build with steps to re-run fails in (state-machine.asl.yml). A redrive goes on
@@ -91,7 +91,7 @@ export interface HistoryShape {
  * PrepareBuild uses this copy; history-budget.test.ts keeps it equal to historyShape(loadDefinition()).
  */
 export const BUILD_HISTORY_SHAPE: HistoryShape = {
-  buildEvents: { succeeded: 30, failed: 49 },
+  buildEvents: { succeeded: 30, failed: 58 },
   stepEvents: 21,
   pollEvents: 9,
   needsStepEvents: 7,
@@ -113,7 +113,23 @@ export interface StepTiming {
    * Absent: a step without `needs`, launched as its iteration starts.
    */
   waitSeconds?: number;
+  /**
+   * A combination of a matrix with `fail-fast: false`: how long, once it has failed, it may hold
+   * its failure while its siblings run (AwaitSiblings, a look per watch of up to HOLD_WATCH_SECONDS).
+   */
+  holdSeconds?: number;
+  /**
+   * A step that needs a combination of a matrix with `fail-fast: false`: once that one has failed,
+   * its siblings may run on for as long as they take, and this step, whose needs can no longer be
+   * met, looks again every NEEDS_UNMET_WAIT_SECONDS until the Map fails, not once per watch.
+   */
+  waitsOutHold?: true;
 }
+
+/** How long each of AwaitSiblings' looks may watch: the WaitForNeeds function's 300 s, less its margin. */
+export const HOLD_WATCH_SECONDS = 290;
+/** A look of AwaitSiblings that finds a sibling running: TaskScheduled, TaskStarted, TaskFailed, then its Retry. */
+const HOLD_LOOK_EVENTS = 3;
 
 /** How long a poll may watch the pod, as the deployment says (0: no watch, the schedule). */
 export interface Watches {
@@ -143,11 +159,13 @@ export function buildHistoryEvents(steps: readonly StepTiming[], options: Budget
 export function stepHistoryEvents(step: StepTiming, options: BudgetOptions = {}): number {
   const { shape = BUILD_HISTORY_SHAPE, ...watches } = options;
   const deployed = { ...DEPLOYED_WATCHES, ...watches };
-  const waiting = step.waitSeconds === undefined ? 0 : shape.needsStepEvents + (needsChecks(step.waitSeconds, deployed) - 1) * shape.needsEvents;
+  const looks = step.waitsOutHold ? { ...deployed, runningWatchSeconds: deployed.runningWatchSeconds >= 1 ? Math.min(deployed.runningWatchSeconds, NEEDS_UNMET_WAIT_SECONDS) : 0 } : deployed;
+  const waiting = step.waitSeconds === undefined ? 0 : shape.needsStepEvents + (needsChecks(step.waitSeconds, looks) - 1) * shape.needsEvents;
   const attempt = shape.stepEvents + waiting + stepPolls(step, deployed) * shape.pollEvents;
   // A retry goes round the iteration again from its launch: the attempt's polls and tasks, and the retry's own states.
   const retries = step.retries ?? 0;
-  return retries > 0 ? attempt + retries * (attempt - waiting + shape.retryEvents) : attempt;
+  const holding = step.holdSeconds === undefined ? 0 : Math.ceil(step.holdSeconds / HOLD_WATCH_SECONDS) * HOLD_LOOK_EVENTS;
+  return (retries > 0 ? attempt + retries * (attempt - waiting + shape.retryEvents) : attempt) + holding;
 }
 
 /**
@@ -207,28 +225,42 @@ function isDefaultRetry(retry: { max: number; on?: readonly string[] }): boolean
   return retry.max === DEFAULT_STEP_RETRY.max && (retry.on ?? defaults).every((error) => defaults.includes(error));
 }
 
-export function withWorstWaits(steps: readonly { name: string; timeoutSeconds: number; needs?: readonly string[]; retry?: { max: number; on?: readonly string[] } }[]): BudgetStep[] {
+export function withWorstWaits(
+  steps: readonly { name: string; timeoutSeconds: number; needs?: readonly string[]; retry?: { max: number; on?: readonly string[] }; matrix?: { of: string; failFast?: false } }[],
+): BudgetStep[] {
   const waits = worstWaitSeconds(steps);
+  // A combination that lets its siblings finish holds its failure at most as long as the longest of them runs.
+  const longest = new Map<string, number>();
+  for (const step of steps) if (step.matrix) longest.set(step.matrix.of, Math.max(longest.get(step.matrix.of) ?? 0, step.timeoutSeconds + WorstCase.PENDING_SECONDS));
   // Only a `retry:` the pipeline writes counts: the default, an interrupted step or one its node's runtime failed tried again, is
   // the cluster's doing and rare, and counting it would refuse builds that fit.
-  return steps.map(({ name, timeoutSeconds, retry }, index) => ({
+  const holding = new Set(steps.flatMap((step) => (step.matrix?.failFast === false ? [step.name] : [])));
+  return steps.map(({ name, timeoutSeconds, retry, matrix, needs }, index) => ({
     name,
     timeoutSeconds,
+    ...(matrix ? { matrix: matrix.of } : {}),
+    ...(matrix?.failFast === false ? { holdSeconds: longest.get(matrix.of)! } : {}),
+    ...(needs?.some((need) => holding.has(need)) ? { waitsOutHold: true as const } : {}),
     ...(waits[index] === undefined ? {} : { waitSeconds: waits[index] }),
     ...(retry && retry.max > 0 && !isDefaultRetry(retry) ? { retries: retry.max } : {}),
   }));
 }
 
 /** A step at its worst (WorstCase): waiting as long as it may, pending a short while, then running until its timeout, every attempt. */
-export function worstCase(step: { timeoutSeconds: number; waitSeconds?: number; retries?: number }): StepTiming {
-  const waiting = step.waitSeconds === undefined ? {} : { waitSeconds: step.waitSeconds };
-  return { pendingSeconds: WorstCase.PENDING_SECONDS, timeoutSeconds: step.timeoutSeconds, ...waiting, ...(step.retries ? { retries: step.retries } : {}) };
+export function worstCase(step: { timeoutSeconds: number; waitSeconds?: number; retries?: number; holdSeconds?: number; waitsOutHold?: true }): StepTiming {
+  const waiting = step.waitSeconds === undefined ? {} : { waitSeconds: step.waitSeconds, ...(step.waitsOutHold ? { waitsOutHold: step.waitsOutHold } : {}) };
+  const holding = step.holdSeconds === undefined ? {} : { holdSeconds: step.holdSeconds };
+  return { pendingSeconds: WorstCase.PENDING_SECONDS, timeoutSeconds: step.timeoutSeconds, ...waiting, ...holding, ...(step.retries ? { retries: step.retries } : {}) };
 }
 
 /** A step as the budget sees it; `waitSeconds` for a step with `needs`: see worstWaitSeconds(). */
 export interface BudgetStep {
   name: string;
   timeoutSeconds: number;
+  holdSeconds?: number;
+  waitsOutHold?: true;
+  /** A combination of this step of the file's `matrix`: each counts as the step it is. */
+  matrix?: string;
   waitSeconds?: number;
   retries?: number;
 }
@@ -252,9 +284,27 @@ export function historyBudgetProblem(
     `${file}: at worst (each of its ${steps.length} steps${clone}${waits ? ' waiting until the steps it needs end,' : ''} ` +
       `pending ${WorstCase.PENDING_SECONDS} s, then running until its timeout) ` +
       `this build would write ${count(events)} Step Functions history events, more than the ${count(HistoryLimits.MAX_EVENTS)} one execution may hold; ` +
+      matrixFit(steps, options) +
       (waits ? 'use fewer steps, give them shorter "timeout"s, or have fewer steps wait for long ones' : 'use fewer steps, or give them shorter "timeout"s'),
     { file, field: 'steps' },
   );
+}
+
+/**
+ * For the largest matrix of the build: how many of its combinations would fit, the other steps as
+ * they are (each combination at the worst of them). Empty when the build has none.
+ */
+function matrixFit(steps: readonly BudgetStep[], options: BudgetOptions): string {
+  const sizes = new Map<string, number>();
+  for (const step of steps) if (step.matrix !== undefined) sizes.set(step.matrix, (sizes.get(step.matrix) ?? 0) + 1);
+  const largest = [...sizes].sort((a, b) => b[1] - a[1])[0];
+  if (!largest) return '';
+  const [matrix, size] = largest;
+  const combinations = steps.filter((step) => step.matrix === matrix);
+  const others = buildHistoryEvents(steps.filter((step) => step.matrix !== matrix).map(worstCase), options);
+  const each = Math.max(...combinations.map((step) => stepHistoryEvents(worstCase(step), options)));
+  const fit = Math.max(0, Math.floor((HistoryLimits.MAX_EVENTS - others) / each));
+  return `its matrix "${matrix}" makes ${size} steps, of which ${fit} would fit with the others as they are; `;
 }
 
 function count(n: number): string {

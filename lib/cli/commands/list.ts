@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { BuildRef } from '../../contract/index.js';
-import { buildBranch, buildEvent, CHECKOUT_STEP, InvalidImage, InvalidPipeline, parsePipeline, problemLines, resolveNeeds, WhenEvents, type Pipeline } from '../../pipeline/index.js';
+import { buildBranch, buildEvent, CHECKOUT_STEP, InvalidImage, InvalidPipeline, matrixTitle, parsePipeline, problemLines, resolveNeeds, WhenEvents, type Pipeline } from '../../pipeline/index.js';
 import { planSteps } from '../../workflow/step-plan.js';
 import { currentBranchRef, refAndEvent } from '../../local/source/local-source.js';
 import { readPipelineFile } from '../../local/source/pipeline-file.js';
@@ -22,7 +22,8 @@ export const LIST_HELP = `Usage: step-runner ${USAGE}
 
 Prints FILE's steps, in the file's order: each one's image, the steps it waits for (its needs,
 or the step above it; clone is the checkout), its services, and what its "when" decides for this
-branch and event: runs, runs only if the build fails, or skipped and why. Exit 2 if the file is
+branch and event: runs, runs only if the build fails, or skipped and why. A step with a matrix
+is listed once per combination, each under its own name with its values. Exit 2 if the file is
 not valid (every problem is listed, as run does). Starts no cluster, no step.
   FILE              the pipeline file (default: .step-runner.yml or .step-runner.yaml at the root
                     of the current git work tree, else in the current directory)
@@ -31,7 +32,8 @@ not valid (every problem is listed, as run does). Starts no cluster, no step.
   --event E         the event, as run takes it: one of ${WhenEvents.join(', ')}
                     (default: local, which "when" counts as a push too)
   --json            print one object instead: {file, branch, event, steps: [{name, image,
-                    needs, services, runs, reason}]}
+                    needs, services, runs, reason, matrix}]} (matrix: {step, values} for a
+                    combination of a step's matrix, else null)
   -h, --help        this help`;
 
 /** A row of the list; `runs`: `yes`, `after-failure` (only once the build has failed) or `no` (see `reason`). */
@@ -42,6 +44,8 @@ export interface ListedStepRow {
   services: string[];
   runs: 'yes' | 'after-failure' | 'no';
   reason: string | null;
+  /** A combination of a step's `matrix`: the step of the file, and its values. */
+  matrix: { step: string; values: Record<string, string> } | null;
 }
 
 /** Each step as a build with these facts would take it. Pure. */
@@ -58,15 +62,19 @@ export function stepRows(pipeline: Pick<Pipeline, 'steps' | 'checkout'>, build: 
     services: (step.services ?? []).map((service) => service.name),
     runs: skipped.has(index) ? 'no' : afterFailure.has(step.name) ? 'after-failure' : 'yes',
     reason: skipped.get(index) ?? null,
+    matrix: step.matrix ? { step: step.matrix.of, values: step.matrix.values } : null,
   }));
 }
 
 /** Plain columns, each as wide as its widest cell. */
 export function rowLines(rows: readonly ListedStepRow[]): string[] {
   const when = (row: ListedStepRow) => (row.runs === 'yes' ? 'runs' : row.runs === 'after-failure' ? 'runs only if the build fails' : `skipped: ${row.reason}`);
+  // A matrix's combinations say which step of the file they are, and with what values.
+  const matrices = rows.some((row) => row.matrix !== null);
+  const matrix = (row: ListedStepRow) => (matrices ? [row.matrix ? matrixTitle(row.matrix.step, row.matrix.values) : '-'] : []);
   const table = [
-    ['STEP', 'IMAGE', 'NEEDS', 'SERVICES', 'WHEN'],
-    ...rows.map((row) => [row.name, row.image, row.needs.join(', ') || '-', row.services.join(', ') || '-', when(row)]),
+    ['STEP', ...(matrices ? ['MATRIX'] : []), 'IMAGE', 'NEEDS', 'SERVICES', 'WHEN'],
+    ...rows.map((row) => [row.name, ...matrix(row), row.image, row.needs.join(', ') || '-', row.services.join(', ') || '-', when(row)]),
   ];
   const widths = table[0]!.map((_, column) => Math.max(...table.map((cells) => cells[column]!.length)));
   return table.map((cells) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '));

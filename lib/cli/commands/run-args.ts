@@ -79,7 +79,9 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
   --identities FILE the identities of a deployment's identities file (deploy/identities.example.yml
                     shows it), as --identity gives them: their roles, not their rules
   --step NAME       run only this step (repeatable), the checkout, and the steps it needs, through
-                    needs or, without, the step above; the others show as skipped (default: all)
+                    needs or, without, the step above; the others show as skipped (default: all).
+                    A matrix's combination by its own name (test-node-20-os-linux, as list shows
+                    it), or the matrix's step (test) for all of its combinations
   --no-needs        with --step: only the steps named; their needs left out count as succeeded
   --default-branch B
                     the repository's default branch: a build whose own branch has no cache

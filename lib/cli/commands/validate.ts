@@ -17,21 +17,24 @@ const USAGE = 'validate [FILE] [--json]';
 export const VALIDATE_HELP = `Usage: step-runner ${USAGE}
 
 Reads FILE and checks it as \`run\` does before it starts anything: exit 0 and "FILE: valid, N
-steps" when it would be accepted, 2 and every problem (as \`run\` prints them) when not. A cache
+steps" (and each matrix's steps, one per combination) when it would be accepted, 2 and every problem (as \`run\` prints them) when not. A cache
 key's files are matched against the work tree holding FILE as it is on disk, as \`run\` builds it.
 Starts no cluster, no step.
   FILE              the pipeline file (default: .step-runner.yml or .step-runner.yaml at the root
                     of the current git work tree, else in the current directory)
-  --json            print one object instead: {file, valid, steps, problems} (problems as in
-                    run --json)
+  --json            print one object instead: {file, valid, steps, matrices, problems}
+                    (matrices: [{step, steps}], each matrix's step and the names of its
+                    combinations' steps; problems as in run --json)
   -h, --help        this help`;
 
 /** `validate --json`'s object. */
 export interface ValidateResult {
   file: string;
   valid: boolean;
-  /** How many steps the file has (0 when it is not valid). */
+  /** How many steps the file has, each matrix's combinations counted (0 when it is not valid). */
   steps: number;
+  /** Each step with a matrix, and the steps its combinations are, by name. */
+  matrices: { step: string; steps: string[] }[];
   problems: ProblemReport[];
 }
 
@@ -57,8 +60,12 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
     const unmatched = await sourceProblem(pipeline, file.path);
     if (unmatched) throw unmatched;
     const steps = pipeline.steps.length;
-    if (values.json) io.out(JSON.stringify({ file: file.shownAs, valid: true, steps, problems: [] } satisfies ValidateResult));
-    else io.out(`${file.shownAs}: valid, ${steps} step${steps === 1 ? '' : 's'}`);
+    const matrices = matricesOf(pipeline);
+    if (values.json) io.out(JSON.stringify({ file: file.shownAs, valid: true, steps, matrices, problems: [] } satisfies ValidateResult));
+    else {
+      io.out(`${file.shownAs}: valid, ${steps} step${steps === 1 ? '' : 's'}`);
+      for (const matrix of matrices) io.out(`  ${matrix.step}: a matrix of ${matrix.steps.length}: ${matrix.steps.join(', ')}`);
+    }
     return 0;
   } catch (error) {
     if (error instanceof SourceSnapshotError) {
@@ -67,9 +74,15 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
     }
     if (!(error instanceof InvalidPipeline || error instanceof InvalidImage)) throw error;
     problemLines(error).forEach(io.err);
-    if (values.json) io.out(JSON.stringify({ file: file.shownAs, valid: false, steps: 0, problems: problemReports(error) } satisfies ValidateResult));
+    if (values.json) io.out(JSON.stringify({ file: file.shownAs, valid: false, steps: 0, matrices: [], problems: problemReports(error) } satisfies ValidateResult));
     return 2;
   }
+}
+
+function matricesOf(pipeline: Pipeline): ValidateResult['matrices'] {
+  const byStep = new Map<string, string[]>();
+  for (const step of pipeline.steps) if (step.matrix) byStep.set(step.matrix.of, [...(byStep.get(step.matrix.of) ?? []), step.name]);
+  return [...byStep].map(([step, steps]) => ({ step, steps }));
 }
 
 /**

@@ -1,0 +1,91 @@
+/**
+ * A pipeline's steps once each `matrix:` is expanded (matrix.ts): one step per combination, so
+ * that everything after the loader (PrepareBuild, the Map over the steps, the console, `run
+ * --json`) sees ordinary steps. Each has its combination's values as environment variables of
+ * their own names, its image read with them, and a name of its own (matrix.ts expansionNames);
+ * `needs: [test]` on another step means every step `test` expands to. Pure.
+ */
+import { checkImageReference, type ImageReference } from './image-reference.js';
+import { expandMatrix, expansionNames, fillImage, templateVariables, type ImageTemplate, type MatrixValues } from './matrix.js';
+import { ProblemKinds, type PipelineInput, type SchemaProblem } from './schema.js';
+import type { MatrixOf } from './types.js';
+
+type StepInput = PipelineInput['steps'][number];
+
+/** A step of the file as its combination makes it: an ordinary step's input, and where it came from. */
+export interface ExpandedStep {
+  input: Omit<StepInput, 'image' | 'matrix' | 'fail-fast'> & { image: ImageReference };
+  /** The index of the step in the file that it came from. */
+  source: number;
+  matrix?: MatrixOf;
+}
+
+export type Expansion = { ok: true; steps: ExpandedStep[] } | { ok: false; problems: SchemaProblem[] };
+
+/** Every step of the file, each matrix in its place expanded; or what is wrong with a matrix as it meets its step. */
+export function expandSteps(steps: readonly StepInput[]): Expansion {
+  const problems: SchemaProblem[] = [];
+  const taken = new Set(steps.map((step) => step.name));
+  const expansions = steps.map((step, index) => expandStep(step, index, taken, problems));
+  if (problems.length > 0) return { ok: false, problems };
+  const namesOf = new Map(steps.map((step, index) => [step.name, expansions[index]!.map((expanded) => expanded.input.name)]));
+  const expanded = expansions.flat().map((step) =>
+    // `needs: [test]` waits for every combination of `test`.
+    step.input.needs === undefined ? step : { ...step, input: { ...step.input, needs: step.input.needs.flatMap((need) => namesOf.get(need) ?? [need]) } },
+  );
+  return { ok: true, steps: expanded };
+}
+
+function expandStep(step: StepInput, index: number, taken: Set<string>, problems: SchemaProblem[]): ExpandedStep[] {
+  const { matrix, 'fail-fast': failFast, image, ...rest } = step;
+  const at = (...path: (string | number)[]) => ['steps', index, ...path];
+  if (!matrix) {
+    if (failFast !== undefined) problems.push({ path: at('fail-fast'), kind: ProblemKinds.other, message: 'goes with "matrix": it says whether the first failing combination stops the others' });
+    if ('template' in image) {
+      problems.push({ path: at('image'), kind: ProblemKinds.other, message: `${image.template}: "\${{ matrix.NAME }}" needs a "matrix" on the step, whose values it stands for` });
+      return [];
+    }
+    return [{ input: { ...rest, image }, source: index }];
+  }
+  const combinations = expandMatrix(matrix);
+  const variables = new Set(combinations.flatMap((values) => Object.keys(values)));
+  const clashes = [...variables].filter((name) => rest.env?.[name] !== undefined || rest.secrets?.some((secret) => secret.env === name));
+  for (const name of clashes) {
+    problems.push({ path: at('matrix'), kind: ProblemKinds.other, message: `"${name}" is a variable of the matrix and also set in env or secrets; a variable comes from one of them only` });
+  }
+  const names = expansionNames(step.name, combinations, taken);
+  names.forEach((name) => taken.add(name));
+  // The first combination whose image is wrong says what is: the others' would say it again.
+  const images: ImageReference[] = [];
+  for (const values of combinations) {
+    const one = imageFor(image, values, at('image'), problems);
+    if (one === undefined) return [];
+    images.push(one);
+  }
+  if (clashes.length > 0) return [];
+  return combinations.map((values, at) => ({
+    input: { ...rest, name: names[at]!, image: images[at]!, env: { ...values, ...rest.env } },
+    source: index,
+    matrix: { of: step.name, values, ...(failFast === false ? { failFast: false as const } : {}) },
+  }));
+}
+
+/** The image for one combination: the step's own, or its template read with the combination's values and checked as any image is. */
+function imageFor(image: ImageReference | ImageTemplate, values: MatrixValues, path: (string | number)[], problems: SchemaProblem[]): ImageReference | undefined {
+  if (!('template' in image)) return image;
+  const variables = templateVariables(image.template);
+  if (!variables.ok) {
+    problems.push({ path, kind: ProblemKinds.other, message: `${image.template}: ${variables.reason}` });
+    return undefined;
+  }
+  const missing = variables.names.find((name) => values[name] === undefined);
+  if (missing !== undefined) {
+    problems.push({ path, kind: ProblemKinds.other, message: `${image.template}: the combination ${JSON.stringify(values)} has no "${missing}" (the matrix's variables are its axes and what its include entries add)` });
+    return undefined;
+  }
+  const filled = fillImage(image.template, values);
+  const checked = checkImageReference(filled);
+  if (checked.ok) return checked.image;
+  problems.push({ path, kind: ProblemKinds.image, image: filled, message: checked.reason });
+  return undefined;
+}
