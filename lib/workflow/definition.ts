@@ -29,7 +29,9 @@ export function loadDefinition(file = DEFINITION_FILE): AslDefinition {
     parsed = parse(readFileSync(file, 'utf8')) as AslDefinition;
     parsedDefinitions.set(file, parsed);
   }
-  return structuredClone(parsed);
+  // A JSON copy, not structuredClone: under jest's vm contexts structuredClone's objects are of
+  // another realm, and aws-local-stepfunctions then takes them for other than plain objects.
+  return JSON.parse(JSON.stringify(parsed)) as AslDefinition;
 }
 
 /** The Map each iteration state belongs to: state name -> the Map's name (state names are unique in a definition). */
