@@ -26,6 +26,7 @@ export interface Failure {
 export interface StepView {
   index: number;
   name: string;
+  /** Empty for an approval step, which runs no image. */
   image: string;
   /** What PrepareBuild's registry check said of the image (its digest, or why it could not tell); '' when unchecked. */
   imageCheck: string;
@@ -115,8 +116,8 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
     return {
       index,
       name: step.name,
-      image: step.image,
-      imageCheck: imageCheckNote(prepared?.images, step.image).trim().replace(/^\((.*)\)$/, '$1'),
+      image: step.image ?? '',
+      imageCheck: imageCheckNote(prepared?.images, step.image ?? '').trim().replace(/^\((.*)\)$/, '$1'),
       status,
       outcome,
       needs: step.needs ?? null,

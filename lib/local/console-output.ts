@@ -166,8 +166,8 @@ export class ConsoleOutput {
         this.needs = prepared.steps.map((s) => s.needs ?? []);
         return [
           `  ✓ PrepareBuild: namespace ${prepared.namespace}`,
-          ...prepared.steps.map((s) => `      Preparing step "${s.name}": image ${s.image}${imageCheckNote(prepared.images, s.image)}`),
-          ...(prepared.afterFailure ?? []).map((s) => `      Preparing step "${s.name}", only if the build fails: image ${s.image}${imageCheckNote(prepared.images, s.image)}`),
+          ...prepared.steps.map((s) => `      Preparing step "${s.name}": ${preparedWhat(s, prepared.images)}`),
+          ...(prepared.afterFailure ?? []).map((s) => `      Preparing step "${s.name}", only if the build fails: ${preparedWhat(s, prepared.images)}`),
           ...(prepared.skipped ?? []).map((s) => `  ⤼ step "${s.name}" skipped: ${s.reason}`),
         ];
       }
@@ -255,4 +255,9 @@ function seconds(ms: number): string {
 function firstLine(text: string): string {
   const line = text.split('\n')[0] ?? '';
   return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}
+
+/** What a prepared step runs: its image, or the wait of an approval step. */
+function preparedWhat(step: PreparedBuild['steps'][number], images: PreparedBuild['images']): string {
+  return step.image === undefined ? 'waits for an approval' : `image ${step.image}${imageCheckNote(images, step.image)}`;
 }

@@ -5,10 +5,12 @@
  * selector keys, services (services.ts) and caches (cache.ts) across steps, and the steps' time budget.
  */
 import { formatDuration } from './duration.js';
+import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, MAX_APPROVAL_TIMEOUT_SECONDS } from './approval.js';
 import { labelKeyProblem } from './names.js';
 import { needsProblems } from './needs.js';
 import { serviceProblems } from './services.js';
 import { cacheProblems } from './cache.js';
+import { approvalStepProblems } from './approval.js';
 import { isRecord, ProblemKinds, type PathSegment, type SchemaProblem } from './schema.js';
 import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_STEP_TIMEOUT_SECONDS } from './types.js';
 
@@ -18,12 +20,24 @@ export function crossStepRuleProblems(data: unknown): SchemaProblem[] {
     ...crossStepProblems(data),
     ...serviceProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other })),
     ...cacheProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other })),
+    ...approvalStepProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other })),
   ];
 }
 
-/** The steps' timeouts together, once each is known: past the execution's limit Step Functions ends the build. */
-export function timeBudgetProblem(steps: readonly { timeout?: number | undefined }[]): SchemaProblem | undefined {
-  const total = steps.reduce((sum, step) => sum + (step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS), 0);
+/**
+ * The steps' timeouts together, once each is known: past the execution's limit Step Functions ends
+ * the build. An approval's wait is not a step's run: it is bounded on its own (approval.ts), and the
+ * definition's limit is the build's 24 h and the longest waits together (ApprovalTimedOut).
+ */
+export function timeBudgetProblem(steps: readonly { timeout?: number | undefined; approval?: { timeout?: number | undefined } | undefined }[]): SchemaProblem | undefined {
+  const approvals = steps.reduce((sum, step) => sum + (step.approval ? (step.approval.timeout ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS) : 0), 0);
+  if (approvals > MAX_APPROVAL_TIMEOUT_SECONDS) {
+    const message =
+      `the approvals' timeouts add up to ${formatDuration(approvals)} (an approval without "timeout" counts ${formatDuration(DEFAULT_APPROVAL_TIMEOUT_SECONDS)}), ` +
+      `more than the ${formatDuration(MAX_APPROVAL_TIMEOUT_SECONDS)} a build may wait for people, past which Step Functions stops it as TIMED_OUT; give the approvals shorter "timeout"s`;
+    return { path: ['steps'], message, kind: ProblemKinds.other };
+  }
+  const total = steps.reduce((sum, step) => sum + (step.approval ? 0 : (step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS)), 0);
   if (total <= BUILD_TIME_LIMIT_SECONDS) return undefined;
   const message =
     `the steps' timeouts add up to ${formatDuration(total)} (a step without "timeout" counts ${formatDuration(DEFAULT_STEP_TIMEOUT_SECONDS)}), ` +

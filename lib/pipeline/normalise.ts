@@ -7,6 +7,7 @@ import { normalService, stepServices } from './services.js';
 import { normalArtifacts, normalCache, stepCache } from './cache.js';
 import { normalRetry } from './retry.js';
 import { normalConcurrency } from './concurrency.js';
+import { normalApproval } from './approval.js';
 import type { StepCondition } from './when.js';
 import type { PathFilter } from './paths.js';
 import type { PipelineInput, TolerationInput, WhenInput } from './schema.js';
@@ -24,11 +25,11 @@ export function normalisePipeline(given: PipelineInput): PipelineData {
   return {
     version,
     checkout: checkoutGiven === false ? false : { ...DEFAULT_CHECKOUT, ...withoutUndefined(checkoutGiven ?? {}) },
-    steps: steps.map((step) => ({
+    steps: steps.map((step) => (step.approval ? approvalStep(step, step.approval) : {
       name: step.name,
-      image: step.image.original,
-      imageRef: step.image,
-      commands: step.commands,
+      // Present on every step but an approval (approval.ts's rule has said so before this runs).
+      ...(step.image ? { image: step.image.original, imageRef: step.image } : {}),
+      ...(step.commands ? { commands: step.commands } : {}),
       env: step.env ?? {},
       pull: step.pull ?? 'if-not-present',
       timeoutSeconds: step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS,
@@ -55,6 +56,23 @@ export function normalisePipeline(given: PipelineInput): PipelineData {
     ...(concurrencyGiven !== undefined ? { concurrency: normalConcurrency(concurrencyGiven) } : {}),
     ...withCache(stepCache(sharedCache, undefined)),
     ...withIdentity(given.identity),
+  };
+}
+
+type StepInput = PipelineInput['steps'][number];
+
+/** An approval step: none of a pod's fields, not even the pipeline's services, caches or identity. */
+function approvalStep(step: StepInput, approval: NonNullable<StepInput['approval']>): PipelineData['steps'][number] {
+  return {
+    name: step.name,
+    env: {},
+    pull: 'if-not-present',
+    // The wait's own bound, as a step's timeout bounds its run.
+    timeoutSeconds: normalApproval(approval).timeoutSeconds,
+    secrets: [],
+    ...(step.when && (step.when.branch || step.when.event || step.when.status?.includes('failure') || step.when.paths || step.when['paths-ignore']) ? { when: conditionOf(step.when) } : {}),
+    ...(step.needs !== undefined ? { needs: [...step.needs] } : {}),
+    approval: normalApproval(approval),
   };
 }
 

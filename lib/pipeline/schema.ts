@@ -19,6 +19,7 @@ import { serviceListSchema, serviceSchema } from './services.js';
 import { cacheSchemas } from './cache.js';
 import { retrySchema } from './retry.js';
 import { concurrencySchema } from './concurrency.js';
+import { approvalSchema } from './approval.js';
 import { PullPolicies, TaintEffects, TolerationOperators, type PullPolicy } from './types.js';
 
 export const MAX_STEPS = 50;
@@ -315,14 +316,17 @@ const retry = retrySchema(describeValue);
 // `concurrency:` (concurrency.ts).
 const concurrency = concurrencySchema(describeValue);
 
+// `approval:` (approval.ts): whether image and commands are missing is its raw rule's to say.
+const approval = approvalSchema(describeValue);
+
 /** `identity`: one the deployment declares; whether it exists, and may be used, is PrepareBuild's to say (lib/workflow/identities.ts). */
 const identity = text('the name of an identity the deployment declares').superRefine(obeys(identityNameProblem));
 
 export const stepSchema = z.strictObject(
   {
     name: text('every step needs a name').superRefine(obeys(dnsLabelProblem)),
-    image: imageReference('every step needs an image'),
-    commands,
+    image: imageReference('every step needs an image').optional(),
+    commands: commands.optional(),
     env: env.optional(),
     pull: pullPolicy.optional(),
     timeout: durationSeconds.optional(),
@@ -339,8 +343,9 @@ export const stepSchema = z.strictObject(
     artifacts: caches.artifacts.optional(),
     retry: retry.retry.optional(),
     identity: identity.optional(),
+    approval: approval.map.optional(),
   },
-  { error: (issue) => `each step must be a map (name, image, commands, ...), not ${describeValue(issue.input)}` },
+  { error: (issue) => `each step must be a map (name, image, commands, ... or name, approval), not ${describeValue(issue.input)}` },
 );
 
 export const pipelineSchema = z.strictObject(
@@ -392,6 +397,8 @@ export const knownKeys = {
   artifacts: Object.keys(caches.artifacts.shape),
   retry: Object.keys(retry.map.shape),
   concurrency: Object.keys(concurrency.map.shape),
+  approval: Object.keys(approval.map.shape),
+  approvers: Object.keys(approval.approvers.shape),
 };
 
 /** The data the schema lets through, before its normal form (normalise.ts). */
@@ -432,7 +439,7 @@ function toProblems(issue: z.core.$ZodIssue): SchemaProblem[] {
 }
 
 /** `imgae: x` makes "image is missing" too; the typo is the problem to report, once. */
-function withoutExplainedMissing(problems: SchemaProblem[]): SchemaProblem[] {
+export function withoutExplainedMissing(problems: SchemaProblem[]): SchemaProblem[] {
   const suggested = new Set(
     problems.filter((p) => p.suggestion !== undefined).map((p) => JSON.stringify([...p.path.slice(0, -1), p.suggestion])),
   );
@@ -447,6 +454,8 @@ function knownKeysAt(path: PathSegment[]): string[] {
   if (last === 'key' && path[path.length - 3] === 'cache') return knownKeys.cacheKey;
   if (last === 'artifacts') return knownKeys.artifacts;
   if (last === 'retry') return knownKeys.retry;
+  if (last === 'approval') return knownKeys.approval;
+  if (last === 'approvers') return knownKeys.approvers;
   if (last === 'concurrency' && path.length === 1) return knownKeys.concurrency;
   if (last === 'resources') return knownKeys.resources;
   if (last === 'checkout' && path.length === 1) return knownKeys.checkout;

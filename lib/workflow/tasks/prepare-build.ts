@@ -121,14 +121,15 @@ export async function prepareBuild(
     deps.log.info(`Steps run side by side as their needs allow, at most ${maxParallel} at once${capped}`);
   }
   if (checkout && ephemeral) {
-    deps.log.info(`Preparing checkout: image ${checkout.imageRef.familiar}${imageCheckNote(images, checkout.image)}, in every step's pod`);
+    deps.log.info(`Preparing checkout: image ${checkout.imageRef?.familiar}${imageCheckNote(images, checkout.image ?? '')}, in every step's pod`);
   }
   for (const step of skipped) deps.log.info(`Skipping step "${step.name}": ${step.reason}`, { step: step.name });
   for (const step of [...steps, ...afterFailure]) {
     const services = servicesNote(step, images);
     const when = afterFailure.includes(step) ? ', only if the build fails' : '';
     const identity = step.identity !== undefined ? `, as the identity "${step.identity}"` : '';
-    deps.log.info(`Preparing step "${step.name}"${when}: image ${step.imageRef.familiar}${imageCheckNote(images, step.image)}${services}${identity}`, { step: step.name });
+    const what = step.imageRef ? `image ${step.imageRef.familiar}${imageCheckNote(images, step.image ?? '')}` : 'waits for an approval';
+    deps.log.info(`Preparing step "${step.name}"${when}: ${what}${services}${identity}`, { step: step.name });
   }
   if (pullSecrets.length > 0) deps.log.info(`Every pod pulls with the secrets ${pullSecrets.map((name) => `"${name}"`).join(', ')}`);
   if (nothingRuns) deps.log.info(`No step runs${parsed.checkout !== false && input.source ? ', so nothing is checked out' : ''}: the build ends here, reported as succeeded`);
