@@ -38,10 +38,10 @@ describe('approval in the normal form', () => {
   });
 
   it("takes none of the pipeline's services, caches or identity, which are for pods", () => {
-    const text = `version: 1\nidentity: deployer\nservices: [{name: db, image: postgres:16}]\ncache: [{key: {prefix: v1}, paths: [node_modules]}]\nsteps:\n  - name: test\n    image: node:22-alpine\n    commands: [npm test]\n  - name: production\n    needs: [test]\n    approval: {}\n`;
+    const text = `version: 1\nidentity: deployer\nservices: [{name: db, image: postgres:16}]\ncache: [{key: {prefix: v1}, paths: [node_modules]}]\nsteps:\n  - name: test\n    image: node:22-alpine\n    commands: [npm test]\n  - name: production\n    approval: {}\n`;
     const [test, production] = read(text).steps;
     expect([test!.identity, test!.services?.length, test!.cache?.length]).toEqual(['deployer', 1, 1]);
-    expect(production).toEqual({ name: 'production', env: {}, pull: 'if-not-present', timeoutSeconds: 86_400, secrets: [], needs: ['test'], approval: { selfApproval: true, timeoutSeconds: 86_400 }, line: 9 });
+    expect(production).toEqual({ name: 'production', env: {}, pull: 'if-not-present', timeoutSeconds: 86_400, secrets: [], approval: { selfApproval: true, timeoutSeconds: 86_400 }, line: 9 });
   });
 });
 
@@ -82,6 +82,11 @@ describe('approval refused, with its line', () => {
       'after a failure',
       '    approval: {}\n    when: {status: failure}\n',
       [{ line: 8, message: 'ci.yml line 8: step "production": when.status: an approval step waits before the steps after it; once the build has failed there is nothing left to approve' }],
+    ],
+    [
+      'needs anywhere beside an approval (steps side by side: not yet)',
+      '    needs: [test]\n    approval: {}\n',
+      [{ line: 7, message: 'ci.yml line 7: step "production": needs: a pipeline with an approval step runs its steps one after another, each after the one above it: leave needs out' }],
     ],
     ['neither image nor approval', '    commands: [deploy]\n', [{ line: 6, message: 'ci.yml line 6: step "production": image: missing (every step needs an image)' }]],
   ])('%s', (_, approval, expected) => {

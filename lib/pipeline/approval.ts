@@ -8,16 +8,22 @@
  */
 import * as z from 'zod';
 import { parseDuration } from './duration.js';
-import type { Approval, ApprovalPermission } from './types.js';
+import { BUILD_TIME_LIMIT_SECONDS, type Approval, type ApprovalPermission } from './types.js';
 
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 24 * 60 * 60;
 /** At most a week: a build holds its workspace claim while it waits. */
 export const MAX_APPROVAL_TIMEOUT_SECONDS = 7 * 24 * 60 * 60;
 
+/**
+ * The definition's TimeoutSeconds: the steps' 24 h and the approvals' 7 days, each bound when the
+ * file is read (cross-step-rules.ts), so no build that obeys both meets it.
+ */
+export const EXECUTION_TIME_LIMIT_SECONDS = BUILD_TIME_LIMIT_SECONDS + MAX_APPROVAL_TIMEOUT_SECONDS;
+
 /** GitHub's repository permission levels a person may need at least, lowest first (the collaborators API's role names). */
 export const APPROVAL_PERMISSIONS = ['write', 'maintain', 'admin'] as const satisfies readonly ApprovalPermission[];
 
-/** The step keys an approval step may have beside `approval`: it has no pod, so nothing of a pod's. */
+/** The step keys an approval step may have beside `approval`: it has no pod, so nothing of a pod's (`needs` is refused apart, for now). */
 export const APPROVAL_STEP_KEYS = ['name', 'approval', 'needs', 'when'] as const;
 
 // GitHub's login rules: alphanumerics and single hyphens, not at either end, at most 39 characters.
@@ -83,11 +89,19 @@ export function normalApproval(given: ApprovalInput): Approval {
  */
 export function approvalStepProblems(data: unknown): ApprovalStepProblem[] {
   if (!isMap(data) || !Array.isArray(data['steps'])) return [];
-  return data['steps'].flatMap((step: unknown, index: number): ApprovalStepProblem[] => {
+  const steps: unknown[] = data['steps'];
+  const approves = steps.some((step) => isMap(step) && step['approval'] !== undefined);
+  return steps.flatMap((step: unknown, index: number): ApprovalStepProblem[] => {
     if (!isMap(step)) return [];
     const at = (key: string): (string | number)[] => ['steps', index, key];
+    // WaitForNeeds reads the needed steps' pods, and an approval has none: steps side by side wait for a later issue.
+    const sideBySide =
+      approves && step['needs'] !== undefined
+        ? [{ path: at('needs'), message: 'a pipeline with an approval step runs its steps one after another, each after the one above it: leave needs out' }]
+        : [];
     if (step['approval'] === undefined) {
       return [
+        ...sideBySide,
         ...(step['image'] === undefined ? [{ path: at('image'), message: 'missing (every step needs an image)', missing: true as const }] : []),
         ...(step['commands'] === undefined ? [{ path: at('commands'), message: 'missing: every step needs at least one command', missing: true as const }] : []),
       ];
@@ -96,6 +110,7 @@ export function approvalStepProblems(data: unknown): ApprovalStepProblem[] {
     const status = isMap(when) ? when['status'] : undefined;
     const afterFailure = status === 'failure' || (Array.isArray(status) && status.includes('failure'));
     return [
+      ...sideBySide,
       ...(afterFailure ? [{ path: ['steps', index, 'when', 'status'], message: 'an approval step waits before the steps after it; once the build has failed there is nothing left to approve' }] : []),
       ...Object.keys(step)
       .filter((key) => !(APPROVAL_STEP_KEYS as readonly string[]).includes(key))

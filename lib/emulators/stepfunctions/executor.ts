@@ -8,7 +8,7 @@
 import './polyfills.js';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { ExecutionInput } from '../../contract/index.js';
-import { loadDefinition, resolveResources, type AslDefinition } from '../../workflow/definition.js';
+import { loadDefinition, resolveResources, taskStates, type AslDefinition } from '../../workflow/definition.js';
 import type { StepInput } from '../../workflow/state-data.js';
 import type { TaskRuntime } from '../../workflow/task-deps.js';
 import type { StatusReporter } from '../../workflow/tasks/report-status.js';
@@ -24,6 +24,8 @@ import { IterationGates, type RefusedIteration } from './iteration-gate.js';
 import { bindTaskStates } from './lambda-binding.js';
 import { applyOverrides, type ExecutionOverrides } from './overrides.js';
 import { withServiceTaskTimeouts } from './task-timeouts.js';
+import { callbackTaskCall, withLocalCallbacks } from './callback-tasks.js';
+import { TaskTokens } from './task-tokens.js';
 import { localLambdaFunctions } from '../lambda/lambda-functions.js';
 import { printedStatusReporter } from '../lambda/printed-status.js';
 
@@ -41,6 +43,7 @@ export type { RefusedIteration } from './iteration-gate.js';
 export { ExecutionNotRedrivable, RedriveNotEmulated } from './redrive.js';
 export type { ExecutionOverrides } from './overrides.js';
 export { isFinishState, isLaunchState } from './states.js';
+export { TaskTokens, TaskTokenError } from './task-tokens.js';
 
 export interface LocalExecutionOptions {
   /** The cluster, the log store and the settings the handlers run with (localTaskRuntime). */
@@ -58,6 +61,12 @@ export interface LocalExecutionOptions {
    * opens its shell here, before FinishFailedStep deletes the failed step's pod.
    */
   pauseBefore?: (state: string, input: unknown) => Promise<void>;
+  /**
+   * The callback pattern's task tokens (task-tokens.ts), shared by the executions of a process as
+   * SendTaskSuccess is by an account's: whoever decides an approval answers its token here.
+   * Default: the execution's own, which nothing else can answer.
+   */
+  taskTokens?: TaskTokens;
   /** Tests and benches only (execution/overrides.ts): `run` and `serve` never pass it. */
   overrides?: ExecutionOverrides;
   /**
@@ -107,27 +116,38 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
   const gates = new IterationGates(definition, (event, map) => history.record(event, map));
   const inFlight = new InFlightInvocations();
   const invocations = bindTaskStates(definition, localLambdaFunctions(inFlight.runtime(options.runtime), statuses), overrides.invocations);
+  const name = options.executionName ?? input.build.id;
+  const tokens = options.taskTokens ?? new TaskTokens();
+  const callbacks = new Set(taskStates(definition).flatMap((task) => (task.waitsForToken ? [task.state] : [])));
   const handlers = Object.fromEntries(
-    Object.entries(invocations).map(([state, invoke]) => [
-      state,
-      gates.guard(state, async (event) => {
-        await options.pauseBefore?.(state, event);
-        const output = await inFlight.track(invoke(event));
-        history.taskReturned(state, (event as Partial<StepInput>).index, output);
-        return output;
-      }),
-    ]),
+    Object.entries(invocations).map(([state, invoke]) => {
+      const guarded = (call: (event: unknown) => Promise<unknown>) =>
+        gates.guard(state, async (event) => {
+          await options.pauseBefore?.(state, event);
+          const output = await inFlight.track(call(event));
+          history.taskReturned(state, (event as Partial<StepInput>).index, output);
+          return output;
+        });
+      if (!callbacks.has(state)) return [state, guarded(invoke)];
+      // A callback Task (callback-tasks.ts): guarded by the state's own input, which names its iteration.
+      return [
+        state,
+        async (parameters: unknown) => {
+          const { stateInput, run } = callbackTaskCall(parameters);
+          return guarded(() => run(invoke, tokens, localExecutionArn(name)))(stateInput);
+        },
+      ];
+    }),
   );
 
-  const validated = new StateMachine(resolveResources(withServiceTaskTimeouts(definition), localLambdaArn) as never, {
+  const validated = new StateMachine(resolveResources(withServiceTaskTimeouts(withLocalCallbacks(definition)), localLambdaArn) as never, {
     validationOptions: { checkPaths: true, checkArn: true },
   });
   // The very definition, entered where the redrive goes on (and a Map's iterations dispatched):
   // validated as it is above, since its first states are no longer reachable.
   const machine = redrive
-    ? new StateMachine(resolveResources(withServiceTaskTimeouts(redriveDefinition(definition, redrive)), localLambdaArn) as never, { validationOptions: { noValidate: true } })
+    ? new StateMachine(resolveResources(withServiceTaskTimeouts(withLocalCallbacks(redriveDefinition(definition, redrive))), localLambdaArn) as never, { validationOptions: { noValidate: true } })
     : validated;
-  const name = options.executionName ?? input.build.id;
   const startedAt = options.redrive ? startTimeOf(options.redrive.events) : new Date().toISOString();
   const redriven = options.redrive ? { RedriveCount: options.redrive.count, RedriveTime: new Date().toISOString() } : { RedriveCount: 0 };
   const execution = machine.run((redrive ? redrive.input : input) as never, {
@@ -150,6 +170,8 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
   let abortReason: AbortReason | undefined;
   const result = (async () => {
     await execution.result.catch(() => undefined);
+    // An aborted execution's waiting tasks are closed with it (their tokens answer TaskTimedOut).
+    tokens.closeExecution(localExecutionArn(name));
     await pump;
     // Before the cleanup after an abort: a LaunchStep still under way would create its pod after it.
     await inFlight.end();
@@ -168,6 +190,7 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
       aborted = true;
       abortReason = reason;
       execution.abort();
+      tokens.closeExecution(localExecutionArn(name));
     },
   };
 }
