@@ -66,7 +66,10 @@ function functionIdOf(state: string, resource: unknown): string {
  * `arnOf` decides the ARN (lib/local uses a placeholder: its executor binds by state name).
  */
 export function resolveResources(definition: AslDefinition, arnOf: (functionId: string) => string): AslDefinition {
-  const resolved = structuredClone(definition);
+  // A copy made of this realm's objects (the definition is JSON data): aws-local-stepfunctions
+  // evaluates a nested Parameters object (a Payload's `key.$`) only when its prototype is its own
+  // realm's Object.prototype, which structuredClone's copies are not under jest's vm contexts.
+  const resolved = JSON.parse(JSON.stringify(definition)) as AslDefinition;
   const visit = (machine: AslDefinition) => {
     for (const [name, state] of Object.entries(machine.States)) {
       if (state.Type === 'Task' && state.Resource === LAMBDA_WAIT_FOR_TASK_TOKEN) {
