@@ -34,6 +34,7 @@ let cluster: EmbeddedCluster;
 let server: LocalServer;
 let scratch: string;
 let api: CoreV1Api;
+const printed: string[] = [];
 
 beforeAll(async () => {
   logger.setLogLevel('SILENT');
@@ -42,7 +43,7 @@ beforeAll(async () => {
   const kubeconfig = path.join(scratch, 'kubeconfig');
   await writeFile(kubeconfig, cluster.kubeconfigYaml());
   api = cluster.kubeConfig().makeApiClient(CoreV1Api);
-  server = await startLocalServer({ port: 0, secret: SECRET, kubeconfig, overrides: { waitMs: 20, retryMs: 20 }, print: () => {} });
+  server = await startLocalServer({ port: 0, secret: SECRET, kubeconfig, overrides: { waitMs: 20, retryMs: 20 }, print: (line) => printed.push(line) });
 }, 30_000);
 
 afterAll(async () => {
@@ -106,6 +107,9 @@ test('a build waits at its approval with no pod and nothing polled, its token ou
   expect(token.length).toBeGreaterThan(20);
   const page = await (await fetch(`${server.url}/executions/${name}`, { headers: { accept: 'text/html' } })).text();
   expect([(await get(name)).text.includes(token), page.includes(token)]).toEqual([false, false]);
+  // The console page offers the decision, as the CLI makes it.
+  expect(page).toContain(`data-action="approve" data-step="production" data-href="/executions/${name}/approve"`);
+  expect(page).toContain(`data-action="reject" data-step="production"`);
 
   const out: string[] = [];
   const code = await decide('approve', [name, 'production', '--comment', 'ship it', '--server', server.url], { out: (l) => out.push(l), err: (l) => out.push(l), stopSignal: new Promise(() => {}) }, { GITHUB_WEBHOOK_SECRET: SECRET });
@@ -117,6 +121,11 @@ test('a build waits at its approval with no pod and nothing polled, its token ou
   expect(step(done, 'production').approval).toEqual({ decision: 'approved', by: userInfo().username, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string, comment: 'ship it' });
   // Nothing ran while it waited: its task's own events, and the next state only once it was decided.
   expect(duringTheWait(done)).toEqual([]);
+  // What `serve` prints: the wait, how to decide, and who did.
+  expect(printed.filter((line) => line.includes('AwaitApproval')).map((line) => line.trim())).toEqual([
+    '⏸ AwaitApproval: waiting for a person: step-runner approve (or reject) EXECUTION production [--comment TEXT]',
+    `✓ AwaitApproval: approved by ${userInfo().username}: ship it`,
+  ]);
 
   // Decided once: the same again is refused, as Step Functions refuses a closed task's token.
   const again = await fetch(`${server.url}/executions/${name}/approve`, { method: 'POST', body: '{"step": "production"}' });
