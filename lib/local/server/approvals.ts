@@ -12,9 +12,9 @@ import { TaskTokenError, type TaskTokens } from '../../emulators/stepfunctions/e
 import { approvalTokenName } from '../../kube/index.js';
 import type { StepCluster } from '../../kube/step-cluster.js';
 import { approvedResult, rejection } from '../../workflow/approval-decision.js';
+import type { ApprovalAction } from '../../forge/approver-rule.js';
 
-export const ApprovalActions = ['approve', 'reject'] as const;
-export type ApprovalAction = (typeof ApprovalActions)[number];
+export type { ApprovalAction } from '../../forge/approver-rule.js';
 
 /** The step is no approval step of the build, or it is not waiting (not yet, or decided already). */
 export class ApprovalNotWaiting extends ExecutionControlError {
