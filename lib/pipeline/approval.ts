@@ -113,14 +113,14 @@ export function approvalStepProblems(data: unknown): ApprovalStepProblem[] {
       ...sideBySide,
       ...(afterFailure ? [{ path: ['steps', index, 'when', 'status'], message: 'an approval step waits before the steps after it; once the build has failed there is nothing left to approve' }] : []),
       ...Object.keys(step)
-      .filter((key) => !(APPROVAL_STEP_KEYS as readonly string[]).includes(key))
-      .map((key) => ({
-        path: at(key),
-        message:
-          key === 'timeout'
-            ? 'an approval step has no timeout of its own: write it in the approval ("approval: {timeout: 48h}")'
-            : `an approval step waits for a person and runs no pod, so it takes no ${key} (only ${APPROVAL_STEP_KEYS.join(', ')})`,
-      })),
+        .filter((key) => !(APPROVAL_STEP_KEYS as readonly string[]).includes(key))
+        .map((key) => ({
+          path: at(key),
+          message:
+            key === 'timeout'
+              ? 'an approval step has no timeout of its own: write it in the approval ("approval: {timeout: 48h}")'
+              : `an approval step waits for a person and runs no pod, so it takes no ${key} (only ${APPROVAL_STEP_KEYS.join(', ')})`,
+        })),
     ];
   });
 }

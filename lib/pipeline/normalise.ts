@@ -62,17 +62,18 @@ export function normalisePipeline(given: PipelineInput): PipelineData {
 type StepInput = PipelineInput['steps'][number];
 
 /** An approval step: none of a pod's fields, not even the pipeline's services, caches or identity. */
-function approvalStep(step: StepInput, approval: NonNullable<StepInput['approval']>): PipelineData['steps'][number] {
+function approvalStep(step: StepInput, given: NonNullable<StepInput['approval']>): PipelineData['steps'][number] {
+  const approval = normalApproval(given);
   return {
     name: step.name,
     env: {},
     pull: 'if-not-present',
-    // The wait's own bound, as a step's timeout bounds its run.
-    timeoutSeconds: normalApproval(approval).timeoutSeconds,
+    // The wait's own bound, as a step's timeout bounds its run (the claim's deadline counts it).
+    timeoutSeconds: approval.timeoutSeconds,
     secrets: [],
-    ...(step.when && (step.when.branch || step.when.event || step.when.status?.includes('failure') || step.when.paths || step.when['paths-ignore']) ? { when: conditionOf(step.when) } : {}),
+    ...(step.when && (step.when.branch || step.when.event || step.when.paths || step.when['paths-ignore']) ? { when: conditionOf(step.when) } : {}),
     ...(step.needs !== undefined ? { needs: [...step.needs] } : {}),
-    approval: normalApproval(approval),
+    approval,
   };
 }
 
