@@ -35,6 +35,8 @@ export function schemaKeyPaths(): string[] {
     ...knownKeys.when.map((key) => `steps[].when.${key}`),
     ...knownKeys.artifacts.map((key) => `steps[].artifacts.${key}`),
     ...knownKeys.retry.map((key) => `steps[].retry.${key}`),
+    ...knownKeys.approval.map((key) => `steps[].approval.${key}`),
+    ...knownKeys.approvers.map((key) => `steps[].approval.approvers.${key}`),
     ...knownKeys.cache.map((key) => `cache[].${key}`),
     ...knownKeys.cacheKey.map((key) => `cache[].key.${key}`),
     ...knownKeys.service.map((key) => `services[].${key}`),

@@ -37,7 +37,7 @@ async function starterFor(name: string): Promise<{ text: string; pipeline: Pipel
   const text = starterPipeline(detectProject(files), images);
   const pipeline = parsePipeline(text, '.step-runner.yml');
   expect(unmatchedKeyFiles(pipeline, all)).toBeUndefined();
-  for (const step of pipeline.steps) expect(images.references.has(step.image)).toBe(true);
+  for (const step of pipeline.steps) expect(images.references.has(step.image!)).toBe(true);
   return { text, pipeline };
 }
 

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import YAML from 'yaml';
 import { WEBHOOK_GITHUB_CALL_MS } from '../lib/lambda/webhook.js';
 import { localLambdaArn as localArn } from '../lib/emulators/stepfunctions/executor.js';
-import { loadDefinition, resolveResources, taskStates, type AslDefinition } from '../lib/workflow/definition.js';
+import { LAMBDA_WAIT_FOR_TASK_TOKEN, loadDefinition, resolveResources, taskStates, type AslDefinition } from '../lib/workflow/definition.js';
 import { CFN_LINT_ON_PATH, cfnLint, describeFinding } from './fixtures/cfn-lint.js';
 import { itRequiring } from './fixtures/requirements.js';
 import { roleBindings } from './fixtures/rbac-permissions.js';
@@ -160,6 +160,7 @@ const HANDLERS: Record<string, string> = {
   CleanupEndedExecutionLambdaFunction: 'functions/cleanup-ended-execution.handler',
   CleanupOrphansLambdaFunction: 'functions/cleanup-orphans.handler',
   AwaitRerunLambdaFunction: 'functions/await-rerun.handler',
+  AwaitApprovalLambdaFunction: 'functions/await-approval.handler',
 };
 
 /**
@@ -382,6 +383,7 @@ const FUNCTION_ROLES: Record<string, string> = {
   CleanupBuildLambdaFunction: 'ClusterOnlyRole',
   CleanupEndedExecutionLambdaFunction: 'CleanupEndedExecutionRole',
   CleanupOrphansLambdaFunction: 'ClusterOnlyRole',
+  AwaitApprovalLambdaFunction: 'ClusterOnlyRole',
   // It calls nothing: only its log group.
   AwaitRerunLambdaFunction: 'LogsOnlyRole',
 };
@@ -438,7 +440,7 @@ const ROLE_GRANTS: Record<string, Omit<Statement, 'role'>[]> = {
     listing('builds/*', 'artifacts/*'),
   ],
   CleanupEndedExecutionRole: [logGroup('cleanupEndedExecution'), ASSUME_CLUSTER_ROLE, { actions: ['secretsmanager:GetSecretValue'], resources: [TOKEN, APP_KEY] }],
-  ClusterOnlyRole: [logGroup('waitForNeeds', 'cleanupBuild', 'cleanupOrphans'), ASSUME_CLUSTER_ROLE],
+  ClusterOnlyRole: [logGroup('waitForNeeds', 'cleanupBuild', 'awaitApproval', 'cleanupOrphans'), ASSUME_CLUSTER_ROLE],
   // For a function that calls no AWS API: `role: LogsOnlyRole` and nothing more.
   LogsOnlyRole: [logGroup('*')],
   // The identity the cluster knows: the endpoint and CA of the configured cluster, nothing else.
@@ -600,7 +602,10 @@ function normalise(definition: AslDefinition, arnToLocal: (arn: string) => strin
     if (machine.QueryLanguage === 'JSONPath') delete machine.QueryLanguage;
     for (const state of Object.values(machine.States)) {
       if (state.QueryLanguage === 'JSONPath') delete state.QueryLanguage;
-      if (state.Type === 'Task' && typeof state.Resource === 'string') state.Resource = arnToLocal(state.Resource);
+      // The callback pattern's integration names its function in Parameters.FunctionName (definition.ts).
+      const parameters = state.Parameters as { FunctionName?: unknown } | undefined;
+      if (state.Type === 'Task' && state.Resource === LAMBDA_WAIT_FOR_TASK_TOKEN && typeof parameters?.FunctionName === 'string') parameters.FunctionName = arnToLocal(parameters.FunctionName);
+      else if (state.Type === 'Task' && typeof state.Resource === 'string') state.Resource = arnToLocal(state.Resource);
       if (state.ItemProcessor) visit(state.ItemProcessor);
     }
   };

@@ -79,7 +79,7 @@ describe('good pipeline files', () => {
       },
     ]);
     // Parsed once, with the file: the registry and repository are on the step.
-    const registry = pipeline.steps[1]!.imageRef;
+    const registry = pipeline.steps[1]!.imageRef!;
     expect([registry.domain, registry.repository]).toEqual(['registry.example.com:5000', 'tools/packager']);
   });
 });

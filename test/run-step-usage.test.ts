@@ -29,3 +29,14 @@ test('--no-needs without --step: exit 2', async () => {
   expect(await main(['run', file, '--no-needs'], io)).toBe(2);
   expect(io.errLines[0]).toBe('step-runner run: --no-needs goes with --step NAME');
 });
+
+test('an approval step, which run has no server to decide: exit 2, unless --step leaves it out', async () => {
+  const approvals = join(dir, 'approvals.yml');
+  writeFileSync(approvals, 'version: 1\nsteps:\n  - {name: build, image: alpine:3.20, commands: [echo]}\n  - {name: production, approval: {}}\n');
+  const io = capturedIO();
+  expect(await main(['run', approvals], io)).toBe(2);
+  expect(io.errLines).toEqual([
+    'step-runner run: step "production" is an approval step, and run has no server to approve it through: build this pipeline with step-runner serve (then step-runner approve), or leave the step out with --step',
+  ]);
+  expect(await main(['run', approvals, '--step', 'production', '--no-needs', '--json'], capturedIO())).toBe(2);
+});

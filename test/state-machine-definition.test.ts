@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAlias, isMap, isSeq, parse, parseDocument, visit } from 'yaml';
 import { localLambdaArn, localMachineDefinition } from '../lib/emulators/stepfunctions/executor.js';
-import { BUILD_TIME_LIMIT_SECONDS, type MatrixOf, type Step } from '../lib/pipeline/index.js';
+import { BUILD_TIME_LIMIT_SECONDS, EXECUTION_TIME_LIMIT_SECONDS, type MatrixOf, type Step } from '../lib/pipeline/index.js';
 import { lambdaFunctionNames, lambdaFunctionTimeouts } from '../lib/emulators/lambda/lambda-functions.js';
 import { WATCH_MARGIN_MS } from '../lib/workflow/handlers.js';
 import { workflowSettings } from '../lib/workflow/settings.js';
@@ -48,8 +48,9 @@ const MIN_UNRESERVED_CONCURRENCY = 100;
 describe('the state machine definition', () => {
   const definition = loadDefinition();
 
-  it('ends an execution at the limit pipelines are checked against', () => {
-    expect(loadDefinition().TimeoutSeconds).toBe(BUILD_TIME_LIMIT_SECONDS);
+  it('ends an execution at the limits pipelines are checked against: the steps\' 24 h and the approvals\' 7 days', () => {
+    expect(loadDefinition().TimeoutSeconds).toBe(EXECUTION_TIME_LIMIT_SECONDS);
+    expect(EXECUTION_TIME_LIMIT_SECONDS).toBe(BUILD_TIME_LIMIT_SECONDS + 7 * 24 * 60 * 60);
   });
 
   it('passes asl-validator once its Lambda ARNs are resolved', () => {
@@ -199,7 +200,7 @@ describe('the state machine definition', () => {
 
 /** What the iteration's Choices and Waits may read ($.<at>.<field>), each a field of state-data.ts as the compiler checks. */
 const READABLE = {
-  step: { needs: true } satisfies Partial<Record<keyof Step, true>>,
+  step: { needs: true, approval: true } satisfies Partial<Record<keyof Step, true>>,
   needs: { met: true, nextPollSeconds: true } satisfies Partial<Record<keyof NeedsState, true>>,
   poll: { phase: true, nextPollSeconds: true } satisfies Partial<Record<keyof PollState, true>>,
   // FinishFailedStep's result: whether the failure is tried again (RetryStep).

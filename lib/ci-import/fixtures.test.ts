@@ -156,7 +156,7 @@ describe('what the real files convert into', () => {
   it('kleur: the command under a matrix condition is not run, and the written file shows it', () => {
     const yaml = importCi(readFileSync(`${FIXTURES}lukeed-kleur-ci.yml`, 'utf8'), 'ci.yml').yaml;
     const [test] = parsePipeline(yaml, 'ci.yml').steps;
-    expect(test!.commands.join('\n')).not.toContain('codecov');
+    expect(test!.commands!.join('\n')).not.toContain('codecov');
     expect(yaml).toContain('#     bash <(curl -s https://codecov.io/bash)');
   });
 

@@ -46,6 +46,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'convert a GitHub Actions workflow or a .gitlab-ci.yml into a pipeline file, listing what it could not',
     load: () => import('./commands/import.js'),
   },
+  approve: {
+    summary: 'approve a waiting approval step of a build on the local server',
+    load: () => import('./commands/approve.js'),
+  },
+  reject: {
+    summary: 'reject a waiting approval step of a build on the local server: it fails ApprovalRejected',
+    load: () => import('./commands/reject.js'),
+  },
 };
 
 const DEFAULT_EXAMPLE = fileURLToPath(new URL('../../examples/hello.yml', import.meta.url));

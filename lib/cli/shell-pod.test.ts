@@ -37,7 +37,7 @@ function failed(manifest: V1Pod): V1Pod {
     ...manifest,
     metadata: { ...manifest.metadata, uid: 'u-1', resourceVersion: '7' },
     spec: { ...manifest.spec!, nodeName: 'node-1' },
-    status: { phase: 'Failed', containerStatuses: [{ name: STEP_CONTAINER, image: step.image, imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 3 } } }] },
+    status: { phase: 'Failed', containerStatuses: [{ name: STEP_CONTAINER, image: step.image!, imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 3 } } }] },
   };
 }
 

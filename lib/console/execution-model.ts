@@ -26,7 +26,10 @@ export interface Failure {
 export interface StepView {
   index: number;
   name: string;
+  /** Empty for an approval step, which runs no image. */
   image: string;
+  /** An approval step (`approval:`): its message; null for a step with a pod. */
+  approval: { message: string | null } | null;
   /** What PrepareBuild's registry check said of the image (its digest, or why it could not tell); '' when unchecked. */
   imageCheck: string;
   /** How its iteration's states went, in the graph's terms (in progress while it waits too). */
@@ -115,8 +118,9 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
     return {
       index,
       name: step.name,
-      image: step.image,
-      imageCheck: imageCheckNote(prepared?.images, step.image).trim().replace(/^\((.*)\)$/, '$1'),
+      image: step.image ?? '',
+      approval: step.approval ? { message: step.approval.message ?? null } : null,
+      imageCheck: imageCheckNote(prepared?.images, step.image ?? '').trim().replace(/^\((.*)\)$/, '$1'),
       status,
       outcome,
       needs: step.needs ?? null,

@@ -27,6 +27,7 @@ export const artifactHref = (name: string, index: number, artifact: number) => `
 export const stopHref = (name: string) => `${executionHref(name)}/stop`;
 export const rerunHref = (name: string) => `${executionHref(name)}/rerun`;
 export const redriveHref = (name: string) => `${executionHref(name)}/redrive`;
+export const decideHref = (name: string, decision: 'approve' | 'reject') => `${executionHref(name)}/${decision}`;
 
 /** What the page's script needs to recolour the graph and pick the step, sent with each update. */
 export interface ClientModel {
@@ -131,7 +132,14 @@ function actions(model: ExecutionModel): Html {
   const redrive = model.execution.redrivable
     ? html`<button type="button" class="action" data-action="redrive" data-href="${redriveHref(name)}">Re-run failed steps</button>`
     : '';
-  return html`${stop}${redrive}<button type="button" class="action" data-action="rerun" data-href="${rerunHref(name)}">New execution</button>`;
+  // A step waiting for a person: the decision, as `step-runner approve|reject` makes it (a comment asked for on the way).
+  const decisions = model.steps
+    .filter((s) => s.approval && s.outcome === 'waiting')
+    .map(
+      (s) =>
+        html`<button type="button" class="action" data-action="approve" data-step="${s.name}" data-href="${decideHref(name, 'approve')}" data-comment="Approve step ${s.name}${s.approval?.message ? ` (${s.approval.message})` : ''}? A comment (optional):">Approve ${s.name}</button><button type="button" class="action action-stop" data-action="reject" data-step="${s.name}" data-href="${decideHref(name, 'reject')}" data-comment="Reject step ${s.name}? The build fails ApprovalRejected. A comment (optional):">Reject ${s.name}</button>`,
+    );
+  return html`${stop}${decisions}${redrive}<button type="button" class="action" data-action="rerun" data-href="${rerunHref(name)}">New execution</button>`;
 }
 
 /** An iteration of this execution, or a step it skipped; anything else falls back to the default. */

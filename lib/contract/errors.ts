@@ -119,6 +119,16 @@ export const ERRORS = {
     retry: 'default',
     docs: ERROR_TABLE,
   },
+  ApprovalRejected: {
+    meaning: 'A person rejected an approval step; the Cause names who, when, and their comment.',
+    retry: { never: 'a person decided it, and an approval step has no pod to try again; re-run the build to ask again' },
+    docs: 'docs/pipeline.md#approvals',
+  },
+  ApprovalTimedOut: {
+    meaning: "Nobody approved or rejected an approval step within its approval's timeout.",
+    retry: { never: 'the wait for a person ran out, and an approval step has no pod to try again; re-run the build to ask again' },
+    docs: 'docs/pipeline.md#approvals',
+  },
   CredentialsUnavailable: {
     meaning: "The deployment's GitHub App could not get a token for the build's checkout.",
     retry: { never: `the runner itself could not get credentials, not the step; ${FRESH_POD_CANNOT}` },

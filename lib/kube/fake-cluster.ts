@@ -169,6 +169,17 @@ export function fakeStepCluster({ now = () => new Date() }: { now?: () => Date }
       }
       return values;
     },
+    async storeApprovalToken(manifest) {
+      call('storeApprovalToken', manifest.metadata!.namespace!, manifest.metadata!.name!);
+      // An earlier attempt's token is replaced: only the newest attempt waits.
+      secrets.set(keyOf(manifest), stored(manifest, true));
+      return manifest.metadata!.name!;
+    },
+    async readApprovalToken(namespace, secretName) {
+      call('readApprovalToken', namespace, secretName);
+      const encoded = secrets.get(objectKey(namespace, secretName))?.data?.['taskToken'];
+      return encoded === undefined ? undefined : Buffer.from(encoded, 'base64').toString('utf8');
+    },
     async ensureGitCredentials(manifest) {
       call('ensureGitCredentials', manifest.metadata!.namespace!, manifest.metadata!.name!);
       // A retried PrepareBuild's Secret holds the same token: kept as it is.

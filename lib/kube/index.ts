@@ -1,7 +1,8 @@
 // The public face of lib/kube: connection, pod manifest and the step pod operations.
 export * from './errors.js';
 export * from './types.js';
-export { stepPodName, stepAwsSecretName, labelValue, workspaceClaimName } from './pod-name.js';
+export { stepPodName, stepAwsSecretName, labelValue, workspaceClaimName, approvalTokenName } from './pod-name.js';
+export { approvalTokenManifest, APPROVAL_TOKEN_KEY } from './approval-token.js';
 export { stepScript, shellQuote } from './step-script.js';
 export { identityServiceAccount, identityServiceAccountManifest } from './service-accounts.js';
 export { pinsToWorkspaceNode, stepPodManifest, stepPlacement, SERVICE_CAPABILITIES, DO_NOT_DISRUPT_ANNOTATIONS, type PodPlacement, type PodWorkspace, type StepPodManifestInput } from './pod-manifest.js';

@@ -26,6 +26,11 @@ export function workspaceClaimName(buildId: string): string {
   return buildObjectName(buildId, 'workspace');
 }
 
+/** The Secret that keeps an approval step's task token (approval-token.ts). */
+export function approvalTokenName(buildId: string, stepName: string): string {
+  return buildObjectName(buildId, `approval-${stepName}`);
+}
+
 /** The Secret that hands the build's clone its credentials. */
 export function gitCredentialsName(buildId: string): string {
   return buildObjectName(buildId, 'git-credentials');

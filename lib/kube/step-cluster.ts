@@ -5,6 +5,7 @@ import { cacheSecretSigning, ensureCacheSecret, replaceCacheSecretUrls } from '.
 import { ensureStepAwsSecret } from './step-aws-secret.js';
 import { BuildObjectKinds, deleteBuildObjects, deleteBuildPods, deleteStepPod } from './cleanup.js';
 import { ensureGitCredentials, gitTokenExpiry, renewGitCredentials } from './git-credentials.js';
+import { readApprovalToken, storeApprovalToken } from './approval-token.js';
 import { launchStepPod, type LaunchResult } from './launch.js';
 import { readWholeStepLog } from './logs.js';
 import { observeStep, type ObserveOptions } from './observe.js';
@@ -60,6 +61,10 @@ export interface StepCluster {
   gitTokenExpiry(namespace: string, secretName: string): Promise<number | undefined>;
   /** LaunchStep: puts a renewed token into the clone's Secret. */
   renewGitCredentials(namespace: string, secretName: string, token: { token: string; expiresAt?: string | undefined }): Promise<void>;
+  /** AwaitApproval: keeps an approval step's task token in its Secret (approval-token.ts); its name. */
+  storeApprovalToken(manifest: V1Secret): Promise<string>;
+  /** Approve or reject: the token a waiting approval step stored; undefined when there is none. */
+  readApprovalToken(namespace: string, secretName: string): Promise<string | undefined>;
   /** LaunchStep: the step's cache Secret, made or its URLs replaced; its name (cache-secret.ts). */
   ensureCacheSecret(manifest: V1Secret): Promise<string>;
   /** LaunchStep: the Secret of the step's AWS secrets, made or its values replaced; its name (step-aws-secret.ts). */
@@ -101,6 +106,8 @@ export function kubeStepCluster(kube: () => Promise<CoreV1Api>): StepCluster {
     ensureGitCredentials: async (manifest) => ensureGitCredentials(await kube(), manifest),
     gitTokenExpiry: async (namespace, secretName) => gitTokenExpiry(await kube(), namespace, secretName),
     renewGitCredentials: async (namespace, secretName, token) => renewGitCredentials(await kube(), namespace, secretName, token),
+    storeApprovalToken: async (manifest) => storeApprovalToken(await kube(), manifest),
+    readApprovalToken: async (namespace, secretName) => readApprovalToken(await kube(), namespace, secretName),
     ensureCacheSecret: async (manifest) => ensureCacheSecret(await kube(), manifest),
     ensureStepAwsSecret: async (manifest) => ensureStepAwsSecret(await kube(), manifest),
     cacheSecretSigning: async (namespace, secretName) => cacheSecretSigning(await kube(), namespace, secretName),

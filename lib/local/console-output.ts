@@ -2,7 +2,8 @@ import { plainCause } from '../contract/lambda-error.js';
 import { imageCheckNote } from '../workflow/image-check.js';
 import type { CleanupResult, NeedsState, PollState, PreparedBuild, StepResult } from '../workflow/state-data.js';
 import { isFinishState, type ExecutionEvent } from '../emulators/stepfunctions/executor.js';
-import { AWAIT_RERUN } from '../emulators/stepfunctions/states.js';
+import { AWAIT_APPROVAL, AWAIT_RERUN } from '../emulators/stepfunctions/states.js';
+import type { ApprovedResult } from '../workflow/approval-decision.js';
 import { pollOutcome } from '../console/poll-words.js';
 
 /**
@@ -89,11 +90,13 @@ export class ConsoleOutput {
         this.startedAt = at;
         return [`Execution ${this.title} redriven: its steps that did not succeed run again, in its workspace`];
       case 'StateEntered':
+        if (state === AWAIT_APPROVAL) return [`${indent}⏸ ${state}: waiting for a person: step-runner approve (or reject) EXECUTION ${this.steps[event.index ?? 0] ?? 'STEP'} [--comment TEXT]`];
         if (state === 'RunAfterFailure') return [`  ▶ RunAfterFailure: ${this.steps.length - this.running} step(s) that run after a failure, one at a time`];
         return state === 'RunSteps' ? [`  ▶ RunSteps: ${this.running} step(s), ${this.parallel > 1 ? `up to ${this.parallel} at once, each after the steps it needs` : 'one at a time'}`] : [];
       case 'StateExited':
         return this.exited(event, indent);
       case 'TaskSucceeded':
+        if (state === AWAIT_APPROVAL) return approvedLine(event.state?.output, indent);
         return isFinishState(state) ? this.finished(event, indent) : [];
       case 'StateRetried':
         return [`${indent}↻ ${state} retried`];
@@ -166,8 +169,8 @@ export class ConsoleOutput {
         this.needs = prepared.steps.map((s) => s.needs ?? []);
         return [
           `  ✓ PrepareBuild: namespace ${prepared.namespace}`,
-          ...prepared.steps.map((s) => `      Preparing step "${s.name}": image ${s.image}${imageCheckNote(prepared.images, s.image)}`),
-          ...(prepared.afterFailure ?? []).map((s) => `      Preparing step "${s.name}", only if the build fails: image ${s.image}${imageCheckNote(prepared.images, s.image)}`),
+          ...prepared.steps.map((s) => `      Preparing step "${s.name}": ${preparedWhat(s, prepared.images)}`),
+          ...(prepared.afterFailure ?? []).map((s) => `      Preparing step "${s.name}", only if the build fails: ${preparedWhat(s, prepared.images)}`),
           ...(prepared.skipped ?? []).map((s) => `  ⤼ step "${s.name}" skipped: ${s.reason}`),
         ];
       }
@@ -258,4 +261,15 @@ function seconds(ms: number): string {
 function firstLine(text: string): string {
   const line = text.split('\n')[0] ?? '';
   return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}
+
+/** What a prepared step runs: its image, or the wait of an approval step. */
+function preparedWhat(step: PreparedBuild['steps'][number], images: PreparedBuild['images']): string {
+  return step.image === undefined ? 'waits for an approval' : `image ${step.image}${imageCheckNote(images, step.image)}`;
+}
+
+/** Who approved the step, and their comment. */
+function approvedLine(output: unknown, indent: string): string[] {
+  const approval = (output as Partial<ApprovedResult> | undefined)?.approval;
+  return approval ? [`${indent}✓ ${AWAIT_APPROVAL}: approved by ${approval.by ?? 'someone'}${approval.comment ? `: ${approval.comment}` : ''}`] : [];
 }

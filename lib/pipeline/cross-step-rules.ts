@@ -6,12 +6,14 @@
  * (aws-secrets.ts), and the steps' time budget.
  */
 import { formatDuration } from './duration.js';
+import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, MAX_APPROVAL_TIMEOUT_SECONDS } from './approval.js';
 import { labelKeyProblem } from './names.js';
 import { needsProblems } from './needs.js';
 import { serviceProblems } from './services.js';
 import { cacheProblems } from './cache.js';
 import { awsSecretIdentityProblems } from './aws-secrets.js';
 import { expandMatrix, type MatrixInput } from './matrix.js';
+import { approvalStepProblems } from './approval.js';
 import { isRecord, ProblemKinds, type PathSegment, type SchemaProblem } from './schema.js';
 import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_STEP_TIMEOUT_SECONDS } from './types.js';
 
@@ -25,17 +27,30 @@ export function crossStepRuleProblems(data: unknown): SchemaProblem[] {
     ...serviceProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other })),
     ...cacheProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other })),
     ...awsSecretIdentityProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other })),
+    ...approvalStepProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other })),
   ];
 }
 
 /**
  * The steps' timeouts together, once each is known: past the execution's limit Step Functions ends
  * the build. A matrix's combinations run side by side, `maxParallel` at a time (the pipeline's
- * `max-parallel`, else the deployment's default, 10): each group of that many counts once.
+ * `max-parallel`, else the deployment's default, 10): each group of that many counts once. An
+ * approval's wait is not a step's run: it is bounded on its own (approval.ts), and the
+ * definition's limit is the build's 24 h and the longest waits together (ApprovalTimedOut).
  */
-export function timeBudgetProblem(steps: readonly { timeout?: number | undefined; matrix?: MatrixInput | undefined }[], maxParallel = DEFAULT_MAX_PARALLEL): SchemaProblem | undefined {
+export function timeBudgetProblem(
+  steps: readonly { timeout?: number | undefined; matrix?: MatrixInput | undefined; approval?: { timeout?: number | undefined } | undefined }[],
+  maxParallel = DEFAULT_MAX_PARALLEL,
+): SchemaProblem | undefined {
+  const approvals = steps.reduce((sum, step) => sum + (step.approval ? (step.approval.timeout ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS) : 0), 0);
+  if (approvals > MAX_APPROVAL_TIMEOUT_SECONDS) {
+    const message =
+      `the approvals' timeouts add up to ${formatDuration(approvals)} (an approval without "timeout" counts ${formatDuration(DEFAULT_APPROVAL_TIMEOUT_SECONDS)}), ` +
+      `more than the ${formatDuration(MAX_APPROVAL_TIMEOUT_SECONDS)} a build may wait for people, past which Step Functions stops it as TIMED_OUT; give the approvals shorter "timeout"s`;
+    return { path: ['steps'], message, kind: ProblemKinds.other };
+  }
   const rounds = (step: { matrix?: MatrixInput | undefined }) => (step.matrix ? Math.ceil(expandMatrix(step.matrix).length / maxParallel) : 1);
-  const total = steps.reduce((sum, step) => sum + rounds(step) * (step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS), 0);
+  const total = steps.reduce((sum, step) => sum + (step.approval ? 0 : rounds(step) * (step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS)), 0);
   if (total <= BUILD_TIME_LIMIT_SECONDS) return undefined;
   const message =
     `the steps' timeouts add up to ${formatDuration(total)} (a step without "timeout" counts ${formatDuration(DEFAULT_STEP_TIMEOUT_SECONDS)}), ` +

@@ -17,13 +17,14 @@ type Unit = keyof typeof unitSeconds;
 
 const EXAMPLES = 'write it like 90s, 10m, 1h30m or 2h';
 
-export function parseDuration(input: unknown): DurationResult {
-  if (typeof input === 'number') return fromNumber(input);
+/** `maxSeconds`: another limit than a step's 24h (an approval's wait: approval.ts). */
+export function parseDuration(input: unknown, maxSeconds = MAX_DURATION_SECONDS): DurationResult {
+  if (typeof input === 'number') return fromNumber(input, String(input), maxSeconds);
   if (typeof input !== 'string') return { ok: false, reason: `a duration must be text such as 10m (${EXAMPLES})` };
 
   const text = input.trim();
   if (text === '') return { ok: false, reason: `the duration is empty; ${EXAMPLES}` };
-  if (/^[+-]?\d+$/.test(text)) return fromNumber(Number(text), text);
+  if (/^[+-]?\d+$/.test(text)) return fromNumber(Number(text), text, maxSeconds);
   if (text.startsWith('-')) return { ok: false, reason: `"${input}" is negative; a duration must be more than zero` };
   if (/\d[.,]\d/.test(text)) {
     return { ok: false, reason: `"${input}" has a fraction; use whole units (e.g. 1h30m instead of 1.5h, 90s instead of 1.5m)` };
@@ -50,7 +51,7 @@ export function parseDuration(input: unknown): DurationResult {
     previous = unitSeconds[unit];
     seconds += Number(amount) * unitSeconds[unit];
   }
-  return checkRange(seconds, input);
+  return checkRange(seconds, input, maxSeconds);
 }
 
 /** The shortest spelling of a whole number of seconds, for messages: 5400 -> "1h30m". */
@@ -62,19 +63,19 @@ export function formatDuration(seconds: number): string {
   return text === '' ? '0s' : text;
 }
 
-function fromNumber(value: number, written: string = String(value)): DurationResult {
+function fromNumber(value: number, written: string, maxSeconds: number): DurationResult {
   if (!Number.isFinite(value)) return { ok: false, reason: `"${written}" is not a duration; ${EXAMPLES}` };
   if (!Number.isInteger(value)) {
     return { ok: false, reason: `"${written}" has a fraction; a plain number means whole seconds (or ${EXAMPLES})` };
   }
   if (value < 0) return { ok: false, reason: `"${written}" is negative; a duration must be more than zero` };
-  return checkRange(value, written);
+  return checkRange(value, written, maxSeconds);
 }
 
-function checkRange(seconds: number, written: string): DurationResult {
+function checkRange(seconds: number, written: string, maxSeconds: number): DurationResult {
   if (seconds === 0) return { ok: false, reason: `"${written}" is zero; a duration must be more than zero` };
-  if (seconds > MAX_DURATION_SECONDS) {
-    return { ok: false, reason: `"${written}" is longer than the 24h limit` };
+  if (seconds > maxSeconds) {
+    return { ok: false, reason: `"${written}" is longer than the ${formatDuration(maxSeconds)} limit` };
   }
   return { ok: true, seconds };
 }

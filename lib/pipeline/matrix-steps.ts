@@ -14,7 +14,8 @@ type StepInput = PipelineInput['steps'][number];
 
 /** A step of the file as its combination makes it: an ordinary step's input, and where it came from. */
 export interface ExpandedStep {
-  input: Omit<StepInput, 'image' | 'matrix' | 'fail-fast'> & { image: ImageReference };
+  /** `image` absent on an approval step only (approval.ts). */
+  input: Omit<StepInput, 'image' | 'matrix' | 'fail-fast'> & { image?: ImageReference };
   /** The index of the step in the file that it came from. */
   source: number;
   matrix?: MatrixOf;
@@ -41,11 +42,15 @@ function expandStep(step: StepInput, index: number, taken: Set<string>, problems
   const at = (...path: (string | number)[]) => ['steps', index, ...path];
   if (!matrix) {
     if (failFast !== undefined) problems.push({ path: at('fail-fast'), kind: ProblemKinds.other, message: 'goes with "matrix": it says whether the first failing combination stops the others' });
-    if ('template' in image) {
+    if (image && 'template' in image) {
       problems.push({ path: at('image'), kind: ProblemKinds.other, message: `${image.template}: "\${{ matrix.NAME }}" needs a "matrix" on the step, whose values it stands for` });
       return [];
     }
-    return [{ input: { ...rest, image }, source: index }];
+    return [{ input: { ...rest, ...(image ? { image } : {}) }, source: index }];
+  }
+  if (!image) {
+    problems.push({ path: at('matrix'), kind: ProblemKinds.other, message: 'goes with "image" and "commands": an approval waits once, for one decision' });
+    return [];
   }
   const combinations = expandMatrix(matrix);
   const variables = new Set(combinations.flatMap((values) => Object.keys(values)));

@@ -151,7 +151,7 @@ describe('a step with a matrix, as the loader reads it', () => {
       ['test-node-16-os-linux', 'node:16-alpine', { node: '16', os: 'linux', CI: 'true' }],
     ]);
     expect(test.map((step) => step.line)).toEqual(Array(6).fill(7));
-    expect(test.map((step) => step.imageRef.tag)).toEqual(['18-alpine', '20-alpine', '20-alpine', '22-alpine', '22-alpine', '16-alpine']);
+    expect(test.map((step) => step.imageRef?.tag)).toEqual(['18-alpine', '20-alpine', '20-alpine', '22-alpine', '22-alpine', '16-alpine']);
   });
 
   test('the combinations run side by side after the step above them, and the step below waits for all of them', () => {

@@ -8,6 +8,7 @@ import { normalArtifacts, normalCache, stepCache } from './cache.js';
 import { normalRetry } from './retry.js';
 import { normalConcurrency } from './concurrency.js';
 import { normalInputs } from './inputs.js';
+import { normalApproval } from './approval.js';
 import type { StepCondition } from './when.js';
 import type { PathFilter } from './paths.js';
 import type { PipelineInput, TolerationInput, WhenInput } from './schema.js';
@@ -30,11 +31,11 @@ export function normalisePipeline(given: ExpandedInput): PipelineData {
   return {
     version,
     checkout: checkoutGiven === false ? false : { ...DEFAULT_CHECKOUT, ...withoutUndefined(checkoutGiven ?? {}) },
-    steps: steps.map(({ input: step, matrix }) => ({
+    steps: steps.map(({ input: step, matrix }) => (step.approval ? approvalStep(step, step.approval) : {
       name: step.name,
-      image: step.image.original,
-      imageRef: step.image,
-      commands: step.commands,
+      // Present on every step but an approval (approval.ts's rule has said so before this runs).
+      ...(step.image ? { image: step.image.original, imageRef: step.image } : {}),
+      ...(step.commands ? { commands: step.commands } : {}),
       env: step.env ?? {},
       pull: step.pull ?? 'if-not-present',
       timeoutSeconds: step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS,
@@ -70,6 +71,24 @@ export function normalisePipeline(given: ExpandedInput): PipelineData {
 function withSecrets(entries: (SecretEnv | AwsSecretEnv)[]): { secrets: SecretEnv[]; awsSecrets?: AwsSecretEnv[] } {
   const aws = entries.filter(isAwsSecret);
   return { secrets: entries.filter((entry): entry is SecretEnv => !isAwsSecret(entry)), ...(aws.length > 0 ? { awsSecrets: aws } : {}) };
+}
+
+type StepInput = PipelineInput['steps'][number];
+
+/** An approval step: none of a pod's fields, not even the pipeline's services, caches or identity. */
+function approvalStep(step: StepInput, given: NonNullable<StepInput['approval']>): PipelineData['steps'][number] {
+  const approval = normalApproval(given);
+  return {
+    name: step.name,
+    env: {},
+    pull: 'if-not-present',
+    // The wait's own bound, as a step's timeout bounds its run (the claim's deadline counts it).
+    timeoutSeconds: approval.timeoutSeconds,
+    secrets: [],
+    ...(step.when && (step.when.branch || step.when.event || step.when.paths || step.when['paths-ignore']) ? { when: conditionOf(step.when) } : {}),
+    ...(step.needs !== undefined ? { needs: [...step.needs] } : {}),
+    approval,
+  };
 }
 
 function withIdentity(name: string | undefined): { identity?: string } {

@@ -22,6 +22,7 @@ import { concurrencySchema } from './concurrency.js';
 import { AwsSecretKeys, secretEntrySchema } from './aws-secrets.js';
 import { inputsSchema } from './inputs.js';
 import { isImageTemplate, matrixSchema, type ImageTemplate } from './matrix.js';
+import { approvalSchema } from './approval.js';
 import { PullPolicies, TaintEffects, TolerationOperators, type PullPolicy } from './types.js';
 
 export const MAX_STEPS = 50;
@@ -334,6 +335,8 @@ const concurrency = concurrencySchema(describeValue);
 const secretEntry = secretEntrySchema(secret, describeValue);
 // `inputs:` (inputs.ts).
 const inputs = inputsSchema(describeValue);
+// `approval:` (approval.ts): whether image and commands are missing is its raw rule's to say.
+const approval = approvalSchema(describeValue);
 
 /** `identity`: one the deployment declares; whether it exists, and may be used, is PrepareBuild's to say (lib/workflow/identities.ts). */
 const identity = text('the name of an identity the deployment declares').superRefine(obeys(identityNameProblem));
@@ -341,8 +344,8 @@ const identity = text('the name of an identity the deployment declares').superRe
 export const stepSchema = z.strictObject(
   {
     name: text('every step needs a name').superRefine(obeys(dnsLabelProblem)),
-    image: stepImage,
-    commands,
+    image: stepImage.optional(),
+    commands: commands.optional(),
     env: env.optional(),
     pull: pullPolicy.optional(),
     timeout: durationSeconds.optional(),
@@ -361,8 +364,9 @@ export const stepSchema = z.strictObject(
     identity: identity.optional(),
     matrix: matrixSchema(describeValue).optional(),
     'fail-fast': z.boolean({ error: (issue) => `must be true or false, not ${describeValue(issue.input)}` }).optional(),
+    approval: approval.map.optional(),
   },
-  { error: (issue) => `each step must be a map (name, image, commands, ...), not ${describeValue(issue.input)}` },
+  { error: (issue) => `each step must be a map (name, image, commands, ... or name, approval), not ${describeValue(issue.input)}` },
 );
 
 export const pipelineSchema = z.strictObject(
@@ -418,6 +422,8 @@ export const knownKeys = {
   retry: Object.keys(retry.map.shape),
   concurrency: Object.keys(concurrency.map.shape),
   input: Object.keys(inputs.entry.shape),
+  approval: Object.keys(approval.map.shape),
+  approvers: Object.keys(approval.approvers.shape),
 };
 
 /** The data the schema lets through, before its normal form (normalise.ts). */
@@ -458,7 +464,7 @@ function toProblems(issue: z.core.$ZodIssue): SchemaProblem[] {
 }
 
 /** `imgae: x` makes "image is missing" too; the typo is the problem to report, once. */
-function withoutExplainedMissing(problems: SchemaProblem[]): SchemaProblem[] {
+export function withoutExplainedMissing(problems: SchemaProblem[]): SchemaProblem[] {
   const suggested = new Set(
     problems.filter((p) => p.suggestion !== undefined).map((p) => JSON.stringify([...p.path.slice(0, -1), p.suggestion])),
   );
@@ -473,6 +479,8 @@ function knownKeysAt(path: PathSegment[]): string[] {
   if (last === 'key' && path[path.length - 3] === 'cache') return knownKeys.cacheKey;
   if (last === 'artifacts') return knownKeys.artifacts;
   if (last === 'retry') return knownKeys.retry;
+  if (last === 'approval') return knownKeys.approval;
+  if (last === 'approvers') return knownKeys.approvers;
   if (last === 'concurrency' && path.length === 1) return knownKeys.concurrency;
   if (parent === 'inputs' && path.length === 2) return knownKeys.input;
   if (last === 'resources') return knownKeys.resources;

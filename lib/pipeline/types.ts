@@ -79,11 +79,17 @@ export interface Service {
 
 export interface Step {
   name: string;
-  /** As written: what people are shown and what goes into the pod spec. */
-  image: string;
+  /** As written: what people are shown and what goes into the pod spec. Absent only for an approval step, which has no pod. */
+  image?: string;
   /** `image` parsed once, when the file is: code that needs its registry or repository reads them here. */
-  imageRef: ImageReference;
-  commands: string[];
+  imageRef?: ImageReference;
+  /** Absent only for an approval step. */
+  commands?: string[];
+  /**
+   * `approval:`: the step runs nothing and waits for a person (approval.ts); the definition sends it
+   * to AwaitApproval instead of LaunchStep. Absent: a step with a pod.
+   */
+  approval?: Approval;
   /**
    * What the step's log shows for a command instead of the command itself, by its index: the
    * runner's own plumbing in the clone (waiting for an uploaded source, hashing the cache's key
@@ -168,6 +174,29 @@ export interface MatrixOf {
   values: Record<string, string>;
   /** `fail-fast: false`: a failing combination lets its siblings finish before the build fails. Absent: it stops them. */
   failFast?: false;
+}
+
+/** A step with a pod: every step but an approval. */
+export type PodStep = Step & { image: string; imageRef: ImageReference; commands: string[] };
+
+/** Whether the step runs a pod (an approval step does not). */
+export function isPodStep(step: Step): step is PodStep {
+  return step.approval === undefined && step.image !== undefined && step.imageRef !== undefined && step.commands !== undefined;
+}
+
+/** The least repository permission an approver needs, as GitHub's collaborators API names roles. */
+export type ApprovalPermission = 'write' | 'maintain' | 'admin';
+
+/** A step's `approval:` in its normal form. */
+export interface Approval {
+  /** What the approver is shown. */
+  message?: string;
+  /** Who may approve; absent: whoever may stop the build (locally, the local user). */
+  approvers?: { users: string[]; teams: string[]; permission?: ApprovalPermission };
+  /** `self-approval`: whether the person who pushed may approve their own change (default true, as GitHub environments). */
+  selfApproval: boolean;
+  /** How long the build waits before it ends ApprovalTimedOut (default 24 h, at most 7 days). */
+  timeoutSeconds: number;
 }
 
 /** A step's `retry:`. */

@@ -4,7 +4,7 @@
  */
 import { crossStepRuleProblems, timeBudgetProblem } from './cross-step-rules.js';
 import { normalisePipeline, type PipelineData } from './normalise.js';
-import { checkSchema, type SchemaProblem } from './schema.js';
+import { checkSchema, withoutExplainedMissing, type SchemaProblem } from './schema.js';
 import { expandSteps } from './matrix-steps.js';
 
 /** `sources`: for each step of the pipeline, the index of the step in the file it came from (a matrix makes several of one). */
@@ -16,7 +16,8 @@ export function validatePipelineData(data: unknown): ValidationResult {
     return { ok: false, problems: [{ path: [], message: 'the file is empty: a pipeline starts with "version: 1" and a list of "steps"', kind: 'other' }] };
   }
   const checked = checkSchema(data);
-  const problems = [...(checked.ok ? [] : checked.problems), ...crossStepRuleProblems(data)];
+  // A step's missing image or commands is a rule across its keys (approval.ts): a typo beside it explains it there too.
+  const problems = withoutExplainedMissing([...(checked.ok ? [] : checked.problems), ...crossStepRuleProblems(data)]);
   if (problems.length > 0 || !checked.ok) return { ok: false, problems };
   const expanded = expandSteps(checked.data.steps);
   if (!expanded.ok) return { ok: false, problems: expanded.problems };

@@ -5,7 +5,7 @@
  */
 import type { BuildSource } from '../contract/index.js';
 import { GIT_TOKEN_KEY, shellQuote } from '../kube/index.js';
-import { CHECKOUT_STEP, type CheckoutSettings, type ImageReference, type Step } from '../pipeline/index.js';
+import { CHECKOUT_STEP, type CheckoutSettings, type ImageReference, type PodStep } from '../pipeline/index.js';
 import { keyHashCommands } from './cache-keys.js';
 
 /** Long enough for a large repository over a slow link; a hung fetch ends here, not at 24 h. */
@@ -41,7 +41,7 @@ export function checkoutStep(
   image: ImageReference,
   credentialsSecret?: string,
   keyFiles: ReadonlyMap<string, readonly string[]> = new Map(),
-): Step {
+): PodStep {
   const depth = checkout.depth > 0 ? ` --depth=${checkout.depth}` : '';
   const url = shellQuote(source.upload ? UPLOADED_SOURCE.dir : source.url);
   const commit = shellQuote(source.commit);

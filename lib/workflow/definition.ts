@@ -43,12 +43,24 @@ export function iterationMaps(definition: AslDefinition): ReadonlyMap<string, st
   return found;
 }
 
-/** Every Task state, nested ones included, with the Lambda function it calls (its logical id). */
-export function taskStates(definition: AslDefinition): { state: string; functionId: string }[] {
-  const found: { state: string; functionId: string }[] = [];
+/**
+ * The callback pattern's Lambda integration: Step Functions invokes the function named by
+ * Parameters.FunctionName with Parameters.Payload and waits for SendTaskSuccess or SendTaskFailure
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/connect-to-resource.html#connect-wait-token).
+ */
+export const LAMBDA_WAIT_FOR_TASK_TOKEN = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
+
+/**
+ * Every Task state, nested ones included, with the Lambda function it calls (its logical id), and
+ * whether it waits for a task token (LAMBDA_WAIT_FOR_TASK_TOKEN) rather than for the function's answer.
+ */
+export function taskStates(definition: AslDefinition): { state: string; functionId: string; waitsForToken?: true }[] {
+  const found: { state: string; functionId: string; waitsForToken?: true }[] = [];
   const visit = (machine: AslDefinition) => {
     for (const [name, state] of Object.entries(machine.States)) {
-      if (state.Type === 'Task') found.push({ state: name, functionId: functionIdOf(name, state.Resource) });
+      if (state.Type === 'Task' && state.Resource === LAMBDA_WAIT_FOR_TASK_TOKEN) {
+        found.push({ state: name, functionId: functionIdOf(name, (state.Parameters as { FunctionName?: unknown } | undefined)?.FunctionName), waitsForToken: true });
+      } else if (state.Type === 'Task') found.push({ state: name, functionId: functionIdOf(name, state.Resource) });
       if (state.ItemProcessor) visit(state.ItemProcessor);
     }
   };
@@ -67,10 +79,16 @@ function functionIdOf(state: string, resource: unknown): string {
  * `arnOf` decides the ARN (lib/local uses a placeholder: its executor binds by state name).
  */
 export function resolveResources(definition: AslDefinition, arnOf: (functionId: string) => string): AslDefinition {
-  const resolved = structuredClone(definition);
+  // A copy made of this realm's objects (the definition is JSON data): aws-local-stepfunctions
+  // evaluates a nested Parameters object (a Payload's `key.$`) only when its prototype is its own
+  // realm's Object.prototype, which structuredClone's copies are not under jest's vm contexts.
+  const resolved = JSON.parse(JSON.stringify(definition)) as AslDefinition;
   const visit = (machine: AslDefinition) => {
     for (const [name, state] of Object.entries(machine.States)) {
-      if (state.Type === 'Task') state.Resource = arnOf(functionIdOf(name, state.Resource));
+      if (state.Type === 'Task' && state.Resource === LAMBDA_WAIT_FOR_TASK_TOKEN) {
+        const parameters = state.Parameters as { FunctionName?: unknown };
+        parameters.FunctionName = arnOf(functionIdOf(name, parameters.FunctionName));
+      } else if (state.Type === 'Task') state.Resource = arnOf(functionIdOf(name, state.Resource));
       if (state.ItemProcessor) visit(state.ItemProcessor);
     }
   };

@@ -14,6 +14,7 @@ import { lambdaEventHandler, lambdaTask, logger } from './lambda-task.js';
 import type { NotBuilt, PreparedBuild, StepInput } from './state-data.js';
 import type { TaskRuntime } from './task-deps.js';
 import { awaitRerun, type AwaitRerunInput } from './tasks/await-rerun.js';
+import { awaitApproval, type AwaitApprovalInput } from './tasks/await-approval.js';
 import { cleanupBuild, type CleanupInput } from './tasks/cleanup-build.js';
 import { cleanupEndedExecution, type ExecutionStatusChange } from './tasks/cleanup-ended-execution.js';
 import { cleanupOrphans } from './tasks/cleanup-orphans.js';
@@ -95,6 +96,9 @@ export const finishStepHandler = ({ deps }: TaskRuntime) => lambdaTask(async (in
 
 export const cleanupBuildHandler = ({ settings, deps }: TaskRuntime) =>
   lambdaTask(async (input: CleanupInput) => cleanupBuild(input, settings.namespace, deps, { keepFailedSeconds: settings.failedWorkspaceKeepSeconds }));
+
+/** An approval step's start: its task token kept for whoever decides (tasks/await-approval.ts). */
+export const awaitApprovalHandler = ({ deps }: TaskRuntime) => lambdaTask(async (input: AwaitApprovalInput) => awaitApproval(input, deps));
 
 /** A failed build's end, until a redrive lets it go on (tasks/await-rerun.ts). It calls nothing: no runtime. */
 export const awaitRerunHandler = () => lambdaTask(async (input: AwaitRerunInput) => awaitRerun(input));

@@ -42,6 +42,7 @@ export function imageUses(steps: readonly Pick<Step, 'name' | 'imageRef' | 'imag
     return found;
   };
   for (const step of steps) {
+    if (!step.imageRef) continue;
     const own = use(step.imageRef, step.name);
     if (step.imageCheck === false) own.skip = `step "${step.name}" says image-check: false`;
     for (const service of step.services ?? []) {

@@ -39,7 +39,8 @@ not valid (every problem is listed, as run does). Starts no cluster, no step.
 /** A row of the list; `runs`: `yes`, `after-failure` (only once the build has failed) or `no` (see `reason`). */
 export interface ListedStepRow {
   name: string;
-  image: string;
+  /** null for an approval step, which runs no image. */
+  image: string | null;
   needs: string[];
   services: string[];
   runs: 'yes' | 'after-failure' | 'no';
@@ -57,7 +58,7 @@ export function stepRows(pipeline: Pick<Pipeline, 'steps' | 'checkout'>, build: 
   const afterFailure = new Set(plan.afterFailure.map((step) => step.name));
   return pipeline.steps.map((step, index) => ({
     name: step.name,
-    image: step.image,
+    image: step.image ?? null,
     needs: needs[index]!,
     services: (step.services ?? []).map((service) => service.name),
     runs: skipped.has(index) ? 'no' : afterFailure.has(step.name) ? 'after-failure' : 'yes',
@@ -74,7 +75,7 @@ export function rowLines(rows: readonly ListedStepRow[]): string[] {
   const matrix = (row: ListedStepRow) => (matrices ? [row.matrix ? matrixTitle(row.matrix.step, row.matrix.values) : '-'] : []);
   const table = [
     ['STEP', ...(matrices ? ['MATRIX'] : []), 'IMAGE', 'NEEDS', 'SERVICES', 'WHEN'],
-    ...rows.map((row) => [row.name, ...matrix(row), row.image, row.needs.join(', ') || '-', row.services.join(', ') || '-', when(row)]),
+    ...rows.map((row) => [row.name, ...matrix(row), row.image ?? '(approval)', row.needs.join(', ') || '-', row.services.join(', ') || '-', when(row)]),
   ];
   const widths = table[0]!.map((_, column) => Math.max(...table.map((cells) => cells[column]!.length)));
   return table.map((cells) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '));

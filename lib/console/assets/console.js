@@ -52,17 +52,18 @@
   // Beyond loopback the server asks for the webhook secret (401); it is asked for once per tab.
   const SECRET_KEY = 'step-runner-secret';
 
-  function post(href, retried) {
+  function post(href, retried, body) {
     const headers = {};
     const secret = window.sessionStorage.getItem(SECRET_KEY);
     if (secret) headers.authorization = 'Bearer ' + secret;
-    return window.fetch(href, { method: 'POST', headers: headers }).then(function (response) {
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    return window.fetch(href, { method: 'POST', headers: headers, body: body }).then(function (response) {
       return response.json().then(function (body) {
         if (response.status === 401 && !retried) {
           const given = window.prompt('This server listens beyond this machine. Its webhook secret, to continue:');
           if (given) {
             window.sessionStorage.setItem(SECRET_KEY, given);
-            return post(href, true);
+            return post(href, true, body);
           }
         }
         return { ok: response.ok, body: body };
@@ -73,10 +74,17 @@
   /** Stop (after a confirmation) or New execution, as the console's buttons. */
   function control(button) {
     if (button.dataset.confirm && !window.confirm(button.dataset.confirm)) return;
+    // Approve or reject: the step, and a comment (cancelled: nothing is sent).
+    let body;
+    if (button.dataset.step) {
+      const comment = window.prompt(button.dataset.comment, '');
+      if (comment === null) return;
+      body = JSON.stringify(comment ? { step: button.dataset.step, comment: comment } : { step: button.dataset.step });
+    }
     const problem = document.getElementById('x-action-error');
     problem.hidden = true;
     button.disabled = true;
-    post(button.dataset.href, false)
+    post(button.dataset.href, false, body)
       .then(function (answer) {
         if (!answer.ok) throw new Error(answer.body.error + ': ' + answer.body.message);
         if (button.dataset.action === 'rerun') window.location.assign('/executions/' + encodeURIComponent(answer.body.executionName));

@@ -1,5 +1,6 @@
 import type { Context } from 'aws-lambda';
 import {
+  awaitApprovalHandler,
   awaitRerunHandler,
   cleanupBuildHandler,
   finishStepHandler,
@@ -36,6 +37,7 @@ const FUNCTIONS: Record<string, LocalFunction> = {
   CleanupBuildLambdaFunction: { name: 'cleanupBuild', create: cleanupBuildHandler },
   ReportStatusLambdaFunction: { name: 'reportStatus', create: (runtime, statuses) => reportStatusHandler(() => statuses, runtime.deps.logs) },
   AwaitRerunLambdaFunction: { name: 'awaitRerun', create: () => awaitRerunHandler() },
+  AwaitApprovalLambdaFunction: { name: 'awaitApproval', create: (runtime) => awaitApprovalHandler(runtime) },
 };
 
 /** serverless.yml's function name for each logical id the local executor can bind. */

@@ -2,6 +2,8 @@ import { plainCause } from '../../contract/lambda-error.js';
 import { listedSteps, type KeptArtifact, type NeedsState, type PreparedBuild, type ServiceResult, type StepResult } from '../../workflow/state-data.js';
 import type { ExecutionEvent } from './execution-history.js';
 import { isFinishState, isLaunchState } from './states.js';
+import { approvalOutcome } from './approval-summary.js';
+import type { ApprovalRecord } from '../../workflow/approval-decision.js';
 
 export type ExecutionStatus = 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
@@ -35,6 +37,8 @@ export type StepSummary = {
   attempts?: number;
   /** The identity whose service account its pod ran as (`identity:`); absent: none. */
   identity?: string;
+  /** An approval step's decision, once made (approval-summary.ts); absent: none yet, or not an approval step. */
+  approval?: ApprovalRecord;
 } & StepRun;
 
 /** The `run --json` object (docs/contracts.md). */
@@ -132,6 +136,11 @@ function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, buil
     }
     // A step re-run by a redrive is what its last run made of it.
     const own = lastRun(history, index);
+    const approval = steps[index]?.approval;
+    if (approval) {
+      const { status, error, ...rest } = approvalOutcome(own, index, approval.message, running);
+      return { name: step.name, status, exitCode: null, error, ...rest, image: null, log: null };
+    }
     const outcome = finishedStep(own, index);
     const attempts = attemptsOf(own, index);
     const run = { ...stepRun(own, index, image, outcome?.log ?? null, running), ...(attempts > 1 ? { attempts } : {}) };

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import './polyfills.js';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { ExecutionInput } from '../../contract/index.js';
-import { loadDefinition, resolveResources, type AslDefinition } from '../../workflow/definition.js';
+import { loadDefinition, resolveResources, taskStates, type AslDefinition } from '../../workflow/definition.js';
 import type { StepInput } from '../../workflow/state-data.js';
 import type { TaskRuntime } from '../../workflow/task-deps.js';
 import type { StatusReporter } from '../../workflow/tasks/report-status.js';
@@ -25,6 +25,8 @@ import { IterationGates, type RefusedIteration } from './iteration-gate.js';
 import { bindTaskStates } from './lambda-binding.js';
 import { applyOverrides, type ExecutionOverrides } from './overrides.js';
 import { withServiceTaskTimeouts } from './task-timeouts.js';
+import { callbackTaskCall, withLocalCallbacks } from './callback-tasks.js';
+import { TaskTokens } from './task-tokens.js';
 import { localLambdaFunctions } from '../lambda/lambda-functions.js';
 import { printedStatusReporter } from '../lambda/printed-status.js';
 
@@ -42,6 +44,7 @@ export type { RefusedIteration } from './iteration-gate.js';
 export { ExecutionNotRedrivable, RedriveNotEmulated } from './redrive.js';
 export type { ExecutionOverrides } from './overrides.js';
 export { isFinishState, isLaunchState } from './states.js';
+export { TaskTokens, TaskTokenError } from './task-tokens.js';
 
 export interface LocalExecutionOptions {
   /** The cluster, the log store and the settings the handlers run with (localTaskRuntime). */
@@ -59,6 +62,12 @@ export interface LocalExecutionOptions {
    * opens its shell here, before FinishFailedStep deletes the failed step's pod.
    */
   pauseBefore?: (state: string, input: unknown) => Promise<void>;
+  /**
+   * The callback pattern's task tokens (task-tokens.ts), shared by the executions of a process as
+   * SendTaskSuccess is by an account's: whoever decides an approval answers its token here.
+   * Default: the execution's own, which nothing else can answer.
+   */
+  taskTokens?: TaskTokens;
   /** Tests and benches only (execution/overrides.ts): `run` and `serve` never pass it. */
   overrides?: ExecutionOverrides;
   /**
@@ -101,12 +110,12 @@ export interface LocalExecution {
  */
 /**
  * The definition as the local executor runs it: its Lambda ARNs resolved, the service tasks'
- * timeouts filled in. Not validated here: asl-validator compiles its JSON schemas on every call
+ * timeouts filled in, its callback Tasks as the executor runs them (callback-tasks.ts). Not validated here: asl-validator compiles its JSON schemas on every call
  * (0.2 to 0.5 CPU-s), and the definition is one file, so test/state-machine-definition.test.ts
  * validates exactly this (paths and ARNs, as Step Functions does at CreateStateMachine).
  */
 export function localMachineDefinition(definition: AslDefinition): AslDefinition {
-  return resolveResources(withServiceTaskTimeouts(definition), localLambdaArn);
+  return resolveResources(withServiceTaskTimeouts(withLocalCallbacks(definition)), localLambdaArn);
 }
 
 export function startLocalExecution(input: ExecutionInput, options: LocalExecutionOptions): LocalExecution {
@@ -118,22 +127,33 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
   const gates = new IterationGates(definition, (event, map) => history.record(event, map));
   const inFlight = new InFlightInvocations();
   const invocations = bindTaskStates(definition, localLambdaFunctions(inFlight.runtime(options.runtime), statuses), overrides.invocations);
+  // Step Functions names an execution started without a name with a UUID (StartExecution's `name`).
+  const name = options.executionName ?? input.build.id ?? randomUUID();
+  const tokens = options.taskTokens ?? new TaskTokens();
+  const callbacks = new Set(taskStates(definition).flatMap((task) => (task.waitsForToken ? [task.state] : [])));
   const handlers = Object.fromEntries(
-    Object.entries(invocations).map(([state, invoke]) => [
-      state,
-      gates.guard(state, async (event) => {
-        await options.pauseBefore?.(state, event);
-        const output = await inFlight.track(invoke(event));
-        history.taskReturned(state, (event as Partial<StepInput>).index, output);
-        return output;
-      }),
-    ]),
+    Object.entries(invocations).map(([state, invoke]) => {
+      const guarded = (call: (event: unknown) => Promise<unknown>) =>
+        gates.guard(state, async (event) => {
+          await options.pauseBefore?.(state, event);
+          const output = await inFlight.track(call(event));
+          history.taskReturned(state, (event as Partial<StepInput>).index, output);
+          return output;
+        });
+      if (!callbacks.has(state)) return [state, guarded(invoke)];
+      // A callback Task (callback-tasks.ts): guarded by the state's own input, which names its iteration.
+      return [
+        state,
+        async (parameters: unknown) => {
+          const { stateInput, run } = callbackTaskCall(parameters);
+          return guarded(() => run(invoke, tokens, localExecutionArn(name)))(stateInput);
+        },
+      ];
+    }),
   );
 
   // A redrive enters the very definition where it goes on (and a Map's iterations dispatched).
   const machine = new StateMachine(localMachineDefinition(redrive ? redriveDefinition(definition, redrive) : definition) as never, { validationOptions: { noValidate: true } });
-  // Step Functions names an execution started without a name with a UUID (StartExecution's `name`).
-  const name = options.executionName ?? input.build.id ?? randomUUID();
   const startedAt = options.redrive ? startTimeOf(options.redrive.events) : new Date().toISOString();
   const redriven = options.redrive ? { RedriveCount: options.redrive.count, RedriveTime: new Date().toISOString() } : { RedriveCount: 0 };
   const execution = machine.run((redrive ? redrive.input : input) as never, {
@@ -156,6 +176,8 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
   let abortReason: AbortReason | undefined;
   const result = (async () => {
     await execution.result.catch(() => undefined);
+    // An aborted execution's waiting tasks are closed with it (their tokens answer TaskTimedOut).
+    tokens.closeExecution(localExecutionArn(name));
     await pump;
     // Before the cleanup after an abort: a LaunchStep still under way would create its pod after it.
     await inFlight.end();
@@ -174,6 +196,7 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
       aborted = true;
       abortReason = reason;
       execution.abort();
+      tokens.closeExecution(localExecutionArn(name));
     },
   };
 }

@@ -5,6 +5,8 @@ export const STEPS_MAP = 'RunSteps';
 export const AFTER_FAILURE_MAP = 'RunAfterFailure';
 /** The Task a failed build with steps to re-run fails in, until it is redriven (state-machine.asl.yml). */
 export const AWAIT_RERUN = 'AwaitRerun';
+/** The callback Task an approval step waits in (state-machine.asl.yml). */
+export const AWAIT_APPROVAL = 'AwaitApproval';
 /** The task whose iteration goes on to StepFailed, failing RunSteps. */
 export const FAILING_FINISH = 'FinishFailedStep';
 

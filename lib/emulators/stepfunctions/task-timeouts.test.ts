@@ -15,8 +15,15 @@ describe('Task timeouts as Step Functions has them', () => {
   const given = taskTimeouts(definition);
   const run = taskTimeouts(withServiceTaskTimeouts(definition));
 
-  test.each(Object.keys(given))('%s: its own TimeoutSeconds, else one past the execution’s 24 h (none, in effect)', (state) => {
-    expect(run[state]).toBe(given[state] ?? 86_401);
+  const fromPath = new Set(['AwaitApproval']);
+
+  test.each(Object.keys(given).filter((state) => !fromPath.has(state)))('%s: its own TimeoutSeconds, else one past the execution’s limit (none, in effect)', (state) => {
+    expect(run[state]).toBe(given[state] ?? (definition.TimeoutSeconds as number) + 1);
+  });
+
+  test('a Task with TimeoutSecondsPath keeps it', () => {
+    expect(definition.States.RunSteps?.ItemProcessor?.States.AwaitApproval).toMatchObject({ TimeoutSecondsPath: '$.step.approval.timeoutSeconds' });
+    expect(run['AwaitApproval']).toBeUndefined();
   });
 
   test('the definition read is left as it is', () => {

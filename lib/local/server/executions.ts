@@ -12,6 +12,8 @@ import { ExecutionControlError, ExecutionDoesNotExist, ExecutionNotRunning } fro
 import { executionIdentity } from '../../emulators/stepfunctions/execution-identity.js';
 import { executionInstants } from '../../emulators/stepfunctions/execution-instants.js';
 import { rerunName } from './rerun-name.js';
+import { ApprovalNotWaiting, type ApprovalAction, type LocalApprovals } from './approvals.js';
+import type { PreparedBuild } from '../../workflow/state-data.js';
 import {
   ExecutionNotRedrivable,
   localExecutionArn,
@@ -44,6 +46,8 @@ export interface LocalExecutionsOptions {
   onEvent?(name: string, input: BuildInput, event: ExecutionEvent): void;
   onEnd?(name: string, summary: ExecutionSummary): void;
   now?(): Date;
+  /** Answers a waiting approval step (approvals.ts); absent: approvals are refused as not waiting. */
+  approvals?: LocalApprovals;
 }
 
 interface Entry {
@@ -144,6 +148,23 @@ export class LocalExecutions implements ExecutionStarter {
     entry.stoppedAt = undefined;
     this.execute(entry, { events: [...entry.history], count: entry.redriveCount });
     this.notify({ kind: 'started', name });
+    return this.listed(entry);
+  }
+
+  /**
+   * Approves or rejects the running execution's waiting approval step: the build goes on, or
+   * fails ApprovalRejected. Answers with the execution as it then stands.
+   */
+  async decide(name: string, step: string, action: ApprovalAction, comment?: string): Promise<ListedExecution> {
+    const entry = this.entries.get(name);
+    if (!entry) throw new ExecutionDoesNotExist(`No execution named ${name} on this server.`);
+    if (entry.summary) throw new ExecutionNotRunning(`Execution ${name} has already ended: ${entry.summary.status}.`);
+    const prepared = entry.history.find((e) => e.type === 'StateExited' && e.state?.name === 'PrepareBuild')?.state?.output as Partial<PreparedBuild> | undefined;
+    const approvalStep = prepared?.steps?.find((s) => s.name === step && s.approval);
+    if (!prepared?.namespace || !approvalStep || !this.options.approvals) {
+      throw new ApprovalNotWaiting(`Execution ${name} has no approval step named ${JSON.stringify(step)}.`);
+    }
+    await this.options.approvals.decide({ namespace: prepared.namespace, buildId: prepared.build?.id ?? entry.input.build.id, execution: name, step, action, ...(comment !== undefined ? { comment } : {}) });
     return this.listed(entry);
   }
 

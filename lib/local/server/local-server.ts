@@ -22,7 +22,8 @@ import { stateGraph } from '../../console/asl-graph.js';
 import { layoutGraph } from '../../console/graph-layout.js';
 import { observeStepPods } from './pod-observer.js';
 import { ConsoleOutput } from '../console-output.js';
-import { startLocalExecution, type ExecutionOverrides } from '../../emulators/stepfunctions/executor.js';
+import { startLocalExecution, TaskTokens, type ExecutionOverrides } from '../../emulators/stepfunctions/executor.js';
+import { localApprovals } from './approvals.js';
 import { LocalExecutions } from './executions.js';
 import { memoryConcurrencyStore } from './memory-concurrency-store.js';
 import { createConsoleRoutes } from './http/console-routes.js';
@@ -145,7 +146,10 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
 
     let baseUrl = '';
     const consoles = new Map<string, ConsoleOutput>();
+    // SendTaskSuccess and SendTaskFailure name a token, not an execution: one set for every build of the server.
+    const taskTokens = new TaskTokens();
     const executions = new LocalExecutions({
+      approvals: localApprovals({ cluster: runtime.deps.cluster, tokens: taskTokens }),
       run: (executionName, input, onEvent, redrive) => {
         // In their images the clone cannot read this machine's repository: it is sent to each
         // clone container through exec, as to a cluster of the user's own (source-upload.ts).
@@ -157,6 +161,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
           runtime,
           statuses,
           executionName,
+          taskTokens,
           onEvent: (event) => {
             uploader?.onEvent(event);
             onEvent(event);

@@ -54,7 +54,7 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
   });
   const status = classifyStep(
     observation,
-    { step: input.step.name, image: input.step.image, checkout: input.step.name === input.settings.checkoutStep },
+    { step: input.step.name, image: input.step.image ?? '', checkout: input.step.name === input.settings.checkoutStep },
     {
       imagePullGraceSeconds: input.settings.imagePullGraceSeconds,
       unschedulableGraceSeconds: input.settings.unschedulableGraceSeconds,

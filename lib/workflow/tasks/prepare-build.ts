@@ -1,6 +1,6 @@
 import type { BuildInput } from '../../contract/index.js';
 import { gitCredentialsManifest, workspaceClaimManifest, type PodPlacement } from '../../kube/index.js';
-import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_SERVICE_START_GRACE_SECONDS, filtersPaths, InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
+import { EXECUTION_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_SERVICE_START_GRACE_SECONDS, filtersPaths, InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
 import { CHECKOUT_TIMEOUT_SECONDS, checkoutStep } from '../checkout-step.js';
 import { historyBudgetProblem, withWorstWaits } from '../history-budget.js';
 import { checkBuildImages, imageCheckNote, imageCheckSummaries, imageUses, missingImages, servicesNote } from '../image-check.js';
@@ -27,8 +27,8 @@ const STEP_START_ALLOWANCE_SECONDS = 10 * 60;
  */
 function claimDeadlineSeconds(steps: readonly { timeoutSeconds: number }[]): number {
   const needed = steps.reduce((sum, step) => sum + step.timeoutSeconds + STEP_START_ALLOWANCE_SECONDS, 0);
-  // No build outlives the execution's limit, nor should its claim.
-  return Math.min(needed, BUILD_TIME_LIMIT_SECONDS);
+  // No build outlives the execution's limit, nor should its claim (an approval's wait counts: the claim waits with it).
+  return Math.min(needed, EXECUTION_TIME_LIMIT_SECONDS);
 }
 
 /**
@@ -80,7 +80,9 @@ export async function prepareBuild(
   // The steps that run after a failure count as if the failure came last.
   const afterFailure = plan.afterFailure;
   const everyStep = [...pipeline.steps, ...afterFailure];
-  const runs = checksOut && cloneStep ? [{ name: CHECKOUT_STEP, timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...everyStep] : everyStep;
+  // An approval's wait makes no events until it ends: its few are fewer than those of a step that ends at once.
+  const counted = everyStep.map((step) => (step.approval ? { ...step, timeoutSeconds: 1 } : step));
+  const runs = checksOut && cloneStep ? [{ name: CHECKOUT_STEP, timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...counted] : counted;
   // A step with needs may wait as long as the steps it needs take, a look per watch while it does.
   const tooLong = historyBudgetProblem(input.pipeline.file, withWorstWaits(runs), {
     pendingWatchSeconds: settings.pendingWatchSeconds,
@@ -121,14 +123,15 @@ export async function prepareBuild(
     deps.log.info(`Steps run side by side as their needs allow, at most ${maxParallel} at once${capped}`);
   }
   if (checkout && ephemeral) {
-    deps.log.info(`Preparing checkout: image ${checkout.imageRef.familiar}${imageCheckNote(images, checkout.image)}, in every step's pod`);
+    deps.log.info(`Preparing checkout: image ${checkout.imageRef?.familiar}${imageCheckNote(images, checkout.image ?? '')}, in every step's pod`);
   }
   for (const step of skipped) deps.log.info(`Skipping step "${step.name}": ${step.reason}`, { step: step.name });
   for (const step of [...steps, ...afterFailure]) {
     const services = servicesNote(step, images);
     const when = afterFailure.includes(step) ? ', only if the build fails' : '';
     const identity = step.identity !== undefined ? `, as the identity "${step.identity}"` : '';
-    deps.log.info(`Preparing step "${step.name}"${when}: image ${step.imageRef.familiar}${imageCheckNote(images, step.image)}${services}${identity}`, { step: step.name });
+    const what = step.imageRef ? `image ${step.imageRef.familiar}${imageCheckNote(images, step.image ?? '')}` : 'waits for an approval';
+    deps.log.info(`Preparing step "${step.name}"${when}: ${what}${services}${identity}`, { step: step.name });
   }
   if (pullSecrets.length > 0) deps.log.info(`Every pod pulls with the secrets ${pullSecrets.map((name) => `"${name}"`).join(', ')}`);
   if (nothingRuns) deps.log.info(`No step runs${parsed.checkout !== false && input.source ? ', so nothing is checked out' : ''}: the build ends here, reported as succeeded`);

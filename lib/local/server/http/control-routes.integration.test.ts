@@ -6,6 +6,7 @@ import type { ListedExecution } from '../../../console/execution-view.js';
 import { controlGuard, isLoopback } from './control-guard.js';
 import { createControlRoutes, type ControlSource } from './control-routes.js';
 import { createLocalHttpServer } from './server.js';
+import { ApprovalNotWaiting } from '../approvals.js';
 
 const SECRET = 'control-secret-5d1e';
 
@@ -30,6 +31,11 @@ function fakeExecutions(): ControlSource & { asked: string[] } {
       if (name !== 'build-1') throw new ExecutionDoesNotExist(`No execution named ${name} on this server.`);
       return { name, status: 'RUNNING', redriveCount: 1 } as ListedExecution;
     },
+    async decide(name, step, action, comment) {
+      asked.push(`${action} ${name} ${step}${comment !== undefined ? ` (${comment})` : ''}`);
+      if (step !== 'production') throw new ApprovalNotWaiting(`Step "${step}" of execution ${name} is not waiting for an approval.`);
+      return { name, status: 'RUNNING' } as ListedExecution;
+    },
   };
 }
 
@@ -51,8 +57,8 @@ async function serve(host: string, secrets: string[]) {
   await once(server, 'listening');
   close = () => new Promise((resolve) => server.close(() => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const post = async (path: string, headers: Record<string, string> = {}, method = 'POST') => {
-    const response = await fetch(`${url}${path}`, { method, headers });
+  const post = async (path: string, headers: Record<string, string> = {}, method = 'POST', body?: string) => {
+    const response = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   };
   return { url, post, executions };
@@ -96,6 +102,36 @@ describe('POST /executions/NAME/stop and /rerun on loopback', () => {
   it('accepts the page\'s own origin', async () => {
     const { url, post } = await serve('127.0.0.1', []);
     expect((await post('/executions/build-1/stop', { origin: url })).status).toBe(200);
+  });
+});
+
+describe('POST /executions/NAME/approve and /reject', () => {
+  it('decide a waiting approval step, with or without a comment', async () => {
+    const { post, executions } = await serve('127.0.0.1', []);
+    expect(await post('/executions/build-1/approve', {}, 'POST', '{"step": "production", "comment": "ship it"}')).toEqual({ status: 200, json: { name: 'build-1', status: 'RUNNING' } });
+    expect((await post('/executions/build-1/reject', {}, 'POST', '{"step": "production"}')).status).toBe(200);
+    expect(executions.asked).toEqual(['approve build-1 production (ship it)', 'reject build-1 production']);
+  });
+
+  it.each([
+    ['no body', undefined, 400, 'InvalidRequest'],
+    ['no step', '{"comment": "x"}', 400, 'InvalidRequest'],
+    ['a comment that is not text', '{"step": "production", "comment": 3}', 400, 'InvalidRequest'],
+    ['a step that is not waiting', '{"step": "test"}', 409, 'ApprovalNotWaiting'],
+  ])('refuse %s', async (_, body, status, error) => {
+    const { post } = await serve('127.0.0.1', []);
+    expect(await post('/executions/build-1/approve', {}, 'POST', body)).toMatchObject({ status, json: { error } });
+  });
+
+  it('are guarded as stop is: another site\'s page, or no secret beyond loopback, decides nothing', async () => {
+    const body = '{"step": "production"}';
+    const local = await serve('127.0.0.1', [SECRET]);
+    expect(await local.post('/executions/build-1/approve', { origin: 'https://evil.example' }, 'POST', body)).toMatchObject({ status: 403, json: { error: 'CrossOriginRefused' } });
+    await close?.();
+    const remote = await serve('0.0.0.0', [SECRET]);
+    expect(await remote.post('/executions/build-1/reject', {}, 'POST', body)).toMatchObject({ status: 401, json: { error: 'MissingSecret' } });
+    expect([...local.executions.asked, ...remote.executions.asked]).toEqual([]);
+    expect((await remote.post('/executions/build-1/reject', { authorization: `Bearer ${SECRET}` }, 'POST', body)).status).toBe(200);
   });
 });
 

@@ -1,0 +1,4 @@
+import { lambdaTaskRuntime } from '../lib/lambda/task-runtime.js';
+import { awaitApprovalHandler } from '../lib/workflow/handlers.js';
+
+export const handler = awaitApprovalHandler(lambdaTaskRuntime());

@@ -1,0 +1,105 @@
+/**
+ * A step's `approval:` in a pipeline file: its normal form with the defaults, and each refusal with
+ * its message and line.
+ */
+import { checkPipeline } from './parse.js';
+import type { Approval } from './types.js';
+
+function read(text: string) {
+  const result = checkPipeline(text, 'ci.yml');
+  if (!result.ok) throw new Error(result.problems.map((p) => p.message).join('\n'));
+  return result.pipeline;
+}
+
+function problems(text: string): { message: string; line?: number }[] {
+  const result = checkPipeline(text, 'ci.yml');
+  if (result.ok) throw new Error('the pipeline was accepted');
+  return result.problems.map((p) => ({ message: p.message, line: p.location.line }));
+}
+
+/** A test step, then an approval step whose body starts at line 7. */
+const file = (approval: string) =>
+  `version: 1\nsteps:\n  - name: test\n    image: node:22-alpine\n    commands: [npm test]\n  - name: production\n${approval}`;
+
+describe('approval in the normal form', () => {
+  it.each<[string, string, Approval]>([
+    ['an empty map: every default', '    approval: {}\n', { selfApproval: true, timeoutSeconds: 86_400 }],
+    ['a message and a timeout', '    approval: {message: Ship it?, timeout: 2h}\n', { message: 'Ship it?', selfApproval: true, timeoutSeconds: 7200 }],
+    [
+      'users, teams (with or without @) and a permission',
+      '    approval:\n      approvers: {users: [octocat, "@hubot"], teams: ["@acme/release", acme/ops], permission: maintain}\n      self-approval: false\n',
+      { approvers: { users: ['octocat', 'hubot'], teams: ['acme/release', 'acme/ops'], permission: 'maintain' }, selfApproval: false, timeoutSeconds: 86_400 },
+    ],
+    ['the longest wait', '    approval: {timeout: 168h}\n', { selfApproval: true, timeoutSeconds: 604_800 }],
+  ])('%s', (_, approval, expected) => {
+    const step = read(file(approval)).steps[1]!;
+    expect(step.approval).toEqual(expected);
+    expect([step.image, step.imageRef, step.commands, step.services, step.cache, step.identity]).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+  });
+
+  it("takes none of the pipeline's services, caches or identity, which are for pods", () => {
+    const text = `version: 1\nidentity: deployer\nservices: [{name: db, image: postgres:16}]\ncache: [{key: {prefix: v1}, paths: [node_modules]}]\nsteps:\n  - name: test\n    image: node:22-alpine\n    commands: [npm test]\n  - name: production\n    approval: {}\n`;
+    const [test, production] = read(text).steps;
+    expect([test!.identity, test!.services?.length, test!.cache?.length]).toEqual(['deployer', 1, 1]);
+    expect(production).toEqual({ name: 'production', env: {}, pull: 'if-not-present', timeoutSeconds: 86_400, secrets: [], approval: { selfApproval: true, timeoutSeconds: 86_400 }, line: 9 });
+  });
+});
+
+describe('approval refused, with its line', () => {
+  it.each<[string, string, { message: string; line?: number }[]]>([
+    ['longer than a week', '    approval: {timeout: 169h}\n', [{ line: 7, message: 'ci.yml line 7: step "production": approval.timeout: "169h" is longer than the 168h limit (an approval waits at most 7 days)' }]],
+    ['not a duration', '    approval: {timeout: soon}\n', [{ line: 7, message: expect.stringContaining('approval.timeout:') as string }]],
+    [
+      'an image beside it',
+      '    image: alpine\n    approval: {}\n',
+      [{ line: 7, message: 'ci.yml line 7: step "production": image: an approval step waits for a person and runs no pod, so it takes no image (only name, approval, needs, when)' }],
+    ],
+    [
+      'commands and env beside it',
+      '    approval: {}\n    commands: [deploy]\n    env: {A: b}\n',
+      [
+        { line: 8, message: 'ci.yml line 8: step "production": commands: an approval step waits for a person and runs no pod, so it takes no commands (only name, approval, needs, when)' },
+        { line: 9, message: 'ci.yml line 9: step "production": env: an approval step waits for a person and runs no pod, so it takes no env (only name, approval, needs, when)' },
+      ],
+    ],
+    [
+      'a timeout of the step',
+      '    approval: {}\n    timeout: 1h\n',
+      [{ line: 8, message: 'ci.yml line 8: step "production": timeout: an approval step has no timeout of its own: write it in the approval ("approval: {timeout: 48h}")' }],
+    ],
+    ['a misspelt key', '    approval: {mesage: hi}\n', [{ line: 7, message: 'ci.yml line 7: step "production": unknown field "mesage" (did you mean "message"?)' }]],
+    [
+      'a permission GitHub does not have',
+      '    approval: {approvers: {permission: read}}\n',
+      [{ line: 7, message: 'ci.yml line 7: step "production": approval.approvers.permission: must be one of write, maintain, admin (the least repository permission an approver needs), not the text "read"' }],
+    ],
+    [
+      'a team without its organization',
+      '    approval: {approvers: {teams: [release]}}\n',
+      [{ line: 7, message: 'ci.yml line 7: step "production": approval.approvers.teams[0]: the text "release" is not a team: write it as org/team-slug (e.g. acme/release)' }],
+    ],
+    [
+      'after a failure',
+      '    approval: {}\n    when: {status: failure}\n',
+      [{ line: 8, message: 'ci.yml line 8: step "production": when.status: an approval step waits before the steps after it; once the build has failed there is nothing left to approve' }],
+    ],
+    [
+      'needs anywhere beside an approval (steps side by side: not yet)',
+      '    needs: [test]\n    approval: {}\n',
+      [{ line: 7, message: 'ci.yml line 7: step "production": needs: a pipeline with an approval step runs its steps one after another, each after the one above it: leave needs out' }],
+    ],
+    ['neither image nor approval', '    commands: [deploy]\n', [{ line: 6, message: 'ci.yml line 6: step "production": image: missing (every step needs an image)' }]],
+  ])('%s', (_, approval, expected) => {
+    expect(problems(file(approval))).toEqual(expected);
+  });
+
+  it('approvals that together wait longer than a week', () => {
+    const text = `version: 1\nsteps:\n  - name: staging\n    approval: {timeout: 96h}\n  - name: production\n    approval: {timeout: 96h}\n`;
+    expect(problems(text)).toEqual([{ line: 2, message: expect.stringContaining("the approvals' timeouts add up to 192h") as string }]);
+  });
+
+  it("does not count an approval's wait in the steps' 24 h", () => {
+    const text = `version: 1\nsteps:\n  - name: build\n    image: alpine\n    commands: [make]\n    timeout: 23h\n  - name: production\n    approval: {timeout: 168h}\n`;
+    expect(read(text).steps.map((step) => step.timeoutSeconds)).toEqual([82_800, 604_800]);
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * Approval steps through the real definition on the local server (issue 40): a build stops at its
+ * approval step with no pod of its own and nothing polled (the history shows no state between the
+ * wait's start and its end), its task token kept where only the runner reads it; approved with the
+ * CLI it goes on to the next step; rejected with the route it ends ApprovalRejected with who and the
+ * comment in the Cause; with nobody deciding it ends ApprovalTimedOut after its (one second)
+ * timeout. Each step's result records the decision (steps[].approval).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
+import path from 'node:path';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
+import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
+import { logger } from '../lib/workflow/lambda-task.js';
+import { approvalTokenName, APPROVAL_TOKEN_KEY } from '../lib/kube/index.js';
+import { decide } from '../lib/cli/commands/decide.js';
+import { deliverGeneric } from './fixtures/webhooks/generic-delivery.js';
+
+const SECRET = 'approval-secret-7c2e';
+const pipeline = (timeout: string) =>
+  `version: 1\ncheckout: false\nsteps:\n  - name: build\n    image: alpine:3.20\n    commands: ["echo built"]\n  - name: production\n    approval: {message: Deploy to production?, timeout: ${timeout}}\n  - name: deploy\n    image: alpine:3.20\n    commands: ["echo deployed"]\n`;
+
+interface Listed {
+  status: string;
+  buildId: string;
+  error: string | null;
+  cause: string | null;
+  steps: { name: string; status: string; reason?: string; image: string | null; approval?: Record<string, unknown> }[];
+  events: { type: string; state: string | null }[];
+}
+
+let cluster: EmbeddedCluster;
+let server: LocalServer;
+let scratch: string;
+let api: CoreV1Api;
+const printed: string[] = [];
+
+beforeAll(async () => {
+  logger.setLogLevel('SILENT');
+  scratch = await mkdtemp(path.join(tmpdir(), 'approvals-'));
+  cluster = await startEmbeddedCluster({ workspace: scratch, timings: FAST_TIMINGS });
+  const kubeconfig = path.join(scratch, 'kubeconfig');
+  await writeFile(kubeconfig, cluster.kubeconfigYaml());
+  api = cluster.kubeConfig().makeApiClient(CoreV1Api);
+  server = await startLocalServer({ port: 0, secret: SECRET, kubeconfig, overrides: { waitMs: 20, retryMs: 20 }, print: (line) => printed.push(line) });
+}, 30_000);
+
+afterAll(async () => {
+  await server?.close();
+  await cluster?.stop();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+const deliver = (delivery: string, timeout: string) =>
+  deliverGeneric(server.url, SECRET, delivery, { repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline: pipeline(timeout) });
+
+async function get(name: string): Promise<{ text: string; json: Listed }> {
+  const text = await (await fetch(`${server.url}/executions/${name}`)).text();
+  return { text, json: JSON.parse(text) as Listed };
+}
+
+/** Each change of the execution is an event of the server's registry: waits for the one that satisfies `done`. */
+async function until(name: string, what: string, done: (execution: Listed) => boolean): Promise<Listed> {
+  const reached = new Promise<void>((resolve) => {
+    const stop = server.executions.subscribe((change) => {
+      if (change.name === name && done(server.executions.get(name) as unknown as Listed)) {
+        stop();
+        resolve();
+      }
+    });
+  });
+  if (!done((await get(name)).json)) await reached;
+  const execution = (await get(name)).json;
+  if (!done(execution)) throw new Error(`${what}: not so once reached`);
+  return execution;
+}
+
+const step = (execution: Listed, name: string) => execution.steps.find((s) => s.name === name)!;
+const waiting = (execution: Listed) => step(execution, 'production')?.status === 'waiting';
+const ended = (execution: Listed) => execution.status !== 'RUNNING';
+
+async function buildPods(buildId: string): Promise<string[]> {
+  const pods = await api.listNamespacedPod({ namespace: 'default', labelSelector: `step-runner.dev/build=${buildId}` });
+  return pods.items.filter((p) => !p.metadata?.deletionTimestamp).map((p) => p.metadata!.name!);
+}
+
+/** The events between the approval's wait starting (its task's entry) and ending. */
+function duringTheWait(execution: Listed): { type: string; state: string | null }[] {
+  const from = execution.events.findIndex((e) => e.type === 'StateEntered' && e.state === 'AwaitApproval');
+  const to = execution.events.findIndex((e, at) => at > from && e.state === 'AwaitApproval' && e.type !== 'StateEntered');
+  return execution.events.slice(from + 1, to);
+}
+
+test('a build waits at its approval with no pod and nothing polled, its token out of sight; approved with the CLI, it goes on', async () => {
+  const name = await deliver('approve-1', '1h');
+  const atTheWait = await until(name, 'the approval step to wait', waiting);
+  expect(step(atTheWait, 'build').status).toBe('succeeded');
+  expect(step(atTheWait, 'production')).toMatchObject({ status: 'waiting', reason: 'waiting for an approval: Deploy to production?', image: null });
+  expect(step(atTheWait, 'production').approval).toBeUndefined();
+  // The build's first step ended with its pod deleted; the approval has none.
+  expect(await buildPods(atTheWait.buildId)).toEqual([]);
+
+  // Kept in a Secret of the build, and in nothing a person reads.
+  const secret = await api.readNamespacedSecret({ namespace: 'default', name: approvalTokenName(atTheWait.buildId, 'production') });
+  const token = Buffer.from(secret.data![APPROVAL_TOKEN_KEY]!, 'base64').toString('utf8');
+  expect(token.length).toBeGreaterThan(20);
+  const page = await (await fetch(`${server.url}/executions/${name}`, { headers: { accept: 'text/html' } })).text();
+  expect([(await get(name)).text.includes(token), page.includes(token)]).toEqual([false, false]);
+  // The console page offers the decision, as the CLI makes it.
+  expect(page).toContain(`data-action="approve" data-step="production" data-href="/executions/${name}/approve"`);
+  expect(page).toContain(`data-action="reject" data-step="production"`);
+
+  const out: string[] = [];
+  const code = await decide('approve', [name, 'production', '--comment', 'ship it', '--server', server.url], { out: (l) => out.push(l), err: (l) => out.push(l), stopSignal: new Promise(() => {}) }, { GITHUB_WEBHOOK_SECRET: SECRET });
+  expect([code, out]).toEqual([0, [`Approved step "production" of ${name}: ship it`]]);
+
+  const done = await until(name, 'the build to end', ended);
+  expect(done).toMatchObject({ status: 'SUCCEEDED', error: null });
+  expect(done.steps.map((s) => [s.name, s.status])).toEqual([['build', 'succeeded'], ['production', 'succeeded'], ['deploy', 'succeeded']]);
+  expect(step(done, 'production').approval).toEqual({ decision: 'approved', by: userInfo().username, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string, comment: 'ship it' });
+  // Nothing ran while it waited: its task's own events, and the next state only once it was decided.
+  expect(duringTheWait(done)).toEqual([]);
+  // What `serve` prints: the wait, how to decide, and who did.
+  expect(printed.filter((line) => line.includes('AwaitApproval')).map((line) => line.trim())).toEqual([
+    '⏸ AwaitApproval: waiting for a person: step-runner approve (or reject) EXECUTION production [--comment TEXT]',
+    `✓ AwaitApproval: approved by ${userInfo().username}: ship it`,
+  ]);
+
+  // Decided once: the same again is refused, as Step Functions refuses a closed task's token.
+  const again = await fetch(`${server.url}/executions/${name}/approve`, { method: 'POST', body: '{"step": "production"}' });
+  expect(again.status).toBe(409);
+}, 60_000);
+
+test('rejected through the route: the build ends ApprovalRejected with who and the comment, and the next step never runs', async () => {
+  const name = await deliver('reject-1', '1h');
+  await until(name, 'the approval step to wait', waiting);
+  // Not an approval step, or not one of the build: refused, and the wait goes on.
+  const wrong = await fetch(`${server.url}/executions/${name}/reject`, { method: 'POST', body: '{"step": "build"}' });
+  expect([wrong.status, ((await wrong.json()) as { error: string }).error]).toEqual([409, 'ApprovalNotWaiting']);
+
+  const answer = await fetch(`${server.url}/executions/${name}/reject`, { method: 'POST', body: JSON.stringify({ step: 'production', comment: 'not on a Friday' }) });
+  expect(answer.status).toBe(200);
+  const done = await until(name, 'the build to end', ended);
+  const by = userInfo().username;
+  expect(done).toMatchObject({ status: 'FAILED', error: 'ApprovalRejected', cause: expect.stringMatching(new RegExp(`^Step "production" was rejected by ${by} at \\S+: not on a Friday$`)) as string });
+  expect(done.steps.map((s) => [s.name, s.status])).toEqual([['build', 'succeeded'], ['production', 'failed'], ['deploy', 'not-run']]);
+  expect(step(done, 'production').approval).toMatchObject({ decision: 'rejected', by, comment: 'not on a Friday' });
+}, 60_000);
+
+test('nobody decides: ApprovalTimedOut once its timeout has passed', async () => {
+  const name = await deliver('timeout-1', '1s');
+  const done = await until(name, 'the build to end', ended);
+  expect(done).toMatchObject({ status: 'FAILED', error: 'ApprovalTimedOut', cause: 'Nobody approved or rejected step "production" within its approval timeout (1 s).' });
+  expect(step(done, 'production')).toMatchObject({ status: 'failed', approval: { decision: 'timed-out', by: null, comment: null } });
+  expect(step(done, 'deploy').status).toBe('not-run');
+  expect(duringTheWait(done).filter((e) => e.state !== 'ApprovalTimedOut')).toEqual([]);
+}, 60_000);
