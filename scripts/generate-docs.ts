@@ -34,6 +34,7 @@ export function schemaKeyPaths(): string[] {
     ...knownKeys.when.map((key) => `steps[].when.${key}`),
     ...knownKeys.artifacts.map((key) => `steps[].artifacts.${key}`),
     ...knownKeys.retry.map((key) => `steps[].retry.${key}`),
+    ...knownKeys.build.map((key) => `steps[].build.${key}`),
     ...knownKeys.cache.map((key) => `cache[].${key}`),
     ...knownKeys.cacheKey.map((key) => `cache[].key.${key}`),
     ...knownKeys.service.map((key) => `services[].${key}`),

@@ -7,10 +7,14 @@ import { normalService, stepServices } from './services.js';
 import { normalArtifacts, normalCache, stepCache } from './cache.js';
 import { normalRetry } from './retry.js';
 import { normalConcurrency } from './concurrency.js';
+import { DEFAULT_BUILDER_IMAGE, normalBuild } from './build.js';
+import { parseImageReference } from './image-reference.js';
 import type { StepCondition } from './when.js';
 import type { PathFilter } from './paths.js';
 import type { PipelineInput, TolerationInput, WhenInput } from './schema.js';
 import { DEFAULT_CHECKOUT, DEFAULT_STEP_TIMEOUT_SECONDS, type Pipeline, type Toleration } from './types.js';
+
+const BUILDER_REFERENCE = parseImageReference(DEFAULT_BUILDER_IMAGE);
 
 /** A validated pipeline before it is tied to a file (the loader adds `file` and each step's `line`). */
 export type PipelineData = Omit<Pipeline, 'file'>;
@@ -26,9 +30,8 @@ export function normalisePipeline(given: PipelineInput): PipelineData {
     checkout: checkoutGiven === false ? false : { ...DEFAULT_CHECKOUT, ...withoutUndefined(checkoutGiven ?? {}) },
     steps: steps.map((step) => ({
       name: step.name,
-      image: step.image.original,
-      imageRef: step.image,
-      commands: step.commands,
+      // The rules (build.ts) let a step without image or commands through only with a build.
+      ...(step.build ? { image: DEFAULT_BUILDER_IMAGE, imageRef: BUILDER_REFERENCE, commands: [], build: normalBuild(step.build) } : { image: step.image!.original, imageRef: step.image!, commands: step.commands! }),
       env: step.env ?? {},
       pull: step.pull ?? 'if-not-present',
       timeoutSeconds: step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS,

@@ -19,6 +19,7 @@ import { serviceListSchema, serviceSchema } from './services.js';
 import { cacheSchemas } from './cache.js';
 import { retrySchema } from './retry.js';
 import { concurrencySchema } from './concurrency.js';
+import { buildSchema } from './build.js';
 import { PullPolicies, TaintEffects, TolerationOperators, type PullPolicy } from './types.js';
 
 export const MAX_STEPS = 50;
@@ -315,14 +316,18 @@ const retry = retrySchema(describeValue);
 // `concurrency:` (concurrency.ts).
 const concurrency = concurrencySchema(describeValue);
 
+// `build:` (build.ts).
+const build = buildSchema(describeValue);
+
 /** `identity`: one the deployment declares; whether it exists, and may be used, is PrepareBuild's to say (lib/workflow/identities.ts). */
 const identity = text('the name of an identity the deployment declares').superRefine(obeys(identityNameProblem));
 
 export const stepSchema = z.strictObject(
   {
     name: text('every step needs a name').superRefine(obeys(dnsLabelProblem)),
-    image: imageReference('every step needs an image'),
-    commands,
+    // Required unless the step has a build (build.ts's buildProblems says which is missing).
+    image: imageReference('every step needs an image').optional(),
+    commands: commands.optional(),
     env: env.optional(),
     pull: pullPolicy.optional(),
     timeout: durationSeconds.optional(),
@@ -339,6 +344,7 @@ export const stepSchema = z.strictObject(
     artifacts: caches.artifacts.optional(),
     retry: retry.retry.optional(),
     identity: identity.optional(),
+    build: build.optional(),
   },
   { error: (issue) => `each step must be a map (name, image, commands, ...), not ${describeValue(issue.input)}` },
 );
@@ -392,6 +398,7 @@ export const knownKeys = {
   artifacts: Object.keys(caches.artifacts.shape),
   retry: Object.keys(retry.map.shape),
   concurrency: Object.keys(concurrency.map.shape),
+  build: Object.keys(build.shape),
 };
 
 /** The data the schema lets through, before its normal form (normalise.ts). */
@@ -432,7 +439,7 @@ function toProblems(issue: z.core.$ZodIssue): SchemaProblem[] {
 }
 
 /** `imgae: x` makes "image is missing" too; the typo is the problem to report, once. */
-function withoutExplainedMissing(problems: SchemaProblem[]): SchemaProblem[] {
+export function withoutExplainedMissing(problems: SchemaProblem[]): SchemaProblem[] {
   const suggested = new Set(
     problems.filter((p) => p.suggestion !== undefined).map((p) => JSON.stringify([...p.path.slice(0, -1), p.suggestion])),
   );
@@ -447,6 +454,7 @@ function knownKeysAt(path: PathSegment[]): string[] {
   if (last === 'key' && path[path.length - 3] === 'cache') return knownKeys.cacheKey;
   if (last === 'artifacts') return knownKeys.artifacts;
   if (last === 'retry') return knownKeys.retry;
+  if (last === 'build' && path[0] === 'steps') return knownKeys.build;
   if (last === 'concurrency' && path.length === 1) return knownKeys.concurrency;
   if (last === 'resources') return knownKeys.resources;
   if (last === 'checkout' && path.length === 1) return knownKeys.checkout;

@@ -136,7 +136,33 @@ export interface Step {
   identity?: string;
   /** 1-based line of the `identity` that named it (the step's or the pipeline's). */
   identityLine?: number;
+  /**
+   * `build:`: the step builds (and pushes) an image instead of running commands; its `image` is
+   * then the builder's (DEFAULT_BUILDER_IMAGE until PrepareBuild puts the deployment's) and its
+   * `commands` are empty.
+   */
+  build?: StepBuild;
   /** 1-based line of the step in its file, for messages raised after parsing. */
+  line?: number;
+}
+
+/** A step's `build:` in its normal form (build.ts). */
+export interface StepBuild {
+  /** The build context, relative to the workspace; `.` for the whole of it. */
+  context: string;
+  /** The Dockerfile, relative to the workspace (`build.dockerfile` is relative to the context). */
+  dockerfile: string;
+  /** The stage to build; absent: the last. */
+  target?: string;
+  /** `--build-arg NAME=value`, as written; they are no place for secrets (the step's `secrets` are build secrets). */
+  buildArgs: Record<string, string>;
+  /** The references pushed, as written; may be empty only when `push` is false. */
+  tags: string[];
+  /** false: build only (a pull request's check). */
+  push: boolean;
+  /** Labels over the OCI ones the runner sets (revision, source). */
+  labels: Record<string, string>;
+  /** 1-based line of `build.dockerfile` (or of `build` when it is the default), for PrepareBuild's refusals. */
   line?: number;
 }
 

@@ -4,7 +4,8 @@
  */
 import { crossStepRuleProblems, timeBudgetProblem } from './cross-step-rules.js';
 import { normalisePipeline, type PipelineData } from './normalise.js';
-import { checkSchema, type SchemaProblem } from './schema.js';
+import { checkSchema, ProblemKinds, withoutExplainedMissing, type SchemaProblem } from './schema.js';
+import { buildProblems } from './build.js';
 
 export type ValidationResult = { ok: true; pipeline: PipelineData } | { ok: false; problems: SchemaProblem[] };
 
@@ -14,7 +15,8 @@ export function validatePipelineData(data: unknown): ValidationResult {
     return { ok: false, problems: [{ path: [], message: 'the file is empty: a pipeline starts with "version: 1" and a list of "steps"', kind: 'other' }] };
   }
   const checked = checkSchema(data);
-  const problems = [...(checked.ok ? [] : checked.problems), ...crossStepRuleProblems(data)];
+  const built = buildProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other }));
+  const problems = withoutExplainedMissing([...(checked.ok ? [] : checked.problems), ...built, ...crossStepRuleProblems(data)]);
   if (problems.length > 0 || !checked.ok) return { ok: false, problems };
   const overBudget = timeBudgetProblem(checked.data.steps);
   if (overBudget) return { ok: false, problems: [overBudget] };
