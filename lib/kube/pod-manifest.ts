@@ -8,6 +8,7 @@ import { CACHE_SCRATCH, cacheRestoreContainer, cacheSaveContainer, cacheUrlsVolu
 import { stepScript } from './step-script.js';
 import { WORKSPACE_PATH, WORKSPACE_VOLUME } from './workspace.js';
 import { identityServiceAccount } from './service-accounts.js';
+import { builderContainerParts } from './build-container.js';
 
 export interface StepPodManifestInput {
   buildId: string;
@@ -262,16 +263,22 @@ function stepContainer(
   const resources = stepResources(step.resources);
   const scratch = cache.scratch ? stepScratchMount() : undefined;
   const mounts = [...(mounted ? [{ name: WORKSPACE_VOLUME, mountPath: WORKSPACE_PATH }] : []), ...(scratch ? [scratch.mount] : [])];
+  // A build step runs the builder's script with the builder's permissions (build-container.ts).
+  const builder = step.build ? builderContainerParts({ ...step, build: step.build }, buildEnv, WORKSPACE_PATH) : undefined;
+  const script = builder
+    ? builder.script
+    : stepScript(step.commands, { ...(step.shownAs ? { shownAs: step.shownAs } : {}), ...(notes.length > 0 ? { notes } : {}), ...(cache.scratch ? { cacheLog: true } : {}), ...(cache.awaitSave ? { awaitSave: true } : {}), ...(cache.keepArtifacts ? { keepArtifacts: true } : {}) });
   return {
     name,
     image: step.image,
     imagePullPolicy: PullPolicies[step.pull],
-    command: ['/bin/sh', '-c', literal(stepScript(step.commands, { ...(step.shownAs ? { shownAs: step.shownAs } : {}), ...(notes.length > 0 ? { notes } : {}), ...(cache.scratch ? { cacheLog: true } : {}), ...(cache.awaitSave ? { awaitSave: true } : {}), ...(cache.keepArtifacts ? { keepArtifacts: true } : {}) }))],
-    env: [...stepEnv(step, buildEnv), ...(scratch ? [scratch.env] : [])],
+    command: ['/bin/sh', '-c', literal(script)],
+    env: [...stepEnv(step, { ...buildEnv, ...builder?.env }), ...(scratch ? [scratch.env] : [])],
     ...(mounted ? { workingDir: WORKSPACE_PATH } : {}),
     ...(mounts.length > 0 ? { volumeMounts: mounts } : {}),
     ...(resources ? { resources } : {}),
-    securityContext: hardened(),
+    securityContext: builder ? builder.securityContext! : hardened(),
+    ...(builder ? { terminationMessagePath: builder.terminationMessagePath!, terminationMessagePolicy: builder.terminationMessagePolicy! } : {}),
   };
 }
 

@@ -84,6 +84,15 @@ describe('build refused', () => {
     ['a misspelt key, said once', '    build: {tag: [a.io/b:1]}\n', [{ line: 4, message: 'ci.yml line 4: step "image": unknown field "tag" (did you mean "tags"?)' }]],
     ['build as a list', '    build: [a.io/b:1]\n', [{ line: 4, message: 'ci.yml line 4: step "image": build: must be a map with context, dockerfile, target, build-args, tags, push and/or labels, not a list' }]],
     [
+      'services, cache and artifacts',
+      '    build: {tags: [a.io/b:1]}\n    services: [{name: db, image: postgres:16}]\n    cache: [{key: {prefix: x}, paths: [node_modules]}]\n    artifacts: {paths: [dist/]}\n',
+      [
+        { line: 5, message: 'ci.yml line 5: step "image": services: is not for a build step: its builder reaches no service (a RUN instruction runs in the builder\'s own network namespace)' },
+        { line: 6, message: 'ci.yml line 6: step "image": cache: is not for a build step: the builder reuses layers itself (--layers); a step\'s cache restores and saves folders around commands' },
+        { line: 7, message: 'ci.yml line 7: step "image": artifacts: is not for a build step: what it keeps is the image it pushes' },
+      ],
+    ],
+    [
       'neither image nor build',
       '    env: {A: b}\n',
       [
@@ -93,6 +102,13 @@ describe('build refused', () => {
     ],
   ])('%s', (_, build, expected) => {
     expect(problems(file(build))).toEqual(expected);
+  });
+
+  it("leaves the pipeline's services and caches to the steps that run commands", () => {
+    const text = 'version: 1\nservices: [{name: db, image: postgres:16}]\ncache: [{key: {prefix: x}, paths: [node_modules]}]\nsteps:\n  - name: test\n    image: node:22\n    commands: [npm test]\n  - name: image\n    build: {tags: [a.io/b:1]}\n';
+    const [test, image] = read(text).steps;
+    expect([test?.services?.length, test?.cache?.length]).toEqual([1, 1]);
+    expect([image?.services, image?.cache]).toEqual([undefined, undefined]);
   });
 
   it('says a misspelt image once, as before builds existed', () => {

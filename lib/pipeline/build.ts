@@ -121,6 +121,13 @@ export function normalBuild(given: BuildData): StepBuild {
   };
 }
 
+/** Why a build step cannot have each of these, and what it has instead. */
+const NOT_FOR_BUILDS = {
+  services: 'its builder reaches no service (a RUN instruction runs in the builder\'s own network namespace)',
+  cache: 'the builder reuses layers itself (--layers); a step\'s cache restores and saves folders around commands',
+  artifacts: 'what it keeps is the image it pushes',
+} as const;
+
 export interface BuildProblem {
   path: PathSegment[];
   message: string;
@@ -153,6 +160,10 @@ export function buildProblems(data: unknown): BuildProblem[] {
         path: [...at, key],
         message: `goes with build on the same step: a build step runs the deployment's builder image, not ${key === 'image' ? 'an image' : 'commands'} of its own; move the ${key} to a step of its own`,
       }));
+    // What wraps a step's commands has no commands to wrap here; the pipeline's own lists skip build steps.
+    for (const key of ['services', 'cache', 'artifacts'] as const) {
+      if (fields[key] !== undefined) problems.push({ path: [...at, key], message: `is not for a build step: ${NOT_FOR_BUILDS[key]}` });
+    }
     const build = fields['build'];
     if (typeof build === 'object' && build !== null && !Array.isArray(build)) {
       const given = build as Record<string, unknown>;

@@ -43,8 +43,9 @@ export function normalisePipeline(given: PipelineInput): PipelineData {
       ...(step.tolerations && step.tolerations.length > 0 ? { tolerations: step.tolerations.map(asToleration) } : {}),
       ...(step.when && (step.when.branch || step.when.event || step.when.status?.includes('failure') || step.when.paths || step.when['paths-ignore']) ? { when: conditionOf(step.when) } : {}),
       ...(step.needs !== undefined ? { needs: [...step.needs] } : {}),
-      ...withServices(stepServices(shared, step.services?.map(normalService))),
-      ...withCache(stepCache(sharedCache, step.cache?.map(normalCache))),
+      // The pipeline's services and caches are for steps that run commands (build.ts says why).
+      ...(step.build ? {} : withServices(stepServices(shared, step.services?.map(normalService)))),
+      ...(step.build ? {} : withCache(stepCache(sharedCache, step.cache?.map(normalCache)))),
       ...(step.artifacts ? { artifacts: normalArtifacts(step.artifacts) } : {}),
       retry: normalRetry(step.retry),
       ...withIdentity(step.identity ?? given.identity),
