@@ -190,6 +190,7 @@ export function stepPodManifest({
         [Annotations.step]: step.name,
         ...(keepForSeconds !== undefined ? { [BUILD_DEADLINE_ANNOTATION]: String(keepForSeconds) } : {}),
         ...(attempt > 0 ? { [Annotations.attempt]: String(attempt + 1) } : {}),
+        ...(step.build ? { [Annotations.dockerfile]: JSON.stringify({ file: step.build.dockerfile, stages: step.build.instructionLines ?? [] }) } : {}),
         ...(retry && retry.left > 0 && retry.on.length > 0 ? { [Annotations.attemptsLeft]: String(retry.left), [Annotations.retryOn]: retry.on.join(',') } : {}),
       },
     },

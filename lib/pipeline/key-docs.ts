@@ -54,7 +54,7 @@ export const pipelineKeyDocs: Record<string, KeyDoc> = {
   'steps[].name': { type: 'text', default: 'required', does: 'DNS-1123 label, unique in the file; not `clone` while the pipeline checks out' },
   'steps[].image': { type: 'text', default: 'required (unless `build`)', does: 'the image reference, checked before any pod exists' },
   'steps[].commands': { type: 'list of text (or one text)', default: 'required (unless `build`)', does: 'run by `/bin/sh` in one shell, each echoed; the first failing one ends the step' },
-  'steps[].build': { type: 'map', default: 'none', does: 'build an image from a Dockerfile of the workspace and push it, instead of `image` and `commands` (not beside them); the step\'s `secrets` reach the build as build secrets ([below](#build-an-image))' },
+  'steps[].build': { type: 'map', default: 'none', does: 'build an image from a Dockerfile of the workspace and push it, instead of `image` and `commands` (not beside them); the step\'s `secrets` reach the build as build secrets ([Build an image](../README.md#build-an-image))' },
   'steps[].build.context': { type: 'path', default: '`.`', does: 'the build context, a folder of the workspace (no leading `/`, no `..`)' },
   'steps[].build.dockerfile': { type: 'path', default: '`Dockerfile`', does: 'relative to the context; PrepareBuild checks each `FROM` image in its registry before any pod' },
   'steps[].build.target': { type: 'stage name', default: 'the last stage', does: 'the stage to build' },

@@ -164,6 +164,11 @@ export interface StepBuild {
   labels: Record<string, string>;
   /** 1-based line of `build.dockerfile` (or of `build` when it is the default), for PrepareBuild's refusals. */
   line?: number;
+  /**
+   * Per stage of the Dockerfile, the line of each instruction (its FROM first): PrepareBuild's
+   * read of the file, so that a failed instruction is named with its line. Absent: not read.
+   */
+  instructionLines?: number[][];
 }
 
 /** A step's `retry:`. */
