@@ -21,3 +21,5 @@ export { DEFAULT_STEP_RETRY, MAX_STEP_RETRIES, retryErrorProblem, stepRetry } fr
 export { ConcurrencyVariables, DEFAULT_PULL_REQUEST_GROUP, concurrencyGroupOf, concurrencyValues, expandGroup, groupProblem, type ConcurrencyGroup, type ConcurrencySetting, type ConcurrencyVariable } from './concurrency.js';
 export { IDENTITY_NAME_MAX, IDENTITY_SERVICE_ACCOUNT_PREFIX, identityNameProblem } from './names.js';
 export { globMatches } from './glob.js';
+export { DEFAULT_BUILDER_IMAGE, buildPathProblem, pushTagProblem } from './build.js';
+export { readDockerfile, expandArgs, type DockerfileRead, type DockerfileStage, type DockerfileFrom } from './dockerfile.js';

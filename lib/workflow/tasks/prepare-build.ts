@@ -1,6 +1,6 @@
 import type { BuildInput } from '../../contract/index.js';
 import { gitCredentialsManifest, workspaceClaimManifest, type PodPlacement } from '../../kube/index.js';
-import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_SERVICE_START_GRACE_SECONDS, filtersPaths, InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
+import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_BUILDER_IMAGE, DEFAULT_SERVICE_START_GRACE_SECONDS, filtersPaths, InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
 import { CHECKOUT_TIMEOUT_SECONDS, checkoutStep } from '../checkout-step.js';
 import { historyBudgetProblem, withWorstWaits } from '../history-budget.js';
 import { checkBuildImages, imageCheckNote, imageCheckSummaries, imageUses, missingImages, servicesNote } from '../image-check.js';
@@ -14,6 +14,7 @@ import { buildToken, type BuildCredentials } from '../build-credentials.js';
 import { keyFileSets, keyFilesId } from '../cache-keys.js';
 import type { Pipeline, Step } from '../../pipeline/index.js';
 import { checkStepIdentities } from '../identities.js';
+import { buildBases } from '../build-bases.js';
 
 /**
  * Past this a step's time before its timeout starts counting is over for sure: a pod pending for
@@ -44,7 +45,7 @@ function claimDeadlineSeconds(steps: readonly { timeoutSeconds: number }[]): num
 export async function prepareBuild(
   input: BuildInput,
   settings: WorkflowSettings,
-  deps: Pick<TaskDeps, 'cluster' | 'log' | 'checkImages'>,
+  deps: Pick<TaskDeps, 'cluster' | 'log' | 'checkImages' | 'sourceFiles'>,
   credentials: BuildCredentials = {},
   parsed: Pipeline = parsePipeline(input.pipeline.text, input.pipeline.file),
 ): Promise<PreparedBuild> {
@@ -66,7 +67,10 @@ export async function prepareBuild(
   // No step runs (every one skipped by its `when`): nothing is checked out, made or started.
   const nothingRuns = plan.running.length === 0 && plan.afterFailure.length === 0;
   const checksOut = parsed.checkout !== false && input.source !== undefined && !nothingRuns;
-  const pipeline = { ...parsed, steps: plan.running };
+  // A build step runs the deployment's builder (`builder-image`), whatever the file was parsed with.
+  const builder = parseImageReference(settings.builderImage ?? DEFAULT_BUILDER_IMAGE);
+  const withBuilder = (step: Step): Step => (step.build ? { ...step, image: builder.original, imageRef: builder } : step);
+  const pipeline = { ...parsed, steps: plan.running.map(withBuilder) };
   if (pipeline.checkout !== false && !input.source && input.withoutSource) {
     deps.log.warn(`No checkout: ${input.withoutSource}`);
   } else if (pipeline.checkout !== false && !input.source) {
@@ -78,8 +82,8 @@ export async function prepareBuild(
   }
   // Refused before anything is asked or made: the clone, a step of its own unless each pod clones, counts too.
   // The steps that run after a failure count as if the failure came last.
-  const afterFailure = plan.afterFailure;
-  const everyStep = [...pipeline.steps, ...afterFailure];
+  let afterFailure = plan.afterFailure.map(withBuilder);
+  let everyStep = [...pipeline.steps, ...afterFailure];
   const runs = checksOut && cloneStep ? [{ name: CHECKOUT_STEP, timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...everyStep] : everyStep;
   // A step with needs may wait as long as the steps it needs take, a look per watch while it does.
   const tooLong = historyBudgetProblem(input.pipeline.file, withWorstWaits(runs), {
@@ -90,12 +94,19 @@ export async function prepareBuild(
   if (tooLong) throw tooLong;
   // Before any registry is asked or object made: the deployment's rules, not the file, decide who gets an identity.
   checkStepIdentities(everyStep, settings.identities ?? [], input.build, input.pipeline.file);
+  // Each build step's Dockerfile, from the build's commit: its base images are asked about with the steps' images.
+  const bases = await buildBases(everyStep, deps.sourceFiles?.(input));
+  for (const note of bases.notes) deps.log.warn(`Build: ${note}`);
+  const read = new Map(bases.steps.map((step) => [step.name, step]));
+  pipeline.steps = pipeline.steps.map((step) => read.get(step.name) ?? step);
+  afterFailure = afterFailure.map((step) => read.get(step.name) ?? step);
+  everyStep = [...pipeline.steps, ...afterFailure];
   // The kubelet pulls with the pod's own imagePullSecrets; the service account's count only when it has none.
   const pullSecrets = [...new Set([...(pipeline.pullSecrets ?? []), ...(settings.pullSecrets ?? [])])];
   const placement = deploymentPlacement(settings);
   // The deployment's clone image, parsed once for the image check and the checkout step.
   const cloneImage = checksOut ? parseImageReference(settings.cloneImage) : undefined;
-  const uses = imageUses([...(cloneImage ? [{ name: CHECKOUT_STEP, imageRef: cloneImage }] : []), ...everyStep]);
+  const uses = imageUses([...(cloneImage ? [{ name: CHECKOUT_STEP, imageRef: cloneImage }] : []), ...everyStep], bases.bases);
   const verdicts = await checkBuildImages(uses, namespace, settings.imageCheck, deps, pullSecrets);
   const missing = missingImages(uses, verdicts);
   if (missing) throw missing;
