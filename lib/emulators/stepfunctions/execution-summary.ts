@@ -35,6 +35,8 @@ export type StepSummary = {
   attempts?: number;
   /** The identity whose service account its pod ran as (`identity:`); absent: none. */
   identity?: string;
+  /** A build step's push: the digest the registry gave and the tags pushed; absent: not a build step, or nothing pushed. */
+  pushed?: { digest: string; tags: string[] };
 } & StepRun;
 
 /** The `run --json` object (docs/contracts.md). */
@@ -146,6 +148,7 @@ function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, buil
         ...run,
         ...(services ? { services } : {}),
         ...(outcome.artifacts ? { artifacts: outcome.artifacts } : {}),
+        ...(outcome.pushed ? { pushed: outcome.pushed } : {}),
       };
     }
     // A task of the iteration failed outright (e.g. the cluster stayed unreachable).
