@@ -84,6 +84,18 @@ steps:
       expect(await logOf('ran', 'run')).toContain('made in stage one of 33 bytes');
     });
 
+    test('a RUN that exits 1 fails ImageBuildFailed naming the instruction, its Dockerfile line and the output', async () => {
+      const registry = gateway!.host;
+      await builds.commit({ 'failing/Dockerfile': `FROM ${registry}/test/busybox:1\n\n# a comment\nRUN echo about to fail && \\\n    exit 1\nRUN echo never\n` });
+      const { summary } = await builds.build(
+        'failing',
+        `version: 1\nsteps:\n  - name: image\n    env: {STEP_RUNNER_INSECURE_REGISTRIES: "${registry}"}\n    build: {context: failing, push: false}\n`,
+      );
+      expect({ status: summary.status, error: summary.error }).toEqual({ status: 'FAILED', error: 'ImageBuildFailed' });
+      expect(summary.cause).toContain('Step "image": failing/Dockerfile line 4: RUN echo about to fail &&     exit 1 failed (exit code 1).');
+      expect(summary.cause).toContain('about to fail');
+    });
+
     test('a FROM tag the registry lacks fails ImagePullFailed naming the Dockerfile line, before any pod', async () => {
       await builds.commit({ 'Dockerfile': `# the base\nFROM ${images.missingTag}\nRUN true\n` });
       const { summary, events } = await builds.build('missing-base', `version: 1\nsteps:\n  - name: image\n    build: {push: false}\n`);
