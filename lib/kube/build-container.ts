@@ -148,7 +148,11 @@ export function buildScript(build: StepBuild, options: { workspace: string; labe
 }
 
 /** The parts of a build step's container that differ from a run step's. */
-export function builderContainerParts(step: Step & { build: StepBuild }, buildEnv: Record<string, string>, workspace: string): Pick<V1Container, 'securityContext' | 'terminationMessagePath' | 'terminationMessagePolicy'> & { script: string; env: Record<string, string> } {
+export function builderContainerParts(
+  step: Step & { build: StepBuild },
+  buildEnv: Record<string, string>,
+  workspace: string,
+): Required<Pick<V1Container, 'securityContext' | 'terminationMessagePath' | 'terminationMessagePolicy'>> & { script: string; env: Record<string, string> } {
   const labels = { ...ociLabels(buildEnv), ...step.build.labels };
   return {
     script: buildScript(step.build, { workspace, labels, secrets: step.secrets.map((secret) => secret.env) }),

@@ -278,8 +278,8 @@ function stepContainer(
     ...(mounted ? { workingDir: WORKSPACE_PATH } : {}),
     ...(mounts.length > 0 ? { volumeMounts: mounts } : {}),
     ...(resources ? { resources } : {}),
-    securityContext: builder ? builder.securityContext! : hardened(),
-    ...(builder ? { terminationMessagePath: builder.terminationMessagePath!, terminationMessagePolicy: builder.terminationMessagePolicy! } : {}),
+    securityContext: builder ? builder.securityContext : hardened(),
+    ...(builder ? { terminationMessagePath: builder.terminationMessagePath, terminationMessagePolicy: builder.terminationMessagePolicy } : {}),
   };
 }
 

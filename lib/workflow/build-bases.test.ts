@@ -61,6 +61,9 @@ describe('PrepareBuild with a build step', () => {
     const image = prepared.steps.find((step) => step.name === 'image');
     expect(image?.build?.instructionLines).toEqual([[2, 3], [4], [5, 6]]);
     expect(image?.image).toBe(DEFAULT_BUILDER_IMAGE);
+    expect(h.lines).toContain(
+      `Preparing step "image": image ${DEFAULT_BUILDER_IMAGE} (sha256:0); builds app/Dockerfile, FROM docker.io/library/node:20-alpine (sha256:0), FROM registry.example.com/base/runtime:3 (sha256:0), pushes registry.example.com/app:1`,
+    );
   });
 
   it('fails ImagePullFailed naming the Dockerfile line and the registry before the claim or any pod', async () => {

@@ -139,7 +139,9 @@ export async function prepareBuild(
     const services = servicesNote(step, images);
     const when = afterFailure.includes(step) ? ', only if the build fails' : '';
     const identity = step.identity !== undefined ? `, as the identity "${step.identity}"` : '';
-    deps.log.info(`Preparing step "${step.name}"${when}: image ${step.imageRef.familiar}${imageCheckNote(images, step.image)}${services}${identity}`, { step: step.name });
+    // A build step says what it builds, and each base image with what its registry said.
+    const builds = step.build ? `; builds ${step.build.dockerfile}${bases.bases.filter((base) => base.step === step.name).map((base) => `, FROM ${base.reference.familiar}${imageCheckNote(images, base.reference.original)}`).join('')}${step.build.push ? `, pushes ${step.build.tags.join(', ')}` : ', pushes nothing'}` : '';
+    deps.log.info(`Preparing step "${step.name}"${when}: image ${step.imageRef.familiar}${imageCheckNote(images, step.image)}${builds}${services}${identity}`, { step: step.name });
   }
   if (pullSecrets.length > 0) deps.log.info(`Every pod pulls with the secrets ${pullSecrets.map((name) => `"${name}"`).join(', ')}`);
   if (nothingRuns) deps.log.info(`No step runs${parsed.checkout !== false && input.source ? ', so nothing is checked out' : ''}: the build ends here, reported as succeeded`);
