@@ -48,7 +48,7 @@ describeRequiring('image builds on the Docker runtime', dockerDaemon, () => {
     });
     const logOf = (build: string, step: string) => readFile(path.join(builds.root, 'logs', build, `${step}.log`), 'utf8');
 
-    test('a two-stage Dockerfile is built and pushed without privilege, and the pushed digest runs the file it wrote', async () => {
+    test('a two-stage Dockerfile is built and pushed without privilege, the pushed digest runs the file it wrote, and a second build reuses every layer', async () => {
       const registry = gateway!.host;
       await builds.commit({
         'app/Dockerfile': `ARG BASE=${registry}/test/busybox:1
@@ -59,17 +59,16 @@ COPY --from=first /made.txt /srv/made.txt
 CMD ["cat", "/srv/made.txt"]
 `,
       });
-      const built = await builds.build(
-        'built',
-        `version: 1
+      const pipeline = `version: 1
 steps:
   - name: image
     env: {STEP_RUNNER_INSECURE_REGISTRIES: "${registry}"}
     build:
       context: app
       tags: [${registry}/built/app:1]
-`,
-      );
+      cache: ${registry}/built/cache
+`;
+      const built = await builds.build('built', pipeline);
       const image = built.summary.steps.find((step) => step.name === 'image');
       expect({ status: built.summary.status, cause: built.summary.cause, image: image?.status }).toEqual({ status: 'SUCCEEDED', cause: null, image: 'succeeded' });
       expect(image?.pushed).toEqual({ digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), tags: [`${registry}/built/app:1`] });
@@ -82,6 +81,16 @@ steps:
       const ran = await builds.build('ran', `version: 1\ncheckout: false\nsteps:\n  - name: run\n    image: ${byDigest}\n    commands: [cat /srv/made.txt]\n`);
       expect({ status: ran.summary.status, cause: ran.summary.cause }).toEqual({ status: 'SUCCEEDED', cause: null });
       expect(await logOf('ran', 'run')).toContain('made in stage one of 33 bytes');
+
+      // The same commit again: every instruction after a FROM comes from the layer cache, as buildah says.
+      const again = await builds.build('rebuilt', pipeline);
+      expect(again.summary.status).toBe('SUCCEEDED');
+      const rebuilt = await logOf('rebuilt', 'image');
+      const instructions = rebuilt.split('\n').filter((line) => /STEP \d+\/\d+: (?!FROM )/.test(line));
+      expect(instructions.length).toBeGreaterThanOrEqual(3);
+      expect(rebuilt.split('\n').filter((line) => line.startsWith('--> Using cache ')).length).toBe(instructions.length);
+      expect(rebuilt).not.toContain('Pushing cache');
+      expect(again.summary.steps.find((step) => step.name === 'image')?.pushed?.digest).toBe(image!.pushed!.digest);
     });
 
     test('a RUN that exits 1 fails ImageBuildFailed naming the instruction, its Dockerfile line and the output', async () => {

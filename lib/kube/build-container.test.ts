@@ -22,6 +22,7 @@ steps:
       target: runtime
       build-args: {NODE_VERSION: "22"}
       tags: [registry.example.com/app:1, registry.example.com/app:latest]
+      cache: registry.example.com/app/cache
       labels: {org.opencontainers.image.title: app}
 `,
   'ci.yml',
@@ -81,19 +82,43 @@ describe('the build step pod', () => {
   });
 });
 
+describe("the build pod's registry login", () => {
+  it("mounts the first pull secret's .dockerconfigjson where REGISTRY_AUTH_FILE names it", () => {
+    const pod = stepPodManifest({ buildId: 'build-7', step, namespace: 'ci', buildEnv, workspace: { claimName: 'ws-build-7' }, pullSecrets: ['ghcr-push', 'hub-pull'] });
+    expect(() => new Pod(pod as ConstructorParameters<typeof Pod>[0]).validate()).not.toThrow();
+    expect(pod.spec?.volumes).toContainEqual({ name: 'step-runner-registry-auth', secret: { secretName: 'ghcr-push', items: [{ key: '.dockerconfigjson', path: 'auth.json' }] } });
+    const container = pod.spec!.containers[0]!;
+    expect(container.volumeMounts).toContainEqual({ name: 'step-runner-registry-auth', mountPath: '/run/step-runner/registry-auth', readOnly: true });
+    expect(container.env).toContainEqual({ name: 'REGISTRY_AUTH_FILE', value: '/run/step-runner/registry-auth/auth.json' });
+    expect(pod.spec?.imagePullSecrets).toEqual([{ name: 'ghcr-push' }, { name: 'hub-pull' }]);
+  });
+
+  it('is not given without pull secrets, nor to a step that runs commands', () => {
+    expect(JSON.stringify(manifest)).not.toContain('REGISTRY_AUTH_FILE');
+    const run = parsePipeline('version: 1\nsteps:\n  - name: t\n    image: alpine\n    commands: ["true"]\n', 'ci.yml').steps[0]!;
+    expect(JSON.stringify(stepPodManifest({ buildId: 'b', step: run, namespace: 'ci', pullSecrets: ['ghcr-push'] }))).not.toContain('REGISTRY_AUTH_FILE');
+  });
+});
+
 describe('the builder script', () => {
   const script = (manifestOf: V1Pod) => manifestOf.spec!.containers[0]!.command![2]!;
 
   it('builds with layers, the Dockerfile in the context, the target, arguments, secrets, labels and tags, then pushes each tag', () => {
     const text = script(manifest);
     expect(text).toContain(
-      'step buildah --storage-driver vfs build "$$pulls" --layers --file /workspace/app/Dockerfile --target runtime --build-arg NODE_VERSION=22 --secret id=NPM_TOKEN,env=NPM_TOKEN ' +
+      'step buildah --storage-driver vfs build "$$pulls" --layers --file /workspace/app/Dockerfile --target runtime --build-arg NODE_VERSION=22 --secret id=NPM_TOKEN,env=NPM_TOKEN --cache-from registry.example.com/app/cache --cache-to registry.example.com/app/cache ' +
         '--label org.opencontainers.image.revision=abc123 --label org.opencontainers.image.source=https://github.com/org/app --label org.opencontainers.image.title=app ' +
         '--tag registry.example.com/app:1 --tag registry.example.com/app:latest /workspace/app',
     );
     expect(text).toContain('step buildah --storage-driver vfs push "$$(tls registry.example.com/app:1)" --digestfile "$$digest" registry.example.com/app:1');
     expect(text).toContain('step buildah --storage-driver vfs push "$$(tls registry.example.com/app:latest)" --digestfile "$$digest" registry.example.com/app:latest');
     expect(text).toMatch(/outcome pushed 0 registry.example.com\/app:1 registry.example.com\/app:latest$/);
+  });
+
+  it("reads the layer cache and does not write it when the build may not (a fork's pull request)", () => {
+    const text = buildScript({ ...step.build!, cache: { repository: 'registry.example.com/app/cache', write: false } }, { workspace: '/workspace', labels: {}, secrets: [] });
+    expect(text).toContain('--cache-from registry.example.com/app/cache --tag');
+    expect(text).not.toContain('--cache-to');
   });
 
   it('pushes nothing with push: false', () => {

@@ -30,7 +30,7 @@
  * Unconfined without `--seccomp-default`, RuntimeDefault with it, where the build fails; the
  * runner says the profile it needs instead of depending on the node.
  */
-import type { V1Container, V1SecurityContext } from '@kubernetes/client-node';
+import type { V1Container, V1SecurityContext, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { Step, StepBuild } from '../pipeline/types.js';
 
 /** Added after dropping every capability: the ones writing a user namespace's id maps needs. */
@@ -57,6 +57,27 @@ export const BUILD_RESULT_OUTPUT_BYTES = 3000;
  * on loopback. Absent: TLS everywhere.
  */
 export const INSECURE_REGISTRIES_ENV = 'STEP_RUNNER_INSECURE_REGISTRIES';
+
+/** Where a build pod's registry login is mounted: the first pull secret's `.dockerconfigjson`. */
+export const REGISTRY_AUTH = { volume: 'step-runner-registry-auth', dir: '/run/step-runner/registry-auth', file: 'auth.json' } as const;
+
+/**
+ * The registry login a build step pushes (and pulls its bases) with: the first of the pod's pull
+ * secrets (the pipeline's `pull-secrets`, then the deployment's), its `.dockerconfigjson` mounted
+ * as a file that buildah reads through REGISTRY_AUTH_FILE (buildah-push(1) and buildah-build(1),
+ * `--authfile`: "can be overridden by setting the REGISTRY_AUTH_FILE environment variable"; containers-auth.json(5): the file is
+ * compatible with Docker's config.json `auths`). buildah reads one such file, so a later pull
+ * secret is not used for the push. Absent: no login.
+ */
+export function registryAuth(pullSecrets: readonly string[]): { volume: V1Volume; mount: V1VolumeMount; env: Record<string, string> } | undefined {
+  const [first] = pullSecrets;
+  if (first === undefined) return undefined;
+  return {
+    volume: { name: REGISTRY_AUTH.volume, secret: { secretName: first, items: [{ key: '.dockerconfigjson', path: REGISTRY_AUTH.file }] } },
+    mount: { name: REGISTRY_AUTH.volume, mountPath: REGISTRY_AUTH.dir, readOnly: true },
+    env: { REGISTRY_AUTH_FILE: `${REGISTRY_AUTH.dir}/${REGISTRY_AUTH.file}` },
+  };
+}
 
 /**
  * The builder's securityContext: root (buildah maps it to its own namespace), no escalation, every
@@ -116,6 +137,8 @@ export function buildScript(build: StepBuild, options: { workspace: string; labe
     ...(build.target !== undefined ? ['--target', build.target] : []),
     ...Object.entries(build.buildArgs).flatMap(([name, value]) => ['--build-arg', `${name}=${value}`]),
     ...options.secrets.flatMap((name) => ['--secret', `id=${name},env=${name}`]),
+    // Layers from the cache's repository, and back to it unless this build may not write it.
+    ...(build.cache ? ['--cache-from', build.cache.repository, ...(build.cache.write ? ['--cache-to', build.cache.repository] : [])] : []),
     ...Object.entries(options.labels).flatMap(([key, value]) => ['--label', `${key}=${value}`]),
     ...build.tags.flatMap((tag) => ['--tag', tag]),
     at(build.context),

@@ -8,7 +8,7 @@ import { CACHE_SCRATCH, cacheRestoreContainer, cacheSaveContainer, cacheUrlsVolu
 import { stepScript } from './step-script.js';
 import { WORKSPACE_PATH, WORKSPACE_VOLUME } from './workspace.js';
 import { identityServiceAccount } from './service-accounts.js';
-import { builderContainerParts } from './build-container.js';
+import { builderContainerParts, registryAuth } from './build-container.js';
 
 export interface StepPodManifestInput {
   buildId: string;
@@ -164,8 +164,11 @@ export function stepPodManifest({
     ...serviceSidecars(step, services, mounted, serviceStartGraceSeconds, runAsUser),
     ...(save ? [save] : []),
   ];
-  const volumes = [...(workspace ? [workspaceVolume(workspace)] : []), ...(cache ? [{ name: CACHE_SCRATCH.volume, emptyDir: {} }, cacheUrlsVolume(cache)] : [])];
-  const main = stepContainer(STEP_CONTAINER, step, buildEnv, mounted, { scratch: cache !== undefined, awaitSave: save !== undefined, keepArtifacts: cache?.artifacts !== undefined }, notes);
+  // A build step logs in to its registries with the pod's first pull secret (build-container.ts).
+  const auth = step.build ? registryAuth([...new Set(pullSecrets)]) : undefined;
+  const volumes = [...(workspace ? [workspaceVolume(workspace)] : []), ...(cache ? [{ name: CACHE_SCRATCH.volume, emptyDir: {} }, cacheUrlsVolume(cache)] : []), ...(auth ? [auth.volume] : [])];
+  const built = stepContainer(STEP_CONTAINER, step, buildEnv, mounted, { scratch: cache !== undefined, awaitSave: save !== undefined, keepArtifacts: cache?.artifacts !== undefined }, notes);
+  const main = auth ? { ...built, env: [...(built.env ?? []), ...Object.entries(auth.env).map(([name, value]) => ({ name, value }))], volumeMounts: [...(built.volumeMounts ?? []), auth.mount] } : built;
   const { nodeSelector, tolerations } = stepPlacement(step, placement);
   const found = workspace && 'claimName' in workspace ? workspace : undefined;
   // The claim's node only where it is surely there still (workspaceAffinity).

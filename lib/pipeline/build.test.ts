@@ -28,7 +28,7 @@ describe('build in the normal form', () => {
     ['push: false needs no tags', '    build: {push: false}\n', { context: '.', dockerfile: 'Dockerfile', buildArgs: {}, tags: [], push: false, labels: {}, line: 4 }],
     [
       'every key',
-      '    build:\n      context: services/api/\n      dockerfile: docker/Dockerfile.prod\n      target: runtime\n      build-args: {NODE_VERSION: 22, DEBUG: false}\n      tags: [registry.example.com:5000/api:2, registry.example.com:5000/api:2]\n      labels: {org.opencontainers.image.title: api}\n',
+      '    build:\n      context: services/api/\n      dockerfile: docker/Dockerfile.prod\n      target: runtime\n      build-args: {NODE_VERSION: 22, DEBUG: false}\n      tags: [registry.example.com:5000/api:2, registry.example.com:5000/api:2]\n      cache: registry.example.com:5000/api/cache\n      labels: {org.opencontainers.image.title: api}\n',
       {
         context: 'services/api',
         dockerfile: 'services/api/docker/Dockerfile.prod',
@@ -36,6 +36,7 @@ describe('build in the normal form', () => {
         buildArgs: { NODE_VERSION: '22', DEBUG: 'false' },
         tags: ['registry.example.com:5000/api:2'],
         push: true,
+        cache: { repository: 'registry.example.com:5000/api/cache', write: true },
         labels: { 'org.opencontainers.image.title': 'api' },
         // The line that names the Dockerfile.
         line: 6,
@@ -78,11 +79,12 @@ describe('build refused', () => {
     ['a tag that is no reference', '    build:\n      tags: ["App:1"]\n', [{ line: 5, message: expect.stringContaining('ci.yml line 5: step "image": build.tags[0]: ') as unknown as string }]],
     ['a context outside the workspace', '    build: {context: ../other, tags: [a.io/b:1]}\n', [{ line: 4, message: 'ci.yml line 4: step "image": build.context: "../other" has a ".." segment: the context and the Dockerfile stay inside the workspace' }]],
     ['an absolute Dockerfile', '    build: {dockerfile: /etc/Dockerfile, tags: [a.io/b:1]}\n', [{ line: 4, message: 'ci.yml line 4: step "image": build.dockerfile: "/etc/Dockerfile" is absolute: the context and the Dockerfile are relative to the workspace (/workspace)' }]],
+    ['a cache with a tag', '    build: {cache: "a.io/b/cache:1", tags: [a.io/b:1]}\n', [{ line: 4, message: 'ci.yml line 4: step "image": build.cache: "a.io/b/cache:1" names a tag: the cache is a repository (e.g. ghcr.io/org/app/cache), each layer a tag of its own' }]],
     ['a target that is no stage name', '    build: {target: "2nd stage", tags: [a.io/b:1]}\n', [{ line: 4, message: 'ci.yml line 4: step "image": build.target: "2nd stage" is not a stage name: a letter, then letters, digits, "-", "_" and "."' }]],
     ['a build argument that is no name', '    build: {build-args: {"A-B": x}, tags: [a.io/b:1]}\n', [{ line: 4, message: 'ci.yml line 4: step "image": build.build-args.A-B: "A-B" is not a build argument name: letters, digits and "_", not starting with a digit' }]],
     ['push that is no boolean', '    build: {push: "no", tags: [a.io/b:1]}\n', [{ line: 4, message: 'ci.yml line 4: step "image": build.push: must be true or false, not the text "no"' }]],
     ['a misspelt key, said once', '    build: {tag: [a.io/b:1]}\n', [{ line: 4, message: 'ci.yml line 4: step "image": unknown field "tag" (did you mean "tags"?)' }]],
-    ['build as a list', '    build: [a.io/b:1]\n', [{ line: 4, message: 'ci.yml line 4: step "image": build: must be a map with context, dockerfile, target, build-args, tags, push and/or labels, not a list' }]],
+    ['build as a list', '    build: [a.io/b:1]\n', [{ line: 4, message: 'ci.yml line 4: step "image": build: must be a map with context, dockerfile, target, build-args, tags, push, cache and/or labels, not a list' }]],
     [
       'services, cache and artifacts',
       '    build: {tags: [a.io/b:1]}\n    services: [{name: db, image: postgres:16}]\n    cache: [{key: {prefix: x}, paths: [node_modules]}]\n    artifacts: {paths: [dist/]}\n',

@@ -53,6 +53,14 @@ export function pushTagProblem(tag: string): string | undefined {
   return undefined;
 }
 
+/** Why a layer cache's repository is not one, or undefined: a repository, with neither tag nor digest (the builder names each layer's entry). */
+export function cacheRepositoryProblem(repository: string): string | undefined {
+  const checked = checkImageReference(repository);
+  if (!checked.ok) return checked.reason;
+  if (checked.image.tag !== undefined || checked.image.digest !== undefined) return `"${repository}" names a ${checked.image.digest ? 'digest' : 'tag'}: the cache is a repository (e.g. ghcr.io/org/app/cache), each layer a tag of its own`;
+  return undefined;
+}
+
 /** Where a step's `build.dockerfile` is in the workspace: relative to the context, as Compose's `build.dockerfile` is. */
 export function dockerfilePath(context: string, dockerfile: string): string {
   const parts = [...context.split('/'), ...dockerfile.split('/')].filter((part) => part !== '' && part !== '.');
@@ -99,9 +107,10 @@ export function buildSchema(describe: Describe) {
         .pipe(z.array(z.string()).min(1, { error: 'must list at least one tag (or leave tags out with push: false)' }))
         .optional(),
       push: z.boolean({ error: (issue) => `must be true or false, not ${describe(issue.input)}` }).optional(),
+      cache: z.string({ error: (issue) => `must be text (a repository for the layer cache, such as ghcr.io/org/app/cache), not ${describe(issue.input)}` }).superRefine(obeys(cacheRepositoryProblem)).optional(),
       labels: namedMap('label key', (key) => (LABEL_KEY.test(key) ? undefined : `"${key}" is not a label key: letters, digits, ".", "-", "_" and "/" (e.g. org.opencontainers.image.title)`)).optional(),
     },
-    { error: (issue) => `must be a map with context, dockerfile, target, build-args, tags, push and/or labels, not ${describe(issue.input)}` },
+    { error: (issue) => `must be a map with context, dockerfile, target, build-args, tags, push, cache and/or labels, not ${describe(issue.input)}` },
   );
 }
 
@@ -117,6 +126,7 @@ export function normalBuild(given: BuildData): StepBuild {
     buildArgs: given['build-args'] ?? {},
     tags,
     push: given.push ?? true,
+    ...(given.cache !== undefined ? { cache: { repository: given.cache, write: true } } : {}),
     labels: given.labels ?? {},
   };
 }

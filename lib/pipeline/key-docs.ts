@@ -61,6 +61,7 @@ export const pipelineKeyDocs: Record<string, KeyDoc> = {
   'steps[].build.build-args': { type: 'map `NAME: value`', default: '`{}`', does: '`--build-arg`s; also resolve `FROM $NAME` for the base image check. Never a secret: they stay in the image\'s history' },
   'steps[].build.tags': { type: 'list of image references (or one)', default: 'required unless `push: false`', does: 'each pushed, e.g. `ghcr.io/org/app:1.4`: a tag, never a digest, written as it is (no variables); the pushed digest is the step\'s `pushed.digest` in `run --json`' },
   'steps[].build.push': { type: '`true` or `false`', default: '`true`', does: '`false`: build only (a pull request\'s check)' },
+  'steps[].build.cache': { type: 'image repository', default: 'none', does: 'where layers are kept between builds (`--cache-from`/`--cache-to`, one tag per layer), e.g. `ghcr.io/org/app/cache`; a fork\'s pull request reads it and never writes it. A second build of an unchanged Dockerfile rebuilds nothing' },
   'steps[].build.labels': { type: 'map `key: value`', default: '`{}`', does: 'image labels, over `org.opencontainers.image.revision` (the commit) and `org.opencontainers.image.source` (the repository) that every build gets' },
   'steps[].env': { type: 'map `NAME: value`', default: '`{}`', does: 'environment variables; values are text as written (`KEY: ""` for an empty one)' },
   'steps[].pull': { type: '`always`, `if-not-present` or `never`', default: '`if-not-present`', does: 'the image pull policy' },

@@ -160,6 +160,12 @@ export interface StepBuild {
   tags: string[];
   /** false: build only (a pull request's check). */
   push: boolean;
+  /**
+   * `cache`: the repository the builder reads its layers from and writes them to (one tag per
+   * layer); `write` false for a build whose cache must not be trusted (a fork's pull request:
+   * PrepareBuild decides). Absent: no cache between builds.
+   */
+  cache?: { repository: string; write: boolean };
   /** Labels over the OCI ones the runner sets (revision, source). */
   labels: Record<string, string>;
   /** 1-based line of `build.dockerfile` (or of `build` when it is the default), for PrepareBuild's refusals. */

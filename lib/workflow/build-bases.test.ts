@@ -24,6 +24,7 @@ steps:
       context: app
       build-args: {NODE_VERSION: "20"}
       tags: [registry.example.com/app:1]
+      cache: registry.example.com/app/cache
 `;
 
 const DOCKERFILE = `ARG NODE_VERSION=22
@@ -75,6 +76,17 @@ describe('PrepareBuild with a build step', () => {
         'No step ran: PrepareBuild asked each image\'s registry before creating any pod. Fix the image reference (or push the image); a step with "image-check: false" leaves its image to the kubelet, and a build step its base images to the builder.',
     });
     expect(h.cluster.claims.size).toBe(0);
+  });
+
+  it("lets a fork's pull request read the layer cache and never write it", async () => {
+    const cacheOf = async (fork: boolean) => {
+      const h = harness({}, { 'app/Dockerfile': DOCKERFILE });
+      const given = { ...input, build: { ...input.build, pullRequest: { number: 7, fork } } };
+      const prepared = await prepareBuild(given, workflowSettings({ namespace: 'ci', workspaceMode: 'ephemeral' }), { cluster: h.cluster, log: { info: () => {}, warn: () => {} } as unknown as TaskDeps['log'] });
+      return prepared.steps.find((step) => step.name === 'image')?.build?.cache;
+    };
+    expect(await cacheOf(true)).toEqual({ repository: 'registry.example.com/app/cache', write: false });
+    expect(await cacheOf(false)).toEqual({ repository: 'registry.example.com/app/cache', write: true });
   });
 
   it("runs the deployment's builder image", async () => {

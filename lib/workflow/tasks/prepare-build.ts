@@ -69,7 +69,10 @@ export async function prepareBuild(
   const checksOut = parsed.checkout !== false && input.source !== undefined && !nothingRuns;
   // A build step runs the deployment's builder (`builder-image`), whatever the file was parsed with.
   const builder = parseImageReference(settings.builderImage ?? DEFAULT_BUILDER_IMAGE);
-  const withBuilder = (step: Step): Step => (step.build ? { ...step, image: builder.original, imageRef: builder } : step);
+  // A fork's pull request reads the layer cache and never writes it, as it saves no step cache: nothing a fork wrote is built on elsewhere.
+  const fork = input.build.pullRequest?.fork === true;
+  const withBuilder = (step: Step): Step =>
+    step.build ? { ...step, image: builder.original, imageRef: builder, build: { ...step.build, ...(step.build.cache ? { cache: { ...step.build.cache, write: !fork } } : {}) } } : step;
   const pipeline = { ...parsed, steps: plan.running.map(withBuilder) };
   if (pipeline.checkout !== false && !input.source && input.withoutSource) {
     deps.log.warn(`No checkout: ${input.withoutSource}`);
