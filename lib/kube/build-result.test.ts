@@ -100,6 +100,18 @@ describe('a build pod that ended', () => {
     expect(classifyStep(observe(pod, [], 10), identity)).toMatchObject({ error: 'StepFailed' });
   });
 
+  it('is ImagePullFailed when the builder could not pull a FROM image, with the registry\'s words', () => {
+    const output = [
+      '[1/2] STEP 1/2: FROM registry.example.com/base:9 AS first',
+      'Trying to pull registry.example.com/base:9...',
+      'Error: creating build container: initializing source docker://registry.example.com/base:9: reading manifest 9 in registry.example.com/base: manifest unknown: manifest unknown',
+    ];
+    expect(buildFailure('image', { outcome: 'build-failed', exitCode: 125, output }, DOCKERFILE)).toEqual({
+      error: 'ImagePullFailed',
+      cause: `Step "image": app/Dockerfile line 3: FROM registry.example.com/base:9 AS first: the builder could not pull the base image: initializing source docker://registry.example.com/base:9: reading manifest 9 in registry.example.com/base: manifest unknown: manifest unknown. The builder's last lines:\n${output.join('\n')}`,
+    });
+  });
+
   it('says where in the Dockerfile without its lines', () => {
     expect(buildFailure('image', { outcome: 'build-failed', exitCode: 3, output: BUILD_OUTPUT }).cause).toMatch(/^Step "image": the Dockerfile, stage 2, instruction 3: RUN echo failing now && exit 3 failed \(exit code 3\)/);
   });

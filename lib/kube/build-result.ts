@@ -83,6 +83,16 @@ export function buildFailure(step: string, result: Extract<BuildResult, { exitCo
   }
   const failed = failedInstruction(result.output, dockerfile);
   const file = dockerfile?.file ?? 'the Dockerfile';
+  // A FROM the builder could not pull (PrepareBuild's check could not tell: a registry it could not
+  // reach, a reference it could not resolve) is a missing image, as a step's is, not a build failure.
+  const pulling = failed?.step === 1 ? [...result.output].reverse().find((line) => line.startsWith('Error: creating build container: ')) : undefined;
+  if (failed && pulling) {
+    const where = failed.line !== undefined ? `${file} line ${failed.line}` : `${file}, stage ${failed.stage}`;
+    return {
+      error: ErrorNames.ImagePullFailed,
+      cause: `Step "${step}": ${where}: ${failed.instruction}: the builder could not pull the base image: ${pulling.slice('Error: creating build container: '.length)}. The builder's last lines:\n${tail}`,
+    };
+  }
   const where = failed ? (failed.line !== undefined ? `${file} line ${failed.line}` : `${file}, stage ${failed.stage}, instruction ${failed.step}`) : file;
   const what = failed ? `${where}: ${failed.instruction} failed (exit code ${result.exitCode})` : `${where} did not build: the builder exited ${result.exitCode} before any instruction ran`;
   return { error: ErrorNames.ImageBuildFailed, cause: `Step "${step}": ${what}. The builder's last lines:\n${tail}` };
