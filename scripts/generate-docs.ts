@@ -37,6 +37,7 @@ export function schemaKeyPaths(): string[] {
     ...knownKeys.retry.map((key) => `steps[].retry.${key}`),
     ...knownKeys.approval.map((key) => `steps[].approval.${key}`),
     ...knownKeys.approvers.map((key) => `steps[].approval.approvers.${key}`),
+    ...knownKeys.build.map((key) => `steps[].build.${key}`),
     ...knownKeys.cache.map((key) => `cache[].${key}`),
     ...knownKeys.cacheKey.map((key) => `cache[].key.${key}`),
     ...knownKeys.service.map((key) => `services[].${key}`),

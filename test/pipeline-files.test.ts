@@ -51,7 +51,7 @@ const expectations: Record<string, Expected> = {
   'two-bad-images.yml': [InvalidImage, 4, 'two-bad-images.yml line 4: step "one": image "busybox " is not a valid image reference: it contains leading or trailing whitespace; remove it (image references never contain spaces) (and 1 more problem)'],
   'typo-command.yml': [InvalidPipeline, 5, 'typo-command.yml line 5: step "build": unknown field "command" (did you mean "commands"?)'],
   'typo-key.yml': [InvalidPipeline, 7, 'typo-key.yml line 7: step "build": unknown field "imgae" (did you mean "image"?)'],
-  'unknown-key.yml': [InvalidPipeline, 6, 'unknown-key.yml line 6: step "build": unknown field "workdir" (expected one of: name, image, commands, env, pull, timeout, pending-timeout, resources, secrets, image-check, node-selector, tolerations, when, needs, services, cache, artifacts, retry, identity, matrix, fail-fast, approval)'],
+  'unknown-key.yml': [InvalidPipeline, 6, 'unknown-key.yml line 6: step "build": unknown field "workdir" (expected one of: name, image, commands, env, pull, timeout, pending-timeout, resources, secrets, image-check, node-selector, tolerations, when, needs, services, cache, artifacts, retry, identity, matrix, fail-fast, approval, build)'],
   'uppercase-name.yml': [InvalidPipeline, 3, 'uppercase-name.yml line 3: step "Build": name: "Build" must use only lowercase letters, digits and "-", and start and end with a letter or digit (e.g. "build")'],
   'wrong-version.yml': [InvalidPipeline, 1, 'wrong-version.yml line 1: version: must be 1 (the only version there is), not the number 2'],
   'yaml-syntax-error.yml': [InvalidPipeline, 6, 'yaml-syntax-error.yml line 6: YAML syntax error: flow sequence in block collection must be sufficiently indented and end with a ]'],

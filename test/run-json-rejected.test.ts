@@ -37,3 +37,14 @@ test('a rejected pipeline: every problem on stderr, and in the JSON as a list, e
   expect(io.errLines).toContain(`InvalidPipeline: ${summary.cause}`);
   for (const problem of summary.problems) expect(io.errLines).toContain(`  - ${problem.message}`);
 });
+
+test('a build step with the local process runtime: refused before anything starts, saying it needs Docker, exit 2', async () => {
+  const file = join(dir, 'build.yml');
+  writeFileSync(file, 'version: 1\ncheckout: false\nsteps:\n  - name: image\n    build: {push: false}\n');
+  const io = capturedIO();
+  expect(await main(['run', file, '--runtime', 'process', '--json'], io)).toBe(2);
+  expect(JSON.parse(io.outLines[0]!)).toMatchObject({ status: 'FAILED', cause: 'step "image" builds an image, which needs Docker' });
+  expect(io.errLines).toContain(
+    'step-runner run: step "image" builds an image (build:), which needs Docker: its builder (buildah) runs as the step\'s container, and local processes cannot run it; start Docker (or give --runtime docker), or run it on a cluster with --kubeconfig',
+  );
+});

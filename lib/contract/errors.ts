@@ -99,6 +99,16 @@ export const ERRORS = {
     retry: { never: `it is the build's checkout, not the step, and every attempt shares the workspace; ${FRESH_POD_CANNOT}` },
     docs: 'docs/contracts.md#checkout',
   },
+  ImageBuildFailed: {
+    meaning: "A build step's Dockerfile failed to build: an instruction failed, or the builder could not run.",
+    retry: { never: `the same Dockerfile and context from the same commit build the same way; ${FRESH_POD_CANNOT}` },
+    docs: 'README.md#build-an-image',
+  },
+  ImagePushFailed: {
+    meaning: "A build step's registry refused its push (unauthorized, no such repository, an immutable tag).",
+    retry: { never: `a fresh pod pushes the same tags with the same credentials; ${FRESH_POD_CANNOT}` },
+    docs: 'README.md#build-an-image',
+  },
   StepTimedOut: {
     meaning: 'The step ran past its timeout, or no node started it within it.',
     retry: 'on request',

@@ -63,3 +63,27 @@ export function gitHubPipelineSource(credentials: GitHubCredentials, api: Omit<G
     },
   };
 }
+
+/** A repository's files at the build's commit (a build step's Dockerfile, read by PrepareBuild). */
+export interface RepositoryFiles {
+  read(path: string): Promise<{ found: true; text: string } | { found: false; reason: string }>;
+}
+
+/**
+ * The build's repository at its commit through GitHub's contents API, with the credentials the
+ * delivery allows (as gitHubPipelineSource reads the pipeline file). A GitHub error is a file
+ * not read, with GitHub's words: the caller leaves what it would have checked to the builder.
+ */
+export function gitHubRepositoryFiles(credentials: GitHubCredentials, request: Pick<BuildRequest, 'repository' | 'commit' | 'installationId'>, api: Omit<GitHubApiOptions, 'token'> = {}): RepositoryFiles {
+  return {
+    async read(path) {
+      try {
+        const chosen = await gitHubTokenFor(credentials, request, PIPELINE_PERMISSIONS);
+        return await gitHubApi({ ...api, ...(chosen ? { token: chosen.token } : {}) }).readFile(request.repository, path, request.commit);
+      } catch (error) {
+        if (error instanceof GitHubApiError || error instanceof CredentialsUnavailable) return { found: false, reason: error.message };
+        throw error;
+      }
+    },
+  };
+}

@@ -164,6 +164,7 @@ import { CacheContainers } from './cache-containers.js';
 import type { CoreV1Event, V1ContainerStateTerminated, V1ContainerStateWaiting, V1Pod } from '@kubernetes/client-node';
 import { ErrorNames, type ErrorName } from '../contract/index.js';
 import {
+  Annotations,
   DEFAULT_CLASSIFY_OPTIONS,
   StepPhases,
   type ClassifyOptions,
@@ -226,6 +227,7 @@ import {
   type PullVerdict,
 } from './image-pull.js';
 import { toMillis } from './time.js';
+import { buildFailure, readBuildResult, type DockerfileLines } from './build-result.js';
 import { isRuntimeInspectFailure, isRuntimeTimeout, ownLimitEviction, sandboxRefusal } from './runtime-failures.js';
 import { disruptionCondition, disruptionEventWords, disruptionWhat, eventSpeaker } from './classify-disruption.js';
 import { NodeOutlooks, autoscalerSignal, isSchedulerFailure } from './autoscaler-signals.js';
@@ -307,6 +309,8 @@ interface Facts {
   claim?: string;
   /** The claim's events, newest first; only read while the pod waits for a node. */
   claimEvents: CoreV1Event[];
+  /** A build step's pod: where its Dockerfile's instructions are, or true when that is not known. */
+  build?: DockerfileLines | true;
   now: number;
   options: ClassifyOptions;
 }
@@ -410,9 +414,22 @@ function gatherFacts(
     podEvents: latestFirst(events.filter(isPodLevelEvent)),
     ...(claim ? { claim } : {}),
     claimEvents: latestFirst((observation.claimEvents ?? []).map(withOwnWords)),
+    ...withBuild(pod),
     now: observation.observedAt.getTime(),
     options,
   };
+}
+
+/** The Dockerfile's instruction lines a build step's pod carries (Annotations.dockerfile). */
+function withBuild(pod: V1Pod): { build?: DockerfileLines | true } {
+  const written = pod.metadata?.annotations?.[Annotations.dockerfile];
+  if (written === undefined) return {};
+  try {
+    const lines = JSON.parse(written) as Partial<DockerfileLines>;
+    return { build: typeof lines.file === 'string' && Array.isArray(lines.stages) ? { file: lines.file, stages: lines.stages } : true };
+  } catch {
+    return { build: true };
+  }
 }
 
 function timedOut(f: Facts): StepStatus | undefined {
@@ -522,7 +539,9 @@ function succeeded(f: Facts): StepStatus | undefined {
   if (exitedZero || (isPhase(f.pod, PodPhases.Succeeded) && !f.terminated)) {
     // A service that ended before the step did failed it (5b), however late the poll that sees it:
     // its end stays in the pod's status (state or lastState) after the step's.
-    return serviceEnded(f) ?? { phase: StepPhases.Succeeded, reason: f.terminated?.reason || StepReasons.Succeeded, exitCode: 0 };
+    const built = f.build && !f.init ? readBuildResult(f.terminated?.message) : undefined;
+    const pushed = built && 'tags' in built && built.digest && built.tags.length > 0 ? { pushed: { digest: built.digest, tags: built.tags } } : {};
+    return serviceEnded(f) ?? { phase: StepPhases.Succeeded, reason: f.terminated?.reason || StepReasons.Succeeded, exitCode: 0, ...pushed };
   }
   return undefined;
 }
@@ -579,6 +598,12 @@ function containerFailed(f: Facts): StepStatus | undefined {
       startErrorCause(f.subject, { reason: t.reason ?? TerminatedReasons.StartError, exitCode: t.exitCode, words: t.message }),
       t.exitCode,
     );
+  }
+  // A build step's builder says which part failed (build-result.ts); without its message (it never ran its script), the exit code says it.
+  const built = f.build && !f.init ? readBuildResult(t.message) : undefined;
+  if (built && 'exitCode' in built) {
+    const verdict = buildFailure(f.subject.step, built, f.build === true ? undefined : f.build);
+    return failed(verdict.error, t.reason || TerminatedReasons.Error, verdict.cause, t.exitCode);
   }
   const detail = { exitCode: t.exitCode, reason: t.reason, message: t.message, signal: t.signal };
   return failed(

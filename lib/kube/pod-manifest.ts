@@ -8,6 +8,7 @@ import { CACHE_SCRATCH, cacheRestoreContainer, cacheSaveContainer, cacheUrlsVolu
 import { stepScript } from './step-script.js';
 import { WORKSPACE_PATH, WORKSPACE_VOLUME } from './workspace.js';
 import { identityServiceAccount } from './service-accounts.js';
+import { builderContainerParts, registryAuth } from './build-container.js';
 
 export interface StepPodManifestInput {
   buildId: string;
@@ -163,8 +164,11 @@ export function stepPodManifest({
     ...serviceSidecars(step, services, mounted, serviceStartGraceSeconds, runAsUser),
     ...(save ? [save] : []),
   ];
-  const volumes = [...(workspace ? [workspaceVolume(workspace)] : []), ...(cache ? [{ name: CACHE_SCRATCH.volume, emptyDir: {} }, cacheUrlsVolume(cache)] : [])];
-  const main = stepContainer(STEP_CONTAINER, step, buildEnv, mounted, { scratch: cache !== undefined, awaitSave: save !== undefined, keepArtifacts: cache?.artifacts !== undefined }, notes);
+  // A build step logs in to its registries with the pod's first pull secret (build-container.ts).
+  const auth = step.build ? registryAuth([...new Set(pullSecrets)]) : undefined;
+  const volumes = [...(workspace ? [workspaceVolume(workspace)] : []), ...(cache ? [{ name: CACHE_SCRATCH.volume, emptyDir: {} }, cacheUrlsVolume(cache)] : []), ...(auth ? [auth.volume] : [])];
+  const built = stepContainer(STEP_CONTAINER, step, buildEnv, mounted, { scratch: cache !== undefined, awaitSave: save !== undefined, keepArtifacts: cache?.artifacts !== undefined }, notes);
+  const main = auth ? { ...built, env: [...(built.env ?? []), ...Object.entries(auth.env).map(([name, value]) => ({ name, value }))], volumeMounts: [...(built.volumeMounts ?? []), auth.mount] } : built;
   const { nodeSelector, tolerations } = stepPlacement(step, placement);
   const found = workspace && 'claimName' in workspace ? workspace : undefined;
   // The claim's node only where it is surely there still (workspaceAffinity).
@@ -190,6 +194,7 @@ export function stepPodManifest({
         [Annotations.step]: step.name,
         ...(keepForSeconds !== undefined ? { [BUILD_DEADLINE_ANNOTATION]: String(keepForSeconds) } : {}),
         ...(attempt > 0 ? { [Annotations.attempt]: String(attempt + 1) } : {}),
+        ...(step.build ? { [Annotations.dockerfile]: JSON.stringify({ file: step.build.dockerfile, stages: step.build.instructionLines ?? [] }) } : {}),
         ...(retry && retry.left > 0 && retry.on.length > 0 ? { [Annotations.attemptsLeft]: String(retry.left), [Annotations.retryOn]: retry.on.join(',') } : {}),
       },
     },
@@ -263,16 +268,22 @@ function stepContainer(
   const resources = stepResources(step.resources);
   const scratch = cache.scratch ? stepScratchMount() : undefined;
   const mounts = [...(mounted ? [{ name: WORKSPACE_VOLUME, mountPath: WORKSPACE_PATH }] : []), ...(scratch ? [scratch.mount] : [])];
+  // A build step runs the builder's script with the builder's permissions (build-container.ts).
+  const builder = step.build ? builderContainerParts({ ...step, build: step.build }, buildEnv, WORKSPACE_PATH) : undefined;
+  const script = builder
+    ? builder.script
+    : stepScript(step.commands ?? [], { ...(step.shownAs ? { shownAs: step.shownAs } : {}), ...(notes.length > 0 ? { notes } : {}), ...(cache.scratch ? { cacheLog: true } : {}), ...(cache.awaitSave ? { awaitSave: true } : {}), ...(cache.keepArtifacts ? { keepArtifacts: true } : {}) });
   return {
     name,
     image: step.image,
     imagePullPolicy: PullPolicies[step.pull],
-    command: ['/bin/sh', '-c', literal(stepScript(step.commands ?? [], { ...(step.shownAs ? { shownAs: step.shownAs } : {}), ...(notes.length > 0 ? { notes } : {}), ...(cache.scratch ? { cacheLog: true } : {}), ...(cache.awaitSave ? { awaitSave: true } : {}), ...(cache.keepArtifacts ? { keepArtifacts: true } : {}) }))],
-    env: [...stepEnv(step, buildEnv), ...(scratch ? [scratch.env] : [])],
+    command: ['/bin/sh', '-c', literal(script)],
+    env: [...stepEnv(step, { ...buildEnv, ...builder?.env }), ...(scratch ? [scratch.env] : [])],
     ...(mounted ? { workingDir: WORKSPACE_PATH } : {}),
     ...(mounts.length > 0 ? { volumeMounts: mounts } : {}),
     ...(resources ? { resources } : {}),
-    securityContext: hardened(),
+    securityContext: builder ? builder.securityContext : hardened(),
+    ...(builder ? { terminationMessagePath: builder.terminationMessagePath, terminationMessagePolicy: builder.terminationMessagePolicy } : {}),
   };
 }
 

@@ -39,6 +39,12 @@ export const Annotations = {
    * this, not on the pod's phase (step-finished.ts).
    */
   finished: 'step-runner.dev/finished',
+  /**
+   * On a build step's pod (`build:`): where each instruction of its Dockerfile is, as JSON
+   * (build-result.ts DockerfileLines), `{}` when PrepareBuild could not read the file. The
+   * classifier reads the builder's termination message on such a pod only.
+   */
+  dockerfile: 'step-runner.dev/dockerfile',
 } as const;
 
 /**
@@ -136,7 +142,13 @@ export const StepPhases = {
 export type StepStatus =
   | { phase: typeof StepPhases.Pending; reason: string; message?: string }
   | { phase: typeof StepPhases.Running; reason: string; message?: string }
-  | { phase: typeof StepPhases.Succeeded; reason: string; exitCode: 0 }
+  | {
+      phase: typeof StepPhases.Succeeded;
+      reason: string;
+      exitCode: 0;
+      /** A build step's push (`steps[].pushed` in run --json): the digest the registry gave, and the tags. */
+      pushed?: { digest: string; tags: string[] };
+    }
   | {
       phase: typeof StepPhases.Failed;
       reason: string;

@@ -1,8 +1,10 @@
 import { gitHubChangeSource } from '../forge/change-source.js';
 import type { LookupSources } from '../forge/deferred-lookup.js';
 import type { GitHubCredentials } from '../forge/github-app.js';
-import { gitHubPipelineSource } from '../forge/pipeline-source.js';
 import { gitHubRefHeadSource } from '../forge/ref-head.js';
+import { gitHubPipelineSource, gitHubRepositoryFiles } from '../forge/pipeline-source.js';
+import { isGitHubTrigger } from '../forge/build-request.js';
+import type { BuildInput } from '../contract/index.js';
 import { prepareBuildHandler } from '../workflow/handlers.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import { withCloneCredentials } from './clone-credentials.js';
@@ -31,8 +33,13 @@ export function createPrepareBuildHandler(env: NodeJS.ProcessEnv = process.env, 
     // A schedule names a ref: the commit at its head when it fires.
     refHeads: gitHubRefHeadSource(credentials, { ...base, timeoutMs: PREPARE_BUILD_GITHUB_CALL_MS.refHead }),
   });
+  // A build step's Dockerfile, from the pushed commit through GitHub's contents API (a GitHub build only).
+  const files = (credentials: GitHubCredentials) => (input: BuildInput) =>
+    isGitHubTrigger(input.build.trigger) && input.build.repository && input.build.commit
+      ? gitHubRepositoryFiles(credentials, { repository: input.build.repository, commit: input.build.commit, ...(input.build.installationId !== undefined ? { installationId: input.build.installationId } : {}) }, { ...base, timeoutMs: PREPARE_BUILD_GITHUB_CALL_MS.pipelineFile })
+      : undefined;
   return withCloneCredentials(
-    (rt, credentialsFor, gitHubFor) => prepareBuildHandler(rt, credentialsFor, (context) => sources(gitHubFor(context))),
+    (rt, credentialsFor, gitHubFor) => prepareBuildHandler(rt, credentialsFor, (context) => sources(gitHubFor(context)), (context) => files(gitHubFor(context))),
     env,
     runtime,
     app,

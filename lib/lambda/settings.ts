@@ -24,6 +24,8 @@ export const EnvNames = {
   orphanMargin: 'ORPHAN_MARGIN_SECONDS',
   cloneImage: 'CLONE_IMAGE',
   cacheImage: 'CACHE_IMAGE',
+  /** A build step's image (`builder-image`): lib/kube/build-container.ts says what it must provide. */
+  builderImage: 'BUILDER_IMAGE',
   cachePrefix: 'CACHE_PREFIX',
   /** Where PrepareBuild records each concurrency group's current build, in the logs' bucket. */
   concurrencyPrefix: 'CONCURRENCY_PREFIX',
@@ -84,6 +86,7 @@ export function runnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
       ...read.seconds('failedWorkspaceKeepSeconds', EnvNames.failedWorkspaceKeep),
       ...(env[EnvNames.cloneImage] ? { cloneImage: env[EnvNames.cloneImage] } : {}),
       ...(env[EnvNames.cacheImage] ? { cacheImage: env[EnvNames.cacheImage] } : {}),
+      ...(env[EnvNames.builderImage] ? { builderImage: env[EnvNames.builderImage] } : {}),
       ...(env[EnvNames.cachePrefix] ? { cachePrefix: env[EnvNames.cachePrefix] } : {}),
       workspaceMode: read.oneOf(EnvNames.workspaceMode, WORKSPACE_MODES) ?? WorkspaceModes.volume,
       ...read.userId('runAsUser', EnvNames.stepRunAsUser),

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { EnvNames } from '../lambda/settings.js';
 import { DEFAULT_CACHE_IMAGE, DEFAULT_CLONE_IMAGE } from '../workflow/settings.js';
-import { CACHE_IMAGE_ENV, CLONE_IMAGE_ENV, commandSettings, commandTaskRuntime } from './task-runtime.js';
+import { BUILDER_IMAGE_ENV, CACHE_IMAGE_ENV, CLONE_IMAGE_ENV, commandSettings, commandTaskRuntime } from './task-runtime.js';
 
 let root: string;
 let kubeconfig: string;
@@ -76,5 +76,19 @@ describe('the cache image of run and serve', () => {
   it('reads the variable the deployment reads, and only sets the cache image', () => {
     expect(CACHE_IMAGE_ENV).toBe(EnvNames.cacheImage);
     expect(commandSettings({}, { CACHE_IMAGE: 'localhost:5000/curl:1' })).toEqual({ cacheImage: 'localhost:5000/curl:1' });
+  });
+});
+
+describe('the builder image of run and serve', () => {
+  it.each([
+    { env: {}, image: undefined },
+    { env: { BUILDER_IMAGE: '' }, image: undefined },
+    { env: { BUILDER_IMAGE: '127.0.0.1:5000/test/builder:1' }, image: '127.0.0.1:5000/test/builder:1' },
+  ])('BUILDER_IMAGE=$env.BUILDER_IMAGE: $image (absent: the default builder)', ({ env, image }) => {
+    expect(commandTaskRuntime(kubeconfig, { kubeconfig }, env).settings.builderImage).toBe(image);
+  });
+
+  it('reads the variable the deployment reads', () => {
+    expect(BUILDER_IMAGE_ENV).toBe(EnvNames.builderImage);
   });
 });

@@ -11,6 +11,7 @@ import { directoryLogStore } from './stores/directory-log-store.js';
 import { imageRegistryOf } from './image-registry.js';
 import { kubeConfigFromFile } from './kube-config-file.js';
 import { logsDir, stateDir } from './stores/state-dir.js';
+import { localSourceFiles } from './source/source-files.js';
 
 /** Where a local build runs: a cluster by kubeconfig (the embedded one's, or the user's own). */
 export interface LocalTarget {
@@ -60,6 +61,8 @@ export function localTaskRuntime(target: LocalTarget): LocalTaskRuntime {
       // The embedded cluster's kubeconfig names its catalog registry; other clusters' nodes pull from the images' own.
       checkImages: imageChecker({ readPullSecrets: pullSecretsReader(kube), ...(mirror ? { mirror } : {}) }),
       logs: directoryLogStore(target.logsDir),
+      // A build step's Dockerfile, from the snapshot the build checks out (the work tree as it is on disk).
+      sourceFiles: localSourceFiles,
       ...(target.cache ? { cache: target.cache } : {}),
       ...(target.identityCredentials ? { identityCredentials: target.identityCredentials } : {}),
       now: () => new Date(),
@@ -79,6 +82,9 @@ export const CLONE_IMAGE_ENV = 'CLONE_IMAGE';
 /** The deployment's variable for the cache containers' image (EnvNames.cacheImage, repeated as CLONE_IMAGE_ENV is). */
 export const CACHE_IMAGE_ENV = 'CACHE_IMAGE';
 
+/** The deployment's variable for a build step's builder image (EnvNames.builderImage, repeated as CLONE_IMAGE_ENV is). */
+export const BUILDER_IMAGE_ENV = 'BUILDER_IMAGE';
+
 /** The part of `run`'s and `serve`'s options that becomes build settings. */
 export interface CommandSettingsOptions {
   workspaceMode?: WorkspaceMode;
@@ -96,7 +102,9 @@ export interface CommandSettingsOptions {
 export function commandSettings(options: CommandSettingsOptions, env: NodeJS.ProcessEnv): Partial<WorkflowSettings> {
   const cloneImage = options.cloneImage ?? (env[CLONE_IMAGE_ENV] || undefined);
   const cacheImage = options.cacheImage ?? (env[CACHE_IMAGE_ENV] || undefined);
+  const builderImage = env[BUILDER_IMAGE_ENV] || undefined;
   return {
+    ...(builderImage ? { builderImage } : {}),
     ...(options.workspaceMode ? { workspaceMode: options.workspaceMode } : {}),
     ...(cloneImage ? { cloneImage } : {}),
     ...(cacheImage ? { cacheImage } : {}),

@@ -88,7 +88,7 @@ describe('approval refused, with its line', () => {
       '    needs: [test]\n    approval: {}\n',
       [{ line: 7, message: 'ci.yml line 7: step "production": needs: a pipeline with an approval step runs its steps one after another, each after the one above it: leave needs out' }],
     ],
-    ['neither image nor approval', '    commands: [deploy]\n', [{ line: 6, message: 'ci.yml line 6: step "production": image: missing (every step needs an image)' }]],
+    ['neither image nor approval', '    commands: [deploy]\n', [{ line: 6, message: 'ci.yml line 6: step "production": image: missing (every step needs an image, or a build or an approval)' }]],
   ])('%s', (_, approval, expected) => {
     expect(problems(file(approval))).toEqual(expected);
   });

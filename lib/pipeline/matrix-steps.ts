@@ -49,7 +49,7 @@ function expandStep(step: StepInput, index: number, taken: Set<string>, problems
     return [{ input: { ...rest, ...(image ? { image } : {}) }, source: index }];
   }
   if (!image) {
-    problems.push({ path: at('matrix'), kind: ProblemKinds.other, message: 'goes with "image" and "commands": an approval waits once, for one decision' });
+    problems.push({ path: at('matrix'), kind: ProblemKinds.other, message: 'goes with "image" and "commands", not with "approval" or "build": an approval waits once, for one decision, and a build builds one image' });
     return [];
   }
   const combinations = expandMatrix(matrix);

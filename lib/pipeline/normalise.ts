@@ -9,12 +9,16 @@ import { normalRetry } from './retry.js';
 import { normalConcurrency } from './concurrency.js';
 import { normalInputs } from './inputs.js';
 import { normalApproval } from './approval.js';
+import { DEFAULT_BUILDER_IMAGE, normalBuild } from './build.js';
+import { parseImageReference } from './image-reference.js';
 import type { StepCondition } from './when.js';
 import type { PathFilter } from './paths.js';
 import type { PipelineInput, TolerationInput, WhenInput } from './schema.js';
 import { isAwsSecret } from './aws-secrets.js';
 import type { ExpandedStep } from './matrix-steps.js';
 import { DEFAULT_CHECKOUT, DEFAULT_STEP_TIMEOUT_SECONDS, type AwsSecretEnv, type Pipeline, type SecretEnv, type Toleration } from './types.js';
+
+const BUILDER_REFERENCE = parseImageReference(DEFAULT_BUILDER_IMAGE);
 
 /** A validated pipeline before it is tied to a file (the loader adds `file` and each step's `line`). */
 export type PipelineData = Omit<Pipeline, 'file'>;
@@ -33,9 +37,10 @@ export function normalisePipeline(given: ExpandedInput): PipelineData {
     checkout: checkoutGiven === false ? false : { ...DEFAULT_CHECKOUT, ...withoutUndefined(checkoutGiven ?? {}) },
     steps: steps.map(({ input: step, matrix }) => (step.approval ? approvalStep(step, step.approval) : {
       name: step.name,
-      // Present on every step but an approval (approval.ts's rule has said so before this runs).
-      ...(step.image ? { image: step.image.original, imageRef: step.image } : {}),
-      ...(step.commands ? { commands: step.commands } : {}),
+      // A build step's image is the builder's; an approval step (above) has none; every other step has both (the rules, build.ts and approval.ts, have said so).
+      ...(step.build
+        ? { image: DEFAULT_BUILDER_IMAGE, imageRef: BUILDER_REFERENCE, commands: [], build: normalBuild(step.build) }
+        : { ...(step.image ? { image: step.image.original, imageRef: step.image } : {}), ...(step.commands ? { commands: step.commands } : {}) }),
       env: step.env ?? {},
       pull: step.pull ?? 'if-not-present',
       timeoutSeconds: step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS,
@@ -47,8 +52,9 @@ export function normalisePipeline(given: ExpandedInput): PipelineData {
       ...(step.tolerations && step.tolerations.length > 0 ? { tolerations: step.tolerations.map(asToleration) } : {}),
       ...(step.when && (step.when.branch || step.when.event || step.when.status?.includes('failure') || step.when.paths || step.when['paths-ignore']) ? { when: conditionOf(step.when) } : {}),
       ...(step.needs !== undefined ? { needs: [...step.needs] } : {}),
-      ...withServices(stepServices(shared, step.services?.map(normalService))),
-      ...withCache(stepCache(sharedCache, step.cache?.map(normalCache))),
+      // The pipeline's services and caches are for steps that run commands (build.ts says why).
+      ...(step.build ? {} : withServices(stepServices(shared, step.services?.map(normalService)))),
+      ...(step.build ? {} : withCache(stepCache(sharedCache, step.cache?.map(normalCache)))),
       ...(step.artifacts ? { artifacts: normalArtifacts(step.artifacts) } : {}),
       retry: normalRetry(step.retry),
       ...withIdentity(step.identity ?? given.identity),

@@ -56,9 +56,12 @@ export function checkPipeline(text: string, file: string): PipelineCheck {
     const artifactsLine = lined.artifacts ? lineOf(['steps', index, 'artifacts']) : undefined;
     // A step's identity is its own or the pipeline's: PrepareBuild refuses an undeclared one at the line that names it.
     const identityLine = lined.identity !== undefined ? lineOf(hasOwn(read.data, index, 'identity') ? ['steps', index, 'identity'] : ['identity']) : undefined;
+    // A build's Dockerfile problems (PrepareBuild's base image check) point at the line that names it.
+    const buildLine = lined.build ? (lineOf(['steps', index, 'build', 'dockerfile']) ?? lineOf(['steps', index, 'build'])) : undefined;
     const located = {
       ...lined,
       ...(identityLine !== undefined ? { identityLine } : {}),
+      ...(lined.build && buildLine !== undefined ? { build: { ...lined.build, line: buildLine } } : {}),
       ...(lined.cache ? { cache: withCacheLines(lined.cache, cacheAt, lineOf) } : {}),
       ...(lined.artifacts && artifactsLine !== undefined ? { artifacts: { ...lined.artifacts, line: artifactsLine } } : {}),
     };

@@ -23,6 +23,7 @@ import { AwsSecretKeys, secretEntrySchema } from './aws-secrets.js';
 import { inputsSchema } from './inputs.js';
 import { isImageTemplate, matrixSchema, type ImageTemplate } from './matrix.js';
 import { approvalSchema } from './approval.js';
+import { buildSchema } from './build.js';
 import { PullPolicies, TaintEffects, TolerationOperators, type PullPolicy } from './types.js';
 
 export const MAX_STEPS = 50;
@@ -337,6 +338,8 @@ const secretEntry = secretEntrySchema(secret, describeValue);
 const inputs = inputsSchema(describeValue);
 // `approval:` (approval.ts): whether image and commands are missing is its raw rule's to say.
 const approval = approvalSchema(describeValue);
+// `build:` (build.ts).
+const build = buildSchema(describeValue);
 
 /** `identity`: one the deployment declares; whether it exists, and may be used, is PrepareBuild's to say (lib/workflow/identities.ts). */
 const identity = text('the name of an identity the deployment declares').superRefine(obeys(identityNameProblem));
@@ -344,6 +347,7 @@ const identity = text('the name of an identity the deployment declares').superRe
 export const stepSchema = z.strictObject(
   {
     name: text('every step needs a name').superRefine(obeys(dnsLabelProblem)),
+    // Required unless the step has a build or an approval (build.ts's buildProblems, approval.ts's rule, say which is missing).
     image: stepImage.optional(),
     commands: commands.optional(),
     env: env.optional(),
@@ -365,6 +369,7 @@ export const stepSchema = z.strictObject(
     matrix: matrixSchema(describeValue).optional(),
     'fail-fast': z.boolean({ error: (issue) => `must be true or false, not ${describeValue(issue.input)}` }).optional(),
     approval: approval.map.optional(),
+    build: build.optional(),
   },
   { error: (issue) => `each step must be a map (name, image, commands, ... or name, approval), not ${describeValue(issue.input)}` },
 );
@@ -424,6 +429,7 @@ export const knownKeys = {
   input: Object.keys(inputs.entry.shape),
   approval: Object.keys(approval.map.shape),
   approvers: Object.keys(approval.approvers.shape),
+  build: Object.keys(build.shape),
 };
 
 /** The data the schema lets through, before its normal form (normalise.ts). */
@@ -481,6 +487,7 @@ function knownKeysAt(path: PathSegment[]): string[] {
   if (last === 'retry') return knownKeys.retry;
   if (last === 'approval') return knownKeys.approval;
   if (last === 'approvers') return knownKeys.approvers;
+  if (last === 'build' && path[0] === 'steps') return knownKeys.build;
   if (last === 'concurrency' && path.length === 1) return knownKeys.concurrency;
   if (parent === 'inputs' && path.length === 2) return knownKeys.input;
   if (last === 'resources') return knownKeys.resources;

@@ -162,6 +162,11 @@ export interface Step {
    * file would have run after, and a step after it waits for all of them (needs.ts).
    */
   matrix?: MatrixOf;
+  /**
+   * then the builder's (DEFAULT_BUILDER_IMAGE until PrepareBuild puts the deployment's) and its
+   * `commands` are empty.
+   */
+  build?: StepBuild;
   /** 1-based line of the step in its file, for messages raised after parsing. */
   line?: number;
 }
@@ -197,6 +202,37 @@ export interface Approval {
   selfApproval: boolean;
   /** How long the build waits before it ends ApprovalTimedOut (default 24 h, at most 7 days). */
   timeoutSeconds: number;
+}
+
+/** A step's `build:` in its normal form (build.ts). */
+export interface StepBuild {
+  /** The build context, relative to the workspace; `.` for the whole of it. */
+  context: string;
+  /** The Dockerfile, relative to the workspace (`build.dockerfile` is relative to the context). */
+  dockerfile: string;
+  /** The stage to build; absent: the last. */
+  target?: string;
+  /** `--build-arg NAME=value`, as written; they are no place for secrets (the step's `secrets` are build secrets). */
+  buildArgs: Record<string, string>;
+  /** The references pushed, as written; may be empty only when `push` is false. */
+  tags: string[];
+  /** false: build only (a pull request's check). */
+  push: boolean;
+  /**
+   * `cache`: the repository the builder reads its layers from and writes them to (one tag per
+   * layer); `write` false for a build whose cache must not be trusted (a fork's pull request:
+   * PrepareBuild decides). Absent: no cache between builds.
+   */
+  cache?: { repository: string; write: boolean };
+  /** Labels over the OCI ones the runner sets (revision, source). */
+  labels: Record<string, string>;
+  /** 1-based line of `build.dockerfile` (or of `build` when it is the default), for PrepareBuild's refusals. */
+  line?: number;
+  /**
+   * Per stage of the Dockerfile, the line of each instruction (its FROM first): PrepareBuild's
+   * read of the file, so that a failed instruction is named with its line. Absent: not read.
+   */
+  instructionLines?: number[][];
 }
 
 /** A step's `retry:`. */

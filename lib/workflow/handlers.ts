@@ -12,7 +12,7 @@ import { completeLookup, type LookupSources } from '../forge/deferred-lookup.js'
 import { buildIdFor } from '../forge/execution-name.js';
 import { lambdaEventHandler, lambdaTask, logger } from './lambda-task.js';
 import type { NotBuilt, PreparedBuild, StepInput } from './state-data.js';
-import type { TaskRuntime } from './task-deps.js';
+import type { TaskDeps, TaskRuntime } from './task-deps.js';
 import { awaitRerun, type AwaitRerunInput } from './tasks/await-rerun.js';
 import { awaitApproval, type AwaitApprovalInput } from './tasks/await-approval.js';
 import { cleanupBuild, type CleanupInput } from './tasks/cleanup-build.js';
@@ -39,6 +39,8 @@ export const prepareBuildHandler = (
   { settings, deps }: TaskRuntime,
   credentialsFor: (context: Context) => BuildCredentials = () => ({}),
   lookupFor: (context: Context) => LookupSources | undefined = () => deps.lookup,
+  /** The build's files at its commit, with the invocation's credentials (a build step's Dockerfile); default: the runtime's own. */
+  filesFor: (context: Context) => TaskDeps['sourceFiles'] = () => deps.sourceFiles,
 ) =>
   lambdaTask(async (given: ExecutionInput | PrepareBuildParameters, context): Promise<PreparedBuild | NotBuilt> => {
     // The definition hands over the input with the execution's ARN; a caller of its own, the input alone.
@@ -49,7 +51,8 @@ export const prepareBuildHandler = (
       const resolved = withResolvedInputs(complete, pipeline);
       const superseded = await supersede(resolved.build, pipeline.concurrency, executionArn, deps);
       if (superseded) return { build: resolved.build, notBuilt: superseded };
-      return prepareBuild(resolved, settings, deps, credentialsFor(context), pipeline);
+      const sourceFiles = filesFor(context);
+      return prepareBuild(resolved, settings, { ...deps, ...(sourceFiles ? { sourceFiles } : {}) }, credentialsFor(context), pipeline);
     };
     if (!('lookup' in input)) return prepare(input);
     deps.log.info(`Reading from GitHub what the webhook left to the build: ${input.lookup.why}`);

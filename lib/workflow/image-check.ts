@@ -6,6 +6,7 @@ import { ErrorNames, StepRunnerError } from '../contract/index.js';
 import type { ImageReference, Step } from '../pipeline/index.js';
 import type { ImageVerdict } from '../registry/index.js';
 import type { TaskDeps } from './task-deps.js';
+import type { BaseImage } from './build-bases.js';
 
 export interface ImageUse {
   image: string;
@@ -15,6 +16,8 @@ export interface ImageUse {
   steps: string[];
   /** The services that run it (in the pods of the steps above); absent: none. */
   services?: string[];
+  /** The build steps' Dockerfiles whose FROM names it (build-bases.ts); absent: none. */
+  bases?: { step: string; file: string; line: number }[];
   /** Why it is not checked, when it is not. */
   skip?: string;
 }
@@ -33,7 +36,7 @@ export interface ImageCheckSummary {
  * Distinct images in order of first use, each step's own before its services'; a step's
  * `image-check: false` skips its own image for the build (services have no opt-out).
  */
-export function imageUses(steps: readonly Pick<Step, 'name' | 'imageRef' | 'imageCheck' | 'services'>[]): ImageUse[] {
+export function imageUses(steps: readonly Pick<Step, 'name' | 'imageRef' | 'imageCheck' | 'services'>[], bases: readonly BaseImage[] = []): ImageUse[] {
   const uses = new Map<string, ImageUse>();
   const use = (reference: ImageReference, step: string): ImageUse => {
     const found = uses.get(reference.original) ?? { image: reference.original, reference, steps: [] };
@@ -49,6 +52,12 @@ export function imageUses(steps: readonly Pick<Step, 'name' | 'imageRef' | 'imag
       const used = use(service.imageRef, step.name);
       used.services = [...new Set([...(used.services ?? []), service.name])];
     }
+  }
+  // A base image is pulled by the builder, not by a pod: it counts for no step of its own.
+  for (const base of bases) {
+    const found = uses.get(base.reference.original) ?? { image: base.reference.original, reference: base.reference, steps: [] };
+    found.bases = [...(found.bases ?? []), { step: base.step, file: base.file, line: base.line }];
+    uses.set(base.reference.original, found);
   }
   return [...uses.values()];
 }
@@ -113,8 +122,12 @@ export function imageCheckSummaries(uses: readonly ImageUse[], verdicts: Map<str
   });
 }
 
-/** `Step "a"`, `Steps "a", "b"`, or for a service's image `Service "db" (step "a")`. */
+/**
+ * `Step "a"`, `Steps "a", "b"`, or for a service's image `Service "db" (step "a")`; for a base
+ * image, each Dockerfile line that names it: `Step "image": app/Dockerfile line 3 (FROM)`.
+ */
 function whoPulls(use: ImageUse): string {
+  if (use.steps.length === 0 && use.bases) return use.bases.map((base) => `Step "${base.step}": ${base.file} line ${base.line} (FROM)`).join('; ');
   const list = (items: readonly string[]) => items.map((item) => `"${item}"`).join(', ');
   const steps = `${use.steps.length > 1 ? 'steps' : 'step'} ${list(use.steps)}`;
   if (!use.services) return steps.charAt(0).toUpperCase() + steps.slice(1);
@@ -146,9 +159,10 @@ export function missingImages(uses: readonly ImageUse[], verdicts: Map<string, I
   if (missing.length === 0) return undefined;
   // "Not found" and the registry's words, no more: a mirror (the embedded cluster's catalog) can
   // lack an image that its registry has.
-  const lines = missing.map(({ use, words }) => `${whoPulls(use)}: image "${use.image}" was not found; its registry answered: ${words}.`);
+  const lines = missing.map(({ use, words }) => `${whoPulls(use)}: ${use.steps.length === 0 && use.bases ? 'base image' : 'image'} "${use.image}" was not found; its registry answered: ${words}.`);
   return new ImagePullFailed(
     `${lines.join('\n')}\nNo step ran: PrepareBuild asked each image's registry before creating any pod. ` +
-      'Fix the image reference (or push the image); a step with "image-check: false" leaves its image to the kubelet.',
+      'Fix the image reference (or push the image); a step with "image-check: false" leaves its image to the kubelet' +
+      (missing.some(({ use }) => use.bases) ? ', and a build step its base images to the builder.' : '.'),
   );
 }

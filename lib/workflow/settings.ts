@@ -55,6 +55,11 @@ export interface WorkflowSettings {
    * and sha256sum, which a step's own image may lack.
    */
   cacheImage: string;
+  /**
+   * The image a build step's pod runs (`builder-image`, BUILDER_IMAGE): buildah and a POSIX shell
+   * (lib/kube/build-container.ts). Absent: DEFAULT_BUILDER_IMAGE.
+   */
+  builderImage?: string;
   /** Where the cache's entries go in the deployment's bucket (CACHE_PREFIX); its lifecycle rule expires them. */
   cachePrefix: string;
   /**

@@ -110,6 +110,12 @@ export interface SkippedStep {
   reason: string;
 }
 
+/** The image a build step pushed (`steps[].pushed`). */
+export interface PushedImage {
+  digest: string;
+  tags: string[];
+}
+
 /** What LaunchStep and every PollStep leave at $.poll: the step's pod and how it was last seen. */
 export interface PollState {
   podName: string;
@@ -133,6 +139,8 @@ export interface PollState {
   exitCode?: number;
   /** The service whose failure failed the step (ServiceFailed): FinishStep adds its log tail to the Cause. */
   service?: string;
+  /** A build step's push, once it succeeded (lib/kube/build-result.ts): the registry's digest and the tags. */
+  pushed?: PushedImage;
   /** How the step's services stood at this poll (serviceStates); absent: the step has none. */
   services?: ServiceState[];
   /** How far the log store's copy of the step's log has got (live-log.ts); set by LaunchStep. */
@@ -203,6 +211,8 @@ export interface StepResult {
    * far). Absent: the step has no artifacts.
    */
   artifacts?: KeptArtifact[];
+  /** A build step's push: the digest the registry gave and the tags (`steps[].pushed` in run --json); absent: no push. */
+  pushed?: PushedImage;
   /**
    * Set on a failed attempt that is tried again (the step's `retry`): the next attempt's number,
    * which the definition's RetryStep choice sees and PrepareRetry hands LaunchStep.

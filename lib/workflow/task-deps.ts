@@ -9,6 +9,8 @@ import type { SupersedingDeps } from './superseding.js';
 import type { TaskLog } from './task-log.js';
 import type { IdentityCredentials } from '../contract/aws-credentials.js';
 import type { AwsSecretReaderFor } from './aws-secrets.js';
+import type { SourceFiles } from './build-bases.js';
+import type { BuildInput } from '../contract/index.js';
 
 /**
  * The I/O a task needs, injected so the same task code runs on Lambda (lib/lambda), locally
@@ -49,6 +51,12 @@ export interface TaskDeps {
    * PrepareBuild leaves every image to the kubelet.
    */
   checkImages?: ImageChecker;
+  /**
+   * The build's files at its commit, for PrepareBuild's read of each build step's Dockerfile
+   * (build-bases.ts): locally the work tree's snapshot. Without it (or when it answers undefined
+   * for a build), the base images are left to the builder, and PrepareBuild says so.
+   */
+  sourceFiles?(input: BuildInput): SourceFiles | undefined;
   logs: StepLogStore;
   /**
    * Where the steps' cache entries are kept (cache-store.ts): S3 on AWS, the local stack's own S3

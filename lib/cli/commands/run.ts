@@ -148,6 +148,13 @@ export async function runBuild(given: RunOptions, io: Pick<CommandIO, 'out' | 'e
       if (options.json) io.out(JSON.stringify(rejectedSummary(error)));
       return ExitCodes.rejected;
     }
+    // A build step's builder is a container (lib/kube/build-container.ts): local processes cannot run it.
+    const building = runtimeChoice.kind === 'process' ? pipeline.steps.find((step) => step.build && (!only || only.steps.includes(step.name))) : undefined;
+    if (building) {
+      io.err(`step-runner run: step "${building.name}" builds an image (build:), which needs Docker: its builder (buildah) runs as the step's container, and local processes cannot run it; start Docker (or give --runtime docker), or run it on a cluster with --kubeconfig`);
+      if (options.json) io.out(JSON.stringify(rejectedSummary(new UsageError(`step "${building.name}" builds an image, which needs Docker`))));
+      return ExitCodes.rejected;
+    }
     print(runtimeNotice(runtimeChoice));
   }
   try {

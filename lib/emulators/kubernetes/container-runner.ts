@@ -14,6 +14,7 @@ import type { PodHandle } from './pod-handle.js';
 import type { ContainerMount, PodSandbox, RunningContainer, RuntimeImage } from './runtime/container-runtime.js';
 import { runAsNonRootViolation } from './security-context.js';
 import { runStartupProbe, type Probe } from './startup-probe.js';
+import { readTerminationMessage, terminationMessageMount } from './termination-message.js';
 
 /** For a sidecar's runs: what its status carries over (restartCount, lastState), and its start and stop. */
 export interface RunOptions {
@@ -66,7 +67,10 @@ export class ContainerRunner {
     }
     const log = new LogBuffer(node.now, node.logLimitBytes);
     const root = node.dirs.containerRoot(pod.uid, container.name);
-    const started = await node.runtime.startContainer({ pod: spec, container, sandbox: placement.sandbox, image, argv, env, mounts: placement.mounts, root, log });
+    // The termination message file, mounted where the container writes it (termination-message.ts).
+    const message = node.runtime.kind === 'docker' ? await terminationMessageMount(node.dirs.pod(pod.uid), container) : undefined;
+    const mounts = message ? [...placement.mounts, message].sort((a, b) => b.containerPath.length - a.containerPath.length) : placement.mounts;
+    const started = await node.runtime.startContainer({ pod: spec, container, sandbox: placement.sandbox, image, argv, env, mounts, root, log });
     if (!started.ok && started.reason !== 'StartError') {
       log.end();
       pod.setContainerState(container.name, { waiting: { reason: started.reason, message: started.message } });
@@ -108,11 +112,12 @@ export class ContainerRunner {
     await probing;
     this.containers.delete(container.name);
     if (exit.lost !== undefined) this.nodeLost(exit.lost);
+    const written = message && exit.lost === undefined ? await readTerminationMessage(message.file, container, exit.exitCode, () => log.read()) : undefined;
     pod.setContainerState(container.name, {
       terminated: {
         exitCode: exit.exitCode,
         reason: exitReason(exit),
-        ...(exit.lost !== undefined ? { message: exit.lost } : {}),
+        ...(exit.lost !== undefined ? { message: exit.lost } : written !== undefined ? { message: written } : {}),
         startedAt,
         finishedAt: pod.stamp(),
         containerID,

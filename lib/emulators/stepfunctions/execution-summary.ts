@@ -39,6 +39,8 @@ export type StepSummary = {
   identity?: string;
   /** An approval step's decision, once made (approval-summary.ts); absent: none yet, or not an approval step. */
   approval?: ApprovalRecord;
+  /** A build step's push: the digest the registry gave and the tags pushed; absent: not a build step, or nothing pushed. */
+  pushed?: { digest: string; tags: string[] };
 } & StepRun;
 
 /** The `run --json` object (docs/contracts.md). */
@@ -155,6 +157,7 @@ function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, buil
         ...run,
         ...(services ? { services } : {}),
         ...(outcome.artifacts ? { artifacts: outcome.artifacts } : {}),
+        ...(outcome.pushed ? { pushed: outcome.pushed } : {}),
       };
     }
     // A task of the iteration failed outright (e.g. the cluster stayed unreachable).

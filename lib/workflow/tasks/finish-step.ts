@@ -90,6 +90,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     log: location,
     ...(services.length > 0 ? { services: serviceResults(services, poll, serviceLogs) } : {}),
     ...(artifacts ? { artifacts } : {}),
+    ...(!failed && poll.pushed ? { pushed: poll.pushed } : {}),
     ...(next !== undefined ? { nextAttempt: next } : {}),
   };
 }

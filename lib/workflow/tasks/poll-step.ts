@@ -99,6 +99,7 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
     if (status.service !== undefined) poll.service = status.service;
   }
   if (status.phase === 'succeeded') poll.exitCode = 0;
+  if (status.phase === 'succeeded' && status.pushed) poll.pushed = status.pushed;
   if (previous.urls && (status.phase === 'pending' || status.phase === 'running')) {
     // The next chance to sign them again: the next poll's wait, then the end of its watch.
     const urls = await renewStepUrls(input, previous, deps, poll.nextPollSeconds + nextWatchSeconds);

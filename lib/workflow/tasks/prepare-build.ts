@@ -1,6 +1,6 @@
 import type { BuildInput } from '../../contract/index.js';
 import { gitCredentialsManifest, workspaceClaimManifest, type PodPlacement } from '../../kube/index.js';
-import { EXECUTION_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_SERVICE_START_GRACE_SECONDS, filtersPaths, InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
+import { EXECUTION_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_BUILDER_IMAGE, DEFAULT_SERVICE_START_GRACE_SECONDS, filtersPaths, InvalidPipeline, parseImageReference, parsePipeline } from '../../pipeline/index.js';
 import { CHECKOUT_TIMEOUT_SECONDS, checkoutStep } from '../checkout-step.js';
 import { historyBudgetProblem, withWorstWaits } from '../history-budget.js';
 import { checkBuildImages, imageCheckNote, imageCheckSummaries, imageUses, missingImages, servicesNote } from '../image-check.js';
@@ -14,6 +14,7 @@ import { buildToken, type BuildCredentials } from '../build-credentials.js';
 import { keyFileSets, keyFilesId } from '../cache-keys.js';
 import type { Pipeline, Step } from '../../pipeline/index.js';
 import { checkStepIdentities } from '../identities.js';
+import { buildBases } from '../build-bases.js';
 
 /**
  * Past this a step's time before its timeout starts counting is over for sure: a pod pending for
@@ -44,7 +45,7 @@ function claimDeadlineSeconds(steps: readonly { timeoutSeconds: number }[]): num
 export async function prepareBuild(
   input: BuildInput,
   settings: WorkflowSettings,
-  deps: Pick<TaskDeps, 'cluster' | 'log' | 'checkImages'>,
+  deps: Pick<TaskDeps, 'cluster' | 'log' | 'checkImages' | 'sourceFiles'>,
   credentials: BuildCredentials = {},
   parsed: Pipeline = parsePipeline(input.pipeline.text, input.pipeline.file),
 ): Promise<PreparedBuild> {
@@ -66,7 +67,13 @@ export async function prepareBuild(
   // No step runs (every one skipped by its `when`): nothing is checked out, made or started.
   const nothingRuns = plan.running.length === 0 && plan.afterFailure.length === 0;
   const checksOut = parsed.checkout !== false && input.source !== undefined && !nothingRuns;
-  const pipeline = { ...parsed, steps: plan.running };
+  // A build step runs the deployment's builder (`builder-image`), whatever the file was parsed with.
+  const builder = parseImageReference(settings.builderImage ?? DEFAULT_BUILDER_IMAGE);
+  // A fork's pull request reads the layer cache and never writes it, as it saves no step cache: nothing a fork wrote is built on elsewhere.
+  const fork = input.build.pullRequest?.fork === true;
+  const withBuilder = (step: Step): Step =>
+    step.build ? { ...step, image: builder.original, imageRef: builder, build: { ...step.build, ...(step.build.cache ? { cache: { ...step.build.cache, write: !fork } } : {}) } } : step;
+  const pipeline = { ...parsed, steps: plan.running.map(withBuilder) };
   if (pipeline.checkout !== false && !input.source && input.withoutSource) {
     deps.log.warn(`No checkout: ${input.withoutSource}`);
   } else if (pipeline.checkout !== false && !input.source) {
@@ -78,8 +85,8 @@ export async function prepareBuild(
   }
   // Refused before anything is asked or made: the clone, a step of its own unless each pod clones, counts too.
   // The steps that run after a failure count as if the failure came last.
-  const afterFailure = plan.afterFailure;
-  const everyStep = [...pipeline.steps, ...afterFailure];
+  let afterFailure = plan.afterFailure.map(withBuilder);
+  let everyStep = [...pipeline.steps, ...afterFailure];
   // An approval's wait makes no events until it ends: its few are fewer than those of a step that ends at once.
   const counted = everyStep.map((step) => (step.approval ? { ...step, timeoutSeconds: 1 } : step));
   const runs = checksOut && cloneStep ? [{ name: CHECKOUT_STEP, timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...counted] : counted;
@@ -92,12 +99,19 @@ export async function prepareBuild(
   if (tooLong) throw tooLong;
   // Before any registry is asked or object made: the deployment's rules, not the file, decide who gets an identity.
   checkStepIdentities(everyStep, settings.identities ?? [], input.build, input.pipeline.file);
+  // Each build step's Dockerfile, from the build's commit: its base images are asked about with the steps' images.
+  const bases = await buildBases(everyStep, deps.sourceFiles?.(input));
+  for (const note of bases.notes) deps.log.warn(`Build: ${note}`);
+  const read = new Map(bases.steps.map((step) => [step.name, step]));
+  pipeline.steps = pipeline.steps.map((step) => read.get(step.name) ?? step);
+  afterFailure = afterFailure.map((step) => read.get(step.name) ?? step);
+  everyStep = [...pipeline.steps, ...afterFailure];
   // The kubelet pulls with the pod's own imagePullSecrets; the service account's count only when it has none.
   const pullSecrets = [...new Set([...(pipeline.pullSecrets ?? []), ...(settings.pullSecrets ?? [])])];
   const placement = deploymentPlacement(settings);
   // The deployment's clone image, parsed once for the image check and the checkout step.
   const cloneImage = checksOut ? parseImageReference(settings.cloneImage) : undefined;
-  const uses = imageUses([...(cloneImage ? [{ name: CHECKOUT_STEP, imageRef: cloneImage }] : []), ...everyStep]);
+  const uses = imageUses([...(cloneImage ? [{ name: CHECKOUT_STEP, imageRef: cloneImage }] : []), ...everyStep], bases.bases);
   const verdicts = await checkBuildImages(uses, namespace, settings.imageCheck, deps, pullSecrets);
   const missing = missingImages(uses, verdicts);
   if (missing) throw missing;
@@ -130,7 +144,9 @@ export async function prepareBuild(
     const services = servicesNote(step, images);
     const when = afterFailure.includes(step) ? ', only if the build fails' : '';
     const identity = step.identity !== undefined ? `, as the identity "${step.identity}"` : '';
-    const what = step.imageRef ? `image ${step.imageRef.familiar}${imageCheckNote(images, step.image ?? '')}` : 'waits for an approval';
+    // A build step says what it builds, and each base image with what its registry said.
+    const builds = step.build ? `; builds ${step.build.dockerfile}${bases.bases.filter((base) => base.step === step.name).map((base) => `, FROM ${base.reference.familiar}${imageCheckNote(images, base.reference.original)}`).join('')}${step.build.push ? `, pushes ${step.build.tags.join(', ')}` : ', pushes nothing'}` : '';
+    const what = step.imageRef ? `image ${step.imageRef.familiar}${imageCheckNote(images, step.image ?? '')}${builds}` : 'waits for an approval';
     deps.log.info(`Preparing step "${step.name}"${when}: ${what}${services}${identity}`, { step: step.name });
   }
   if (pullSecrets.length > 0) deps.log.info(`Every pod pulls with the secrets ${pullSecrets.map((name) => `"${name}"`).join(', ')}`);

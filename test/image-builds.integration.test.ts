@@ -1,0 +1,118 @@
+/**
+ * Build steps (`build:`) through the real definition on the embedded cluster's Docker runtime, as
+ * `run --runtime docker` runs them: the builder (Debian's buildah, builder-image.ts) as the step's
+ * container with the build pod's permissions (no privilege, three capabilities, seccomp
+ * Unconfined), a two-stage Dockerfile of the checked-out repository built and pushed to a registry
+ * on loopback, and the pushed image then run by its digest; and a FROM tag its registry lacks
+ * stopping the build before any pod. The builder reaches the registry at the pods' gateway (a
+ * forwarder there), the node's Docker daemon at loopback: the same registry under two names.
+ */
+import { jest } from '@jest/globals';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { dockerSocket } from './fixtures/docker/engine-api.js';
+import { builderImageBuildable, pushBuilderImage } from './fixtures/docker/builder-image.js';
+import { startForwarder } from './fixtures/docker/shared-registry.js';
+import { dockerDaemon, startTestImages, testImagesBuildable, type TestImages } from './fixtures/docker/test-images.js';
+import { localBuildsForFile } from './fixtures/local-builds.js';
+import { describeRequiring } from './fixtures/requirements.js';
+
+// A build with the vfs store copies each layer whole: the waits are upper bounds for a hang.
+jest.setTimeout(180_000);
+
+const buildable = { present: testImagesBuildable.present && builderImageBuildable.present, missing: [testImagesBuildable, builderImageBuildable].filter((r) => !r.present).map((r) => r.missing).join('; '), remedy: 'apt-get install buildah busybox-static docker-registry' };
+
+describeRequiring('image builds on the Docker runtime', dockerDaemon, () => {
+  describeRequiring('with the test images and the builder', buildable, () => {
+    let images: TestImages;
+    let builder: string;
+    let gateway: { host: string; stop(): Promise<void> } | undefined;
+    beforeAll(async () => {
+      images = await startTestImages();
+      builder = await pushBuilderImage(images.registry);
+    }, 150_000);
+    afterAll(async () => {
+      await gateway?.stop();
+      await images?.stop();
+    });
+
+    const builds = localBuildsForFile({
+      prefix: 'image-builds',
+      repository: true,
+      runtime: () => ({ kind: 'docker', socketPath: dockerSocket(), sandboxImage: images.sandbox }),
+      settings: () => ({ cloneImage: images.git, builderImage: builder }),
+    });
+    beforeAll(async () => {
+      // Where the builder, in a container, reaches the registry this machine's daemon pulls from at loopback.
+      gateway = await startForwarder(images.registry, builds.hostAddress);
+    });
+    const logOf = (build: string, step: string) => readFile(path.join(builds.root, 'logs', build, `${step}.log`), 'utf8');
+
+    test('a two-stage Dockerfile is built and pushed without privilege, the pushed digest runs the file it wrote, and a second build reuses every layer', async () => {
+      const registry = gateway!.host;
+      await builds.commit({
+        'app/Dockerfile': `ARG BASE=${registry}/test/busybox:1
+FROM \${BASE} AS first
+RUN echo "made in stage one of $(cat /etc/test-image-marker | wc -c) bytes" > /made.txt
+FROM \${BASE}
+COPY --from=first /made.txt /srv/made.txt
+CMD ["cat", "/srv/made.txt"]
+`,
+      });
+      const pipeline = `version: 1
+steps:
+  - name: image
+    env: {STEP_RUNNER_INSECURE_REGISTRIES: "${registry}"}
+    build:
+      context: app
+      tags: [${registry}/built/app:1]
+      cache: ${registry}/built/cache
+`;
+      const built = await builds.build('built', pipeline);
+      const image = built.summary.steps.find((step) => step.name === 'image');
+      expect({ status: built.summary.status, cause: built.summary.cause, image: image?.status }).toEqual({ status: 'SUCCEEDED', cause: null, image: 'succeeded' });
+      expect(image?.pushed).toEqual({ digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), tags: [`${registry}/built/app:1`] });
+      const log = await logOf('built', 'image');
+      expect(log).toContain('[2/2] STEP 2/');
+      expect(log).toContain('COPY --from=first /made.txt /srv/made.txt');
+
+      // By its digest, under the name this machine's daemon reaches the same registry by.
+      const byDigest = `${images.registry}/built/app@${image!.pushed!.digest}`;
+      const ran = await builds.build('ran', `version: 1\ncheckout: false\nsteps:\n  - name: run\n    image: ${byDigest}\n    commands: [cat /srv/made.txt]\n`);
+      expect({ status: ran.summary.status, cause: ran.summary.cause }).toEqual({ status: 'SUCCEEDED', cause: null });
+      expect(await logOf('ran', 'run')).toContain('made in stage one of 33 bytes');
+
+      // The same commit again: every instruction after a FROM comes from the layer cache, as buildah says.
+      const again = await builds.build('rebuilt', pipeline);
+      expect(again.summary.status).toBe('SUCCEEDED');
+      const rebuilt = await logOf('rebuilt', 'image');
+      const instructions = rebuilt.split('\n').filter((line) => /STEP \d+\/\d+: (?!FROM )/.test(line));
+      expect(instructions.length).toBeGreaterThanOrEqual(3);
+      expect(rebuilt.split('\n').filter((line) => line.startsWith('--> Using cache ')).length).toBe(instructions.length);
+      expect(rebuilt).not.toContain('Pushing cache');
+      expect(again.summary.steps.find((step) => step.name === 'image')?.pushed?.digest).toBe(image!.pushed!.digest);
+    });
+
+    test('a RUN that exits 1 fails ImageBuildFailed naming the instruction, its Dockerfile line and the output', async () => {
+      const registry = gateway!.host;
+      await builds.commit({ 'failing/Dockerfile': `FROM ${registry}/test/busybox:1\n\n# a comment\nRUN echo about to fail && \\\n    exit 1\nRUN echo never\n` });
+      const { summary } = await builds.build(
+        'failing',
+        `version: 1\nsteps:\n  - name: image\n    env: {STEP_RUNNER_INSECURE_REGISTRIES: "${registry}"}\n    build: {context: failing, push: false}\n`,
+      );
+      expect({ status: summary.status, error: summary.error }).toEqual({ status: 'FAILED', error: 'ImageBuildFailed' });
+      expect(summary.cause).toContain('Step "image": failing/Dockerfile line 4: RUN echo about to fail &&     exit 1 failed (exit code 1).');
+      expect(summary.cause).toContain('about to fail');
+    });
+
+    test('a FROM tag the registry lacks fails ImagePullFailed naming the Dockerfile line, before any pod', async () => {
+      await builds.commit({ 'Dockerfile': `# the base\nFROM ${images.missingTag}\nRUN true\n` });
+      const { summary, events } = await builds.build('missing-base', `version: 1\nsteps:\n  - name: image\n    build: {push: false}\n`);
+      expect({ status: summary.status, error: summary.error }).toEqual({ status: 'FAILED', error: 'ImagePullFailed' });
+      expect(summary.cause).toContain(`Step "image": Dockerfile line 2 (FROM): base image "${images.missingTag}" was not found; its registry answered:`);
+      // PrepareBuild refused it: no step was launched, not even the checkout.
+      expect(events.filter((event) => event.type === 'StateEntered').map((event) => event.state?.name)).not.toContain('LaunchStep');
+      expect(summary.steps).toEqual([]);
+    });
+  });
+});
