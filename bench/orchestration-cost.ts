@@ -177,6 +177,10 @@ export async function simulateBuild(
     FinishStepLambdaFunction: async (input: StepInput) => finishStep(input, deps),
     // A simulated build succeeds, so it never reaches AwaitRerun: bound so that every Task state is.
     AwaitRerunLambdaFunction: async (input: AwaitRerunInput) => awaitRerun(input),
+    // The simulated pipelines have no approval step, so they never reach AwaitApproval: bound so that every Task state is.
+    AwaitApprovalLambdaFunction: async () => {
+      throw new Error('a simulated pipeline has no approval step');
+    },
     CleanupBuildLambdaFunction: async (input: { build: { id: string }; namespace?: string }) => cleanupBuild(input, config.namespace, deps),
     ReportStatusLambdaFunction: async (input: StatusRequest) =>
       reportStatus(input, { reporter: { report: async () => ({ posted: false, reason: 'benchmark' }) }, log: silent }),

@@ -71,9 +71,9 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('a deployed function', () => {
-  it('exists for each of the eleven functions of serverless.yml', () => {
+  it('exists for each of the twelve functions of serverless.yml', () => {
     expect(entryPoints).toEqual(
-      ['await-rerun', 'cleanup-build', 'cleanup-ended-execution', 'cleanup-orphans', 'finish-step', 'launch-step', 'poll-step', 'prepare-build', 'report-status', 'wait-for-needs', 'webhook'],
+      ['await-approval', 'await-rerun', 'cleanup-build', 'cleanup-ended-execution', 'cleanup-orphans', 'finish-step', 'launch-step', 'poll-step', 'prepare-build', 'report-status', 'wait-for-needs', 'webhook'],
     );
   });
 
