@@ -7,7 +7,7 @@
  */
 import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
 import { httpStatus, unexpectedKubeError } from './api-error.js';
-import { createBuildSecret } from './build-secret.js';
+import { createOrReplaceBuildSecret } from './build-secret.js';
 import { approvalTokenName, labelValue } from './pod-name.js';
 import { withKubeRetries, type KubeRetryOptions } from './retry.js';
 import { Annotations, BUILD_DEADLINE_ANNOTATION, Labels, MANAGED_BY } from './types.js';
@@ -35,17 +35,7 @@ export function approvalTokenManifest(input: { buildId: string; namespace: strin
  * is replaced.
  */
 export async function storeApprovalToken(api: Pick<CoreV1Api, 'createNamespacedSecret' | 'replaceNamespacedSecret'>, manifest: V1Secret, retry?: KubeRetryOptions): Promise<string> {
-  const namespace = manifest.metadata!.namespace!;
-  const name = manifest.metadata!.name!;
-  return createBuildSecret(
-    api,
-    manifest,
-    "The approval's task token",
-    async () => {
-      await withKubeRetries(`replace secret ${namespace}/${name}`, () => api.replaceNamespacedSecret({ namespace, name, body: manifest }), retry);
-    },
-    retry,
-  );
+  return createOrReplaceBuildSecret(api, manifest, "The approval's task token", retry);
 }
 
 /** The token a waiting approval step stored; undefined when there is none (not waiting, or its build has ended). */

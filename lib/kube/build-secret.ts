@@ -1,5 +1,6 @@
 /**
- * Creates one of a build's Secrets (the clone's credentials, a step's cache URLs). What a Secret
+ * Creates one of a build's Secrets (the clone's credentials, a step's cache URLs, its AWS secrets,
+ * an approval's token). What a Secret
  * of that name already there means is the caller's: the same content left by a retried task, or
  * content to replace. Refused (no RBAC for secrets, say): PodConfigError, with the API's words.
  */
@@ -35,4 +36,19 @@ export async function createBuildSecret(
     throw unexpectedKubeError(operation, error);
   }
   return name;
+}
+
+/** Creates the Secret, or replaces one of that name: an earlier attempt's, whose content this one's supersedes. */
+export async function createOrReplaceBuildSecret(
+  api: Pick<CoreV1Api, 'createNamespacedSecret' | 'replaceNamespacedSecret'>,
+  manifest: V1Secret,
+  what: string,
+  retry?: KubeRetryOptions,
+): Promise<string> {
+  const namespace = manifest.metadata!.namespace!;
+  const name = manifest.metadata!.name!;
+  const replace = async () => {
+    await withKubeRetries(`replace secret ${namespace}/${name}`, () => api.replaceNamespacedSecret({ namespace, name, body: manifest }), retry);
+  };
+  return createBuildSecret(api, manifest, what, replace, retry);
 }

@@ -6,7 +6,7 @@
  */
 import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
 import { httpStatus, unexpectedKubeError } from './api-error.js';
-import { createBuildSecret } from './build-secret.js';
+import { createOrReplaceBuildSecret } from './build-secret.js';
 import { URL_SIGNING_ANNOTATION, type UrlSigning } from './cache-containers.js';
 import { withKubeRetries, type KubeRetryOptions } from './retry.js';
 
@@ -15,17 +15,7 @@ export async function ensureCacheSecret(
   manifest: V1Secret,
   retry?: KubeRetryOptions,
 ): Promise<string> {
-  const namespace = manifest.metadata!.namespace!;
-  const name = manifest.metadata!.name!;
-  return createBuildSecret(
-    api,
-    manifest,
-    "The step's cache URLs",
-    async () => {
-      await withKubeRetries(`replace secret ${namespace}/${name}`, () => api.replaceNamespacedSecret({ namespace, name, body: manifest }), retry);
-    },
-    retry,
-  );
+  return createOrReplaceBuildSecret(api, manifest, "The step's cache URLs", retry);
 }
 
 /**

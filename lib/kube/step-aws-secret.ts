@@ -6,9 +6,9 @@
  * LaunchStep (a fresh attempt, a re-run) read them again: its values replace the first's.
  */
 import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
-import { createBuildSecret } from './build-secret.js';
+import { createOrReplaceBuildSecret } from './build-secret.js';
 import { stepAwsSecretName, labelValue } from './pod-name.js';
-import { withKubeRetries, type KubeRetryOptions } from './retry.js';
+import type { KubeRetryOptions } from './retry.js';
 import { Annotations, Labels, MANAGED_BY } from './types.js';
 
 export function stepAwsSecretManifest(input: { buildId: string; namespace: string; step: string; values: Record<string, string> }): V1Secret {
@@ -31,15 +31,5 @@ export async function ensureStepAwsSecret(
   manifest: V1Secret,
   retry?: KubeRetryOptions,
 ): Promise<string> {
-  const namespace = manifest.metadata!.namespace!;
-  const name = manifest.metadata!.name!;
-  return createBuildSecret(
-    api,
-    manifest,
-    "The step's AWS secrets",
-    async () => {
-      await withKubeRetries(`replace secret ${namespace}/${name}`, () => api.replaceNamespacedSecret({ namespace, name, body: manifest }), retry);
-    },
-    retry,
-  );
+  return createOrReplaceBuildSecret(api, manifest, "The step's AWS secrets", retry);
 }

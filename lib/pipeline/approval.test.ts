@@ -2,20 +2,8 @@
  * A step's `approval:` in a pipeline file: its normal form with the defaults, and each refusal with
  * its message and line.
  */
-import { checkPipeline } from './parse.js';
+import { readPipelineText as read, pipelineTextProblems as problems } from '../../test/fixtures/pipeline-text.js';
 import type { Approval } from './types.js';
-
-function read(text: string) {
-  const result = checkPipeline(text, 'ci.yml');
-  if (!result.ok) throw new Error(result.problems.map((p) => p.message).join('\n'));
-  return result.pipeline;
-}
-
-function problems(text: string): { message: string; line?: number }[] {
-  const result = checkPipeline(text, 'ci.yml');
-  if (result.ok) throw new Error('the pipeline was accepted');
-  return result.problems.map((p) => ({ message: p.message, line: p.location.line }));
-}
 
 /** A test step, then an approval step whose body starts at line 7. */
 const file = (approval: string) =>

@@ -2,21 +2,9 @@
  * A step's `build:` in a pipeline file: its normal form (defaults, the Dockerfile's place in the
  * workspace, the builder image until the deployment's), and each refusal with its line.
  */
-import { checkPipeline } from './parse.js';
+import { readPipelineText as read, pipelineTextProblems as problems } from '../../test/fixtures/pipeline-text.js';
 import { DEFAULT_BUILDER_IMAGE, dockerfilePath } from './build.js';
 import type { StepBuild } from './types.js';
-
-function read(text: string) {
-  const result = checkPipeline(text, 'ci.yml');
-  if (!result.ok) throw new Error(result.problems.map((p) => p.message).join('\n'));
-  return result.pipeline;
-}
-
-function problems(text: string): { message: string; line?: number }[] {
-  const result = checkPipeline(text, 'ci.yml');
-  if (result.ok) throw new Error('the pipeline was accepted');
-  return result.problems.map((p) => ({ message: p.message, line: p.location.line }));
-}
 
 /** A one-step file whose step `image` is built; `build` is written from line 4. */
 const file = (build: string, rest = '') => `version: 1\nsteps:\n  - name: image\n${build}${rest}`;

@@ -3,20 +3,8 @@
  * the defaults, the lines), and each refusal with its message and line.
  */
 import { DEFAULT_ARTIFACT_EXPIRE_DAYS, parseExpireIn, stepCache } from './cache.js';
-import { checkPipeline } from './parse.js';
+import { readPipelineText as read, pipelineTextProblems as problems } from '../../test/fixtures/pipeline-text.js';
 import type { Cache } from './types.js';
-
-function read(text: string) {
-  const result = checkPipeline(text, 'ci.yml');
-  if (!result.ok) throw new Error(result.problems.map((p) => p.message).join('\n'));
-  return result.pipeline;
-}
-
-function problems(text: string): { message: string; line?: number }[] {
-  const result = checkPipeline(text, 'ci.yml');
-  if (result.ok) throw new Error('the pipeline was accepted');
-  return result.problems.map((p) => ({ message: p.message, line: p.location.line }));
-}
 
 const FILE = `version: 1
 cache:

@@ -2,6 +2,7 @@
  * `pull-secrets`, `node-selector` and `tolerations`: what a file may say, how it reads, and the
  * line-precise problems it gets otherwise (Kubernetes' own rules, said before any pod exists).
  */
+import { readPipelineText as read } from '../../test/fixtures/pipeline-text.js';
 import { labelKeyProblem, labelValueProblem } from './names.js';
 import { checkPipeline } from './parse.js';
 import { checkNodeSelector, checkPullSecrets, checkTolerations } from './setting-checks.js';
@@ -10,12 +11,6 @@ const STEP = `  - name: build
     image: alpine:3.20
     commands: [make]
 `;
-
-function read(text: string) {
-  const result = checkPipeline(text, 'ci.yml');
-  if (!result.ok) throw new Error(result.problems.map((p) => p.message).join('\n'));
-  return result.pipeline;
-}
 
 function problems(text: string): { message: string; line?: number; field?: string; step?: string }[] {
   const result = checkPipeline(text, 'ci.yml');

@@ -2,22 +2,10 @@
  * A step's `retry:` in a pipeline file: the effective retry every parsed step carries, the short
  * form, and each refusal with its message and line.
  */
-import { checkPipeline } from './parse.js';
+import { readPipelineText as read, pipelineTextProblems as problems } from '../../test/fixtures/pipeline-text.js';
 import { RETRYABLE_ERRORS } from '../contract/index.js';
 import { DEFAULT_STEP_RETRY, retryErrorProblem, stepRetry } from './retry.js';
 import type { StepRetry } from './types.js';
-
-function read(text: string) {
-  const result = checkPipeline(text, 'ci.yml');
-  if (!result.ok) throw new Error(result.problems.map((p) => p.message).join('\n'));
-  return result.pipeline;
-}
-
-function problems(text: string): { message: string; line?: number }[] {
-  const result = checkPipeline(text, 'ci.yml');
-  if (result.ok) throw new Error('the pipeline was accepted');
-  return result.problems.map((p) => ({ message: p.message, line: p.location.line }));
-}
 
 /** A one-step file; `retry` is written under the step's commands, from line 6. */
 const file = (retry: string) => `version: 1\nsteps:\n  - name: build\n    image: node:22-alpine\n    commands: [npm test]\n${retry}`;
