@@ -104,7 +104,9 @@ describe('step-runner installed with npm install -g', () => {
     await git('add', '.');
     await git('commit', '-q', '-m', 'first');
 
-    const { stdout, stderr } = await exec('step-runner', ['run'], { cwd: repo, env, maxBuffer: 16 * 1024 * 1024 });
+    // Started from a process that ran local executions (a bench, a script), whose variable it inherits.
+    const inherited = { ...env, AWS_LAMBDA_MAX_CONCURRENCY: '10' };
+    const { stdout, stderr } = await exec('step-runner', ['run'], { cwd: repo, env: inherited, maxBuffer: 16 * 1024 * 1024 });
     expect(stdout).toContain(`Pipeline: ${path.join(repo, '.step-runner.yml')}`);
     expect(stdout).toContain('│ hello from the installed runner');
     expect(stdout).toContain('cache deps: saved');

@@ -99,6 +99,11 @@ export async function main(argv: string[], io: CommandIO = terminalIO()): Promis
   // The AWS SDK's own switch for its 9-line NodeVersionSupportWarning on Node 20, and for nothing
   // else (@aws-sdk/core emitWarningIfUnsupportedVersion): why it is safe is in the README.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  // The command is no Lambda: AWS_LAMBDA_MAX_CONCURRENCY inherited from a process that ran local
+  // executions (a bench, a script) makes Powertools' logger demand Lambda's InvokeStore before the
+  // local Lambda host has made one ("InvokeStore is not available"); the host sets it again once
+  // it has (lib/emulators/lambda/invocation-context.ts).
+  if (!(globalThis as { awslambda?: { InvokeStore?: unknown } }).awslambda?.InvokeStore) delete process.env.AWS_LAMBDA_MAX_CONCURRENCY;
   if (name === '--version' || name === '-v') {
     io.out(packageVersion());
     return 0;
