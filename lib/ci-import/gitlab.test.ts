@@ -117,11 +117,14 @@ describe('a GitLab job as a step', () => {
     expect(text).toContain('# not converted (line 3): include: local ci/more.yml\n#   instead: import that file too');
   });
 
-  it('writes a parallel matrix\'s first combination, its values in the image and env', () => {
-    const yaml = 'test:\n  image: python:$PY\n  parallel:\n    matrix:\n      - PY: ["3.11", "3.12"]\n  script: [pytest]\n';
-    const { pipeline, unconverted } = convert(yaml);
-    expect(pipeline.steps[0]).toEqual(expect.objectContaining({ image: 'python:3.11', env: { PY: '3.11' } }));
-    expect(unconverted).toEqual(['3: parallel: matrix PY [3.11, 3.12]']);
+  test.each([
+    ['one entry: its variables are the axes', '      - PY: ["3.11", "3.12"]\n        OS: alpine\n', [['python:3.11', { PY: '3.11', OS: 'alpine' }], ['python:3.12', { PY: '3.12', OS: 'alpine' }]], []],
+    ['entries of one value each: include entries', '      - PY: "3.11"\n      - {PY: "3.12", OS: [slim]}\n', [['python:3.11', { PY: '3.11' }], ['python:3.12', { PY: '3.12', OS: 'slim' }]], []],
+    ['entries that list values: the first combination', '      - PY: ["3.11", "3.12"]\n      - PY: "3.13"\n', [['python:3.11', { PY: '3.11' }]], ['3: parallel: matrix PY [3.11, 3.12]', '3: parallel: matrix, 1 more entry']],
+  ])('parallel: matrix, %s', (_, entries, steps, listed) => {
+    const { pipeline, unconverted } = convert(`test:\n  image: python:$PY\n  parallel:\n    matrix:\n${entries}  script: [pytest]\n`);
+    expect(pipeline.steps.map((step) => [step.image, step.env])).toEqual(steps);
+    expect(unconverted).toEqual(listed);
   });
 
   it('names the file\'s variables once and merges them into each step that keeps them', () => {

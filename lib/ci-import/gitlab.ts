@@ -8,7 +8,7 @@ import { GLOBAL_KEYS, expandVariables, resolveJob, resolveReferences, scriptOf, 
 import { jobWhen, onlyExceptVerdict, rulesVerdict, type RulesVerdict } from './gitlab-rules.js';
 import { PREDEFINED, SAME_NAME, gitlabExpireIn, gitlabTimeout, predefinedReads, workspaceRelative } from './gitlab-values.js';
 import { cacheName } from './github-actions.js';
-import { firstCombination, matrixUnconverted } from './matrix.js';
+import { convertGitLabMatrix, firstCombination, matrixUnconverted, type ConvertedMatrix } from './matrix.js';
 import { labelOf, uniqueLabels } from './names.js';
 import { listOf, mapOf, textOf, textsOf, type SourceFile, type SourcePath } from './source.js';
 import { mergeWhen } from './when.js';
@@ -119,12 +119,18 @@ function convertJob(job: ResolvedJob, name: string, globalVariables: unknown, fi
   const parallel = config.parallel;
   const matrixEntries = listOf(mapOf(parallel).matrix);
   const combination = firstCombination(mapOf(matrixEntries[0]));
+  let matrix: ConvertedMatrix | undefined;
   if (matrixEntries.length > 0) {
-    unconverted.push(...matrixUnconverted(combination, lineOf('parallel'), 'parallel: matrix'));
-    if (matrixEntries.length > 1) unconverted.push({ line: lineOf('parallel'), what: `parallel: matrix, ${matrixEntries.length - 1} more entr${matrixEntries.length === 2 ? 'y' : 'ies'}`, instead: 'copy the step for each of their combinations too' });
+    const converted = convertGitLabMatrix(matrixEntries);
+    if ('reason' in converted) {
+      unconverted.push(...matrixUnconverted(combination, lineOf('parallel'), 'parallel: matrix', converted.reason));
+      if (matrixEntries.length > 1) unconverted.push({ line: lineOf('parallel'), what: `parallel: matrix, ${matrixEntries.length - 1} more entr${matrixEntries.length === 2 ? 'y' : 'ies'}`, instead: 'copy the step for each of their combinations too' });
+    } else matrix = converted;
   } else if (parallel !== undefined) unconverted.push({ line: lineOf('parallel'), what: `parallel: ${textOf(parallel) ?? ''}`, instead: 'copies of the step with `needs` that let them run side by side; each must pick its share of the work itself' });
   const inheritVariables = mapOf(config.inherit).variables !== false;
-  const variables = { ...variablesOf(globalVariables, config.variables, inheritVariables), ...combination.values };
+  // A matrix's variable is the step's own (set per combination), in the image its `${{ matrix.NAME }}`; without one, the first combination's value.
+  const matrixValues = matrix ? Object.fromEntries(Object.keys(matrix.names).map((name) => [name, `\${{ matrix.${name} }}`])) : combination.values;
+  const variables = { ...variablesOf(globalVariables, config.variables, inheritVariables), ...matrixValues };
   const expand = (text: string) => expandVariables(text, variables);
 
   const image = imageOf(config.image, expand, lineOf, unconverted);
@@ -138,7 +144,7 @@ function convertJob(job: ResolvedJob, name: string, globalVariables: unknown, fi
   const env: Record<string, string> = {};
   const exports: string[] = [];
   for (const [key, value] of Object.entries(variables)) {
-    if (CHECKOUT_VARIABLES.includes(key)) continue;
+    if (CHECKOUT_VARIABLES.includes(key) || matrix?.names[key] !== undefined) continue;
     if (value.includes('$')) exports.push(`export ${key}="${value.replace(/"/g, '\\"')}"`);
     else env[key] = value;
   }
@@ -163,6 +169,7 @@ function convertJob(job: ResolvedJob, name: string, globalVariables: unknown, fi
     name,
     image,
     commands: [...provided, ...exports, ...script],
+    ...(matrix ? { matrix: matrix.matrix } : {}),
     env,
     services,
     cache,
@@ -203,7 +210,8 @@ function imageOf(value: unknown, expand: (text: string) => string, lineOf: (key:
     return DEFAULT_IMAGE;
   }
   const image = expand(written);
-  if (image.includes('$')) {
+  // `${{ matrix.NAME }}` is a matrix's value, filled per combination (lib/pipeline/matrix.ts).
+  if (image.replace(/\$\{\{ matrix\.\w+ \}\}/g, '').includes('$')) {
     unconverted.push({ line: lineOf('image'), what: `image: ${written}`, instead: `its variables are not in this file: written ${DEFAULT_IMAGE}, name the image` });
     return DEFAULT_IMAGE;
   }
@@ -250,7 +258,10 @@ function cacheOf(entry: Record<string, unknown>, index: number | undefined, expa
   // Entries here are kept per branch already (docs/pipeline.md#the-cache-between-builds): the ref in a key adds nothing.
   const keyText = expand(textOf(entry.key) ?? textOf(keyMap.prefix) ?? '').replace(/\$\{?CI_COMMIT_REF_(SLUG|NAME)\}?/g, '').replace(/\$\{?CI_JOB_NAME\}?/g, job);
   const prefix = keyText === '' ? (files.length > 0 ? undefined : 'default') : cacheName(keyText);
-  if (keyText.includes('$') || (keyText !== '' && prefix === undefined)) unconverted.push({ line: at('key'), what: `cache key ${textOf(entry.key) ?? textOf(keyMap.prefix) ?? ''}`, instead: `a key of files and a name: written ${prefix ?? 'the files alone'}` });
+  const perCombination = keyText.includes('${{ matrix.');
+  if (keyText.includes('$') || (keyText !== '' && prefix === undefined)) {
+    unconverted.push({ line: at('key'), what: `cache key ${textOf(entry.key) ?? textOf(keyMap.prefix) ?? ''}`, instead: perCombination ? `a key cannot hold a matrix's value: written ${prefix ?? 'the files alone'}, one cache for every combination` : `a key of files and a name: written ${prefix ?? 'the files alone'}` });
+  }
   const paths = textsOf(entry.paths).map((path) => workspaceRelative(expand(path)));
   const outside = paths.filter((path) => /[*?[]/.test(path) || workspacePathProblem(path) !== undefined);
   if (outside.length > 0) unconverted.push({ line: at('paths'), what: `cache paths ${outside.join(', ')}`, instead: 'a cache keeps files and folders in the workspace, without globs: name them' });
