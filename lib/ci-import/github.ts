@@ -3,11 +3,10 @@
  * as a draft pipeline: each job one step, its `run:` steps that step's commands in one shell, in
  * the image its setup action or `container:` names. Jobs without `needs` start together.
  */
-import { applyAction, inputsOf, type JobParts } from './github-actions.js';
+import { applyAction, inputsOf, versionTag, type JobParts } from './github-actions.js';
 import { conditionOf, shellTestOf, substitute } from './github-expressions.js';
 import { triggersOf } from './github-triggers.js';
 import { uniqueLabels, labelOf } from './names.js';
-import { versionTag } from './github-actions.js';
 import { convertGitHubMatrix, firstCombination, matrixUnconverted, type ConvertedMatrix } from './matrix.js';
 import { listOf, mapOf, textOf, textsOf, type SourceFile } from './source.js';
 import { mergeWhen } from './when.js';
@@ -250,7 +249,7 @@ function jobKeyInstead(key: string): string {
 function jobImage(job: Record<string, unknown>, parts: JobParts, matrix: Readonly<Record<string, string>>, first: Readonly<Record<string, string>>, at: (...path: (string | number)[]) => number): string {
   const container = typeof job.container === 'string' ? job.container : textOf(mapOf(job.container).image);
   const written = textsOf(job['runs-on']).join(',');
-  // The matrix is the step's own (not its first combination's values): its runner axis chooses nothing here.
+  // With the step's own matrix (its image's values are templates, not the first combination's), a runner axis chooses nothing here.
   if (/\bmatrix\./.test(written) && matrix !== first) {
     parts.unconverted.push({ line: at('runs-on'), what: `runs-on: ${written}`, instead: 'every combination runs in a Linux container here: exclude the combinations for other systems, or drop the axis' });
   }
