@@ -85,8 +85,8 @@ const cases: [string, Expected][] = [
         '7: include: component ${CI_SERVER_FQDN}/components/code-intelligence/golang-code-intel@v0.1.2',
         '40: workflow: rules (rules that test different things (a `when` holds all of its keys at once))',
         '57: tags:',
-        '82: cache key golang-${GO_VERSION}-cache',
-        '86: cache key golang-${GO_VERSION}-cache',
+        '81: cache: golang-${GO_VERSION}-cache',
+        '85: cache: golang-${GO_VERSION}-cache',
         '124: services[0].command',
         '139: after_script (1 command)',
         '141: coverage:',
@@ -164,7 +164,7 @@ describe('what the real files convert into', () => {
   it('gitlab-shell: extends, !reference and anchors give the tests job its service, cache, paths and artifacts', () => {
     const tests = convert('gitlab-org-gitlab-shell.gitlab-ci.yml').steps.find((step) => step.name === 'tests-go-version-1-26')!;
     expect(tests.services?.map((service) => [service.name, service.image])).toEqual([['gitaly', 'registry.gitlab.com/gitlab-org/build/cng/gitaly:master']]);
-    expect(tests.cache).toEqual([expect.objectContaining({ key: { files: ['go.mod', 'go.sum'], prefix: 'golang-cache' }, paths: ['.GOPATH/pkg/mod'], policy: 'pull' })]);
+    expect(tests.cache).toEqual([expect.objectContaining({ key: { files: ['go.mod', 'go.sum'], prefix: 'golang-1.25-cache' }, paths: ['.GOPATH/pkg/mod'], policy: 'pull' })]);
     expect(tests.when?.paths).toEqual(['.gitlab-ci.yml', 'go.mod', 'go.sum', '**/*.go']);
     expect(tests.artifacts?.paths).toEqual(['cover.xml']);
     expect(tests.commands).toEqual(expect.arrayContaining(['export GOPATH="$CI_PROJECT_DIR/.GOPATH"', 'make build', 'make verify test_fancy', 'make coverage']));

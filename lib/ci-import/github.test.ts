@@ -155,6 +155,7 @@ describe('a job as a step', () => {
     ['a matrix of one combination: its values in place', '      fail-fast: false\n      matrix: {node: [18]}\n', ['node:18'], []],
     ['max-parallel', '      max-parallel: 2\n      matrix: {node: [18, 20]}\n', ['node:18', 'node:20'], ['6: strategy.max-parallel: 2']],
     ['a matrix an expression makes', '      matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}\n', ['node:lts'], ['6: strategy.matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}', '8: actions/setup-node node-version: ${{ matrix.node }}']],
+    ['a variable the job\'s env sets too: the matrix\'s', '      matrix: {node: [18, 20]}\n    env: {node: "16"}\n', ['node:18', 'node:20'], ['7: env node']],
     ['a value that is a map: the first combination', '      matrix:\n        node: [{v: 18}, {v: 20}]\n', ['node:lts'], ['6: strategy.matrix node [{"v":18}, {"v":20}]', '9: actions/setup-node node-version: {"v":18}']],
   ])('%s', (_, strategy, images, listed) => {
     const { steps, unconverted } = convert(job('      - uses: actions/setup-node@v4\n        with: {node-version: "${{ matrix.node }}"}\n      - run: echo hi\n', `    strategy:\n${strategy}`));

@@ -189,6 +189,12 @@ function convertJob(source: SourceFile, id: string, job: Record<string, unknown>
     parts.unconverted.push({ line: envLines[secret.env] ?? at('env'), what: `env ${secret.env}: ${env[secret.env]}`, instead: `the step reads ${secret.env} from a secret elsewhere in the job; one variable has one value per step: rename one of them` });
     delete env[secret.env];
   }
+  // A matrix's variable is set per combination (lib/pipeline/matrix-steps.ts refuses it in env or secrets too): the matrix's value wins.
+  for (const key of Object.values(matrix?.names ?? {}).filter((key) => env[key] !== undefined || secrets.some((secret) => secret.env === key))) {
+    parts.unconverted.push({ line: envLines[key] ?? at('env'), what: `env ${key}`, instead: `the matrix sets ${key} per combination: not written; rename one of them` });
+    delete env[key];
+    secrets.splice(0, secrets.length, ...secrets.filter((secret) => secret.env !== key));
+  }
   const services = jobServices(mapOf(job.services), parts.unconverted, (...path) => at('services', ...path));
   for (const secret of secrets) {
     const github = secret.key === 'GITHUB_TOKEN' ? ' (GitHub\'s token for one run: give a token of your own)' : '';

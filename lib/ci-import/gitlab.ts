@@ -132,9 +132,14 @@ function convertJob(job: ResolvedJob, name: string, globalVariables: unknown, fi
   const matrixValues = matrix ? Object.fromEntries(Object.keys(matrix.names).map((name) => [name, `\${{ matrix.${name} }}`])) : combination.values;
   const variables = { ...variablesOf(globalVariables, config.variables, inheritVariables), ...matrixValues };
   const expand = (text: string) => expandVariables(text, variables);
+  // Only the step's image holds a matrix's value (docs/pipeline.md#matrices): a service, a cache or an artifact path gets the first combination's, listed.
+  const expandOnce = (key: string) => (text: string) => {
+    if (matrix && expand(text).includes('${{ matrix.') && !unconverted.some((part) => part.what === `${key}: ${text}`)) unconverted.push({ line: lineOf(key), what: `${key}: ${text}`, instead: `a matrix value is written into the step's image only: written for ${Object.entries(combination.values).map(([name, value]) => `${name}=${value}`).join(', ')}, the same for every combination` });
+    return expandVariables(text, { ...variables, ...combination.values });
+  };
 
   const image = imageOf(config.image, expand, lineOf, unconverted);
-  const services = listOf(config.services).map((service, index) => serviceOf(service, index, expand, lineOf, unconverted, notes));
+  const services = listOf(config.services).map((service, index) => serviceOf(service, index, expandOnce('services'), lineOf, unconverted, notes));
   const before = scriptOf(config.before_script);
   const after = scriptOf(config.after_script);
   if (after.length > 0) unconverted.push({ line: lineOf('after_script'), what: `after_script (${after.length} command${after.length === 1 ? '' : 's'})`, instead: 'written at the end of the commands, so they run only when the script succeeded and their failure fails the step; for a failed build, a step with `when: {status: [failure]}`' });
@@ -158,8 +163,8 @@ function convertJob(job: ResolvedJob, name: string, globalVariables: unknown, fi
   // A list of caches may hold lists (`cache: [*anchored_list]`): GitLab flattens them.
   const cache = listOf(config.cache)
     .flat(10)
-    .flatMap((entry, index) => cacheOf(mapOf(entry), Array.isArray(config.cache) ? index : undefined, expand, job.name, lineOf, unconverted));
-  const artifacts = artifactsOf(mapOf(config.artifacts), expand, lineOf, unconverted);
+    .flatMap((entry, index) => cacheOf(mapOf(entry), Array.isArray(config.cache) ? index : undefined, expandOnce('cache'), job.name, lineOf, unconverted));
+  const artifacts = artifactsOf(mapOf(config.artifacts), expandOnce('artifacts'), lineOf, unconverted);
   const timeout = textOf(config.timeout) === undefined ? undefined : gitlabTimeout(textOf(config.timeout)!);
   if (textOf(config.timeout) !== undefined && timeout === undefined) unconverted.push({ line: lineOf('timeout'), what: `timeout: ${textOf(config.timeout)}`, instead: 'a duration such as `1h30m`' });
   const retry = retryOf(config.retry, lineOf, unconverted);
@@ -258,10 +263,7 @@ function cacheOf(entry: Record<string, unknown>, index: number | undefined, expa
   // Entries here are kept per branch already (docs/pipeline.md#the-cache-between-builds): the ref in a key adds nothing.
   const keyText = expand(textOf(entry.key) ?? textOf(keyMap.prefix) ?? '').replace(/\$\{?CI_COMMIT_REF_(SLUG|NAME)\}?/g, '').replace(/\$\{?CI_JOB_NAME\}?/g, job);
   const prefix = keyText === '' ? (files.length > 0 ? undefined : 'default') : cacheName(keyText);
-  const perCombination = keyText.includes('${{ matrix.');
-  if (keyText.includes('$') || (keyText !== '' && prefix === undefined)) {
-    unconverted.push({ line: at('key'), what: `cache key ${textOf(entry.key) ?? textOf(keyMap.prefix) ?? ''}`, instead: perCombination ? `a key cannot hold a matrix's value: written ${prefix ?? 'the files alone'}, one cache for every combination` : `a key of files and a name: written ${prefix ?? 'the files alone'}` });
-  }
+  if (keyText.includes('$') || (keyText !== '' && prefix === undefined)) unconverted.push({ line: at('key'), what: `cache key ${textOf(entry.key) ?? textOf(keyMap.prefix) ?? ''}`, instead: `a key of files and a name: written ${prefix ?? 'the files alone'}` });
   const paths = textsOf(entry.paths).map((path) => workspaceRelative(expand(path)));
   const outside = paths.filter((path) => /[*?[]/.test(path) || workspacePathProblem(path) !== undefined);
   if (outside.length > 0) unconverted.push({ line: at('paths'), what: `cache paths ${outside.join(', ')}`, instead: 'a cache keeps files and folders in the workspace, without globs: name them' });

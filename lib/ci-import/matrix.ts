@@ -5,6 +5,7 @@
  * expression, a value that is a map, GitLab entries with several combinations each) is written
  * for its first combination and listed, as before.
  */
+import { MAX_MATRIX_EXPANSIONS, expandMatrix } from '../pipeline/index.js';
 import { listOf, mapOf, textOf } from './source.js';
 import type { DraftMatrix, Unconverted } from './types.js';
 
@@ -86,6 +87,8 @@ export function convertGitHubMatrix(matrix: Record<string, unknown>): ConvertedM
     }
     lists[key] = entries;
   }
+  const problem = matrixProblem(axes, lists.include ?? [], lists.exclude ?? []);
+  if (problem) return { reason: problem };
   const renamed = Object.entries(names).filter(([from, to]) => from !== to);
   const targets = Object.values(names);
   if (new Set(targets).size < targets.length) return { reason: `its names ${Object.keys(names).join(', ')} make the same environment variable names once renamed` };
@@ -114,13 +117,25 @@ export function convertGitLabMatrix(entries: readonly unknown[]): ConvertedMatri
     }
   }
   if (maps.length === 1) {
-    return { matrix: Object.fromEntries(Object.entries(maps[0]!).map(([name, value]) => [name, (Array.isArray(value) ? value : [value]).map((item) => scalarText(item)!)])), names, notes: [] };
+    const axes = Object.fromEntries(Object.entries(maps[0]!).map(([name, value]) => [name, (Array.isArray(value) ? value : [value]).map((item) => scalarText(item)!)]));
+    const problem = matrixProblem(axes, [], []);
+    return problem ? { reason: problem } : { matrix: axes, names, notes: [] };
   }
   if (maps.some((map) => Object.values(map).some((value) => Array.isArray(value) && value.length > 1))) {
     return { reason: 'several entries, some listing more than one value: `matrix:` here has one set of axes (and include entries of one combination each)' };
   }
   const include = maps.map((map) => Object.fromEntries(Object.entries(map).map(([name, value]) => [name, scalarText(Array.isArray(value) ? value[0] : value)!])));
   return { matrix: { include }, names, notes: [] };
+}
+
+/** What the pipeline would refuse of a matrix that reads well (lib/pipeline/matrix.ts): a value twice in an axis, no combination, too many. */
+function matrixProblem(axes: Record<string, string[]>, include: Record<string, string>[], exclude: Record<string, string>[]): string | undefined {
+  const twice = Object.entries(axes).find(([, values]) => new Set(values).size < values.length);
+  if (twice) return `axis ${twice[0]} lists a value twice`;
+  const count = expandMatrix({ axes: Object.entries(axes), include, exclude }).length;
+  if (count === 0) return 'every combination is excluded';
+  if (count > MAX_MATRIX_EXPANSIONS) return `${count} combinations, more than the ${MAX_MATRIX_EXPANSIONS} a step's matrix may make`;
+  return undefined;
 }
 
 /** The matrix as one unconverted part (nothing when there is no axis). */
