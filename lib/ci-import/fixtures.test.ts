@@ -18,18 +18,20 @@ interface Expected {
   unconverted: string[];
 }
 
-const GITLAB_SHELL_IMAGE = 'registry.gitlab.com/gitlab-org/gitlab-build-images/debian-bookworm-ruby-3.3.11-golang-1.25-rust-1.89:rubygems-3.6-git-2.51-exiftool-12.60';
+const gitlabShellImage = (go: string) => `registry.gitlab.com/gitlab-org/gitlab-build-images/debian-bookworm-ruby-3.3.11-golang-${go}-rust-1.89:rubygems-3.6-git-2.51-exiftool-12.60`;
+const GO_VERSIONS = ['1.25', '1.26'];
+const MODULES_DOWNLOAD = GO_VERSIONS.map((go) => `modules-download-go-version-${go.replace('.', '-')}`).join(', ');
 
 const cases: [string, Expected][] = [
   [
     'octokit-octokit.js-test.yml',
     {
       dialect: 'github',
-      steps: ['test-matrix <- []: node:20', 'test <- [test-matrix]: node:lts'],
+      // A matrix is a step per combination, each in its version's image; a step after it needs them all.
+      steps: ['test-matrix-node-version-20 <- []: node:20', 'test-matrix-node-version-22 <- []: node:22', 'test-matrix-node-version-24 <- []: node:24', 'test <- [test-matrix-node-version-20, test-matrix-node-version-22, test-matrix-node-version-24]: node:lts'],
       unconverted: [
         '4: on.push.branches ["main"]',
         '7: on.pull_request.types ["opened","synchronize"]',
-        '14: strategy.matrix node_version [20, 22, 24]',
         "33: if: ${{ needs.test_matrix.result != 'success' }} on run: exit 1",
         '43: if: ${{ always() }}',
       ],
@@ -40,8 +42,9 @@ const cases: [string, Expected][] = [
     'tj-commander.js-tests.yml',
     {
       dialect: 'github',
-      steps: ['test <- : node:22'],
-      unconverted: ['5: permissions:', '13: strategy.fail-fast', '14: strategy.matrix node-version [22.x, 24.x, 26.x], os [ubuntu-latest, windows-latest, macos-latest]'],
+      // node-version's 22.x is the image's tag 22; the os axis chooses a runner, which is listed.
+      steps: ['22', '24', '26'].flatMap((node) => ['ubuntu-latest', 'windows-latest', 'macos-latest'].map((os) => `test-node-version-${node}-os-${os} <- : node:${node}`)),
+      unconverted: ['5: permissions:', '11: runs-on: ${{ matrix.os }}'],
     },
   ],
   [
@@ -49,33 +52,29 @@ const cases: [string, Expected][] = [
     {
       dialect: 'github',
       steps: ['analyze <- : buildpack-deps:noble'],
-      unconverted: ['9: on: schedule', '17: permissions:', '23: strategy.fail-fast', '33: uses: github/codeql-action/init', '44: uses: github/codeql-action/autobuild', '58: uses: github/codeql-action/analyze'],
+      unconverted: ['9: on: schedule', '17: permissions:', '33: uses: github/codeql-action/init', '44: uses: github/codeql-action/autobuild', '58: uses: github/codeql-action/analyze'],
     },
   ],
   [
     'lukeed-kleur-ci.yml',
     {
       dialect: 'github',
-      steps: ['test <- : node:10'],
-      unconverted: ['10: strategy.matrix nodejs [10, 12, 14]', '30: if: matrix.nodejs >= 14 on run: c8 report --reporter=text-lcov > coverage.lcov...', '31: run: c8 report --reporter=text-lcov > coverage.lcov... (bash)'],
+      steps: ['test-nodejs-10 <- : node:10', 'test-nodejs-12 <- : node:12', 'test-nodejs-14 <- : node:14'],
+      unconverted: ['30: if: matrix.nodejs >= 14 on run: c8 report --reporter=text-lcov > coverage.lcov...', '31: run: c8 report --reporter=text-lcov > coverage.lcov... (bash)'],
     },
   ],
   [
     'gitlab-org-gitlab-shell.gitlab-ci.yml',
     {
       dialect: 'gitlab',
+      // GO_VERSION's two values are two steps of each job that extends .go-matrix-job, the version in their image.
       steps: [
-        `modules-download <- []: ${GITLAB_SHELL_IMAGE}`,
-        `check-gitaly-version <- [modules-download]: ${GITLAB_SHELL_IMAGE}`,
-        `modules-tidy <- [modules-download]: ${GITLAB_SHELL_IMAGE}`,
-        `lint <- [modules-download]: ${GITLAB_SHELL_IMAGE}`,
-        `nilaway <- [modules-download]: ${GITLAB_SHELL_IMAGE}`,
-        `tests <- [modules-download]: ${GITLAB_SHELL_IMAGE}`,
-        `tests-without-cgo <- [modules-download]: ${GITLAB_SHELL_IMAGE}`,
-        `tests-fips <- [modules-download]: ${GITLAB_SHELL_IMAGE.replace('debian-bookworm', 'ubi-9.7')}`,
-        `race <- [modules-download]: ${GITLAB_SHELL_IMAGE}`,
-        `acceptance <- [modules-download]: ${GITLAB_SHELL_IMAGE}`,
-        `logging-field-validator <- [modules-download]: ${GITLAB_SHELL_IMAGE}`,
+        ...GO_VERSIONS.map((go) => `modules-download-go-version-${go.replace('.', '-')} <- []: ${gitlabShellImage(go)}`),
+        ...['check-gitaly-version', 'modules-tidy', 'lint', 'nilaway', 'tests', 'tests-without-cgo', 'tests-fips', 'race', 'acceptance', 'logging-field-validator'].flatMap((job) => {
+          const image = job === 'tests-fips' ? gitlabShellImage('1.25').replace('debian-bookworm', 'ubi-9.7') : gitlabShellImage('1.25');
+          const matrix = ['tests', 'tests-without-cgo', 'race', 'acceptance'].includes(job);
+          return matrix ? GO_VERSIONS.map((go) => `${job}-go-version-${go.replace('.', '-')} <- [${MODULES_DOWNLOAD}]: ${gitlabShellImage(go)}`) : [`${job} <- [${MODULES_DOWNLOAD}]: ${image}`];
+        }),
       ],
       unconverted: [
         '2: include: template Code-Quality.gitlab-ci.yml',
@@ -86,7 +85,8 @@ const cases: [string, Expected][] = [
         '7: include: component ${CI_SERVER_FQDN}/components/code-intelligence/golang-code-intel@v0.1.2',
         '40: workflow: rules (rules that test different things (a `when` holds all of its keys at once))',
         '57: tags:',
-        '89: parallel: matrix GO_VERSION [1.25, 1.26]',
+        '81: cache: golang-${GO_VERSION}-cache',
+        '85: cache: golang-${GO_VERSION}-cache',
         '124: services[0].command',
         '139: after_script (1 command)',
         '141: coverage:',
@@ -140,6 +140,7 @@ describe('what the real files convert into', () => {
 
   it('commander.js: setup-node\'s npm cache is a cache keyed on the lock file, its folder in the workspace', () => {
     const [test] = convert('tj-commander.js-tests.yml').steps;
+    expect(test!.env).toEqual({ node_version: '22', os: 'ubuntu-latest' });
     expect(test!.commands).toEqual(['export npm_config_cache="$CI_WORKSPACE/.npm"', 'npm ci', 'npm test', 'npm run check']);
     expect(test!.cache).toEqual([expect.objectContaining({ key: { files: ['package-lock.json'], prefix: 'npm' }, paths: ['.npm'], fallbackKeys: ['npm-'] })]);
   });
@@ -161,12 +162,12 @@ describe('what the real files convert into', () => {
   });
 
   it('gitlab-shell: extends, !reference and anchors give the tests job its service, cache, paths and artifacts', () => {
-    const tests = convert('gitlab-org-gitlab-shell.gitlab-ci.yml').steps.find((step) => step.name === 'tests')!;
+    const tests = convert('gitlab-org-gitlab-shell.gitlab-ci.yml').steps.find((step) => step.name === 'tests-go-version-1-26')!;
     expect(tests.services?.map((service) => [service.name, service.image])).toEqual([['gitaly', 'registry.gitlab.com/gitlab-org/build/cng/gitaly:master']]);
     expect(tests.cache).toEqual([expect.objectContaining({ key: { files: ['go.mod', 'go.sum'], prefix: 'golang-1.25-cache' }, paths: ['.GOPATH/pkg/mod'], policy: 'pull' })]);
     expect(tests.when?.paths).toEqual(['.gitlab-ci.yml', 'go.mod', 'go.sum', '**/*.go']);
     expect(tests.artifacts?.paths).toEqual(['cover.xml']);
     expect(tests.commands).toEqual(expect.arrayContaining(['export GOPATH="$CI_PROJECT_DIR/.GOPATH"', 'make build', 'make verify test_fancy', 'make coverage']));
-    expect(tests.env).toEqual(expect.objectContaining({ GOTOOLCHAIN: 'local', GITALY_CONNECTION_INFO: '{"address":"tcp://gitaly:8075", "storage":"default"}' }));
+    expect(tests.env).toEqual(expect.objectContaining({ GOTOOLCHAIN: 'local', GITALY_CONNECTION_INFO: '{"address":"tcp://gitaly:8075", "storage":"default"}', GO_VERSION: '1.26' }));
   });
 });

@@ -13,6 +13,10 @@ import type { DraftCache, Unconverted } from './types.js';
 export interface JobParts {
   /** Images the setup actions ask for, in order. */
   images: { image: string; line: number; action: string }[];
+  /** Matrix variables a setup action's version is (`node:${{ matrix.node }}`): their values must be image tags. */
+  versionAxes: string[];
+  /** The variables of the step's `matrix:` (none when the job's matrix is not one). */
+  matrixNames: string[];
   commands: string[];
   /** Commands before all others (`export` of a tool's cache folder). */
   setup: string[];
@@ -41,6 +45,8 @@ export function versionTag(version: string): string | undefined {
   return /^[\w][\w.-]*$/.test(tag) ? tag : undefined;
 }
 
+const MATRIX_TEMPLATE = /^\$\{\{ matrix\.(\w+) \}\}$/;
+
 /** `with:` values as text, their expressions already substituted by the caller. */
 export type Inputs = Record<string, string | undefined>;
 
@@ -66,9 +72,13 @@ export function applyAction(action: string, inputs: Inputs, parts: JobParts, lin
   if (action === 'actions/checkout') return applyCheckout(inputs, parts, line);
   if (setup) {
     const given = inputs[setup.input];
-    const tag = given === undefined ? setup.fallback : versionTag(given);
+    // A matrix's version is the image's template: each combination's image is checked when the pipeline is read.
+    const named = given === undefined ? undefined : MATRIX_TEMPLATE.exec(given)?.[1];
+    const axis = named !== undefined && parts.matrixNames.includes(named) ? named : undefined;
+    if (axis !== undefined) parts.versionAxes.push(axis);
+    const tag = given === undefined ? setup.fallback : axis !== undefined ? given : versionTag(given);
     const image = `${setup.repository}:${tag ?? setup.fallback}`;
-    if (tag === undefined || !checkImageReference(image).ok) {
+    if (tag === undefined || (axis === undefined && !checkImageReference(image).ok)) {
       parts.unconverted.push({ line, what: `${action} ${setup.input}: ${given}`, instead: `a version that is an image tag: written ${image}` });
     }
     if (given === undefined && inputs[`${setup.input}-file`] !== undefined) {

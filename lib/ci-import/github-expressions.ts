@@ -31,16 +31,21 @@ export interface Substituted {
 const EXPRESSION = /\$\{\{\s*(.*?)\s*\}\}/g;
 
 /**
- * Replaces each expression it can: `matrix.X` by the written combination's value, `env.X` and
- * `secrets.X` by `$X`, build facts by their variable. The rest stay, and are reported.
+ * Replaces each expression it can: `matrix.X` by what `matrix` says for X (a value, the step's
+ * variable `${X}`, or the image's `${{ matrix.X }}`; `matrixReadsVariable` when it is the
+ * variable), `env.X` and `secrets.X` by `$X`, build facts by their variable. The rest stay, and
+ * are reported.
  */
-export function substitute(text: string, matrix: Readonly<Record<string, string>>): Substituted {
+export function substitute(text: string, matrix: Readonly<Record<string, string>>, matrixReadsVariable = false): Substituted {
   const secrets: string[] = [];
   const unknown: string[] = [];
   let readsVariable = false;
   const replaced = text.replace(EXPRESSION, (whole: string, expression: string) => {
     const matrixKey = /^matrix\.([\w-]+)$/.exec(expression)?.[1];
-    if (matrixKey !== undefined && matrix[matrixKey] !== undefined) return matrix[matrixKey];
+    if (matrixKey !== undefined && matrix[matrixKey] !== undefined) {
+      readsVariable ||= matrixReadsVariable;
+      return matrix[matrixKey];
+    }
     const secret = /^secrets\.(\w+)$/.exec(expression)?.[1];
     if (secret !== undefined) {
       secrets.push(secret);

@@ -132,11 +132,35 @@ describe('a job as a step', () => {
     expect(convert(job('      - uses: actions/checkout@v4\n        with: {fetch-depth: 0}\n      - run: git log\n')).checkout).toEqual({ depth: 0, submodules: false });
   });
 
-  it('writes a matrix\'s first combination and lists the matrix', () => {
-    const { steps, unconverted } = convert(job('      - uses: actions/setup-node@v4\n        with: {node-version: "${{ matrix.node }}"}\n      - run: echo ${{ matrix.node }}\n', '    strategy:\n      matrix:\n        node: [18, 20]\n'));
-    expect(steps[0]!.image).toBe('node:18');
-    expect(steps[0]!.commands).toEqual(['echo 18']);
-    expect(unconverted).toEqual(['6: strategy.matrix node [18, 20]']);
+  it('writes a matrix as the step\'s matrix: a step per combination, each value its variable, renamed where GitHub\'s name is none', () => {
+    const strategy = '    strategy:\n      fail-fast: false\n      matrix:\n        node-version: [18.x, 20.x]\n        os: [linux, arm]\n        exclude: [{node-version: 18.x, os: arm}]\n        include: [{node-version: 22.x, os: linux, experimental: true}]\n';
+    const { steps, unconverted, text } = convert(job('      - uses: actions/setup-node@v4\n        with: {node-version: "${{ matrix.node-version }}"}\n      - run: echo ${{ matrix.node-version }}-${{ matrix.os }}\n', strategy));
+    expect(steps.map((step) => [step.name, step.image, step.env, step.matrix?.failFast])).toEqual([
+      ['build-node-version-18-os-linux', 'node:18', { node_version: '18', os: 'linux' }, false],
+      ['build-node-version-20-os-linux', 'node:20', { node_version: '20', os: 'linux' }, false],
+      ['build-node-version-20-os-arm', 'node:20', { node_version: '20', os: 'arm' }, false],
+      ['build-node-version-22-os-linux-experimental-true', 'node:22', { node_version: '22', os: 'linux', experimental: 'true' }, false],
+    ]);
+    expect(steps[0]!.commands).toEqual(['echo ${node_version}-${os}']);
+    expect(unconverted).toEqual([]);
+    expect(text).toContain('# matrix node-version is node_version');
+  });
+
+  it('writes a matrix value in a container\'s image as the image\'s template', () => {
+    const { steps } = convert(job('      - run: python --version\n', '    container: python:${{ matrix.py }}-slim\n    strategy:\n      matrix:\n        py: ["3.11", "3.12"]\n'));
+    expect(steps.map((step) => step.image)).toEqual(['python:3.11-slim', 'python:3.12-slim']);
+  });
+
+  test.each([
+    ['a matrix of one combination: its values in place', '      fail-fast: false\n      matrix: {node: [18]}\n', ['node:18'], []],
+    ['max-parallel', '      max-parallel: 2\n      matrix: {node: [18, 20]}\n', ['node:18', 'node:20'], ['6: strategy.max-parallel: 2']],
+    ['a matrix an expression makes', '      matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}\n', ['node:lts'], ['6: strategy.matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}', '8: actions/setup-node node-version: ${{ matrix.node }}']],
+    ['a variable the job\'s env sets too: the matrix\'s', '      matrix: {node: [18, 20]}\n    env: {node: "16"}\n', ['node:18', 'node:20'], ['7: env node']],
+    ['a value that is a map: the first combination', '      matrix:\n        node: [{v: 18}, {v: 20}]\n', ['node:lts'], ['6: strategy.matrix node [{"v":18}, {"v":20}]', '9: actions/setup-node node-version: {"v":18}']],
+  ])('%s', (_, strategy, images, listed) => {
+    const { steps, unconverted } = convert(job('      - uses: actions/setup-node@v4\n        with: {node-version: "${{ matrix.node }}"}\n      - run: echo hi\n', `    strategy:\n${strategy}`));
+    expect(steps.map((step) => step.image)).toEqual(images);
+    expect(unconverted).toEqual(listed);
   });
 
   it('keeps a variable that is a secret in one run: step and a value in another as the secret, and lists the value', () => {

@@ -3,11 +3,11 @@
  * as a draft pipeline: each job one step, its `run:` steps that step's commands in one shell, in
  * the image its setup action or `container:` names. Jobs without `needs` start together.
  */
-import { applyAction, inputsOf, type JobParts } from './github-actions.js';
+import { applyAction, inputsOf, versionTag, type JobParts } from './github-actions.js';
 import { conditionOf, shellTestOf, substitute } from './github-expressions.js';
 import { triggersOf } from './github-triggers.js';
 import { uniqueLabels, labelOf } from './names.js';
-import { firstCombination, matrixUnconverted } from './matrix.js';
+import { convertGitHubMatrix, firstCombination, matrixUnconverted, type ConvertedMatrix } from './matrix.js';
 import { listOf, mapOf, textOf, textsOf, type SourceFile } from './source.js';
 import { mergeWhen } from './when.js';
 import type { DraftPipeline, DraftSecret, DraftService, DraftStep, Unconverted } from './types.js';
@@ -92,18 +92,20 @@ function checkoutOf(checkouts: readonly NonNullable<JobParts['checkout']>[]): Dr
 
 function convertJob(source: SourceFile, id: string, job: Record<string, unknown>, name: string, workflowEnv: Record<string, unknown>) {
   const at = (...path: (string | number)[]) => source.lineOf(['jobs', id, ...path]);
-  const parts: JobParts = { images: [], commands: [], setup: [], cache: [], artifacts: [], checkout: undefined, unconverted: [], notes: [] };
-  const matrix = firstCombination(mapOf(mapOf(job.strategy).matrix));
-  parts.unconverted.push(...matrixUnconverted(matrix, at('strategy', 'matrix'), 'strategy.matrix'));
-  for (const key of Object.keys(mapOf(job.strategy)).filter((key) => key !== 'matrix')) {
-    parts.unconverted.push({ line: at('strategy', key), what: `strategy.${key}`, instead: 'for the copies of a matrix: steps that do not need each other run side by side (up to `max-parallel`), and a failed one ends the build' });
-  }
+  const parts: JobParts = { images: [], versionAxes: [], matrixNames: [], commands: [], setup: [], cache: [], artifacts: [], checkout: undefined, unconverted: [], notes: [] };
+  const strategy = mapOf(job.strategy);
+  const first = firstCombination(mapOf(strategy.matrix));
+  const matrix = strategyMatrix(strategy, first, at, parts);
+  parts.matrixNames = Object.values(matrix?.names ?? {});
+  // `${{ matrix.X }}` is the step's variable in commands, the image's template in an image; without a matrix, the first combination's value.
+  const inCommands = matrix ? Object.fromEntries(Object.entries(matrix.names).map(([from, to]) => [from, `\${${to}}`])) : first.values;
+  const inImage = matrix ? Object.fromEntries(Object.entries(matrix.names).map(([from, to]) => [from, `\${{ matrix.${to} }}`])) : first.values;
   const env: Record<string, string> = {};
   const envLines: Record<string, number> = {};
   const exports: string[] = [];
   const secrets: DraftSecret[] = [];
   const sub = (text: string, line: number) => {
-    const done = substitute(text, matrix.values);
+    const done = substitute(text, inCommands, matrix !== undefined);
     for (const secret of done.secrets) addSecret(secrets, secret, secret);
     for (const expression of done.unknown) parts.unconverted.push({ line, what: expression, instead: 'a value the step can read: a variable (`env:`), a secret (`secrets:`) or the build\'s own (CI_BRANCH, CI_COMMIT_SHA, ...)' });
     return done;
@@ -146,7 +148,7 @@ function convertJob(source: SourceFile, id: string, job: Record<string, unknown>
       }
       const action = uses.replace(/@.*$/, '');
       // An action's inputs are its to read (a cache key's hashFiles()); what none can say is reported by the action's own rule.
-      applyAction(action, inputsOf(step.with, (text) => substitute(text, matrix.values).text), parts, line);
+      applyAction(action, inputsOf(step.with, (text) => substitute(text, inImage).text), parts, line);
       return;
     }
     const run = textOf(step.run);
@@ -177,7 +179,8 @@ function convertJob(source: SourceFile, id: string, job: Record<string, unknown>
   const leftover = Object.keys(job).filter((key) => !JOB_KEYS_READ.includes(key));
   for (const key of leftover) parts.unconverted.push({ line: at(key), what: `${key}:`, instead: jobKeyInstead(key) });
 
-  const image = jobImage(job, parts, matrix.values, at);
+  const image = jobImage(job, parts, inImage, first.values, at);
+  if (matrix) versionValues(matrix, parts);
   const when = textOf(job.if) === undefined ? undefined : jobCondition(textOf(job.if)!, at('if'), parts.unconverted);
   const timeout = Number(job['timeout-minutes']);
   if (job['timeout-minutes'] !== undefined && !(Number.isInteger(timeout) && timeout > 0)) parts.unconverted.push({ line: at('timeout-minutes'), what: `timeout-minutes: ${textOf(job['timeout-minutes']) ?? ''}`, instead: 'a `timeout:` duration such as `30m`' });
@@ -185,6 +188,12 @@ function convertJob(source: SourceFile, id: string, job: Record<string, unknown>
   for (const secret of secrets.filter((secret) => env[secret.env] !== undefined)) {
     parts.unconverted.push({ line: envLines[secret.env] ?? at('env'), what: `env ${secret.env}: ${env[secret.env]}`, instead: `the step reads ${secret.env} from a secret elsewhere in the job; one variable has one value per step: rename one of them` });
     delete env[secret.env];
+  }
+  // A matrix's variable is set per combination (lib/pipeline/matrix-steps.ts refuses it in env or secrets too): the matrix's value wins.
+  for (const key of Object.values(matrix?.names ?? {}).filter((key) => env[key] !== undefined || secrets.some((secret) => secret.env === key))) {
+    parts.unconverted.push({ line: envLines[key] ?? at('env'), what: `env ${key}`, instead: `the matrix sets ${key} per combination: not written; rename one of them` });
+    delete env[key];
+    secrets.splice(0, secrets.length, ...secrets.filter((secret) => secret.env !== key));
   }
   const services = jobServices(mapOf(job.services), parts.unconverted, (...path) => at('services', ...path));
   for (const secret of secrets) {
@@ -200,6 +209,8 @@ function convertJob(source: SourceFile, id: string, job: Record<string, unknown>
     name,
     image,
     commands,
+    ...(matrix ? { matrix: matrix.matrix } : {}),
+    ...(matrix && strategy['fail-fast'] === false ? { 'fail-fast': false } : {}),
     env,
     secrets,
     services,
@@ -241,8 +252,13 @@ function jobKeyInstead(key: string): string {
 }
 
 /** `container:` wins; else the first setup action's image; else the runner's. */
-function jobImage(job: Record<string, unknown>, parts: JobParts, matrix: Readonly<Record<string, string>>, at: (...path: (string | number)[]) => number): string {
+function jobImage(job: Record<string, unknown>, parts: JobParts, matrix: Readonly<Record<string, string>>, first: Readonly<Record<string, string>>, at: (...path: (string | number)[]) => number): string {
   const container = typeof job.container === 'string' ? job.container : textOf(mapOf(job.container).image);
+  const written = textsOf(job['runs-on']).join(',');
+  // With the step's own matrix (its image's values are templates, not the first combination's), a runner axis chooses nothing here.
+  if (/\bmatrix\./.test(written) && matrix !== first) {
+    parts.unconverted.push({ line: at('runs-on'), what: `runs-on: ${written}`, instead: 'every combination runs in a Linux container here: exclude the combinations for other systems, or drop the axis' });
+  }
   const [setup, ...others] = parts.images;
   for (const other of others) parts.unconverted.push({ line: other.line, what: `uses: ${other.action} beside ${setup!.action}`, instead: `one image per step: written ${setup!.image}; use an image that has both` });
   if (container !== undefined) {
@@ -252,7 +268,7 @@ function jobImage(job: Record<string, unknown>, parts: JobParts, matrix: Readonl
     return image;
   }
   if (setup) return setup.image;
-  const runsOn = substitute(textsOf(job['runs-on']).join(','), matrix).text;
+  const runsOn = substitute(written, first).text;
   const image = runnerImage(runsOn);
   if (image) {
     parts.notes.push(`runs-on ${runsOn}: written ${image}, an image with git, curl and build tools; pick the image the commands need`);
@@ -260,6 +276,57 @@ function jobImage(job: Record<string, unknown>, parts: JobParts, matrix: Readonl
   }
   parts.unconverted.push({ line: at('runs-on'), what: `runs-on: ${runsOn}`, instead: 'steps run in Linux containers: written buildpack-deps:noble; pick a Linux image the commands work in' });
   return 'buildpack-deps:noble';
+}
+
+/**
+ * The job's `strategy` as the step's `matrix:` (and `fail-fast`), or undefined: no matrix, one
+ * combination only (its values written in place), or one that is listed instead.
+ */
+function strategyMatrix(strategy: Record<string, unknown>, first: ReturnType<typeof firstCombination>, at: (...path: (string | number)[]) => number, parts: JobParts): ConvertedMatrix | undefined {
+  const raw = strategy.matrix;
+  const line = at('strategy', 'matrix');
+  const single = first.adjusted.length === 0 && Object.values(first.axes).every((values) => values.length <= 1);
+  let matrix: ConvertedMatrix | undefined;
+  if (typeof raw === 'string') {
+    parts.unconverted.push({ line, what: `strategy.matrix: ${raw}`, instead: 'a matrix an expression makes: write the step\'s `matrix:` with the axes it gives' });
+  } else if (raw !== undefined && !single) {
+    const converted = convertGitHubMatrix(mapOf(raw));
+    if ('reason' in converted) parts.unconverted.push(...matrixUnconverted(first, line, 'strategy.matrix', converted.reason));
+    else {
+      matrix = converted;
+      parts.notes.push(...converted.notes);
+    }
+  }
+  for (const key of Object.keys(strategy).filter((key) => key !== 'matrix')) {
+    if (key === 'fail-fast' && matrix) continue;
+    if (key === 'fail-fast' && single) {
+      parts.notes.push(`strategy.fail-fast: the matrix has one combination, written in place, so there is nothing to wait for`);
+      continue;
+    }
+    parts.unconverted.push({
+      line: at('strategy', key),
+      what: `strategy.${key}${textOf(strategy[key]) === undefined ? '' : `: ${textOf(strategy[key])}`}`,
+      instead: key === 'max-parallel' ? 'the combinations run side by side, as many at a time as the build runs steps' : key === 'fail-fast' ? 'for a step\'s `matrix:`: `fail-fast: false` beside it' : 'nothing here says it',
+    });
+  }
+  return matrix;
+}
+
+/** A setup action's version from the matrix is the image's tag: `22.x` is written `22`, as for a version given in place. */
+function versionValues(matrix: ConvertedMatrix, parts: JobParts): void {
+  for (const axis of new Set(parts.versionAxes)) {
+    const changed: string[] = [];
+    const tag = (value: string) => {
+      const written = versionTag(value) ?? value;
+      if (written !== value) changed.push(`${value} is ${written}`);
+      return written;
+    };
+    for (const [key, list] of Object.entries(matrix.matrix)) {
+      if (key === axis) matrix.matrix[key] = (list as string[]).map(tag);
+      else if (key === 'include' || key === 'exclude') for (const entry of list as Record<string, string>[]) if (entry[axis] !== undefined) entry[axis] = tag(entry[axis]);
+    }
+    if (changed.length > 0) parts.notes.push(`matrix ${axis}: ${[...new Set(changed)].join(', ')}, the image's tag (the step reads it as $${axis} too)`);
+  }
 }
 
 function jobCondition(expression: string, line: number, unconverted: Unconverted[]) {

@@ -117,11 +117,24 @@ describe('a GitLab job as a step', () => {
     expect(text).toContain('# not converted (line 3): include: local ci/more.yml\n#   instead: import that file too');
   });
 
-  it('writes a parallel matrix\'s first combination, its values in the image and env', () => {
-    const yaml = 'test:\n  image: python:$PY\n  parallel:\n    matrix:\n      - PY: ["3.11", "3.12"]\n  script: [pytest]\n';
-    const { pipeline, unconverted } = convert(yaml);
-    expect(pipeline.steps[0]).toEqual(expect.objectContaining({ image: 'python:3.11', env: { PY: '3.11' } }));
-    expect(unconverted).toEqual(['3: parallel: matrix PY [3.11, 3.12]']);
+  test.each([
+    ['one entry: its variables are the axes', '      - PY: ["3.11", "3.12"]\n        OS: alpine\n', [['python:3.11', { PY: '3.11', OS: 'alpine' }], ['python:3.12', { PY: '3.12', OS: 'alpine' }]], []],
+    ['entries of one value each: include entries', '      - PY: "3.11"\n      - {PY: "3.12", OS: [slim]}\n', [['python:3.11', { PY: '3.11' }], ['python:3.12', { PY: '3.12', OS: 'slim' }]], []],
+    ['too many combinations: the first', `      - {${Array.from({ length: 9 }, (_, index) => `V${index}: [a, b]`).join(', ')}, PY: "3.11"}\n`, [['python:3.11', { ...Object.fromEntries(Array.from({ length: 9 }, (_, index) => [`V${index}`, 'a'])), PY: '3.11' }]], ['3: parallel: matrix V0 [a, b], V1 [a, b], V2 [a, b], V3 [a, b], V4 [a, b], V5 [a, b], V6 [a, b], V7 [a, b], V8 [a, b], PY [3.11]']],
+    ['entries that list values: the first combination', '      - PY: ["3.11", "3.12"]\n      - PY: "3.13"\n', [['python:3.11', { PY: '3.11' }]], ['3: parallel: matrix PY [3.11, 3.12]', '3: parallel: matrix, 1 more entry']],
+  ])('parallel: matrix, %s', (_, entries, steps, listed) => {
+    const { pipeline, unconverted } = convert(`test:\n  image: python:$PY\n  parallel:\n    matrix:\n${entries}  script: [pytest]\n`);
+    expect(pipeline.steps.map((step) => [step.image, step.env])).toEqual(steps);
+    expect(unconverted).toEqual(listed);
+  });
+
+  it('writes a matrix value in a service or an artifact path for the first combination, and lists it: only the image holds one', () => {
+    const { pipeline, unconverted } = convert('test:\n  image: python:$PY\n  parallel:\n    matrix:\n      - PY: ["3.11", "3.12"]\n  script: [pytest]\n  artifacts:\n    paths: [out-$PY/]\n  services: ["redis:$PY"]\n');
+    expect(pipeline.steps.map((step) => [step.image, step.artifacts?.paths, step.services?.map((service) => service.image)])).toEqual([
+      ['python:3.11', ['out-3.11/'], ['redis:3.11']],
+      ['python:3.12', ['out-3.11/'], ['redis:3.11']],
+    ]);
+    expect(unconverted).toEqual(['7: artifacts: out-$PY/', '9: services: redis:$PY']);
   });
 
   it('names the file\'s variables once and merges them into each step that keeps them', () => {

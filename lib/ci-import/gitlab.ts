@@ -8,7 +8,7 @@ import { GLOBAL_KEYS, expandVariables, resolveJob, resolveReferences, scriptOf, 
 import { jobWhen, onlyExceptVerdict, rulesVerdict, type RulesVerdict } from './gitlab-rules.js';
 import { PREDEFINED, SAME_NAME, gitlabExpireIn, gitlabTimeout, predefinedReads, workspaceRelative } from './gitlab-values.js';
 import { cacheName } from './github-actions.js';
-import { firstCombination, matrixUnconverted } from './matrix.js';
+import { convertGitLabMatrix, firstCombination, matrixUnconverted, type ConvertedMatrix } from './matrix.js';
 import { labelOf, uniqueLabels } from './names.js';
 import { listOf, mapOf, textOf, textsOf, type SourceFile, type SourcePath } from './source.js';
 import { mergeWhen } from './when.js';
@@ -119,16 +119,27 @@ function convertJob(job: ResolvedJob, name: string, globalVariables: unknown, fi
   const parallel = config.parallel;
   const matrixEntries = listOf(mapOf(parallel).matrix);
   const combination = firstCombination(mapOf(matrixEntries[0]));
+  let matrix: ConvertedMatrix | undefined;
   if (matrixEntries.length > 0) {
-    unconverted.push(...matrixUnconverted(combination, lineOf('parallel'), 'parallel: matrix'));
-    if (matrixEntries.length > 1) unconverted.push({ line: lineOf('parallel'), what: `parallel: matrix, ${matrixEntries.length - 1} more entr${matrixEntries.length === 2 ? 'y' : 'ies'}`, instead: 'copy the step for each of their combinations too' });
+    const converted = convertGitLabMatrix(matrixEntries);
+    if ('reason' in converted) {
+      unconverted.push(...matrixUnconverted(combination, lineOf('parallel'), 'parallel: matrix', converted.reason));
+      if (matrixEntries.length > 1) unconverted.push({ line: lineOf('parallel'), what: `parallel: matrix, ${matrixEntries.length - 1} more entr${matrixEntries.length === 2 ? 'y' : 'ies'}`, instead: 'copy the step for each of their combinations too' });
+    } else matrix = converted;
   } else if (parallel !== undefined) unconverted.push({ line: lineOf('parallel'), what: `parallel: ${textOf(parallel) ?? ''}`, instead: 'copies of the step with `needs` that let them run side by side; each must pick its share of the work itself' });
   const inheritVariables = mapOf(config.inherit).variables !== false;
-  const variables = { ...variablesOf(globalVariables, config.variables, inheritVariables), ...combination.values };
+  // A matrix's variable is the step's own (set per combination), in the image its `${{ matrix.NAME }}`; without one, the first combination's value.
+  const matrixValues = matrix ? Object.fromEntries(Object.keys(matrix.names).map((name) => [name, `\${{ matrix.${name} }}`])) : combination.values;
+  const variables = { ...variablesOf(globalVariables, config.variables, inheritVariables), ...matrixValues };
   const expand = (text: string) => expandVariables(text, variables);
+  // Only the step's image holds a matrix's value (docs/pipeline.md#matrices): a service, a cache or an artifact path gets the first combination's, listed.
+  const expandOnce = (key: string) => (text: string) => {
+    if (matrix && expand(text).includes('${{ matrix.') && !unconverted.some((part) => part.what === `${key}: ${text}`)) unconverted.push({ line: lineOf(key), what: `${key}: ${text}`, instead: `a matrix value is written into the step's image only: written for ${Object.entries(combination.values).map(([name, value]) => `${name}=${value}`).join(', ')}, the same for every combination` });
+    return expandVariables(text, { ...variables, ...combination.values });
+  };
 
   const image = imageOf(config.image, expand, lineOf, unconverted);
-  const services = listOf(config.services).map((service, index) => serviceOf(service, index, expand, lineOf, unconverted, notes));
+  const services = listOf(config.services).map((service, index) => serviceOf(service, index, expandOnce('services'), lineOf, unconverted, notes));
   const before = scriptOf(config.before_script);
   const after = scriptOf(config.after_script);
   if (after.length > 0) unconverted.push({ line: lineOf('after_script'), what: `after_script (${after.length} command${after.length === 1 ? '' : 's'})`, instead: 'written at the end of the commands, so they run only when the script succeeded and their failure fails the step; for a failed build, a step with `when: {status: [failure]}`' });
@@ -138,7 +149,7 @@ function convertJob(job: ResolvedJob, name: string, globalVariables: unknown, fi
   const env: Record<string, string> = {};
   const exports: string[] = [];
   for (const [key, value] of Object.entries(variables)) {
-    if (CHECKOUT_VARIABLES.includes(key)) continue;
+    if (CHECKOUT_VARIABLES.includes(key) || matrix?.names[key] !== undefined) continue;
     if (value.includes('$')) exports.push(`export ${key}="${value.replace(/"/g, '\\"')}"`);
     else env[key] = value;
   }
@@ -152,8 +163,8 @@ function convertJob(job: ResolvedJob, name: string, globalVariables: unknown, fi
   // A list of caches may hold lists (`cache: [*anchored_list]`): GitLab flattens them.
   const cache = listOf(config.cache)
     .flat(10)
-    .flatMap((entry, index) => cacheOf(mapOf(entry), Array.isArray(config.cache) ? index : undefined, expand, job.name, lineOf, unconverted));
-  const artifacts = artifactsOf(mapOf(config.artifacts), expand, lineOf, unconverted);
+    .flatMap((entry, index) => cacheOf(mapOf(entry), Array.isArray(config.cache) ? index : undefined, expandOnce('cache'), job.name, lineOf, unconverted));
+  const artifacts = artifactsOf(mapOf(config.artifacts), expandOnce('artifacts'), lineOf, unconverted);
   const timeout = textOf(config.timeout) === undefined ? undefined : gitlabTimeout(textOf(config.timeout)!);
   if (textOf(config.timeout) !== undefined && timeout === undefined) unconverted.push({ line: lineOf('timeout'), what: `timeout: ${textOf(config.timeout)}`, instead: 'a duration such as `1h30m`' });
   const retry = retryOf(config.retry, lineOf, unconverted);
@@ -163,6 +174,7 @@ function convertJob(job: ResolvedJob, name: string, globalVariables: unknown, fi
     name,
     image,
     commands: [...provided, ...exports, ...script],
+    ...(matrix ? { matrix: matrix.matrix } : {}),
     env,
     services,
     cache,
@@ -203,7 +215,8 @@ function imageOf(value: unknown, expand: (text: string) => string, lineOf: (key:
     return DEFAULT_IMAGE;
   }
   const image = expand(written);
-  if (image.includes('$')) {
+  // `${{ matrix.NAME }}` is a matrix's value, filled per combination (lib/pipeline/matrix.ts).
+  if (image.replace(/\$\{\{ matrix\.\w+ \}\}/g, '').includes('$')) {
     unconverted.push({ line: lineOf('image'), what: `image: ${written}`, instead: `its variables are not in this file: written ${DEFAULT_IMAGE}, name the image` });
     return DEFAULT_IMAGE;
   }

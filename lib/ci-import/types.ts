@@ -43,10 +43,15 @@ export interface DraftSecret {
   key: string;
 }
 
+/** A step's `matrix:` (docs/pipeline.md#matrices): axes, and `include` / `exclude` entries. */
+export type DraftMatrix = Record<string, string[] | Record<string, string>[]>;
+
 export interface DraftStep {
   name: string;
   image: string;
   commands: string[];
+  matrix?: DraftMatrix;
+  'fail-fast'?: boolean;
   env?: Record<string, string>;
   secrets?: DraftSecret[];
   services?: DraftService[];

@@ -14,10 +14,10 @@ export const IMPORT_HELP = `Usage: step-runner ${USAGE}
 Reads FILE, a GitHub Actions workflow (.github/workflows/*.yml) or a GitLab CI file
 (.gitlab-ci.yml), and prints the equivalent pipeline file on stdout: each job a step, its run: or
 script: lines its commands, with its image and services, needs (GitLab's stages too),
-environment, the branch and event conditions that are a "when", caches keyed on files and
-artifacts. What it cannot convert (an action other than checkout, setup-node/-python/-go, cache
-and upload-artifact; include:, rules beyond "when", a matrix, whose first combination is written)
-is listed on stderr with its line in FILE and what to do instead, and marked "not converted" in
+environment, the branch and event conditions that are a "when", matrices, caches keyed on files
+and artifacts. What it cannot convert (an action other than checkout, setup-node/-python/-go,
+cache and upload-artifact; include:, rules beyond "when", a matrix an expression makes, whose
+first combination is written) is listed on stderr with its line in FILE and what to do instead, and marked "not converted" in
 the written file at the step it belongs to. Nothing is dropped without a word. Exit 0 once the
 file is written (it validates, as \`validate\` checks), 2 if FILE cannot be read as either, 1
 if what it would write does not validate (a bug of import: the problems are printed).
