@@ -5,6 +5,9 @@
  * the first failing combination stops its siblings (fail fast, as `needs` does), unless
  * `fail-fast: false` lets them finish first.
  */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
 import type { PreparedBuild, StepResult } from '../lib/workflow/state-data.js';
 import { localBuildsForFile } from './fixtures/local-builds.js';
@@ -12,6 +15,13 @@ import { localBuildsForFile } from './fixtures/local-builds.js';
 const builds = localBuildsForFile({ prefix: 'matrix-steps', settings: { imageCheck: false } });
 
 const preparedOf = (events: ExecutionEvent[]) => events.find((e) => e.type === 'StateExited' && e.state?.name === 'PrepareBuild')!.state!.output as PreparedBuild;
+
+/**
+ * A folder the steps' processes share (the process runtime runs them on this machine): the
+ * combinations meet there, so that "side by side" and "still running when a sibling failed" are
+ * events the steps wait for, not a sleep that a busy machine outlasts.
+ */
+const meetingPlace = () => mkdtemp(path.join(tmpdir(), 'matrix-meet-'));
 
 /** When each step's pod was made and when its step ended, from the history. */
 function spans(events: ExecutionEvent[]) {
@@ -22,12 +32,14 @@ function spans(events: ExecutionEvent[]) {
 
 describe('a matrix', () => {
   it('runs its combinations side by side, each with its values, and the step below once all have succeeded', async () => {
+    // Each combination waits until all six have started: they can only end if they run side by side.
+    const meet = await meetingPlace();
     const pipeline = `version: 1
 checkout: false
 steps:
   - name: test
     image: \${{ matrix.base }}
-    commands: ['echo "node=$node os=$os"', 'sleep 1']
+    commands: ['echo "node=$node os=$os"', 'touch ${meet}/$node-$os', 'until [ "$(ls ${meet} | wc -l)" -ge 6 ]; do sleep 0.05; done']
     matrix:
       node: [18, 20, 22]
       os: [linux, mac]
@@ -97,12 +109,14 @@ steps:
   }, 60_000);
 
   it('with fail-fast: false, lets the other combinations finish before the build fails with the first one\'s Error', async () => {
+    // The siblings end only once the failing one has: they are running when it fails.
+    const meet = await meetingPlace();
     const pipeline = `version: 1
 checkout: false
 steps:
   - name: test
     image: alpine:3.20
-    commands: ['if [ "$v" = 2 ]; then exit 3; fi; sleep 2; echo "v=$v done"']
+    commands: ['if [ "$v" = 2 ]; then touch ${meet}/failed; exit 3; fi; until [ -f ${meet}/failed ]; do sleep 0.05; done; sleep 2; echo "v=$v done"']
     fail-fast: false
     matrix: { v: [1, 2, 3] }
   - name: report
