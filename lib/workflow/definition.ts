@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { readYamlFile } from './parsed-yaml.js';
 
 /** The state machine definition file: serverless.yml, the local executor and the tests all read it. */
 export const DEFINITION_FILE = fileURLToPath(new URL('./state-machine.asl.yml', import.meta.url));
@@ -26,7 +25,7 @@ const parsedDefinitions = new Map<string, AslDefinition>();
 export function loadDefinition(file = DEFINITION_FILE): AslDefinition {
   let parsed = parsedDefinitions.get(file);
   if (!parsed) {
-    parsed = parse(readFileSync(file, 'utf8')) as AslDefinition;
+    parsed = readYamlFile(file) as AslDefinition;
     parsedDefinitions.set(file, parsed);
   }
   // A JSON copy, not structuredClone: under jest's vm contexts structuredClone's objects are of

@@ -2,9 +2,8 @@
  * Each Lambda function's memory and timeout as serverless.yml deploys it: read from serverless.yml
  * itself, so the local invocations get what the deployed ones get and no copy can drift from it.
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { readYamlFile } from '../../workflow/parsed-yaml.js';
 
 export const SERVERLESS_FILE = fileURLToPath(new URL('../../../serverless.yml', import.meta.url));
 
@@ -35,7 +34,7 @@ interface ServerlessFile {
 
 /** Every function of the file, a setting it leaves out taken from `provider:` as the framework does. */
 export function readDeployedFunctions(file = SERVERLESS_FILE): ReadonlyMap<string, DeployedFunction> {
-  const serverless = parse(readFileSync(file, 'utf8')) as ServerlessFile;
+  const serverless = readYamlFile(file) as ServerlessFile;
   const setting = (where: string, value: unknown): number => {
     if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
     throw new UnreadableFunctionSetting(`${file}: ${where} is ${JSON.stringify(value)}; the local executor reads a plain number there`);
