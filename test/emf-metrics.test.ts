@@ -19,6 +19,7 @@ import type { TaskDeps } from '../lib/workflow/task-deps.js';
 import { finishStep } from '../lib/workflow/tasks/finish-step.js';
 import { pollStep } from '../lib/workflow/tasks/poll-step.js';
 import { reportStatus } from '../lib/workflow/tasks/report-status.js';
+import { cleanupEndedExecution } from '../lib/workflow/tasks/cleanup-ended-execution.js';
 import { at, condition, podEvent, stepPod, terminated, waiting } from './fixtures/kube/builders.js';
 
 const schema = JSON.parse(readFileSync(new URL('./fixtures/emf/emf-schema.json', import.meta.url), 'utf8')) as object;
@@ -208,6 +209,21 @@ describe('a build\'s metric record', () => {
     expect(Object.fromEntries(records[0]!.metrics.map((m) => [m.name, m.value]))).toEqual(metrics);
     expect(records[0]!.dimensionSets).toEqual(dimensions);
     expectValidEmf(emf(records[0]!));
+  });
+
+  it('is written by the ended-execution cleanup for a build stopped outside the definition (no ReportFailed ran), timed from the event\'s startDate', async () => {
+    const sink = capture();
+    const logs = memoryLogs();
+    await runStep(fakeStepCluster({ now: () => at(0) }), capture(), logs, STEP_CASES[0]!);
+    const deps: TaskDeps = { cluster: fakeStepCluster({ now: () => at(0) }), logs, metrics: sink, now: () => at(600), log: silent };
+    const event = { detail: { executionArn: 'arn:aws:states:us-east-1:000000000000:execution:build:b-42', name: 'b-42', status: 'ABORTED', input: JSON.stringify({ build: BUILD }), startDate: at(-5).getTime() } };
+
+    await cleanupEndedExecution(event, 'ci', deps);
+
+    expect(sink.records.map((r) => [Object.fromEntries(r.metrics.map((m) => [m.name, m.value])), r.dimensionSets.at(-1)])).toEqual([
+      [{ BuildDuration: 605, BuildQueueTime: 40, BuildPullTime: 7.264, BuildFailure: 1 }, { Repository: 'octo-org/app', Error: 'ExecutionAborted' }],
+    ]);
+    expectValidEmf(emf(sink.records[0]!));
   });
 
   it('is written for neither a skipped build nor a report along the way (started, a step\'s progress)', async () => {
