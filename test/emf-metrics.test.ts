@@ -224,6 +224,10 @@ describe('a build\'s metric record', () => {
       [{ BuildDuration: 605, BuildQueueTime: 40, BuildPullTime: 7.264, BuildFailure: 1 }, { Repository: 'octo-org/app', Error: 'ExecutionAborted' }],
     ]);
     expectValidEmf(emf(sink.records[0]!));
+
+    // A superseded build (StopExecution by a newer one of its group) is no failure to count.
+    await cleanupEndedExecution({ detail: { ...event.detail, error: 'Superseded', cause: 'Superseded by abc123' } }, 'ci', deps);
+    expect(sink.records).toHaveLength(1);
   });
 
   it('is written for neither a skipped build nor a report along the way (started, a step\'s progress)', async () => {

@@ -121,8 +121,12 @@ export async function cleanupEndedExecution(
   return { build: ended.build.id, ...result, status };
 }
 
-/** The build's metrics, which no ReportFailed wrote: its steps as FinishStep kept them, if the store can tell. */
+/**
+ * The build's metrics, which no ReportFailed wrote: its steps as FinishStep kept them, if the store
+ * can tell. Not a superseded build's: a newer commit replaced it, which no failure rate should count.
+ */
 async function writeEndedBuildMetrics(event: ExecutionStatusChange, build: BuildRef, failure: CaughtFailure, deps: TaskDeps): Promise<void> {
+  if (failure.Error === ErrorNames.Superseded) return;
   const steps = await deps.logs.results(build.id).catch(() => []);
   const started = typeof event.detail.startDate === 'number' ? new Date(event.detail.startDate).toISOString() : undefined;
   writeBuildMetrics({ build, failure, ...(started ? { startedAt: started } : {}) }, steps, deps);
