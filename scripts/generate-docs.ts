@@ -1,8 +1,9 @@
 /**
  * `npm run docs`: writes the documentation generated from the code between its markers in docs/:
  * the pipeline key table (docs/pipeline.md) from the schema's keys and lib/pipeline/key-docs.ts,
- * and the CLI reference (docs/contracts.md's command table, docs/cli.md's help texts) from the
- * commands' own usage and `--help`. test/generated-docs.test.ts fails when a committed copy is
+ * the CLI reference (docs/contracts.md's command table, docs/cli.md's help texts) from the
+ * commands' own usage and `--help`, and the metric table (docs/metrics.md) from the metrics the
+ * functions write (lib/workflow/metric-records.ts). test/generated-docs.test.ts fails when a committed copy is
  * not what this writes. Imports kept to the few exports the blocks are made of.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { main, usage } from '../lib/cli/main.js';
 import { pipelineKeyDocs } from '../lib/pipeline/key-docs.js';
 import { knownKeys } from '../lib/pipeline/schema.js';
+import { METRICS } from '../lib/workflow/metric-records.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -64,6 +66,12 @@ export function pipelineKeyTable(): string {
   return ['| key | type | default | what it does |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }
 
+/** Every metric a build's or a step's record may hold. */
+export function metricTable(): string {
+  const rows = Object.entries(METRICS).map(([name, metric]) => `| \`${name}\` | ${metric.of} | ${metric.unit} | ${cell(metric.what)} |`);
+  return ['| metric | record | unit | what it measures |', '| --- | --- | --- | --- |', ...rows].join('\n');
+}
+
 /** The commands `step-runner --help` lists, with their one-line summaries. */
 export function commands(): { name: string; summary: string }[] {
   const lines = usage().split('\n');
@@ -97,6 +105,7 @@ export async function generatedBlocks(): Promise<GeneratedBlock[]> {
     { file: 'docs/pipeline.md', name: 'pipeline-keys', content: pipelineKeyTable() },
     { file: 'docs/contracts.md', name: 'cli-commands', content: commandTable },
     { file: 'docs/cli.md', name: 'cli-help', content: helpTexts },
+    { file: 'docs/metrics.md', name: 'metrics', content: metricTable() },
   ];
 }
 

@@ -210,6 +210,12 @@ describe('a build on the embedded cluster', () => {
       .map((e) => e.state?.output as StepResult);
     expect(results.map((r) => r.logTail)).toEqual(['+ echo first\nfirst', '+ echo second\nsecond', '+ echo third\nthird']);
     expect(await readFile(results[1]!.log!, 'utf8')).toContain('second');
+    // What the step's metrics are measured from (lib/kube/pod-timings.ts), as the API's pods and watches give it: each point once, in order.
+    for (const index of [0, 1, 2]) {
+      const { created, scheduled, started, finished } = polls(events, index).at(-1)!.timings ?? {};
+      const instants = [created, scheduled, started, finished].map((instant) => Date.parse(String(instant)));
+      expect(instants.every((ms, i) => Number.isFinite(ms) && (i === 0 || ms >= instants[i - 1]!))).toBe(true);
+    }
     await expectNoPodsLeft(id);
   });
 

@@ -8,7 +8,7 @@ import { generatedBlocks, ROOT, withBlock } from '../scripts/generate-docs.js';
 
 const blocks = generatedBlocks();
 
-test.each(['docs/pipeline.md', 'docs/contracts.md', 'docs/cli.md'])('%s holds what npm run docs writes', async (file) => {
+test.each(['docs/pipeline.md', 'docs/contracts.md', 'docs/cli.md', 'docs/metrics.md'])('%s holds what npm run docs writes', async (file) => {
   const committed = readFileSync(`${ROOT}${file}`, 'utf8');
   const own = (await blocks).filter((block) => block.file === file);
   expect(own.length).toBeGreaterThan(0);

@@ -16,6 +16,8 @@ import { LAMBDA_WAIT_FOR_TASK_TOKEN, loadDefinition, resolveResources, taskState
 import { CFN_LINT_ON_PATH, cfnLint, describeFinding } from './fixtures/cfn-lint.js';
 import { itRequiring } from './fixtures/requirements.js';
 import { roleBindings } from './fixtures/rbac-permissions.js';
+import { emfDocument } from '../lib/lambda/emf-metrics.js';
+import { buildMetricRecord, stepMetricRecord } from '../lib/workflow/metric-records.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK_FOLDER = `.esbuild/package-test-${process.pid}`;
@@ -304,6 +306,35 @@ describe('osls package', () => {
     const others = findings.filter((f) => f.level !== 'Error');
     if (others.length > 0) console.warn(`cfn-lint, ${others.length} not failing the test:\n${others.map(describeFinding).join('\n')}`);
     expect(findings.filter((f) => f.level === 'Error').map(describeFinding)).toEqual([]);
+  });
+
+  it('ships a CloudWatch dashboard drawing only metrics the functions write, under the dimensions and in the namespace they write them to', () => {
+    const dashboards = resourcesOfType('AWS::CloudWatch::Dashboard');
+    expect(dashboards.map(([id]) => id)).toEqual(['MetricsDashboard']);
+    const body = JSON.parse(render(dashboards[0]![1].Properties.DashboardBody!)) as { widgets: { properties: { region: string; metrics: { expression: string; label?: string }[][] } }[] };
+    const searches = body.widgets.flatMap((w) => w.properties.metrics.flat()).flatMap((m) => [...m.expression.matchAll(/SEARCH\('\{"([^"]+)",([^}]+)\} MetricName="([^"]+)"'/g)]);
+    const drawn = new Set(searches.map(([, , dimensions, metric]) => `${metric} by ${dimensions}`));
+    // What the functions write: the EMF documents of a step and of a failed build with a cost, every metric present.
+    const timings = { created: '2026-03-14T10:00:00Z', scheduled: '2026-03-14T10:00:40Z', started: '2026-03-14T10:00:50Z', finished: '2026-03-14T10:02:50Z', pullSeconds: 7 };
+    const build = { id: 'b-42', repository: 'octo-org/app' };
+    const endedAt = new Date('2026-03-14T10:03:00Z');
+    const records = [
+      stepMetricRecord({ build, step: 'test', status: 'failed', error: 'StepFailed', launchedAt: timings.created, timings, endedAt }),
+      buildMetricRecord({ build, status: 'failed', error: 'StepFailed', startedAt: timings.created, endedAt, steps: [{ timings }], cost: { usd: 0.01 } }),
+    ];
+    const written = new Set(
+      records.flatMap((record) => emfDocument({ ...record, timestamp: new Date() })._aws.CloudWatchMetrics.flatMap((d) => d.Dimensions.flatMap((set) => d.Metrics.map((m) => `${m.Name} by ${set.join(',')}`)))),
+    );
+    expect([...drawn].filter((line) => !written.has(line))).toEqual([]);
+    expect([...drawn]).toEqual(expect.arrayContaining(['StepQueueTime by Repository', 'BuildDuration by Repository', 'BuildFailure by Repository', 'BuildFailure by Repository,Error']));
+    // The namespace the functions write to (Powertools' setting), which every search reads.
+    const namespaces = resourcesOfType('AWS::Lambda::Function').map(([, fn]) => (fn.Properties.Environment as { Variables: Record<string, Json> }).Variables.POWERTOOLS_METRICS_NAMESPACE);
+    expect(new Set(namespaces)).toEqual(new Set(['StepRunner/dev']));
+    expect(new Set(searches.map(([, namespace]) => namespace))).toEqual(new Set(['StepRunner/dev']));
+    expect(new Set(body.widgets.map((w) => w.properties.region))).toEqual(new Set([FAKE['AWS::Region']]));
+    // One line per repository: each drawn line's label is CloudWatch's dynamic label of the dimension, kept whole through the template.
+    const labels = body.widgets.flatMap((w) => w.properties.metrics.flat()).flatMap((m) => (m.label === undefined ? [] : [m.label]));
+    expect(labels.filter((label) => !label.startsWith("${PROP('Dim.Repository')}"))).toEqual([]);
   });
 
   it('keeps every log group, the functions\', the HTTP API access log and the state machine\'s, for the retention the params say', () => {

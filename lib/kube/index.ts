@@ -37,6 +37,7 @@ export { serviceStates, type ServiceState } from './classify-services.js';
 export { eventCount, eventFirstSeen, eventLastSeen } from './classify-events.js';
 export { podProgress, sameProgress, isQuietPending, type PodProgress } from './pod-progress.js';
 export { secondsSince } from './time.js';
+export { podTimings, mergePodTimings, type PodTimings } from './pod-timings.js';
 export { watchPodUntil, watchPodsUntil, type WatchedPod } from './watch-pod.js';
 export { followContainerLog, readLogAfter, type OnLines } from './follow-log.js';
 export { linesAfter, rotationGapNote, sinceTimeOf, type LogPosition } from './log-position.js';

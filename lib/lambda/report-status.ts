@@ -4,6 +4,7 @@ import type { LambdaGitHubAppOptions } from './github-app.js';
 import { s3LogStore } from './s3-log-store.js';
 import { EnvNames } from './settings.js';
 import { gitHubStatusReporting } from './status-reporting.js';
+import { emfMetricsSink } from './emf-metrics.js';
 
 /**
  * ReportStarted / ReportSucceeded / ReportFailed on AWS: commit statuses (status-reporting.ts). The
@@ -14,7 +15,8 @@ export function createReportStatusHandler(env: NodeJS.ProcessEnv = process.env, 
   const { reporterFor, middleware } = gitHubStatusReporting(env, app, true);
   // A check run's summary reads how each step ended from where FinishStep kept it, beside its log.
   const bucket = env[EnvNames.logsBucket];
-  const handler = reportStatusHandler(reporterFor, bucket ? s3LogStore(bucket, env[EnvNames.logsPrefix] ?? '') : undefined);
+  // ReportSucceeded and ReportFailed end the build: its metric record is written there.
+  const handler = reportStatusHandler(reporterFor, bucket ? s3LogStore(bucket, env[EnvNames.logsPrefix] ?? '') : undefined, emfMetricsSink(env));
   if (middleware) handler.use(middleware);
   // A commit status is a courtesy: not even a failure to read the token may fail the build.
   handler.use({

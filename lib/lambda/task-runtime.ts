@@ -11,6 +11,7 @@ import { CONCURRENCY_PREFIX } from '../workflow/concurrency-store.js';
 import { sfnExecutionStopper } from './execution-stopper.js';
 import { clusterRoleCredentials } from './cluster-credentials.js';
 import { podIdentityCredentials } from './pod-identity-credentials.js';
+import { emfMetricsSink } from './emf-metrics.js';
 
 /**
  * The runtime of a deployed task function: the EKS cluster through IAM, logs in S3. Built once per
@@ -40,6 +41,8 @@ export function lambdaTaskRuntime(env: NodeJS.ProcessEnv = process.env): TaskRun
       ...(workflow.identities && workflow.identities.length > 0
         ? { identityCredentials: podIdentityCredentials({ clusterName: eks.clusterName, region: eks.region, kube, credentials: fromNodeProviderChain(), env }) }
         : {}),
+      // Each step's and each ended build's metric record, as an EMF line in the function's log.
+      metrics: emfMetricsSink(env),
       now: () => new Date(),
       log: logger,
     },

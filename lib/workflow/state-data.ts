@@ -5,7 +5,7 @@
  */
 import type { Step } from '../pipeline/types.js';
 import type { BuildRef, ErrorName } from '../contract/index.js';
-import type { PodPlacement, PodProgress, ServiceState } from '../kube/index.js';
+import type { PodPlacement, PodProgress, PodTimings, ServiceState } from '../kube/index.js';
 import type { ImageCheckSummary } from './image-check.js';
 import type { LiveLogState } from './live-log.js';
 
@@ -150,6 +150,8 @@ export interface PollState {
    * again before. Absent: the step has no such Secret.
    */
   urls?: { validUntil: string };
+  /** When the pod was created, scheduled, started and finished, and its pulls' seconds, as the polls saw them (the step's metrics). */
+  timings?: PodTimings;
 }
 
 /** What WaitForNeeds leaves at $.needs: whether the step may start, and what it still waits for. */

@@ -11,6 +11,7 @@ import type { IdentityCredentials } from '../contract/aws-credentials.js';
 import type { AwsSecretReaderFor } from './aws-secrets.js';
 import type { SourceFiles } from './build-bases.js';
 import type { BuildInput } from '../contract/index.js';
+import type { MetricsSink } from './metric-records.js';
 
 /**
  * The I/O a task needs, injected so the same task code runs on Lambda (lib/lambda), locally
@@ -85,6 +86,8 @@ export interface TaskDeps {
   identityCredentials?: IdentityCredentials;
   /** What reads an AWS secret with those credentials; default: the AWS SDK (aws-secret-reader.ts). */
   awsSecretReader?: AwsSecretReaderFor;
+  /** Where a step's and a build's metric records go (metrics-writer.ts): EMF on Lambda; without it, none is made. */
+  metrics?: MetricsSink;
 }
 
 export type { TaskLog } from './task-log.js';

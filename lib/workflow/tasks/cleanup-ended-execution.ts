@@ -5,6 +5,7 @@ import type { CleanupResult } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 import { cleanupBuild } from './cleanup-build.js';
 import { reportStatus, type StatusReporter } from './report-status.js';
+import { writeBuildMetrics } from '../metrics-writer.js';
 
 /**
  * The part of a "Step Functions Execution Status Change" event that the cleanup reads. EventBridge
@@ -21,6 +22,8 @@ export interface ExecutionStatusChange {
     /** A FAILED execution's Error and Cause, as the console shows them; an ABORTED one's, as StopExecution gave them. */
     error?: string | null;
     cause?: string | null;
+    /** When the execution started, in milliseconds since the epoch. */
+    startDate?: number | null;
   };
 }
 
@@ -106,6 +109,7 @@ export async function cleanupEndedExecution(
     return { build: null, deletedPods: 0, deletedClaims: 0, deletedSecrets: 0 };
   }
   const result = await cleanupBuild(ended, defaultNamespace, deps);
+  if (deps.metrics) await writeEndedBuildMetrics(event, buildRefOf(event, ended.build.id), failure, deps);
   if (!statuses) return { build: ended.build.id, ...result };
   const request = {
     build: buildRefOf(event, ended.build.id),
@@ -115,4 +119,15 @@ export async function cleanupEndedExecution(
   };
   const status = await reportStatus(request, { reporter: statuses, log: deps.log });
   return { build: ended.build.id, ...result, status };
+}
+
+/**
+ * The build's metrics, which no ReportFailed wrote: its steps as FinishStep kept them, if the store
+ * can tell. Not a superseded build's: a newer commit replaced it, which no failure rate should count.
+ */
+async function writeEndedBuildMetrics(event: ExecutionStatusChange, build: BuildRef, failure: CaughtFailure, deps: TaskDeps): Promise<void> {
+  if (failure.Error === ErrorNames.Superseded) return;
+  const steps = await deps.logs.results(build.id).catch(() => []);
+  const started = typeof event.detail.startDate === 'number' ? new Date(event.detail.startDate).toISOString() : undefined;
+  writeBuildMetrics({ build, failure, ...(started ? { startedAt: started } : {}) }, steps, deps);
 }

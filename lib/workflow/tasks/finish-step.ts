@@ -10,6 +10,7 @@ import { parseKeyHashes } from '../cache-keys.js';
 import { attemptWords, nextAttempt } from '../step-retry.js';
 import { keptArtifacts } from '../kept-artifacts.js';
 import { stepSecretRefs } from '../aws-secrets.js';
+import { finalStepTimings, writeStepMetrics } from '../metrics-writer.js';
 
 /**
  * Keeps the step's log and deletes its pod (unless other steps need it and it succeeded). For a failed step the result
@@ -51,6 +52,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   const claimName = buildClaimName(input.settings);
   if (!failed && claimName) await cluster.recordStepSucceeded(input.namespace, claimName, input.step.name, deps.now());
   const error = failed ? (poll.error ?? ErrorNames.StepFailed) : null;
+  const timings = await finalStepTimings(input, poll, deps);
   // For the check run's summary, which nothing else could tell once the Map has dropped its results.
   await deps.logs.putResult(input.build.id, {
     step: input.step.name,
@@ -59,6 +61,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     error,
     startedAt: poll.launchedAt,
     endedAt: deps.now().toISOString(),
+    ...(timings ? { timings } : {}),
   });
   // Last, once all the step leaves is stored (the clone's key hashes above all): the steps that
   // need it start on this mark, not on the pod's success (step-finished.ts).
@@ -80,7 +83,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
         attempt: { words: attemptWords(input.step, attempt, checkoutStep), first: attempt === 0, retried: next !== undefined },
       })
     : null;
-  return {
+  const result: StepResult = {
     step: input.step.name,
     status: failed ? 'failed' : 'succeeded',
     exitCode: poll.exitCode ?? null,
@@ -93,6 +96,8 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     ...(!failed && poll.pushed ? { pushed: poll.pushed } : {}),
     ...(next !== undefined ? { nextAttempt: next } : {}),
   };
+  writeStepMetrics(input, poll, result, timings, deps);
+  return result;
 }
 
 /**

@@ -4,6 +4,8 @@ import {
   classifyStep,
   disruptionCondition,
   isQuietPending,
+  mergePodTimings,
+  podTimings,
   maskSecrets,
   secretNeedles,
   STEP_CONTAINER,
@@ -86,6 +88,9 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
   };
   const seenVersion = observation.pod?.metadata?.resourceVersion;
   if (seenVersion) poll.resourceVersion = seenVersion;
+  // What this look adds to when the pod was scheduled, started, finished, and its pulls (the step's metrics).
+  const timings = mergePodTimings(previous.timings, podTimings(observation.pod, observation.events));
+  if (Object.keys(timings).length > 0) poll.timings = timings;
   const liveLog = log ?? previous.log;
   if (liveLog) poll.log = liveLog;
   if ('message' in status && status.message) poll.message = status.message;

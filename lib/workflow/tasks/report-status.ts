@@ -3,6 +3,8 @@ import type { PreparedBuild } from '../state-data.js';
 import { endedSteps, statusSteps } from '../status-steps.js';
 import type { StepRecord } from '../step-log-store.js';
 import type { TaskLog } from '../task-deps.js';
+import { writeBuildMetrics } from '../metrics-writer.js';
+import type { MetricsSink } from '../metric-records.js';
 
 /** Where a build's status goes: check runs or commit statuses on GitHub (lib/forge), printed lines locally. */
 export interface StatusReporter {
@@ -12,9 +14,11 @@ export interface StatusReporter {
 /**
  * What the Report states hand ReportStatus: the request, and the state as it stands (`prepared`,
  * `$` in the definition: Parameters cannot name a path that may be missing, and a build that
- * failed before its steps were prepared has none), whose steps the report lists.
+ * failed before its steps were prepared has none), whose steps the report lists. At the build's
+ * end, the execution's start ($$.Execution.StartTime) and, once it is computed, the build's cost,
+ * for the build's metrics.
  */
-export type ReportInput = StatusRequest & { prepared?: Partial<PreparedBuild> };
+export type ReportInput = StatusRequest & { prepared?: Partial<PreparedBuild>; startedAt?: string; cost?: { usd: number } };
 
 /**
  * Reports the build's status. Never throws for a status that cannot be reported: a commit status is
@@ -22,12 +26,20 @@ export type ReportInput = StatusRequest & { prepared?: Partial<PreparedBuild> };
  */
 export async function reportStatus(
   input: ReportInput,
-  deps: { reporter: StatusReporter; log: TaskLog; results?: (buildId: string) => Promise<StepRecord[]> },
+  deps: { reporter: StatusReporter; log: TaskLog; results?: (buildId: string) => Promise<StepRecord[]>; metrics?: MetricsSink; now?: () => Date },
 ): Promise<StatusReport> {
-  const { prepared, ...request } = input;
+  const { prepared, startedAt, cost, ...request } = input;
   const { build } = request;
+  // Read at most once, for the summary and the build's metrics alike.
+  let records: Promise<StepRecord[]> | undefined;
+  const reading = { log: deps.log, ...(deps.results ? { results: () => (records ??= readRecords(request, deps)) } : {}) };
+  // The build's end (a skipped build ran nothing to measure): its metrics, whatever becomes of the report.
+  if (deps.metrics && (request.outcome === Outcomes.succeeded || request.outcome === Outcomes.failed) && !request.skipped) {
+    const failure = request.outcome === Outcomes.failed ? { failure: request.failure ?? {} } : {};
+    writeBuildMetrics({ build, ...failure, ...(startedAt ? { startedAt } : {}), ...(cost ? { cost } : {}) }, (await reading.results?.()) ?? [], deps);
+  }
   try {
-    const steps = await stepsOf(prepared, request, deps);
+    const steps = await stepsOf(prepared, request, reading);
     const result = await deps.reporter.report({ ...request, ...steps });
     if (result.posted) deps.log.info(`Commit status ${result.state} posted`, { repository: build.repository, commit: build.commit });
     return result;

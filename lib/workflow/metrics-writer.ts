@@ -1,0 +1,83 @@
+/**
+ * Where a build's and its steps' metric records go (metric-records.ts), and the reads their
+ * timings need at the moments they are written. A metric is an account of the build, never part
+ * of it: nothing here throws, and a record that cannot be made or written is a warning in the log.
+ */
+import type { CaughtFailure, BuildRef } from '../contract/index.js';
+import { mergePodTimings, podTimings, type PodTimings } from '../kube/pod-timings.js';
+import { buildMetricRecord, stepMetricRecord, type MetricRecord, type MetricsSink } from './metric-records.js';
+import type { PollState, StepInput, StepResult } from './state-data.js';
+import type { StepRecord } from './step-log-store.js';
+import type { TaskDeps } from './task-deps.js';
+import type { TaskLog } from './task-log.js';
+
+/**
+ * The step's timings as the polls left them ($.poll.timings), completed when the last look lacked
+ * the pull: a poll that saw the pod already succeeded reads no events (observe.ts), and a short
+ * step may go from its quiet pending to its end within one watch. Its events outlive the pod (the
+ * API server's --event-ttl, an hour by default), so one more read finds them even once it is deleted.
+ * Only with a sink to write to: no request is made for a metric nobody keeps.
+ */
+export async function finalStepTimings(input: StepInput, poll: PollState, deps: Pick<TaskDeps, 'cluster' | 'metrics' | 'log'>): Promise<PodTimings | undefined> {
+  const known = poll.timings;
+  if (!deps.metrics || known?.pullSeconds !== undefined) return known;
+  try {
+    const seen = await deps.cluster.observePod(input.namespace, poll.podName);
+    return mergePodTimings(known, podTimings(seen.pod, seen.events));
+  } catch (error) {
+    deps.log.warn("The step's pod could not be read again for its timings: its metrics go without its pull time", { reason: (error as Error).message });
+    return known;
+  }
+}
+
+/** The step's record, at the end of FinishStep. */
+export function writeStepMetrics(input: StepInput, poll: PollState, result: StepResult, timings: PodTimings | undefined, deps: Pick<TaskDeps, 'metrics' | 'log' | 'now'>): void {
+  if (!deps.metrics) return;
+  write(deps.metrics, deps.log, () =>
+    stepMetricRecord({
+      build: input.build,
+      step: result.step,
+      status: result.status,
+      error: result.error,
+      ...(input.attempt ? { attempt: input.attempt } : {}),
+      launchedAt: poll.launchedAt,
+      ...(timings ? { timings } : {}),
+      endedAt: deps.now(),
+    }),
+  );
+}
+
+/** What the function at a build's end knows of it. */
+export interface EndedBuild {
+  build: BuildRef;
+  /** The build's failure as Step Functions caught it; absent: it succeeded. */
+  failure?: CaughtFailure;
+  /** The execution's start (ISO 8601). */
+  startedAt?: string;
+  /** The build's cost, when the build's result carries one (`cost.usd`). */
+  cost?: { usd: number };
+}
+
+/** The build's record, once it has ended: `steps` as FinishStep kept them (StepLogStore.results). */
+export function writeBuildMetrics(ended: EndedBuild, steps: readonly StepRecord[], deps: { metrics?: MetricsSink; log: TaskLog; now?: () => Date }): void {
+  if (!deps.metrics) return;
+  write(deps.metrics, deps.log, () =>
+    buildMetricRecord({
+      build: ended.build,
+      status: ended.failure ? 'failed' : 'succeeded',
+      ...(ended.failure ? { error: ended.failure.Error ?? 'Unknown' } : {}),
+      ...(ended.startedAt ? { startedAt: ended.startedAt } : {}),
+      endedAt: deps.now?.() ?? new Date(),
+      steps,
+      ...(ended.cost && Number.isFinite(ended.cost.usd) ? { cost: ended.cost } : {}),
+    }),
+  );
+}
+
+function write(sink: MetricsSink, log: TaskLog, record: () => MetricRecord): void {
+  try {
+    sink.write(record());
+  } catch (error) {
+    log.warn('Metrics not written; the build goes on', { reason: (error as Error).message });
+  }
+}
