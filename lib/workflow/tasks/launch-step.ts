@@ -23,6 +23,7 @@ import { signingClock } from '../step-urls.js';
 import { awsSecretRefs, readStepAwsSecrets } from '../aws-secrets.js';
 import { sdkAwsSecretReader } from '../aws-secret-reader.js';
 import { awsSecretWords } from '../../pipeline/index.js';
+import { stepRegistryLogin } from '../registry-login.js';
 
 /**
  * The step's AWS secrets, read now with its identity (aws-secrets.ts) into the step's own Secret,
@@ -71,6 +72,17 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
   const without: string[] = [];
   const { cache, urlsValidUntil } = (await stepCache(input, cluster, deps, attempt, (why) => without.push(`cache: this step runs without its cache: ${why}`))) ?? {};
   const awsRefs = await stepAwsSecrets(input, deps, attempt);
+  // A build step pushing to ECR as its identity logs in with a token got now (registry-login.ts).
+  const registryLogin = await stepRegistryLogin({
+    step: input.step,
+    buildId: input.build.id,
+    namespace: input.namespace,
+    podName: stepPodName(input.build.id, input.step.name, attempt, input.redrive ?? 0),
+    pullSecrets: input.settings.pullSecrets ?? [],
+    identityCredentials: deps.identityCredentials,
+    cluster,
+    log: deps.log,
+  });
   const manifest = stepPodManifest({
     buildId: input.build.id,
     step: awsRefs.length > 0 ? { ...input.step, secrets: [...input.step.secrets, ...awsRefs] } : input.step,
@@ -81,6 +93,7 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     ...(input.settings.checkout && input.step.name !== input.settings.checkoutStep ? { checkout: input.settings.checkout } : {}),
     ...(input.settings.runAsUser !== undefined ? { runAsUser: input.settings.runAsUser } : {}),
     ...(input.settings.pullSecrets ? { pullSecrets: input.settings.pullSecrets } : {}),
+    ...(registryLogin ? { registryLogin } : {}),
     ...(input.settings.placement ? { placement: input.settings.placement } : {}),
     ...(input.settings.disruptible ? { disruptible: true } : {}),
     ...(input.settings.serviceStartGraceSeconds !== undefined ? { serviceStartGraceSeconds: input.settings.serviceStartGraceSeconds } : {}),
