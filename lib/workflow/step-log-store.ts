@@ -42,6 +42,11 @@ export interface StepRecord {
   /** When its pod was created, and when FinishStep saw it end (ISO 8601). */
   startedAt: string;
   endedAt: string;
+  /**
+   * A build step's push: the digest and tags, for the check run's summary and for a later step of
+   * the build that runs the image by its digest (`${{ steps.NAME.digest }}`, step-image.ts).
+   */
+  pushed?: { digest: string; tags: string[] };
 }
 
 const RESULT_SUFFIX = '.result.json';

@@ -59,6 +59,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     error,
     startedAt: poll.launchedAt,
     endedAt: deps.now().toISOString(),
+    ...(!failed && poll.pushed ? { pushed: poll.pushed } : {}),
   });
   // Last, once all the step leaves is stored (the clone's key hashes above all): the steps that
   // need it start on this mark, not on the pod's success (step-finished.ts).
