@@ -5,7 +5,9 @@
  * each read with the identity's credentials (STS AssumeRole of its role with Pod Identity's session
  * tags, as `run --identity` makes them: lib/local/pod-identity.ts), found through the standard endpoint variables; what it prints of them is
  * masked, and no value is in the history, the summary or the stored log. A secret that does not
- * exist ends the build SecretUnavailable with moto's own words before the step has a pod.
+ * exist ends the build SecretUnavailable with moto's own words before the step has a pod. A build
+ * step pushing to ECR logs in with ECR's token, got from moto's ECR backend (GetAuthorizationToken)
+ * with the same identity's credentials, into a Secret of the embedded API server.
  */
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +15,9 @@ import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { identityServiceAccountManifest, SECRET_MASK } from '../lib/kube/index.js';
+import { DOCKER_CONFIG_KEY, identityServiceAccountManifest, kubeStepCluster, SECRET_MASK } from '../lib/kube/index.js';
+import { decodeEcrAuth } from '../lib/registry/index.js';
+import { stepRegistryLogin } from '../lib/workflow/registry-login.js';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 import { startLocalExecution, type ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
@@ -68,7 +72,7 @@ describeRequiring('AWS secrets, read with the step\'s identity, against moto', m
     secretsManager.destroy();
     ssm.destroy();
     // The runner finds moto as a user's shell would point any AWS SDK at it: the standard variables.
-    Object.assign(process.env, { AWS_ENDPOINT_URL_SECRETS_MANAGER: moto.endpoint, AWS_ENDPOINT_URL_SSM: moto.endpoint, AWS_ENDPOINT_URL_STS: moto.endpoint, AWS_REGION: MOTO_REGION });
+    Object.assign(process.env, { AWS_ENDPOINT_URL_SECRETS_MANAGER: moto.endpoint, AWS_ENDPOINT_URL_SSM: moto.endpoint, AWS_ENDPOINT_URL_STS: moto.endpoint, AWS_ENDPOINT_URL_ECR: moto.endpoint, AWS_REGION: MOTO_REGION });
   }, 60_000);
 
   afterAll(async () => {
@@ -129,5 +133,29 @@ describeRequiring('AWS secrets, read with the step\'s identity, against moto', m
     expect(summary.cause).toMatch(/can't find the specified secret/);
     expect(JSON.stringify(events)).not.toContain('PodCreated');
     expect(JSON.stringify(events)).not.toContain(API_TOKEN);
+  }, 30_000);
+
+  it("logs a build step in to ECR with the token ECR gives the identity (moto's GetAuthorizationToken), in a Secret the API server keeps", async () => {
+    asked.length = 0;
+    const api = kubeConfigFromFile(kubeconfig).makeApiClient(CoreV1Api);
+    const lines: string[] = [];
+    const host = '123456789012.dkr.ecr.us-east-1.amazonaws.com';
+    const secret = await stepRegistryLogin({
+      step: { name: 'image', identity: 'deploy', build: { context: '.', dockerfile: 'Dockerfile', buildArgs: {}, tags: [`${host}/team/app:1`], push: true, labels: {} } },
+      buildId: 'ecr-login-1',
+      namespace: NAMESPACE,
+      podName: 'ecr-login-1-image',
+      pullSecrets: [],
+      identityCredentials,
+      cluster: kubeStepCluster(async () => api),
+      log: { info: (line: string) => void lines.push(line) },
+    });
+
+    expect(asked).toEqual([expect.objectContaining({ identity: 'deploy', serviceAccount: 'step-runner-id-deploy' })]);
+    const stored = await api.readNamespacedSecret({ name: secret!, namespace: NAMESPACE });
+    const config = JSON.parse(Buffer.from(stored.data![DOCKER_CONFIG_KEY]!, 'base64').toString()) as { auths: Record<string, { auth: string }> };
+    // moto's ECR answers "AWS:<account>-auth-token" for the caller's account, base64, as ECR's user and password.
+    expect({ type: stored.type, hosts: Object.keys(config.auths), login: decodeEcrAuth(config.auths[host]!.auth)?.username }).toEqual({ type: 'kubernetes.io/dockerconfigjson', hosts: [host], login: 'AWS' });
+    expect(lines.join('\n')).not.toContain(config.auths[host]!.auth);
   }, 30_000);
 });

@@ -3,7 +3,8 @@
  * `run --runtime docker` runs them: the builder (Debian's buildah, builder-image.ts) as the step's
  * container with the build pod's permissions (no privilege, three capabilities, seccomp
  * Unconfined), a two-stage Dockerfile of the checked-out repository built and pushed to a registry
- * on loopback, and the pushed image then run by its digest; and a FROM tag its registry lacks
+ * on loopback, and the pushed image then run by the build's next step by its digest
+ * (`REPOSITORY@${{ steps.image.digest }}`), the console page showing it; and a FROM tag its registry lacks
  * stopping the build before any pod. The builder reaches the registry at the pods' gateway (a
  * forwarder there), the node's Docker daemon at loopback: the same registry under two names.
  */
@@ -16,6 +17,36 @@ import { startForwarder } from './fixtures/docker/shared-registry.js';
 import { dockerDaemon, startTestImages, testImagesBuildable, type TestImages } from './fixtures/docker/test-images.js';
 import { localBuildsForFile } from './fixtures/local-builds.js';
 import { describeRequiring } from './fixtures/requirements.js';
+import { stateGraph } from '../lib/console/asl-graph.js';
+import { executionModel } from '../lib/console/execution-model.js';
+import { executionPage } from '../lib/console/execution-page.js';
+import type { ListedExecution } from '../lib/console/execution-view.js';
+import { layoutGraph } from '../lib/console/graph-layout.js';
+import { loadDefinition } from '../lib/workflow/definition.js';
+import type { LocalBuild } from './fixtures/local-builds.js';
+
+/** The execution's console page as the local server renders it, from the build's own events. */
+function consolePage(name: string, { summary, events }: Pick<LocalBuild, 'summary' | 'events'>): string {
+  const execution: ListedExecution = {
+    ...summary,
+    name,
+    executionArn: `arn:aws:states:local:000000000000:execution:step-runner-local:${name}`,
+    startedAt: new Date(events[0]!.timestamp).toISOString(),
+    stoppedAt: new Date(events.at(-1)!.timestamp).toISOString(),
+    buildId: name,
+    trigger: 'test',
+    repository: null,
+    commit: null,
+    ref: null,
+    rerunOf: null,
+    reruns: [],
+    redriveCount: 0,
+    redrivable: false,
+  };
+  const model = executionModel({ execution, history: events, pods: new Map() });
+  const image = model.steps.findIndex((step) => step.name === 'image');
+  return executionPage(model, layoutGraph(stateGraph(loadDefinition())), image, new Date()).text;
+}
 
 // A build with the vfs store copies each layer whole: the waits are upper bounds for a hang.
 jest.setTimeout(180_000);
@@ -68,19 +99,19 @@ steps:
       tags: [${registry}/built/app:1]
       cache: ${registry}/built/cache
 `;
-      const built = await builds.build('built', pipeline);
+      // The build's next step runs what it pushed by its digest, under the name this machine's
+      // daemon reaches the same registry by (the digest is the registry's, whatever the name).
+      const built = await builds.build('built', `${pipeline}  - name: run\n    image: ${images.registry}/built/app@\${{ steps.image.digest }}\n    commands: [cat /srv/made.txt]\n`);
       const image = built.summary.steps.find((step) => step.name === 'image');
       expect({ status: built.summary.status, cause: built.summary.cause, image: image?.status }).toEqual({ status: 'SUCCEEDED', cause: null, image: 'succeeded' });
       expect(image?.pushed).toEqual({ digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), tags: [`${registry}/built/app:1`] });
       const log = await logOf('built', 'image');
       expect(log).toContain('[2/2] STEP 2/');
       expect(log).toContain('COPY --from=first /made.txt /srv/made.txt');
-
-      // By its digest, under the name this machine's daemon reaches the same registry by.
-      const byDigest = `${images.registry}/built/app@${image!.pushed!.digest}`;
-      const ran = await builds.build('ran', `version: 1\ncheckout: false\nsteps:\n  - name: run\n    image: ${byDigest}\n    commands: [cat /srv/made.txt]\n`);
-      expect({ status: ran.summary.status, cause: ran.summary.cause }).toEqual({ status: 'SUCCEEDED', cause: null });
-      expect(await logOf('ran', 'run')).toContain('made in stage one of 33 bytes');
+      expect(await logOf('built', 'run')).toContain('made in stage one of 33 bytes');
+      // The console page's step shows the digest it pushed.
+      const page = consolePage('built', built);
+      expect(page).toContain(`<code data-pushed-digest>${image!.pushed!.digest}</code>`);
 
       // The same commit again: every instruction after a FROM comes from the layer cache, as buildah says.
       const again = await builds.build('rebuilt', pipeline);

@@ -245,6 +245,7 @@ ${notRun ?? ''}
 ${result ? html`<dl class="facts">
 <div><dt>Result</dt><dd>${result.status}${result.exitCode !== null ? `, exit code ${result.exitCode}` : ''}${step.attempts > 1 ? html`, on attempt <span data-attempts>${step.attempts}</span>` : ''}</dd></div>
 ${result.error ? html`<div><dt>Error</dt><dd><code class="error-name">${result.error}</code></dd></div>` : ''}
+${result.pushed ? html`<div><dt>Pushed</dt><dd><code data-pushed-digest>${result.pushed.digest}</code>${result.pushed.tags.length > 0 ? html` as ${result.pushed.tags.map((tag, i) => html`${i > 0 ? ', ' : ''}<code>${tag}</code>`)}` : ''}</dd></div>` : ''}
 </dl>` : ''}
 ${step.lastPoll ? html`<h4>Last poll</h4><p>#${step.lastPoll.polls}: ${pollHeadline(step.lastPoll)}${step.lastPoll.message ? html` — <span class="message">${stripAnsi(step.lastPoll.message)}</span>` : ''}</p>` : ''}
 ${podSection(step.pod)}

@@ -229,6 +229,8 @@ export interface StatusStep {
   line?: number;
   /** The identity its pod ran as (`identity:`), for the check run's table. */
   identity?: string;
+  /** A build step's push (`steps[].pushed`): the registry's digest of the image, and the tags. */
+  pushed?: { digest: string; tags: string[] };
 }
 
 /** ReportStatus's output: `posted` only when the forge has the status; else `reason` says why. */

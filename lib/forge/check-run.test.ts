@@ -75,12 +75,15 @@ describe('check run requests', () => {
       { name: 'build', status: 'succeeded', durationSeconds: 65 },
       { name: 'test', status: 'running' },
       { name: 'ship', status: 'queued', identity: 'deploy' },
+      { name: 'image', status: 'succeeded', durationSeconds: 42, pushed: { digest: 'sha256:4656465646564656465646564656465646564656465646564656465646564656', tags: ['ghcr.io/org/app:1'] } },
     ];
     const body = checkRunProgress(steps);
-    expect(body.output?.title).toBe('Build running: 1 of 3 steps done');
+    expect(body.output?.title).toBe('Build running: 2 of 4 steps done');
     expect(body.output?.summary).toContain('| `build` | ✅ succeeded | 1m 05s |  |');
     // Which identity a step has (its AWS role), in the step's cell.
     expect(body.output?.summary).toContain('| `ship` as `deploy` | 🕒 queued |  |  |');
+    // What a build step pushed, by the digest a later step or a deploy can pin.
+    expect(body.output?.summary).toContain('| `image` | ✅ succeeded, pushed `sha256:4656465646564656465646564656465646564656465646564656465646564656` | 42s |  |');
     expect(requestBodyProblems('checks/update', body)).toEqual([]);
   });
 

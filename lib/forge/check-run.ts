@@ -258,7 +258,7 @@ export function summaryWith(headline: string, steps: readonly CheckStep[], max =
 }
 
 function stepRow(step: CheckStep): string {
-  const status = step.status === 'skipped' && step.reason ? `${STATUS_WORDS.skipped}: ${step.reason}` : STATUS_WORDS[step.status];
+  const status = step.status === 'skipped' && step.reason ? `${STATUS_WORDS.skipped}: ${step.reason}` : `${STATUS_WORDS[step.status]}${step.pushed ? `, pushed \`${step.pushed.digest}\`` : ''}`;
   const identity = step.identity !== undefined ? ` as \`${step.identity}\`` : '';
   const cells = [`\`${step.name.replace(/`/g, "'")}\`${identity}`, status, step.durationSeconds !== undefined ? duration(step.durationSeconds) : '', step.error ?? ''];
   return `| ${cells.map((cell) => escapeCell(truncate(oneLine(cell), 300))).join(' | ')} |`;

@@ -164,7 +164,8 @@ export function buildScript(build: StepBuild, options: { workspace: string; labe
     ...pushes.flatMap((tag) => [
       `echo ${shellWord(`$ ${BUILDAH.join(' ')} push --digestfile /tmp/step-runner-digest ${tag}`)}`,
       `step ${BUILDAH.join(' ')} push "$(tls ${shellWord(tag)})" --digestfile "$digest" ${shellWord(tag)}`,
-      'if [ "$code" != 0 ]; then outcome push-failed "$code"; exit "$code"; fi',
+      // The tag being pushed, for the Cause (which repository refused it).
+      `if [ "$code" != 0 ]; then outcome push-failed "$code" ${shellWord(tag)}; exit "$code"; fi`,
     ]),
     `outcome ${build.push ? 'pushed' : 'built'} 0 ${pushes.map(shellWord).join(' ')}`,
   ].join('\n');

@@ -42,6 +42,7 @@ describe('readBuildResult', () => {
     ['built only', message(['outcome: built', 'exit: 0']), { outcome: 'built', tags: [] }],
     ['a failed build', message(['outcome: build-failed', 'exit: 3'], BUILD_OUTPUT), { outcome: 'build-failed', exitCode: 3, output: BUILD_OUTPUT }],
     ['a failed push', message(['outcome: push-failed', 'exit: 125'], PUSH_OUTPUT), { outcome: 'push-failed', exitCode: 125, output: PUSH_OUTPUT }],
+    ['a failed push, with the tag it was pushing', message(['outcome: push-failed', 'exit: 125', 'tag: a.io/app:1'], PUSH_OUTPUT), { outcome: 'push-failed', exitCode: 125, output: PUSH_OUTPUT, tag: 'a.io/app:1' }],
     ['no message', undefined, undefined],
     ["a step's own termination message", 'done\n', undefined],
   ])('%s', (_, text, expected) => {
@@ -88,6 +89,25 @@ describe('a build pod that ended', () => {
     expect(status.phase === 'failed' && status.cause).toContain(
       'Step "image": the registry refused the push: pushing image "registry.example.com/app:1" to "docker://registry.example.com/app:1": writing blob: initiating layer upload to /v2/app/blobs/uploads/ in registry.example.com: unauthorized: authentication required.',
     );
+  });
+
+  it('failed ImagePushFailed naming the identity and the ECR repository when ECR refused the identity', () => {
+    // ECR's registry words a missing permission "denied: User: ... is not authorized to perform: ACTION on resource: ARN" (HTTP 403).
+    const tag = '123456789012.dkr.ecr.eu-west-1.amazonaws.com/team/app:1.4';
+    const output = [
+      'Getting image source signatures',
+      `Error: pushing image "${tag}" to "docker://${tag}": writing blob: initiating layer upload to /v2/team/app/blobs/uploads/ in 123456789012.dkr.ecr.eu-west-1.amazonaws.com: denied: User: arn:aws:sts::123456789012:assumed-role/ci-deploy/eks-ci-image is not authorized to perform: ecr:InitiateLayerUpload on resource: arn:aws:ecr:eu-west-1:123456789012:repository/team/app`,
+    ];
+    const pod = buildPod(ended(125, message(['outcome: push-failed', 'exit: 125', `tag: ${tag}`], output)), 'Failed');
+    pod.spec = { ...pod.spec!, serviceAccountName: 'step-runner-id-deploy' };
+    const status = classifyStep(observe(pod, [], 10), identity);
+    expect(status).toMatchObject({ phase: 'failed', error: 'ImagePushFailed' });
+    expect(status.phase === 'failed' && status.cause).toContain(
+      `Step "image": ECR refused the push of ${tag} as the identity "deploy" (repository team/app in account 123456789012, eu-west-1): pushing image`,
+    );
+    expect(status.phase === 'failed' && status.cause).toContain('is not authorized to perform: ecr:InitiateLayerUpload');
+    // Another registry, or no identity: the registry's words, with the tag.
+    expect(buildFailure('image', { outcome: 'push-failed', exitCode: 125, output: PUSH_OUTPUT, tag: 'registry.example.com/app:1' }, undefined, 'deploy').cause).toMatch(/^Step "image": the registry refused the push of registry\.example\.com\/app:1: pushing image/);
   });
 
   it('is a step failure like any other when the builder left no message (its script never ran)', () => {

@@ -10,11 +10,12 @@
  * pushing image ...: <the registry's words>` (checked with Debian's buildah 1.28).
  */
 import { ErrorNames, type ErrorName } from '../contract/index.js';
+import { ecrRepositoryOf } from '../registry/ecr-host.js';
 import { BUILD_RESULT_HEADER } from './build-container.js';
 
 export type BuildResult =
   | { outcome: 'pushed' | 'built'; digest?: string; tags: string[] }
-  | { outcome: 'build-failed' | 'push-failed'; exitCode: number; output: string[] };
+  | { outcome: 'build-failed' | 'push-failed'; exitCode: number; output: string[]; tag?: string };
 
 /**
  * Where each instruction of the build's Dockerfile is: the file as the workspace names it, and per
@@ -38,7 +39,8 @@ export function readBuildResult(message: string | undefined): BuildResult | unde
   const exitCode = Number(field('exit')[0] ?? NaN);
   const [digest] = field('digest');
   if (outcome === 'pushed' || outcome === 'built') return { outcome, ...(digest ? { digest } : {}), tags: field('tag') };
-  if (outcome === 'build-failed' || outcome === 'push-failed') return { outcome, exitCode: Number.isFinite(exitCode) ? exitCode : 1, output };
+  const [tag] = field('tag');
+  if (outcome === 'build-failed' || outcome === 'push-failed') return { outcome, exitCode: Number.isFinite(exitCode) ? exitCode : 1, output, ...(outcome === 'push-failed' && tag ? { tag } : {}) };
   return undefined;
 }
 
@@ -70,16 +72,21 @@ export function failedInstruction(output: readonly string[], dockerfile?: Docker
 /** How many of the output's last lines a Cause quotes. */
 export const CAUSE_OUTPUT_LINES = 15;
 
-/** The Error and Cause of a failed build step, from its builder's message. */
-export function buildFailure(step: string, result: Extract<BuildResult, { exitCode: number }>, dockerfile?: DockerfileLines): { error: ErrorName; cause: string } {
+/**
+ * The Error and Cause of a failed build step, from its builder's message. `identity`: the one the
+ * step's pod ran as (its service account's), which logged it in to ECR: a refused ECR push names it
+ * and the repository, since it is the identity's role that lacks the permission.
+ */
+export function buildFailure(step: string, result: Extract<BuildResult, { exitCode: number }>, dockerfile?: DockerfileLines, identity?: string): { error: ErrorName; cause: string } {
   const tail = result.output.slice(-CAUSE_OUTPUT_LINES).join('\n');
   if (result.outcome === 'push-failed') {
     const pushing = [...result.output].reverse().find((line) => line.startsWith('Error: '));
     const words = pushing?.replace(/^Error: /, '') ?? `buildah push exited ${result.exitCode}`;
-    return {
-      error: ErrorNames.ImagePushFailed,
-      cause: `Step "${step}": the registry refused the push: ${words}. The image was built; check the registry's credentials (the pipeline's pull-secrets, or the step's identity for ECR), that the repository exists, and that the tag is not immutable. The builder's last lines:\n${tail}`,
-    };
+    const ecr = result.tag !== undefined ? ecrRepositoryOf(result.tag) : undefined;
+    const refused = ecr && identity !== undefined
+      ? `ECR refused the push of ${result.tag} as the identity "${identity}" (repository ${ecr.repository} in account ${ecr.accountId}, ${ecr.region}): ${words}. The image was built; the identity's role needs ecr:InitiateLayerUpload, ecr:UploadLayerPart, ecr:CompleteLayerUpload, ecr:BatchCheckLayerAvailability and ecr:PutImage on that repository, which must exist, and the tag must not be immutable.`
+      : `the registry refused the push${result.tag !== undefined ? ` of ${result.tag}` : ''}: ${words}. The image was built; check the registry's credentials (the pipeline's pull-secrets, or the step's identity for ECR), that the repository exists, and that the tag is not immutable.`;
+    return { error: ErrorNames.ImagePushFailed, cause: `Step "${step}": ${refused} The builder's last lines:\n${tail}` };
   }
   const failed = failedInstruction(result.output, dockerfile);
   const file = dockerfile?.file ?? 'the Dockerfile';

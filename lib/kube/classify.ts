@@ -233,6 +233,7 @@ import { disruptionCondition, disruptionEventWords, disruptionWhat, eventSpeaker
 import { NodeOutlooks, autoscalerSignal, isSchedulerFailure } from './autoscaler-signals.js';
 import { WorkspaceVerdicts, blamesClaim, classifyWorkspaceMessage } from './workspace-failure.js';
 import { isServiceItself } from './service-containers.js';
+import { identityOfServiceAccount } from './service-accounts.js';
 import { capacityWait, neverStarted, stalled } from './classify-stall.js';
 import {
   endedBeforeStep,
@@ -602,7 +603,7 @@ function containerFailed(f: Facts): StepStatus | undefined {
   // A build step's builder says which part failed (build-result.ts); without its message (it never ran its script), the exit code says it.
   const built = f.build && !f.init ? readBuildResult(t.message) : undefined;
   if (built && 'exitCode' in built) {
-    const verdict = buildFailure(f.subject.step, built, f.build === true ? undefined : f.build);
+    const verdict = buildFailure(f.subject.step, built, f.build === true ? undefined : f.build, identityOfServiceAccount(f.pod.spec?.serviceAccountName));
     return failed(verdict.error, t.reason || TerminatedReasons.Error, verdict.cause, t.exitCode);
   }
   const detail = { exitCode: t.exitCode, reason: t.reason, message: t.message, signal: t.signal };

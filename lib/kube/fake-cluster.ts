@@ -211,6 +211,11 @@ export function fakeStepCluster({ now = () => new Date() }: { now?: () => Date }
       secrets.set(keyOf(manifest), stored(manifest, !secrets.has(keyOf(manifest))));
       return manifest.metadata!.name!;
     },
+    async ensureRegistryLoginSecret(manifest) {
+      call('ensureRegistryLoginSecret', manifest.metadata!.namespace!, manifest.metadata!.name!);
+      secrets.set(keyOf(manifest), stored(manifest, !secrets.has(keyOf(manifest))));
+      return manifest.metadata!.name!;
+    },
     async cacheSecretSigning(namespace, secretName) {
       call('cacheSecretSigning', namespace, secretName);
       return parseSigning(secrets.get(objectKey(namespace, secretName))?.metadata?.annotations?.[URL_SIGNING_ANNOTATION]);

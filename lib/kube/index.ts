@@ -1,7 +1,7 @@
 // The public face of lib/kube: connection, pod manifest and the step pod operations.
 export * from './errors.js';
 export * from './types.js';
-export { stepPodName, stepAwsSecretName, labelValue, workspaceClaimName, approvalTokenName } from './pod-name.js';
+export { stepPodName, stepAwsSecretName, stepRegistryLoginName, labelValue, workspaceClaimName, approvalTokenName } from './pod-name.js';
 export { approvalTokenManifest, APPROVAL_TOKEN_KEY } from './approval-token.js';
 export { stepScript, shellQuote } from './step-script.js';
 export { identityServiceAccount, identityServiceAccountManifest } from './service-accounts.js';
@@ -44,6 +44,7 @@ export { linesAfter, rotationGapNote, sinceTimeOf, type LogPosition } from './lo
 export { cacheSecretManifest, cacheSecretName, URL_SIGNING_ANNOTATION, CacheContainers, CACHE_SCRATCH, type PodCachePlan, type PodCacheEntry, type PodArtifact, type PodArtifacts, type UrlSigning } from './cache-containers.js';
 export { cacheSecretSigning, ensureCacheSecret, replaceCacheSecretUrls } from './cache-secret.js';
 export { stepAwsSecretManifest } from './step-aws-secret.js';
+export { registryLoginSecretManifest, DOCKER_CONFIG_KEY } from './registry-login-secret.js';
 export { DEFAULT_CACHE_IMAGE } from './cache-containers.js';
 export { disruptionCondition } from './classify-disruption.js';
 export { isEvictedStatus } from './classify-pod.js';

@@ -36,6 +36,11 @@ export interface StepPodManifestInput {
    * checkout's included: the pipeline's `pull-secrets` and the deployment's.
    */
   pullSecrets?: readonly string[];
+  /**
+   * A build step's registry login Secret (registry-login-secret.ts: its ECR login over the first
+   * pull secret's), which its builder logs in with instead of the first pull secret. Absent: that one.
+   */
+  registryLogin?: string;
   /** The deployment's node selector and tolerations; the step's own are merged over them (stepPlacement). */
   placement?: PodPlacement;
   /** How long the step's services may take to open their ports (their startup probes); default 2 min. */
@@ -142,6 +147,7 @@ export function stepPodManifest({
   checkout,
   runAsUser,
   pullSecrets = [],
+  registryLogin,
   placement,
   serviceStartGraceSeconds = DEFAULT_SERVICE_START_GRACE_SECONDS,
   keepForSeconds,
@@ -164,8 +170,8 @@ export function stepPodManifest({
     ...serviceSidecars(step, services, mounted, serviceStartGraceSeconds, runAsUser),
     ...(save ? [save] : []),
   ];
-  // A build step logs in to its registries with the pod's first pull secret (build-container.ts).
-  const auth = step.build ? registryAuth([...new Set(pullSecrets)]) : undefined;
+  // A build step logs in to its registries with its registry login, else the pod's first pull secret (build-container.ts).
+  const auth = step.build ? registryAuth(registryLogin !== undefined ? [registryLogin] : [...new Set(pullSecrets)]) : undefined;
   const volumes = [...(workspace ? [workspaceVolume(workspace)] : []), ...(cache ? [{ name: CACHE_SCRATCH.volume, emptyDir: {} }, cacheUrlsVolume(cache)] : []), ...(auth ? [auth.volume] : [])];
   const built = stepContainer(STEP_CONTAINER, step, buildEnv, mounted, { scratch: cache !== undefined, awaitSave: save !== undefined, keepArtifacts: cache?.artifacts !== undefined }, notes);
   const main = auth ? { ...built, env: [...(built.env ?? []), ...Object.entries(auth.env).map(([name, value]) => ({ name, value }))], volumeMounts: [...(built.volumeMounts ?? []), auth.mount] } : built;

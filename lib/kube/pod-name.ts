@@ -44,6 +44,14 @@ export function stepAwsSecretName(buildId: string, stepName: string): string {
   return buildObjectName(buildId, `aws-secrets/${stepName}`);
 }
 
+/**
+ * The Secret of a build step's registry login (registry-login-secret.ts), one per step: its ECR
+ * login over the first pull secret's. `registry-login/NAME` is no other object's part.
+ */
+export function stepRegistryLoginName(buildId: string, stepName: string): string {
+  return buildObjectName(buildId, `registry-login/${stepName}`);
+}
+
 function buildObjectName(buildId: string, part: string, run?: { attempt: number; redrive?: number }): string {
   // The first run's hashes stay what they were before re-runs existed: pods of running builds keep their names.
   const hashed = run === undefined ? [buildId, part] : run.redrive === undefined ? [buildId, part, run.attempt] : [buildId, part, run.attempt, run.redrive];

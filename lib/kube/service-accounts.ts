@@ -12,6 +12,11 @@ export function identityServiceAccount(identity: string): string {
   return `${IDENTITY_SERVICE_ACCOUNT_PREFIX}${identity}`;
 }
 
+/** The identity a pod runs as, from its service account; undefined for any other account. */
+export function identityOfServiceAccount(serviceAccount: string | undefined): string | undefined {
+  return serviceAccount?.startsWith(IDENTITY_SERVICE_ACCOUNT_PREFIX) ? serviceAccount.slice(IDENTITY_SERVICE_ACCOUNT_PREFIX.length) : undefined;
+}
+
 /**
  * An identity's service account. No token of it is mounted in any pod by default
  * (`automountServiceAccountToken: false`): EKS Pod Identity hands its pods a token of its own

@@ -3,6 +3,7 @@ import type { SecretEnv } from '../pipeline/types.js';
 import type { UrlSigning } from './cache-containers.js';
 import { cacheSecretSigning, ensureCacheSecret, replaceCacheSecretUrls } from './cache-secret.js';
 import { ensureStepAwsSecret } from './step-aws-secret.js';
+import { ensureRegistryLoginSecret } from './registry-login-secret.js';
 import { BuildObjectKinds, deleteBuildObjects, deleteBuildPods, deleteStepPod } from './cleanup.js';
 import { ensureGitCredentials, gitTokenExpiry, renewGitCredentials } from './git-credentials.js';
 import { readApprovalToken, storeApprovalToken } from './approval-token.js';
@@ -69,6 +70,8 @@ export interface StepCluster {
   ensureCacheSecret(manifest: V1Secret): Promise<string>;
   /** LaunchStep: the Secret of the step's AWS secrets, made or its values replaced; its name (step-aws-secret.ts). */
   ensureStepAwsSecret(manifest: V1Secret): Promise<string>;
+  /** LaunchStep: a build step's registry login Secret, made or replaced; its name (registry-login-secret.ts). */
+  ensureRegistryLoginSecret(manifest: V1Secret): Promise<string>;
   /** PollStep: how the step's cache URLs are signed; undefined once the Secret is gone. */
   cacheSecretSigning(namespace: string, secretName: string): Promise<Record<string, UrlSigning> | undefined>;
   /** PollStep: puts freshly signed URLs into the step's cache Secret; false when it is gone. */
@@ -110,6 +113,7 @@ export function kubeStepCluster(kube: () => Promise<CoreV1Api>): StepCluster {
     readApprovalToken: async (namespace, secretName) => readApprovalToken(await kube(), namespace, secretName),
     ensureCacheSecret: async (manifest) => ensureCacheSecret(await kube(), manifest),
     ensureStepAwsSecret: async (manifest) => ensureStepAwsSecret(await kube(), manifest),
+    ensureRegistryLoginSecret: async (manifest) => ensureRegistryLoginSecret(await kube(), manifest),
     cacheSecretSigning: async (namespace, secretName) => cacheSecretSigning(await kube(), namespace, secretName),
     replaceCacheSecretUrls: async (namespace, secretName, urls) => replaceCacheSecretUrls(await kube(), namespace, secretName, urls),
     ensureWorkspaceClaim: async (manifest) => ensureWorkspaceClaim(await kube(), manifest),

@@ -3,7 +3,7 @@
  * the schema (schema.ts) so they are reported along with any other problem: unique step names,
  * `needs` (needs.ts) and `when: {status: [failure]}`, secret env names, a toleration's fields, node
  * selector keys, services (services.ts) and caches (cache.ts) across steps, an AWS secret's identity
- * (aws-secrets.ts), and the steps' time budget.
+ * (aws-secrets.ts), an image naming another step's digest (step-image.ts), and the steps' time budget.
  */
 import { formatDuration } from './duration.js';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, MAX_APPROVAL_TIMEOUT_SECONDS } from './approval.js';
@@ -14,6 +14,7 @@ import { cacheProblems } from './cache.js';
 import { awsSecretIdentityProblems } from './aws-secrets.js';
 import { expandMatrix, type MatrixInput } from './matrix.js';
 import { approvalStepProblems } from './approval.js';
+import { stepImageProblems } from './step-image.js';
 import { isRecord, ProblemKinds, type PathSegment, type SchemaProblem } from './schema.js';
 import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_STEP_TIMEOUT_SECONDS } from './types.js';
 
@@ -28,6 +29,7 @@ export function crossStepRuleProblems(data: unknown): SchemaProblem[] {
     ...cacheProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other })),
     ...awsSecretIdentityProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other })),
     ...approvalStepProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other })),
+    ...stepImageProblems(data).map((problem) => ({ ...problem, kind: ProblemKinds.other })),
   ];
 }
 

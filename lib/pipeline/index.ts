@@ -24,6 +24,7 @@ export { globMatches } from './glob.js';
 export { AwsSecretKeys, awsSecretIdProblem, awsSecretWords, isAwsSecret, ssmParameterProblem } from './aws-secrets.js';
 export { INPUT_VARIABLE_PREFIX, MAX_INPUTS, inputNameProblem, inputsProblemMessage, inputVariable, inputVariables, parseInputAssignment, resolveInputs, type InputProblem, type PipelineInput, type ResolvedInputs } from './inputs.js';
 export { MAX_MATRIX_EXPANSIONS, expandMatrix, matrixTitle, type MatrixInput, type MatrixValues } from './matrix.js';
+export { DIGEST_PLACEHOLDER, namesStepDigest, stepDigestImage, withDigest } from './step-image.js';
 export { DEFAULT_APPROVAL_TIMEOUT_SECONDS, EXECUTION_TIME_LIMIT_SECONDS, MAX_APPROVAL_TIMEOUT_SECONDS } from './approval.js';
 export { DEFAULT_BUILDER_IMAGE, buildPathProblem, pushTagProblem } from './build.js';
 export { readDockerfile, expandArgs, type DockerfileRead, type DockerfileStage, type DockerfileFrom } from './dockerfile.js';

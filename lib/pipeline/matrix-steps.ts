@@ -8,6 +8,7 @@
 import { checkImageReference, type ImageReference } from './image-reference.js';
 import { expandMatrix, expansionNames, fillImage, templateVariables, type ImageTemplate, type MatrixValues } from './matrix.js';
 import { ProblemKinds, type PipelineInput, type SchemaProblem } from './schema.js';
+import { namesStepDigest, stepDigestImage } from './step-image.js';
 import type { MatrixOf } from './types.js';
 
 type StepInput = PipelineInput['steps'][number];
@@ -19,6 +20,8 @@ export interface ExpandedStep {
   /** The index of the step in the file that it came from. */
   source: number;
   matrix?: MatrixOf;
+  /** The build step whose pushed digest the image names (`REPOSITORY@${{ steps.NAME.digest }}`, step-image.ts). */
+  imageFrom?: string;
 }
 
 export type Expansion = { ok: true; steps: ExpandedStep[] } | { ok: false; problems: SchemaProblem[] };
@@ -42,6 +45,9 @@ function expandStep(step: StepInput, index: number, taken: Set<string>, problems
   const at = (...path: (string | number)[]) => ['steps', index, ...path];
   if (!matrix) {
     if (failFast !== undefined) problems.push({ path: at('fail-fast'), kind: ProblemKinds.other, message: 'goes with "matrix": it says whether the first failing combination stops the others' });
+    // The rules (step-image.ts) have said such an image is well formed, and what it names.
+    const fromStep = image && 'template' in image && namesStepDigest(image.template) ? stepDigestImage(image.template) : undefined;
+    if (fromStep?.ok) return [{ input: { ...rest, image: fromStep.image }, source: index, imageFrom: fromStep.step }];
     if (image && 'template' in image) {
       problems.push({ path: at('image'), kind: ProblemKinds.other, message: `${image.template}: "\${{ matrix.NAME }}" needs a "matrix" on the step, whose values it stands for` });
       return [];

@@ -35,12 +35,12 @@ export function normalisePipeline(given: ExpandedInput): PipelineData {
   return {
     version,
     checkout: checkoutGiven === false ? false : { ...DEFAULT_CHECKOUT, ...withoutUndefined(checkoutGiven ?? {}) },
-    steps: steps.map(({ input: step, matrix }) => (step.approval ? approvalStep(step, step.approval) : {
+    steps: steps.map(({ input: step, matrix, imageFrom }) => (step.approval ? approvalStep(step, step.approval) : {
       name: step.name,
       // A build step's image is the builder's; an approval step (above) has none; every other step has both (the rules, build.ts and approval.ts, have said so).
       ...(step.build
         ? { image: DEFAULT_BUILDER_IMAGE, imageRef: BUILDER_REFERENCE, commands: [], build: normalBuild(step.build) }
-        : { ...(step.image ? { image: step.image.original, imageRef: step.image } : {}), ...(step.commands ? { commands: step.commands } : {}) }),
+        : { ...(step.image ? { image: step.image.original, imageRef: step.image } : {}), ...(imageFrom !== undefined ? { imageFrom } : {}), ...(step.commands ? { commands: step.commands } : {}) }),
       env: step.env ?? {},
       pull: step.pull ?? 'if-not-present',
       timeoutSeconds: step.timeout ?? DEFAULT_STEP_TIMEOUT_SECONDS,

@@ -83,6 +83,12 @@ export interface Step {
   image?: string;
   /** `image` parsed once, when the file is: code that needs its registry or repository reads them here. */
   imageRef?: ImageReference;
+  /**
+   * `image: REPOSITORY@${{ steps.NAME.digest }}`: the build step whose pushed digest LaunchStep writes
+   * into `image` (lib/workflow/step-image.ts); until then `imageRef` holds a placeholder digest and
+   * PrepareBuild asks no registry about it. Absent: the image is as written.
+   */
+  imageFrom?: string;
   /** Absent only for an approval step. */
   commands?: string[];
   /**

@@ -60,3 +60,24 @@ export function firstOf(...lookups: (CredentialsLookup | undefined)[]): Credenti
     return undefined;
   };
 }
+
+/**
+ * A Docker config document with these registries' logins (`auth`: base64 of `user:password`) put
+ * in, over what the base document (a pull secret's `.dockerconfigjson`) said of the same hosts; the
+ * base's other registries kept as they were. A base that is not a config's JSON counts as none.
+ * Pure: what a build pod's registry login Secret holds (containers-auth.json(5): buildah reads the
+ * `auths` map of Docker's config.json).
+ */
+export function withRegistryAuths(base: string | undefined, auths: Readonly<Record<string, string>>): string {
+  let parsed: unknown;
+  try {
+    parsed = base === undefined ? {} : JSON.parse(base);
+  } catch {
+    parsed = {};
+  }
+  const document = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  const given = document['auths'];
+  const existing = given && typeof given === 'object' && !Array.isArray(given) ? (given as Record<string, unknown>) : {};
+  const kept = Object.fromEntries(Object.entries(existing).filter(([key]) => !(configKeyHost(key) in auths)));
+  return JSON.stringify({ ...document, auths: { ...kept, ...Object.fromEntries(Object.entries(auths).map(([host, auth]) => [host, { auth }])) } });
+}

@@ -12,3 +12,17 @@ export function ecrRegistry(registry: string): { accountId: string; region: stri
 export function mentionsEcrRegistry(text: string): boolean {
   return ECR_HOST_IN_TEXT.test(text);
 }
+
+/**
+ * The ECR registry and repository an image reference (`HOST/REPOSITORY[:TAG][@DIGEST]`) names, or
+ * undefined when its host is no ECR registry's: for a login (ecr-login.ts) and for a Cause alike.
+ */
+export function ecrRepositoryOf(reference: string): { host: string; accountId: string; region: string; repository: string } | undefined {
+  const slash = reference.indexOf('/');
+  if (slash < 0) return undefined;
+  const host = reference.slice(0, slash).toLowerCase();
+  const ecr = ecrRegistry(host);
+  if (!ecr) return undefined;
+  // A tag follows the last ':' after the last '/'; a digest follows '@'.
+  return { host, ...ecr, repository: reference.slice(slash + 1).replace(/@.*$/, '').replace(/:[^:/]*$/, '') };
+}

@@ -36,7 +36,7 @@ export interface ImageCheckSummary {
  * Distinct images in order of first use, each step's own before its services'; a step's
  * `image-check: false` skips its own image for the build (services have no opt-out).
  */
-export function imageUses(steps: readonly Pick<Step, 'name' | 'imageRef' | 'imageCheck' | 'services'>[], bases: readonly BaseImage[] = []): ImageUse[] {
+export function imageUses(steps: readonly Pick<Step, 'name' | 'imageRef' | 'imageCheck' | 'services' | 'imageFrom'>[], bases: readonly BaseImage[] = []): ImageUse[] {
   const uses = new Map<string, ImageUse>();
   const use = (reference: ImageReference, step: string): ImageUse => {
     const found = uses.get(reference.original) ?? { image: reference.original, reference, steps: [] };
@@ -48,6 +48,8 @@ export function imageUses(steps: readonly Pick<Step, 'name' | 'imageRef' | 'imag
     if (!step.imageRef) continue;
     const own = use(step.imageRef, step.name);
     if (step.imageCheck === false) own.skip = `step "${step.name}" says image-check: false`;
+    // Its digest is the one a build step of this build pushes (step-image.ts): nothing to ask before.
+    if (step.imageFrom !== undefined) own.skip = `the digest step "${step.imageFrom}" pushes, once it has`;
     for (const service of step.services ?? []) {
       const used = use(service.imageRef, step.name);
       used.services = [...new Set([...(used.services ?? []), service.name])];

@@ -40,6 +40,16 @@ describe('the steps a report lists', () => {
       ],
     },
     {
+      title: "a build step that pushed: its digest and tags, as FinishStep recorded them",
+      records: [record('clone', 'succeeded', 3), { ...record('build', 'succeeded', 40), pushed: { digest: 'sha256:4656465646564656465646564656465646564656465646564656465646564656', tags: ['ghcr.io/org/app:1'] } }],
+      ended: false,
+      expected: [
+        { name: 'clone', status: 'succeeded', durationSeconds: 3 },
+        { name: 'build', status: 'succeeded', durationSeconds: 40, line: 4, pushed: { digest: 'sha256:4656465646564656465646564656465646564656465646564656465646564656', tags: ['ghcr.io/org/app:1'] } },
+        { name: 'test', status: 'queued', line: 8 },
+      ],
+    },
+    {
       title: 'at a failure: how each ended, its time and Error; the rest did not run',
       records: [record('clone', 'succeeded', 3), record('build', 'failed', 65, 'StepFailed')],
       ended: true,

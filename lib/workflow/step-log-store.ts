@@ -46,6 +46,11 @@ export interface StepRecord {
   endedAt: string;
   /** Its pod's timings (PollState.timings), for the build's metrics; absent: none were seen. */
   timings?: PodTimings;
+  /**
+   * A build step's push: the digest and tags, for the check run's summary and for a later step of
+   * the build that runs the image by its digest (`${{ steps.NAME.digest }}`, step-image.ts).
+   */
+  pushed?: { digest: string; tags: string[] };
 }
 
 const RESULT_SUFFIX = '.result.json';

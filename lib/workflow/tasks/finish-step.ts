@@ -62,6 +62,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     startedAt: poll.launchedAt,
     endedAt: deps.now().toISOString(),
     ...(timings ? { timings } : {}),
+    ...(!failed && poll.pushed ? { pushed: poll.pushed } : {}),
   });
   // Last, once all the step leaves is stored (the clone's key hashes above all): the steps that
   // need it start on this mark, not on the pod's success (step-finished.ts).

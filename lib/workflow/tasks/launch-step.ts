@@ -23,6 +23,8 @@ import { signingClock } from '../step-urls.js';
 import { awsSecretRefs, readStepAwsSecrets } from '../aws-secrets.js';
 import { sdkAwsSecretReader } from '../aws-secret-reader.js';
 import { awsSecretWords } from '../../pipeline/index.js';
+import { stepRegistryLogin } from '../registry-login.js';
+import { withPushedImage } from '../step-image.js';
 
 /**
  * The step's AWS secrets, read now with its identity (aws-secrets.ts) into the step's own Secret,
@@ -54,6 +56,9 @@ export const TOKEN_RENEW_MARGIN_MS = 20 * 60 * 1000;
 /** Creates the step's pod (or adopts the one a previous attempt created) and schedules the first poll. */
 export async function launchStep(input: StepInput, deps: TaskDeps, credentials: BuildCredentials = {}): Promise<PollState> {
   const cluster = deps.cluster;
+  // An image named by a build step's digest (step-image.ts), written in now that it is pushed: before anything is made for the pod.
+  const step = input.step.imageFrom !== undefined ? withPushedImage(input.step, await deps.logs.results(input.build.id)) : input.step;
+  if (step !== input.step) deps.log.info(`Step "${step.name}": image ${step.image}, the digest step "${input.step.imageFrom}" pushed`, { step: step.name });
   await renewCheckoutToken(input, cluster, credentials, deps);
   const claimName = buildClaimName(input.settings);
   // Every pod of the build keeps to the node of the others still running (pod affinity, in the
@@ -71,9 +76,20 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
   const without: string[] = [];
   const { cache, urlsValidUntil } = (await stepCache(input, cluster, deps, attempt, (why) => without.push(`cache: this step runs without its cache: ${why}`))) ?? {};
   const awsRefs = await stepAwsSecrets(input, deps, attempt);
+  // A build step pushing to ECR as its identity logs in with a token got now (registry-login.ts).
+  const registryLogin = await stepRegistryLogin({
+    step: input.step,
+    buildId: input.build.id,
+    namespace: input.namespace,
+    podName: stepPodName(input.build.id, input.step.name, attempt, input.redrive ?? 0),
+    pullSecrets: input.settings.pullSecrets ?? [],
+    identityCredentials: deps.identityCredentials,
+    cluster,
+    log: deps.log,
+  });
   const manifest = stepPodManifest({
     buildId: input.build.id,
-    step: awsRefs.length > 0 ? { ...input.step, secrets: [...input.step.secrets, ...awsRefs] } : input.step,
+    step: awsRefs.length > 0 ? { ...step, secrets: [...step.secrets, ...awsRefs] } : step,
     namespace: input.namespace,
     buildEnv: buildEnvironment(input.build, input.failure),
     ...(workspace ? { workspace } : {}),
@@ -81,6 +97,7 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     ...(input.settings.checkout && input.step.name !== input.settings.checkoutStep ? { checkout: input.settings.checkout } : {}),
     ...(input.settings.runAsUser !== undefined ? { runAsUser: input.settings.runAsUser } : {}),
     ...(input.settings.pullSecrets ? { pullSecrets: input.settings.pullSecrets } : {}),
+    ...(registryLogin ? { registryLogin } : {}),
     ...(input.settings.placement ? { placement: input.settings.placement } : {}),
     ...(input.settings.disruptible ? { disruptible: true } : {}),
     ...(input.settings.serviceStartGraceSeconds !== undefined ? { serviceStartGraceSeconds: input.settings.serviceStartGraceSeconds } : {}),

@@ -56,7 +56,12 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
   });
   const status = classifyStep(
     observation,
-    { step: input.step.name, image: input.step.image ?? '', checkout: input.step.name === input.settings.checkoutStep },
+    {
+      step: input.step.name,
+      // An image named by a build step's digest is the pod's, LaunchStep having written the digest in (step-image.ts).
+      image: (input.step.imageFrom !== undefined ? observation.pod?.spec?.containers.find((c) => c.name === STEP_CONTAINER)?.image : undefined) ?? input.step.image ?? '',
+      checkout: input.step.name === input.settings.checkoutStep,
+    },
     {
       imagePullGraceSeconds: input.settings.imagePullGraceSeconds,
       unschedulableGraceSeconds: input.settings.unschedulableGraceSeconds,
