@@ -131,12 +131,18 @@ steps:
       ['test-v-3', 'succeeded'],
       ['report', 'not-run'],
     ]);
-    // The failed one held its failure (AwaitSiblings) until its siblings had ended and their results were recorded.
+    // Its failure ended its iteration without failing the Map (CombinationFailed): every
+    // combination's iteration ended on its own, its result recorded, and only then did the build fail.
+    const prepared = preparedOf(events);
     const times = spans(events);
-    const index = preparedOf(events).steps.findIndex((s) => s.name === 'test-v-2');
-    expect(events.some((e) => e.index === index && e.type === 'TaskSucceeded' && e.state?.name === 'AwaitSiblings')).toBe(true);
-    const failedAt = events.find((e) => e.index === index && e.type === 'MapIterationFailed')!.timestamp;
+    for (const name of ['test-v-1', 'test-v-2', 'test-v-3']) {
+      const index = prepared.steps.findIndex((s) => s.name === name);
+      expect({ name, ended: events.filter((e) => e.index === index && e.type.startsWith('MapIteration') && e.type !== 'MapIterationStarted').map((e) => e.type) }).toEqual({ name, ended: ['MapIterationSucceeded'] });
+      expect({ name, finished: times.get(name)!.finished !== undefined }).toEqual({ name, finished: true });
+    }
+    const failedAt = events.find((e) => e.type === 'StateEntered' && e.state?.name === 'AnyCombinationFailed')!.timestamp;
     expect(failedAt).toBeGreaterThanOrEqual(Math.max(times.get('test-v-1')!.finished!, times.get('test-v-3')!.finished!));
     expect(times.get('test-v-2')!.finished!).toBeLessThan(times.get('test-v-1')!.finished!);
+    expect(summary.cause).toContain('test-v-2');
   }, 60_000);
 });
