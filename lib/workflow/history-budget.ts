@@ -63,9 +63,11 @@ export const WorstCase = {
 export interface HistoryShape {
   /**
    * Everything outside the steps' iterations (the execution's own events, the states before and
-   * after the Map, the Map's own), for each way a build through its steps ends: every step
-   * succeeded, or the last one failed (which also counts that step's longer way out). Each is the
-   * longest way there, whichever branch a Choice takes: a bound, if a few events high.
+   * after the Map, the Map's own), for each way a build through its steps ends: the Map's Next
+   * (every step succeeded, or a combination of a `fail-fast: false` matrix failed, which fails the
+   * build after the Map), or the last step failed the Map (which also counts that step's longer way
+   * out). Each is the longest way there, whichever branch a Choice takes: a bound, if a few events
+   * high.
    */
   buildEvents: { succeeded: number; failed: number };
   /**

@@ -13,7 +13,7 @@ import { stepSecretRefs } from '../aws-secrets.js';
 import { keepsFailedPod } from '../keeps-going.js';
 
 /**
- * Keeps the step's log and deletes its pod (unless other steps need it and it succeeded). For a failed step the result
+ * Keeps the step's log and deletes its pod (unless other steps need it and it succeeded, or it is a failed combination of a fail-fast: false matrix). For a failed step the result
  * carries the Error and the Cause, ended by finishedCause (lib/kube/cause.ts) with what the kept
  * logs and the retry say: a non-zero exit's log tail, a failed service's, the attempt. Each of the
  * step's services has its log kept beside the step's.
