@@ -124,6 +124,8 @@ interface Scenario {
 }
 
 const TEST = step('test');
+/** Two combinations of a matrix with fail-fast: false. */
+const KEEP_GOING = ['1', '2'].map((v) => step(`test-v-${v}`, { matrix: { of: 'test', values: { v }, failFast: false } }));
 const STEP_FAILED_CAUSE = 'Step "test" exited with code 1 (npm run test)';
 
 const POLL_ERRORS: { error: ErrorName; cause: string }[] = [
@@ -174,17 +176,30 @@ const SCENARIOS: Scenario[] = [
     expected: { status: 'FAILED', error: 'StepFailed', last: 'BuildFailed' },
   },
   {
-    name: 'a combination of a fail-fast: false matrix that fails holds its failure while a sibling runs (SiblingsRunning retried)',
+    name: 'a combination of a fail-fast: false matrix that fails lets its sibling run and end; the step that needs them does not start; the build fails with its Error',
     results: [
-      answer('PrepareBuild', prepared([step('test-v-1', { matrix: { of: 'test', values: { v: '1' }, failFast: false } })])),
+      answer('PrepareBuild', prepared([...KEEP_GOING, step('report', { needs: KEEP_GOING.map((s) => s.name) })])),
       answer('ReportStarted', REPORTED),
       ...stepSucceeds(CLONE.name),
       ...stepFails('test-v-1', 'StepFailed', 'Step "test-v-1" exited with code 1 (npm run test-v-1)'),
-      thrown('AwaitSiblings', 'SiblingsRunning', '"test-v-1" failed; its fail-fast: false lets "test-v-2" finish first'),
-      answer('AwaitSiblings', { running: [] }),
+      ...stepSucceeds('test-v-2'),
+      answer('WaitForNeeds', { ...needs(false, ['test-v-1'], ['test-v-2']), unmet: { step: 'test-v-1', reason: 'it needs "test-v-1", which failed' } }),
       ...failureReported(),
     ],
     expected: { status: 'FAILED', error: 'StepFailed', last: 'BuildFailed' },
+  },
+  {
+    name: 'a fail-fast: false matrix whose combinations all succeed: the build goes on',
+    results: [
+      answer('PrepareBuild', prepared(KEEP_GOING)),
+      answer('ReportStarted', REPORTED),
+      ...stepSucceeds(CLONE.name),
+      ...stepSucceeds('test-v-1'),
+      ...stepSucceeds('test-v-2'),
+      answer('CleanupSucceededBuild', cleanedUp()),
+      answer('ReportSucceeded', REPORTED),
+    ],
+    expected: { status: 'SUCCEEDED', last: 'BuildSucceeded' },
   },
   {
     name: 'steps that run after a failure',

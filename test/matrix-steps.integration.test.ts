@@ -111,8 +111,11 @@ steps:
   it('with fail-fast: false, lets the other combinations finish before the build fails with the first one\'s Error', async () => {
     // The siblings end only once the failing one has: they are running when it fails.
     const meet = await meetingPlace();
+    // Three at a time: "report" and "deploy" start only once a combination has ended, the failed
+    // one first, so they look for the first time after its failure (its pod, kept, tells them).
     const pipeline = `version: 1
 checkout: false
+max-parallel: 3
 steps:
   - name: test
     image: alpine:3.20
@@ -122,21 +125,31 @@ steps:
   - name: report
     image: alpine:3.20
     commands: [echo never]
+  - name: deploy
+    image: alpine:3.20
+    commands: [echo never]
 `;
     const { summary, events } = await builds.build('matrix-keep-going', pipeline);
     expect(summary).toMatchObject({ status: 'FAILED', error: 'StepFailed' });
-    expect(summary.steps.map((s) => [s.name, s.status])).toEqual([
-      ['test-v-1', 'succeeded'],
-      ['test-v-2', 'failed'],
-      ['test-v-3', 'succeeded'],
-      ['report', 'not-run'],
+    expect(summary.steps.map((s) => [s.name, s.status, s.reason])).toEqual([
+      ['test-v-1', 'succeeded', undefined],
+      ['test-v-2', 'failed', undefined],
+      ['test-v-3', 'succeeded', undefined],
+      ['report', 'not-run', 'it needs "test-v-2", which failed'],
+      ['deploy', 'not-run', 'it needs "report", which will not succeed: "test-v-2" failed'],
     ]);
-    // The failed one held its failure (AwaitSiblings) until its siblings had ended and their results were recorded.
+    // Its failure ended its iteration without failing the Map (CombinationFailed): every
+    // combination's iteration ended on its own, its result recorded, and only then did the build fail.
+    const prepared = preparedOf(events);
     const times = spans(events);
-    const index = preparedOf(events).steps.findIndex((s) => s.name === 'test-v-2');
-    expect(events.some((e) => e.index === index && e.type === 'TaskSucceeded' && e.state?.name === 'AwaitSiblings')).toBe(true);
-    const failedAt = events.find((e) => e.index === index && e.type === 'MapIterationFailed')!.timestamp;
+    for (const name of ['test-v-1', 'test-v-2', 'test-v-3']) {
+      const index = prepared.steps.findIndex((s) => s.name === name);
+      expect({ name, ended: events.filter((e) => e.index === index && e.type.startsWith('MapIteration') && e.type !== 'MapIterationStarted').map((e) => e.type) }).toEqual({ name, ended: ['MapIterationSucceeded'] });
+      expect({ name, finished: times.get(name)!.finished !== undefined }).toEqual({ name, finished: true });
+    }
+    const failedAt = events.find((e) => e.type === 'StateEntered' && e.state?.name === 'AnyCombinationFailed')!.timestamp;
     expect(failedAt).toBeGreaterThanOrEqual(Math.max(times.get('test-v-1')!.finished!, times.get('test-v-3')!.finished!));
     expect(times.get('test-v-2')!.finished!).toBeLessThan(times.get('test-v-1')!.finished!);
+    expect(summary.cause).toContain('test-v-2');
   }, 60_000);
 });

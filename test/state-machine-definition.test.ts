@@ -201,7 +201,8 @@ describe('the state machine definition', () => {
 /** What the iteration's Choices and Waits may read ($.<at>.<field>), each a field of state-data.ts as the compiler checks. */
 const READABLE = {
   step: { needs: true, approval: true } satisfies Partial<Record<keyof Step, true>>,
-  needs: { met: true, nextPollSeconds: true } satisfies Partial<Record<keyof NeedsState, true>>,
+  // NeedsMet: met, or never (a step of the build failed: NeedsNeverMet).
+  needs: { met: true, unmet: true, nextPollSeconds: true } satisfies Partial<Record<keyof NeedsState, true>>,
   poll: { phase: true, nextPollSeconds: true } satisfies Partial<Record<keyof PollState, true>>,
   // FinishFailedStep's result: whether the failure is tried again (RetryStep).
   result: { nextAttempt: true } satisfies Partial<Record<keyof StepResult, true>>,

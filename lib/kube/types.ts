@@ -14,7 +14,7 @@ export const Labels = {
   workspace: 'step-runner.dev/workspace',
   /**
    * On a combination of a step's `matrix:`, the step of the file it is one of (a DNS-1123 label, as
-   * every step's name): what AwaitSiblings selects its siblings' pods by (tasks/await-siblings.ts).
+   * every step's name): `kubectl get pods -l step-runner.dev/matrix=test` lists a matrix's pods.
    */
   matrix: 'step-runner.dev/matrix',
 } as const;

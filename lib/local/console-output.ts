@@ -185,9 +185,6 @@ export class ConsoleOutput {
         return this.poll(event.index ?? 0, output?.poll as PollState, indent, state);
       case 'WaitForNeeds':
         return this.waited(event.index ?? 0, output?.needs as NeedsState, indent);
-      case 'AwaitSiblings':
-        // fail-fast: false (tasks/await-siblings.ts): the failure waited for the matrix's other steps.
-        return [`${indent}✓ AwaitSiblings: the other steps of its matrix have finished; its failure fails the build now`];
       case 'StopSteps':
         return [`  ✓ StopSteps: deleted ${(output?.stopped as { deletedPods?: number } | undefined)?.deletedPods ?? 0} pod(s) of the steps still running`];
       case 'CleanupBuild': {

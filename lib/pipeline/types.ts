@@ -135,9 +135,9 @@ export interface Step {
    */
   needs?: string[];
   /**
-   * Another step of the build needs this one (or a failed sibling of its `fail-fast: false` matrix
-   * may wait for it): FinishStep leaves its succeeded pod (which WaitForNeeds and AwaitSiblings
-   * read), marked once its results are stored, to the build's cleanup instead of deleting it.
+   * Another step of the build needs this one: FinishStep leaves its succeeded pod (which
+   * WaitForNeeds reads), marked once its results are stored, to the build's cleanup instead of
+   * deleting it.
    */
   needed?: true;
   /** The services that run beside this step: the pipeline's own, then the step's. Absent: none. */
@@ -183,7 +183,10 @@ export interface MatrixOf {
   of: string;
   /** Each variable's value: the axes', then what `include` entries added. */
   values: Record<string, string>;
-  /** `fail-fast: false`: a failing combination lets its siblings finish before the build fails. Absent: it stops them. */
+  /**
+   * `fail-fast: false`: a failing combination ends its iteration without stopping anything, and the
+   * build fails with its Error once every step has ended (the definition's CombinationFailed). Absent: it stops them.
+   */
   failFast?: false;
 }
 

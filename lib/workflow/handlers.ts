@@ -22,7 +22,6 @@ import { finishStep } from './tasks/finish-step.js';
 import { launchStep } from './tasks/launch-step.js';
 import { pollStep } from './tasks/poll-step.js';
 import { waitForNeeds } from './tasks/wait-for-needs.js';
-import { awaitSiblings } from './tasks/await-siblings.js';
 import type { BuildCredentials } from './build-credentials.js';
 import { prepareBuild } from './tasks/prepare-build.js';
 import { reportStatus, type ReportInput, type StatusReporter } from './tasks/report-status.js';
@@ -89,12 +88,8 @@ export const pollStepHandler = ({ deps }: TaskRuntime) =>
     pollStep(input, deps, { maxWatchMs: context.getRemainingTimeInMillis() - WATCH_MARGIN_MS }),
   );
 
-/** WaitForNeeds, and AwaitSiblings (`siblings: true`): both watch other steps' pods of the build, with the same reads. */
 export const waitForNeedsHandler = ({ deps }: TaskRuntime) =>
-  lambdaTask(async (input: StepInput, context) => {
-    const limits = { maxWatchMs: context.getRemainingTimeInMillis() - WATCH_MARGIN_MS };
-    return input.siblings ? awaitSiblings(input, deps, limits) : waitForNeeds(input, deps, limits);
-  });
+  lambdaTask(async (input: StepInput, context) => waitForNeeds(input, deps, { maxWatchMs: context.getRemainingTimeInMillis() - WATCH_MARGIN_MS }));
 
 export const finishStepHandler = ({ deps }: TaskRuntime) => lambdaTask(async (input: StepInput) => finishStep(input, deps));
 

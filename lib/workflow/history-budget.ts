@@ -14,7 +14,7 @@ import { BUILD_TIME_LIMIT_SECONDS, CHECKOUT_STEP, DEFAULT_STEP_RETRY, InvalidPip
 import type { AslDefinition, AslState } from './definition.js';
 import { firstPollSeconds, nextPollSeconds, runningWatchFor } from './poll-schedule.js';
 import { DEFAULT_PENDING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_SECONDS, DEFAULT_RUNNING_WATCH_UNTIL_SECONDS } from './settings.js';
-import { NEEDS_POLL_SECONDS, NEEDS_UNMET_WAIT_SECONDS } from './tasks/wait-for-needs.js';
+import { NEEDS_POLL_SECONDS } from './tasks/wait-for-needs.js';
 
 /**
  * The Task a failed build with steps to re-run fails in (state-machine.asl.yml). A redrive goes on
@@ -63,9 +63,11 @@ export const WorstCase = {
 export interface HistoryShape {
   /**
    * Everything outside the steps' iterations (the execution's own events, the states before and
-   * after the Map, the Map's own), for each way a build through its steps ends: every step
-   * succeeded, or the last one failed (which also counts that step's longer way out). Each is the
-   * longest way there, whichever branch a Choice takes: a bound, if a few events high.
+   * after the Map, the Map's own), for each way a build through its steps ends: the Map's Next
+   * (every step succeeded, or a combination of a `fail-fast: false` matrix failed, which fails the
+   * build after the Map), or the last step failed the Map (which also counts that step's longer way
+   * out). Each is the longest way there, whichever branch a Choice takes: a bound, if a few events
+   * high.
    */
   buildEvents: { succeeded: number; failed: number };
   /**
@@ -91,7 +93,7 @@ export interface HistoryShape {
  * PrepareBuild uses this copy; history-budget.test.ts keeps it equal to historyShape(loadDefinition()).
  */
 export const BUILD_HISTORY_SHAPE: HistoryShape = {
-  buildEvents: { succeeded: 30, failed: 58 },
+  buildEvents: { succeeded: 57, failed: 51 },
   stepEvents: 21,
   pollEvents: 9,
   needsStepEvents: 7,
@@ -113,23 +115,7 @@ export interface StepTiming {
    * Absent: a step without `needs`, launched as its iteration starts.
    */
   waitSeconds?: number;
-  /**
-   * A combination of a matrix with `fail-fast: false`: how long, once it has failed, it may hold
-   * its failure while its siblings run (AwaitSiblings, a look per watch of up to HOLD_WATCH_SECONDS).
-   */
-  holdSeconds?: number;
-  /**
-   * A step that needs a combination of a matrix with `fail-fast: false`: once that one has failed,
-   * its siblings may run on for as long as they take, and this step, whose needs can no longer be
-   * met, looks again every NEEDS_UNMET_WAIT_SECONDS until the Map fails, not once per watch.
-   */
-  waitsOutHold?: true;
 }
-
-/** How long each of AwaitSiblings' looks may watch: the WaitForNeeds function's 300 s, less its margin. */
-export const HOLD_WATCH_SECONDS = 290;
-/** A look of AwaitSiblings that finds a sibling running: TaskScheduled, TaskStarted, TaskFailed, then its Retry. */
-const HOLD_LOOK_EVENTS = 3;
 
 /** How long a poll may watch the pod, as the deployment says (0: no watch, the schedule). */
 export interface Watches {
@@ -159,13 +145,11 @@ export function buildHistoryEvents(steps: readonly StepTiming[], options: Budget
 export function stepHistoryEvents(step: StepTiming, options: BudgetOptions = {}): number {
   const { shape = BUILD_HISTORY_SHAPE, ...watches } = options;
   const deployed = { ...DEPLOYED_WATCHES, ...watches };
-  const looks = step.waitsOutHold ? { ...deployed, runningWatchSeconds: deployed.runningWatchSeconds >= 1 ? Math.min(deployed.runningWatchSeconds, NEEDS_UNMET_WAIT_SECONDS) : 0 } : deployed;
-  const waiting = step.waitSeconds === undefined ? 0 : shape.needsStepEvents + (needsChecks(step.waitSeconds, looks) - 1) * shape.needsEvents;
+  const waiting = step.waitSeconds === undefined ? 0 : shape.needsStepEvents + (needsChecks(step.waitSeconds, deployed) - 1) * shape.needsEvents;
   const attempt = shape.stepEvents + waiting + stepPolls(step, deployed) * shape.pollEvents;
   // A retry goes round the iteration again from its launch: the attempt's polls and tasks, and the retry's own states.
   const retries = step.retries ?? 0;
-  const holding = step.holdSeconds === undefined ? 0 : Math.ceil(step.holdSeconds / HOLD_WATCH_SECONDS) * HOLD_LOOK_EVENTS;
-  return (retries > 0 ? attempt + retries * (attempt - waiting + shape.retryEvents) : attempt) + holding;
+  return retries > 0 ? attempt + retries * (attempt - waiting + shape.retryEvents) : attempt;
 }
 
 /**
@@ -226,39 +210,30 @@ function isDefaultRetry(retry: { max: number; on?: readonly string[] }): boolean
 }
 
 export function withWorstWaits(
-  steps: readonly { name: string; timeoutSeconds: number; needs?: readonly string[]; retry?: { max: number; on?: readonly string[] }; matrix?: { of: string; failFast?: false } }[],
+  steps: readonly { name: string; timeoutSeconds: number; needs?: readonly string[]; retry?: { max: number; on?: readonly string[] }; matrix?: { of: string } }[],
 ): BudgetStep[] {
   const waits = worstWaitSeconds(steps);
-  // A combination that lets its siblings finish holds its failure at most as long as the longest of them runs.
-  const longest = new Map<string, number>();
-  for (const step of steps) if (step.matrix) longest.set(step.matrix.of, Math.max(longest.get(step.matrix.of) ?? 0, step.timeoutSeconds + WorstCase.PENDING_SECONDS));
   // Only a `retry:` the pipeline writes counts: the default, an interrupted step or one its node's runtime failed tried again, is
   // the cluster's doing and rare, and counting it would refuse builds that fit.
-  const holding = new Set(steps.flatMap((step) => (step.matrix?.failFast === false ? [step.name] : [])));
-  return steps.map(({ name, timeoutSeconds, retry, matrix, needs }, index) => ({
+  return steps.map(({ name, timeoutSeconds, retry, matrix }, index) => ({
     name,
     timeoutSeconds,
     ...(matrix ? { matrix: matrix.of } : {}),
-    ...(matrix?.failFast === false ? { holdSeconds: longest.get(matrix.of)! } : {}),
-    ...(needs?.some((need) => holding.has(need)) ? { waitsOutHold: true as const } : {}),
     ...(waits[index] === undefined ? {} : { waitSeconds: waits[index] }),
     ...(retry && retry.max > 0 && !isDefaultRetry(retry) ? { retries: retry.max } : {}),
   }));
 }
 
 /** A step at its worst (WorstCase): waiting as long as it may, pending a short while, then running until its timeout, every attempt. */
-export function worstCase(step: { timeoutSeconds: number; waitSeconds?: number; retries?: number; holdSeconds?: number; waitsOutHold?: true }): StepTiming {
-  const waiting = step.waitSeconds === undefined ? {} : { waitSeconds: step.waitSeconds, ...(step.waitsOutHold ? { waitsOutHold: step.waitsOutHold } : {}) };
-  const holding = step.holdSeconds === undefined ? {} : { holdSeconds: step.holdSeconds };
-  return { pendingSeconds: WorstCase.PENDING_SECONDS, timeoutSeconds: step.timeoutSeconds, ...waiting, ...holding, ...(step.retries ? { retries: step.retries } : {}) };
+export function worstCase(step: { timeoutSeconds: number; waitSeconds?: number; retries?: number }): StepTiming {
+  const waiting = step.waitSeconds === undefined ? {} : { waitSeconds: step.waitSeconds };
+  return { pendingSeconds: WorstCase.PENDING_SECONDS, timeoutSeconds: step.timeoutSeconds, ...waiting, ...(step.retries ? { retries: step.retries } : {}) };
 }
 
 /** A step as the budget sees it; `waitSeconds` for a step with `needs`: see worstWaitSeconds(). */
 export interface BudgetStep {
   name: string;
   timeoutSeconds: number;
-  holdSeconds?: number;
-  waitsOutHold?: true;
   /** A combination of this step of the file's `matrix`: each counts as the step it is. */
   matrix?: string;
   waitSeconds?: number;
@@ -364,7 +339,12 @@ export function historyShape(definition: AslDefinition): HistoryShape {
   const throughNeeds = longestPath(iteration, iteration.StartAt, isPollEntry, { through: needs.states });
   // The way back from a failed attempt to LaunchStep (retry-step): counted once per retry, apart.
   const retryBack = onlyState(iteration, (state) => state.Type === 'Pass' && state.ResultPath === '$.attempt', 'one Pass state that sets $.attempt (the retry)');
-  const outOfLoop = loop.exits.map((exit) => ({ exit, ...longestPath(iteration, exit, isTerminal(iteration), { avoid: [retryBack] }) }));
+  // Each exit's longest way, and its longest that ends in a Fail (the Map's failure), which may be
+  // shorter: a combination of a matrix with fail-fast: false ends its iteration at a Pass instead.
+  const outOfLoop = loop.exits.flatMap((exit) => [
+    { exit, ...longestPath(iteration, exit, isTerminal(iteration), { avoid: [retryBack] }) },
+    ...waysIfAny(() => ({ exit, ...longestPath(iteration, exit, isTerminal(iteration), { avoid: [retryBack], endInFail: true }) })),
+  ]);
   const wayOut = (fails: boolean) => Math.max(...outOfLoop.filter((way) => way.endsInFail === fails).map((way) => way.events));
   if (!outOfLoop.some((way) => !way.endsInFail) || !outOfLoop.some((way) => way.endsInFail)) {
     throw new Error(`the poll loop of ${mapName} must have a way out that succeeds and one that fails`);
@@ -442,13 +422,13 @@ function isTerminal(machine: AslDefinition): (name: string) => boolean {
  * The most events on a way from `from` to a state `to` accepts (`to`'s own not counted unless it
  * is terminal, where the way ends), and whether that way ends in a Fail state. `avoid`: states
  * the way may not pass; `through`: a loop the way must enter, going round it no further than back
- * to where it entered (a full turn is counted apart).
+ * to where it entered (a full turn is counted apart); `endInFail`: only the ways that end in a Fail state.
  */
 function longestPath(
   machine: AslDefinition,
   from: string,
   to: (name: string) => boolean,
-  way: { avoid?: readonly string[]; through?: readonly string[] } = {},
+  way: { avoid?: readonly string[]; through?: readonly string[]; endInFail?: true } = {},
 ): { events: number; endsInFail: boolean } {
   const visiting = new Set<string>();
   const walk = (name: string, passed: boolean): { events: number; endsInFail: boolean } | undefined => {
@@ -460,7 +440,9 @@ function longestPath(
     const terminal = gate || successors(state).length === 0;
     if (to(name)) {
       if (way.through && !passed) return undefined;
-      return terminal ? { events: gate ? gateEvents(state) : eventsOf(state, name), endsInFail: gate || state.Type === 'Fail' } : { events: 0, endsInFail: false };
+      const endsInFail = terminal && (gate || state.Type === 'Fail');
+      if (way.endInFail && !endsInFail) return undefined;
+      return terminal ? { events: gate ? gateEvents(state) : eventsOf(state, name), endsInFail } : { events: 0, endsInFail: false };
     }
     if (terminal) return undefined;
     if (visiting.has(name)) {
@@ -478,6 +460,16 @@ function longestPath(
   const found = walk(from, false);
   if (!found) throw new Error(`no way from ${from} to where it should lead${way.through ? ` through ${way.through.join(', ')}` : ''}`);
   return found;
+}
+
+/** The way `find` finds, or none when there is no such way. */
+function waysIfAny<T>(find: () => T): T[] {
+  try {
+    return [find()];
+  } catch (error) {
+    if ((error as Error).message.startsWith('no way from')) return [];
+    throw error;
+  }
 }
 
 /**

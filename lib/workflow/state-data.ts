@@ -190,8 +190,6 @@ export interface StepInput {
   attempt?: number;
   /** `$$.Execution.RedriveCount`: 0, or how many times the build's failed steps were re-run; absent: 0. */
   redrive?: number;
-  /** AwaitSiblings' call of the WaitForNeeds function: wait for the step's matrix siblings to finish, not for its needs (tasks/await-siblings.ts). */
-  siblings?: true;
 }
 
 /** FinishStep's result: the iteration's output, or $.result before StepFailed. */

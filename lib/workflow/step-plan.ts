@@ -69,10 +69,8 @@ export function planSteps(steps: readonly Step[], build: BuildFacts, checkout?: 
   const order = runOrder(resolved.map(({ step, needs }) => ({ name: step.name, needs })), resolved.map(({ needs }) => needs));
   const running = order.map((index) => {
     const { step, needs } = resolved[index]!;
-    // `needs: []` (no checkout step to wait for): it starts as soon as its iteration does. A combination
-    // of a matrix with fail-fast: false keeps its pod too, marked once its results are stored: a
-    // failed sibling holds its failure until then (tasks/await-siblings.ts).
-    const kept = needed.has(step.name) || step.matrix?.failFast === false;
+    // `needs: []` (no checkout step to wait for): it starts as soon as its iteration does.
+    const kept = needed.has(step.name);
     return { ...withoutCondition(step), needs, ...(kept ? { needed: true as const } : {}) };
   });
   return { running, skipped, afterFailure, parallel, checkoutNeeded: checkout !== undefined && needed.has(checkout) };

@@ -81,3 +81,27 @@ describe('when each step ran, in what image, and where its log is', () => {
     expect(byName.get('never')).toEqual({ name: 'never', status: 'not-run', exitCode: null, error: null, startedAt: null, stoppedAt: null, durationMs: null, image: 'alpine:3.20', log: null });
   });
 });
+
+describe('a step that waits for its needs while the build runs', () => {
+  const waitingFor = (ended: ExecutionEvent[]) => {
+    const steps = [{ name: 'test' }, { name: 'report' }];
+    const events: ExecutionEvent[] = [
+      { type: 'ExecutionStarted', timestamp: 1 },
+      { type: 'StateExited', timestamp: 2, state: { name: 'PrepareBuild', type: 'Task', output: { steps, settings: {} } } },
+      { type: 'MapIterationStarted', timestamp: 3, index: 0 },
+      { type: 'StateEntered', timestamp: 4, index: 0, state: { name: 'LaunchStep', type: 'Task' } },
+      { type: 'MapIterationStarted', timestamp: 3, index: 1 },
+      { type: 'TaskSucceeded', timestamp: 5, index: 1, state: { name: 'WaitForNeeds', type: 'Task', output: { met: false, done: [], unmet: { step: 'test', reason: 'it needs "test", which failed' } } } },
+      ...ended,
+    ];
+    return summarize(events, false, { running: true }).steps.map((s) => [s.name, s.status, s.reason]);
+  };
+
+  it.each<[string, ExecutionEvent[], unknown[]]>([
+    ['is waiting while its iteration goes on', [], ['report', 'waiting', undefined]],
+    // fail-fast: false: the failed combination fails no Map, and the step's iteration ends (NeedsNeverMet).
+    ['has not run once its iteration ended unlaunched', [{ type: 'MapIterationSucceeded', timestamp: 6, index: 1 }], ['report', 'not-run', 'it needs "test", which failed']],
+  ])('%s', (_, ended, expected) => {
+    expect(waitingFor(ended)[1]).toEqual(expected);
+  });
+});

@@ -168,7 +168,8 @@ function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, buil
     // meanwhile): it did succeed, as its own poll (or, once its FinishStep was done, the steps that
     // needed it) had already seen.
     if (launched && !running && succeededBeforeTheStop(own, index, step.name)) return { name: step.name, status: 'succeeded', exitCode: 0, error: null, ...run };
-    const waiting = own.some((e) => e.type === 'MapIterationStarted' && e.index === index);
+    // An iteration that ended unlaunched (NeedsNeverMet: its needs can no longer succeed) waits no more.
+    const waiting = own.some((e) => e.type === 'MapIterationStarted' && e.index === index) && !own.some((e) => e.type === 'MapIterationSucceeded' && e.index === index);
     const status = launched ? (running ? 'running' : 'aborted') : waiting && running ? 'waiting' : 'not-run';
     const unmet = status === 'not-run' ? unmetNeeds(own, index) : undefined;
     return { name: step.name, status, exitCode: null, error: null, ...(unmet ? { reason: unmet } : {}), ...run };

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import './polyfills.js';
+import './jsonpath-projections.js';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { ExecutionInput } from '../../contract/index.js';
 import { loadDefinition, resolveResources, taskStates, type AslDefinition } from '../../workflow/definition.js';

@@ -63,9 +63,12 @@ export class IterationGates {
         if (index !== undefined) gate.threw(index);
         throw error;
       }
-      // The iteration goes on to StepFailed (the Map fails), unless the step is tried again (RetryStep).
+      // The iteration goes on to StepFailed (the Map fails), unless the step is tried again
+      // (RetryStep) or is a combination of a matrix with fail-fast: false, whose iteration ends
+      // with its failure and fails nothing (KeepGoing, CombinationFailed).
       const retried = (output as Partial<StepResult> | undefined)?.nextAttempt !== undefined;
-      if (index !== undefined && state === FAILING_FINISH && !retried) gate.failed();
+      const keepsGoing = (event as Partial<StepInput>).step?.matrix?.failFast === false;
+      if (index !== undefined && state === FAILING_FINISH && !retried && !keepsGoing) gate.failed();
       return output;
     };
   }

@@ -7,7 +7,7 @@ export const AFTER_FAILURE_MAP = 'RunAfterFailure';
 export const AWAIT_RERUN = 'AwaitRerun';
 /** The callback Task an approval step waits in (state-machine.asl.yml). */
 export const AWAIT_APPROVAL = 'AwaitApproval';
-/** The task whose iteration goes on to StepFailed, failing RunSteps. */
+/** The task whose iteration goes on to StepFailed, failing RunSteps (a combination of a matrix with fail-fast: false: to CombinationFailed, failing nothing). */
 export const FAILING_FINISH = 'FinishFailedStep';
 
 export const isFinishState = (state: string | undefined) => state === 'FinishStep' || state === FAILING_FINISH || state === 'FinishAfterFailure';

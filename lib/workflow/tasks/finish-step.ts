@@ -11,9 +11,10 @@ import { attemptWords, nextAttempt } from '../step-retry.js';
 import { keptArtifacts } from '../kept-artifacts.js';
 import { stepSecretRefs } from '../aws-secrets.js';
 import { finalStepTimings, writeStepMetrics } from '../metrics-writer.js';
+import { keepsFailedPod } from '../keeps-going.js';
 
 /**
- * Keeps the step's log and deletes its pod (unless other steps need it and it succeeded). For a failed step the result
+ * Keeps the step's log and deletes its pod (unless other steps need it and it succeeded, or it is a failed combination of a fail-fast: false matrix). For a failed step the result
  * carries the Error and the Cause, ended by finishedCause (lib/kube/cause.ts) with what the kept
  * logs and the retry say: a non-zero exit's log tail, a failed service's, the attempt. Each of the
  * step's services has its log kept beside the step's.
@@ -37,11 +38,13 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   const serviceLogs = await keepServiceLogs(input, poll, deps, mask);
   const failed = poll.phase === 'failed';
   // A step that others need says by its succeeded pod, once marked finished below, that they may
-  // start (WaitForNeeds); the build's cleanup deletes it.
-  const keepPod = !failed && input.step.needed === true;
+  // start (WaitForNeeds); the build's cleanup deletes it. A failed combination of a fail-fast: false
+  // matrix fails no Map, so its Failed pod is what tells every step still to start that it never
+  // will (needs-verdict.ts), however late it looks (keeps-going.ts).
+  const keepPod = failed ? keepsFailedPod(input.step) : input.step.needed === true;
   if (!keepPod) await cluster.deletePod(input.namespace, poll.podName);
   const tail = end ? logTail(end) : '';
-  deps.log.info(`Step "${input.step.name}" ${failed ? 'failed' : 'succeeded'}; pod ${poll.podName} ${keepPod ? 'kept for the steps that need it' : 'deleted'}`, {
+  deps.log.info(`Step "${input.step.name}" ${failed ? 'failed' : 'succeeded'}; pod ${poll.podName} ${keepPod ? (failed ? 'kept until the build ends' : 'kept for the steps that need it') : 'deleted'}`, {
     log: location,
   });
   const keys = !failed && input.step.name === input.settings.checkoutStep ? await keepCacheKeys(input, end, deps) : undefined;
@@ -66,7 +69,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   });
   // Last, once all the step leaves is stored (the clone's key hashes above all): the steps that
   // need it start on this mark, not on the pod's success (step-finished.ts).
-  if (keepPod && !(await cluster.markStepFinished(input.namespace, poll.podName, deps.now()))) {
+  if (keepPod && !failed && !(await cluster.markStepFinished(input.namespace, poll.podName, deps.now()))) {
     deps.log.warn(`Step "${input.step.name}" succeeded, but its pod ${poll.podName} was gone before it could say so: the steps that need it will not start`, { step: input.step.name });
   }
   const attempt = input.attempt ?? 0;

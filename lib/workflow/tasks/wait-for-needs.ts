@@ -10,9 +10,9 @@ export { needsVerdict, type NeedsVerdict, type UnmetNeeds } from './needs-verdic
 export const NEEDS_POLL_SECONDS = 5;
 
 /**
- * Once the needs can never be met, how long the iteration waits before it answers so again: the
- * failing step's own iteration fails the Map within seconds (its FinishFailedStep), which stops this
- * one in its Wait. A Wait costs no Lambda time; the look after it answers at once (`unmet` is kept).
+ * Once the needs can never be met, how long a caller that looks again should wait first (the look
+ * answers at once: `unmet` is kept). The definition does not look again: its NeedsMet ends the
+ * iteration at NeedsNeverMet.
  */
 export const NEEDS_UNMET_WAIT_SECONDS = 60;
 
@@ -20,8 +20,9 @@ export const NEEDS_UNMET_WAIT_SECONDS = 60;
  * Waits, within the invocation, until the steps this one needs have succeeded: one watch on the
  * build's pods answers the moment the last of them ends, so the step starts within about a second
  * of its needs. It answers as soon, and without launching, when they never will: a step of the
- * build failed (needs-verdict.ts), whose failure fails the whole Map (fail fast) and stops this
- * iteration; until then it waits in the definition's Wait, not in a watch billed as Lambda time.
+ * build failed (needs-verdict.ts), and the definition ends this iteration (NeedsNeverMet) while the
+ * failure fails the build: at once (fail fast), or once every step has ended (a combination of a
+ * matrix with `fail-fast: false`).
  *
  * Unlike PollStep's, this watch has no `runningWatchUntilSeconds` limit. Looks a minute apart would
  * save little (an hour of watching at 128 MB costs about $0.006, a look a minute about $0.005) but
