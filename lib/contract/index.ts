@@ -7,6 +7,8 @@
  * docs/contracts.md describes each of them.
  */
 
+import type { TestSummary } from './test-summary.js';
+export { MAX_FAILURES, MAX_FAILURE_MESSAGE, type TestFailure, type TestSummary } from './test-summary.js';
 export {
   DEFAULT_RETRY_ERRORS,
   ERRORS,
@@ -229,6 +231,8 @@ export interface StatusStep {
   line?: number;
   /** The identity its pod ran as (`identity:`), for the check run's table. */
   identity?: string;
+  /** What its test reports said (`reports:`), for the check run's tests and annotations; absent: none. */
+  tests?: TestSummary;
 }
 
 /** ReportStatus's output: `posted` only when the forge has the status; else `reason` says why. */

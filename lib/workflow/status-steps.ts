@@ -36,5 +36,6 @@ function recordedStep(record: StepRecord): StatusStep {
     status: record.status,
     ...(Number.isFinite(seconds) ? { durationSeconds: Math.max(0, seconds) } : {}),
     ...(record.error ? { error: record.error } : {}),
+    ...(record.tests ? { tests: record.tests } : {}),
   };
 }

@@ -4,6 +4,8 @@
  * keeps it as it grows, in parts (`putPart`), and FinishStep adds the rest and ends it
  * (`complete`), so the store holds every line, however much the kubelet keeps.
  */
+import type { TestSummary } from '../contract/test-summary.js';
+
 export interface StepLogStore {
   /** Stores the log and returns where it went (s3://bucket/key or a file path). */
   put(buildId: string, step: string, log: string): Promise<string>;
@@ -42,6 +44,8 @@ export interface StepRecord {
   /** When its pod was created, and when FinishStep saw it end (ISO 8601). */
   startedAt: string;
   endedAt: string;
+  /** Its test reports' summary (StepResult.tests): the check run's table and annotations; absent: no reports. */
+  tests?: TestSummary;
 }
 
 const RESULT_SUFFIX = '.result.json';
