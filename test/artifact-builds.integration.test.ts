@@ -136,6 +136,9 @@ describe('artifacts of a local build', () => {
       const kept = build.summary.steps.find((s) => s.name === 'build')!.artifacts!;
       const page = await (await fetch(`${base}/executions/kept?step=1`, { headers: { accept: 'text/html' } })).text();
       expect(page).toContain('<h4>Artifacts</h4>');
+      // Its tests: nothing ran, and the report that is no XML said.
+      expect(page).toContain('<p data-tests><span class="tests-passed">0 passed</span>, 0 failed, 0 skipped</p>');
+      expect(page).toContain('data-tests-problem>⚠ test-results/broken.xml is not well-formed XML');
       for (const [n, artifact] of kept.entries()) {
         expect(page).toContain(`<a href="/executions/kept/steps/1/artifacts/${n}" download><code>${artifact.path}</code></a>`);
         expect(page).toContain(`>${artifact.sha256}</code>`);
