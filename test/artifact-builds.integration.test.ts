@@ -102,6 +102,9 @@ describe('artifacts of a local build', () => {
     expect(log).toMatch(/^reports: no file matches go\/\*\*\/junit\.xml$/m);
     expect(log).toMatch(/^report test-results\/junit\.xml: 2\.\d kB$/m);
     expect(log.endsWith(`test reports: 1 passed, 1 failed, 1 skipped\n${problems.map((p) => `test reports: ${p}\n`).join('')}`)).toBe(true);
+    // The Cause's log tail is what the step printed: the lines added after it are the tests' own.
+    expect(summary.cause).toContain('report test-results/junit.xml: ');
+    expect(summary.cause).not.toContain('test reports:');
 
     // The check run FinishStep's record makes: the test's annotation on its own file and line.
     const record = parseStepRecord(await readFile(path.join(builds.root, 'logs', stepResultName('artifacts-failed', 'build')), 'utf8'))!;

@@ -78,7 +78,7 @@ describe('the step\'s summary of its reports', () => {
       [
         { path: 'reports/junit.xml', text: fixture('jest-junit.xml') },
         { path: 'reports/broken.xml', text: fixture('broken.xml') },
-        { path: 'reports/huge.xml', problem: 'reports/huge.xml is 30 MB: not read (at most 10 MB)' },
+        { path: 'reports/huge.xml', problem: 'reports/huge.xml is 30 MB: not read (at most 5 MB)' },
         { path: 'reports/pytest.xml', text: fixture('pytest-xunit2.xml') },
       ],
       ['go/**/*.xml'],
@@ -88,7 +88,7 @@ describe('the step\'s summary of its reports', () => {
       failed: 2,
       skipped: 2,
       failures: [expect.objectContaining({ file: 'src/sum.test.js', line: 9 }), expect.objectContaining({ file: 'tests/test_calc.py', line: 13 })],
-      problems: ['no file matches go/**/*.xml', 'reports/broken.xml is not well-formed XML: it ends before its elements are closed (cut short?)', 'reports/huge.xml is 30 MB: not read (at most 10 MB)'],
+      problems: ['no file matches go/**/*.xml', 'reports/broken.xml is not well-formed XML: it ends before its elements are closed (cut short?)', 'reports/huge.xml is 30 MB: not read (at most 5 MB)'],
     });
   });
 

@@ -183,13 +183,18 @@ async function keepLog(
     const text = mask(rest.text) + after;
     if (text) await deps.logs.putPart(build.id, step.name, text, { part: live.parts + 1, offset: live.bytes });
     const { location, tail } = await deps.logs.complete(build.id, step.name, live.parts + (text ? 1 : 0));
-    return { location, end: tail };
+    return { location, end: withoutEnd(tail, after) };
   }
   const checkout = input.settings.checkout;
   // A pod's own checkout (ephemeral workspace) comes first in its log, as it ran first.
   const checkoutLog = checkout && step.name !== input.settings.checkoutStep ? await deps.cluster.readLog(namespace, poll.podName, checkout.name) : '';
   const log = mask(checkoutLog + (await deps.cluster.readLog(namespace, poll.podName))) + after;
-  return { location: log ? await deps.logs.put(build.id, step.name, log) : null, end: log };
+  return { location: log ? await deps.logs.put(build.id, step.name, log) : null, end: withoutEnd(log, after) };
+}
+
+/** The log's end for the tail and the Cause: what the step printed, not the lines added after it (its reports'). */
+function withoutEnd(log: string, after: string): string {
+  return after && log.endsWith(after) ? log.slice(0, -after.length) : log;
 }
 
 /** A test's message may quote what the step printed, its secrets too: masked as its log is. */
