@@ -128,6 +128,11 @@ describe('where a failure points', () => {
     expect(read.ok && read.cases[0]).toEqual({ name: 'TestFailed', classname, status: 'failed', ...place, message: 'stub_test.go:34: this failed' });
   });
 
+  it('takes no host:port of a message for a file and line', () => {
+    const read = readJUnitReport('r.xml', '<testsuite><testcase classname="c" name="t"><failure>Error: connect ECONNREFUSED db.example.com:5432\n    at TCPConnectWrap.afterConnect (node:net:1555:16)\n    at Object.&lt;anonymous&gt; (/workspace/test/db.test.ts:20:3)</failure></testcase></testsuite>');
+    expect(read.ok && read.cases[0]).toMatchObject({ file: 'test/db.test.ts', line: 20 });
+  });
+
   it.each([
     ['the message attribute when it says something', 'expected:<1> but was:<2>', 'java.lang.AssertionError\n\tat x.Y.z(Y.java:3)', 'expected:<1> but was:<2>'],
     ['the text above the stack when there is none', undefined, 'Error: boom\n\n    at Object.<anonymous> (/workspace/a.test.js:1:1)', 'Error: boom'],

@@ -146,14 +146,20 @@ function placeOf(testcase: XmlNode, text: string, at: { classname: string; name:
   return javaFrame(text, at) ?? goLine(text, at.classname) ?? stackFrames(text)[0] ?? {};
 }
 
+/**
+ * Source files a stack may point into, by extension: a `host.com:8080` in a message is no file.
+ * (Go's are its package's, goLine.)
+ */
+const SOURCE_EXTENSIONS = new Set(['js', 'jsx', 'mjs', 'cjs', 'ts', 'tsx', 'mts', 'cts', 'vue', 'svelte', 'py', 'rb', 'java', 'kt', 'kts', 'scala', 'groovy', 'cs', 'fs', 'php', 'rs', 'swift', 'c', 'cc', 'cpp', 'h', 'hpp', 'ex', 'exs', 'erl', 'dart', 'lua', 'pl', 'r', 'jl']);
+
 /** `path:LINE` in a JavaScript stack (`(/workspace/src/x.test.js:12:5)`) or a pytest traceback (`tests/test_x.py:13: AssertionError`), inside the workspace. */
 function stackFrames(text: string): { file: string; line: number }[] {
   const frames: { file: string; line: number }[] = [];
-  for (const match of text.matchAll(/(?:^|[\s(])((?:\/|\.\/)?[\w@.\-/]+\.[A-Za-z]{1,5}):(\d+)(?::\d+)?(?=[):\s]|$)/gm)) {
+  for (const match of text.matchAll(/(?:^|[\s(])((?:\/|\.\/)?[\w@.\-/]+\.([A-Za-z]{1,6})):(\d+)(?::\d+)?(?=[):\s]|$)/gm)) {
+    if (!SOURCE_EXTENSIONS.has(match[2]!.toLowerCase())) continue;
     const file = workspaceFile(match[1]!);
-    const line = Number(match[2]);
-    // A Go file of a package is relative to the package, not the workspace (goLine).
-    if (file && line > 0 && !file.endsWith('.go')) frames.push({ file, line });
+    const line = Number(match[3]);
+    if (file && line > 0) frames.push({ file, line });
   }
   return frames;
 }
