@@ -36,6 +36,7 @@ export function schemaKeyPaths(): string[] {
     ...knownKeys.toleration.map((key) => `steps[].tolerations[].${key}`),
     ...knownKeys.when.map((key) => `steps[].when.${key}`),
     ...knownKeys.artifacts.map((key) => `steps[].artifacts.${key}`),
+    ...knownKeys.reports.map((key) => `steps[].reports.${key}`),
     ...knownKeys.retry.map((key) => `steps[].retry.${key}`),
     ...knownKeys.approval.map((key) => `steps[].approval.${key}`),
     ...knownKeys.approvers.map((key) => `steps[].approval.approvers.${key}`),

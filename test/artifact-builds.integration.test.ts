@@ -3,9 +3,13 @@
  * S3 as the store: what the step kept is in `run --json`'s steps (size, sha256, where), and the
  * bytes in the store are what the step wrote; a step that fails keeps its artifacts too; and
  * `run --artifacts DIR` leaves them on disk with their names and a SHA256SUMS sha256sum checks.
+ * Test reports go the same way (`reports:`): a failing step's jest-junit report (as jest-junit
+ * writes it: test/fixtures/junit) gives its `tests` and the check run's annotations on the test's
+ * own line, which GitHub's schema accepts; a report that is no XML is a log line, never a failure.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,10 +26,14 @@ import { loadDefinition } from '../lib/workflow/definition.js';
 import { main } from '../lib/cli/main.js';
 import type { RunSummary } from '../lib/cli/commands/run.js';
 import { capturedIO } from './fixtures/captured-io.js';
+import { requestBodyProblems } from './fixtures/webhooks/github-openapi.js';
+import { parseStepRecord, stepResultName } from '../lib/workflow/step-log-store.js';
+import { endedSteps } from '../lib/workflow/status-steps.js';
+import { checkRunCompletion, Endings } from '../lib/forge/check-run.js';
 
 const builds = localBuildsForFile({ prefix: 'artifact-builds', repository: true, cache: true });
 
-const pipeline = (last: string) => `version: 1
+const pipeline = (last: string, reports = '') => `version: 1
 steps:
   - name: build
     image: busybox:1.37
@@ -37,7 +45,14 @@ steps:
     artifacts:
       paths: [dist/app.js, coverage/lcov.info, reports/]
       expire-in: 2w
+${reports}`;
+
+const jestJunit = readFileSync(path.join('test', 'fixtures', 'junit', 'jest-junit.xml'));
+const REPORTS = `    reports:
+      junit: [test-results/*.xml, "go/**/junit.xml"]
 `;
+/** The reports a step writes: jest-junit's of a failing test, and one that is no XML. */
+const writeReports = `mkdir -p test-results && echo ${jestJunit.toString('base64')} | base64 -d > test-results/junit.xml && echo 'PASS src/sum.test.js' > test-results/broken.xml`;
 
 async function storedBytes(location: string): Promise<Buffer> {
   const prefix = `s3://${LOCAL_CACHE_BUCKET}/`;
@@ -54,10 +69,13 @@ let succeeded: LocalBuild | undefined;
 
 describe('artifacts of a local build', () => {
   it('lists what a step that succeeded kept, with sizes and sha256s the stored bytes match', async () => {
-    succeeded = await builds.build('artifacts-ok', pipeline('echo done'));
+    // A report that is no XML: a line of the log and of the tests' problems, never a failure.
+    succeeded = await builds.build('artifacts-ok', pipeline("mkdir -p test-results && echo 'PASS src/sum.test.js' > test-results/broken.xml", '    reports:\n      junit: test-results/*.xml\n'));
     const { summary } = succeeded;
     expect(summary).toMatchObject({ status: 'SUCCEEDED', error: null });
     const step = summary.steps.find((s) => s.name === 'build')!;
+    const problem = "test-results/broken.xml is not well-formed XML (line 1: char 'P' is not expected)";
+    expect(step.tests).toEqual({ passed: 0, failed: 0, skipped: 0, failures: [], problems: [problem] });
     expect(step.artifacts?.map((a) => a.path)).toEqual(['dist/app.js', 'coverage/lcov.info']);
     for (const artifact of step.artifacts!) {
       // In the 30-day class (2w rounded up), under the build and the step.
@@ -67,14 +85,34 @@ describe('artifacts of a local build', () => {
     }
     expect((await storedBytes(step.artifacts![0]!.location)).toString()).toBe("console.log('app')\n");
     const log = await readFile(path.join(builds.root, 'logs', 'artifacts-ok', 'build.log'), 'utf8');
-    expect(log).toMatch(/^\+ keeping the artifacts\nartifact dist\/app\.js: kept \(\d+ B, sha256 [0-9a-f]{12}…\)\nartifact coverage\/lcov\.info: kept \(.+\)\nartifact reports\/: does not exist, not kept\n$/m);
+    expect(log).toMatch(/^\+ keeping the artifacts and sending the test reports\nartifact dist\/app\.js: kept \(\d+ B, sha256 [0-9a-f]{12}…\)\nartifact coverage\/lcov\.info: kept \(.+\)\nartifact reports\/: does not exist, not kept\nreport test-results\/broken\.xml: 21 B$/m);
+    expect(log.endsWith(`test reports: 0 passed, 0 failed, 0 skipped\ntest reports: ${problem}\n`)).toBe(true);
   });
 
-  it("keeps a failed step's artifacts too, and the step still fails with its own exit code", async () => {
-    const { summary } = await builds.build('artifacts-failed', pipeline('exit 7'));
+  it("keeps a failed step's artifacts too, and reads its test reports, and the step still fails with its own exit code", async () => {
+    const { summary } = await builds.build('artifacts-failed', pipeline(`${writeReports} && exit 7`, REPORTS));
     expect(summary.status).toBe('FAILED');
     const step = summary.steps.find((s) => s.name === 'build')!;
-    expect({ status: step.status, exitCode: step.exitCode }).toEqual({ status: 'failed', exitCode: 7 });
+    expect({ status: step.status, exitCode: step.exitCode, error: step.error }).toEqual({ status: 'failed', exitCode: 7, error: 'StepFailed' });
+    const failure = { name: 'sum adds negative numbers', classname: 'sum adds negative numbers', file: 'src/sum.test.js', line: 9, message: 'Error: expect(received).toBe(expected) // Object.is equality\n\nExpected: -4\nReceived: -3' };
+    const problems = ['no file matches go/**/junit.xml', "test-results/broken.xml is not well-formed XML (line 1: char 'P' is not expected)"];
+    expect(step.tests).toEqual({ passed: 1, failed: 1, skipped: 1, failures: [failure], problems });
+    const log = await readFile(path.join(builds.root, 'logs', 'artifacts-failed', 'build.log'), 'utf8');
+    expect(log).toContain('+ keeping the artifacts and sending the test reports\n');
+    expect(log).toMatch(/^reports: no file matches go\/\*\*\/junit\.xml$/m);
+    expect(log).toMatch(/^report test-results\/junit\.xml: 2\.\d kB$/m);
+    expect(log.endsWith(`test reports: 1 passed, 1 failed, 1 skipped\n${problems.map((p) => `test reports: ${p}\n`).join('')}`)).toBe(true);
+    // The Cause's log tail is what the step printed: the lines added after it are the tests' own.
+    expect(summary.cause).toContain('report test-results/junit.xml: ');
+    expect(summary.cause).not.toContain('test reports:');
+
+    // The check run FinishStep's record makes: the test's annotation on its own file and line.
+    const record = parseStepRecord(await readFile(path.join(builds.root, 'logs', stepResultName('artifacts-failed', 'build')), 'utf8'))!;
+    expect(record.tests).toEqual(step.tests);
+    const bodies = checkRunCompletion({ ending: Endings.failed, completedAt: summary.steps.at(-1)!.stoppedAt!, failure: { Error: summary.error!, Cause: summary.cause! }, steps: endedSteps([record]), pipelineFile: '.step-runner.yml' });
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]!.output?.annotations).toEqual([expect.objectContaining({ path: 'src/sum.test.js', start_line: 9, end_line: 9, annotation_level: 'failure', message: failure.message })]);
+    expect(requestBodyProblems('checks/update', bodies[0])).toEqual([]);
     expect(step.artifacts?.map((a) => a.path)).toEqual(['dist/app.js', 'coverage/lcov.info']);
     const coverage = await storedBytes(step.artifacts![1]!.location);
     expect(coverage.toString()).toBe('TN:\nSF:src/app.js\nend_of_record\n');
@@ -101,6 +139,9 @@ describe('artifacts of a local build', () => {
       const kept = build.summary.steps.find((s) => s.name === 'build')!.artifacts!;
       const page = await (await fetch(`${base}/executions/kept?step=1`, { headers: { accept: 'text/html' } })).text();
       expect(page).toContain('<h4>Artifacts</h4>');
+      // Its tests: nothing ran, and the report that is no XML said.
+      expect(page).toContain('<p data-tests><span class="tests-passed">0 passed</span>, 0 failed, 0 skipped</p>');
+      expect(page).toContain('data-tests-problem>⚠ test-results/broken.xml is not well-formed XML');
       for (const [n, artifact] of kept.entries()) {
         expect(page).toContain(`<a href="/executions/kept/steps/1/artifacts/${n}" download><code>${artifact.path}</code></a>`);
         expect(page).toContain(`>${artifact.sha256}</code>`);

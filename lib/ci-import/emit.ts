@@ -10,7 +10,7 @@ function unconvertedComment(part: Unconverted): string {
   return ` not converted (line ${part.line}): ${part.what}\n   instead: ${part.instead}`;
 }
 
-const STEP_KEYS = ['name', 'image', 'commands', 'matrix', 'fail-fast', 'env', 'secrets', 'services', 'cache', 'artifacts', 'needs', 'when', 'timeout', 'retry'] as const;
+const STEP_KEYS = ['name', 'image', 'commands', 'matrix', 'fail-fast', 'env', 'secrets', 'services', 'cache', 'artifacts', 'reports', 'needs', 'when', 'timeout', 'retry'] as const;
 
 function stepData(step: DraftStep): Record<string, unknown> {
   const data: Record<string, unknown> = {};

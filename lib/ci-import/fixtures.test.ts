@@ -90,7 +90,6 @@ const cases: [string, Expected][] = [
         '124: services[0].command',
         '139: after_script (1 command)',
         '141: coverage:',
-        '147: artifacts:reports:junit cover.xml',
         '188: job "code_quality" has no script',
         '195: rules (rules that test different things (a `when` holds all of its keys at once))',
         '198: allow_failure:',

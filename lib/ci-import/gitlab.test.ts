@@ -86,11 +86,12 @@ describe('a GitLab job as a step', () => {
     expect(convert(yaml).pipeline.steps[0]!.cache).toEqual([expect.objectContaining({ key: { files: ['package-lock.json'], prefix: 'npm' }, paths: ['.npm', 'node_modules'], policy: 'pull', fallbackKeys: ['npm-main'] })]);
   });
 
-  it('makes artifacts artifacts, expire_in in days, and keeps reports as artifacts, listed', () => {
-    const yaml = 'test:\n  image: node:22\n  script: [npm test]\n  artifacts:\n    paths: [coverage/]\n    expire_in: 1 week\n    reports:\n      junit: junit.xml\n';
+  it('makes artifacts artifacts, expire_in in days, JUnit reports the step\'s reports, and keeps other reports as artifacts, listed', () => {
+    const yaml = 'test:\n  image: node:22\n  script: [npm test]\n  artifacts:\n    paths: [coverage/]\n    expire_in: 1 week\n    reports:\n      junit: [junit.xml, "./rspec-*.xml"]\n      coverage_report: {coverage_format: cobertura, path: coverage.xml}\n';
     const { pipeline, unconverted } = convert(yaml);
-    expect(pipeline.steps[0]!.artifacts).toEqual(expect.objectContaining({ paths: ['coverage/', 'junit.xml'], expireInDays: 7 }));
-    expect(unconverted).toEqual(['8: artifacts:reports:junit junit.xml']);
+    expect(pipeline.steps[0]!.artifacts).toEqual(expect.objectContaining({ paths: ['coverage/'], expireInDays: 7 }));
+    expect(pipeline.steps[0]!.reports).toEqual({ junit: ['junit.xml', 'rspec-*.xml'] });
+    expect(unconverted).toEqual(['9: artifacts:reports:coverage_report ']);
   });
 
   test.each([

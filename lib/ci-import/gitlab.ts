@@ -3,7 +3,7 @@
  * `before_script` and `script` that step's commands, stages as `needs` (a job waits for the stage
  * before its own, unless it says its `needs`), hidden jobs and `extends` merged in.
  */
-import { workspacePathProblem } from '../pipeline/index.js';
+import { reportGlobProblem, workspacePathProblem } from '../pipeline/index.js';
 import { GLOBAL_KEYS, expandVariables, resolveJob, resolveReferences, scriptOf, variablesOf, type ResolvedJob } from './gitlab-config.js';
 import { jobWhen, onlyExceptVerdict, rulesVerdict, type RulesVerdict } from './gitlab-rules.js';
 import { PREDEFINED, SAME_NAME, gitlabExpireIn, gitlabTimeout, predefinedReads, workspaceRelative } from './gitlab-values.js';
@@ -165,6 +165,7 @@ function convertJob(job: ResolvedJob, name: string, globalVariables: unknown, fi
     .flat(10)
     .flatMap((entry, index) => cacheOf(mapOf(entry), Array.isArray(config.cache) ? index : undefined, expandOnce('cache'), job.name, lineOf, unconverted));
   const artifacts = artifactsOf(mapOf(config.artifacts), expandOnce('artifacts'), lineOf, unconverted);
+  const reports = junitReportsOf(mapOf(config.artifacts), expandOnce('artifacts'), lineOf, unconverted);
   const timeout = textOf(config.timeout) === undefined ? undefined : gitlabTimeout(textOf(config.timeout)!);
   if (textOf(config.timeout) !== undefined && timeout === undefined) unconverted.push({ line: lineOf('timeout'), what: `timeout: ${textOf(config.timeout)}`, instead: 'a duration such as `1h30m`' });
   const retry = retryOf(config.retry, lineOf, unconverted);
@@ -179,6 +180,7 @@ function convertJob(job: ResolvedJob, name: string, globalVariables: unknown, fi
     services,
     cache,
     ...(artifacts ? { artifacts } : {}),
+    ...(reports ? { reports } : {}),
     ...(when ? { when } : {}),
     ...(timeout ? { timeout } : {}),
     ...(retry ? { retry } : {}),
@@ -290,7 +292,8 @@ function artifactsOf(artifacts: Record<string, unknown>, expand: (text: string) 
   if (Object.keys(artifacts).length === 0) return undefined;
   const paths = textsOf(artifacts.paths).map((path) => expand(path).replace(/^\$\{?CI_PROJECT_DIR\}?\//, '').replace(/^(\.\/)+/, ''));
   const reports = mapOf(artifacts.reports);
-  for (const [kind, files] of Object.entries(reports)) {
+  // JUnit reports are read as the step's `reports:` (junitReportsOf); the other kinds are kept as files.
+  for (const [kind, files] of Object.entries(reports).filter(([kind]) => kind !== 'junit')) {
     const named = textsOf(files);
     paths.push(...named);
     unconverted.push({ line: lineOf('artifacts', 'reports', kind), what: `artifacts:reports:${kind} ${named.join(', ')}`, instead: 'kept as artifacts of the step; nothing here reads them as a report yet' });
@@ -304,6 +307,19 @@ function artifactsOf(artifacts: Record<string, unknown>, expand: (text: string) 
   const kept = [...new Set(paths.filter((path) => !refused.includes(path)))];
   if (kept.length === 0) return undefined;
   return { paths: kept, ...(expireIn ? { 'expire-in': expireIn } : {}) };
+}
+
+/**
+ * `artifacts:reports:junit` (https://docs.gitlab.com/ci/yaml/artifacts_reports/#artifactsreportsjunit:
+ * JUnit XML files, globs allowed, relative to the project's folder) as the step's `reports: {junit}`.
+ * A glob the pipeline would refuse is listed instead.
+ */
+function junitReportsOf(artifacts: Record<string, unknown>, expand: (text: string) => string, lineOf: (key: string, ...rest: (string | number)[]) => number, unconverted: Unconverted[]): DraftStep['reports'] {
+  const files = textsOf(mapOf(artifacts.reports).junit).map((path) => expand(path).replace(/^\$\{?CI_PROJECT_DIR\}?\//, '').replace(/^(\.\/)+/, ''));
+  const refused = files.filter((glob) => reportGlobProblem(glob) !== undefined);
+  if (refused.length > 0) unconverted.push({ line: lineOf('artifacts', 'reports', 'junit'), what: `artifacts:reports:junit ${refused.join(', ')}`, instead: reportGlobProblem(refused[0]!)! });
+  const junit = [...new Set(files.filter((glob) => !refused.includes(glob)))];
+  return junit.length > 0 ? { junit } : undefined;
 }
 
 // https://docs.gitlab.com/ci/yaml/#retrywhen

@@ -57,6 +57,7 @@ export interface DraftStep {
   services?: DraftService[];
   cache?: DraftCache[];
   artifacts?: { paths: string[]; 'expire-in'?: string };
+  reports?: { junit: string[] };
   needs?: string[];
   when?: DraftWhen;
   timeout?: string;

@@ -16,6 +16,7 @@ import { STATUS_LABELS, type StateStatus } from './state-status.js';
 import { isSkippedKey, notRunNote, OUTCOME_CLASS, OUTCOME_LABELS, outcomePill, skippedDetail, skippedKey, stepList, type StepSelection } from './step-list.js';
 import { identityServiceAccount } from '../kube/service-accounts.js';
 import { pipelineSvg } from './pipeline-svg.js';
+import { testsSection } from './tests-section.js';
 import type { StepOutcome } from '../emulators/stepfunctions/executor.js';
 import { isNamedWait, pollOutcome } from './poll-words.js';
 import type { PollState } from '../workflow/state-data.js';
@@ -250,6 +251,7 @@ ${result.pushed ? html`<div><dt>Pushed</dt><dd><code data-pushed-digest>${result
 ${step.lastPoll ? html`<h4>Last poll</h4><p>#${step.lastPoll.polls}: ${pollHeadline(step.lastPoll)}${step.lastPoll.message ? html` — <span class="message">${stripAnsi(step.lastPoll.message)}</span>` : ''}</p>` : ''}
 ${podSection(step.pod)}
 ${servicesSection(step)}
+${testsSection(step.result?.tests)}
 ${artifactsSection(step, name)}
 ${logSection(step, logHref(name, step.index))}
 </section>`;

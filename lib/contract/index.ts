@@ -7,6 +7,8 @@
  * docs/contracts.md describes each of them.
  */
 
+import type { TestSummary } from './test-summary.js';
+export { MAX_FAILURES, MAX_FAILURE_MESSAGE, type TestFailure, type TestSummary } from './test-summary.js';
 export {
   DEFAULT_RETRY_ERRORS,
   ERRORS,
@@ -231,6 +233,8 @@ export interface StatusStep {
   identity?: string;
   /** A build step's push (`steps[].pushed`): the registry's digest of the image, and the tags. */
   pushed?: { digest: string; tags: string[] };
+  /** What its test reports said (`reports:`), for the check run's tests and annotations; absent: none. */
+  tests?: TestSummary;
 }
 
 /** ReportStatus's output: `posted` only when the forge has the status; else `reason` says why. */

@@ -15,6 +15,7 @@ import { plainCause } from '../contract/lambda-error.js';
 import { STATUS_CONTEXT, truncate } from './commit-status.js';
 import { keepEndUtf8, truncateUtf8, utf8Length } from './utf8-text.js';
 import type { CheckAnnotation, CheckConclusion, CheckRunCreate, CheckRunOutput, CheckRunUpdate } from './github-api.js';
+import { testAnnotations, testsSection } from './test-annotations.js';
 
 /**
  * The check's name: the commit status's context, so a required check keeps its name. A build must
@@ -106,7 +107,7 @@ export function checkRunCreation(start: CheckRunStart): CheckRunCreate {
 
 /** The summary kept current as steps end. */
 export function checkRunProgress(steps: readonly CheckStep[]): CheckRunUpdate {
-  return { status: 'in_progress', output: { title: runningTitle(steps), summary: summaryWith('Build running.', steps) } };
+  return { status: 'in_progress', output: { title: runningTitle(steps), summary: summaryWithTests('Build running.', steps) } };
 }
 
 export interface CheckRunEnd {
@@ -141,12 +142,16 @@ export function checkRunCompletion(end: CheckRunEnd): CheckRunUpdate[] {
   const failingStep = steps.find((step) => step.status === 'failed' && (!error || step.error === error)) ?? steps.find((step) => step.status === 'failed');
   const title = endTitle(end.ending, error, failingStep?.name, end.skipped ? mask(end.skipped) : undefined, cause.paragraph);
   const headline = end.ending === Endings.skipped ? mask(end.skipped ?? '') : error ? `**${escapeInline(error)}**${cause.paragraph ? `: ${escapeInline(truncate(oneLine(cause.paragraph), MAX_HEADLINE))}` : ''}` : endWords(end.ending);
-  const output: CheckRunOutput = { title, summary: summaryWith(headline, steps) };
+  const output: CheckRunOutput = { title, summary: summaryWithTests(headline, steps) };
   const text = failureText(error, cause.paragraph, logTail, failingStep?.name);
   if (text) output.text = text;
-  const annotations = failingStep && failingStep.line !== undefined && end.pipelineFile
-    ? [annotationFor(end.pipelineFile, failingStep.line, error ?? failingStep.error ?? 'Failed', failingStep.name, cause.paragraph || failingStep.error || '')]
-    : [];
+  const annotations = [
+    ...(failingStep && failingStep.line !== undefined && end.pipelineFile
+      ? [annotationFor(end.pipelineFile, failingStep.line, error ?? failingStep.error ?? 'Failed', failingStep.name, cause.paragraph || failingStep.error || '')]
+      : []),
+    // Each failed test of the steps' reports, on its own line (test-annotations.ts), after the step's own.
+    ...testAnnotations(steps.map((step) => (step.tests ? { ...step, tests: { ...step.tests, failures: step.tests.failures.map((f) => ({ ...f, message: mask(f.message) })) } } : step)), end.pipelineFile),
+  ];
   const first: CheckRunUpdate = {
     status: 'completed',
     conclusion: conclusionFor(end.ending),
@@ -230,6 +235,12 @@ const STATUS_WORDS: Readonly<Record<CheckStep['status'], string>> = {
   aborted: '⏹️ aborted',
   'not-run': '➖ not run',
 };
+
+/** The summary, and the tests' section after it when a step had reports, within MAX_OUTPUT_BYTES together. */
+function summaryWithTests(headline: string, steps: readonly CheckStep[]): string {
+  const tests = testsSection(steps, Math.floor(MAX_OUTPUT_BYTES / 2));
+  return tests ? `${summaryWith(headline, steps, MAX_OUTPUT_BYTES - utf8Length(tests) - 2)}\n\n${tests}` : summaryWith(headline, steps);
+}
 
 /**
  * The headline, then the steps as a table, within `max` bytes (MAX_OUTPUT_BYTES): rows that do not

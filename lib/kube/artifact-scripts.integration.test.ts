@@ -1,6 +1,6 @@
 /**
  * A step's artifacts as its pod keeps them: the step script's hand-over (after a failure too) and
- * the save sidecar's uploads and manifest, run as the pod runs them (`/bin/sh -c`) with this
+ * the save sidecar's uploads and manifest (and its test reports' bundle, report-scripts.ts), run as the pod runs them (`/bin/sh -c`) with this
  * machine's sh and tools and, where installed, busybox's (as in the cache image), against a real
  * S3 protocol server (moto) through presigned PUTs as LaunchStep makes them.
  */
@@ -17,6 +17,7 @@ import { describeRequiring } from '../../test/fixtures/requirements.js';
 import { scriptToolboxes, startScript, type Toolbox } from '../../test/fixtures/pod-scripts.js';
 import { cacheSaveScript, type ArtifactScriptPlan, type CacheDirs, type CacheScriptEntry } from './cache-scripts.js';
 import { shellQuote, stepScript } from './step-script.js';
+import { parseReportBundle } from './report-scripts.js';
 
 jest.setTimeout(60_000);
 
@@ -172,6 +173,37 @@ describeRequiring('the artifact scripts against S3 (moto)', motoServerInstalled,
       expect(step.status).toBe(1);
       expect(stdout).toBe(["artifact dist/: does not exist, not kept", 'artifact coverage/lcov.info: does not exist, not kept', 'artifact report: does not exist, not kept', "artifact absent's.txt: does not exist, not kept", ''].join('\n'));
       expect(JSON.parse((await objectBytes(manifest)).toString('utf8'))).toEqual({ artifacts: [], missing: ['dist/', 'coverage/lcov.info', 'report', "absent's.txt"] });
+    });
+
+    it("sends the test reports its globs match after a failure, in a bundle FinishStep reads back, saying each glob that matched nothing", async () => {
+      const dirs = { workspace: tempDir('workspace'), scratch: tempDir('scratch') };
+      const { artifacts, urls } = await plan();
+      const bundle = `artifacts/1d/acme%2Fweb/build-${runs}/test/test-reports-r0-a0.gz`;
+      const reports = { junit: ['reports/**/*.xml', 'web/junit.xml', 'go/**/junit.xml'], urlKey: 'R' };
+      const save = startScript(tools, cacheSaveScript([], dirs, artifacts, reports), { ...urls, R: await putUrl(bundle) });
+      const step = runStep(tools, [
+        'mkdir -p reports/unit node_modules/x/reports web',
+        `printf '<testsuite name="a"/>' > reports/a.xml`,
+        `printf '<testsuite name="b">\\n</testsuite>\\n' > "reports/unit/b c.xml"`,
+        // Not a report of the step: a dependency's, and a file the glob does not name.
+        `printf '<testsuite/>' > node_modules/x/reports/junk.xml`,
+        `printf 'x' > reports/notes.txt`,
+        `printf '<testsuites/>' > web/junit.xml`,
+        'exit 1',
+      ], dirs);
+      const { stdout } = await save.stop();
+      expect(step.status).toBe(1);
+      expect(stdout.split('\n').slice(-5)).toEqual(['reports: no file matches go/**/junit.xml', 'report reports/a.xml: 21 B', 'report reports/unit/b c.xml: 34 B', 'report web/junit.xml: 13 B', '']);
+      const read = parseReportBundle(await objectBytes(bundle));
+      expect(read).toEqual({
+        ok: true,
+        records: [
+          { kind: 'unmatched', glob: 'go/**/junit.xml' },
+          { kind: 'file', path: 'reports/a.xml', text: '<testsuite name="a"/>' },
+          { kind: 'file', path: 'reports/unit/b c.xml', text: '<testsuite name="b">\n</testsuite>\n' },
+          { kind: 'file', path: 'web/junit.xml', text: '<testsuites/>' },
+        ],
+      });
     });
 
     it('does not keep a file where the path names a folder, and an upload S3 refuses is a line', async () => {

@@ -28,6 +28,14 @@ export interface PodCachePlan {
   entries: PodCacheEntry[];
   /** What the step keeps once its commands ended, whether they succeeded or failed; absent: nothing. */
   artifacts?: PodArtifacts;
+  /** The test reports it sends then too (report-scripts.ts); absent: none. */
+  reports?: PodReports;
+}
+
+/** A step's `reports:`: its globs, and the Secret's key of the bundle's upload. */
+export interface PodReports {
+  junit: string[];
+  secretKey: string;
 }
 
 /** A step's artifacts: one upload per path and the manifest that lists what was kept. */
@@ -82,9 +90,9 @@ export function hasCacheRestore(plan: PodCachePlan): boolean {
   return plan.entries.some((e) => e.restore.length > 0 || e.saveSkipped !== undefined || e.restoreMiss !== undefined);
 }
 
-/** Whether the pod gets a save sidecar (and the step waits for it): an entry to save, or artifacts to keep. */
+/** Whether the pod gets a save sidecar (and the step waits for it): an entry to save, artifacts to keep, or reports to send. */
 export function hasCacheSave(plan: PodCachePlan): boolean {
-  return plan.entries.some((e) => e.save !== undefined) || plan.artifacts !== undefined;
+  return plan.entries.some((e) => e.save !== undefined) || plan.artifacts !== undefined || plan.reports !== undefined;
 }
 
 export interface CacheContainerOptions {
@@ -126,7 +134,8 @@ export function cacheRestoreContainer(plan: PodCachePlan, options: CacheContaine
 
 export function cacheSaveContainer(plan: PodCachePlan, options: CacheContainerOptions): V1Container | undefined {
   if (!hasCacheSave(plan)) return undefined;
-  const script = cacheSaveScript(scriptEntries(plan), DEFAULT_CACHE_DIRS, scriptArtifacts(plan));
+  const reports = plan.reports ? { junit: plan.reports.junit, urlKey: plan.reports.secretKey } : undefined;
+  const script = cacheSaveScript(scriptEntries(plan), DEFAULT_CACHE_DIRS, scriptArtifacts(plan), reports);
   return { ...helper(CacheContainers.save, script, plan.image, options), restartPolicy: 'Always' };
 }
 

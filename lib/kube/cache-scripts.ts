@@ -26,6 +26,7 @@
  */
 import { createHash } from 'node:crypto';
 import { shellQuote } from './step-script.js';
+import { REPORT_FUNCTIONS, sendReportsLines, type ReportScriptPlan } from './report-scripts.js';
 
 /** The workspace and the pod's scratch emptyDir, as the containers see them. */
 export interface CacheDirs {
@@ -402,11 +403,13 @@ function keepArtifactsLines(artifacts: ArtifactScriptPlan): string[] {
  * URL, writes `saved`, then idles until the kubelet stops it (a native sidecar that exits is
  * restarted, and would save again). A failed step never writes `succeeded`: nothing is saved.
  *
- * With artifacts, it waits for `succeeded` or `ended` (the step writes `ended` however it ended),
- * saves the cache only after `succeeded`, and keeps the artifacts either way.
+ * With artifacts or test reports, it waits for `succeeded` or `ended` (the step writes `ended`
+ * however it ended), saves the cache only after `succeeded`, and keeps the artifacts and sends the
+ * reports (report-scripts.ts) either way.
  */
-export function cacheSaveScript(entries: readonly CacheScriptEntry[], dirs: CacheDirs = DEFAULT_CACHE_DIRS, artifacts?: ArtifactScriptPlan): string {
-  const waitFor = artifacts
+export function cacheSaveScript(entries: readonly CacheScriptEntry[], dirs: CacheDirs = DEFAULT_CACHE_DIRS, artifacts?: ArtifactScriptPlan, reports?: ReportScriptPlan): string {
+  const always = artifacts !== undefined || reports !== undefined;
+  const waitFor = always
     ? `while [ ! -e "$scratch/${HandOverFiles.succeeded}" ] && [ ! -e "$scratch/${HandOverFiles.ended}" ]; do sleep 0.2 2>/dev/null || sleep 1; done`
     : `while [ ! -e "$scratch/${HandOverFiles.succeeded}" ]; do sleep 0.2 2>/dev/null || sleep 1; done`;
   const lines = [
@@ -417,18 +420,20 @@ export function cacheSaveScript(entries: readonly CacheScriptEntry[], dirs: Cach
     ...HELPERS,
     SAVE_ONE,
     ...(artifacts ? [KEEP_ONE] : []),
+    ...(reports ? [REPORT_FUNCTIONS] : []),
     // busybox and GNU sleep take fractions; a sleep that does not still waits, a second at a time.
     waitFor,
   ];
   lines.push('cache_save_all() {');
   const saves = entries.filter((entry) => entry.save);
-  // With artifacts the step may have failed: its cache is saved only after `succeeded`.
-  if (artifacts && saves.length > 0) lines.push(`if [ -e "$scratch/${HandOverFiles.succeeded}" ]; then`);
+  // With artifacts or reports the step may have failed: its cache is saved only after `succeeded`.
+  if (always && saves.length > 0) lines.push(`if [ -e "$scratch/${HandOverFiles.succeeded}" ]; then`);
   for (const entry of saves) {
     lines.push(`cache_save_one ${shellQuote(entry.key)} ${shellQuote(entry.save!.urlKey)} ${entry.paths.map(shellQuote).join(' ')}`);
   }
-  if (artifacts && saves.length > 0) lines.push('fi');
+  if (always && saves.length > 0) lines.push('fi');
   if (artifacts) lines.push(...keepArtifactsLines(artifacts));
+  if (reports) lines.push(...sendReportsLines(reports));
   lines.push(':', '}', `cache_save_all 2>&1 | tee -a "$scratch/${HandOverFiles.saveLog}"`);
   lines.push(`: > "$scratch/${HandOverFiles.saved}"`);
   // Nothing more to say: the shell's own "Terminated" for the idle sleep it kills on TERM is noise.

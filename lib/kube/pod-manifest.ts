@@ -173,7 +173,7 @@ export function stepPodManifest({
   // A build step logs in to its registries with its registry login, else the pod's first pull secret (build-container.ts).
   const auth = step.build ? registryAuth(registryLogin !== undefined ? [registryLogin] : [...new Set(pullSecrets)]) : undefined;
   const volumes = [...(workspace ? [workspaceVolume(workspace)] : []), ...(cache ? [{ name: CACHE_SCRATCH.volume, emptyDir: {} }, cacheUrlsVolume(cache)] : []), ...(auth ? [auth.volume] : [])];
-  const built = stepContainer(STEP_CONTAINER, step, buildEnv, mounted, { scratch: cache !== undefined, awaitSave: save !== undefined, keepArtifacts: cache?.artifacts !== undefined }, notes);
+  const built = stepContainer(STEP_CONTAINER, step, buildEnv, mounted, { scratch: cache !== undefined, awaitSave: save !== undefined, keepArtifacts: cache?.artifacts !== undefined || cache?.reports !== undefined, ...(cache ? { handOverWords: handOverWords(cache) } : {}) }, notes);
   const main = auth ? { ...built, env: [...(built.env ?? []), ...Object.entries(auth.env).map(([name, value]) => ({ name, value }))], volumeMounts: [...(built.volumeMounts ?? []), auth.mount] } : built;
   const { nodeSelector, tolerations } = stepPlacement(step, placement);
   const found = workspace && 'claimName' in workspace ? workspace : undefined;
@@ -261,14 +261,15 @@ function workspaceVolume(workspace: PodWorkspace): V1Volume {
 /**
  * `scratch`: the cache's scratch directory is mounted (and named to the script by its variable);
  * `awaitSave`: the script hands over to the save sidecar and waits for it before exiting 0;
- * `keepArtifacts`: it hands over however its commands end (the sidecar keeps the artifacts).
+ * `keepArtifacts`: it hands over however its commands end (the sidecar keeps the artifacts and
+ * sends the test reports), and says so in `handOverWords`.
  */
 function stepContainer(
   name: string,
   step: Step,
   buildEnv: Record<string, string>,
   mounted: boolean,
-  cache: { scratch: boolean; awaitSave: boolean; keepArtifacts?: boolean } = { scratch: false, awaitSave: false },
+  cache: { scratch: boolean; awaitSave: boolean; keepArtifacts?: boolean; handOverWords?: string } = { scratch: false, awaitSave: false },
   notes: readonly string[] = [],
 ): V1Container {
   const resources = stepResources(step.resources);
@@ -278,7 +279,7 @@ function stepContainer(
   const builder = step.build ? builderContainerParts({ ...step, build: step.build }, buildEnv, WORKSPACE_PATH) : undefined;
   const script = builder
     ? builder.script
-    : stepScript(step.commands ?? [], { ...(step.shownAs ? { shownAs: step.shownAs } : {}), ...(notes.length > 0 ? { notes } : {}), ...(cache.scratch ? { cacheLog: true } : {}), ...(cache.awaitSave ? { awaitSave: true } : {}), ...(cache.keepArtifacts ? { keepArtifacts: true } : {}) });
+    : stepScript(step.commands ?? [], { ...(step.shownAs ? { shownAs: step.shownAs } : {}), ...(notes.length > 0 ? { notes } : {}), ...(cache.scratch ? { cacheLog: true } : {}), ...(cache.awaitSave ? { awaitSave: true } : {}), ...(cache.keepArtifacts ? { keepArtifacts: true } : {}), ...(cache.handOverWords ? { handOverWords: cache.handOverWords } : {}) });
   return {
     name,
     image: step.image,
@@ -449,4 +450,10 @@ function stepResources(resources: StepResources | undefined): V1ResourceRequirem
   if (resources?.memory) amounts.memory = resources.memory;
   if (Object.keys(amounts).length === 0) return undefined;
   return { requests: { ...amounts }, limits: { ...amounts } };
+}
+
+/** What the step's log says while the sidecar works after the commands, however they ended. */
+function handOverWords(cache: PodCachePlan): string {
+  if (cache.artifacts && cache.reports) return 'keeping the artifacts and sending the test reports';
+  return cache.reports ? 'sending the test reports' : 'keeping the artifacts';
 }

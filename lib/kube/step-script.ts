@@ -14,7 +14,7 @@ export function stepScript(commands: readonly string[], options: StepScriptOptio
   const scratch = options.scratch ?? DEFAULT_SCRATCH;
   if (options.cacheLog) lines.push(...printScratchFile(scratch, 'restore.log'));
   const always = options.awaitSave === true && options.keepArtifacts === true;
-  if (always) lines.push(...handOverAlwaysLines(scratch));
+  if (always) lines.push(...handOverAlwaysLines(scratch, options.handOverWords ?? 'keeping the artifacts'));
   for (const [i, command] of commands.entries()) {
     lines.push(`printf '%s\\n' ${shellQuote(`+ ${options.shownAs?.[i] ?? command}`)}`);
     lines.push(command);
@@ -50,6 +50,8 @@ export interface StepScriptOptions {
    * with the commands' own status.
    */
   keepArtifacts?: boolean;
+  /** With keepArtifacts: what the log says the step waits for (default `keeping the artifacts`). */
+  handOverWords?: string;
 }
 
 /** Prints a file of the scratch directory with the shell's own builtins: a step's image may lack cat. */
@@ -82,7 +84,7 @@ function awaitSaveLines(scratch: string): string[] {
  * own `exit`. It turns itself off first (its own `exit` must not run it again) and turns `set -e`
  * off, so a failing wait cannot cut the hand-over short and change the status.
  */
-function handOverAlwaysLines(scratch: string): string[] {
+function handOverAlwaysLines(scratch: string, words: string): string[] {
   return [
     `step_runner_scratch=\${STEP_RUNNER_SCRATCH:-${shellQuote(scratch)}}`,
     'step_runner_end() {',
@@ -91,7 +93,7 @@ function handOverAlwaysLines(scratch: string): string[] {
     '  set +e',
     '  if [ "$step_runner_code" -eq 0 ]; then : > "$step_runner_scratch/succeeded"; fi',
     `  printf '%s\\n' "$step_runner_code" > "$step_runner_scratch/ended"`,
-    ...waitForSavedLines('keeping the artifacts').map((line) => `  ${line}`),
+    ...waitForSavedLines(words).map((line) => `  ${line}`),
     ...printScratchFile(scratch, 'save.log').map((line) => `  ${line}`),
     '  exit "$step_runner_code"',
     '}',

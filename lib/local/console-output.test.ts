@@ -218,3 +218,47 @@ describe('the console lines of a build', () => {
     ]);
   });
 });
+
+describe('the failed tests at the end', () => {
+  const tests = {
+    passed: 3,
+    failed: 22,
+    skipped: 0,
+    failures: [
+      { name: 'sum adds negative numbers', classname: 'sum adds negative numbers', file: 'src/sum.test.js', line: 9, message: 'Error: expect(received).toBe(expected) // Object.is equality\n\nExpected: -4\nReceived: -3\nmore\nand more' },
+      ...Array.from({ length: 20 }, (_, i) => ({ name: `test_${i}`, classname: 'tests.test_calc', message: 'assert 0' })),
+    ],
+    problems: ['no file matches go/**/junit.xml'],
+  };
+  const finished = (status: 'failed' | 'succeeded'): ExecutionEvent => ({
+    type: 'TaskSucceeded',
+    timestamp: (t += 1),
+    index: 0,
+    state: { name: status === 'failed' ? 'FinishFailedStep' : 'FinishStep', type: 'Task', output: { step: 'test', status, exitCode: status === 'failed' ? 1 : 0, error: status === 'failed' ? 'StepFailed' : null, cause: null, logTail: '', log: null, tests } },
+  });
+
+  it('come before the Error and the Cause: each with its file and line and its message\'s first lines, 20 at most, the rest counted', () => {
+    const output = new ConsoleOutput('b');
+    const lines = [finished('failed'), { type: 'ExecutionFailed', timestamp: (t += 1), Error: 'StepFailed', Cause: 'Step "test" exited with 1' }].flatMap((event) => output.lines(event as ExecutionEvent));
+    const end = lines.slice(lines.findIndex((line) => line.startsWith('Execution FAILED')));
+    expect(end.slice(1, 10)).toEqual([
+      '  ⚠ test reports of step "test": no file matches go/**/junit.xml',
+      '  Failed tests of step "test" (22 of 25):',
+      '    ✗ sum adds negative numbers  src/sum.test.js:9',
+      '        Error: expect(received).toBe(expected) // Object.is equality',
+      '        Expected: -4',
+      '        Received: -3',
+      '        more',
+      '        …',
+      '    ✗ tests.test_calc › test_0',
+    ]);
+    // 21 listed, 20 printed, and one the summary did not list.
+    expect(end.slice(-5)).toEqual(['    ✗ tests.test_calc › test_18', '        assert 0', '  … and 2 more failed tests (run --json: steps[].tests; each step\'s log)', '  Error: StepFailed', '  Cause: Step "test" exited with 1']);
+  });
+
+  it('are said after a build that succeeded too (a step may let its tests fail)', () => {
+    const output = new ConsoleOutput('b');
+    const lines = [finished('succeeded'), { type: 'ExecutionSucceeded', timestamp: (t += 1) }].flatMap((event) => output.lines(event as ExecutionEvent));
+    expect(lines.find((line) => line.includes('Failed tests'))).toBe('  Failed tests of step "test" (22 of 25):');
+  });
+});

@@ -5,6 +5,8 @@ import { isFinishState, type ExecutionEvent } from '../emulators/stepfunctions/e
 import { AWAIT_APPROVAL, AWAIT_RERUN } from '../emulators/stepfunctions/states.js';
 import type { ApprovedResult } from '../workflow/approval-decision.js';
 import { pollOutcome } from '../console/poll-words.js';
+import type { TestSummary } from '../contract/test-summary.js';
+import { failedTestLines } from './failed-tests.js';
 
 /**
  * Turns the execution history into the lines a person would read in the Step Functions console:
@@ -34,6 +36,8 @@ export class ConsoleOutput {
    * it names has said so.
    */
   private held = new Map<number, { until: Set<string>; lines: string[]; succeeded: boolean }>();
+  /** Each step's test reports, as its last FinishStep read them: printed at the build's end. */
+  private tests = new Map<string, TestSummary>();
 
   /**
    * `liveLog`: the steps' lines are printed as they come (LiveLogPrinter), so no tail at their end.
@@ -113,10 +117,11 @@ export class ConsoleOutput {
       case 'MapIterationFailed':
         return [`    ✗ ${this.iteration(event.index ?? 0)}: ${event.Error}`];
       case 'ExecutionSucceeded':
-        return [`Execution SUCCEEDED in ${seconds(at - this.startedAt)}`];
+        return [`Execution SUCCEEDED in ${seconds(at - this.startedAt)}`, ...failedTestLines(this.tests)];
       case 'ExecutionFailed':
         return [
           `Execution FAILED in ${seconds(at - this.startedAt)}`,
+          ...failedTestLines(this.tests),
           `  Error: ${event.Error}`,
           // A build that fails in AwaitRerun (a Lambda task) ends with its Cause inside Lambda's error JSON.
           ...plainCause(String(event.Cause ?? ''))
@@ -203,6 +208,7 @@ export class ConsoleOutput {
   /** The step's whole result, log tail included, is what FinishStep returned (not its trimmed output). */
   private finished(event: ExecutionEvent, indent: string): string[] {
     const result = event.state?.output as StepResult;
+    if (result.tests) this.tests.set(result.step, result.tests);
     const polls = this.lastPoll.get(event.index ?? 0);
     const folded = polls && polls.count > 1 ? [`${indent}  (same for ${polls.count} polls in a row)`] : [];
     const exit = result.exitCode === null ? '' : `, exit ${result.exitCode}`;

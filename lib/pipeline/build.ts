@@ -136,6 +136,7 @@ const NOT_FOR_BUILDS = {
   services: 'its builder reaches no service (a RUN instruction runs in the builder\'s own network namespace)',
   cache: 'the builder reuses layers itself (--layers); a step\'s cache restores and saves folders around commands',
   artifacts: 'what it keeps is the image it pushes',
+  reports: 'its builder runs no tests whose reports a step reads (run them in a step of their own)',
 } as const;
 
 export interface BuildProblem {
@@ -173,7 +174,7 @@ export function buildProblems(data: unknown): BuildProblem[] {
         message: `goes with build on the same step: a build step runs the deployment's builder image, not ${key === 'image' ? 'an image' : 'commands'} of its own; move the ${key} to a step of its own`,
       }));
     // What wraps a step's commands has no commands to wrap here; the pipeline's own lists skip build steps.
-    for (const key of ['services', 'cache', 'artifacts'] as const) {
+    for (const key of ['services', 'cache', 'artifacts', 'reports'] as const) {
       if (fields[key] !== undefined) problems.push({ path: [...at, key], message: `is not for a build step: ${NOT_FOR_BUILDS[key]}` });
     }
     const build = fields['build'];

@@ -17,6 +17,7 @@ export { needsProblems, resolveNeeds, runOrder, runsSideBySide, type NeedsOf, ty
 export { selectSteps, UnknownStep, NOT_ASKED_FOR, type StepSelection, type SelectedSteps } from './step-selection.js';
 export { pathMatches, pathGlobProblem, pathsSkipReason, filtersPaths, type PathFilter } from './paths.js';
 export { CACHE_NAME_PATTERN, DEFAULT_ARTIFACT_EXPIRE_DAYS, MAX_ARTIFACT_EXPIRE_DAYS, cacheNameProblem, keyFilePatternProblem, parseExpireIn, stepCache, workspacePathProblem, type ExpireInResult } from './cache.js';
+export { MAX_REPORT_BYTES, MAX_REPORT_FILES, MAX_REPORTS_TOTAL_BYTES, reportGlobProblem, reportGlobRoot, reportGlobSource } from './reports.js';
 export { DEFAULT_STEP_RETRY, MAX_STEP_RETRIES, retryErrorProblem, stepRetry } from './retry.js';
 export { ConcurrencyVariables, DEFAULT_PULL_REQUEST_GROUP, concurrencyGroupOf, concurrencyValues, expandGroup, groupProblem, type ConcurrencyGroup, type ConcurrencySetting, type ConcurrencyVariable } from './concurrency.js';
 export { IDENTITY_NAME_MAX, IDENTITY_SERVICE_ACCOUNT_PREFIX, identityNameProblem } from './names.js';

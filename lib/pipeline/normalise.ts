@@ -56,6 +56,7 @@ export function normalisePipeline(given: ExpandedInput): PipelineData {
       ...(step.build ? {} : withServices(stepServices(shared, step.services?.map(normalService)))),
       ...(step.build ? {} : withCache(stepCache(sharedCache, step.cache?.map(normalCache)))),
       ...(step.artifacts ? { artifacts: normalArtifacts(step.artifacts) } : {}),
+      ...(step.reports ? { reports: { junit: [...step.reports.junit] } } : {}),
       retry: normalRetry(step.retry),
       ...withIdentity(step.identity ?? given.identity),
       ...(matrix ? { matrix } : {}),

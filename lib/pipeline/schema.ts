@@ -24,6 +24,7 @@ import { inputsSchema } from './inputs.js';
 import { isImageTemplate, matrixSchema, type ImageTemplate } from './matrix.js';
 import { approvalSchema } from './approval.js';
 import { buildSchema } from './build.js';
+import { reportsSchema } from './reports.js';
 import { PullPolicies, TaintEffects, TolerationOperators, type PullPolicy } from './types.js';
 
 export const MAX_STEPS = 50;
@@ -340,6 +341,8 @@ const inputs = inputsSchema(describeValue);
 const approval = approvalSchema(describeValue);
 // `build:` (build.ts).
 const build = buildSchema(describeValue);
+// `reports:` (reports.ts).
+const reports = reportsSchema(describeValue);
 
 /** `identity`: one the deployment declares; whether it exists, and may be used, is PrepareBuild's to say (lib/workflow/identities.ts). */
 const identity = text('the name of an identity the deployment declares').superRefine(obeys(identityNameProblem));
@@ -364,6 +367,7 @@ export const stepSchema = z.strictObject(
     services: services.optional(),
     cache: caches.list.optional(),
     artifacts: caches.artifacts.optional(),
+    reports: reports.optional(),
     retry: retry.retry.optional(),
     identity: identity.optional(),
     matrix: matrixSchema(describeValue).optional(),
@@ -424,6 +428,7 @@ export const knownKeys = {
   cache: Object.keys(caches.entry.shape),
   cacheKey: Object.keys(caches.key.shape),
   artifacts: Object.keys(caches.artifacts.shape),
+  reports: Object.keys(reports.shape),
   retry: Object.keys(retry.map.shape),
   concurrency: Object.keys(concurrency.map.shape),
   input: Object.keys(inputs.entry.shape),
@@ -484,6 +489,7 @@ function knownKeysAt(path: PathSegment[]): string[] {
   if (parent === 'cache') return knownKeys.cache;
   if (last === 'key' && path[path.length - 3] === 'cache') return knownKeys.cacheKey;
   if (last === 'artifacts') return knownKeys.artifacts;
+  if (last === 'reports') return knownKeys.reports;
   if (last === 'retry') return knownKeys.retry;
   if (last === 'approval') return knownKeys.approval;
   if (last === 'approvers') return knownKeys.approvers;

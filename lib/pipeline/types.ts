@@ -149,6 +149,8 @@ export interface Step {
   cache?: Cache[];
   /** What the step keeps after it ends (`artifacts:`). Absent: nothing. */
   artifacts?: Artifacts;
+  /** The JUnit XML files its commands write (`reports:`), read once they end. Absent: none. */
+  reports?: Reports;
   /**
    * When a failed attempt is tried again, in a fresh pod on the same workspace (`retry:`): up to
    * `max` more attempts, for the Errors in `on`. Absent: the default, StepInterrupted twice.
@@ -277,6 +279,12 @@ export interface Artifacts {
   /** `expire-in`, in days: how long the store keeps them (the lifecycle classes round it up). */
   expireInDays: number;
   line?: number;
+}
+
+/** A step's `reports:`. */
+export interface Reports {
+  /** Globs of JUnit XML files, relative to the workspace; at least one. */
+  junit: string[];
 }
 
 /** How the build checks its source out into the workspace (`checkout:`). */

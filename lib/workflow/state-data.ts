@@ -3,6 +3,7 @@
  * JSONPaths in the definition ($.poll.phase, $.poll.nextPollSeconds, $.result.error, ...), so a
  * rename must be made in both places; test/state-machine-definition.test.ts checks the paths.
  */
+import type { TestSummary } from '../contract/test-summary.js';
 import type { Step } from '../pipeline/types.js';
 import type { BuildRef, ErrorName } from '../contract/index.js';
 import type { PodPlacement, PodProgress, PodTimings, ServiceState } from '../kube/index.js';
@@ -213,6 +214,11 @@ export interface StepResult {
   artifacts?: KeptArtifact[];
   /** A build step's push: the digest the registry gave and the tags (`steps[].pushed` in run --json); absent: no push. */
   pushed?: PushedImage;
+  /**
+   * What its `reports:` said of its tests (`steps[].tests` in run --json), read after its
+   * commands ended, succeeded or failed; at most MAX_FAILURES failures listed. Absent: no reports.
+   */
+  tests?: TestSummary;
   /**
    * Set on a failed attempt that is tried again (the step's `retry`): the next attempt's number,
    * which the definition's RetryStep choice sees and PrepareRetry hands LaunchStep.

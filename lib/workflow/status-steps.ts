@@ -37,5 +37,6 @@ function recordedStep(record: StepRecord): StatusStep {
     ...(Number.isFinite(seconds) ? { durationSeconds: Math.max(0, seconds) } : {}),
     ...(record.error ? { error: record.error } : {}),
     ...(record.pushed ? { pushed: record.pushed } : {}),
+    ...(record.tests ? { tests: record.tests } : {}),
   };
 }

@@ -6,6 +6,8 @@ import type { PodTimings } from '../kube/index.js';
  * keeps it as it grows, in parts (`putPart`), and FinishStep adds the rest and ends it
  * (`complete`), so the store holds every line, however much the kubelet keeps.
  */
+import type { TestSummary } from '../contract/test-summary.js';
+
 export interface StepLogStore {
   /** Stores the log and returns where it went (s3://bucket/key or a file path). */
   put(buildId: string, step: string, log: string): Promise<string>;
@@ -51,6 +53,8 @@ export interface StepRecord {
    * the build that runs the image by its digest (`${{ steps.NAME.digest }}`, step-image.ts).
    */
   pushed?: { digest: string; tags: string[] };
+  /** Its test reports' summary (StepResult.tests): the check run's table and annotations; absent: no reports. */
+  tests?: TestSummary;
 }
 
 const RESULT_SUFFIX = '.result.json';

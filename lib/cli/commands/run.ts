@@ -314,8 +314,8 @@ async function cacheStoreFor(
   options: Pick<RunOptions, 'stateDir'>,
   print: (line: string) => void,
 ): Promise<LocalCacheStore | undefined> {
-  // Artifacts are kept in the same store.
-  if (!pipeline.steps.some((step) => (step.cache ?? []).length > 0 || (step.artifacts?.paths.length ?? 0) > 0)) return undefined;
+  // Artifacts are kept in the same store, and test reports pass through it.
+  if (!pipeline.steps.some((step) => (step.cache ?? []).length > 0 || (step.artifacts?.paths.length ?? 0) > 0 || (step.reports?.junit.length ?? 0) > 0)) return undefined;
   if (!cluster) {
     print('Cache: off: the pods of a cluster of your own (--kubeconfig) cannot be assumed to reach this machine, where the local cache is kept');
     return undefined;

@@ -4,6 +4,7 @@ import type { ExecutionEvent } from './execution-history.js';
 import { isFinishState, isLaunchState } from './states.js';
 import { approvalOutcome } from './approval-summary.js';
 import type { ApprovalRecord } from '../../workflow/approval-decision.js';
+import type { TestSummary } from '../../contract/test-summary.js';
 
 export type ExecutionStatus = 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
@@ -41,6 +42,8 @@ export type StepSummary = {
   approval?: ApprovalRecord;
   /** A build step's push: the digest the registry gave and the tags pushed; absent: not a build step, or nothing pushed. */
   pushed?: { digest: string; tags: string[] };
+  /** What its `reports:` said (FinishStep's StepResult.tests); absent: it has none, or it did not finish. */
+  tests?: TestSummary;
 } & StepRun;
 
 /** The `run --json` object (docs/contracts.md). */
@@ -158,6 +161,7 @@ function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, buil
         ...(services ? { services } : {}),
         ...(outcome.artifacts ? { artifacts: outcome.artifacts } : {}),
         ...(outcome.pushed ? { pushed: outcome.pushed } : {}),
+        ...(outcome.tests ? { tests: outcome.tests } : {}),
       };
     }
     // A task of the iteration failed outright (e.g. the cluster stayed unreachable).

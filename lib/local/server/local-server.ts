@@ -130,7 +130,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       await writeFile(kubeconfig, cluster.kubeconfigYaml(), { mode: 0o600 });
       print(`Embedded cluster at ${cluster.url}.`);
       // As `run` keeps it: in the state directory, where this cluster's pods reach it.
-      if (pipelineSteps.some((step) => (step.cache ?? []).length > 0 || (step.artifacts?.paths.length ?? 0) > 0)) {
+      if (pipelineSteps.some((step) => (step.cache ?? []).length > 0 || (step.artifacts?.paths.length ?? 0) > 0 || (step.reports?.junit.length ?? 0) > 0)) {
         const store = await startLocalCacheStore({ stateDir: stateDir(options.stateDir), host: cluster.hostAddress });
         cleanups.push(() => store.close());
         cache = store;

@@ -9,9 +9,11 @@ import { InvalidPipeline } from '../../pipeline/index.js';
 import { parseKeyHashes } from '../cache-keys.js';
 import { attemptWords, nextAttempt } from '../step-retry.js';
 import { keptArtifacts } from '../kept-artifacts.js';
+import { readStepReports } from '../step-reports.js';
 import { stepSecretRefs } from '../aws-secrets.js';
 import { finalStepTimings, writeStepMetrics } from '../metrics-writer.js';
 import { keepsFailedPod } from '../keeps-going.js';
+import type { TestSummary } from '../../contract/test-summary.js';
 
 /**
  * Keeps the step's log and deletes its pod (unless other steps need it and it succeeded, or it is a failed combination of a fail-fast: false matrix). For a failed step the result
@@ -34,7 +36,10 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   // Read before the pod is deleted, so a failure here leaves the step retryable as it was.
   const needles = secrets.length > 0 ? secretNeedles(await cluster.readSecretValues(input.namespace, secrets)) : [];
   const mask = (text: string) => maskSecrets(text, needles);
-  const { location, end } = await keepLog(input, poll, deps, mask);
+  // Read before the log is kept: what they say ends the step's log (a report that is no JUnit XML above all).
+  const reports = input.step.reports && deps.cache ? await readStepReports(input, deps.cache) : undefined;
+  const tests = reports ? maskedTests(reports.summary, mask) : undefined;
+  const { location, end } = await keepLog(input, poll, deps, mask, reports ? `${reports.lines.join('\n')}\n` : '');
   const serviceLogs = await keepServiceLogs(input, poll, deps, mask);
   const failed = poll.phase === 'failed';
   // A step that others need says by its succeeded pod, once marked finished below, that they may
@@ -66,6 +71,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     endedAt: deps.now().toISOString(),
     ...(timings ? { timings } : {}),
     ...(!failed && poll.pushed ? { pushed: poll.pushed } : {}),
+    ...(tests ? { tests } : {}),
   });
   // Last, once all the step leaves is stored (the clone's key hashes above all): the steps that
   // need it start on this mark, not on the pod's success (step-finished.ts).
@@ -97,6 +103,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     log: location,
     ...(services.length > 0 ? { services: serviceResults(services, poll, serviceLogs) } : {}),
     ...(artifacts ? { artifacts } : {}),
+    ...(tests ? { tests } : {}),
     ...(!failed && poll.pushed ? { pushed: poll.pushed } : {}),
     ...(next !== undefined ? { nextAttempt: next } : {}),
   };
@@ -176,19 +183,30 @@ async function keepLog(
   poll: PollState,
   deps: TaskDeps,
   mask: (text: string) => string,
+  after = '',
 ): Promise<{ location: string | null; end: string }> {
   const { build, step, namespace } = input;
   const live = poll.log;
   if (live && live.parts > 0 && deps.readLogAfter) {
     const rest = await deps.readLogAfter(namespace, poll.podName, STEP_CONTAINER, live.position);
-    const text = mask(rest.text);
+    const text = mask(rest.text) + after;
     if (text) await deps.logs.putPart(build.id, step.name, text, { part: live.parts + 1, offset: live.bytes });
     const { location, tail } = await deps.logs.complete(build.id, step.name, live.parts + (text ? 1 : 0));
-    return { location, end: tail };
+    return { location, end: withoutEnd(tail, after) };
   }
   const checkout = input.settings.checkout;
   // A pod's own checkout (ephemeral workspace) comes first in its log, as it ran first.
   const checkoutLog = checkout && step.name !== input.settings.checkoutStep ? await deps.cluster.readLog(namespace, poll.podName, checkout.name) : '';
-  const log = mask(checkoutLog + (await deps.cluster.readLog(namespace, poll.podName)));
-  return { location: log ? await deps.logs.put(build.id, step.name, log) : null, end: log };
+  const log = mask(checkoutLog + (await deps.cluster.readLog(namespace, poll.podName))) + after;
+  return { location: log ? await deps.logs.put(build.id, step.name, log) : null, end: withoutEnd(log, after) };
+}
+
+/** The log's end for the tail and the Cause: what the step printed, not the lines added after it (its reports'). */
+function withoutEnd(log: string, after: string): string {
+  return after && log.endsWith(after) ? log.slice(0, -after.length) : log;
+}
+
+/** A test's message may quote what the step printed, its secrets too: masked as its log is. */
+function maskedTests(summary: TestSummary, mask: (text: string) => string): TestSummary {
+  return { ...summary, failures: summary.failures.map((failure) => ({ ...failure, message: mask(failure.message) })) };
 }

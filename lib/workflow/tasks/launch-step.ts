@@ -12,6 +12,7 @@ import {
 } from '../../kube/index.js';
 import { CacheKeyHashMissing, planStepCache, type StepCachePlan } from '../step-cache.js';
 import { planStepArtifacts } from '../step-artifacts.js';
+import { planStepReports } from '../step-reports.js';
 import { attemptsLeft, attemptWords, retryOf } from '../step-retry.js';
 import type { CacheStore } from '../cache-store.js';
 import { buildEnvironment } from '../build-environment.js';
@@ -147,29 +148,33 @@ async function stepCache(
   const settings = input.settings.cache;
   const caches = input.step.cache ?? [];
   const keeps = (input.step.artifacts?.paths.length ?? 0) > 0;
-  if (!settings || (caches.length === 0 && !keeps)) return undefined;
+  const reads = (input.step.reports?.junit.length ?? 0) > 0;
+  if (!settings || (caches.length === 0 && !keeps && !reads)) return undefined;
   const name = input.step.name;
   if (!deps.cache) {
-    const what = [caches.length > 0 ? 'a cache' : '', keeps ? 'artifacts' : ''].filter(Boolean).join(' and ');
-    deps.log.warn(`Step "${name}" has ${what}, but this deployment has no store for them: ${caches.length > 0 ? 'its cache is neither restored nor saved' : ''}${caches.length > 0 && keeps ? '; ' : ''}${keeps ? 'its artifacts are not kept' : ''}`, { step: name });
+    const what = [caches.length > 0 ? 'a cache' : '', keeps ? 'artifacts' : '', reads ? 'test reports' : ''].filter(Boolean).join(' and ');
+    const lost = [caches.length > 0 ? 'its cache is neither restored nor saved' : '', keeps ? 'its artifacts are not kept' : '', reads ? 'its test reports are not read' : ''].filter(Boolean).join('; ');
+    deps.log.warn(`Step "${name}" has ${what}, but this deployment has no store for them: ${lost}`, { step: name });
     if (caches.length > 0) without('this deployment has no store for caches');
     return undefined;
   }
   const validUntil = await signingClock(deps.cache, deps.now());
   const plan = caches.length > 0 ? await cachePlan(input, deps.cache, settings.prefix, deps, without) : undefined;
   const artifacts = keeps ? await planStepArtifacts({ step: input.step, build: input.build, store: deps.cache }) : undefined;
-  if (!plan && !artifacts) return undefined;
+  const reports = reads ? await planStepReports({ step: input.step, build: input.build, attempt, redrive: input.redrive }, deps.cache) : undefined;
+  if (!plan && !artifacts && !reports) return undefined;
   for (const note of plan?.notes ?? []) deps.log.info(`Step "${name}": ${note}`, { step: name });
   if (artifacts) deps.log.info(`Step "${name}": ${artifacts.note}`, { step: name });
+  if (reports) deps.log.info(`Step "${name}": ${reports.note}`, { step: name });
   const podName = stepPodName(input.build.id, name, attempt, input.redrive ?? 0);
   const deadline = input.settings.deadlineSeconds;
-  const urls = { ...plan?.urls, ...artifacts?.urls };
-  const signing = { ...plan?.signing, ...artifacts?.signing };
+  const urls = { ...plan?.urls, ...artifacts?.urls, ...reports?.urls };
+  const signing = { ...plan?.signing, ...artifacts?.signing, ...reports?.signing };
   const secret = await cluster.ensureCacheSecret(
     cacheSecretManifest({ buildId: input.build.id, namespace: input.namespace, podName, urls, signing, ...(deadline !== undefined ? { deadlineSeconds: deadline } : {}) }),
   );
   return {
-    cache: { image: settings.image, secret, entries: plan?.entries ?? [], ...(artifacts ? { artifacts: artifacts.artifacts } : {}) },
+    cache: { image: settings.image, secret, entries: plan?.entries ?? [], ...(artifacts ? { artifacts: artifacts.artifacts } : {}), ...(reports ? { reports: reports.reports } : {}) },
     urlsValidUntil: validUntil(signing),
   };
 }

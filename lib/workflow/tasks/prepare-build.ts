@@ -183,9 +183,9 @@ export async function prepareBuild(
   };
 }
 
-/** Whether a step caches or keeps artifacts: both need the cache's image and store. */
+/** Whether a step caches, keeps artifacts or reads test reports: each needs the cache's image and store. */
 function cached(steps: readonly Step[]): boolean {
-  return steps.some((step) => (step.cache ?? []).length > 0 || (step.artifacts?.paths.length ?? 0) > 0);
+  return steps.some((step) => (step.cache ?? []).length > 0 || (step.artifacts?.paths.length ?? 0) > 0 || (step.reports?.junit.length ?? 0) > 0);
 }
 
 /** Each key-file set the clone hashes, with the pipeline lines that name it. */

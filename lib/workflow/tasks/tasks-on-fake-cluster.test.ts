@@ -17,6 +17,8 @@ import { cleanupBuild } from './cleanup-build.js';
 import { finishStep } from './finish-step.js';
 import { launchStep } from './launch-step.js';
 import { waitForNeeds } from './wait-for-needs.js';
+import { gzipSync } from 'node:zlib';
+import { reportBundleKey } from '../step-reports.js';
 
 const NS = 'ci';
 const T0 = Date.parse('2026-03-14T10:00:00Z');
@@ -149,6 +151,29 @@ describe('FinishStep', () => {
     expect(result).toMatchObject({ status: 'succeeded', log: 'mem://b-42/build' });
     expect(deps.logs.kept.get('b-42/build')).toBe('pushing with ***\ndone\n');
     expect(cluster.pods.has(objectKey(NS, podName))).toBe(false);
+  });
+
+  it("reads a failed step's test reports into its result and its record, their messages masked, and ends its log, not its tail, with what they said", async () => {
+    const cluster = fakeStepCluster();
+    cluster.put('secret', { metadata: { name: 'deploy-key', namespace: NS }, stringData: { token: 's3cr3t-value' } });
+    const tested = step('test', { secrets: [{ env: 'TOKEN', secret: 'deploy-key', key: 'token' }], reports: { junit: ['reports/*.xml', 'go/**/junit.xml'] } });
+    const { podName } = await launchStep(input(tested), taskDeps(cluster));
+    cluster.logs.set(logKey(NS, podName), 'FAIL src/login.test.js\n');
+    const xml = '<testsuite name="login"><testcase classname="login" name="logs in"><failure>Error: bad token s3cr3t-value\n    at Object.&lt;anonymous&gt; (/workspace/src/login.test.js:7:3)</failure></testcase><testcase classname="login" name="logs out"/></testsuite>';
+    const bundle = gzipSync(`step-runner-reports 1\nunmatched 0 go/**/junit.xml\nfile ${Buffer.byteLength(xml)} reports/junit.xml\n${xml}`);
+    const objects = new Map([[reportBundleKey({ step: tested, build: { id: 'b-42' } }), bundle]]);
+    const store = {
+      download: async (key: string) => (objects.has(key) ? { size: objects.get(key)!.length, body: (async function* () { yield new Uint8Array(objects.get(key)!); })() } : undefined),
+      locationOf: (key: string) => `s3://bucket/${key}`,
+    } as unknown as CacheStore;
+    const deps = { ...taskDeps(cluster), cache: store };
+
+    const result = await finishStep(input(tested, { poll: poll(podName, 'failed') }), deps);
+
+    const tests = { passed: 1, failed: 1, skipped: 0, failures: [{ name: 'logs in', classname: 'login', file: 'src/login.test.js', line: 7, message: 'Error: bad token ***' }], problems: ['no file matches go/**/junit.xml'] };
+    expect(result).toMatchObject({ status: 'failed', error: 'StepFailed', tests, logTail: 'FAIL src/login.test.js' });
+    expect(deps.logs.records).toEqual([expect.objectContaining({ step: 'test', tests })]);
+    expect(deps.logs.kept.get('b-42/test')).toBe('FAIL src/login.test.js\ntest reports: 1 passed, 1 failed, 0 skipped\ntest reports: no file matches go/**/junit.xml\n');
   });
 
   it('keeps the pod of a succeeded step others need, and marks the step succeeded on the build\'s claim for a re-run', async () => {
