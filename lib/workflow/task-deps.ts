@@ -11,6 +11,7 @@ import type { IdentityCredentials } from '../contract/aws-credentials.js';
 import type { AwsSecretReaderFor } from './aws-secrets.js';
 import type { SourceFiles } from './build-bases.js';
 import type { BuildInput } from '../contract/index.js';
+import type { BuildTraceExport } from './trace-export.js';
 
 /**
  * The I/O a task needs, injected so the same task code runs on Lambda (lib/lambda), locally
@@ -85,6 +86,11 @@ export interface TaskDeps {
   identityCredentials?: IdentityCredentials;
   /** What reads an AWS secret with those credentials; default: the AWS SDK (aws-secret-reader.ts). */
   awsSecretReader?: AwsSecretReaderFor;
+  /**
+   * Sends each build that ends as a trace (trace-export.ts): ReportStatus's, on AWS from the
+   * deployment's OTLP settings, locally from `--otlp-endpoint`. Without it, no trace.
+   */
+  exportTrace?: BuildTraceExport;
 }
 
 export type { TaskLog } from './task-log.js';

@@ -1,4 +1,4 @@
-import { finishedCause, maskSecrets, secretNeedles, STEP_CONTAINER } from '../../kube/index.js';
+import { finishedCause, maskSecrets, podTimeline, secretNeedles, STEP_CONTAINER, type StepTimeline } from '../../kube/index.js';
 import { ErrorNames } from '../../contract/index.js';
 import { causeLogTail, logTail } from '../log-tail.js';
 import { buildClaimName, type PollState, type ServiceResult, type StepInput, type StepResult } from '../state-data.js';
@@ -38,6 +38,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   // A step that others need says by its succeeded pod, once marked finished below, that they may
   // start (WaitForNeeds); the build's cleanup deletes it.
   const keepPod = !failed && input.step.needed === true;
+  const timeline = await stepTimeline(input, poll, deps);
   if (!keepPod) await cluster.deletePod(input.namespace, poll.podName);
   const tail = end ? logTail(end) : '';
   deps.log.info(`Step "${input.step.name}" ${failed ? 'failed' : 'succeeded'}; pod ${poll.podName} ${keepPod ? 'kept for the steps that need it' : 'deleted'}`, {
@@ -59,6 +60,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     error,
     startedAt: poll.launchedAt,
     endedAt: deps.now().toISOString(),
+    ...(timeline ? { timeline } : {}),
   });
   // Last, once all the step leaves is stored (the clone's key hashes above all): the steps that
   // need it start on this mark, not on the pod's success (step-finished.ts).
@@ -93,6 +95,21 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     ...(!failed && poll.pushed ? { pushed: poll.pushed } : {}),
     ...(next !== undefined ? { nextAttempt: next } : {}),
   };
+}
+
+/**
+ * When the pod was scheduled, pulled and ran, read before it is deleted (its events outlive it, its
+ * status does not). Only the build's trace and metrics use it: a cluster that cannot answer now
+ * costs them the step's phases, never the step.
+ */
+async function stepTimeline(input: StepInput, poll: PollState, deps: TaskDeps): Promise<StepTimeline | undefined> {
+  try {
+    const { pod, events } = await deps.cluster.observePod(input.namespace, poll.podName);
+    return podTimeline(pod, events);
+  } catch (error) {
+    deps.log.warn(`When step "${input.step.name}" pulled and ran could not be read`, { reason: (error as Error).message });
+    return undefined;
+  }
 }
 
 /**

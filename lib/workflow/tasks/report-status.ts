@@ -3,6 +3,7 @@ import type { PreparedBuild } from '../state-data.js';
 import { endedSteps, statusSteps } from '../status-steps.js';
 import type { StepRecord } from '../step-log-store.js';
 import type { TaskLog } from '../task-deps.js';
+import type { BuildTraceExport } from '../trace-export.js';
 
 /** Where a build's status goes: check runs or commit statuses on GitHub (lib/forge), printed lines locally. */
 export interface StatusReporter {
@@ -14,17 +15,49 @@ export interface StatusReporter {
  * `$` in the definition: Parameters cannot name a path that may be missing, and a build that
  * failed before its steps were prepared has none), whose steps the report lists.
  */
-export type ReportInput = StatusRequest & { prepared?: Partial<PreparedBuild> };
+export type ReportInput = StatusRequest & { prepared?: Partial<PreparedBuild>; startedAt?: string };
+
+interface ReportDeps {
+  reporter: StatusReporter;
+  log: TaskLog;
+  results?: (buildId: string) => Promise<StepRecord[]>;
+  /** The build's trace, sent when it ends (trace-export.ts); absent: no trace. */
+  exportTrace?: BuildTraceExport;
+  now?: () => Date;
+}
 
 /**
  * Reports the build's status. Never throws for a status that cannot be reported: a commit status is
  * a courtesy, and GitHub being unreachable must not fail (or hide the result of) a build.
  */
-export async function reportStatus(
-  input: ReportInput,
-  deps: { reporter: StatusReporter; log: TaskLog; results?: (buildId: string) => Promise<StepRecord[]> },
+export async function reportStatus(input: ReportInput, deps: ReportDeps): Promise<StatusReport> {
+  const { prepared, startedAt, ...request } = input;
+  // Read once, for the report and the trace both, and only when one of them asks.
+  let records: Promise<StepRecord[]> | undefined;
+  const results = deps.results ? () => (records ??= readRecords(request, deps)) : undefined;
+  const reported = await report(prepared, request, { reporter: deps.reporter, log: deps.log, ...(results ? { results } : {}) });
+  const { outcome } = request;
+  // After the report, which people wait for; the export logs its own failure and never throws.
+  if (deps.exportTrace && (outcome === Outcomes.succeeded || outcome === Outcomes.failed)) {
+    await deps.exportTrace({
+      build: request.build,
+      outcome,
+      ...(request.failure ? { failure: request.failure } : {}),
+      ...(request.skipped ? { skipped: request.skipped } : {}),
+      ...(startedAt ? { startedAt } : {}),
+      endedAt: (deps.now?.() ?? new Date()).toISOString(),
+      ...(prepared?.pipelineFile ? { pipelineFile: prepared.pipelineFile } : {}),
+      steps: results ? await results() : [],
+    });
+  }
+  return reported;
+}
+
+async function report(
+  prepared: Partial<PreparedBuild> | undefined,
+  request: StatusRequest,
+  deps: { reporter: StatusReporter; log: TaskLog; results?: () => Promise<StepRecord[]> },
 ): Promise<StatusReport> {
-  const { prepared, ...request } = input;
   const { build } = request;
   try {
     const steps = await stepsOf(prepared, request, deps);
@@ -42,12 +75,12 @@ export async function reportStatus(
 async function stepsOf(
   prepared: Partial<PreparedBuild> | undefined,
   request: StatusRequest,
-  deps: { log: TaskLog; results?: (buildId: string) => Promise<StepRecord[]> },
+  deps: { results?: () => Promise<StepRecord[]> },
 ): Promise<Pick<StatusRequest, 'steps' | 'pipelineFile'>> {
   // A step's end: its iteration has no plan of the build, only what has ended.
-  if (request.outcome === Outcomes.progress) return deps.results ? { steps: endedSteps(await readRecords(request, deps)) } : {};
+  if (request.outcome === Outcomes.progress) return deps.results ? { steps: endedSteps(await deps.results()) } : {};
   if (!prepared?.steps || !prepared.settings) return {};
-  const records = request.outcome === Outcomes.started ? [] : await readRecords(request, deps);
+  const records = request.outcome === Outcomes.started || !deps.results ? [] : await deps.results();
   const steps = statusSteps({ steps: prepared.steps, settings: prepared.settings, ...(prepared.skipped ? { skipped: prepared.skipped } : {}), ...(prepared.afterFailure ? { afterFailure: prepared.afterFailure } : {}) }, records, request.outcome !== Outcomes.started);
   return { steps, ...(prepared.pipelineFile ? { pipelineFile: prepared.pipelineFile } : {}) };
 }
