@@ -45,6 +45,35 @@ export function tracesUrl(endpoint: string): string {
 }
 
 /**
+ * The headers an endpoint wants, as a secret holds them: a JSON object of strings
+ * (`{"x-honeycomb-team": "..."}`), or the `key=value,key=value` list of OTEL_EXPORTER_OTLP_HEADERS
+ * (values URL-encoded: "Specifying headers via environment variables",
+ * opentelemetry.io/docs/specs/otel/protocol/exporter/). Throws, naming neither key nor value, on
+ * anything else. Pure.
+ */
+export function parseOtlpHeaders(text: string): Record<string, string> {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) {
+    let value: unknown;
+    try {
+      value = JSON.parse(trimmed);
+    } catch {
+      throw new Error('the OTLP headers secret is neither a JSON object of strings nor key=value pairs');
+    }
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.some(([, v]) => typeof v !== 'string')) throw new Error('the OTLP headers secret is a JSON object whose values are not all strings');
+    return Object.fromEntries(entries) as Record<string, string>;
+  }
+  const headers: Record<string, string> = {};
+  for (const pair of trimmed.split(',').filter((p) => p.trim() !== '')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error('the OTLP headers secret is neither a JSON object of strings nor key=value pairs');
+    headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+  }
+  return headers;
+}
+
+/**
  * `destination` is asked at each export (its headers may come from a secret read then); a
  * destination that cannot be had is a failed export like any other.
  */
