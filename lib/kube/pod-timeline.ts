@@ -12,6 +12,9 @@
  *   already present on machine" when there was nothing to pull), each on the container
  *   (kubernetes/kubernetes pkg/kubelet/images/image_manager.go, EnsureImageExists). A pull retried
  *   after a failure records another Pulling: the first one is when pulling began.
+ *   The seconds of the events are too coarse for a pull (a cached layer takes less than one), so
+ *   the pull ends as long after its last Pulling as the Pulled says it took ("including waiting": the
+ *   time since that Pulling, queueing behind other pulls included), when it says so.
  * - The container's `state.running.startedAt`, or once it ended `state.terminated.startedAt` and
  *   `finishedAt` (kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#PodStatus).
  */
@@ -26,7 +29,7 @@ export interface StepTimeline {
   scheduledAt?: string;
   /** The first Pulling of the step container's image; absent: the image was already on the node. */
   pullingAt?: string;
-  /** The Pulled that ended the pull; absent with `pullingAt`: the pull never succeeded. */
+  /** When the pull ended (the Pulled event's own duration after the last Pulling); absent with `pullingAt`: the pull never succeeded. */
   pulledAt?: string;
   runningAt?: string;
   finishedAt?: string;
@@ -38,14 +41,39 @@ export function podTimeline(pod: V1Pod | null, events: readonly CoreV1Event[]): 
   const scheduled = pod?.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'True')?.lastTransitionTime;
   set(timeline, 'scheduledAt', toMillis(scheduled));
   const own = events.filter((event) => isContainerEvent(event, STEP_CONTAINER));
-  const pulling = earliest(own.filter((event) => event.reason === EventReasons.Pulling).map(eventFirstSeen));
+  const pullings = own.filter((event) => event.reason === EventReasons.Pulling);
+  const pulling = earliest(pullings.map(eventFirstSeen));
   set(timeline, 'pullingAt', pulling);
   // Only a Pulled after a Pulling ended a pull ("already present" is a Pulled with no pull before it).
-  if (pulling !== undefined) set(timeline, 'pulledAt', latest(own.filter((event) => event.reason === EventReasons.Pulled).map(eventLastSeen)));
+  const pulled = own.filter((event) => event.reason === EventReasons.Pulled && pullTook(event.message) !== undefined);
+  if (pulling !== undefined && pulled.length > 0) {
+    const last = latest(pullings.map(eventLastSeen));
+    const took = pullTook(pulled.at(-1)!.message);
+    set(timeline, 'pulledAt', last !== undefined && took !== undefined ? last + took : latest(pulled.map(eventLastSeen)));
+  }
   const state: V1ContainerState | undefined = pod?.status?.containerStatuses?.find((c) => c.name === STEP_CONTAINER)?.state;
   set(timeline, 'runningAt', toMillis(state?.running?.startedAt ?? state?.terminated?.startedAt));
   set(timeline, 'finishedAt', toMillis(state?.terminated?.finishedAt));
   return timeline;
+}
+
+/**
+ * How long a successful pull took, in ms, from the kubelet's Pulled message: `in 15.981s (15.981s
+ * including waiting)` (the second figure, since 1.28), or `in 15.981s` before it; undefined for any
+ * other Pulled ("already present on machine"). Go's Duration.String(): `1m2.5s`, `850ms`, `0s`.
+ */
+export function pullTook(message: string | undefined): number | undefined {
+  const match = /^Successfully pulled image "[^"]*" in (\S+)(?: \((\S+) including waiting\))?/.exec(message ?? '');
+  if (!match) return undefined;
+  return goDurationMs(match[2] ?? match[1]!);
+}
+
+const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ns: 1e-6 };
+
+function goDurationMs(text: string): number | undefined {
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|μs|ns)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) return undefined;
+  return parts.reduce((total, [, value, unit]) => total + Number(value) * UNIT_MS[unit!]!, 0);
 }
 
 function set(timeline: StepTimeline, key: keyof StepTimeline, ms: number | undefined): void {

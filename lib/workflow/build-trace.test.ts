@@ -113,15 +113,26 @@ describe('buildTrace', () => {
     }
   });
 
+  it('starts running no earlier than the pull ended, when the container\'s start was stamped in that second', () => {
+    const step = buildTrace({ ...ended, steps: [{ ...test, timeline: { pullingAt: at(8), pulledAt: at(9.4), runningAt: at(9), finishedAt: at(30) } }] }).children[0]!;
+    expect(step.children.map((span) => [span.name, (span.start - T0) / 1000, (span.end - T0) / 1000])).toEqual([
+      ['pending', 7, 8],
+      ['pulling', 8, 9.4],
+      ['running', 9.4, 30],
+    ]);
+  });
+
   it('keeps a phase inside its step when the API server rounded its times (to the second) past it', () => {
     const step = buildTrace({ ...ended, steps: [{ ...clone, endedAt: at(5.5), timeline: { runningAt: at(3), finishedAt: at(6) } }] }).children[0]!;
     expect(step.children.map((span) => [span.start, span.end])).toEqual([[ms(2), ms(3)], [ms(3), ms(5.5)]]);
   });
 
-  it('starts the run at its first step when the execution did not say when it started, and skips nothing ran', () => {
+  it('starts the run at its first step without the execution\'s start, and makes a build in which no step ran a skip', () => {
     const root = buildTrace({ build: { id: 'b-1' }, outcome: 'succeeded', skipped: 'no step matches', endedAt: at(3), pipelineFile: '.step-runner.yml', steps: [] });
     expect(shape(root)).toEqual({ name: 'RUN .step-runner.yml', kind: 'server', at: [3, 3] });
     expect(root.attributes[ATTR_CICD_PIPELINE_RESULT]).toBe('skip');
+    const { startedAt: _startedAt, ...unstarted } = ended;
+    expect(buildTrace(unstarted).start).toBe(ms(2));
   });
 
   /** The well-known results of registry/attributes/cicd.md, by the Error a build or step ended with. */

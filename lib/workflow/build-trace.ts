@@ -148,9 +148,11 @@ function phaseSpans(record: StepRecord, start: number, end: number, error: strin
     return ms === undefined ? undefined : Math.min(end, Math.max(notBefore, ms));
   };
   const pulling = at(t.pullingAt, start);
-  const running = at(t.runningAt, pulling ?? start);
+  const pulled = pulling === undefined ? undefined : at(t.pulledAt, pulling);
+  // The container starts once its image is there: a start stamped in the second the pull ended is not before it.
+  const running = at(t.runningAt, pulled ?? pulling ?? start);
   const phases: [string, number, number][] = [[PhaseSpans.pending, start, pulling ?? running ?? end]];
-  if (pulling !== undefined) phases.push([PhaseSpans.pulling, pulling, at(t.pulledAt, pulling) ?? running ?? end]);
+  if (pulling !== undefined) phases.push([PhaseSpans.pulling, pulling, pulled ?? running ?? end]);
   if (running !== undefined) phases.push([PhaseSpans.running, running, at(t.finishedAt, running) ?? end]);
   return phases.map(([name, from, to], index) => ({
     name,
