@@ -19,7 +19,7 @@
  *   `finishedAt` (kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#PodStatus).
  */
 import type { CoreV1Event, V1ContainerState, V1Pod } from '@kubernetes/client-node';
-import { eventFirstSeen, eventLastSeen, isContainerEvent } from './classify-events.js';
+import { eventFirstSeen, eventLastSeen, isContainerEvent, latestFirst } from './classify-events.js';
 import { EventReasons } from './classify-reasons.js';
 import { toMillis } from './time.js';
 import { STEP_CONTAINER } from './types.js';
@@ -45,11 +45,12 @@ export function podTimeline(pod: V1Pod | null, events: readonly CoreV1Event[]): 
   const pulling = earliest(pullings.map(eventFirstSeen));
   set(timeline, 'pullingAt', pulling);
   // Only a Pulled after a Pulling ended a pull ("already present" is a Pulled with no pull before it).
-  const pulled = own.filter((event) => event.reason === EventReasons.Pulled && pullTook(event.message) !== undefined);
-  if (pulling !== undefined && pulled.length > 0) {
+  // The newest by its time: list order means nothing (classify-events.ts).
+  const pulled = latestFirst(own.filter((event) => event.reason === EventReasons.Pulled && pullTook(event.message) !== undefined))[0];
+  if (pulling !== undefined && pulled) {
     const last = latest(pullings.map(eventLastSeen));
-    const took = pullTook(pulled.at(-1)!.message);
-    set(timeline, 'pulledAt', last !== undefined && took !== undefined ? last + took : latest(pulled.map(eventLastSeen)));
+    const took = pullTook(pulled.message);
+    set(timeline, 'pulledAt', last !== undefined && took !== undefined ? last + took : eventLastSeen(pulled));
   }
   const state: V1ContainerState | undefined = pod?.status?.containerStatuses?.find((c) => c.name === STEP_CONTAINER)?.state;
   set(timeline, 'runningAt', toMillis(state?.running?.startedAt ?? state?.terminated?.startedAt));

@@ -23,7 +23,6 @@ interface ReportDeps {
   results?: (buildId: string) => Promise<StepRecord[]>;
   /** The build's trace, sent when it ends (trace-export.ts); absent: no trace. */
   exportTrace?: BuildTraceExport;
-  now?: () => Date;
 }
 
 /**
@@ -45,7 +44,7 @@ export async function reportStatus(input: ReportInput, deps: ReportDeps): Promis
       ...(request.failure ? { failure: request.failure } : {}),
       ...(request.skipped ? { skipped: request.skipped } : {}),
       ...(startedAt ? { startedAt } : {}),
-      endedAt: (deps.now?.() ?? new Date()).toISOString(),
+      endedAt: new Date().toISOString(),
       ...(prepared?.pipelineFile ? { pipelineFile: prepared.pipelineFile } : {}),
       steps: results ? await results() : [],
     });
