@@ -4,7 +4,7 @@
  * OTLP_ENDPOINT, the build's trace to an OTLP/HTTP receiver (test/fixtures/otlp-receiver.ts), its
  * headers from Secrets Manager too.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { clearCache } from '@middy/util';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createReportStatusHandler } from '../lib/lambda/report-status.js';
@@ -148,6 +148,16 @@ describe('ReportStatus', () => {
     it('sends nothing when the build starts', async () => {
       await invoke(traced(), { build, outcome: 'started', executionArn: EXECUTION_ARN });
       expect(receiver.exports).toHaveLength(0);
+    });
+
+    it('sends the trace without headers while their secret does not exist (a collector that wants none)', async () => {
+      secretsManager
+        .on(GetSecretValueCommand, { SecretId: 'ci/otlp-headers' })
+        .rejects(new ResourceNotFoundException({ message: "Secrets Manager can't find the specified secret.", $metadata: {} }));
+      const result = await invoke(traced(), ended);
+      expect(result).toMatchObject({ posted: true, state: 'success' });
+      expect(receiver.exports).toHaveLength(1);
+      expect(receiver.exports[0]!.headers['x-api-key']).toBeUndefined();
     });
 
     it('posts the status when the headers cannot be read, and sends no trace', async () => {
