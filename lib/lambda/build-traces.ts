@@ -3,8 +3,8 @@
  * OTLP endpoint (`OTLP_ENDPOINT`, params.otlpEndpoint): the headers it wants are read from Secrets
  * Manager (`OTLP_HEADERS_SECRET_ID`) as the deployment's other secrets are, cached as long, but at
  * the export and not by a middleware: a secret that cannot be read costs the trace, never the
- * commit status or the build. A secret that does not exist is no headers (a collector inside the
- * VPC wants none), as the GitHub token is read where an App makes it optional. The OpenTelemetry SDK is loaded on the first export, so a deployment
+ * commit status or the build. A secret that does not exist is no headers (a collector of one's own
+ * may want none), as the GitHub token is read where an App makes it optional. The OpenTelemetry SDK is loaded on the first export, so a deployment
  * without traces never pays for it at a cold start.
  */
 import { logger } from '../workflow/lambda-task.js';
