@@ -19,6 +19,7 @@ import {
   ATTR_CICD_PIPELINE_NAME,
   ATTR_CICD_PIPELINE_RESULT,
   ATTR_CICD_PIPELINE_RUN_ID,
+  ATTR_CICD_PIPELINE_RUN_URL_FULL,
   ATTR_CICD_PIPELINE_TASK_NAME,
   ATTR_CICD_PIPELINE_TASK_RUN_ID,
   ATTR_CICD_PIPELINE_TASK_RUN_RESULT,
@@ -180,6 +181,8 @@ describe('step-runner serve', () => {
       [ATTR_CICD_PIPELINE_RESULT]: 'success',
       [ATTR_VCS_REPOSITORY_NAME]: 'Hello-World',
       [ATTR_VCS_REF_HEAD_REVISION]: commit,
+      // Where a person sees the run: the console page the webhook answered with.
+      [ATTR_CICD_PIPELINE_RUN_URL_FULL]: answer.json.consoleUrl,
     });
     expect(steps.map((step) => [step.name, step.kind, step.attributes[ATTR_CICD_PIPELINE_TASK_NAME], step.attributes[ATTR_CICD_PIPELINE_TASK_RUN_RESULT]])).toEqual([
       ['clone', 'SPAN_KIND_INTERNAL', 'clone', 'success'],

@@ -142,7 +142,13 @@ describe('ReportStatus', () => {
       expect(receiver.exports[0]!.headers['x-api-key']).toBe('otlp-key-never-logged-7f3a');
       const [root] = receiver.exports[0]!.spans;
       expect(root).toMatchObject({ name: 'RUN Codertocat/Hello-World', parentSpanId: '', startTimeUnixNano: String(BigInt(Date.parse('2026-03-14T10:00:00Z')) * 1_000_000n) });
-      expect(root!.attributes).toMatchObject({ 'cicd.pipeline.run.id': build.id, 'cicd.pipeline.result': 'success', 'vcs.ref.head.name': 'master' });
+      expect(root!.attributes).toMatchObject({
+        'cicd.pipeline.run.id': build.id,
+        'cicd.pipeline.result': 'success',
+        'vcs.ref.head.name': 'master',
+        // The execution's page in the Step Functions console, as the commit status links it.
+        'cicd.pipeline.run.url.full': `https://eu-west-1.console.aws.amazon.com/states/home?region=eu-west-1#/v2/executions/details/${EXECUTION_ARN}`,
+      });
     });
 
     it('sends nothing when the build starts', async () => {

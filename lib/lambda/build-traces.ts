@@ -7,6 +7,7 @@
  * may want none), as the GitHub token is read where an App makes it optional. The OpenTelemetry SDK is loaded on the first export, so a deployment
  * without traces never pays for it at a cold start.
  */
+import { consoleUrlFor } from '../forge/execution-name.js';
 import { logger } from '../workflow/lambda-task.js';
 import type { BuildTraceExport } from '../workflow/trace-export.js';
 import { optionalSecretString } from './secrets.js';
@@ -26,6 +27,7 @@ export function lambdaBuildTraces(env: NodeJS.ProcessEnv): BuildTraceExport | un
       };
       return otlpBuildTraces(async () => ({ endpoint, ...(await headers()) }), logger);
     });
-    return (await exporter)(ended);
+    // The run's page: the Step Functions console's, as the commit status links it.
+    return (await exporter)({ ...ended, ...(ended.executionArn ? { runUrl: consoleUrlFor(ended.executionArn) } : {}) });
   };
 }

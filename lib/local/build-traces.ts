@@ -8,10 +8,15 @@
 import type { TaskLog } from '../workflow/task-log.js';
 import { otlpBuildTraces, type BuildTraceExport } from '../workflow/trace-export.js';
 
-export function localBuildTraces(endpoint: string, print: (line: string) => void): BuildTraceExport {
+/** `runUrl`: serve's console page of an execution, by its name (the ARN's last part); run has none. */
+export function localBuildTraces(endpoint: string, print: (line: string) => void, runUrl?: (executionName: string) => string): BuildTraceExport {
   const log = {
     info: (message: string) => print(message),
     warn: (message: string, extra?: { reason?: string }) => print(extra?.reason ? `${message}: ${extra.reason}` : message),
   } as TaskLog;
-  return otlpBuildTraces(async () => ({ endpoint }), log);
+  const send = otlpBuildTraces(async () => ({ endpoint }), log);
+  return (ended) => {
+    const name = ended.executionArn?.split(':').pop();
+    return send({ ...ended, ...(runUrl && name ? { runUrl: runUrl(name) } : {}) });
+  };
 }

@@ -18,6 +18,7 @@ import {
   ATTR_CICD_PIPELINE_NAME,
   ATTR_CICD_PIPELINE_RESULT,
   ATTR_CICD_PIPELINE_RUN_ID,
+  ATTR_CICD_PIPELINE_RUN_URL_FULL,
   ATTR_CICD_PIPELINE_TASK_NAME,
   ATTR_CICD_PIPELINE_TASK_RUN_ID,
   ATTR_CICD_PIPELINE_TASK_RUN_RESULT,
@@ -58,6 +59,9 @@ export interface EndedBuild {
   endedAt: string;
   /** The pipeline file, the pipeline's name when the build has no repository (a local run). */
   pipelineFile?: string;
+  /** The execution, and where a person sees it (the Step Functions console's page, the local console's): `cicd.pipeline.run.url.full`. */
+  executionArn?: string;
+  runUrl?: string;
   /** How each step ended (FinishStep's records). */
   steps: StepRecord[];
 }
@@ -107,6 +111,7 @@ export function buildTrace(ended: EndedBuild): TraceSpan {
       [ATTR_CICD_PIPELINE_ACTION_NAME]: CICD_PIPELINE_ACTION_NAME_VALUE_RUN,
       [ATTR_CICD_PIPELINE_RESULT]: result,
       ...(error ? { [ATTR_ERROR_TYPE]: error } : {}),
+      ...(ended.runUrl ? { [ATTR_CICD_PIPELINE_RUN_URL_FULL]: ended.runUrl } : {}),
       ...vcsAttributes(build),
     },
     ...(error ? { error } : {}),

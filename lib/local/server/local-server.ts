@@ -143,7 +143,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     const runtime = commandTaskRuntime(kubeconfig, {
       ...options,
       ...(cache ? { cache: cache.store } : {}),
-      ...(options.otlpEndpoint ? { exportTrace: localBuildTraces(options.otlpEndpoint, print) } : {}),
+      ...(options.otlpEndpoint ? { exportTrace: localBuildTraces(options.otlpEndpoint, print, (name) => `${baseUrl}/executions/${encodeURIComponent(name)}`) } : {}),
     });
     const statuses = options.githubApp ? localGitHubAppReporter(options.githubApp, print) : printedStatusReporter(print);
     // On the embedded cluster, a delivery's commit comes from this repository (and a commit it

@@ -46,6 +46,7 @@ export async function reportStatus(input: ReportInput, deps: ReportDeps): Promis
       ...(startedAt ? { startedAt } : {}),
       endedAt: new Date().toISOString(),
       ...(prepared?.pipelineFile ? { pipelineFile: prepared.pipelineFile } : {}),
+      ...(request.executionArn ? { executionArn: request.executionArn } : {}),
       steps: results ? await results() : [],
     });
   }
