@@ -156,14 +156,18 @@ describe('a step\'s metric record', () => {
     expect(cluster.calls.filter((call) => call.startsWith('observePod'))).toHaveLength(2);
   });
 
-  it('costs no request when nothing keeps metrics (the local runner): no record, no second look', async () => {
-    const cluster = fakeStepCluster({ now: () => at(0) });
-    const c = STEP_CASES[0]!;
-    const pod = cluster.put('pod', c.pod);
-    const deps: TaskDeps = { cluster, logs: memoryLogs(), now: () => at(171), log: silent, watchPod: async () => ({ pod, settled: true }) };
-    const poll = await pollStep({ ...input('test', launched(pod.metadata!.name!)), settings: { ...input('test').settings, pendingWatchSeconds: 20 } }, deps, { maxWatchMs: 20_000 });
-    await finishStep(input('test', poll), deps);
-    expect(cluster.calls.filter((call) => call.startsWith('observePod'))).toHaveLength(1);
+  it('costs no request of its own: FinishStep\'s one look at the pod before deleting it serves the trace\'s timeline and the metrics alike', async () => {
+    const lookups = async (metrics?: ReturnType<typeof capture>) => {
+      const cluster = fakeStepCluster({ now: () => at(0) });
+      const pod = cluster.put('pod', STEP_CASES[0]!.pod);
+      const deps: TaskDeps = { cluster, logs: memoryLogs(), ...(metrics ? { metrics } : {}), now: () => at(171), log: silent, watchPod: async () => ({ pod, settled: true }) };
+      const poll = await pollStep({ ...input('test', launched(pod.metadata!.name!)), settings: { ...input('test').settings, pendingWatchSeconds: 20 } }, deps, { maxWatchMs: 20_000 });
+      await finishStep(input('test', poll), deps);
+      return cluster.calls.filter((call) => call.startsWith('observePod')).length;
+    };
+    const sink = capture();
+    expect(await lookups(sink)).toBe(await lookups());
+    expect(sink.records).toHaveLength(1);
   });
 });
 

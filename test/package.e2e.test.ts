@@ -431,7 +431,8 @@ const ROLE_GRANTS: Record<string, Omit<Statement, 'role'>[]> = {
     { actions: ['secretsmanager:GetSecretValue'], resources: [secret('step-runner/github-webhook-secret'), secret('step-runner/generic-webhook-secret'), TOKEN, APP_KEY] },
   ],
   // Commit statuses and check runs; a check run's summary reads how each step ended (builds/BUILD/STEP.result.json).
-  ReportStatusRole: [logGroup('reportStatus'), objects(['s3:GetObject'], 'builds/*'), listing('builds/*'), { actions: ['secretsmanager:GetSecretValue'], resources: [TOKEN, APP_KEY] }],
+  // And the headers of the OTLP endpoint its traces go to (docs/traces.md).
+  ReportStatusRole: [logGroup('reportStatus'), objects(['s3:GetObject'], 'builds/*'), listing('builds/*'), { actions: ['secretsmanager:GetSecretValue'], resources: [TOKEN, APP_KEY, secret('step-runner/otlp-headers')] }],
   // The clone's token, the image check, superseding (its group's record, StopExecution).
   PrepareBuildRole: [
     logGroup('prepareBuild'),

@@ -2,7 +2,9 @@
  * `step-runner serve` end to end: the local server on the embedded cluster (fast kubelet, short
  * waits), a signed GitHub push example posted over HTTP for a commit of a local repository
  * (--source), the build (its checkout first) run by the local executor through the real
- * definition, and watched through GET /executions.
+ * definition, and watched through GET /executions. With --otlp-endpoint, each build that ends
+ * reaches an OTLP/HTTP receiver the test starts as one trace (test/fixtures/otlp-receiver.ts decodes
+ * it with the protocol's own .proto files).
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -13,12 +15,26 @@ import { sign } from '@octokit/webhooks-methods';
 import { FAST_TIMINGS } from '../lib/emulators/kubernetes/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
 import { logger } from '../lib/workflow/lambda-task.js';
+import {
+  ATTR_CICD_PIPELINE_NAME,
+  ATTR_CICD_PIPELINE_RESULT,
+  ATTR_CICD_PIPELINE_RUN_ID,
+  ATTR_CICD_PIPELINE_RUN_URL_FULL,
+  ATTR_CICD_PIPELINE_TASK_NAME,
+  ATTR_CICD_PIPELINE_TASK_RUN_ID,
+  ATTR_CICD_PIPELINE_TASK_RUN_RESULT,
+  ATTR_ERROR_TYPE,
+  ATTR_VCS_REF_HEAD_REVISION,
+  ATTR_VCS_REPOSITORY_NAME,
+} from '@opentelemetry/semantic-conventions/incubating';
 import { branchPush } from './fixtures/webhooks/examples.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './fixtures/otlp-receiver.js';
 
 const SECRET = 'local-serve-secret-77c2';
 const PIPELINE = 'version: 1\nsteps:\n  - name: greet\n    image: alpine:3.20\n    commands: [cat greeting.txt]\n';
 
 let server: LocalServer;
+let receiver: OtlpReceiver;
 let repo: string;
 let commit: string;
 const printed: string[] = [];
@@ -39,7 +55,9 @@ async function sourceRepository(): Promise<{ dir: string; commit: string }> {
 beforeAll(async () => {
   logger.setLogLevel('SILENT');
   ({ dir: repo, commit } = await sourceRepository());
+  receiver = await startOtlpReceiver();
   server = await startLocalServer({
+    otlpEndpoint: receiver.endpoint,
     port: 0,
     secret: SECRET,
     pipeline: path.join(repo, '.step-runner.yml'),
@@ -52,6 +70,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
+  await receiver?.close();
   await rm(repo, { recursive: true, force: true });
 });
 
@@ -67,6 +86,19 @@ async function deliver(body: string, headers: Record<string, string>) {
 async function get(path: string) {
   const response = await fetch(`${server.url}${path}`);
   return { status: response.status, json: (await response.json()) as unknown };
+}
+
+/** The trace's root span and each step's span with the names of its phases, checking that it is one trace of nested spans. */
+function traceOf(spans: ReceivedSpan[]) {
+  expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
+  const roots = spans.filter((span) => span.parentSpanId === '');
+  expect(roots).toHaveLength(1);
+  const root = roots[0]!;
+  const steps = spans.filter((span) => span.parentSpanId === root.spanId);
+  // Every other span is a phase of a step.
+  expect(spans).toHaveLength(1 + steps.length + spans.filter((span) => steps.some((step) => span.parentSpanId === step.spanId)).length);
+  const phases = (step: ReceivedSpan) => spans.filter((span) => span.parentSpanId === step.spanId).sort((a, b) => Number(BigInt(a.startTimeUnixNano) - BigInt(b.startTimeUnixNano)));
+  return { root, steps, phases };
 }
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
@@ -137,6 +169,35 @@ describe('step-runner serve', () => {
     expect((await get('/executions')).json).toHaveLength(1);
 
     expect(printed.some((line) => line.startsWith(`Execution ${name}`))).toBe(true);
+
+    // One trace, sent by ReportSucceeded before the execution ended: the run, its two steps, their phases.
+    expect(receiver.exports).toHaveLength(1);
+    expect(receiver.exports[0]!.path).toBe('/v1/traces');
+    const { root, steps, phases } = traceOf(receiver.exports[0]!.spans);
+    expect(root).toMatchObject({ name: 'RUN Codertocat/Hello-World', kind: 'SPAN_KIND_SERVER', status: { code: 'STATUS_CODE_UNSET' } });
+    expect(root.attributes).toMatchObject({
+      [ATTR_CICD_PIPELINE_NAME]: 'Codertocat/Hello-World',
+      [ATTR_CICD_PIPELINE_RUN_ID]: expect.any(String),
+      [ATTR_CICD_PIPELINE_RESULT]: 'success',
+      [ATTR_VCS_REPOSITORY_NAME]: 'Hello-World',
+      [ATTR_VCS_REF_HEAD_REVISION]: commit,
+      // Where a person sees the run: the console page the webhook answered with.
+      [ATTR_CICD_PIPELINE_RUN_URL_FULL]: answer.json.consoleUrl,
+    });
+    expect(steps.map((step) => [step.name, step.kind, step.attributes[ATTR_CICD_PIPELINE_TASK_NAME], step.attributes[ATTR_CICD_PIPELINE_TASK_RUN_RESULT]])).toEqual([
+      ['clone', 'SPAN_KIND_INTERNAL', 'clone', 'success'],
+      ['greet', 'SPAN_KIND_INTERNAL', 'greet', 'success'],
+    ]);
+    expect(steps[1]!.attributes[ATTR_CICD_PIPELINE_TASK_RUN_ID]).toBe(`${root.attributes[ATTR_CICD_PIPELINE_RUN_ID]}/greet`);
+    for (const step of steps) {
+      const names = phases(step).map((span) => span.name);
+      // Pulling only when the kubelet had to pull the image.
+      expect([['pending', 'running'], ['pending', 'pulling', 'running']]).toContainEqual(names);
+      for (const phase of phases(step)) {
+        expect(BigInt(phase.startTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(step.startTimeUnixNano));
+        expect(BigInt(phase.endTimeUnixNano)).toBeLessThanOrEqual(BigInt(step.endTimeUnixNano));
+      }
+    }
   }, 30_000);
 
   it('fails the checkout, as on AWS, for a pushed commit the repository does not have', async () => {
@@ -153,6 +214,13 @@ describe('step-runner serve', () => {
       steps: [expect.objectContaining({ name: 'clone', status: 'failed' }), expect.objectContaining({ name: 'greet', status: 'not-run' })],
     });
     expect((finished.json as { cause: string }).cause).toContain('6113728f27ae82c7b1a177c8d03f9e96e0adf246');
+
+    // Its trace says where it failed, with the Error's name: the run, the clone, and the phase it reached.
+    const { root, steps, phases } = traceOf(receiver.exports.at(-1)!.spans);
+    expect(root.status).toEqual({ code: 'STATUS_CODE_ERROR', message: 'CheckoutFailed' });
+    expect(root.attributes).toMatchObject({ [ATTR_CICD_PIPELINE_RESULT]: 'failure', [ATTR_ERROR_TYPE]: 'CheckoutFailed' });
+    expect(steps.map((step) => [step.name, step.status.code, step.attributes[ATTR_CICD_PIPELINE_TASK_RUN_RESULT]])).toEqual([['clone', 'STATUS_CODE_ERROR', 'failure']]);
+    expect(phases(steps[0]!).at(-1)).toMatchObject({ name: 'running', status: { code: 'STATUS_CODE_ERROR', message: 'CheckoutFailed' } });
   }, 30_000);
 
   it('answers 404 for an execution it does not have', async () => {

@@ -1,8 +1,10 @@
 /**
  * The ReportStatus function (lib/lambda/report-status.ts) as the ReportStarted / ReportSucceeded / ReportFailed states invoke it:
- * the token from Secrets Manager (aws-sdk-client-mock), the statuses API over loopback HTTP.
+ * the token from Secrets Manager (aws-sdk-client-mock), the statuses API over loopback HTTP; with
+ * OTLP_ENDPOINT, the build's trace to an OTLP/HTTP receiver (test/fixtures/otlp-receiver.ts), its
+ * headers from Secrets Manager too.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { clearCache } from '@middy/util';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createReportStatusHandler } from '../lib/lambda/report-status.js';
@@ -12,6 +14,10 @@ import { reportStatusHandler } from '../lib/workflow/handlers.js';
 import { logger } from '../lib/workflow/lambda-task.js';
 import type { StatusRequest } from '../lib/contract/index.js';
 import { startFakeGitHub, type FakeGitHub } from './fixtures/webhooks/github-server.js';
+import { startOtlpReceiver, type OtlpReceiver } from './fixtures/otlp-receiver.js';
+import { otlpBuildTraces } from '../lib/workflow/trace-export.js';
+import type { EndedBuild } from '../lib/workflow/build-trace.js';
+import type { TaskLog } from '../lib/workflow/task-log.js';
 
 const TOKEN = 'ghp_statusTokenNeverShown0002';
 const SHA = '6113728f27ae82c7b1a177c8d03f9e96e0adf246';
@@ -20,14 +26,17 @@ const build = { id: 'gh-hello-world-6113728-d1', trigger: 'github push', reposit
 
 const secretsManager = mockClient(SecretsManagerClient);
 let github: FakeGitHub;
+let receiver: OtlpReceiver;
 
 beforeAll(async () => {
   github = await startFakeGitHub();
+  receiver = await startOtlpReceiver();
   logger.setLogLevel('SILENT');
 });
 afterAll(async () => {
   clearCache();
   await github.close();
+  await receiver.close();
 });
 beforeEach(() => {
   clearCache();
@@ -113,5 +122,126 @@ describe('ReportStatus', () => {
     });
     expect(lines).toEqual(['commit status Codertocat/Hello-World@6113728 step-runner: failure "StepFailed: Step "test" exited with code 1"']);
     expect(github.requests).toHaveLength(0);
+  });
+
+  describe('with an OTLP endpoint', () => {
+    const HEADERS = '{"x-api-key": "otlp-key-never-logged-7f3a"}';
+    const traced = () =>
+      createReportStatusHandler({ GITHUB_TOKEN_SECRET_ID: 'ci/github-token', GITHUB_API_URL: github.url, OTLP_ENDPOINT: receiver.endpoint, OTLP_HEADERS_SECRET_ID: 'ci/otlp-headers' });
+    const ended = { build, outcome: 'succeeded', executionArn: EXECUTION_ARN, startedAt: '2026-03-14T10:00:00.000Z' } as StatusRequest;
+
+    beforeEach(() => {
+      receiver.exports.length = 0;
+      secretsManager.on(GetSecretValueCommand, { SecretId: 'ci/otlp-headers' }).resolves({ SecretString: HEADERS });
+    });
+
+    it('sends the build that ended as a trace, with the headers of its secret, and posts the status as ever', async () => {
+      const result = await invoke(traced(), ended);
+      expect(result).toMatchObject({ posted: true, state: 'success' });
+      expect(receiver.exports).toHaveLength(1);
+      expect(receiver.exports[0]!.headers['x-api-key']).toBe('otlp-key-never-logged-7f3a');
+      const [root] = receiver.exports[0]!.spans;
+      expect(root).toMatchObject({ name: 'RUN Codertocat/Hello-World', parentSpanId: '', startTimeUnixNano: String(BigInt(Date.parse('2026-03-14T10:00:00Z')) * 1_000_000n) });
+      expect(root!.attributes).toMatchObject({
+        'cicd.pipeline.run.id': build.id,
+        'cicd.pipeline.result': 'success',
+        'vcs.ref.head.name': 'master',
+        // The execution's page in the Step Functions console, as the commit status links it.
+        'cicd.pipeline.run.url.full': `https://eu-west-1.console.aws.amazon.com/states/home?region=eu-west-1#/v2/executions/details/${EXECUTION_ARN}`,
+      });
+    });
+
+    it('sends nothing when the build starts', async () => {
+      await invoke(traced(), { build, outcome: 'started', executionArn: EXECUTION_ARN });
+      expect(receiver.exports).toHaveLength(0);
+    });
+
+    it('sends the trace without headers while their secret does not exist (a collector that wants none)', async () => {
+      secretsManager
+        .on(GetSecretValueCommand, { SecretId: 'ci/otlp-headers' })
+        .rejects(new ResourceNotFoundException({ message: "Secrets Manager can't find the specified secret.", $metadata: {} }));
+      const result = await invoke(traced(), ended);
+      expect(result).toMatchObject({ posted: true, state: 'success' });
+      expect(receiver.exports).toHaveLength(1);
+      expect(receiver.exports[0]!.headers['x-api-key']).toBeUndefined();
+    });
+
+    it('posts the status when the headers cannot be read, and sends no trace', async () => {
+      secretsManager.on(GetSecretValueCommand, { SecretId: 'ci/otlp-headers' }).rejects(new Error('AccessDeniedException: not allowed'));
+      const result = await invoke(traced(), ended);
+      expect(result).toMatchObject({ posted: true, state: 'success' });
+      expect(receiver.exports).toHaveLength(0);
+    });
+  });
+});
+
+const T0 = Date.parse('2026-03-14T10:00:00Z');
+const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
+const nanos = (seconds: number) => String(BigInt(T0 + seconds * 1000) * 1_000_000n);
+
+const imagePullFailed: EndedBuild = {
+  build: { id: 'b-42', repository: 'octo/app', ref: 'refs/heads/main', commit: 'c0ffee' },
+  outcome: 'failed',
+  failure: { Error: 'ImagePullFailed', Cause: 'no such image' },
+  startedAt: at(0),
+  endedAt: at(20),
+  steps: [{ step: 'test', status: 'failed', exitCode: null, error: 'ImagePullFailed', startedAt: at(2), endedAt: at(19), timeline: { scheduledAt: at(2), pullingAt: at(3) } }],
+};
+
+function recordingLog(): TaskLog & { lines: string[] } {
+  const lines: string[] = [];
+  const keep = (message: string, extra?: Record<string, unknown>) => lines.push(`${message} ${JSON.stringify(extra ?? {})}`);
+  return { lines, info: keep, warn: keep, error: keep, debug: keep } as unknown as TaskLog & { lines: string[] };
+}
+
+/** The export itself (lib/workflow/trace-export.ts), as a collector decodes it. */
+describe('otlpBuildTraces', () => {
+  beforeEach(() => {
+    receiver.exports.length = 0;
+  });
+
+  it('sends the build as one trace of nested spans, with the headers, in one OTLP/HTTP protobuf request a collector decodes', async () => {
+    const exported = await otlpBuildTraces(async () => ({ endpoint: receiver.endpoint, headers: { 'x-api-key': 'k-123' } }), recordingLog())(imagePullFailed);
+    expect(exported).toBe(true);
+    expect(receiver.exports).toHaveLength(1);
+    const [request] = receiver.exports;
+    expect(request!.path).toBe('/v1/traces');
+    expect(request!.headers['x-api-key']).toBe('k-123');
+    expect(request!.headers['content-type']).toBe('application/x-protobuf');
+    const spans = request!.spans;
+    expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
+    const byName = new Map(spans.map((span) => [span.name, span]));
+    const root = byName.get('RUN octo/app')!;
+    expect(root).toMatchObject({ parentSpanId: '', kind: 'SPAN_KIND_SERVER', startTimeUnixNano: nanos(0), endTimeUnixNano: nanos(20), status: { code: 'STATUS_CODE_ERROR', message: 'ImagePullFailed' } });
+    expect(root.attributes).toMatchObject({ 'cicd.pipeline.name': 'octo/app', 'cicd.pipeline.run.id': 'b-42', 'cicd.pipeline.result': 'error', 'error.type': 'ImagePullFailed', 'vcs.ref.head.revision': 'c0ffee' });
+    expect(root.resource['service.name']).toBe('serverless-step-runner');
+    const step = byName.get('test')!;
+    expect(step).toMatchObject({ parentSpanId: root.spanId, kind: 'SPAN_KIND_INTERNAL', startTimeUnixNano: nanos(2), endTimeUnixNano: nanos(19) });
+    expect(step.attributes).toMatchObject({ 'cicd.pipeline.task.name': 'test', 'cicd.pipeline.task.run.id': 'b-42/test', 'cicd.pipeline.task.run.result': 'error' });
+    expect(spans.filter((span) => span.parentSpanId === step.spanId).map((span) => [span.name, span.status.code])).toEqual([
+      ['pending', 'STATUS_CODE_UNSET'],
+      ['pulling', 'STATUS_CODE_ERROR'],
+    ]);
+  });
+
+  it('logs an export the endpoint refuses, without its headers, and never throws', async () => {
+    // 401: a key the collector refuses (a 503 would be retried first, as the exporter retries what may pass).
+    receiver.answer(401);
+    const log = recordingLog();
+    try {
+      const exported = await otlpBuildTraces(async () => ({ endpoint: `${receiver.endpoint}/otlp?token=s3cret`, headers: { authorization: 'Bearer s3cret' } }), log)(imagePullFailed);
+      expect(exported).toBe(false);
+    } finally {
+      receiver.answer(200);
+    }
+    expect(log.lines).toEqual([expect.stringContaining(`Build trace not exported to ${receiver.endpoint}`)]);
+    expect(log.lines.join('\n')).not.toContain('s3cret');
+  });
+
+  it('logs a destination that cannot be had (its secret unreadable)', async () => {
+    const log = recordingLog();
+    const exported = await otlpBuildTraces(async () => Promise.reject(new Error('AccessDeniedException: not allowed')), log)(imagePullFailed);
+    expect(exported).toBe(false);
+    expect(log.lines).toEqual([expect.stringMatching(/^Build trace not exported to the OTLP endpoint; .*AccessDeniedException/)]);
   });
 });

@@ -1,5 +1,6 @@
 import { reportStatusHandler } from '../workflow/handlers.js';
 import { logger } from '../workflow/lambda-task.js';
+import { lambdaBuildTraces } from './build-traces.js';
 import type { LambdaGitHubAppOptions } from './github-app.js';
 import { s3LogStore } from './s3-log-store.js';
 import { EnvNames } from './settings.js';
@@ -7,7 +8,8 @@ import { gitHubStatusReporting } from './status-reporting.js';
 import { emfMetricsSink } from './emf-metrics.js';
 
 /**
- * ReportStarted / ReportSucceeded / ReportFailed on AWS: commit statuses (status-reporting.ts). The
+ * ReportStarted / ReportSucceeded / ReportFailed on AWS: commit statuses (status-reporting.ts), and
+ * the build's trace once it ends when the deployment names an OTLP endpoint (build-traces.ts). The
  * App or the token is required at start: without either no status could ever be posted, and a
  * build would look "pending" on GitHub forever. `app` is for tests.
  */
@@ -15,8 +17,8 @@ export function createReportStatusHandler(env: NodeJS.ProcessEnv = process.env, 
   const { reporterFor, middleware } = gitHubStatusReporting(env, app, true);
   // A check run's summary reads how each step ended from where FinishStep kept it, beside its log.
   const bucket = env[EnvNames.logsBucket];
-  // ReportSucceeded and ReportFailed end the build: its metric record is written there.
-  const handler = reportStatusHandler(reporterFor, bucket ? s3LogStore(bucket, env[EnvNames.logsPrefix] ?? '') : undefined, emfMetricsSink(env));
+  // ReportSucceeded and ReportFailed end the build: its metric record and its trace are sent there.
+  const handler = reportStatusHandler(reporterFor, bucket ? s3LogStore(bucket, env[EnvNames.logsPrefix] ?? '') : undefined, { metrics: emfMetricsSink(env), exportTrace: lambdaBuildTraces(env) });
   if (middleware) handler.use(middleware);
   // A commit status is a courtesy: not even a failure to read the token may fail the build.
   handler.use({

@@ -51,6 +51,10 @@ export const EnvNames = {
   githubAppPrivateKeySecretId: 'GITHUB_APP_PRIVATE_KEY_SECRET_ID',
   githubApiUrl: 'GITHUB_API_URL',
   buildForkPullRequests: 'BUILD_FORK_PULL_REQUESTS',
+  /** Where ReportStatus sends each build's trace (OTLP/HTTP); absent or empty: no trace. */
+  otlpEndpoint: 'OTLP_ENDPOINT',
+  /** The Secrets Manager secret holding the headers the OTLP endpoint wants (an API key); absent or empty: none. */
+  otlpHeadersSecretId: 'OTLP_HEADERS_SECRET_ID',
 } as const;
 
 /** The function cannot run as deployed; the message names every setting that is wrong. */

@@ -12,6 +12,7 @@ import { imageRegistryOf } from './image-registry.js';
 import { kubeConfigFromFile } from './kube-config-file.js';
 import { logsDir, stateDir } from './stores/state-dir.js';
 import { localSourceFiles } from './source/source-files.js';
+import type { BuildTraceExport } from '../workflow/trace-export.js';
 
 /** Where a local build runs: a cluster by kubeconfig (the embedded one's, or the user's own). */
 export interface LocalTarget {
@@ -32,6 +33,8 @@ export interface LocalTarget {
   cache?: CacheStore;
   /** Credentials of a step's identity for what the tasks read as the step (its AWS secrets); `run --identity`. */
   identityCredentials?: IdentityCredentials;
+  /** `--otlp-endpoint`: each build that ends sent as a trace (build-traces.ts); absent: none. */
+  exportTrace?: BuildTraceExport;
 }
 
 /**
@@ -65,6 +68,7 @@ export function localTaskRuntime(target: LocalTarget): LocalTaskRuntime {
       sourceFiles: localSourceFiles,
       ...(target.cache ? { cache: target.cache } : {}),
       ...(target.identityCredentials ? { identityCredentials: target.identityCredentials } : {}),
+      ...(target.exportTrace ? { exportTrace: target.exportTrace } : {}),
       now: () => new Date(),
       log: logger,
     },
@@ -121,7 +125,7 @@ export function commandSettings(options: CommandSettingsOptions, env: NodeJS.Pro
  */
 export function commandTaskRuntime(
   kubeconfig: string,
-  options: CommandSettingsOptions & { kubeconfig?: string; context?: string; namespace?: string; stateDir?: string; cache?: CacheStore; failedWorkspaceKeepSeconds?: number; identityCredentials?: IdentityCredentials },
+  options: CommandSettingsOptions & { kubeconfig?: string; context?: string; namespace?: string; stateDir?: string; cache?: CacheStore; failedWorkspaceKeepSeconds?: number; identityCredentials?: IdentityCredentials; exportTrace?: BuildTraceExport },
   env: NodeJS.ProcessEnv = process.env,
 ): LocalTaskRuntime {
   const settings = {
@@ -137,5 +141,6 @@ export function commandTaskRuntime(
     logsDir: logsDir(stateDir(options.stateDir)),
     ...(options.cache ? { cache: options.cache } : {}),
     ...(options.identityCredentials ? { identityCredentials: options.identityCredentials } : {}),
+    ...(options.exportTrace ? { exportTrace: options.exportTrace } : {}),
   });
 }

@@ -27,6 +27,7 @@ import { prepareBuild } from './tasks/prepare-build.js';
 import { reportStatus, type ReportInput, type StatusReporter } from './tasks/report-status.js';
 import type { StepLogStore } from './step-log-store.js';
 import type { MetricsSink } from './metric-records.js';
+import type { BuildTraceExport } from './trace-export.js';
 
 /** A watch must end well before the invocation does, or the poll is lost to a Lambda timeout. */
 export const WATCH_MARGIN_MS = 5_000;
@@ -106,9 +107,9 @@ export const awaitRerunHandler = () => lambdaTask(async (input: AwaitRerunInput)
  * `reporterFor` sees the invocation's context, where a secrets middleware (lib/lambda) leaves the
  * GitHub token.
  */
-export const reportStatusHandler = (reporterFor: (context: Context) => StatusReporter, logs?: Pick<StepLogStore, 'results'>, metrics?: MetricsSink) =>
+export const reportStatusHandler = (reporterFor: (context: Context) => StatusReporter, logs?: Pick<StepLogStore, 'results'>, observers: { metrics?: MetricsSink; exportTrace?: BuildTraceExport } = {}) =>
   lambdaTask<ReportInput, StatusReport>(async (input, context) =>
-    reportStatus(input, { reporter: reporterFor(context), log: logger, ...(logs ? { results: (buildId: string) => logs.results(buildId) } : {}), ...(metrics ? { metrics } : {}) }),
+    reportStatus(input, { reporter: reporterFor(context), log: logger, ...(logs ? { results: (buildId: string) => logs.results(buildId) } : {}), ...observers }),
   );
 
 /**

@@ -12,22 +12,13 @@ import type { TaskDeps } from './task-deps.js';
 import type { TaskLog } from './task-log.js';
 
 /**
- * The step's timings as the polls left them ($.poll.timings), completed when the last look lacked
- * the pull: a poll that saw the pod already succeeded reads no events (observe.ts), and a short
- * step may go from its quiet pending to its end within one watch. Its events outlive the pod (the
- * API server's --event-ttl, an hour by default), so one more read finds them even once it is deleted.
- * Only with a sink to write to: no request is made for a metric nobody keeps.
+ * The step's timings as the polls left them ($.poll.timings), completed by FinishStep's last look
+ * at the pod and its events (the one its trace's timeline is read from too): a poll that saw the
+ * pod already succeeded reads no events (observe.ts), and a short step may go from its quiet
+ * pending to its end within one watch. Pure.
  */
-export async function finalStepTimings(input: StepInput, poll: PollState, deps: Pick<TaskDeps, 'cluster' | 'metrics' | 'log'>): Promise<PodTimings | undefined> {
-  const known = poll.timings;
-  if (!deps.metrics || known?.pullSeconds !== undefined) return known;
-  try {
-    const seen = await deps.cluster.observePod(input.namespace, poll.podName);
-    return mergePodTimings(known, podTimings(seen.pod, seen.events));
-  } catch (error) {
-    deps.log.warn("The step's pod could not be read again for its timings: its metrics go without its pull time", { reason: (error as Error).message });
-    return known;
-  }
+export function finalStepTimings(poll: PollState, seen: Parameters<typeof podTimings> | undefined): PodTimings | undefined {
+  return seen ? mergePodTimings(poll.timings, podTimings(...seen)) : poll.timings;
 }
 
 /** The step's record, at the end of FinishStep. */

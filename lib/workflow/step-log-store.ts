@@ -1,4 +1,5 @@
 import type { PodTimings } from '../kube/index.js';
+import type { StepTimeline } from '../kube/index.js';
 
 /**
  * Where a step's log is kept: S3 on AWS (lib/lambda), a folder locally (lib/local). FinishStep
@@ -55,6 +56,8 @@ export interface StepRecord {
   pushed?: { digest: string; tags: string[] };
   /** Its test reports' summary (StepResult.tests): the check run's table and annotations; absent: no reports. */
   tests?: TestSummary;
+  /** When its pod was scheduled, pulled its image, ran (podTimeline): a trace's pending, pulling and running; absent: not read. */
+  timeline?: StepTimeline;
 }
 
 const RESULT_SUFFIX = '.result.json';

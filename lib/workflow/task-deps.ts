@@ -12,6 +12,7 @@ import type { AwsSecretReaderFor } from './aws-secrets.js';
 import type { SourceFiles } from './build-bases.js';
 import type { BuildInput } from '../contract/index.js';
 import type { MetricsSink } from './metric-records.js';
+import type { BuildTraceExport } from './trace-export.js';
 
 /**
  * The I/O a task needs, injected so the same task code runs on Lambda (lib/lambda), locally
@@ -88,6 +89,11 @@ export interface TaskDeps {
   awsSecretReader?: AwsSecretReaderFor;
   /** Where a step's and a build's metric records go (metrics-writer.ts): EMF on Lambda; without it, none is made. */
   metrics?: MetricsSink;
+  /**
+   * Sends each build that ends as a trace (trace-export.ts): ReportStatus's, on AWS from the
+   * deployment's OTLP settings, locally from `--otlp-endpoint`. Without it, no trace.
+   */
+  exportTrace?: BuildTraceExport;
 }
 
 export type { TaskLog } from './task-log.js';

@@ -100,6 +100,19 @@ describe('--clone-image', () => {
   });
 });
 
+describe('--otlp-endpoint', () => {
+  it('sends run\'s and serve\'s builds as traces there, as the deployment\'s otlpEndpoint does', () => {
+    expect((parseRunArgs(['p.yml', '--otlp-endpoint', 'http://localhost:4318']) as RunOptions).otlpEndpoint).toBe('http://localhost:4318');
+    expect(parseServeArgs(['--otlp-endpoint', 'https://otlp.example.com/v1/traces'], {}).otlpEndpoint).toBe('https://otlp.example.com/v1/traces');
+    expect((parseRunArgs(['p.yml']) as RunOptions).otlpEndpoint).toBeUndefined();
+  });
+
+  it('refuses what is no http(s) URL before anything starts', () => {
+    expect(() => parseRunArgs(['p.yml', '--otlp-endpoint', 'localhost:4318'])).toThrow(UsageError);
+    expect(() => parseServeArgs(['--otlp-endpoint', 'grpc://collector:4317'], {})).toThrow(/^--otlp-endpoint "grpc:\/\/collector:4317" is not an http:\/\/ or https:\/\/ URL/);
+  });
+});
+
 describe('--cache-image', () => {
   it("names the cache containers' image for run and serve, as the deployment's CACHE_IMAGE does", () => {
     expect((parseRunArgs(['p.yml', '--cache-image', 'registry.example.com/ci/curl:8']) as RunOptions).cacheImage).toBe('registry.example.com/ci/curl:8');

@@ -4,14 +4,14 @@ import { WhenEvents, type WhenEvent } from '../../pipeline/index.js';
 import { inputOptions } from './input-args.js';
 import { DEFAULT_CACHE_IMAGE, DEFAULT_CLONE_IMAGE, type WorkspaceMode } from '../../workflow/settings.js';
 import type { RuntimeKind } from '../../emulators/kubernetes/runtime/container-runtime.js';
-import { baseOption, branchOption, BUILD_TARGET_OPTIONS, durationOption, cacheImageOption, changedFileOption, cloneImageOption, eventOption, runtimeOption, UsageError, workspaceModeOption } from './usage.js';
+import { baseOption, branchOption, BUILD_TARGET_OPTIONS, durationOption, cacheImageOption, changedFileOption, cloneImageOption, eventOption, otlpEndpointOption, runtimeOption, UsageError, workspaceModeOption } from './usage.js';
 import { envOptions } from './env-args.js';
 import { secretArgument, type SecretArgument } from './secret-args.js';
 import { identityOptions } from './identity-args.js';
 import type { Identity } from '../../workflow/identities.js';
 
 export const RUN_USAGE =
-  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--autoscale-after DURATION] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--identity NAME=ROLE_ARN]... [--identities FILE] [--input NAME=VALUE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--keep] [--state-dir DIR] [--artifacts DIR] [--shell-on-failure] [--json] [--verbose]';
+  'run [pipeline.yml] [--source DIR] [--commit REF] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig FILE] [--context NAME] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--images FILE] [--autoscale-after DURATION] [--env NAME=VALUE]... [--secret SECRET/KEY[=VALUE]]... [--secret-file FILE]... [--identity NAME=ROLE_ARN]... [--identities FILE] [--input NAME=VALUE]... [--step NAME]... [--no-needs] [--changed FILE]... [--base REF] [--default-branch B] [--keep] [--state-dir DIR] [--artifacts DIR] [--otlp-endpoint URL] [--shell-on-failure] [--json] [--verbose]';
 
 export const RUN_HELP = `Usage: step-runner ${RUN_USAGE}
 
@@ -104,6 +104,11 @@ problem is listed, or a source that cannot be read). Ctrl-C aborts it and delete
                     DIR/BUILD/STEP/<path as the pipeline names it> (a folder unpacked), each
                     step's folder with a SHA256SUMS that sha256sum -c checks (default: the state
                     directory's artifacts/). Not with --kubeconfig, whose pods keep none here
+  --otlp-endpoint URL
+                    send the build, when it ends, as one OpenTelemetry trace to this OTLP/HTTP
+                    endpoint (/v1/traces is added unless the URL ends with it), with the headers
+                    of $OTEL_EXPORTER_OTLP_HEADERS, as a deployment does with its otlpEndpoint
+                    (docs/traces.md); default: no trace
   --shell-on-failure
                     when a step fails (for good: after its retries), open a shell on this
                     terminal in a copy of its pod, before the build deletes anything: the step's
@@ -174,6 +179,8 @@ export interface RunOptions {
   artifacts?: string;
   /** `--shell-on-failure`: a shell in a copy of the first pod that fails for good (lib/cli/failed-step-shell.ts). */
   shellOnFailure?: boolean;
+  /** `--otlp-endpoint`: the build sent as a trace when it ends (lib/local/build-traces.ts). */
+  otlpEndpoint?: string;
   json?: boolean;
   verbose?: boolean;
 }
@@ -220,7 +227,7 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
   if (values.help) return { help: true };
   const [file, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`one pipeline file at a time, got ${positionals.length}`);
-  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, 'cache-image': cacheImage, changed, base, 'default-branch': defaultBranch, 'autoscale-after': autoscaleAfter, 'shell-on-failure': shellOnFailure, identity, identities: identitiesFile, input, ...rest } = values;
+  const { workspace, 'workspace-mode': workspaceMode, help: _help, event, env, secret, 'secret-file': secretFiles, step: steps, 'no-needs': noNeeds, 'state-dir': stateDir, runtime, 'clone-image': cloneImage, 'cache-image': cacheImage, changed, base, 'default-branch': defaultBranch, 'autoscale-after': autoscaleAfter, 'shell-on-failure': shellOnFailure, 'otlp-endpoint': otlpEndpoint, identity, identities: identitiesFile, input, ...rest } = values;
   if (noNeeds && !steps) throw new UsageError('--no-needs goes with --step NAME');
   if (changed && base !== undefined) throw new UsageError('--changed and --base both say what the change is: give the files, or the ref to compare the work tree with, not both');
   const source = rest.source ?? workspace;
@@ -252,5 +259,6 @@ export function parseRunArgs(args: string[]): RunArgs | { help: true } {
     ...(base !== undefined ? { base: baseOption(base) } : {}),
     ...(defaultBranch !== undefined ? { defaultBranch: branchOption(defaultBranch, '--default-branch') } : {}),
     ...(shellOnFailure ? { shellOnFailure } : {}),
+    ...(otlpEndpoint !== undefined ? { otlpEndpoint: otlpEndpointOption(otlpEndpoint) } : {}),
   };
 }

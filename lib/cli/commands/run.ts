@@ -16,6 +16,7 @@ import { uploaderFor, type SourceUploader } from '../../local/source/source-uplo
 import { readPipelineFile } from '../../local/source/pipeline-file.js';
 import { printedStatusReporter } from '../../emulators/lambda/printed-status.js';
 import { commandTaskRuntime } from '../../local/task-runtime.js';
+import { localBuildTraces } from '../../local/build-traces.js';
 import { startLocalCacheStore, type LocalCacheStore } from '../../local/stores/local-cache-store.js';
 import { stateDir } from '../../local/stores/state-dir.js';
 import { keyFilesProblem } from '../../local/source/cache-key-files.js';
@@ -217,6 +218,7 @@ export async function runBuild(given: RunOptions, io: Pick<CommandIO, 'out' | 'e
       ...(cacheStore ? { cache: cacheStore.store } : {}),
       ...(options.keep ? {} : { failedWorkspaceKeepSeconds: 0 }),
       ...(identityCredentials ? { identityCredentials } : {}),
+      ...(options.otlpEndpoint ? { exportTrace: localBuildTraces(options.otlpEndpoint, print) } : {}),
     });
     logger.setLogLevel(options.verbose ? 'INFO' : 'SILENT');
     uploader = uploaderFor(source.source, pipeline.checkout, { kubeconfig, context: options.context }, print);

@@ -3,7 +3,7 @@ import { WebhookRoutes } from '../../forge/webhook.js';
 import { WhenEvents, type WhenEvent } from '../../pipeline/index.js';
 import { DEFAULT_CACHE_IMAGE, DEFAULT_CLONE_IMAGE } from '../../workflow/settings.js';
 import type { LocalServerOptions } from '../../local/server/local-server.js';
-import { branchOption, BUILD_TARGET_OPTIONS, cacheImageOption, cloneImageOption, eventOption, portOption, runtimeOption, UsageError, workspaceModeOption } from './usage.js';
+import { branchOption, BUILD_TARGET_OPTIONS, cacheImageOption, cloneImageOption, eventOption, otlpEndpointOption, portOption, runtimeOption, UsageError, workspaceModeOption } from './usage.js';
 
 /** The local server's secrets when not given on the command line (on AWS: Secrets Manager ids). */
 export const SecretEnvNames = {
@@ -12,7 +12,7 @@ export const SecretEnvNames = {
 } as const;
 
 export const summary =
-  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--source DIR] [--secret S] [--example FILE] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig F [--context C]] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--default-branch B] [--images FILE] [--state-dir DIR] [--github-app-id ID --github-app-key FILE [--github-api-url URL]] [--verbose]';
+  'serve [--port 3000] [--host 127.0.0.1] [--pipeline FILE] [--source DIR] [--secret S] [--example FILE] [--branch B] [--event E] [--runtime docker|process] [--kubeconfig F [--context C]] [--namespace NS] [--workspace-mode volume|ephemeral] [--clone-image IMAGE] [--cache-image IMAGE] [--default-branch B] [--images FILE] [--state-dir DIR] [--otlp-endpoint URL] [--github-app-id ID --github-app-key FILE [--github-api-url URL]] [--verbose]';
 
 export const help = `Usage: step-runner ${summary}
 
@@ -64,6 +64,11 @@ Builds run on the local executor, on the embedded cluster unless --kubeconfig is
                     lib/emulators/kubernetes/images/README.md)
   --state-dir DIR   where step logs go, as logs/BUILD/STEP.log (default: $XDG_STATE_HOME/step-runner,
                     else ~/.local/state/step-runner): never into the work tree being built
+  --otlp-endpoint URL
+                    send each build, when it ends, as one OpenTelemetry trace to this OTLP/HTTP
+                    endpoint (/v1/traces is added unless the URL ends with it), with the headers
+                    of $OTEL_EXPORTER_OTLP_HEADERS, as a deployment does with its otlpEndpoint
+                    (docs/traces.md); default: no trace
   --github-app-id ID, --github-app-key FILE
                     a GitHub App (its id, its private key's .pem file): builds of its deliveries
                     (they name its installation) report a check run on its GitHub, as a deployment
@@ -145,6 +150,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     ...(values.source ?? values.workspace ? { source: (values.source ?? values.workspace)! } : {}),
     ...(values.images ? { images: values.images } : {}),
     ...(values['state-dir'] ? { stateDir: values['state-dir'] } : {}),
+    ...(values['otlp-endpoint'] !== undefined ? { otlpEndpoint: otlpEndpointOption(values['otlp-endpoint']) } : {}),
     ...(values.example ? { example: values.example } : {}),
     ...(values.branch !== undefined ? { branch: branchOption(values.branch) } : {}),
     ...(values.event !== undefined ? { event: eventOption(values.event) } : {}),

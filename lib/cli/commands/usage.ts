@@ -40,6 +40,18 @@ export function cacheImageOption(value: string): string {
   return imageOption('--cache-image', value);
 }
 
+/** `--otlp-endpoint` (run and serve): where each build's trace goes, an http(s) URL as the deployment's OTLP_ENDPOINT. */
+export function otlpEndpointOption(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new UsageError(`--otlp-endpoint ${JSON.stringify(value)} is not an http:// or https:// URL (an OTLP/HTTP endpoint, e.g. http://localhost:4318)`);
+  return value;
+}
+
 function imageOption(flag: string, value: string): string {
   const checked = checkImageReference(value);
   if (!checked.ok) throw new UsageError(`${flag} ${JSON.stringify(value)} is not a valid image reference: ${checked.reason}`);
@@ -99,7 +111,7 @@ export function runtimeOption(value: string | undefined, kubeconfig?: string): R
   }
 }
 
-/** The options `run` and `serve` share: which cluster and namespace builds go to, the workspace mode, the clone and cache images, the source and the state directory. */
+/** The options `run` and `serve` share: which cluster and namespace builds go to, the workspace mode, the clone and cache images, the source, the state directory and where traces go. */
 export const BUILD_TARGET_OPTIONS = {
   kubeconfig: { type: 'string' },
   // The embedded cluster's container runtime (docker or process); not with --kubeconfig.
@@ -118,4 +130,6 @@ export const BUILD_TARGET_OPTIONS = {
   workspace: { type: 'string' },
   // Logs and local state: outside the work tree (lib/local/stores/state-dir.ts).
   'state-dir': { type: 'string' },
+  // Where each build's trace goes when it ends, as the deployment's OTLP_ENDPOINT.
+  'otlp-endpoint': { type: 'string' },
 } as const;

@@ -35,7 +35,7 @@ const FUNCTIONS: Record<string, LocalFunction> = {
   WaitForNeedsLambdaFunction: { name: 'waitForNeeds', create: waitForNeedsHandler },
   FinishStepLambdaFunction: { name: 'finishStep', create: finishStepHandler },
   CleanupBuildLambdaFunction: { name: 'cleanupBuild', create: cleanupBuildHandler },
-  ReportStatusLambdaFunction: { name: 'reportStatus', create: (runtime, statuses) => reportStatusHandler(() => statuses, runtime.deps.logs) },
+  ReportStatusLambdaFunction: { name: 'reportStatus', create: (runtime, statuses) => reportStatusHandler(() => statuses, runtime.deps.logs, runtime.deps.exportTrace ? { exportTrace: runtime.deps.exportTrace } : {}) },
   AwaitRerunLambdaFunction: { name: 'awaitRerun', create: () => awaitRerunHandler() },
   AwaitApprovalLambdaFunction: { name: 'awaitApproval', create: (runtime) => awaitApprovalHandler(runtime) },
 };

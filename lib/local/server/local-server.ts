@@ -37,6 +37,7 @@ import { uploaderFor } from '../source/source-upload.js';
 import { printedStatusReporter } from '../../emulators/lambda/printed-status.js';
 import { localGitHubAppReporter, type LocalGitHubApp } from './github-app-reporting.js';
 import { commandTaskRuntime } from '../task-runtime.js';
+import { localBuildTraces } from '../build-traces.js';
 import { startLocalCacheStore, type LocalCacheStore } from '../stores/local-cache-store.js';
 import { stateDir } from '../stores/state-dir.js';
 import { DEFAULT_BRANCH } from '../../workflow/cache-plan.js';
@@ -76,6 +77,8 @@ export interface LocalServerOptions {
   images?: string[];
   /** `--state-dir`: where step logs go (default: lib/local/stores/state-dir.ts's). */
   stateDir?: string;
+  /** `--otlp-endpoint`: each build sent as a trace when it ends (lib/local/build-traces.ts). */
+  otlpEndpoint?: string;
   /** Tests: a fast simulated kubelet, and each execution's overrides (short waits between polls and retries). */
   timings?: Partial<KubeletTimings>;
   overrides?: ExecutionOverrides;
@@ -137,7 +140,11 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         print(`Cache: kept in ${path.join(stateDir(options.stateDir), 's3')} (served to the pods at ${store.endpoint})`);
       }
     }
-    const runtime = commandTaskRuntime(kubeconfig, { ...options, ...(cache ? { cache: cache.store } : {}) });
+    const runtime = commandTaskRuntime(kubeconfig, {
+      ...options,
+      ...(cache ? { cache: cache.store } : {}),
+      ...(options.otlpEndpoint ? { exportTrace: localBuildTraces(options.otlpEndpoint, print, (name) => `${baseUrl}/executions/${encodeURIComponent(name)}`) } : {}),
+    });
     const statuses = options.githubApp ? localGitHubAppReporter(options.githubApp, print) : printedStatusReporter(print);
     // On the embedded cluster, a delivery's commit comes from this repository (and a commit it
     // does not have fails the checkout, as on AWS); a cluster of the user's own cannot reach this

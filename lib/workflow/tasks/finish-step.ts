@@ -1,4 +1,5 @@
-import { finishedCause, maskSecrets, secretNeedles, STEP_CONTAINER } from '../../kube/index.js';
+import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import { finishedCause, maskSecrets, podTimeline, secretNeedles, STEP_CONTAINER } from '../../kube/index.js';
 import { ErrorNames } from '../../contract/index.js';
 import { causeLogTail, logTail } from '../log-tail.js';
 import { buildClaimName, type PollState, type ServiceResult, type StepInput, type StepResult } from '../state-data.js';
@@ -47,6 +48,8 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   // matrix fails no Map, so its Failed pod is what tells every step still to start that it never
   // will (needs-verdict.ts), however late it looks (keeps-going.ts).
   const keepPod = failed ? keepsFailedPod(input.step) : input.step.needed === true;
+  const seen = await lastLook(input, poll, deps);
+  const timeline = seen ? podTimeline(...seen) : undefined;
   if (!keepPod) await cluster.deletePod(input.namespace, poll.podName);
   const tail = end ? logTail(end) : '';
   deps.log.info(`Step "${input.step.name}" ${failed ? 'failed' : 'succeeded'}; pod ${poll.podName} ${keepPod ? (failed ? 'kept until the build ends' : 'kept for the steps that need it') : 'deleted'}`, {
@@ -60,7 +63,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   const claimName = buildClaimName(input.settings);
   if (!failed && claimName) await cluster.recordStepSucceeded(input.namespace, claimName, input.step.name, deps.now());
   const error = failed ? (poll.error ?? ErrorNames.StepFailed) : null;
-  const timings = await finalStepTimings(input, poll, deps);
+  const timings = finalStepTimings(poll, seen);
   // For the check run's summary, which nothing else could tell once the Map has dropped its results.
   await deps.logs.putResult(input.build.id, {
     step: input.step.name,
@@ -72,6 +75,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     ...(timings ? { timings } : {}),
     ...(!failed && poll.pushed ? { pushed: poll.pushed } : {}),
     ...(tests ? { tests } : {}),
+    ...(timeline ? { timeline } : {}),
   });
   // Last, once all the step leaves is stored (the clone's key hashes above all): the steps that
   // need it start on this mark, not on the pod's success (step-finished.ts).
@@ -109,6 +113,22 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   };
   writeStepMetrics(input, poll, result, timings, deps);
   return result;
+}
+
+/**
+ * The pod and its events, read once before the pod is deleted (its events outlive it, its status
+ * does not): when it was scheduled, pulled and ran, for the build's trace (podTimeline) and the
+ * step's metrics (finalStepTimings). A cluster that cannot answer now costs them the step's
+ * phases, never the step.
+ */
+async function lastLook(input: StepInput, poll: PollState, deps: TaskDeps): Promise<[V1Pod | null, CoreV1Event[]] | undefined> {
+  try {
+    const { pod, events } = await deps.cluster.observePod(input.namespace, poll.podName);
+    return [pod, events];
+  } catch (error) {
+    deps.log.warn(`When step "${input.step.name}" pulled and ran could not be read`, { reason: (error as Error).message });
+    return undefined;
+  }
 }
 
 /**

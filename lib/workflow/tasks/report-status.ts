@@ -3,6 +3,7 @@ import type { PreparedBuild } from '../state-data.js';
 import { endedSteps, statusSteps } from '../status-steps.js';
 import type { StepRecord } from '../step-log-store.js';
 import type { TaskLog } from '../task-deps.js';
+import type { BuildTraceExport } from '../trace-export.js';
 import { writeBuildMetrics } from '../metrics-writer.js';
 import type { MetricsSink } from '../metric-records.js';
 
@@ -16,30 +17,62 @@ export interface StatusReporter {
  * `$` in the definition: Parameters cannot name a path that may be missing, and a build that
  * failed before its steps were prepared has none), whose steps the report lists. At the build's
  * end, the execution's start ($$.Execution.StartTime) and, once it is computed, the build's cost,
- * for the build's metrics.
+ * for the build's metrics and trace.
  */
 export type ReportInput = StatusRequest & { prepared?: Partial<PreparedBuild>; startedAt?: string; cost?: { usd: number } };
+
+interface ReportDeps {
+  reporter: StatusReporter;
+  log: TaskLog;
+  results?: (buildId: string) => Promise<StepRecord[]>;
+  /** The build's trace, sent when it ends (trace-export.ts); absent: no trace. */
+  exportTrace?: BuildTraceExport;
+  /** Where the build's metric record goes (metrics-writer.ts); absent: none. */
+  metrics?: MetricsSink;
+  now?: () => Date;
+}
 
 /**
  * Reports the build's status. Never throws for a status that cannot be reported: a commit status is
  * a courtesy, and GitHub being unreachable must not fail (or hide the result of) a build.
  */
-export async function reportStatus(
-  input: ReportInput,
-  deps: { reporter: StatusReporter; log: TaskLog; results?: (buildId: string) => Promise<StepRecord[]>; metrics?: MetricsSink; now?: () => Date },
-): Promise<StatusReport> {
+export async function reportStatus(input: ReportInput, deps: ReportDeps): Promise<StatusReport> {
   const { prepared, startedAt, cost, ...request } = input;
-  const { build } = request;
-  // Read at most once, for the summary and the build's metrics alike.
+  // Read once, for the report, the metrics and the trace, and only when one of them asks.
   let records: Promise<StepRecord[]> | undefined;
-  const reading = { log: deps.log, ...(deps.results ? { results: () => (records ??= readRecords(request, deps)) } : {}) };
+  const results = deps.results ? () => (records ??= readRecords(request, deps)) : undefined;
   // The build's end (a skipped build ran nothing to measure): its metrics, whatever becomes of the report.
   if (deps.metrics && (request.outcome === Outcomes.succeeded || request.outcome === Outcomes.failed) && !request.skipped) {
     const failure = request.outcome === Outcomes.failed ? { failure: request.failure ?? {} } : {};
-    writeBuildMetrics({ build, ...failure, ...(startedAt ? { startedAt } : {}), ...(cost ? { cost } : {}) }, (await reading.results?.()) ?? [], deps);
+    writeBuildMetrics({ build: request.build, ...failure, ...(startedAt ? { startedAt } : {}), ...(cost ? { cost } : {}) }, (await results?.()) ?? [], { metrics: deps.metrics, log: deps.log, ...(deps.now ? { now: deps.now } : {}) });
   }
+  const reported = await report(prepared, request, { reporter: deps.reporter, log: deps.log, ...(results ? { results } : {}) });
+  const { outcome } = request;
+  // After the report, which people wait for; the export logs its own failure and never throws.
+  if (deps.exportTrace && (outcome === Outcomes.succeeded || outcome === Outcomes.failed)) {
+    await deps.exportTrace({
+      build: request.build,
+      outcome,
+      ...(request.failure ? { failure: request.failure } : {}),
+      ...(request.skipped ? { skipped: request.skipped } : {}),
+      ...(startedAt ? { startedAt } : {}),
+      endedAt: new Date().toISOString(),
+      ...(prepared?.pipelineFile ? { pipelineFile: prepared.pipelineFile } : {}),
+      ...(request.executionArn ? { executionArn: request.executionArn } : {}),
+      steps: results ? await results() : [],
+    });
+  }
+  return reported;
+}
+
+async function report(
+  prepared: Partial<PreparedBuild> | undefined,
+  request: StatusRequest,
+  deps: { reporter: StatusReporter; log: TaskLog; results?: () => Promise<StepRecord[]> },
+): Promise<StatusReport> {
+  const { build } = request;
   try {
-    const steps = await stepsOf(prepared, request, reading);
+    const steps = await stepsOf(prepared, request, deps);
     const result = await deps.reporter.report({ ...request, ...steps });
     if (result.posted) deps.log.info(`Commit status ${result.state} posted`, { repository: build.repository, commit: build.commit });
     return result;
@@ -54,12 +87,12 @@ export async function reportStatus(
 async function stepsOf(
   prepared: Partial<PreparedBuild> | undefined,
   request: StatusRequest,
-  deps: { log: TaskLog; results?: (buildId: string) => Promise<StepRecord[]> },
+  deps: { results?: () => Promise<StepRecord[]> },
 ): Promise<Pick<StatusRequest, 'steps' | 'pipelineFile'>> {
   // A step's end: its iteration has no plan of the build, only what has ended.
-  if (request.outcome === Outcomes.progress) return deps.results ? { steps: endedSteps(await readRecords(request, deps)) } : {};
+  if (request.outcome === Outcomes.progress) return deps.results ? { steps: endedSteps(await deps.results()) } : {};
   if (!prepared?.steps || !prepared.settings) return {};
-  const records = request.outcome === Outcomes.started ? [] : await readRecords(request, deps);
+  const records = request.outcome === Outcomes.started || !deps.results ? [] : await deps.results();
   const steps = statusSteps({ steps: prepared.steps, settings: prepared.settings, ...(prepared.skipped ? { skipped: prepared.skipped } : {}), ...(prepared.afterFailure ? { afterFailure: prepared.afterFailure } : {}) }, records, request.outcome !== Outcomes.started);
   return { steps, ...(prepared.pipelineFile ? { pipelineFile: prepared.pipelineFile } : {}) };
 }

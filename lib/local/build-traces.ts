@@ -1,0 +1,22 @@
+/**
+ * `run --otlp-endpoint` and `serve --otlp-endpoint`: each build that ends is sent as a trace by the
+ * very module ReportStatus uses on AWS (lib/workflow/trace-export.ts), the export's outcome printed
+ * beside the build's lines. The endpoint's headers come from OTEL_EXPORTER_OTLP_HEADERS, which the
+ * OpenTelemetry exporter reads itself (@opentelemetry/otlp-exporter-base,
+ * configuration/otlp-node-http-env-configuration.ts); the deployment reads them from a secret.
+ */
+import type { TaskLog } from '../workflow/task-log.js';
+import { otlpBuildTraces, type BuildTraceExport } from '../workflow/trace-export.js';
+
+/** `runUrl`: serve's console page of an execution, by its name (the ARN's last part); run has none. */
+export function localBuildTraces(endpoint: string, print: (line: string) => void, runUrl?: (executionName: string) => string): BuildTraceExport {
+  const log = {
+    info: (message: string) => print(message),
+    warn: (message: string, extra?: { reason?: string }) => print(extra?.reason ? `${message}: ${extra.reason}` : message),
+  } as TaskLog;
+  const send = otlpBuildTraces(async () => ({ endpoint }), log);
+  return (ended) => {
+    const name = ended.executionArn?.split(':').pop();
+    return send({ ...ended, ...(runUrl && name ? { runUrl: runUrl(name) } : {}) });
+  };
+}
