@@ -36,6 +36,8 @@ export { finishedCause, type StepEnding } from './cause.js';
 export { serviceStates, type ServiceState } from './classify-services.js';
 export { eventCount, eventFirstSeen, eventLastSeen } from './classify-events.js';
 export { podProgress, sameProgress, isQuietPending, type PodProgress } from './pod-progress.js';
+export { podRequests, type PodRequests } from './pod-requests.js';
+export { INSTANCE_TYPE_LABEL, nodeInstanceType } from './node-instance-type.js';
 export { secondsSince } from './time.js';
 export { watchPodUntil, watchPodsUntil, type WatchedPod } from './watch-pod.js';
 export { followContainerLog, readLogAfter, type OnLines } from './follow-log.js';

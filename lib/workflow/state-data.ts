@@ -8,6 +8,7 @@ import type { BuildRef, ErrorName } from '../contract/index.js';
 import type { PodPlacement, PodProgress, ServiceState } from '../kube/index.js';
 import type { ImageCheckSummary } from './image-check.js';
 import type { LiveLogState } from './live-log.js';
+import type { PodUsage } from './cost-model.js';
 
 export interface BuildSettings {
   imagePullGraceSeconds: number;
@@ -150,6 +151,23 @@ export interface PollState {
    * again before. Absent: the step has no such Secret.
    */
   urls?: { validUntil: string };
+  /**
+   * The node the pod was placed on and what it reserved there, for the build's cost
+   * (pod-usage.ts): set by the first poll that sees it on a node, `until` once it has ended.
+   */
+  placed?: PodOnNode;
+}
+
+/** A step pod's node, its instance type (null: unknown), its effective requests (cores, bytes) and when it held them. */
+export interface PodOnNode {
+  node: string;
+  instanceType: string | null;
+  cpu: number;
+  memoryBytes: number;
+  /** The kubelet's acceptance of the pod (status.startTime), before its images were pulled. */
+  since: string;
+  /** Its last container's end, once the pod has ended. */
+  until?: string;
 }
 
 /** What WaitForNeeds leaves at $.needs: whether the step may start, and what it still waits for. */
@@ -218,6 +236,8 @@ export interface StepResult {
    * which the definition's RetryStep choice sees and PrepareRetry hands LaunchStep.
    */
   nextAttempt?: number;
+  /** What its pod reserved, where and for how long (pod-usage.ts): the build's cost prices it. Absent: never placed on a node. */
+  pod?: PodUsage;
 }
 
 /** One artifact a step kept: a file as is, a folder as a tar.gz of it. */

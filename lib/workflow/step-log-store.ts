@@ -1,3 +1,5 @@
+import type { PodUsage } from './cost-model.js';
+
 /**
  * Where a step's log is kept: S3 on AWS (lib/lambda), a folder locally (lib/local). FinishStep
  * stores a log whole (`put`) when nothing of it was kept while the step ran; otherwise PollStep
@@ -42,6 +44,8 @@ export interface StepRecord {
   /** When its pod was created, and when FinishStep saw it end (ISO 8601). */
   startedAt: string;
   endedAt: string;
+  /** What its pod reserved, where and for how long (pod-usage.ts), for the build's cost; absent: never placed. */
+  pod?: PodUsage;
 }
 
 const RESULT_SUFFIX = '.result.json';

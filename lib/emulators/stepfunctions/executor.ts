@@ -27,7 +27,9 @@ import { applyOverrides, type ExecutionOverrides } from './overrides.js';
 import { withServiceTaskTimeouts } from './task-timeouts.js';
 import { callbackTaskCall, withLocalCallbacks } from './callback-tasks.js';
 import { TaskTokens } from './task-tokens.js';
-import { localLambdaFunctions } from '../lambda/lambda-functions.js';
+import { lambdaFunctionNames, localLambdaFunctions } from '../lambda/lambda-functions.js';
+import { deployedFunction } from '../lambda/deployed-functions.js';
+import { timedInvocation } from './lambda-invocations.js';
 import { printedStatusReporter } from '../lambda/printed-status.js';
 
 export { localExecutionArn, localLambdaArn } from './arns.js';
@@ -131,22 +133,27 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
   const name = options.executionName ?? input.build.id ?? randomUUID();
   const tokens = options.taskTokens ?? new TaskTokens();
   const callbacks = new Set(taskStates(definition).flatMap((task) => (task.waitsForToken ? [task.state] : [])));
+  const functionOf = new Map(taskStates(definition).map((task) => [task.state, deployedFunction(lambdaFunctionNames[task.functionId]!)]));
   const handlers = Object.fromEntries(
     Object.entries(invocations).map(([state, invoke]) => {
-      const guarded = (call: (event: unknown) => Promise<unknown>) =>
+      // Each invocation of the function, timed into the history as Lambda bills it (lambda-invocations.ts).
+      const fn = functionOf.get(state)!;
+      const timed = (index: number | undefined) => timedInvocation(invoke, { name: fn.name, memoryMb: fn.memorySize }, { state, index }, (event) => gates.admit(event));
+      const guarded = (call: (event: unknown, index: number | undefined) => Promise<unknown>) =>
         gates.guard(state, async (event) => {
           await options.pauseBefore?.(state, event);
-          const output = await inFlight.track(call(event));
-          history.taskReturned(state, (event as Partial<StepInput>).index, output);
+          const index = (event as Partial<StepInput>).index;
+          const output = await inFlight.track(call(event, index));
+          history.taskReturned(state, index, output);
           return output;
         });
-      if (!callbacks.has(state)) return [state, guarded(invoke)];
+      if (!callbacks.has(state)) return [state, guarded((event, index) => timed(index)(event))];
       // A callback Task (callback-tasks.ts): guarded by the state's own input, which names its iteration.
       return [
         state,
         async (parameters: unknown) => {
           const { stateInput, run } = callbackTaskCall(parameters);
-          return guarded(() => run(invoke, tokens, localExecutionArn(name)))(stateInput);
+          return guarded((_event, index) => run(timed(index), tokens, localExecutionArn(name)))(stateInput);
         },
       ];
     }),

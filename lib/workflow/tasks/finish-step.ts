@@ -10,6 +10,7 @@ import { parseKeyHashes } from '../cache-keys.js';
 import { attemptWords, nextAttempt } from '../step-retry.js';
 import { keptArtifacts } from '../kept-artifacts.js';
 import { stepSecretRefs } from '../aws-secrets.js';
+import { podUsage } from '../pod-usage.js';
 
 /**
  * Keeps the step's log and deletes its pod (unless other steps need it and it succeeded). For a failed step the result
@@ -35,6 +36,8 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   const { location, end } = await keepLog(input, poll, deps, mask);
   const serviceLogs = await keepServiceLogs(input, poll, deps, mask);
   const failed = poll.phase === 'failed';
+  // What the pod reserved on its node and for how long: the build's cost prices it (cost-model.ts).
+  const pod = podUsage(input.step.name, poll.placed, deps.now());
   // A step that others need says by its succeeded pod, once marked finished below, that they may
   // start (WaitForNeeds); the build's cleanup deletes it.
   const keepPod = !failed && input.step.needed === true;
@@ -59,6 +62,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     error,
     startedAt: poll.launchedAt,
     endedAt: deps.now().toISOString(),
+    ...(pod ? { pod } : {}),
   });
   // Last, once all the step leaves is stored (the clone's key hashes above all): the steps that
   // need it start on this mark, not on the pod's success (step-finished.ts).
@@ -92,6 +96,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     ...(artifacts ? { artifacts } : {}),
     ...(!failed && poll.pushed ? { pushed: poll.pushed } : {}),
     ...(next !== undefined ? { nextAttempt: next } : {}),
+    ...(pod ? { pod } : {}),
   };
 }
 
