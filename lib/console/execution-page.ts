@@ -221,10 +221,19 @@ function summary(model: ExecutionModel, now: Date): Html {
 <div><dt>Commit</dt><dd>${x.commit ? html`<code title="${x.commit}">${x.commit.slice(0, 12)}</code>` : '—'}${x.ref ? html` <span class="muted">${x.ref}</span>` : ''}</dd></div>
 <div><dt>Started</dt><dd>${timeTag(x.startedAt)}</dd></div>
 <div><dt>Duration</dt><dd>${duration(end - Date.parse(x.startedAt))}${x.stoppedAt ? '' : ' so far'}</dd></div>
+${x.cost ? costRow(x.cost, x.stoppedAt === null) : ''}
 <div><dt>Execution ARN</dt><dd><code class="arn">${x.executionArn}</code></dd></div>
 ${x.rerunOf ? html`<div><dt>Re-run of</dt><dd><a href="${executionHref(x.rerunOf)}" data-rerun-of>${x.rerunOf}</a></dd></div>` : ''}
 ${x.reruns.length > 0 ? html`<div><dt>Re-runs</dt><dd>${x.reruns.map((r, i) => html`${i > 0 ? ', ' : ''}<a href="${executionHref(r)}" data-rerun>${r}</a>`)}</dd></div>` : ''}
 </dl>`;
+}
+
+const COST_PARTS: Readonly<Record<string, string>> = { stepFunctions: 'Step Functions', lambda: 'Lambda', s3: 'S3', pods: 'step pods' };
+
+/** The build's cost (execution-cost.ts), its parts, the prices it is at, and where the way it is counted is written. */
+function costRow(cost: NonNullable<ExecutionModel['execution']['cost']>, soFar: boolean): Html {
+  const parts = Object.entries(cost.parts).map(([part, usd]) => `${COST_PARTS[part] ?? part} $${usd.toFixed(4)}`);
+  return html`<div><dt>Cost</dt><dd data-cost><strong>$${cost.usd.toFixed(4)}</strong>${soFar ? ' so far' : ''} <span class="muted">(${parts.join(', ')}; ${cost.prices.region} list prices of ${cost.prices.asOf}; how it is counted: <code>docs/cost.md</code>)</span></dd></div>`;
 }
 
 function stepDetails(model: ExecutionModel, selected: StepSelection): Html {

@@ -4,6 +4,9 @@ import type { LambdaGitHubAppOptions } from './github-app.js';
 import { s3LogStore } from './s3-log-store.js';
 import { EnvNames } from './settings.js';
 import { gitHubStatusReporting } from './status-reporting.js';
+import { sfnExecutionCostReader, type ExecutionCostReader } from './execution-cost-reader.js';
+import { pricesWith } from '../workflow/cost-model.js';
+import type { FunctionSizes } from '../workflow/history-usage.js';
 
 /**
  * ReportStarted / ReportSucceeded / ReportFailed on AWS: commit statuses (status-reporting.ts). The
@@ -14,7 +17,7 @@ export function createReportStatusHandler(env: NodeJS.ProcessEnv = process.env, 
   const { reporterFor, middleware } = gitHubStatusReporting(env, app, true);
   // A check run's summary reads how each step ended from where FinishStep kept it, beside its log.
   const bucket = env[EnvNames.logsBucket];
-  const handler = reportStatusHandler(reporterFor, bucket ? s3LogStore(bucket, env[EnvNames.logsPrefix] ?? '') : undefined);
+  const handler = reportStatusHandler(reporterFor, bucket ? s3LogStore(bucket, env[EnvNames.logsPrefix] ?? '') : undefined, costReader(env));
   if (middleware) handler.use(middleware);
   // A commit status is a courtesy: not even a failure to read the token may fail the build.
   handler.use({
@@ -28,4 +31,20 @@ export function createReportStatusHandler(env: NodeJS.ProcessEnv = process.env, 
     },
   });
   return handler;
+}
+
+/**
+ * The build's cost at its end, from the functions' sizes and the prices the deployment sets; none
+ * (the report goes without its cost line, and says why in the log) when they are missing or wrong.
+ */
+function costReader(env: NodeJS.ProcessEnv): ExecutionCostReader | undefined {
+  try {
+    const text = env[EnvNames.costFunctions];
+    if (!text) return undefined;
+    const sizes = JSON.parse(text) as FunctionSizes;
+    return sfnExecutionCostReader(sizes, pricesWith(env[EnvNames.costPrices]));
+  } catch (error) {
+    logger.warn("No build's cost is reported: the deployment's COST_FUNCTIONS or COST_PRICES is wrong", { reason: (error as Error).message });
+    return undefined;
+  }
 }

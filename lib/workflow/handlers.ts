@@ -25,7 +25,7 @@ import { waitForNeeds } from './tasks/wait-for-needs.js';
 import { awaitSiblings } from './tasks/await-siblings.js';
 import type { BuildCredentials } from './build-credentials.js';
 import { prepareBuild } from './tasks/prepare-build.js';
-import { reportStatus, type ReportInput, type StatusReporter } from './tasks/report-status.js';
+import { reportStatus, type BuildCostReader, type ReportInput, type StatusReporter } from './tasks/report-status.js';
 import type { StepLogStore } from './step-log-store.js';
 
 /** A watch must end well before the invocation does, or the poll is lost to a Lambda timeout. */
@@ -110,9 +110,9 @@ export const awaitRerunHandler = () => lambdaTask(async (input: AwaitRerunInput)
  * `reporterFor` sees the invocation's context, where a secrets middleware (lib/lambda) leaves the
  * GitHub token.
  */
-export const reportStatusHandler = (reporterFor: (context: Context) => StatusReporter, logs?: Pick<StepLogStore, 'results'>) =>
+export const reportStatusHandler = (reporterFor: (context: Context) => StatusReporter, logs?: Pick<StepLogStore, 'results'>, cost?: BuildCostReader) =>
   lambdaTask<ReportInput, StatusReport>(async (input, context) =>
-    reportStatus(input, { reporter: reporterFor(context), log: logger, ...(logs ? { results: (buildId: string) => logs.results(buildId) } : {}) }),
+    reportStatus(input, { reporter: reporterFor(context), log: logger, ...(logs ? { results: (buildId: string) => logs.results(buildId) } : {}), ...(cost ? { cost } : {}) }),
   );
 
 /**

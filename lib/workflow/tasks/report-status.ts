@@ -1,4 +1,4 @@
-import { Outcomes, type StatusReport, type StatusRequest } from '../../contract/index.js';
+import { Outcomes, type CostSummary, type StatusReport, type StatusRequest } from '../../contract/index.js';
 import type { PreparedBuild } from '../state-data.js';
 import { endedSteps, statusSteps } from '../status-steps.js';
 import type { StepRecord } from '../step-log-store.js';
@@ -22,13 +22,14 @@ export type ReportInput = StatusRequest & { prepared?: Partial<PreparedBuild> };
  */
 export async function reportStatus(
   input: ReportInput,
-  deps: { reporter: StatusReporter; log: TaskLog; results?: (buildId: string) => Promise<StepRecord[]> },
+  deps: { reporter: StatusReporter; log: TaskLog; results?: (buildId: string) => Promise<StepRecord[]>; cost?: BuildCostReader },
 ): Promise<StatusReport> {
   const { prepared, ...request } = input;
   const { build } = request;
   try {
     const steps = await stepsOf(prepared, request, deps);
-    const result = await deps.reporter.report({ ...request, ...steps });
+    const cost = await costOf(request, deps);
+    const result = await deps.reporter.report({ ...request, ...steps, ...(cost ? { cost } : {}) });
     if (result.posted) deps.log.info(`Commit status ${result.state} posted`, { repository: build.repository, commit: build.commit });
     return result;
   } catch (error) {
@@ -50,6 +51,23 @@ async function stepsOf(
   const records = request.outcome === Outcomes.started ? [] : await readRecords(request, deps);
   const steps = statusSteps({ steps: prepared.steps, settings: prepared.settings, ...(prepared.skipped ? { skipped: prepared.skipped } : {}), ...(prepared.afterFailure ? { afterFailure: prepared.afterFailure } : {}) }, records, request.outcome !== Outcomes.started);
   return { steps, ...(prepared.pipelineFile ? { pipelineFile: prepared.pipelineFile } : {}) };
+}
+
+/** What a build cost so far (lib/lambda/execution-cost-reader.ts on AWS), from its execution and its steps' records. */
+export type BuildCostReader = (executionArn: string, records: readonly StepRecord[]) => Promise<CostSummary & { complete?: boolean }>;
+
+/** The cost, at the build's end only; one that cannot be worked out costs the report its line, never the report. */
+async function costOf(request: StatusRequest, deps: { log: TaskLog; results?: (buildId: string) => Promise<StepRecord[]>; cost?: BuildCostReader }): Promise<CostSummary | undefined> {
+  if (!deps.cost || !request.executionArn || (request.outcome !== Outcomes.succeeded && request.outcome !== Outcomes.failed)) return undefined;
+  try {
+    const { complete, ...cost } = await deps.cost(request.executionArn, await readRecords(request, deps));
+    if (complete === false) deps.log.warn("The build's cost counts the first pages of its history only", { usd: cost.usd });
+    deps.log.info(`The build cost $${cost.usd.toFixed(4)}`, { cost });
+    return cost;
+  } catch (error) {
+    deps.log.warn("The build's cost could not be worked out; the report goes without it", { reason: (error as Error).message });
+    return undefined;
+  }
 }
 
 async function readRecords(request: StatusRequest, deps: { log: TaskLog; results?: (buildId: string) => Promise<StepRecord[]> }): Promise<StepRecord[]> {
