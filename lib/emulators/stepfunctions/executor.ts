@@ -30,6 +30,7 @@ import { TaskTokens } from './task-tokens.js';
 import { lambdaFunctionNames, localLambdaFunctions } from '../lambda/lambda-functions.js';
 import { deployedFunction } from '../lambda/deployed-functions.js';
 import { timedInvocation } from './lambda-invocations.js';
+import { EXECUTION_ENDS } from './execution-instants.js';
 import { printedStatusReporter } from '../lambda/printed-status.js';
 
 export { localExecutionArn, localLambdaArn } from './arns.js';
@@ -133,12 +134,16 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
   const name = options.executionName ?? input.build.id ?? randomUUID();
   const tokens = options.taskTokens ?? new TaskTokens();
   const callbacks = new Set(taskStates(definition).flatMap((task) => (task.waitsForToken ? [task.state] : [])));
+  let ended = false;
   const functionOf = new Map(taskStates(definition).map((task) => [task.state, deployedFunction(lambdaFunctionNames[task.functionId]!)]));
   const handlers = Object.fromEntries(
     Object.entries(invocations).map(([state, invoke]) => {
       // Each invocation of the function, timed into the history as Lambda bills it (lambda-invocations.ts).
       const fn = functionOf.get(state)!;
-      const timed = (index: number | undefined) => timedInvocation(invoke, { name: fn.name, memoryMb: fn.memorySize }, { state, index }, (event) => gates.admit(event));
+      // An invocation still under way when the execution ends is in no history: the service writes none after its end.
+      const timed = (index: number | undefined) => timedInvocation(invoke, { name: fn.name, memoryMb: fn.memorySize }, { state, index }, (event) => {
+        if (!ended) gates.admit(event);
+      });
       const guarded = (call: (event: unknown, index: number | undefined) => Promise<unknown>) =>
         gates.guard(state, async (event) => {
           await options.pauseBefore?.(state, event);
@@ -174,6 +179,7 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
   const pump = (async () => {
     for await (const event of execution.eventLogs as AsyncGenerator<ExecutionEvent>) {
       const shown = shownOf(event);
+      if (shown && EXECUTION_ENDS.has(shown.type)) ended = true;
       if (shown) gates.admit(shown);
     }
     gates.close();
