@@ -112,7 +112,7 @@ async function eventsAbout(podName: string): Promise<CoreV1Event[]> {
  * the transitions and GB-seconds the history shows, and the pods' part is their requests for their
  * time at the embedded node's instance type, its price split as OpenCost splits it, worked out here.
  */
-function expectCostOf(summary: ExecutionSummary, events: ExecutionEvent[], results: StepResult[]) {
+async function expectCostOf(summary: ExecutionSummary, events: ExecutionEvent[], results: StepResult[]) {
   const cost = summary.cost!;
   // Step Functions bills every state entered, and every retry.
   const transitions = events.filter((e) => e.type === 'StateEntered' || e.type === 'StateRetried').length;
@@ -143,9 +143,17 @@ function expectCostOf(summary: ExecutionSummary, events: ExecutionEvent[], resul
   const perGib = node.hourly / (node.vcpu * ratio + node.memoryGib);
   expect(cost.parts.pods).toBeCloseTo((0.5 * perGib * ratio + 0.25 * perGib) * (one.seconds / 3600), 15);
   expect(cost.usd).toBeCloseTo(cost.parts.stepFunctions + cost.parts.lambda + cost.parts.s3 + cost.parts.pods, 15);
-  // Each step's log and record, and each part of its live log the last poll had written.
-  const parts = summary.steps.map((_, i) => polls(events, i).at(-1)?.log?.parts ?? 0);
-  expect(cost.usage.s3.puts).toBe(2 * 3 + parts.reduce((a, b) => a + b, 0));
+  // Each step's log (its live log's parts, then the whole of it) and its record; the bytes of its log.
+  for (const [i, result] of results.entries()) {
+    const parts = polls(events, i).at(-1)?.log?.parts ?? 0;
+    expect(result.s3!.puts).toBeGreaterThanOrEqual((parts > 0 ? parts + 1 : 1) + 1);
+    expect(result.s3!.bytes).toBe(Buffer.byteLength(await readFile(result.log!, 'utf8')));
+  }
+  expect(cost.usage.s3).toEqual({
+    puts: results.reduce((sum, r) => sum + r.s3!.puts, 0),
+    gets: results.reduce((sum, r) => sum + r.s3!.gets, 0),
+    bytesWritten: results.reduce((sum, r) => sum + r.s3!.bytes, 0),
+  });
 }
 
 const step = (name: string, image: string, commands: string[]) =>
@@ -257,7 +265,7 @@ describe('a build on the embedded cluster', () => {
     expect(results.map((r) => r.logTail)).toEqual(['+ echo first\nfirst\n+ sleep 1', '+ echo second\nsecond', '+ echo third\nthird']);
     expect(await readFile(results[1]!.log!, 'utf8')).toContain('second');
     await expectNoPodsLeft(id);
-    expectCostOf(summary, events, results);
+    await expectCostOf(summary, events, results);
   });
 
   it('stops at a missing image on the poll that first sees it, and never launches a later step', async () => {

@@ -116,6 +116,13 @@ export interface PodUsage {
   instanceType: string | null;
 }
 
+/** A step's S3 requests and the bytes it left there (FinishStep's count: its logs, artifacts and record). */
+export interface StepS3Usage {
+  puts: number;
+  gets: number;
+  bytes: number;
+}
+
 /** What a build used, as counted (docs/cost.md: where each count comes from). */
 export interface BuildUsage {
   transitions: number;

@@ -62,10 +62,10 @@ describe('historyUsage: what a build used, from its AWS execution history and it
     expect(cost.parts.stepFunctions + cost.parts.lambda).toBeCloseTo(orchestrationDollars(expected.transitions, expected.invocations, expected.gbSeconds), 12);
   });
 
-  it("takes the pods from the steps' records, and counts their S3 writes and this report's reads", () => {
+  it("takes the pods and the S3 writes from the steps' records, and counts this report's reads", () => {
     const pod = { step: 'test', cpu: 1, memoryBytes: 2 ** 31, seconds: 120, instanceType: 'm7g.large' };
-    const usage = historyUsage([], SIZES, [record('clone'), record('test', pod)]);
+    const usage = historyUsage([], SIZES, [{ ...record('clone'), s3: { puts: 2, gets: 0, bytes: 1200 } }, { ...record('test', pod), s3: { puts: 7, gets: 5, bytes: 3_000_000 } }, record('from-an-older-runner')]);
     expect(usage.pods).toEqual([pod]);
-    expect(usage.s3).toEqual({ puts: 4, gets: 3, bytesWritten: 0 });
+    expect(usage.s3).toEqual({ puts: 9, gets: 5 + 4, bytesWritten: 3_001_200 });
   });
 });

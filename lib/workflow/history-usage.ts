@@ -51,8 +51,8 @@ const ms = (at: Date | string) => new Date(at).getTime();
  * - Lambda: each invocation scheduled (a direct Lambda Task, or a callback Task's lambda:invoke),
  *   for the time from its start to its end event at its function's memory: a little more than
  *   Lambda's billed duration, which history does not carry (Step Functions' own dispatch is in it);
- * - S3: each step's log and record (one PUT each), and this report's reading of the records (a
- *   LIST, a GET each); not the live log's parts, the artifacts or the cache, nor the bytes;
+ * - S3: what each step's FinishStep counted it wrote (its logs, live-log parts, artifacts and
+ *   record, their bytes), and this report's reading of the records (a LIST, a GET each);
  * - pods: the records' (the last attempt of each step: an earlier attempt's record is replaced).
  */
 export function historyUsage(events: readonly AwsHistoryEvent[], sizes: FunctionSizes, records: readonly StepRecord[]): BuildUsage {
@@ -84,7 +84,8 @@ export function historyUsage(events: readonly AwsHistoryEvent[], sizes: Function
   return {
     transitions: entered + Math.max(0, scheduledInTasks - taskEntered),
     lambda: { invocations: scheduledInTasks, gbSeconds, architecture: sizes.architecture },
-    s3: { puts: records.length * 2, gets: records.length + 1, bytesWritten: 0 },
+    // What each step wrote (FinishStep's count), and this report's reading of the records: a LIST, a GET each.
+    s3: records.reduce((sum, record) => ({ puts: sum.puts + (record.s3?.puts ?? 0), gets: sum.gets + (record.s3?.gets ?? 0), bytesWritten: sum.bytesWritten + (record.s3?.bytes ?? 0) }), { puts: 0, gets: records.length + 1, bytesWritten: 0 }),
     pods: records.flatMap((record) => (record.pod ? [record.pod] : [])),
   };
 }

@@ -8,7 +8,7 @@ import type { BuildRef, ErrorName } from '../contract/index.js';
 import type { PodPlacement, PodProgress, ServiceState } from '../kube/index.js';
 import type { ImageCheckSummary } from './image-check.js';
 import type { LiveLogState } from './live-log.js';
-import type { PodUsage } from './cost-model.js';
+import type { PodUsage, StepS3Usage } from './cost-model.js';
 
 export interface BuildSettings {
   imagePullGraceSeconds: number;
@@ -238,7 +238,10 @@ export interface StepResult {
   nextAttempt?: number;
   /** What its pod reserved, where and for how long (pod-usage.ts): the build's cost prices it. Absent: never placed on a node. */
   pod?: PodUsage;
+  /** What the step wrote to the bucket (its logs, artifacts and record), for the build's cost. */
+  s3?: StepS3Usage;
 }
+
 
 /** One artifact a step kept: a file as is, a folder as a tar.gz of it. */
 export interface KeptArtifact {

@@ -1,4 +1,4 @@
-import type { PodUsage } from './cost-model.js';
+import type { PodUsage, StepS3Usage } from './cost-model.js';
 
 /**
  * Where a step's log is kept: S3 on AWS (lib/lambda), a folder locally (lib/local). FinishStep
@@ -46,6 +46,8 @@ export interface StepRecord {
   endedAt: string;
   /** What its pod reserved, where and for how long (pod-usage.ts), for the build's cost; absent: never placed. */
   pod?: PodUsage;
+  /** What the step wrote to the bucket, for the build's cost (absent in a record of an older runner). */
+  s3?: StepS3Usage;
 }
 
 const RESULT_SUFFIX = '.result.json';

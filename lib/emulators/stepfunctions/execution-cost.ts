@@ -1,5 +1,5 @@
 import { buildCost, type BuildCost, type BuildUsage, type LambdaArchitecture, type PodUsage, type Prices } from '../../workflow/cost-model.js';
-import type { PollState, StepResult } from '../../workflow/state-data.js';
+import type { StepResult } from '../../workflow/state-data.js';
 import type { ExecutionEvent } from './execution-history.js';
 import { isFinishState } from './states.js';
 
@@ -9,8 +9,8 @@ import { isFinishState } from './states.js';
  *   (aws.amazon.com/step-functions/pricing: "including retries");
  * - Lambda: one request per invocation, its billed time at its function's memory (the Lambda*
  *   events, lambda-invocations.ts);
- * - S3: one PUT per log kept (the step's, each service's, each live-log part), per step record and
- *   per artifact; the bytes of the artifacts and the live log's parts;
+ * - S3: what each step's FinishStep counted it wrote (StepResult.s3: its logs, live-log parts,
+ *   artifacts and record, their bytes);
  * - pods: every attempt's pod, as its FinishStep measured it (StepResult.pod).
  * A redriven execution's history holds its earlier runs, which were billed too.
  */
@@ -18,36 +18,24 @@ export function executionUsage(history: readonly ExecutionEvent[], architecture:
   let transitions = 0;
   let invocations = 0;
   let gbSeconds = 0;
-  let puts = 0;
-  let bytesWritten = 0;
+  const s3 = { puts: 0, gets: 0, bytesWritten: 0 };
   const pods: PodUsage[] = [];
-  const liveLogs = new Map<string, { parts: number; bytes: number }>();
   for (const event of history) {
     if (event.type === 'StateEntered' || event.type === 'StateRetried') transitions++;
     if (event.lambda) {
       invocations++;
       gbSeconds += (event.lambda.memoryMb / 1024) * (event.lambda.billedMs / 1000);
     }
-    if (event.type !== 'TaskSucceeded') continue;
-    const output = event.state?.output;
-    if (isFinishState(event.state?.name)) {
-      const result = output as Partial<StepResult> | undefined;
-      puts += 1 + (result?.log ? 1 : 0) + (result?.services ?? []).filter((service) => service.log).length;
-      for (const artifact of result?.artifacts ?? []) {
-        puts++;
-        bytesWritten += artifact.size;
-      }
-      if (result?.pod) pods.push(result.pod);
+    if (event.type !== 'TaskSucceeded' || !isFinishState(event.state?.name)) continue;
+    const result = event.state?.output as Partial<StepResult> | undefined;
+    if (result?.s3) {
+      s3.puts += result.s3.puts;
+      s3.gets += result.s3.gets;
+      s3.bytesWritten += result.s3.bytes;
     }
-    const poll = output as Partial<PollState> | undefined;
-    // A poll's live log so far (the last poll's is the whole of it), by the pod it is of.
-    if (poll?.podName && poll.log) liveLogs.set(poll.podName, { parts: poll.log.parts, bytes: poll.log.bytes });
+    if (result?.pod) pods.push(result.pod);
   }
-  for (const log of liveLogs.values()) {
-    puts += log.parts;
-    bytesWritten += log.bytes;
-  }
-  return { transitions, lambda: { invocations, gbSeconds, architecture }, s3: { puts, gets: 0, bytesWritten }, pods };
+  return { transitions, lambda: { invocations, gbSeconds, architecture }, s3, pods };
 }
 
 export const executionCost = (history: readonly ExecutionEvent[], architecture: LambdaArchitecture, prices?: Prices): BuildCost =>

@@ -1,7 +1,8 @@
 import { finishedCause, maskSecrets, secretNeedles, STEP_CONTAINER } from '../../kube/index.js';
 import { ErrorNames } from '../../contract/index.js';
 import { causeLogTail, logTail } from '../log-tail.js';
-import { buildClaimName, type PollState, type ServiceResult, type StepInput, type StepResult } from '../state-data.js';
+import { buildClaimName, type KeptArtifact, type PollState, type ServiceResult, type StepInput, type StepResult } from '../state-data.js';
+import type { StepS3Usage } from '../cost-model.js';
 import type { Service } from '../../pipeline/types.js';
 import { serviceLogName } from '../step-log-store.js';
 import type { TaskDeps } from '../task-deps.js';
@@ -33,7 +34,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   // Read before the pod is deleted, so a failure here leaves the step retryable as it was.
   const needles = secrets.length > 0 ? secretNeedles(await cluster.readSecretValues(input.namespace, secrets)) : [];
   const mask = (text: string) => maskSecrets(text, needles);
-  const { location, end } = await keepLog(input, poll, deps, mask);
+  const { location, end, written } = await keepLog(input, poll, deps, mask);
   const serviceLogs = await keepServiceLogs(input, poll, deps, mask);
   const failed = poll.phase === 'failed';
   // What the pod reserved on its node and for how long: the build's cost prices it (cost-model.ts).
@@ -49,6 +50,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   const keys = !failed && input.step.name === input.settings.checkoutStep ? await keepCacheKeys(input, end, deps) : undefined;
   // Kept by the pod after a failure too (test reports and coverage matter most then).
   const artifacts = input.step.artifacts && deps.cache ? await keptArtifacts(input, deps.cache, deps.log) : undefined;
+  const s3 = stepS3Usage(written, [...serviceLogs.values()], artifacts);
   if (keys) return { step: input.step.name, status: 'failed', exitCode: poll.exitCode ?? null, error: keys.name, cause: keys.message, logTail: tail, log: location };
   // The claim remembers it, for a re-run of the build's failed steps: by then this pod is gone.
   const claimName = buildClaimName(input.settings);
@@ -63,6 +65,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     startedAt: poll.launchedAt,
     endedAt: deps.now().toISOString(),
     ...(pod ? { pod } : {}),
+    s3,
   });
   // Last, once all the step leaves is stored (the clone's key hashes above all): the steps that
   // need it start on this mark, not on the pod's success (step-finished.ts).
@@ -97,6 +100,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     ...(!failed && poll.pushed ? { pushed: poll.pushed } : {}),
     ...(next !== undefined ? { nextAttempt: next } : {}),
     ...(pod ? { pod } : {}),
+    s3,
   };
 }
 
@@ -172,19 +176,34 @@ async function keepLog(
   poll: PollState,
   deps: TaskDeps,
   mask: (text: string) => string,
-): Promise<{ location: string | null; end: string }> {
+): Promise<{ location: string | null; end: string; written: StepS3Usage }> {
   const { build, step, namespace } = input;
   const live = poll.log;
   if (live && live.parts > 0 && deps.readLogAfter) {
     const rest = await deps.readLogAfter(namespace, poll.podName, STEP_CONTAINER, live.position);
     const text = mask(rest.text);
     if (text) await deps.logs.putPart(build.id, step.name, text, { part: live.parts + 1, offset: live.bytes });
-    const { location, tail } = await deps.logs.complete(build.id, step.name, live.parts + (text ? 1 : 0));
-    return { location, end: tail };
+    const parts = live.parts + (text ? 1 : 0);
+    const { location, tail } = await deps.logs.complete(build.id, step.name, parts);
+    // Each part (one PUT at least: it is rewritten as it grows), then the whole log from them.
+    return { location, end: tail, written: { puts: parts + 1, gets: parts + 1, bytes: live.bytes + Buffer.byteLength(text) } };
   }
   const checkout = input.settings.checkout;
   // A pod's own checkout (ephemeral workspace) comes first in its log, as it ran first.
   const checkoutLog = checkout && step.name !== input.settings.checkoutStep ? await deps.cluster.readLog(namespace, poll.podName, checkout.name) : '';
   const log = mask(checkoutLog + (await deps.cluster.readLog(namespace, poll.podName)));
-  return { location: log ? await deps.logs.put(build.id, step.name, log) : null, end: log };
+  return { location: log ? await deps.logs.put(build.id, step.name, log) : null, end: log, written: { puts: log ? 1 : 0, gets: 0, bytes: Buffer.byteLength(log) } };
+}
+
+/**
+ * What the step wrote to S3, for the build's cost: its log (above), each service's log and each
+ * artifact (the pod's upload, a PUT to the bucket), and this record of it.
+ */
+function stepS3Usage(log: StepS3Usage, services: readonly { location: string | null; end: string }[], artifacts: readonly KeptArtifact[] | undefined): StepS3Usage {
+  const kept = services.filter((service) => service.location);
+  return {
+    puts: log.puts + kept.length + (artifacts?.length ?? 0) + 1,
+    gets: log.gets,
+    bytes: log.bytes + kept.reduce((sum, service) => sum + Buffer.byteLength(service.end), 0) + (artifacts ?? []).reduce((sum, artifact) => sum + artifact.size, 0),
+  };
 }
