@@ -4,6 +4,7 @@
  * graph (coloured for the selected step's iteration), the steps
  * with their pod, events and log, and the event history. Pure.
  */
+import { COST_DOCS } from '../workflow/cost-model.js';
 import type { PodEventView, StepPodView } from './pod-view.js';
 import type { ExecutionModel, Failure, HistoryRow, StepView } from './execution-model.js';
 import { byteSize, duration, executionHref, executionPill, timeTag } from './format.js';
@@ -233,7 +234,7 @@ const COST_PARTS: Readonly<Record<string, string>> = { stepFunctions: 'Step Func
 /** The build's cost (execution-cost.ts), its parts, the prices it is at, and where the way it is counted is written. */
 function costRow(cost: NonNullable<ExecutionModel['execution']['cost']>, soFar: boolean): Html {
   const parts = Object.entries(cost.parts).map(([part, usd]) => `${COST_PARTS[part] ?? part} $${usd.toFixed(4)}`);
-  return html`<div><dt>Cost</dt><dd data-cost><strong>$${cost.usd.toFixed(4)}</strong>${soFar ? ' so far' : ''} <span class="muted">(${parts.join(', ')}; ${cost.prices.region} list prices of ${cost.prices.asOf}; how it is counted: <code>docs/cost.md</code>)</span></dd></div>`;
+  return html`<div><dt>Cost</dt><dd data-cost><strong>$${cost.usd.toFixed(4)}</strong>${soFar ? ' so far' : ''} <span class="muted">(${parts.join(', ')}; ${cost.prices.region} list prices of ${cost.prices.asOf}; how it is counted: <code>${COST_DOCS}</code>)</span></dd></div>`;
 }
 
 function stepDetails(model: ExecutionModel, selected: StepSelection): Html {
