@@ -19,7 +19,7 @@ import { ConsoleOutput } from '../lib/local/console-output.js';
 import type { PollState, StepResult } from '../lib/workflow/state-data.js';
 import type { BuildRef } from '../lib/contract/index.js';
 import { identityServiceAccountManifest } from '../lib/kube/index.js';
-import { DEFAULT_PRICES, orchestrationDollars } from '../lib/workflow/cost-model.js';
+import { costWords, DEFAULT_PRICES, orchestrationDollars } from '../lib/workflow/cost-model.js';
 import { deployedFunction } from '../lib/emulators/lambda/deployed-functions.js';
 import { instanceTypeFor, kubernetesArch } from '../lib/emulators/kubernetes/node-labels.js';
 
@@ -389,11 +389,13 @@ describe('step-runner run', () => {
   it('prints the summary object as the last line of stdout with --json', async () => {
     const file = path.join(scratch, 'missing.yml');
     await writeFile(file, `version: 1\nsteps:\n${unchecked('pull', 'alpine:0.0-missing', ['true'])}`);
-    const { out, io: streams } = io();
+    const { out, err, io: streams } = io();
     const code = await runBuild({ file, kubeconfig, json: true }, streams);
     expect(code).toBe(1);
     const summary = JSON.parse(out.at(-1)!) as ExecutionSummary;
     expect(summary).toMatchObject({ status: 'FAILED', error: 'ImagePullFailed', steps: [{ name: 'pull', status: 'failed' }] });
+    // What it cost, said after its end (on stderr with --json), as the summary's cost has it.
+    expect(err.at(-1)).toBe(`Cost: ${costWords(summary.cost!)}; how it is counted: docs/cost.md`);
     expect(summary.events[0]).toMatchObject({ type: 'ExecutionStarted', state: null });
     expect(summary.events.at(-1)).toMatchObject({ type: 'ExecutionFailed' });
   });

@@ -183,7 +183,7 @@ describe("the build's cost", () => {
     expect(cost.parts.pods).toBeCloseTo(0.04048 + 2 * 0.004445, 12);
     const page = executionPage(model, layoutGraph(stateGraph(loadDefinition())), 0, new Date()).text;
     expect(page).toContain(`<dt>Cost</dt><dd data-cost><strong>$${cost.usd.toFixed(4)}</strong>`);
-    expect(page).toContain(`step pods $${cost.parts.pods.toFixed(4)}; us-east-1 list prices of ${cost.prices.asOf}; how it is counted: <code>docs/cost.md</code>`);
+    expect(page).toContain(`step pods $${cost.parts.pods.toFixed(4)}; us-east-1 list prices of ${cost.prices.asOf}); how it is counted: <code>docs/cost.md</code>`);
   });
 });
 

@@ -4,7 +4,7 @@
  * graph (coloured for the selected step's iteration), the steps
  * with their pod, events and log, and the event history. Pure.
  */
-import { COST_DOCS } from '../workflow/cost-model.js';
+import { COST_DOCS, costWords } from '../workflow/cost-model.js';
 import type { PodEventView, StepPodView } from './pod-view.js';
 import type { ExecutionModel, Failure, HistoryRow, StepView } from './execution-model.js';
 import { byteSize, duration, executionHref, executionPill, timeTag } from './format.js';
@@ -229,12 +229,10 @@ ${x.reruns.length > 0 ? html`<div><dt>Re-runs</dt><dd>${x.reruns.map((r, i) => h
 </dl>`;
 }
 
-const COST_PARTS: Readonly<Record<string, string>> = { stepFunctions: 'Step Functions', lambda: 'Lambda', s3: 'S3', pods: 'step pods' };
-
 /** The build's cost (execution-cost.ts), its parts, the prices it is at, and where the way it is counted is written. */
 function costRow(cost: NonNullable<ExecutionModel['execution']['cost']>, soFar: boolean): Html {
-  const parts = Object.entries(cost.parts).map(([part, usd]) => `${COST_PARTS[part] ?? part} $${usd.toFixed(4)}`);
-  return html`<div><dt>Cost</dt><dd data-cost><strong>$${cost.usd.toFixed(4)}</strong>${soFar ? ' so far' : ''} <span class="muted">(${parts.join(', ')}; ${cost.prices.region} list prices of ${cost.prices.asOf}; how it is counted: <code>${COST_DOCS}</code>)</span></dd></div>`;
+  const [usd, rest] = [`$${cost.usd.toFixed(4)}`, costWords(cost).replace(/^\S+ /, '')];
+  return html`<div><dt>Cost</dt><dd data-cost><strong>${usd}</strong>${soFar ? ' so far' : ''} <span class="muted">${rest}; how it is counted: <code>${COST_DOCS}</code></span></dd></div>`;
 }
 
 function stepDetails(model: ExecutionModel, selected: StepSelection): Html {

@@ -206,5 +206,16 @@ export function pricesWith(text: string | undefined, base: Prices = DEFAULT_PRIC
   };
 }
 
+const PART_WORDS: Readonly<Record<string, string>> = { stepFunctions: 'Step Functions', lambda: 'Lambda', s3: 'S3', pods: 'step pods' };
+
+/**
+ * `$0.0123 (Step Functions $0.0011, Lambda $0.0004, S3 $0.0000, step pods $0.0108; us-east-1 list
+ * prices of 2026-12-06)`: to the hundredth of a cent, since a build's parts are often less than one.
+ */
+export function costWords(cost: Pick<BuildCost, 'usd' | 'prices'> & { parts: Record<string, number> }): string {
+  const parts = Object.entries(cost.parts).map(([part, usd]) => `${PART_WORDS[part] ?? part} $${usd.toFixed(4)}`);
+  return `$${cost.usd.toFixed(4)} (${parts.join(', ')}; ${cost.prices.region} list prices of ${cost.prices.asOf})`;
+}
+
 /** How the figure is made, in the runner's repository (a file and heading, as ErrorEntry.docs). */
 export const COST_DOCS = 'docs/cost.md';
