@@ -17,6 +17,7 @@ import { lambdaFunctionTimeouts } from '../lib/emulators/lambda/lambda-functions
 import { WATCH_MARGIN_MS } from '../lib/workflow/handlers.js';
 import { DEFAULT_RUNNING_WATCH_SECONDS, workflowSettings } from '../lib/workflow/settings.js';
 import type { BuildInput } from '../lib/contract/index.js';
+import { orchestrationDollars } from '../lib/workflow/cost-model.js';
 import type { PollState, StepInput } from '../lib/workflow/state-data.js';
 import type { TaskDeps, TaskLog } from '../lib/workflow/task-deps.js';
 import { cleanupBuild } from '../lib/workflow/tasks/cleanup-build.js';
@@ -32,12 +33,6 @@ import { reportStatus } from '../lib/workflow/tasks/report-status.js';
 import { PendingFates, simulatedCluster, type PendingFate, type SimulatedPod, type StepTimeline } from './simulated-cluster.js';
 import { SimulatedClock } from './simulated-clock.js';
 
-/** AWS list prices (us-east-1): Standard workflows and Lambda on arm64. */
-export const PRICES = {
-  perTransition: 0.025 / 1000,
-  perInvocation: 0.2 / 1_000_000,
-  perGbSecondArm: 0.0000133334,
-};
 
 export interface CostAssumptions {
   /** Every task function's memory (serverless.yml's provider default). */
@@ -247,8 +242,8 @@ export async function simulateBuild(
   return { transitions, invocations, polls, watchedSeconds, gbSeconds, dollars: dollarsOf(transitions, invocations, gbSeconds), status, pods: cluster.pods(), seconds, pollTimes, ...(error ? { error } : {}) };
 }
 
-const dollarsOf = (transitions: number, invocations: number, gbSeconds: number) =>
-  transitions * PRICES.perTransition + invocations * PRICES.perInvocation + gbSeconds * PRICES.perGbSecondArm;
+/** The runner's own cost model (lib/workflow/cost-model.ts), at its default prices, on arm64 as deployed. */
+const dollarsOf = (transitions: number, invocations: number, gbSeconds: number) => orchestrationDollars(transitions, invocations, gbSeconds, 'arm64');
 
 /** One build with one step that runs `stepMinutes`. */
 export async function orchestrationCost(stepMinutes: number, v: Variant, assumptions: CostAssumptions = DEFAULT_ASSUMPTIONS): Promise<OrchestrationCost> {

@@ -177,6 +177,10 @@ export function simulatedCluster(clock: SimulatedClock, timelines: StepTimeline 
       if (!claim) throw Object.assign(new Error('not found'), { code: 404, body: '{"reason":"NotFound"}', headers: {} });
       return { ...claim, metadata: { ...claim.metadata, annotations: { ...claim.metadata?.annotations, 'volume.kubernetes.io/selected-node': 'sim-node' } } };
     },
+    // PollStep reads the node once per pod, for its price: an EKS node carries its instance type.
+    async readNode({ name }: { name: string }) {
+      return { metadata: { name, labels: { 'node.kubernetes.io/instance-type': 'm7g.large' } } };
+    },
     async listNamespacedPersistentVolumeClaim() {
       return { items: [...claims.values()] };
     },

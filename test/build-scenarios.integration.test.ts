@@ -19,6 +19,9 @@ import { ConsoleOutput } from '../lib/local/console-output.js';
 import type { PollState, StepResult } from '../lib/workflow/state-data.js';
 import type { BuildRef } from '../lib/contract/index.js';
 import { identityServiceAccountManifest } from '../lib/kube/index.js';
+import { costWords, DEFAULT_PRICES, orchestrationDollars } from '../lib/workflow/cost-model.js';
+import { deployedFunction } from '../lib/emulators/lambda/deployed-functions.js';
+import { instanceTypeFor, kubernetesArch } from '../lib/emulators/kubernetes/node-labels.js';
 
 const NAMESPACE = 'default';
 let cluster: EmbeddedCluster;
@@ -104,6 +107,55 @@ async function eventsAbout(podName: string): Promise<CoreV1Event[]> {
   return list.items;
 }
 
+/**
+ * The build's cost is what the bench's model (orchestrationDollars, the one cost-model.ts) gives for
+ * the transitions and GB-seconds the history shows, and the pods' part is their requests for their
+ * time at the embedded node's instance type, its price split as OpenCost splits it, worked out here.
+ */
+async function expectCostOf(summary: ExecutionSummary, events: ExecutionEvent[], results: StepResult[]) {
+  const cost = summary.cost!;
+  // Step Functions bills every state entered, and every retry.
+  const transitions = events.filter((e) => e.type === 'StateEntered' || e.type === 'StateRetried').length;
+  // One invocation per Task state entered or retried, each timed at its function's memory in serverless.yml.
+  const tasks = events.filter((e) => (e.type === 'StateEntered' || e.type === 'StateRetried') && e.state?.type === 'Task');
+  const invoked = events.filter((e) => e.lambda);
+  expect(invoked).toHaveLength(tasks.length);
+  for (const e of invoked) expect(e.lambda!.memoryMb).toBe(deployedFunction(e.lambda!.function).memorySize);
+  expect(invoked.filter((e) => e.state?.name === 'PollStep').map((e) => e.lambda!.memoryMb)).toContain(192);
+  const gbSeconds = invoked.reduce((sum, e) => sum + (e.lambda!.memoryMb / 1024) * (e.lambda!.billedMs / 1000), 0);
+  expect(cost.usage).toMatchObject({ transitions, lambda: { invocations: invoked.length, architecture: 'arm64' } });
+  expect(cost.parts.stepFunctions + cost.parts.lambda).toBeCloseTo(orchestrationDollars(transitions, invoked.length, gbSeconds), 12);
+  // The pods: step one asked for 500m and 256Mi; the others asked for nothing, and cost nothing.
+  const type = instanceTypeFor(kubernetesArch(process.arch));
+  expect(cost.usage.pods.map(({ step: name, cpu, memoryBytes, instanceType }) => ({ name, cpu, memoryBytes, instanceType }))).toEqual([
+    { name: 'one', cpu: 0.5, memoryBytes: 256 * 2 ** 20, instanceType: type },
+    { name: 'two', cpu: 0, memoryBytes: 0, instanceType: type },
+    { name: 'three', cpu: 0, memoryBytes: 0, instanceType: type },
+  ]);
+  // Its time on the node (it sleeps a second): within the step's span (its pod's creation to its
+  // FinishStep), give or take the second the API's times are kept to (metav1.Time is RFC 3339 in seconds).
+  const one = cost.usage.pods[0]!;
+  expect(one.seconds).toBeGreaterThanOrEqual(1);
+  expect(one.seconds * 1000).toBeLessThanOrEqual(summary.steps[0]!.durationMs! + 1000);
+  expect(results[0]!.pod).toEqual(one);
+  const node = DEFAULT_PRICES.instanceTypes[type]!;
+  const ratio = 0.031611 / 0.004237;
+  const perGib = node.hourly / (node.vcpu * ratio + node.memoryGib);
+  expect(cost.parts.pods).toBeCloseTo((0.5 * perGib * ratio + 0.25 * perGib) * (one.seconds / 3600), 15);
+  expect(cost.usd).toBeCloseTo(cost.parts.stepFunctions + cost.parts.lambda + cost.parts.s3 + cost.parts.pods, 15);
+  // Each step's log (its live log's parts, then the whole of it) and its record; the bytes of its log.
+  for (const [i, result] of results.entries()) {
+    const parts = polls(events, i).at(-1)?.log?.parts ?? 0;
+    expect(result.s3!.puts).toBeGreaterThanOrEqual((parts > 0 ? parts + 1 : 1) + 1);
+    expect(result.s3!.bytes).toBe(Buffer.byteLength(await readFile(result.log!, 'utf8')));
+  }
+  expect(cost.usage.s3).toEqual({
+    puts: results.reduce((sum, r) => sum + r.s3!.puts, 0),
+    gets: results.reduce((sum, r) => sum + r.s3!.gets, 0),
+    bytesWritten: results.reduce((sum, r) => sum + r.s3!.bytes, 0),
+  });
+}
+
 const step = (name: string, image: string, commands: string[]) =>
   `  - name: ${name}\n    image: ${image}\n    commands:\n${commands.map((c) => `      - ${JSON.stringify(c)}`).join('\n')}\n`;
 /** A step whose image PrepareBuild does not check: the kubelet's pull failure is what these tests watch. */
@@ -187,9 +239,11 @@ describe('a build on the embedded cluster', () => {
     expect(missing.summary.cause).toContain('error looking up service account default/step-runner-id-ghost: serviceaccount "step-runner-id-ghost" not found');
   });
 
-  it('runs three steps in order, keeps their logs and leaves no pod', async () => {
+  it('runs three steps in order, keeps their logs and leaves no pod, and says what the build cost', async () => {
     const { id, summary, events } = await build(
-      `version: 1\nsteps:\n${step('one', 'alpine:3.20', ['echo first'])}${step('two', 'busybox:1.37', ['echo second'])}${step('three', 'node:22-alpine', ['echo third'])}`,
+      `version: 1\nsteps:\n${step('one', 'alpine:3.20', ['echo first', 'sleep 1'])}    resources: { cpu: 500m, memory: 256Mi }\n${step('two', 'busybox:1.37', ['echo second'])}${step('three', 'node:22-alpine', ['echo third'])}`,
+      undefined,
+      { repository: 'acme/web-app' },
     );
     expect(summary.status).toBe('SUCCEEDED');
     expect(summary.steps).toMatchObject([
@@ -208,7 +262,7 @@ describe('a build on the embedded cluster', () => {
     const results = events
       .filter((e) => e.type === 'TaskSucceeded' && e.state?.name === 'FinishStep')
       .map((e) => e.state?.output as StepResult);
-    expect(results.map((r) => r.logTail)).toEqual(['+ echo first\nfirst', '+ echo second\nsecond', '+ echo third\nthird']);
+    expect(results.map((r) => r.logTail)).toEqual(['+ echo first\nfirst\n+ sleep 1', '+ echo second\nsecond', '+ echo third\nthird']);
     expect(await readFile(results[1]!.log!, 'utf8')).toContain('second');
     // What the step's metrics are measured from (lib/kube/pod-timings.ts), as the API's pods and watches give it: each point once, in order.
     for (const index of [0, 1, 2]) {
@@ -217,6 +271,7 @@ describe('a build on the embedded cluster', () => {
       expect(instants.every((ms, i) => Number.isFinite(ms) && (i === 0 || ms >= instants[i - 1]!))).toBe(true);
     }
     await expectNoPodsLeft(id);
+    await expectCostOf(summary, events, results);
   });
 
   it('stops at a missing image on the poll that first sees it, and never launches a later step', async () => {
@@ -340,11 +395,13 @@ describe('step-runner run', () => {
   it('prints the summary object as the last line of stdout with --json', async () => {
     const file = path.join(scratch, 'missing.yml');
     await writeFile(file, `version: 1\nsteps:\n${unchecked('pull', 'alpine:0.0-missing', ['true'])}`);
-    const { out, io: streams } = io();
+    const { out, err, io: streams } = io();
     const code = await runBuild({ file, kubeconfig, json: true }, streams);
     expect(code).toBe(1);
     const summary = JSON.parse(out.at(-1)!) as ExecutionSummary;
     expect(summary).toMatchObject({ status: 'FAILED', error: 'ImagePullFailed', steps: [{ name: 'pull', status: 'failed' }] });
+    // What it cost, said after its end (on stderr with --json), as the summary's cost has it.
+    expect(err.at(-1)).toBe(`Cost: ${costWords(summary.cost!)}; how it is counted: docs/cost.md`);
     expect(summary.events[0]).toMatchObject({ type: 'ExecutionStarted', state: null });
     expect(summary.events.at(-1)).toMatchObject({ type: 'ExecutionFailed' });
   });

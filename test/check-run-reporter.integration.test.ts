@@ -203,15 +203,24 @@ describe('ReportStatus, as the definition calls it', () => {
   ];
   const log = { info: () => undefined, warn: () => undefined };
 
-  it('lists every step queued at the start, then how each ended, and annotates the failing step\'s line', async () => {
-    await reportStatus({ build, executionArn: ARN, outcome: 'started', prepared }, { reporter: gitHubReporter({ app }, { baseUrl: github.url }, options), log, results: async () => [] });
+  it('lists every step queued at the start, then how each ended, and annotates the failing step\'s line; at the end, what the build cost', async () => {
+    // On AWS the execution's history and the steps' records (lib/lambda/execution-cost-reader.ts); asked at the build's end only.
+    const asked: [string, number][] = [];
+    const cost = async (executionArn: string, given: readonly unknown[]) => {
+      asked.push([executionArn, given.length]);
+      return { usd: 0.0123, parts: { stepFunctions: 0.001, lambda: 0.0003, s3: 0, pods: 0.011 }, prices: { region: 'us-east-1', asOf: '2026-12-06' }, complete: true };
+    };
+    await reportStatus({ build, executionArn: ARN, outcome: 'started', prepared }, { reporter: gitHubReporter({ app }, { baseUrl: github.url }, options), log, results: async () => [], cost });
+    expect(asked).toEqual([]);
     const [started] = github.checkRuns.values();
     expect(started!.output.summary).toContain('| `lint` | 🕒 queued |  |  |');
     expect(started!.output.title).toBe('Build running: 1 of 4 steps done');
 
     const failure = { Error: 'StepFailed', Cause: 'Step "lint" (image "node:22") failed with exit code 1 (Error).\nLast lines of the log:\n+ npm run lint\nsrc/a.ts: 1 problem' };
-    await reportStatus({ build, executionArn: ARN, outcome: 'failed', failure, prepared }, { reporter: gitHubReporter({ app }, { baseUrl: github.url }, options), log, results: async () => records });
+    await reportStatus({ build, executionArn: ARN, outcome: 'failed', failure, prepared }, { reporter: gitHubReporter({ app }, { baseUrl: github.url }, options), log, results: async () => records, cost });
+    expect(asked).toEqual([[ARN, records.length]]);
     const [run] = github.checkRuns.values();
+    expect(run!.output.summary).toContain('**Cost: $0.0123** (Step Functions $0.0010, Lambda $0.0003, S3 $0.0000, step pods $0.0110), at list prices for us-east-1 as of 2026-12-06');
     expect(github.checkRuns.size).toBe(1);
     expect(run).toMatchObject({ status: 'completed', conclusion: 'failure', output: { title: 'StepFailed in step "lint"' } });
     expect(run!.output.summary).toContain('| `clone` | ✅ succeeded | 4s |  |');

@@ -170,6 +170,23 @@ describe('states are coloured from the history', () => {
   });
 });
 
+describe("the build's cost", () => {
+  it('is in the summary: dollars, by part, at which prices, and where the way it is counted is written', () => {
+    // The first step's FinishStep measured its pod: 1 vCPU and 2 GiB for an hour on a node with no instance type (the flat rate).
+    const history = failedBuildHistory().map((event) =>
+      event.type === 'TaskSucceeded' && event.state?.name === 'FinishStep'
+        ? { ...event, state: { ...event.state, output: { ...(event.state.output as object), pod: { step: 'greet', cpu: 1, memoryBytes: 2 ** 31, seconds: 3600, instanceType: null } } } }
+        : event,
+    );
+    const model = executionModel({ execution: listed('x', history), history, pods: new Map() });
+    const cost = model.execution.cost!;
+    expect(cost.parts.pods).toBeCloseTo(0.04048 + 2 * 0.004445, 12);
+    const page = executionPage(model, layoutGraph(stateGraph(loadDefinition())), 0, new Date()).text;
+    expect(page).toContain(`<dt>Cost</dt><dd data-cost><strong>$${cost.usd.toFixed(4)}</strong>`);
+    expect(page).toContain(`step pods $${cost.parts.pods.toFixed(4)}; us-east-1 list prices of ${cost.prices.asOf}); how it is counted: <code>docs/cost.md</code>`);
+  });
+});
+
 describe('steps skipped by their `when`', () => {
   // The pipeline: lint, greet, deploy, count, inspect; lint and deploy were skipped, so iteration 1 is count.
   const SKIPPED = [

@@ -42,6 +42,9 @@ import type { TaskRuntime } from '../lib/workflow/task-deps.js';
 import { describeRequiring } from './fixtures/requirements.js';
 import { motoLambdaArn, motoStepFunctionsInstalled, runInMoto, type InterpretedRun, type MotoRun, type StatesPassed } from './fixtures/moto-sfn.js';
 import { parseImageReference } from '../lib/pipeline/index.js';
+import { executionUsage } from '../lib/emulators/stepfunctions/execution-cost.js';
+import { historyUsage } from '../lib/workflow/history-usage.js';
+import type { BuildUsage } from '../lib/workflow/cost-model.js';
 
 const BUILD = { id: 'gh-acme-web-42', trigger: 'github push', repository: 'acme/web', commit: '0123456789abcdef0123456789abcdef01234567', ref: 'refs/heads/main', event: 'push' };
 const INPUT: ExecutionInput = {
@@ -370,7 +373,7 @@ const SCENARIOS: Scenario[] = [
 const MAP_OF = iterationMaps(loadDefinition());
 
 /** The real local executor, every Task answered from the script instead of its handler. */
-async function runLocally(scenario: Scenario): Promise<InterpretedRun> {
+async function runLocally(scenario: Scenario): Promise<InterpretedRun & { usage: BuildUsage }> {
   const events: ExecutionEvent[] = [];
   // No handler runs: their runtime and the statuses are never reached.
   const runtime = { settings: {}, deps: {} } as TaskRuntime;
@@ -384,7 +387,13 @@ async function runLocally(scenario: Scenario): Promise<InterpretedRun> {
   const summary = await execution.result;
   // The Cause the service records (ExecutionFailed's), not the summary's, which reads Lambda's JSON back for people.
   const failed = events.findLast((event) => event.type === 'ExecutionFailed');
-  return { ...readLocalHistory(events), status: summary.status, error: summary.error, cause: failed ? (failed.Cause as string | undefined) ?? null : summary.cause };
+  return {
+    ...readLocalHistory(events),
+    status: summary.status,
+    error: summary.error,
+    cause: failed ? (failed.Cause as string | undefined) ?? null : summary.cause,
+    usage: executionUsage(events, 'arm64'),
+  };
 }
 
 function readLocalHistory(events: readonly ExecutionEvent[]): Omit<InterpretedRun, 'status' | 'error' | 'cause'> {
@@ -452,7 +461,7 @@ const compared = ({ status, output, error, cause, states, exited, iterations, it
 
 describeRequiring('the definition in moto and in the local executor', motoStepFunctionsInstalled, () => {
   let moto: Map<string, MotoRun>;
-  let local: Map<string, Promise<InterpretedRun>>;
+  let local: Map<string, Promise<InterpretedRun & { usage: BuildUsage }>>;
 
   // Both interpreters at once: moto's in its Python process, the local executor's here.
   beforeAll(async () => {
@@ -472,6 +481,10 @@ describeRequiring('the definition in moto and in the local executor', motoStepFu
     const locally = await local.get(scenario.name)!;
     expect(compared(locally)).toEqual(compared(inMoto));
     expect({ status: locally.status, error: locally.error ?? undefined, last: locally.states.at(-1) }).toEqual(scenario.expected);
+    // The build's cost counts the same transitions and invocations from either history: the local
+    // executor's (execution-cost.ts) and the AWS-shaped one ReportStatus reads (history-usage.ts).
+    const onAws = historyUsage(inMoto.history, { architecture: 'arm64', memoryMb: {} }, []);
+    expect({ transitions: onAws.transitions, invocations: onAws.lambda.invocations }).toEqual({ transitions: locally.usage.transitions, invocations: locally.usage.lambda.invocations });
   });
 });
 

@@ -179,8 +179,9 @@ describe('a build\'s metric record', () => {
     for (const c of cases) await runStep(fakeStepCluster({ now: () => at(0) }), capture(), logs, c);
     const reporter = { report: async () => ({ posted: true as const, state: 'success', description: 'The build succeeded' }) };
     await reportStatus(
-      { build: BUILD, outcome: end.outcome, startedAt: at(-5).toISOString(), ...(end.failure ? { failure: end.failure } : {}), ...(end.cost ? { cost: end.cost } : {}) },
-      { reporter, log: silent, results: logs.results, metrics: sink, now: () => at(200) },
+      { build: BUILD, outcome: end.outcome, executionArn: 'arn:aws:states:us-east-1:123456789012:execution:build:b-1', startedAt: at(-5).toISOString(), ...(end.failure ? { failure: end.failure } : {}) },
+      // The build's cost as ReportStatus works it out (cost-model.ts), which the record then carries.
+      { reporter, log: silent, results: logs.results, metrics: sink, now: () => at(200), ...(end.cost ? { cost: async () => ({ usd: end.cost!.usd, parts: {}, prices: { region: 'us-east-1', asOf: '2026-12-06' } }) } : {}) },
     );
     return sink.records;
   }

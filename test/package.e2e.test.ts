@@ -430,9 +430,15 @@ const ROLE_GRANTS: Record<string, Omit<Statement, 'role'>[]> = {
     { actions: ['states:StartExecution'], resources: ['ref:BuildStateMachine'] },
     { actions: ['secretsmanager:GetSecretValue'], resources: [secret('step-runner/github-webhook-secret'), secret('step-runner/generic-webhook-secret'), TOKEN, APP_KEY] },
   ],
-  // Commit statuses and check runs; a check run's summary reads how each step ended (builds/BUILD/STEP.result.json).
+  // Commit statuses and check runs; a check run's summary reads how each step ended (builds/BUILD/STEP.result.json), and its cost its own execution's history.
   // And the headers of the OTLP endpoint its traces go to (docs/traces.md).
-  ReportStatusRole: [logGroup('reportStatus'), objects(['s3:GetObject'], 'builds/*'), listing('builds/*'), { actions: ['secretsmanager:GetSecretValue'], resources: [TOKEN, APP_KEY, secret('step-runner/otlp-headers')] }],
+  ReportStatusRole: [
+    logGroup('reportStatus'),
+    { actions: ['states:GetExecutionHistory'], resources: [`${ACCOUNT.replace('%s', 'states')}:execution:serverless-step-runner-dev-build:*`] },
+    objects(['s3:GetObject'], 'builds/*'),
+    listing('builds/*'),
+    { actions: ['secretsmanager:GetSecretValue'], resources: [TOKEN, APP_KEY, secret('step-runner/otlp-headers')] },
+  ],
   // The clone's token, the image check, superseding (its group's record, StopExecution).
   PrepareBuildRole: [
     logGroup('prepareBuild'),
@@ -513,6 +519,18 @@ describe('IAM in the packaged template', () => {
     // Writing under cache/ (the presigned PUTs): LaunchStep, which signs them, and PollStep, which signs them again; deleting anything: FinishStep alone, its own logs.
     expect(grants('s3:PutObject').filter((s) => s.resources.some((r) => r.includes('/cache/'))).map((s) => s.role)).toEqual(['LaunchStepRole', 'PollStepRole']);
     expect(grants('s3:DeleteObject')).toEqual([{ role: 'FinishStepRole', ...ROLE_GRANTS.FinishStepRole![2] }]);
+  });
+
+  it("gives ReportStatus the functions' memory and architecture as deployed, which the build's cost prices Lambda time by", () => {
+    const environment = (template.Resources.ReportStatusLambdaFunction!.Properties.Environment as { Variables: Record<string, Json> }).Variables;
+    const sizes = JSON.parse(environment['COST_FUNCTIONS'] as string) as { architecture: string; memoryMb: Record<string, number> };
+    const functions = template.Resources;
+    expect(sizes.architecture).toBe(functions.PollStepLambdaFunction!.Properties.Architectures ? (functions.PollStepLambdaFunction!.Properties.Architectures as string[])[0] : 'x86_64');
+    for (const [name, memory] of Object.entries(sizes.memoryMb)) {
+      const id = `${name[0]!.toUpperCase()}${name.slice(1)}LambdaFunction`;
+      expect([name, functions[id]?.Properties.MemorySize]).toEqual([name, memory]);
+    }
+    expect(environment['COST_PRICES']).toBe('');
   });
 
   it('associates each declared identity\'s service account with its role, and lets no role of the runner pass a role or make an association', async () => {

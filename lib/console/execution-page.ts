@@ -4,6 +4,7 @@
  * graph (coloured for the selected step's iteration), the steps
  * with their pod, events and log, and the event history. Pure.
  */
+import { COST_DOCS, costWords } from '../workflow/cost-model.js';
 import type { PodEventView, StepPodView } from './pod-view.js';
 import type { ExecutionModel, Failure, HistoryRow, StepView } from './execution-model.js';
 import { byteSize, duration, executionHref, executionPill, timeTag } from './format.js';
@@ -222,10 +223,17 @@ function summary(model: ExecutionModel, now: Date): Html {
 <div><dt>Commit</dt><dd>${x.commit ? html`<code title="${x.commit}">${x.commit.slice(0, 12)}</code>` : '—'}${x.ref ? html` <span class="muted">${x.ref}</span>` : ''}</dd></div>
 <div><dt>Started</dt><dd>${timeTag(x.startedAt)}</dd></div>
 <div><dt>Duration</dt><dd>${duration(end - Date.parse(x.startedAt))}${x.stoppedAt ? '' : ' so far'}</dd></div>
+${x.cost ? costRow(x.cost, x.stoppedAt === null) : ''}
 <div><dt>Execution ARN</dt><dd><code class="arn">${x.executionArn}</code></dd></div>
 ${x.rerunOf ? html`<div><dt>Re-run of</dt><dd><a href="${executionHref(x.rerunOf)}" data-rerun-of>${x.rerunOf}</a></dd></div>` : ''}
 ${x.reruns.length > 0 ? html`<div><dt>Re-runs</dt><dd>${x.reruns.map((r, i) => html`${i > 0 ? ', ' : ''}<a href="${executionHref(r)}" data-rerun>${r}</a>`)}</dd></div>` : ''}
 </dl>`;
+}
+
+/** The build's cost (execution-cost.ts), its parts, the prices it is at, and where the way it is counted is written. */
+function costRow(cost: NonNullable<ExecutionModel['execution']['cost']>, soFar: boolean): Html {
+  const [usd, rest] = [`$${cost.usd.toFixed(4)}`, costWords(cost).replace(/^\S+ /, '')];
+  return html`<div><dt>Cost</dt><dd data-cost><strong>${usd}</strong>${soFar ? ' so far' : ''} <span class="muted">${rest}; how it is counted: <code>${COST_DOCS}</code></span></dd></div>`;
 }
 
 function stepDetails(model: ExecutionModel, selected: StepSelection): Html {

@@ -217,6 +217,19 @@ export interface StatusRequest {
   steps?: StatusStep[];
   /** The pipeline file's path in the repository, where a check run's annotation of the failing step points. */
   pipelineFile?: string;
+  /** What the build cost (lib/workflow/cost-model.ts), for the check run's summary; absent: not known. */
+  cost?: CostSummary;
+}
+
+/**
+ * A build's cost as `run --json`, `GET /executions/NAME` and the reports show it (`cost: {usd,
+ * parts}`): dollars, and the parts they are made of (stepFunctions, lambda, s3, pods), at the list
+ * prices of `prices.region` on `prices.asOf`. How each part is counted: docs/cost.md.
+ */
+export interface CostSummary {
+  usd: number;
+  parts: Record<string, number>;
+  prices: { region: string; asOf: string };
 }
 
 /** A step as a report shows it: how it stands or ended, for how long, with which Error. */

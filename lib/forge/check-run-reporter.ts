@@ -97,7 +97,7 @@ export function checkRunReporter(
 ): { report(request: StatusRequest, context?: CheckRunContext): Promise<StatusReport> } {
   const now = options.now ?? (() => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
   return {
-    async report({ build, outcome, failure, executionArn, skipped, steps, pipelineFile }, given = {}) {
+    async report({ build, outcome, failure, executionArn, skipped, steps, pipelineFile, cost }, given = {}) {
       const context: CheckRunContext = { ...(steps ? { steps } : {}), ...(pipelineFile ? { pipelineFile } : {}), ...given };
       if (!isGitHubTrigger(build.trigger) || !build.repository || !build.commit) {
         return { posted: false, reason: `not a GitHub build (${build.trigger ?? 'no trigger'}): no check run` };
@@ -124,6 +124,7 @@ export function checkRunReporter(
               ...(skipped ? { skipped } : {}),
               ...(context.steps ? { steps: context.steps } : {}),
               ...(context.pipelineFile ? { pipelineFile: context.pipelineFile } : {}),
+              ...(cost ? { cost } : {}),
               mask: (text) => text.split(chosen.token).join('***'),
             });
       await writeCheckRun(gitHubApi({ ...api, token: chosen.token }), build.repository, create, updates, options);

@@ -115,6 +115,17 @@ describe('check run requests', () => {
     expect(requestBodyProblems('checks/update', body)).toEqual([]);
   });
 
+  it('says what the build cost under the headline, by part, at which prices, and where it is explained', () => {
+    const cost = { usd: 0.01234, parts: { stepFunctions: 0.0011, lambda: 0.00042, s3: 0.00001, pods: 0.01081 }, prices: { region: 'us-east-1', asOf: '2026-12-06' } };
+    const [body] = checkRunCompletion({ ending: Endings.succeeded, completedAt: AT, steps: [{ name: 'build', status: 'succeeded', durationSeconds: 61 }], cost });
+    expect(body!.output!.summary.split('\n\n').slice(0, 2)).toEqual([
+      'Build succeeded',
+      '**Cost: $0.0123** (Step Functions $0.0011, Lambda $0.0004, S3 $0.0000, step pods $0.0108), at list prices for us-east-1 as of 2026-12-06; how each part is counted and how exact it is: the runner\'s docs/cost.md.',
+    ]);
+    expect(body!.output!.summary).toContain('| `build` |');
+    expect(requestBodyProblems('checks/update', body)).toEqual([]);
+  });
+
   it("shows a Lambda error's message, never its trace", () => {
     const cause = JSON.stringify({ errorType: 'InvalidPipeline', errorMessage: '.step-runner.yml line 6: bad', trace: ['at /var/task/index.mjs:1:2'] });
     const [body] = checkRunCompletion({ ending: Endings.failed, completedAt: AT, failure: { Error: 'InvalidPipeline', Cause: cause } });

@@ -10,7 +10,7 @@
  * its Cause before they leave the task (lib/workflow/tasks/finish-step.ts); `mask` is applied on
  * top for what a caller knows besides (its own token, say).
  */
-import { Outcomes, type CaughtFailure, type Outcome, type StatusStep } from '../contract/index.js';
+import { Outcomes, type CaughtFailure, type CostSummary, type Outcome, type StatusStep } from '../contract/index.js';
 import { plainCause } from '../contract/lambda-error.js';
 import { STATUS_CONTEXT, truncate } from './commit-status.js';
 import { keepEndUtf8, truncateUtf8, utf8Length } from './utf8-text.js';
@@ -123,6 +123,8 @@ export interface CheckRunEnd {
   skipped?: string;
   /** Applied to every text from the build (Cause, log tail, Errors, reasons). */
   mask?: (text: string) => string;
+  /** What the build cost, said under the headline. */
+  cost?: CostSummary;
 }
 
 /**
@@ -142,7 +144,7 @@ export function checkRunCompletion(end: CheckRunEnd): CheckRunUpdate[] {
   const failingStep = steps.find((step) => step.status === 'failed' && (!error || step.error === error)) ?? steps.find((step) => step.status === 'failed');
   const title = endTitle(end.ending, error, failingStep?.name, end.skipped ? mask(end.skipped) : undefined, cause.paragraph);
   const headline = end.ending === Endings.skipped ? mask(end.skipped ?? '') : error ? `**${escapeInline(error)}**${cause.paragraph ? `: ${escapeInline(truncate(oneLine(cause.paragraph), MAX_HEADLINE))}` : ''}` : endWords(end.ending);
-  const output: CheckRunOutput = { title, summary: summaryWithTests(headline, steps) };
+  const output: CheckRunOutput = { title, summary: summaryWithTests(end.cost ? `${headline}\n\n${costLine(end.cost)}` : headline, steps) };
   const text = failureText(error, cause.paragraph, logTail, failingStep?.name);
   if (text) output.text = text;
   const annotations = [
@@ -273,6 +275,21 @@ function stepRow(step: CheckStep): string {
   const identity = step.identity !== undefined ? ` as \`${step.identity}\`` : '';
   const cells = [`\`${step.name.replace(/`/g, "'")}\`${identity}`, status, step.durationSeconds !== undefined ? duration(step.durationSeconds) : '', step.error ?? ''];
   return `| ${cells.map((cell) => escapeCell(truncate(oneLine(cell), 300))).join(' | ')} |`;
+}
+
+const PART_WORDS: Readonly<Record<string, string>> = { stepFunctions: 'Step Functions', lambda: 'Lambda', s3: 'S3', pods: 'step pods' };
+
+/** Dollars to the cent's hundredth: a build's parts are often fractions of a cent. */
+export const dollars = (usd: number): string => `$${usd.toFixed(4)}`;
+
+/**
+ * `Cost: $0.0123 (Step Functions $0.0011, Lambda $0.0004, S3 $0.0000, step pods $0.0108), at AWS
+ * list prices ...`: the build's cost, its parts, and where the runner's documentation says how
+ * each is counted (docs/cost.md).
+ */
+export function costLine(cost: CostSummary): string {
+  const parts = Object.entries(cost.parts).map(([part, usd]) => `${PART_WORDS[part] ?? part} ${dollars(usd)}`);
+  return `**Cost: ${dollars(cost.usd)}** (${parts.join(', ')}), at list prices for ${cost.prices.region} as of ${cost.prices.asOf}; how each part is counted and how exact it is: the runner's docs/cost.md.`;
 }
 
 /** `1m 05s`, `2h 03m`, `42s`, as the console shows durations. */

@@ -37,6 +37,8 @@ export interface FakeStepCluster extends StepCluster {
   readonly events: CoreV1Event[];
   /** A container's log by `namespace/pod/container`. */
   readonly logs: Map<string, string>;
+  /** Each node's `node.kubernetes.io/instance-type` by its name; a node not here has none. */
+  readonly instanceTypes: Map<string, string>;
   /** Each method called, in order, with its namespace and name: `launchPod ci/step-x`. */
   readonly calls: string[];
   /** Puts an object as a test arranges it (by its metadata's namespace and name), with what the API server adds. */
@@ -55,6 +57,7 @@ export function fakeStepCluster({ now = () => new Date() }: { now?: () => Date }
   const secrets = new Map<string, V1Secret>();
   const events: CoreV1Event[] = [];
   const logs = new Map<string, string>();
+  const instanceTypes = new Map<string, string>();
   const calls: string[] = [];
   let version = 0;
   const stores = { pod: pods, claim: claims, secret: secrets } as const;
@@ -93,6 +96,7 @@ export function fakeStepCluster({ now = () => new Date() }: { now?: () => Date }
     secrets,
     events,
     logs,
+    instanceTypes,
     calls,
     put(kind: 'pod' | 'claim' | 'secret', object: V1Pod | V1PersistentVolumeClaim | V1Secret) {
       const store = stores[kind] as Map<string, typeof object>;
@@ -239,6 +243,10 @@ export function fakeStepCluster({ now = () => new Date() }: { now?: () => Date }
     async workspaceNode(namespace, claimName) {
       call('workspaceNode', namespace, claimName);
       return claims.get(objectKey(namespace, claimName))?.metadata?.annotations?.[SELECTED_NODE_ANNOTATION] || undefined;
+    },
+    async nodeInstanceType(nodeName) {
+      call('nodeInstanceType', '', nodeName);
+      return instanceTypes.get(nodeName) ?? null;
     },
     async recordStepSucceeded(namespace, claimName, step, at) {
       call('recordStepSucceeded', namespace, claimName);

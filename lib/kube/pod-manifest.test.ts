@@ -91,6 +91,22 @@ describe('stepPodManifest', () => {
     expect(annotations).toEqual(Object.fromEntries(Object.entries(manifest.metadata?.annotations ?? {}).filter(([key]) => !(key in DO_NOT_DISRUPT_ANNOTATIONS))));
   });
 
+  // OpenCost and Kubecost aggregate a pod's cost by its labels (docs/cost.md): the repository,
+  // the build and the step, each a value the API server accepts (validate: the OpenAPI pattern).
+  it.each([
+    ['owner/name', 'acme/web-app', 'acme-web-app'],
+    ['a name with dots and underscores', 'acme/site.io_v2', 'acme-site.io_v2'],
+    ['a name longer than a label value', `acme/${'x'.repeat(80)}`, `acme-${'x'.repeat(58)}`],
+    ['no repository (a local build of a folder)', undefined, undefined],
+  ])('labels the pod with its repository, build and step for cost attribution: %s', (_, repository, label) => {
+    const manifest = stepPodManifest({ buildId: 'acme-web-app-42', step, namespace: 'ci', ...(repository ? { repository } : {}) });
+    expect(() => validate(manifest)).not.toThrow();
+    expect(manifest.metadata?.labels?.[Labels.repository]).toBe(label);
+    expect(manifest.metadata?.annotations?.[Annotations.repository]).toBe(repository);
+    expect(manifest.metadata?.labels).toMatchObject({ [Labels.build]: 'acme-web-app-42', [Labels.step]: 'unit-tests' });
+    if (label) expect(label).toMatch(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/);
+  });
+
   it('does not let extra labels override the runner labels', () => {
     const manifest = stepPodManifest({
       buildId: 'b1',

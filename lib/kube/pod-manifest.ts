@@ -14,8 +14,10 @@ export interface StepPodManifestInput {
   buildId: string;
   step: Step;
   namespace: string;
-  /** More labels (e.g. repository, commit); the runner's own labels win on a clash. */
+  /** More labels (e.g. commit); the runner's own labels win on a clash. */
   extraLabels?: Record<string, string>;
+  /** The build's repository (`owner/name`), labelled for cost attribution; absent: a build of no repository. */
+  repository?: string;
   /** The build's variables (CI, CI_COMMIT_SHA, ...); the step's own env and secrets win on a clash. */
   buildEnv?: Record<string, string>;
   /** Mounted at /workspace, every container's working directory; absent: none. */
@@ -142,6 +144,7 @@ export function stepPodManifest({
   step,
   namespace,
   extraLabels = {},
+  repository,
   buildEnv = {},
   workspace,
   checkout,
@@ -191,6 +194,7 @@ export function stepPodManifest({
         [Labels.managedBy]: MANAGED_BY,
         [Labels.build]: labelValue(buildId),
         [Labels.step]: labelValue(step.name),
+        ...(repository && labelValue(repository) ? { [Labels.repository]: labelValue(repository) } : {}),
         ...(step.matrix ? { [Labels.matrix]: labelValue(step.matrix.of) } : {}),
         ...(claim ? { [Labels.workspace]: claim.claimName } : {}),
       },
@@ -198,6 +202,7 @@ export function stepPodManifest({
         ...(disruptible ? {} : DO_NOT_DISRUPT_ANNOTATIONS),
         [Annotations.build]: buildId,
         [Annotations.step]: step.name,
+        ...(repository ? { [Annotations.repository]: repository } : {}),
         ...(keepForSeconds !== undefined ? { [BUILD_DEADLINE_ANNOTATION]: String(keepForSeconds) } : {}),
         ...(attempt > 0 ? { [Annotations.attempt]: String(attempt + 1) } : {}),
         ...(step.build ? { [Annotations.dockerfile]: JSON.stringify({ file: step.build.dockerfile, stages: step.build.instructionLines ?? [] }) } : {}),

@@ -15,6 +15,7 @@ import { readSecretValues } from './secret-values.js';
 import { markStepFinished } from './step-finished.js';
 import type { Observation } from './types.js';
 import { ensureWorkspaceClaim, workspaceNode } from './workspace.js';
+import { nodeInstanceType } from './node-instance-type.js';
 import { keepBuildObjects, recordStepSucceeded, type KeptBuildObjects } from './workspace-record.js';
 
 /** What the runner makes once per build besides its pods (BuildObjectKinds). */
@@ -81,6 +82,8 @@ export interface StepCluster {
   ensureWorkspaceClaim(manifest: V1PersistentVolumeClaim): Promise<{ claim: V1PersistentVolumeClaim; adopted: boolean }>;
   /** LaunchStep: the node the build's volume went to with its first pod; undefined before that. */
   workspaceNode(namespace: string, claimName: string): Promise<string | undefined>;
+  /** PollStep: the instance type of the node a step's pod runs on, for its cost; null: unknown or not readable (node-instance-type.ts). */
+  nodeInstanceType(nodeName: string): Promise<string | null>;
   /** FinishStep: marks the step succeeded on the build's claim, for a re-run (workspace-record.ts). */
   recordStepSucceeded(namespace: string, claimName: string, step: string, now: Date): Promise<void>;
   /** CleanupBuild: keeps a failed build's claim and Secrets `keep.seconds` more. */
@@ -118,6 +121,7 @@ export function kubeStepCluster(kube: () => Promise<CoreV1Api>): StepCluster {
     replaceCacheSecretUrls: async (namespace, secretName, urls) => replaceCacheSecretUrls(await kube(), namespace, secretName, urls),
     ensureWorkspaceClaim: async (manifest) => ensureWorkspaceClaim(await kube(), manifest),
     workspaceNode: async (namespace, claimName) => workspaceNode(await kube(), namespace, claimName),
+    nodeInstanceType: async (nodeName) => nodeInstanceType(await kube(), nodeName),
     recordStepSucceeded: async (namespace, claimName, step, now) => recordStepSucceeded(await kube(), namespace, claimName, step, now),
     keepBuildObjects: async (namespace, buildId, claimName, keep) => keepBuildObjects(await kube(), namespace, buildId, claimName, keep),
   };

@@ -17,6 +17,12 @@ export const Labels = {
    * every step's name): `kubectl get pods -l step-runner.dev/matrix=test` lists a matrix's pods.
    */
   matrix: 'step-runner.dev/matrix',
+  /**
+   * The build's repository (`owner/name` made a label value: `owner-name`), beside the build and
+   * the step: what OpenCost and Kubecost aggregate a pod's cost by (docs/cost.md), the exact name
+   * in the annotation of the same key's `-name`.
+   */
+  repository: 'step-runner.dev/repository',
 } as const;
 export const MANAGED_BY = 'serverless-step-runner';
 
@@ -24,6 +30,7 @@ export const MANAGED_BY = 'serverless-step-runner';
 export const Annotations = {
   build: 'step-runner.dev/build-id',
   step: 'step-runner.dev/step-name',
+  repository: 'step-runner.dev/repository-name',
   /** Which attempt of its step the pod is (1, 2, ...), on a retry's pod only. */
   attempt: 'step-runner.dev/attempt',
   /**

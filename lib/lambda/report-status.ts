@@ -6,6 +6,9 @@ import { s3LogStore } from './s3-log-store.js';
 import { EnvNames } from './settings.js';
 import { gitHubStatusReporting } from './status-reporting.js';
 import { emfMetricsSink } from './emf-metrics.js';
+import { sfnExecutionCostReader, type ExecutionCostReader } from './execution-cost-reader.js';
+import { pricesWith } from '../workflow/cost-model.js';
+import type { FunctionSizes } from '../workflow/history-usage.js';
 
 /**
  * ReportStarted / ReportSucceeded / ReportFailed on AWS: commit statuses (status-reporting.ts), and
@@ -17,8 +20,9 @@ export function createReportStatusHandler(env: NodeJS.ProcessEnv = process.env, 
   const { reporterFor, middleware } = gitHubStatusReporting(env, app, true);
   // A check run's summary reads how each step ended from where FinishStep kept it, beside its log.
   const bucket = env[EnvNames.logsBucket];
-  // ReportSucceeded and ReportFailed end the build: its metric record and its trace are sent there.
-  const handler = reportStatusHandler(reporterFor, bucket ? s3LogStore(bucket, env[EnvNames.logsPrefix] ?? '') : undefined, { metrics: emfMetricsSink(env), exportTrace: lambdaBuildTraces(env) });
+  // ReportSucceeded and ReportFailed end the build: its cost, its metric record and its trace are worked out and sent there.
+  const cost = costReader(env);
+  const handler = reportStatusHandler(reporterFor, bucket ? s3LogStore(bucket, env[EnvNames.logsPrefix] ?? '') : undefined, { ...(cost ? { cost } : {}), metrics: emfMetricsSink(env), exportTrace: lambdaBuildTraces(env) });
   if (middleware) handler.use(middleware);
   // A commit status is a courtesy: not even a failure to read the token may fail the build.
   handler.use({
@@ -32,4 +36,20 @@ export function createReportStatusHandler(env: NodeJS.ProcessEnv = process.env, 
     },
   });
   return handler;
+}
+
+/**
+ * The build's cost at its end, from the functions' sizes and the prices the deployment sets; none
+ * (the report goes without its cost line, and says why in the log) when they are missing or wrong.
+ */
+function costReader(env: NodeJS.ProcessEnv): ExecutionCostReader | undefined {
+  try {
+    const text = env[EnvNames.costFunctions];
+    if (!text) return undefined;
+    const sizes = JSON.parse(text) as FunctionSizes;
+    return sfnExecutionCostReader(sizes, pricesWith(env[EnvNames.costPrices]));
+  } catch (error) {
+    logger.warn("No build's cost is reported: the deployment's COST_FUNCTIONS or COST_PRICES is wrong", { reason: (error as Error).message });
+    return undefined;
+  }
 }

@@ -21,6 +21,10 @@ export const EnvNames = {
   runningWatchUntil: 'RUNNING_WATCH_UNTIL_SECONDS',
   logsBucket: 'STEP_LOGS_BUCKET',
   logsPrefix: 'STEP_LOGS_PREFIX',
+  /** The functions' memory and architecture, JSON (lib/deploy/function-sizes.cjs), for the build's cost. */
+  costFunctions: 'COST_FUNCTIONS',
+  /** The deployment's price table over the defaults, JSON (cost-model.ts pricesWith); '' for the defaults. */
+  costPrices: 'COST_PRICES',
   orphanMargin: 'ORPHAN_MARGIN_SECONDS',
   cloneImage: 'CLONE_IMAGE',
   cacheImage: 'CACHE_IMAGE',

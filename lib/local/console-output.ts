@@ -50,6 +50,8 @@ export class ConsoleOutput {
   ) {}
 
   lines(event: ExecutionEvent): string[] {
+    // An invocation's billing record (lambda-invocations.ts) says nothing a person reads here, and releases nothing held.
+    if (event.lambda) return [];
     const index = event.index;
     // An event of no step (the Map's or the execution's end) releases whatever is still held.
     if (index === undefined) return [...this.release(() => true), ...this.eventLines(event)];

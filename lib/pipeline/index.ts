@@ -10,7 +10,7 @@ export { checkTolerations, checkNodeSelector, checkPullSecrets, type SettingChec
 export { MAX_PIPELINE_BYTES, pipelineSizeProblem } from './yaml-document.js';
 export { InvalidPipeline, InvalidImage, type PipelineLocation, type LocatedProblem } from './errors.js';
 export { problemReports, problemLines, type ProblemReport } from './problem-report.js';
-export { quantityProblem } from './quantity.js';
+export { quantityProblem, quantityValue } from './quantity.js';
 export { WhenEvents, WhenStatuses, runsAfterFailure, skipReason, branchMatches, branchOfRef, buildBranch, buildEvent, type WhenEvent, type WhenStatus, type StepCondition, type BuildFacts } from './when.js';
 export { DEFAULT_SERVICE_START_GRACE_SECONDS, RESERVED_SERVICE_NAMES, reservedServiceNameProblem, stepServices, MAX_PORT } from './services.js';
 export { needsProblems, resolveNeeds, runOrder, runsSideBySide, type NeedsOf, type NeedsProblem } from './needs.js';

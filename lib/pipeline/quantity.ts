@@ -30,3 +30,36 @@ export function quantityProblem(value: string, kind: ResourceKind): string | und
   }
   return undefined;
 }
+
+const SUFFIX: Readonly<Record<string, number>> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+
+/**
+ * A quantity's value as a number (cores for cpu, bytes for memory): `500m` is 0.5, `1Gi` is
+ * 1073741824, `1e3` is 1000 (kubernetes/apimachinery pkg/api/resource/quantity.go's suffixes).
+ * Undefined for what is no quantity.
+ */
+export function quantityValue(value: string | undefined): number | undefined {
+  const match = value === undefined ? null : QUANTITY.exec(value.trim());
+  if (!match) return undefined;
+  const number = Number(match[1]);
+  const suffix = match[2];
+  if (suffix === undefined) return number;
+  if (/^[eE]/.test(suffix)) return number * 10 ** Number(suffix.slice(1));
+  return number * SUFFIX[suffix]!;
+}

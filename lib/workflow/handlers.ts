@@ -24,7 +24,7 @@ import { pollStep } from './tasks/poll-step.js';
 import { waitForNeeds } from './tasks/wait-for-needs.js';
 import type { BuildCredentials } from './build-credentials.js';
 import { prepareBuild } from './tasks/prepare-build.js';
-import { reportStatus, type ReportInput, type StatusReporter } from './tasks/report-status.js';
+import { reportStatus, type BuildCostReader, type ReportInput, type StatusReporter } from './tasks/report-status.js';
 import type { StepLogStore } from './step-log-store.js';
 import type { MetricsSink } from './metric-records.js';
 import type { BuildTraceExport } from './trace-export.js';
@@ -107,7 +107,7 @@ export const awaitRerunHandler = () => lambdaTask(async (input: AwaitRerunInput)
  * `reporterFor` sees the invocation's context, where a secrets middleware (lib/lambda) leaves the
  * GitHub token.
  */
-export const reportStatusHandler = (reporterFor: (context: Context) => StatusReporter, logs?: Pick<StepLogStore, 'results'>, observers: { metrics?: MetricsSink; exportTrace?: BuildTraceExport } = {}) =>
+export const reportStatusHandler = (reporterFor: (context: Context) => StatusReporter, logs?: Pick<StepLogStore, 'results'>, observers: { cost?: BuildCostReader; metrics?: MetricsSink; exportTrace?: BuildTraceExport } = {}) =>
   lambdaTask<ReportInput, StatusReport>(async (input, context) =>
     reportStatus(input, { reporter: reporterFor(context), log: logger, ...(logs ? { results: (buildId: string) => logs.results(buildId) } : {}), ...observers }),
   );

@@ -9,6 +9,7 @@ import type { BuildRef, ErrorName } from '../contract/index.js';
 import type { PodPlacement, PodProgress, PodTimings, ServiceState } from '../kube/index.js';
 import type { ImageCheckSummary } from './image-check.js';
 import type { LiveLogState } from './live-log.js';
+import type { PodUsage, StepS3Usage } from './cost-model.js';
 
 export interface BuildSettings {
   imagePullGraceSeconds: number;
@@ -153,6 +154,23 @@ export interface PollState {
   urls?: { validUntil: string };
   /** When the pod was created, scheduled, started and finished, and its pulls' seconds, as the polls saw them (the step's metrics). */
   timings?: PodTimings;
+  /**
+   * The node the pod was placed on and what it reserved there, for the build's cost
+   * (pod-usage.ts): set by the first poll that sees it on a node, `until` once it has ended.
+   */
+  placed?: PodOnNode;
+}
+
+/** A step pod's node, its instance type (null: unknown), its effective requests (cores, bytes) and when it held them. */
+export interface PodOnNode {
+  node: string;
+  instanceType: string | null;
+  cpu: number;
+  memoryBytes: number;
+  /** The kubelet's acceptance of the pod (status.startTime), before its images were pulled. */
+  since: string;
+  /** Its last container's end, once the pod has ended. */
+  until?: string;
 }
 
 /** What WaitForNeeds leaves at $.needs: whether the step may start, and what it still waits for. */
@@ -224,7 +242,12 @@ export interface StepResult {
    * which the definition's RetryStep choice sees and PrepareRetry hands LaunchStep.
    */
   nextAttempt?: number;
+  /** What its pod reserved, where and for how long (pod-usage.ts): the build's cost prices it. Absent: never placed on a node. */
+  pod?: PodUsage;
+  /** What the step wrote to the bucket (its logs, artifacts and record), for the build's cost. */
+  s3?: StepS3Usage;
 }
+
 
 /** One artifact a step kept: a file as is, a folder as a tar.gz of it. */
 export interface KeptArtifact {

@@ -1,5 +1,6 @@
 import type { PodTimings } from '../kube/index.js';
 import type { StepTimeline } from '../kube/index.js';
+import type { PodUsage, StepS3Usage } from './cost-model.js';
 
 /**
  * Where a step's log is kept: S3 on AWS (lib/lambda), a folder locally (lib/local). FinishStep
@@ -58,6 +59,10 @@ export interface StepRecord {
   tests?: TestSummary;
   /** When its pod was scheduled, pulled its image, ran (podTimeline): a trace's pending, pulling and running; absent: not read. */
   timeline?: StepTimeline;
+  /** What its pod reserved, where and for how long (pod-usage.ts), for the build's cost; absent: never placed. */
+  pod?: PodUsage;
+  /** What the step wrote to the bucket, for the build's cost (absent in a record of an older runner). */
+  s3?: StepS3Usage;
 }
 
 const RESULT_SUFFIX = '.result.json';

@@ -21,6 +21,7 @@ import { startLocalCacheStore, type LocalCacheStore } from '../../local/stores/l
 import { stateDir } from '../../local/stores/state-dir.js';
 import { keyFilesProblem } from '../../local/source/cache-key-files.js';
 import { DEFAULT_BRANCH } from '../../workflow/cache-plan.js';
+import { COST_DOCS, costWords } from '../../workflow/cost-model.js';
 import { buildClaimName, type CleanupResult, type PreparedBuild } from '../../workflow/state-data.js';
 import { buildSelector } from '../../kube/index.js';
 import type { CommandIO } from './cluster.js';
@@ -278,6 +279,7 @@ export async function runBuild(given: RunOptions, io: Pick<CommandIO, 'out' | 'e
     await printing;
     // The console lines already said "Execution ABORTED"; what is left to say is the cleanup.
     if (result.status === 'ABORTED') print('Its pods and workspace claim were deleted.');
+    if (result.cost) print(`Cost: ${costWords(result.cost)}; how it is counted: ${COST_DOCS}`);
     const kept = keptOnCluster(history);
     if (kept && options.kubeconfig) {
       const secrets = (await (await runtime.kube()).listNamespacedSecret({ namespace: kept.namespace, labelSelector: buildSelector(buildId) })).items.length;

@@ -60,3 +60,11 @@ export function deployedFunction(name: string): DeployedFunction {
   if (!found) throw new UnknownFunction(`serverless.yml defines no function ${name}`);
   return found;
 }
+
+/** `provider.architecture` (the framework's default, x86_64, when absent): what Lambda bills the functions' GB-seconds at. */
+export function deployedArchitecture(file = SERVERLESS_FILE): 'arm64' | 'x86_64' {
+  const serverless = readYamlFile(file) as { provider?: { architecture?: unknown } };
+  const architecture = serverless.provider?.architecture ?? 'x86_64';
+  if (architecture === 'arm64' || architecture === 'x86_64') return architecture;
+  throw new UnreadableFunctionSetting(`${file}: provider.architecture is ${JSON.stringify(architecture)}; Lambda has arm64 and x86_64`);
+}

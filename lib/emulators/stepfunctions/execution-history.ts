@@ -15,7 +15,16 @@ export type ExecutionEvent = {
   Error?: string;
   Cause?: unknown;
   output?: unknown;
+  /** Lambda* events (lambda-invocations.ts): the function invoked, its memory and the invocation's billed time. */
+  lambda?: LambdaInvocation;
 };
+
+/** One invocation of a Task state's function, as Lambda bills it (REPORT's Memory Size and Billed Duration). */
+export interface LambdaInvocation {
+  function: string;
+  memoryMb: number;
+  billedMs: number;
+}
 
 const taskKey = (state: string, index: number | undefined) => `${state}#${index ?? ''}`;
 

@@ -1,4 +1,4 @@
-import type { ExecutionEvent } from './executor.js';
+import type { ExecutionEvent } from './execution-history.js';
 
 /** The events that end an execution, as the console lines and the service's history name them. */
 export const EXECUTION_ENDS: ReadonlySet<string> = new Set(['ExecutionSucceeded', 'ExecutionFailed', 'ExecutionTimeout', 'ExecutionAborted']);

@@ -5,6 +5,13 @@ import { isFinishState, isLaunchState } from './states.js';
 import { approvalOutcome } from './approval-summary.js';
 import type { ApprovalRecord } from '../../workflow/approval-decision.js';
 import type { TestSummary } from '../../contract/test-summary.js';
+import type { BuildCost } from '../../workflow/cost-model.js';
+import { deployedArchitecture } from '../lambda/deployed-functions.js';
+import { executionCost } from './execution-cost.js';
+
+let architecture: ReturnType<typeof deployedArchitecture> | undefined;
+/** serverless.yml's, read once: what the deployed functions' GB-seconds are billed at. */
+const lambdaArchitecture = () => (architecture ??= deployedArchitecture());
 
 export type ExecutionStatus = 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
@@ -54,6 +61,8 @@ export interface ExecutionSummary {
   /** Every step in the pipeline file's order (the checkout first); a skipped one has its `reason`. */
   steps: StepSummary[];
   events: { type: string; state: string | null; timestamp: string }[];
+  /** What the build cost so far, in dollars by part (execution-cost.ts, docs/cost.md); absent: nothing ran. */
+  cost?: BuildCost;
 }
 
 function preparedBuild(history: readonly ExecutionEvent[]): PreparedBuild | undefined {
@@ -86,6 +95,7 @@ export function summarize(
     // A build that fails in AwaitRerun (a Lambda task) ends with its Cause inside Lambda's error JSON.
     cause: status === 'FAILED' && failedEvent?.Cause != null ? plainCause(String(failedEvent.Cause)) : status === 'ABORTED' ? (abortReason?.cause ?? null) : null,
     steps: stepOutcomes(history, running, status),
+    cost: executionCost(history, lambdaArchitecture()),
     events: history.map((e) => ({
       type: e.type,
       state: e.state?.name ?? null,

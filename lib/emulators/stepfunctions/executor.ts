@@ -28,7 +28,10 @@ import { applyOverrides, type ExecutionOverrides } from './overrides.js';
 import { withServiceTaskTimeouts } from './task-timeouts.js';
 import { callbackTaskCall, withLocalCallbacks } from './callback-tasks.js';
 import { TaskTokens } from './task-tokens.js';
-import { localLambdaFunctions } from '../lambda/lambda-functions.js';
+import { lambdaFunctionNames, localLambdaFunctions } from '../lambda/lambda-functions.js';
+import { deployedFunction } from '../lambda/deployed-functions.js';
+import { timedInvocation } from './lambda-invocations.js';
+import { EXECUTION_ENDS } from './execution-instants.js';
 import { printedStatusReporter } from '../lambda/printed-status.js';
 
 export { localExecutionArn, localLambdaArn } from './arns.js';
@@ -132,22 +135,31 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
   const name = options.executionName ?? input.build.id ?? randomUUID();
   const tokens = options.taskTokens ?? new TaskTokens();
   const callbacks = new Set(taskStates(definition).flatMap((task) => (task.waitsForToken ? [task.state] : [])));
+  let ended = false;
+  const functionOf = new Map(taskStates(definition).map((task) => [task.state, deployedFunction(lambdaFunctionNames[task.functionId]!)]));
   const handlers = Object.fromEntries(
     Object.entries(invocations).map(([state, invoke]) => {
-      const guarded = (call: (event: unknown) => Promise<unknown>) =>
+      // Each invocation of the function, timed into the history as Lambda bills it (lambda-invocations.ts).
+      const fn = functionOf.get(state)!;
+      // An invocation still under way when the execution ends is in no history: the service writes none after its end.
+      const timed = (index: number | undefined) => timedInvocation(invoke, { name: fn.name, memoryMb: fn.memorySize }, { state, index }, (event) => {
+        if (!ended) gates.admit(event);
+      });
+      const guarded = (call: (event: unknown, index: number | undefined) => Promise<unknown>) =>
         gates.guard(state, async (event) => {
           await options.pauseBefore?.(state, event);
-          const output = await inFlight.track(call(event));
-          history.taskReturned(state, (event as Partial<StepInput>).index, output);
+          const index = (event as Partial<StepInput>).index;
+          const output = await inFlight.track(call(event, index));
+          history.taskReturned(state, index, output);
           return output;
         });
-      if (!callbacks.has(state)) return [state, guarded(invoke)];
+      if (!callbacks.has(state)) return [state, guarded((event, index) => timed(index)(event))];
       // A callback Task (callback-tasks.ts): guarded by the state's own input, which names its iteration.
       return [
         state,
         async (parameters: unknown) => {
           const { stateInput, run } = callbackTaskCall(parameters);
-          return guarded(() => run(invoke, tokens, localExecutionArn(name)))(stateInput);
+          return guarded((_event, index) => run(timed(index), tokens, localExecutionArn(name)))(stateInput);
         },
       ];
     }),
@@ -168,6 +180,7 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
   const pump = (async () => {
     for await (const event of execution.eventLogs as AsyncGenerator<ExecutionEvent>) {
       const shown = shownOf(event);
+      if (shown && EXECUTION_ENDS.has(shown.type)) ended = true;
       if (shown) gates.admit(shown);
     }
     gates.close();

@@ -4,7 +4,7 @@
  * build starts, synchronously, so two deliveries of one delivery id race to one build.
  */
 import type { ExecutionStarter, StartedExecution } from '../../forge/execution-starter.js';
-import type { BuildInput } from '../../contract/index.js';
+import type { BuildInput, CostSummary } from '../../contract/index.js';
 import type { StepPodView } from '../../console/pod-view.js';
 import type { ExecutionChange, ExecutionDetail, ExecutionView, ListedExecution } from '../../console/execution-view.js';
 import { buildIdFor } from '../../forge/execution-name.js';
@@ -268,6 +268,12 @@ export class LocalExecutions implements ExecutionStarter {
   async stopAll(): Promise<void> {
     for (const entry of this.entries.values()) if (!entry.summary) entry.execution?.abort();
     await Promise.all([...this.entries.values()].map((entry) => entry.done));
+  }
+
+  /** What an execution has cost so far (execution-cost.ts), by its ARN: the check run's line at the build's end. */
+  costOf(executionArn: string): CostSummary | undefined {
+    const entry = this.entries.get(executionArn.split(':').at(-1) ?? '');
+    return entry ? summarize(entry.history, false, { running: true }).cost : undefined;
   }
 
   private view(entry: Entry): ExecutionView {

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { Outcomes, type CostSummary } from '../../contract/index.js';
 import { checkRunReporter } from '../../forge/check-run-reporter.js';
 import { gitHubApp } from '../../forge/github-app.js';
 import type { StatusReporter } from '../../workflow/tasks/report-status.js';
@@ -17,14 +18,17 @@ export interface LocalGitHubApp {
  * the installation) gets its check run on the App's GitHub, written with the App's installation
  * token and printed as well; any other build's commit status is printed only, as without an App.
  */
-export function localGitHubAppReporter(app: LocalGitHubApp, print: (line: string) => void): StatusReporter {
+export function localGitHubAppReporter(app: LocalGitHubApp, print: (line: string) => void, costOf?: (executionArn: string) => CostSummary | undefined): StatusReporter {
   const baseUrl = app.apiUrl ?? 'https://api.github.com';
   const checks = checkRunReporter({ app: gitHubApp({ appId: app.appId, privateKey: () => readFile(app.privateKeyFile, 'utf8'), keySource: app.privateKeyFile, baseUrl }) }, { baseUrl });
   const printed = printedStatusReporter(print);
   return {
     async report(request) {
       if (request.build.installationId === undefined) return printed.report(request);
-      const result = await checks.report(request);
+      // At the build's end its cost, from the execution's history so far, as ReportStatus reads it on AWS.
+      const ended = request.outcome === Outcomes.succeeded || request.outcome === Outcomes.failed;
+      const cost = ended && !request.cost && request.executionArn ? costOf?.(request.executionArn) : undefined;
+      const result = await checks.report(cost ? { ...request, cost } : request);
       const commit = `${request.build.repository ?? ''}@${(request.build.commit ?? '').slice(0, 7)}`;
       print(result.posted ? `check run ${commit} step-runner: ${result.state} "${result.description}"` : `check run ${commit} step-runner not written: ${result.reason}`);
       return result;

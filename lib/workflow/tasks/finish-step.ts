@@ -2,7 +2,8 @@ import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { finishedCause, maskSecrets, podTimeline, secretNeedles, STEP_CONTAINER } from '../../kube/index.js';
 import { ErrorNames } from '../../contract/index.js';
 import { causeLogTail, logTail } from '../log-tail.js';
-import { buildClaimName, type PollState, type ServiceResult, type StepInput, type StepResult } from '../state-data.js';
+import { buildClaimName, type KeptArtifact, type PollState, type ServiceResult, type StepInput, type StepResult } from '../state-data.js';
+import type { StepS3Usage } from '../cost-model.js';
 import type { Service } from '../../pipeline/types.js';
 import { serviceLogName } from '../step-log-store.js';
 import type { TaskDeps } from '../task-deps.js';
@@ -15,6 +16,7 @@ import { stepSecretRefs } from '../aws-secrets.js';
 import { finalStepTimings, writeStepMetrics } from '../metrics-writer.js';
 import { keepsFailedPod } from '../keeps-going.js';
 import type { TestSummary } from '../../contract/test-summary.js';
+import { podUsage } from '../pod-usage.js';
 
 /**
  * Keeps the step's log and deletes its pod (unless other steps need it and it succeeded, or it is a failed combination of a fail-fast: false matrix). For a failed step the result
@@ -40,9 +42,11 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   // Read before the log is kept: what they say ends the step's log (a report that is no JUnit XML above all).
   const reports = input.step.reports && deps.cache ? await readStepReports(input, deps.cache) : undefined;
   const tests = reports ? maskedTests(reports.summary, mask) : undefined;
-  const { location, end } = await keepLog(input, poll, deps, mask, reports ? `${reports.lines.join('\n')}\n` : '');
+  const { location, end, written } = await keepLog(input, poll, deps, mask, reports ? `${reports.lines.join('\n')}\n` : '');
   const serviceLogs = await keepServiceLogs(input, poll, deps, mask);
   const failed = poll.phase === 'failed';
+  // What the pod reserved on its node and for how long: the build's cost prices it (cost-model.ts).
+  const pod = podUsage(input.step.name, poll.placed, deps.now());
   // A step that others need says by its succeeded pod, once marked finished below, that they may
   // start (WaitForNeeds); the build's cleanup deletes it. A failed combination of a fail-fast: false
   // matrix fails no Map, so its Failed pod is what tells every step still to start that it never
@@ -58,6 +62,7 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   const keys = !failed && input.step.name === input.settings.checkoutStep ? await keepCacheKeys(input, end, deps) : undefined;
   // Kept by the pod after a failure too (test reports and coverage matter most then).
   const artifacts = input.step.artifacts && deps.cache ? await keptArtifacts(input, deps.cache, deps.log) : undefined;
+  const s3 = stepS3Usage(written, [...serviceLogs.values()], artifacts);
   if (keys) return { step: input.step.name, status: 'failed', exitCode: poll.exitCode ?? null, error: keys.name, cause: keys.message, logTail: tail, log: location };
   // The claim remembers it, for a re-run of the build's failed steps: by then this pod is gone.
   const claimName = buildClaimName(input.settings);
@@ -76,6 +81,8 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     ...(!failed && poll.pushed ? { pushed: poll.pushed } : {}),
     ...(tests ? { tests } : {}),
     ...(timeline ? { timeline } : {}),
+    ...(pod ? { pod } : {}),
+    s3,
   });
   // Last, once all the step leaves is stored (the clone's key hashes above all): the steps that
   // need it start on this mark, not on the pod's success (step-finished.ts).
@@ -110,6 +117,8 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     ...(tests ? { tests } : {}),
     ...(!failed && poll.pushed ? { pushed: poll.pushed } : {}),
     ...(next !== undefined ? { nextAttempt: next } : {}),
+    ...(pod ? { pod } : {}),
+    s3,
   };
   writeStepMetrics(input, poll, result, timings, deps);
   return result;
@@ -204,21 +213,23 @@ async function keepLog(
   deps: TaskDeps,
   mask: (text: string) => string,
   after = '',
-): Promise<{ location: string | null; end: string }> {
+): Promise<{ location: string | null; end: string; written: StepS3Usage }> {
   const { build, step, namespace } = input;
   const live = poll.log;
   if (live && live.parts > 0 && deps.readLogAfter) {
     const rest = await deps.readLogAfter(namespace, poll.podName, STEP_CONTAINER, live.position);
     const text = mask(rest.text) + after;
     if (text) await deps.logs.putPart(build.id, step.name, text, { part: live.parts + 1, offset: live.bytes });
-    const { location, tail } = await deps.logs.complete(build.id, step.name, live.parts + (text ? 1 : 0));
-    return { location, end: withoutEnd(tail, after) };
+    const parts = live.parts + (text ? 1 : 0);
+    const { location, tail } = await deps.logs.complete(build.id, step.name, parts);
+    // Each part (one PUT at least: it is rewritten as it grows), then the whole log from them.
+    return { location, end: withoutEnd(tail, after), written: { puts: parts + 1, gets: parts + 1, bytes: live.bytes + Buffer.byteLength(text) } };
   }
   const checkout = input.settings.checkout;
   // A pod's own checkout (ephemeral workspace) comes first in its log, as it ran first.
   const checkoutLog = checkout && step.name !== input.settings.checkoutStep ? await deps.cluster.readLog(namespace, poll.podName, checkout.name) : '';
   const log = mask(checkoutLog + (await deps.cluster.readLog(namespace, poll.podName))) + after;
-  return { location: log ? await deps.logs.put(build.id, step.name, log) : null, end: withoutEnd(log, after) };
+  return { location: log ? await deps.logs.put(build.id, step.name, log) : null, end: withoutEnd(log, after), written: { puts: log ? 1 : 0, gets: 0, bytes: Buffer.byteLength(log) } };
 }
 
 /** The log's end for the tail and the Cause: what the step printed, not the lines added after it (its reports'). */
@@ -229,4 +240,17 @@ function withoutEnd(log: string, after: string): string {
 /** A test's message may quote what the step printed, its secrets too: masked as its log is. */
 function maskedTests(summary: TestSummary, mask: (text: string) => string): TestSummary {
   return { ...summary, failures: summary.failures.map((failure) => ({ ...failure, message: mask(failure.message) })) };
+}
+
+/**
+ * What the step wrote to S3, for the build's cost: its log (above), each service's log and each
+ * artifact (the pod's upload, a PUT to the bucket), and this record of it.
+ */
+function stepS3Usage(log: StepS3Usage, services: readonly { location: string | null; end: string }[], artifacts: readonly KeptArtifact[] | undefined): StepS3Usage {
+  const kept = services.filter((service) => service.location);
+  return {
+    puts: log.puts + kept.length + (artifacts?.length ?? 0) + 1,
+    gets: log.gets,
+    bytes: log.bytes + kept.reduce((sum, service) => sum + Buffer.byteLength(service.end), 0) + (artifacts ?? []).reduce((sum, artifact) => sum + artifact.size, 0),
+  };
 }

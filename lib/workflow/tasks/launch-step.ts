@@ -92,6 +92,7 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     buildId: input.build.id,
     step: awsRefs.length > 0 ? { ...step, secrets: [...step.secrets, ...awsRefs] } : step,
     namespace: input.namespace,
+    ...(input.build.repository ? { repository: input.build.repository } : {}),
     buildEnv: buildEnvironment(input.build, input.failure),
     ...(workspace ? { workspace } : {}),
     // The clone step itself (kept in an ephemeral workspace to hash cache keys) checks out as its own container.

@@ -21,6 +21,7 @@ import { buildClaimName, type PollState, type StepInput } from '../state-data.js
 import { renewStepUrls } from '../step-urls.js';
 import type { TaskDeps } from '../task-deps.js';
 import { stepSecretRefs } from '../aws-secrets.js';
+import { podPlacement } from '../pod-usage.js';
 
 export interface PollLimits {
   /** What the Lambda invocation has left for a watch (its remaining time less a margin). */
@@ -102,6 +103,8 @@ export async function pollStep(input: StepInput, deps: TaskDeps, limits: PollLim
   // Gone with the pod: the last poll that saw the services keeps saying how they stood.
   const services = observation.pod ? serviceStates(observation.pod) : previous.services;
   if (services && services.length > 0) poll.services = services;
+  const placed = await podPlacement(observation.pod, previous.placed, now, deps);
+  if (placed) poll.placed = placed;
   if (status.phase === 'failed') {
     poll.error = status.error;
     poll.cause = status.cause;

@@ -1,4 +1,4 @@
-import { Outcomes, type StatusReport, type StatusRequest } from '../../contract/index.js';
+import { Outcomes, type CostSummary, type StatusReport, type StatusRequest } from '../../contract/index.js';
 import type { PreparedBuild } from '../state-data.js';
 import { endedSteps, statusSteps } from '../status-steps.js';
 import type { StepRecord } from '../step-log-store.js';
@@ -16,10 +16,9 @@ export interface StatusReporter {
  * What the Report states hand ReportStatus: the request, and the state as it stands (`prepared`,
  * `$` in the definition: Parameters cannot name a path that may be missing, and a build that
  * failed before its steps were prepared has none), whose steps the report lists. At the build's
- * end, the execution's start ($$.Execution.StartTime) and, once it is computed, the build's cost,
- * for the build's metrics and trace.
+ * end, the execution's start ($$.Execution.StartTime), for the build's metrics and trace.
  */
-export type ReportInput = StatusRequest & { prepared?: Partial<PreparedBuild>; startedAt?: string; cost?: { usd: number } };
+export type ReportInput = StatusRequest & { prepared?: Partial<PreparedBuild>; startedAt?: string };
 
 interface ReportDeps {
   reporter: StatusReporter;
@@ -27,6 +26,8 @@ interface ReportDeps {
   results?: (buildId: string) => Promise<StepRecord[]>;
   /** The build's trace, sent when it ends (trace-export.ts); absent: no trace. */
   exportTrace?: BuildTraceExport;
+  /** What the build cost (lib/lambda/execution-cost-reader.ts on AWS); absent: no cost line. */
+  cost?: BuildCostReader;
   /** Where the build's metric record goes (metrics-writer.ts); absent: none. */
   metrics?: MetricsSink;
   now?: () => Date;
@@ -37,16 +38,18 @@ interface ReportDeps {
  * a courtesy, and GitHub being unreachable must not fail (or hide the result of) a build.
  */
 export async function reportStatus(input: ReportInput, deps: ReportDeps): Promise<StatusReport> {
-  const { prepared, startedAt, cost, ...request } = input;
-  // Read once, for the report, the metrics and the trace, and only when one of them asks.
+  const { prepared, startedAt, ...request } = input;
+  // Read once, for the report, the cost, the metrics and the trace, and only when one of them asks.
   let records: Promise<StepRecord[]> | undefined;
   const results = deps.results ? () => (records ??= readRecords(request, deps)) : undefined;
+  const ended = request.outcome === Outcomes.succeeded || request.outcome === Outcomes.failed;
+  const cost = ended && deps.cost ? await costOf(request, deps.cost, { log: deps.log, ...(results ? { results } : {}) }) : undefined;
   // The build's end (a skipped build ran nothing to measure): its metrics, whatever becomes of the report.
-  if (deps.metrics && (request.outcome === Outcomes.succeeded || request.outcome === Outcomes.failed) && !request.skipped) {
+  if (deps.metrics && ended && !request.skipped) {
     const failure = request.outcome === Outcomes.failed ? { failure: request.failure ?? {} } : {};
-    writeBuildMetrics({ build: request.build, ...failure, ...(startedAt ? { startedAt } : {}), ...(cost ? { cost } : {}) }, (await results?.()) ?? [], { metrics: deps.metrics, log: deps.log, ...(deps.now ? { now: deps.now } : {}) });
+    writeBuildMetrics({ build: request.build, ...failure, ...(startedAt ? { startedAt } : {}), ...(cost ? { cost: { usd: cost.usd } } : {}) }, (await results?.()) ?? [], { metrics: deps.metrics, log: deps.log, ...(deps.now ? { now: deps.now } : {}) });
   }
-  const reported = await report(prepared, request, { reporter: deps.reporter, log: deps.log, ...(results ? { results } : {}) });
+  const reported = await report(prepared, { ...request, ...(cost ? { cost } : {}) }, { reporter: deps.reporter, log: deps.log, ...(results ? { results } : {}) });
   const { outcome } = request;
   // After the report, which people wait for; the export logs its own failure and never throws.
   if (deps.exportTrace && (outcome === Outcomes.succeeded || outcome === Outcomes.failed)) {
@@ -95,6 +98,23 @@ async function stepsOf(
   const records = request.outcome === Outcomes.started || !deps.results ? [] : await deps.results();
   const steps = statusSteps({ steps: prepared.steps, settings: prepared.settings, ...(prepared.skipped ? { skipped: prepared.skipped } : {}), ...(prepared.afterFailure ? { afterFailure: prepared.afterFailure } : {}) }, records, request.outcome !== Outcomes.started);
   return { steps, ...(prepared.pipelineFile ? { pipelineFile: prepared.pipelineFile } : {}) };
+}
+
+/** What a build cost so far (lib/lambda/execution-cost-reader.ts on AWS), from its execution and its steps' records. */
+export type BuildCostReader = (executionArn: string, records: readonly StepRecord[]) => Promise<CostSummary & { complete?: boolean }>;
+
+/** The cost, at the build's end only; one that cannot be worked out costs the report its line, never the report. */
+async function costOf(request: StatusRequest, reader: BuildCostReader, deps: { log: TaskLog; results?: () => Promise<StepRecord[]> }): Promise<CostSummary | undefined> {
+  if (!request.executionArn) return undefined;
+  try {
+    const { complete, ...cost } = await reader(request.executionArn, (await deps.results?.()) ?? []);
+    if (complete === false) deps.log.warn("The build's cost counts the first pages of its history only", { usd: cost.usd });
+    deps.log.info(`The build cost $${cost.usd.toFixed(4)}`, { cost });
+    return cost;
+  } catch (error) {
+    deps.log.warn("The build's cost could not be worked out; the report goes without it", { reason: (error as Error).message });
+    return undefined;
+  }
 }
 
 async function readRecords(request: StatusRequest, deps: { log: TaskLog; results?: (buildId: string) => Promise<StepRecord[]> }): Promise<StepRecord[]> {
