@@ -37,7 +37,7 @@ function approvalMachine(): AslDefinition {
   return machine;
 }
 
-const input = (timeoutSeconds: number) => ({ build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', step: { name: 'production', approval: { selfApproval: true, timeoutSeconds } } });
+const input = (timeoutSeconds: number) => ({ build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', index: 1, step: { name: 'production', approval: { selfApproval: true, timeoutSeconds } } });
 const APPROVED = { step: 'production', status: 'succeeded', approval: { decision: 'approved', by: 'octocat', at: '2026-12-06T06:00:00.000Z', comment: 'ship it' } };
 const REJECTED = { error: 'ApprovalRejected', cause: 'Step "production" was rejected by octocat: not on a Friday' };
 
@@ -159,7 +159,7 @@ describeRequiring('the callback pattern in moto and in the local executor', moto
 
   test('approved: the SendTaskSuccess output is the result, the Payload has the token and the step', () => {
     expect(local[0]).toMatchObject({ status: 'SUCCEEDED', output: APPROVED, states: ['AwaitApproval'] });
-    expect(local[0]!.payloads).toEqual([{ build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', step: input(30).step, executionArn: expect.stringContaining('callback:approved') as string, taskToken: '<token>' }]);
+    expect(local[0]!.payloads).toEqual([{ build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', index: 1, step: input(30).step, executionArn: expect.stringContaining('callback:approved') as string, taskToken: '<token>' }]);
   });
 
   test('rejected: the SendTaskFailure error, and its cause (as the documents say; moto drops it)', () => {

@@ -215,6 +215,22 @@ export interface StatusRequest {
   steps?: StatusStep[];
   /** The pipeline file's path in the repository, where a check run's annotation of the failing step points. */
   pipelineFile?: string;
+  /** ReportWaiting: the approval step that now waits (its check run shows the Approve and Reject buttons). */
+  waiting?: WaitingStepReport;
+}
+
+/** An approval step as ReportWaiting hands it over: the step (its `approval` in the normal form) and its iteration. */
+export interface WaitingStepReport {
+  step: {
+    name: string;
+    approval?: {
+      message?: string;
+      approvers?: { users: string[]; teams: string[]; permission?: 'write' | 'maintain' | 'admin' };
+      selfApproval: boolean;
+      timeoutSeconds: number;
+    };
+  };
+  index: number;
 }
 
 /** A step as a report shows it: how it stands or ended, for how long, with which Error. */

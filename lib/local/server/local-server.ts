@@ -35,7 +35,7 @@ import { findWorkTree } from '../source/source-snapshot.js';
 import { localRefHeadSource } from '../source/local-source.js';
 import { uploaderFor } from '../source/source-upload.js';
 import { printedStatusReporter } from '../../emulators/lambda/printed-status.js';
-import { localGitHubAppReporter, type LocalGitHubApp } from './github-app-reporting.js';
+import { localGitHubApprovals, localGitHubAppReporter, type LocalGitHubApp } from './github-app-reporting.js';
 import { commandTaskRuntime } from '../task-runtime.js';
 import { startLocalCacheStore, type LocalCacheStore } from '../stores/local-cache-store.js';
 import { stateDir } from '../stores/state-dir.js';
@@ -203,7 +203,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         ...(sourceDir ? { gitHubCloneUrl: () => sourceDir, refHeads: () => localRefHeadSource(sourceDir) } : {}),
         log: logger,
         ...(options.namespace ? { namespace: options.namespace } : {}),
-        ...(options.githubApp ? { gitHubAppId: options.githubApp.appId } : {}),
+        ...(options.githubApp ? { gitHubAppId: options.githubApp.appId, approvals: localGitHubApprovals(options.githubApp, executions) } : {}),
       },
     });
     const consolePage = createConsoleRoutes({ executions, graph: () => layoutGraph(stateGraph(loadDefinition())), ...(cache ? { artifacts: cache.store } : {}) });
