@@ -206,7 +206,8 @@ describeRequiring("the deployed webhook answers an approval waiting in moto's St
   const TOKEN = 'ghs_motoApprovalInstallationToken07';
   const WEBHOOK_SECRET = 'moto-approval-webhook-secret-11';
   const PRIVATE_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const approvalInput = { ...input(300), step: { name: 'production', approval: { message: 'Ship?', approvers: { users: [], teams: [], permission: 'maintain' }, selfApproval: true, timeoutSeconds: 300 } } };
+  // Pushed by octocat, who may not approve their own change.
+  const approvalInput = { ...input(300), build: { id: 'gh-acme-web-42', pushedBy: 'octocat' }, step: { name: 'production', approval: { message: 'Ship?', approvers: { users: [], teams: [], permission: 'maintain' }, selfApproval: false, timeoutSeconds: 300 } } };
   const secretsManager = mockClient(SecretsManagerClient);
   let moto: MotoServer;
   let github: FakeGitHub;
@@ -303,9 +304,12 @@ describeRequiring("the deployed webhook answers an approval waiting in moto's St
     expect(github.refusedBodies).toEqual([]);
   }, 60_000);
 
-  test('Reject: SendTaskFailure, and the build fails ApprovalRejected', async () => {
+  test('the pusher may not decide (self-approval: false); Reject by another: SendTaskFailure, and the build fails ApprovalRejected', async () => {
     const execution = await waitingExecution('reject-on-github');
     const { executionArn } = execution;
+    github.roles.set(`${repository}:octocat`, 'admin');
+    const own = await click(execution, 'reject:1', 'octocat', 'moto-click-6');
+    expect([own.status, own.json.message]).toEqual([403, 'octocat pushed this change, and this approval asks for someone else (self-approval: false); step "production" still waits.']);
     const rejected = await click(execution, 'reject:1', 'hubot', 'moto-click-5');
     expect(rejected).toMatchObject({ status: 200, json: { rejected: 'production', by: 'hubot' } });
     expect(await ended(executionArn)).toMatchObject({ status: 'FAILED', error: 'ApprovalRejected' });

@@ -57,6 +57,12 @@ export interface BuildRef {
    */
   installationId?: number;
   /**
+   * Who pushed the change, as GitHub names them (a push's or a pull request's `sender.login`): an
+   * approval with `self-approval: false` refuses their decision. Absent: not known (a re-run, a
+   * generic delivery), and nobody is refused as the pusher.
+   */
+  pushedBy?: string;
+  /**
    * Variables every step sees besides the runner's own (`run --env NAME=VALUE`); a step's own env
    * and secrets win over them. Not secret: they are in the execution's input and history.
    */

@@ -28,10 +28,11 @@ export function stepFunctionsApprovalDesk(sfn: Pick<SFNClient, 'send'>, stateMac
       const executionArn = executionArnFor(stateMachineArn, executionName);
       const found = await findInHistory(sfn, executionArn, index);
       if (!found) return undefined;
-      const { step, taskToken } = found;
+      const { step, taskToken, pushedBy } = found;
       return {
         step: step.name,
         approval: step.approval,
+        ...(pushedBy !== undefined ? { pushedBy } : {}),
         async decide({ action, by, at, comment }) {
           try {
             if (action === 'approve') {

@@ -29,8 +29,11 @@ describe('the approval an execution waits on, from its history', () => {
     expect(waitingApprovalIn(events, index)?.taskToken).toBe(token);
   });
 
-  it('gives the step and its approval rules with the token', () => {
+  it('gives the step and its approval rules with the token, and who pushed when the build knows', () => {
     expect(waitingApprovalIn([scheduled(4, 1)], 1)).toEqual({ taskToken: 'token-4', step: { name: 'production', approval: { selfApproval: true, timeoutSeconds: 60 } } });
+    const pushed = scheduled(4, 1);
+    pushed.taskScheduledEventDetails!.parameters = pushed.taskScheduledEventDetails!.parameters!.replace('"build":{"id":"b"}', '"build":{"id":"b","pushedBy":"octocat"}');
+    expect(waitingApprovalIn([pushed], 1)?.pushedBy).toBe('octocat');
   });
 
   it('reads nothing from a Task of another resource, or Parameters that are not JSON', () => {

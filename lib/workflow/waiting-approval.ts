@@ -19,6 +19,8 @@ export interface ApprovalHistoryEvent {
 export interface ScheduledApproval {
   taskToken: string;
   step: Pick<Step, 'name'> & { approval: NonNullable<Step['approval']> };
+  /** Who pushed the change (BuildRef.pushedBy), when the build knows. */
+  pushedBy?: string;
 }
 
 /** Step Functions' name for the callback form of the Lambda integration (`arn:aws:states:::lambda:invoke.waitForTaskToken`). */
@@ -39,12 +41,13 @@ export function waitingApprovalIn(events: readonly ApprovalHistoryEvent[], index
     const payload = payloadOf(event.taskScheduledEventDetails.parameters);
     if (payload?.index !== index) continue;
     if (closedSince || typeof payload.taskToken !== 'string' || !payload.step?.approval || typeof payload.step.name !== 'string') return undefined;
-    return { taskToken: payload.taskToken, step: { name: payload.step.name, approval: payload.step.approval } };
+    const pushedBy = payload.build?.pushedBy;
+    return { taskToken: payload.taskToken, step: { name: payload.step.name, approval: payload.step.approval }, ...(typeof pushedBy === 'string' ? { pushedBy } : {}) };
   }
   return undefined;
 }
 
-type AwaitApprovalPayload = { index?: unknown; taskToken?: unknown; step?: { name?: unknown; approval?: NonNullable<Step['approval']> } };
+type AwaitApprovalPayload = { index?: unknown; taskToken?: unknown; build?: { pushedBy?: unknown }; step?: { name?: unknown; approval?: NonNullable<Step['approval']> } };
 
 function payloadOf(parameters: string | undefined): AwaitApprovalPayload | undefined {
   try {

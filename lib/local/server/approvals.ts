@@ -71,16 +71,18 @@ export function localApprovals(options: { cluster: Pick<StepCluster, 'readApprov
  * the console's buttons are, in the name of the GitHub login that clicked.
  */
 export function localApprovalDesk(executions: {
-  approvalStepAt(name: string, index: number): Step | undefined;
+  approvalStepAt(name: string, index: number): { step: Step; pushedBy?: string } | undefined;
   decide(name: string, step: string, action: ApprovalAction, comment?: string, by?: string): Promise<unknown>;
 }): ApprovalDesk {
   return {
     async waiting(name, index) {
-      const step = executions.approvalStepAt(name, index);
-      if (!step?.approval) return undefined;
+      const found = executions.approvalStepAt(name, index);
+      const step = found?.step;
+      if (!found || !step?.approval) return undefined;
       return {
         step: step.name,
         approval: step.approval,
+        ...(found.pushedBy !== undefined ? { pushedBy: found.pushedBy } : {}),
         async decide({ action, by, comment }) {
           try {
             await executions.decide(name, step.name, action, comment, by);

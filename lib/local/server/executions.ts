@@ -174,11 +174,12 @@ export class LocalExecutions implements ExecutionStarter {
     return this.listed(entry);
   }
 
-  /** The approval step of the running execution's iteration `index` (a check run's button names it so). */
-  approvalStepAt(name: string, index: number): Step | undefined {
+  /** The approval step of the running execution's iteration `index` (a check run's button names it so), and who pushed. */
+  approvalStepAt(name: string, index: number): { step: Step; pushedBy?: string } | undefined {
     const entry = this.entries.get(name);
     const step = entry && !entry.summary ? preparedOf(entry)?.steps?.[index] : undefined;
-    return step?.approval ? step : undefined;
+    const pushedBy = entry?.input.build.pushedBy;
+    return step?.approval ? { step, ...(pushedBy !== undefined ? { pushedBy } : {}) } : undefined;
   }
 
   /** The run --json object of one execution, with its name, ARN, trigger and times. */
