@@ -9,10 +9,11 @@
  * OpenAPI description): the check run shows the message, who may decide and the Approve and Reject
  * buttons while the step waits; GitHub's own `check_run` `requested_action` example, signed, from
  * someone not among the approvers is refused and the wait goes on; from a member of the listed team
- * it approves the step.
+ * it approves the step. And the README's example (examples/deploy.yml): test on a matrix, deploy to
+ * staging, wait for an approver, deploy to production.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -259,4 +260,30 @@ test("on GitHub: the check run's buttons; someone not among the approvers is ref
   // The buttons went with the decision; the build's end completed the run.
   expect(run).toMatchObject({ status: 'completed', conclusion: 'success', actions: [] });
   expect(github.refusedBodies).toEqual([]);
+}, 60_000);
+
+test("the README's example: tests on a matrix, deploys to staging, waits for an approver, then deploys to production", async () => {
+  const text = await readFile(new URL('../examples/deploy.yml', import.meta.url), 'utf8');
+  const name = await deliverGeneric(server.url, SECRET, 'example-deploy-1', { repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline: text });
+  const gate = (execution: Listed) => step(execution, 'production-approval')?.status === 'waiting';
+  const atTheGate = await until(name, 'the approval to wait', gate);
+  expect(atTheGate.steps.map((s) => [s.name, s.status])).toEqual([
+    ['test-node-20', 'succeeded'],
+    ['test-node-22', 'succeeded'],
+    ['staging', 'succeeded'],
+    ['production-approval', 'waiting'],
+    ['production', 'not-run'],
+  ]);
+  const answer = await fetch(`${server.url}/executions/${name}/approve`, { method: 'POST', body: JSON.stringify({ step: 'production-approval', comment: 'staging looks good' }) });
+  expect(answer.status).toBe(200);
+  const done = await until(name, 'the build to end', ended);
+  expect(done).toMatchObject({ status: 'SUCCEEDED', error: null });
+  expect(done.steps.map((s) => [s.name, s.status])).toEqual([
+    ['test-node-20', 'succeeded'],
+    ['test-node-22', 'succeeded'],
+    ['staging', 'succeeded'],
+    ['production-approval', 'succeeded'],
+    ['production', 'succeeded'],
+  ]);
+  expect(step(done, 'production-approval').approval).toMatchObject({ decision: 'approved', comment: 'staging looks good' });
 }, 60_000);
