@@ -179,6 +179,23 @@ test('rejected through the route: the build ends ApprovalRejected with who and t
   expect(step(done, 'production').approval).toMatchObject({ decision: 'rejected', by, comment: 'not on a Friday' });
 }, 60_000);
 
+test('through the signed generic webhook: a wrong step is refused and the wait goes on; then rejected in the name it gives', async () => {
+  const name = await deliver('generic-approval-1', '1h');
+  await until(name, 'the approval step to wait', waiting);
+  const decide = async (approval: Record<string, unknown>, secret = SECRET) => {
+    const body = JSON.stringify({ approval: { execution: name, by: 'release-bot', ...approval } });
+    const response = await fetch(`${server.url}/webhook/generic`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature-256': await sign(secret, body) }, body });
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  };
+  expect(await decide({ step: 'production', decision: 'approve' }, 'not-the-secret')).toMatchObject({ status: 401 });
+  expect(await decide({ step: 'build', decision: 'approve' })).toMatchObject({ status: 409, json: { error: 'ApprovalNotWaiting' } });
+  expect(waiting((await get(name)).json)).toBe(true);
+  expect(await decide({ step: 'production', decision: 'reject', comment: 'freeze' })).toEqual({ status: 200, json: { rejected: 'production', by: 'release-bot', executionName: name } });
+  const done = await until(name, 'the build to end', ended);
+  expect(done).toMatchObject({ status: 'FAILED', error: 'ApprovalRejected' });
+  expect(step(done, 'production').approval).toMatchObject({ decision: 'rejected', by: 'release-bot', comment: 'freeze' });
+}, 60_000);
+
 test('nobody decides: ApprovalTimedOut once its timeout has passed', async () => {
   const name = await deliver('timeout-1', '1s');
   const done = await until(name, 'the build to end', ended);

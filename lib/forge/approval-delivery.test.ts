@@ -20,8 +20,8 @@ function click(change: { identifier?: string; appId?: number; externalId?: strin
 describe("a check run's requested action the runner does not decide", () => {
   const asked: string[] = [];
   const desk: ApprovalDesk = {
-    waiting: async (execution, index) => {
-      asked.push(`${execution}#${index}`);
+    waiting: async (execution, which) => {
+      asked.push(`${execution}#${'index' in which ? which.index : which.step}`);
       return undefined;
     },
   };

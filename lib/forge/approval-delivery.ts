@@ -45,8 +45,11 @@ export interface WaitingApproval {
 
 /** Where waiting approvals are found and answered: Step Functions on AWS, the local executor locally. */
 export interface ApprovalDesk {
-  /** The approval step of iteration `index` the execution waits on; undefined when it waits on none. */
-  waiting(executionName: string, index: number): Promise<WaitingApproval | undefined>;
+  /**
+   * The approval step the execution waits on, named by its iteration (a check run's button) or its
+   * name (the signed generic webhook); undefined when it waits on none such.
+   */
+  waiting(executionName: string, which: { index: number } | { step: string }): Promise<WaitingApproval | undefined>;
 }
 
 export interface ApprovalDeliveryDeps {
@@ -106,7 +109,7 @@ export async function answerRequestedAction(payload: unknown, delivery: string, 
   const execution = executionNameIn(run.external_id);
   if (!execution) return ignored('the check run names no execution (external_id)');
 
-  const waiting = await deps.desk.waiting(execution, asked.index);
+  const waiting = await deps.desk.waiting(execution, { index: asked.index });
   if (!waiting) throw new ApprovalNotWaitingHere(`Execution ${execution} waits for no approval at step ${asked.index + 1}: it was decided, timed out, or the build has ended.`, MODULE);
 
   const target = { repository: repository.full_name, ...(installation ? { installationId: installation.id } : {}) };

@@ -1,7 +1,8 @@
 /**
  * One webhook request, from the raw API Gateway event to the answer: which endpoint, is it signed,
  * is it JSON, what does it ask for, is its pipeline valid, then start (at most once per delivery).
- * A check run's Approve or Reject (approval-delivery.ts) starts nothing: it answers a waiting step.
+ * A check run's Approve or Reject (approval-delivery.ts), or a generic `{"approval": ...}`
+ * (generic-approval.ts), starts nothing: it answers a waiting step.
  * The order matters: nothing that costs anything (the GitHub API, StartExecution) happens before
  * the signature is verified, a delivery whose head commit asks for no build reads nothing more,
  * and nothing starts before the pipeline is known to be valid, or known to be left to the build.
@@ -27,6 +28,7 @@ import { InputsRejected, MethodNotAllowed, PipelineRejected, PipelineTooLarge, R
 import { executionName, rerunExecutionName } from './execution-name.js';
 import type { ExecutionStarter } from './execution-starter.js';
 import { decideGenericDelivery } from './generic-event.js';
+import { answerGenericApproval, isGenericApproval } from './generic-approval.js';
 import { decideGitHubDelivery, type RerunOf } from './github-event.js';
 import { PIPELINE_FILE, type PipelineSource, type PipelineText } from './pipeline-source.js';
 import type { RefHeadSource } from './ref-head.js';
@@ -78,7 +80,8 @@ export interface WebhookDeps {
   maxBodyBytes?: number;
   /**
    * Answers a check run's Approve and Reject buttons (a `check_run` delivery with action
-   * `requested_action`, approval-delivery.ts). Absent: such deliveries are ignored, as before.
+   * `requested_action`, approval-delivery.ts; only with `gitHubAppId`) and a signed generic
+   * `{"approval": ...}` (generic-approval.ts). Absent: the former are ignored, as before.
    */
   approvals?: Omit<ApprovalDeliveryDeps, 'appId' | 'log'>;
   /**
@@ -109,6 +112,11 @@ export async function handleWebhook(event: APIGatewayProxyEventV2, secrets: Webh
   const payload = parseJson(text);
 
   if (kind === 'generic') {
+    if (deps.approvals && isGenericApproval(payload)) {
+      const answer = await answerGenericApproval(payload, deps.approvals.desk, deps.approvals.now);
+      deps.log.info('Approval decided through the generic webhook', { ...answer.body });
+      return jsonAnswer(answer.statusCode, answer.body);
+    }
     const delivery = decideGenericDelivery(payload);
     const id = header(event, 'x-delivery-id') ?? `body-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}`;
     if (delivery.pipeline) return start('generic', id, delivery.request, delivery.pipeline, deps);

@@ -9,7 +9,7 @@ import { GetExecutionHistoryCommand, SendTaskFailureCommand, SendTaskSuccessComm
 import type { ApprovalDesk } from '../forge/approval-delivery.js';
 import { executionArnFor } from '../forge/execution-name.js';
 import { approvedResult, rejection } from '../workflow/approval-decision.js';
-import { waitingApprovalIn, type ApprovalHistoryEvent } from '../workflow/waiting-approval.js';
+import { waitingApprovalIn, type ApprovalHistoryEvent, type ApprovalStepRef } from '../workflow/waiting-approval.js';
 
 /** GetExecutionHistory's largest page; an execution has at most 25,000 events. */
 const PAGE = 1000;
@@ -24,9 +24,9 @@ const NOT_WAITING = new Set(['TaskTimedOut', 'InvalidToken', 'TaskDoesNotExist']
 
 export function stepFunctionsApprovalDesk(sfn: Pick<SFNClient, 'send'>, stateMachineArn: string): ApprovalDesk {
   return {
-    async waiting(executionName, index) {
+    async waiting(executionName, which) {
       const executionArn = executionArnFor(stateMachineArn, executionName);
-      const found = await findInHistory(sfn, executionArn, index);
+      const found = await findInHistory(sfn, executionArn, which);
       if (!found) return undefined;
       const { step, taskToken, pushedBy } = found;
       return {
@@ -56,7 +56,7 @@ export function stepFunctionsApprovalDesk(sfn: Pick<SFNClient, 'send'>, stateMac
  * Newest first (reverseOrder): the approval waits at the end of the history, so the first page
  * has it; a service that lists oldest first all the same is read to the end.
  */
-async function findInHistory(sfn: Pick<SFNClient, 'send'>, executionArn: string, index: number) {
+async function findInHistory(sfn: Pick<SFNClient, 'send'>, executionArn: string, which: ApprovalStepRef) {
   const events: ApprovalHistoryEvent[] = [];
   let nextToken: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -68,7 +68,7 @@ async function findInHistory(sfn: Pick<SFNClient, 'send'>, executionArn: string,
       throw error;
     }
     events.push(...(answer.events ?? []).map(eventOf));
-    const found = waitingApprovalIn(events, index);
+    const found = waitingApprovalIn(events, which);
     if (found || !answer.nextToken) return found;
     nextToken = answer.nextToken;
   }

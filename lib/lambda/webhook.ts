@@ -78,8 +78,8 @@ export function createLambdaWebhookHandler(
       log: logger,
       buildForkPullRequests: env[EnvNames.buildForkPullRequests] === 'true',
       ...(appSettings ? { gitHubAppId: appSettings.appId } : {}),
-      // A check run's Approve and Reject: only an App's check runs have buttons.
-      ...(appSettings ? { approvals: { desk: stepFunctionsApprovalDesk(sfn, stateMachineArn), credentials, api } } : {}),
+      // A check run's Approve and Reject (only an App's check runs have buttons), and a signed generic approval.
+      approvals: { desk: stepFunctionsApprovalDesk(sfn, stateMachineArn), credentials, api },
       lookupBudgetMs,
     },
   });

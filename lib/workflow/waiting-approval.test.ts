@@ -26,18 +26,22 @@ describe('the approval an execution waits on, from its history', () => {
     ['an invocation failed and was retried: the newest attempt', [...started, scheduled(4, 1), event(5, 'TaskFailed'), scheduled(6, 1), event(7, 'TaskStarted')], 1, 'token-6'],
     ['no approval scheduled yet', started, 1, undefined],
   ])('%s', (_, events, index, token) => {
-    expect(waitingApprovalIn(events, index)?.taskToken).toBe(token);
+    expect(waitingApprovalIn(events, { index })?.taskToken).toBe(token);
   });
 
   it('gives the step and its approval rules with the token, and who pushed when the build knows', () => {
-    expect(waitingApprovalIn([scheduled(4, 1)], 1)).toEqual({ taskToken: 'token-4', step: { name: 'production', approval: { selfApproval: true, timeoutSeconds: 60 } } });
+    expect(waitingApprovalIn([scheduled(4, 1)], { index: 1 })).toEqual({ taskToken: 'token-4', step: { name: 'production', approval: { selfApproval: true, timeoutSeconds: 60 } } });
     const pushed = scheduled(4, 1);
     pushed.taskScheduledEventDetails!.parameters = pushed.taskScheduledEventDetails!.parameters!.replace('"build":{"id":"b"}', '"build":{"id":"b","pushedBy":"octocat"}');
-    expect(waitingApprovalIn([pushed], 1)?.pushedBy).toBe('octocat');
+    expect(waitingApprovalIn([pushed], { index: 1 })?.pushedBy).toBe('octocat');
   });
 
   it('reads nothing from a Task of another resource, or Parameters that are not JSON', () => {
     const report = { id: 4, type: 'TaskScheduled', taskScheduledEventDetails: { resource: 'invoke', parameters: '{"Payload":{"index":1}}' } };
-    expect(waitingApprovalIn([report, { ...scheduled(5, 1), taskScheduledEventDetails: { resource: 'invoke.waitForTaskToken', parameters: '{' } }], 1)).toBeUndefined();
+    expect(waitingApprovalIn([report, { ...scheduled(5, 1), taskScheduledEventDetails: { resource: 'invoke.waitForTaskToken', parameters: '{' } }], { index: 1 })).toBeUndefined();
+  });
+
+  it('finds the step by its name too (the signed generic webhook names it so)', () => {
+    expect([waitingApprovalIn([scheduled(4, 1)], { step: 'production' })?.taskToken, waitingApprovalIn([scheduled(4, 1)], { step: 'staging' })]).toEqual(['token-4', undefined]);
   });
 });

@@ -23,6 +23,9 @@ export interface ScheduledApproval {
   pushedBy?: string;
 }
 
+/** Which approval step: a check run's button names its iteration, the generic webhook its name. */
+export type ApprovalStepRef = { index: number } | { step: string };
+
 /** Step Functions' name for the callback form of the Lambda integration (`arn:aws:states:::lambda:invoke.waitForTaskToken`). */
 const CALLBACK_RESOURCE = 'invoke.waitForTaskToken';
 const CLOSED = new Set(['TaskSucceeded', 'TaskFailed', 'TaskTimedOut']);
@@ -30,16 +33,16 @@ const ENDED = new Set(['ExecutionSucceeded', 'ExecutionFailed', 'ExecutionAborte
 
 /**
  * `events`: any order (GetExecutionHistory's reverseOrder, or not); those newer than the approval's
- * TaskScheduled must all be there. Undefined: the iteration `index` waits for no approval.
+ * TaskScheduled must all be there. Undefined: that step waits for no approval.
  */
-export function waitingApprovalIn(events: readonly ApprovalHistoryEvent[], index: number): ScheduledApproval | undefined {
+export function waitingApprovalIn(events: readonly ApprovalHistoryEvent[], which: ApprovalStepRef): ScheduledApproval | undefined {
   let closedSince = false;
   for (const event of [...events].sort((a, b) => b.id - a.id)) {
     if (ENDED.has(event.type ?? '')) return undefined;
     if (CLOSED.has(event.type ?? '')) closedSince = true;
     if (event.type !== 'TaskScheduled' || event.taskScheduledEventDetails?.resource !== CALLBACK_RESOURCE) continue;
     const payload = payloadOf(event.taskScheduledEventDetails.parameters);
-    if (payload?.index !== index) continue;
+    if (!payload || ('index' in which ? payload.index !== which.index : payload.step?.name !== which.step)) continue;
     if (closedSince || typeof payload.taskToken !== 'string' || !payload.step?.approval || typeof payload.step.name !== 'string') return undefined;
     const pushedBy = payload.build?.pushedBy;
     return { taskToken: payload.taskToken, step: { name: payload.step.name, approval: payload.step.approval }, ...(typeof pushedBy === 'string' ? { pushedBy } : {}) };

@@ -71,12 +71,12 @@ export function localApprovals(options: { cluster: Pick<StepCluster, 'readApprov
  * the console's buttons are, in the name of the GitHub login that clicked.
  */
 export function localApprovalDesk(executions: {
-  approvalStepAt(name: string, index: number): { step: Step; pushedBy?: string } | undefined;
+  approvalStepAt(name: string, which: { index: number } | { step: string }): { step: Step; pushedBy?: string } | undefined;
   decide(name: string, step: string, action: ApprovalAction, comment?: string, by?: string): Promise<unknown>;
 }): ApprovalDesk {
   return {
-    async waiting(name, index) {
-      const found = executions.approvalStepAt(name, index);
+    async waiting(name, which) {
+      const found = executions.approvalStepAt(name, which);
       const step = found?.step;
       if (!found || !step?.approval) return undefined;
       return {

@@ -174,10 +174,11 @@ export class LocalExecutions implements ExecutionStarter {
     return this.listed(entry);
   }
 
-  /** The approval step of the running execution's iteration `index` (a check run's button names it so), and who pushed. */
-  approvalStepAt(name: string, index: number): { step: Step; pushedBy?: string } | undefined {
+  /** The running execution's approval step, by its iteration (a check run's button) or its name, and who pushed. */
+  approvalStepAt(name: string, which: { index: number } | { step: string }): { step: Step; pushedBy?: string } | undefined {
     const entry = this.entries.get(name);
-    const step = entry && !entry.summary ? preparedOf(entry)?.steps?.[index] : undefined;
+    const steps = entry && !entry.summary ? preparedOf(entry)?.steps : undefined;
+    const step = 'index' in which ? steps?.[which.index] : steps?.find((s) => s.name === which.step);
     const pushedBy = entry?.input.build.pushedBy;
     return step?.approval ? { step, ...(pushedBy !== undefined ? { pushedBy } : {}) } : undefined;
   }

@@ -23,7 +23,7 @@ import { layoutGraph } from '../../console/graph-layout.js';
 import { observeStepPods } from './pod-observer.js';
 import { ConsoleOutput } from '../console-output.js';
 import { startLocalExecution, TaskTokens, type ExecutionOverrides } from '../../emulators/stepfunctions/executor.js';
-import { localApprovals } from './approvals.js';
+import { localApprovalDesk, localApprovals } from './approvals.js';
 import { LocalExecutions } from './executions.js';
 import { memoryConcurrencyStore } from './memory-concurrency-store.js';
 import { createConsoleRoutes } from './http/console-routes.js';
@@ -203,7 +203,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         ...(sourceDir ? { gitHubCloneUrl: () => sourceDir, refHeads: () => localRefHeadSource(sourceDir) } : {}),
         log: logger,
         ...(options.namespace ? { namespace: options.namespace } : {}),
-        ...(options.githubApp ? { gitHubAppId: options.githubApp.appId, approvals: localGitHubApprovals(options.githubApp, executions) } : {}),
+        ...(options.githubApp ? { gitHubAppId: options.githubApp.appId } : {}),
+        // A check run's Approve and Reject (with the App), and a signed generic approval.
+        approvals: options.githubApp ? localGitHubApprovals(options.githubApp, executions) : { desk: localApprovalDesk(executions), credentials: {} },
       },
     });
     const consolePage = createConsoleRoutes({ executions, graph: () => layoutGraph(stateGraph(loadDefinition())), ...(cache ? { artifacts: cache.store } : {}) });
