@@ -22,6 +22,7 @@ import {
   DEFAULT_ASSUMPTIONS,
   DESIGNS,
   orchestrationCost,
+  approvalWaitCost,
   pendingFateCost,
   type PendingFateCost,
   simulatedCompletionLatencyMs,
@@ -63,6 +64,8 @@ export const TARGETS = {
   pullFailureSurfacingMs: 1000,
   /** A pod never scheduled, until its build ends: at most this many times a pull failure's transitions, invocations and GB-s. */
   neverScheduledVsPullFailure: 2,
+  /** Transitions and invocations while an approval waits, a day long (issue 40: nothing per hour). */
+  approvalWaitPerDay: 0,
   /** ...and never polled faster than this (no one-second loop). */
   neverScheduledMinPollGapSeconds: 2,
   /** `npm install -g` of the packed tarball with an empty npm cache. */
@@ -254,6 +257,19 @@ try {
   };
   print(`  10-minute step (watch, as deployed): ${transitions['10m']} transitions   target <= ${TARGETS.transitions10m}: ${verdict(transitions['10m'] <= TARGETS.transitions10m, `${transitions['10m'] - TARGETS.transitions10m} transitions`)} (schedule: ${transitions.schedule10m})`);
 
+  // 4a. A waiting approval: a minute against a day, and what ran while it waited.
+  const waits = [await approvalWaitCost(60), await approvalWaitCost(86_400)];
+  const [minuteWait, dayWait] = waits;
+  const approvalWait = {
+    minute: { transitions: minuteWait!.transitions, invocations: minuteWait!.invocations },
+    day: { transitions: dayWait!.transitions, invocations: dayWait!.invocations },
+    duringDay: dayWait!.duringWait,
+    approvalItself: { transitions: dayWait!.transitions - dayWait!.withoutApproval.transitions, invocations: dayWait!.invocations - dayWait!.withoutApproval.invocations },
+  };
+  const waitingCost = approvalWait.duringDay.transitions + approvalWait.duringDay.invocations + (approvalWait.day.transitions - approvalWait.minute.transitions) + (approvalWait.day.invocations - approvalWait.minute.invocations);
+  print(`  an approval between two 1-minute steps, decided after a minute / a day: ${approvalWait.minute.transitions} / ${approvalWait.day.transitions} transitions, ${approvalWait.minute.invocations} / ${approvalWait.day.invocations} invocations (the approval itself: ${approvalWait.approvalItself.transitions} transitions, ${approvalWait.approvalItself.invocations} invocations, at its start)`);
+  print(`  while a day's approval waits: ${approvalWait.duringDay.transitions} transitions, ${approvalWait.duringDay.invocations} invocations   target ${TARGETS.approvalWaitPerDay}: ${verdict(waitingCost === TARGETS.approvalWaitPerDay, `${waitingCost} more`)}`);
+
   // 4b. Pods that never run: never scheduled (PodStalled at the default pending-timeout) against a pull that fails.
   const fates: PendingFateCost[] = [];
   for (const fate of Object.values(PendingFates)) fates.push(await pendingFateCost(fate));
@@ -410,6 +426,7 @@ try {
   const figures = {
     surfaceLatencyMs,
     transitions,
+    approvalWait,
     neverScheduled,
     coldStart,
     apiRequestsPerPoll,

@@ -27,6 +27,11 @@ import { pollStep } from '../lib/workflow/tasks/poll-step.js';
 import { waitForNeeds } from '../lib/workflow/tasks/wait-for-needs.js';
 import { awaitRerun, type AwaitRerunInput } from '../lib/workflow/tasks/await-rerun.js';
 import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
+import { awaitApproval, type AwaitApprovalInput } from '../lib/workflow/tasks/await-approval.js';
+import { approvedResult } from '../lib/workflow/approval-decision.js';
+import { callbackTaskCall, withLocalCallbacks } from '../lib/emulators/stepfunctions/callback-tasks.js';
+import { TaskTokens } from '../lib/emulators/stepfunctions/task-tokens.js';
+import { LAMBDA_WAIT_FOR_TASK_TOKEN } from '../lib/workflow/definition.js';
 import { kubeStepCluster } from '../lib/kube/index.js';
 import type { StatusRequest } from '../lib/contract/index.js';
 import { reportStatus } from '../lib/workflow/tasks/report-status.js';
@@ -85,6 +90,8 @@ export interface SimulatedBuild {
   pollTimes: number[];
   /** The Error the execution ended with (a scenario's), if it failed. */
   error?: string;
+  /** With an approval: what ran between its wait's start (its task's invocation returned) and its end (the decision). */
+  duringWait?: { transitions: number; invocations: number };
 }
 
 export interface OrchestrationCost extends Omit<SimulatedBuild, 'pods' | 'seconds' | 'pollTimes'> {
@@ -97,8 +104,10 @@ const silent: TaskLog = { info: () => undefined, warn: () => undefined } as unkn
 /** What PollStep may watch in a fresh invocation, as its handler computes it (pollStepHandler). */
 const POLL_MAX_WATCH_MS = lambdaFunctionTimeouts.pollStep! * 1000 - WATCH_MARGIN_MS;
 
-const pipelineText = (stepSeconds: readonly number[]) =>
-  `version: 1\nsteps:\n${stepSeconds.map((_, i) => `  - name: work-${i}\n    image: alpine:3.20\n    timeout: 2h\n    commands: [make]\n`).join('')}`;
+const pipelineText = (stepSeconds: readonly number[], approval: boolean) =>
+  `version: 1\nsteps:\n${stepSeconds
+    .map((_, i) => `${approval && i === 1 ? '  - name: production\n    approval: {message: Ship?, timeout: 48h}\n' : ''}  - name: work-${i}\n    image: alpine:3.20\n    timeout: 2h\n    commands: [make]\n`)
+    .join('')}`;
 
 let builds = 0;
 
@@ -112,6 +121,8 @@ export async function simulateBuild(
   assumptions: CostAssumptions = DEFAULT_ASSUMPTIONS,
   /** Every pod meets this fate (simulated-cluster.ts), and the build must end with this Error. */
   scenario?: { fate: PendingFate; error: string },
+  /** An approval step after the first step, approved this many simulated seconds after its wait starts. */
+  approval?: { waitSeconds: number },
 ): Promise<SimulatedBuild> {
   const clock = new SimulatedClock();
   const startedAt = clock.now().getTime();
@@ -172,9 +183,18 @@ export async function simulateBuild(
     FinishStepLambdaFunction: async (input: StepInput) => finishStep(input, deps),
     // A simulated build succeeds, so it never reaches AwaitRerun: bound so that every Task state is.
     AwaitRerunLambdaFunction: async (input: AwaitRerunInput) => awaitRerun(input),
-    // The simulated pipelines have no approval step, so they never reach AwaitApproval: bound so that every Task state is.
-    AwaitApprovalLambdaFunction: async () => {
-      throw new Error('a simulated pipeline has no approval step');
+    // The real task, its token kept by a stand-in for the Secret; approved `waitSeconds` later (approval builds only).
+    AwaitApprovalLambdaFunction: async (input: AwaitApprovalInput) => {
+      if (!approval) throw new Error('this simulated pipeline has no approval step');
+      const kept = { storeApprovalToken: async () => 'token-secret' } as unknown as TaskDeps['cluster'];
+      const waiting = await awaitApproval(input, { cluster: kept, log: silent });
+      // Once the invocation has returned, as a person decides later: the day passes in simulated time.
+      setImmediate(() => {
+        wait = { transitions, invocations };
+        clock.advance(approval.waitSeconds);
+        tokens.sendTaskSuccess(input.taskToken, JSON.stringify(approvedResult(input.step.name, 'octocat', clock.now())));
+      });
+      return waiting;
     },
     CleanupBuildLambdaFunction: async (input: { build: { id: string }; namespace?: string }) => cleanupBuild(input, config.namespace, deps),
     ReportStatusLambdaFunction: async (input: StatusRequest) =>
@@ -184,11 +204,18 @@ export async function simulateBuild(
   // A task that throws is retried in real time and may be caught: the figures would be something else.
   const taskErrors: string[] = [];
   const definition = loadDefinition();
+  const name = `bench-${v.label.replace(/[^a-z0-9-]/gi, '-')}-${++builds}`.toLowerCase();
+  const executionArn = `arn:aws:states:us-east-1:000000000000:execution:build:${name}`;
+  // The callback pattern as the local executor runs it (callback-tasks.ts): the token, then the wait for its answer.
+  const tokens = new TaskTokens();
+  let transitions = 0;
+  let wait: { transitions: number; invocations: number } | undefined;
+  let duringWait: { transitions: number; invocations: number } | undefined;
   const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
   for (const { state, functionId } of taskStates(definition)) {
     const task = byFunction[functionId];
     if (!task) throw new Error(`the benchmark has no binding for ${functionId} (Task state ${state})`);
-    handlers[state] = async (input) => {
+    const invoke = async (input: unknown) => {
       invocations++;
       const output = await task(input as never).catch((error: unknown) => {
         taskErrors.push(`${state}: ${(error as Error).message}`);
@@ -197,24 +224,30 @@ export async function simulateBuild(
       clock.advance(assumptions.invocationSeconds);
       return output;
     };
+    const callback = findState(definition, state)?.Resource === LAMBDA_WAIT_FOR_TASK_TOKEN;
+    handlers[state] = callback
+      ? async (parameters) => {
+          const result = await callbackTaskCall(parameters).run(invoke, tokens, executionArn);
+          if (wait) duringWait = { transitions: transitions - wait.transitions, invocations: invocations - wait.invocations };
+          return result;
+        }
+      : invoke;
   }
 
-  const machine = new StateMachine(resolveResources(definition, localArn) as never, {
+  const machine = new StateMachine(resolveResources(withLocalCallbacks(definition), localArn) as never, {
     validationOptions: { checkPaths: true, checkArn: true },
   });
-  const name = `bench-${v.label.replace(/[^a-z0-9-]/gi, '-')}-${++builds}`.toLowerCase();
   const input: BuildInput = {
     build: { id: name, trigger: 'benchmark' },
     withoutSource: 'the benchmark measures its steps',
-    pipeline: { file: 'bench.yml', text: pipelineText(stepSeconds) },
+    pipeline: { file: 'bench.yml', text: pipelineText(stepSeconds, approval !== undefined) },
   };
   const execution = machine.run(input as never, {
     overrides: { taskResourceLocalHandlers: handlers as never, waitTimeOverrides: { WaitForStep: 0 } },
     // aws-local-stepfunctions fills $$.Execution only with what it is given.
-    context: { Execution: { Id: `arn:aws:states:us-east-1:000000000000:execution:build:${name}`, Name: name, Input: input as never, StartTime: clock.now().toISOString(), RedriveCount: 0 } },
+    context: { Execution: { Id: executionArn, Name: name, Input: input as never, StartTime: clock.now().toISOString(), RedriveCount: 0 } },
     noThrowOnAbort: true,
   });
-  let transitions = 0;
   let status = 'RUNNING';
   let failure: unknown;
   let error: string | undefined;
@@ -239,7 +272,39 @@ export async function simulateBuild(
   const gbSeconds =
     (pollInvocations * assumptions.invocationSeconds + watchedSeconds) * pollGb + (invocations - pollInvocations) * assumptions.invocationSeconds * otherGb;
   const seconds = (clock.now().getTime() - startedAt) / 1000;
-  return { transitions, invocations, polls, watchedSeconds, gbSeconds, dollars: dollarsOf(transitions, invocations, gbSeconds), status, pods: cluster.pods(), seconds, pollTimes, ...(error ? { error } : {}) };
+  if (approval && !duringWait) throw new Error('the simulated build never waited for its approval');
+  return { transitions, invocations, polls, watchedSeconds, gbSeconds, dollars: dollarsOf(transitions, invocations, gbSeconds), status, pods: cluster.pods(), seconds, pollTimes, ...(error ? { error } : {}), ...(duringWait ? { duringWait } : {}) };
+}
+
+/** A Task state of the definition or of a Map's iterations, by name. */
+function findState(machine: ReturnType<typeof loadDefinition>, name: string): { Resource?: unknown } | undefined {
+  for (const [stateName, state] of Object.entries(machine.States)) {
+    if (stateName === name) return state;
+    const inner = state.ItemProcessor ? findState(state.ItemProcessor, name) : undefined;
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+export interface ApprovalWaitCost {
+  waitSeconds: number;
+  /** The whole build: a 1-minute step, the approval, a 1-minute step. */
+  transitions: number;
+  invocations: number;
+  /** Between the wait's start (AwaitApproval's invocation returned) and the decision. */
+  duringWait: { transitions: number; invocations: number };
+  /** The same two steps without the approval: the difference is the approval's whole cost. */
+  withoutApproval: { transitions: number; invocations: number };
+}
+
+/**
+ * What a waiting approval costs (issue 40: "a waiting approval costs nothing per hour"): a build of
+ * a step, an approval decided `waitSeconds` after its wait starts, and a step, in simulated time.
+ */
+export async function approvalWaitCost(waitSeconds: number, assumptions: CostAssumptions = DEFAULT_ASSUMPTIONS): Promise<ApprovalWaitCost> {
+  const build = await simulateBuild(variant('watch'), [60, 60], assumptions, undefined, { waitSeconds });
+  const without = await simulateBuild(variant('watch'), [60, 60], assumptions);
+  return { waitSeconds, transitions: build.transitions, invocations: build.invocations, duringWait: build.duringWait!, withoutApproval: { transitions: without.transitions, invocations: without.invocations } };
 }
 
 /** The runner's own cost model (lib/workflow/cost-model.ts), at its default prices, on arm64 as deployed. */

@@ -4,9 +4,16 @@
  * wait's start and its end), its task token kept where only the runner reads it; approved with the
  * CLI it goes on to the next step; rejected with the route it ends ApprovalRejected with who and the
  * comment in the Cause; with nobody deciding it ends ApprovalTimedOut after its (one second)
- * timeout. Each step's result records the decision (steps[].approval).
+ * timeout. Each step's result records the decision (steps[].approval). On GitHub (a push through
+ * the server's App, against the GitHub stand-in that checks every check-run body against GitHub's
+ * OpenAPI description): the check run shows the message, who may decide and the Approve and Reject
+ * buttons while the step waits; GitHub's own `check_run` `requested_action` example, signed, from
+ * someone not among the approvers is refused and the wait goes on; from a member of the listed team
+ * it approves the step. And the README's example (examples/deploy.yml): test on a matrix, deploy to
+ * staging, wait for an approver, deploy to production.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -16,8 +23,16 @@ import { logger } from '../lib/workflow/lambda-task.js';
 import { approvalTokenName, APPROVAL_TOKEN_KEY } from '../lib/kube/index.js';
 import { decide } from '../lib/cli/commands/decide.js';
 import { deliverGeneric } from './fixtures/webhooks/generic-delivery.js';
+import { branchPush, checkRun } from './fixtures/webhooks/examples.js';
+import { startFakeGitHub, type FakeGitHub } from './fixtures/webhooks/github-server.js';
+import { sign } from '@octokit/webhooks-methods';
 
 const SECRET = 'approval-secret-7c2e';
+const APP_ID = '515151';
+const INSTALLATION = 24680;
+const INSTALLATION_TOKEN = 'ghs_approvalInstallationToken0051';
+// What GitHub deliveries build: the approval names who may decide.
+const GITHUB_PIPELINE = `version: 1\ncheckout: false\nsteps:\n  - name: build\n    image: alpine:3.20\n    commands: ["echo built"]\n  - name: production\n    approval:\n      message: Deploy to production?\n      approvers: {users: [octocat], teams: [acme/release]}\n  - name: deploy\n    image: alpine:3.20\n    commands: ["echo deployed"]\n`;
 const pipeline = (timeout: string) =>
   `version: 1\ncheckout: false\nsteps:\n  - name: build\n    image: alpine:3.20\n    commands: ["echo built"]\n  - name: production\n    approval: {message: Deploy to production?, timeout: ${timeout}}\n  - name: deploy\n    image: alpine:3.20\n    commands: ["echo deployed"]\n`;
 
@@ -34,6 +49,7 @@ let cluster: EmbeddedCluster;
 let server: LocalServer;
 let scratch: string;
 let api: CoreV1Api;
+let github: FakeGitHub;
 const printed: string[] = [];
 
 beforeAll(async () => {
@@ -43,11 +59,26 @@ beforeAll(async () => {
   const kubeconfig = path.join(scratch, 'kubeconfig');
   await writeFile(kubeconfig, cluster.kubeconfigYaml());
   api = cluster.kubeConfig().makeApiClient(CoreV1Api);
-  server = await startLocalServer({ port: 0, secret: SECRET, kubeconfig, overrides: { waitMs: 20, retryMs: 20 }, print: (line) => printed.push(line) });
+  const pipelineFile = path.join(scratch, 'github.step-runner.yml');
+  await writeFile(pipelineFile, GITHUB_PIPELINE);
+  const key = path.join(scratch, 'app.pem');
+  await writeFile(key, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString());
+  github = await startFakeGitHub();
+  github.installations.set(INSTALLATION, { token: INSTALLATION_TOKEN });
+  server = await startLocalServer({
+    port: 0,
+    secret: SECRET,
+    kubeconfig,
+    pipeline: pipelineFile,
+    githubApp: { appId: APP_ID, privateKeyFile: key, apiUrl: github.url },
+    overrides: { waitMs: 20, retryMs: 20 },
+    print: (line) => printed.push(line),
+  });
 }, 30_000);
 
 afterAll(async () => {
   await server?.close();
+  await github?.close();
   await cluster?.stop();
   await rm(scratch, { recursive: true, force: true });
 });
@@ -148,6 +179,23 @@ test('rejected through the route: the build ends ApprovalRejected with who and t
   expect(step(done, 'production').approval).toMatchObject({ decision: 'rejected', by, comment: 'not on a Friday' });
 }, 60_000);
 
+test('through the signed generic webhook: a wrong step is refused and the wait goes on; then rejected in the name it gives', async () => {
+  const name = await deliver('generic-approval-1', '1h');
+  await until(name, 'the approval step to wait', waiting);
+  const decide = async (approval: Record<string, unknown>, secret = SECRET) => {
+    const body = JSON.stringify({ approval: { execution: name, by: 'release-bot', ...approval } });
+    const response = await fetch(`${server.url}/webhook/generic`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature-256': await sign(secret, body) }, body });
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  };
+  expect(await decide({ step: 'production', decision: 'approve' }, 'not-the-secret')).toMatchObject({ status: 401 });
+  expect(await decide({ step: 'build', decision: 'approve' })).toMatchObject({ status: 409, json: { error: 'ApprovalNotWaiting' } });
+  expect(waiting((await get(name)).json)).toBe(true);
+  expect(await decide({ step: 'production', decision: 'reject', comment: 'freeze' })).toEqual({ status: 200, json: { rejected: 'production', by: 'release-bot', executionName: name } });
+  const done = await until(name, 'the build to end', ended);
+  expect(done).toMatchObject({ status: 'FAILED', error: 'ApprovalRejected' });
+  expect(step(done, 'production').approval).toMatchObject({ decision: 'rejected', by: 'release-bot', comment: 'freeze' });
+}, 60_000);
+
 test('nobody decides: ApprovalTimedOut once its timeout has passed', async () => {
   const name = await deliver('timeout-1', '1s');
   const done = await until(name, 'the build to end', ended);
@@ -155,4 +203,104 @@ test('nobody decides: ApprovalTimedOut once its timeout has passed', async () =>
   expect(step(done, 'production')).toMatchObject({ status: 'failed', approval: { decision: 'timed-out', by: null, comment: null } });
   expect(step(done, 'deploy').status).toBe('not-run');
   expect(duringTheWait(done).filter((e) => e.state !== 'ApprovalTimedOut')).toEqual([]);
+}, 60_000);
+
+/** A signed GitHub delivery to the server, as GitHub sends it. */
+async function deliverGitHub(event: string, delivery: string, payload: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const body = JSON.stringify(payload);
+  const response = await fetch(`${server.url}/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': delivery, 'x-hub-signature-256': await sign(SECRET, body) },
+    body,
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+test("on GitHub: the check run's buttons; someone not among the approvers is refused and the wait goes on; a member of the listed team approves", async () => {
+  const push = { ...branchPush(), installation: { id: INSTALLATION } };
+  const repository = push.repository!.full_name;
+  const started = await deliverGitHub('push', 'approval-push-0001', push);
+  expect(started.status).toBe(202);
+  const name = String(started.json.executionName);
+  const atTheWait = await until(name, 'the approval step to wait', waiting);
+  const [run] = [...github.checkRuns.values()].filter((r) => r.external_id?.endsWith(name));
+  // While it waits: what it waits for, who may decide, and the two buttons naming the step's iteration.
+  expect(run).toMatchObject({
+    status: 'in_progress',
+    output: { title: 'Waiting for an approval of step "production"', text: expect.stringContaining('Deploy to production?') },
+    actions: [
+      { label: 'Approve production', description: 'Let the build go on past production', identifier: 'approve:1' },
+      { label: 'Reject production', description: 'Fail the build at production', identifier: 'reject:1' },
+    ],
+  });
+  expect(run!.output.text).toContain('**Who may approve or reject:** @octocat, the team @acme/release.');
+  const secret = await api.readNamespacedSecret({ namespace: 'default', name: approvalTokenName(atTheWait.buildId, 'production') });
+  const token = Buffer.from(secret.data![APPROVAL_TOKEN_KEY]!, 'base64').toString('utf8');
+  expect(JSON.stringify(run!.bodies)).not.toContain(token);
+
+  // GitHub's requested_action example, for this check run of this App, clicked by `login`.
+  const click = (identifier: string, login: string) => {
+    const payload = checkRun('requested_action') as Record<string, unknown> & { check_run: Record<string, unknown> & { app: Record<string, unknown> }; sender: Record<string, unknown> };
+    return {
+      ...payload,
+      check_run: { ...payload.check_run, id: run!.id, head_sha: run!.head_sha, external_id: run!.external_id, app: { ...payload.check_run.app, id: Number(APP_ID) }, output: { ...run!.output } },
+      requested_action: { identifier },
+      sender: { ...payload.sender, login },
+      repository: push.repository,
+      installation: { id: INSTALLATION },
+    };
+  };
+  // Write access to the repository, but none of the approvers.
+  github.roles.set(`${repository}:mallory`, 'write');
+  const refused = await deliverGitHub('check_run', 'approval-click-0001', click('approve:1', 'mallory'));
+  expect(refused).toEqual({ status: 403, json: { error: 'ApproverRefused', message: 'mallory is not among the approvers: the users octocat; the teams acme/release; step "production" still waits.' } });
+  expect(run!.output.text).toContain('> **Refused:** mallory is not among the approvers');
+  expect(run!.actions).toHaveLength(2);
+  expect(waiting((await get(name)).json)).toBe(true);
+
+  // A reader of the repository, in the listed team: asked of GitHub with the App's token.
+  github.roles.set(`${repository}:hubot`, 'read');
+  github.teams.set('acme/release', ['hubot']);
+  const approved = await deliverGitHub('check_run', 'approval-click-0002', click('approve:1', 'hubot'));
+  expect(approved).toEqual({ status: 200, json: { approved: 'production', by: 'hubot', executionName: name } });
+  const done = await until(name, 'the build to end', ended);
+  expect(done).toMatchObject({ status: 'SUCCEEDED', error: null });
+  expect(step(done, 'production').approval).toEqual({ decision: 'approved', by: 'hubot', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string, comment: null });
+  expect(step(done, 'deploy').status).toBe('succeeded');
+  const asked = github.requests.filter((r) => /\/collaborators\/|\/memberships\//.test(r.path)).map((r) => [r.path, r.headers.authorization]);
+  expect(asked).toEqual([
+    [`/repos/${repository}/collaborators/mallory/permission`, `Bearer ${INSTALLATION_TOKEN}`],
+    ['/orgs/acme/teams/release/memberships/mallory', `Bearer ${INSTALLATION_TOKEN}`],
+    [`/repos/${repository}/collaborators/hubot/permission`, `Bearer ${INSTALLATION_TOKEN}`],
+    ['/orgs/acme/teams/release/memberships/hubot', `Bearer ${INSTALLATION_TOKEN}`],
+  ]);
+  // The buttons went with the decision; the build's end completed the run.
+  expect(run).toMatchObject({ status: 'completed', conclusion: 'success', actions: [] });
+  expect(github.refusedBodies).toEqual([]);
+}, 60_000);
+
+test("the README's example: tests on a matrix, deploys to staging, waits for an approver, then deploys to production", async () => {
+  const text = await readFile(new URL('../examples/deploy.yml', import.meta.url), 'utf8');
+  const name = await deliverGeneric(server.url, SECRET, 'example-deploy-1', { repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline: text });
+  const gate = (execution: Listed) => step(execution, 'production-approval')?.status === 'waiting';
+  const atTheGate = await until(name, 'the approval to wait', gate);
+  expect(atTheGate.steps.map((s) => [s.name, s.status])).toEqual([
+    ['test-node-20', 'succeeded'],
+    ['test-node-22', 'succeeded'],
+    ['staging', 'succeeded'],
+    ['production-approval', 'waiting'],
+    ['production', 'not-run'],
+  ]);
+  const answer = await fetch(`${server.url}/executions/${name}/approve`, { method: 'POST', body: JSON.stringify({ step: 'production-approval', comment: 'staging looks good' }) });
+  expect(answer.status).toBe(200);
+  const done = await until(name, 'the build to end', ended);
+  expect(done).toMatchObject({ status: 'SUCCEEDED', error: null });
+  expect(done.steps.map((s) => [s.name, s.status])).toEqual([
+    ['test-node-20', 'succeeded'],
+    ['test-node-22', 'succeeded'],
+    ['staging', 'succeeded'],
+    ['production-approval', 'succeeded'],
+    ['production', 'succeeded'],
+  ]);
+  expect(step(done, 'production-approval').approval).toMatchObject({ decision: 'approved', comment: 'staging looks good' });
 }, 60_000);

@@ -15,8 +15,29 @@
  * - A token whose task has ended: moto looks only among running executions and answers
  *   InvalidToken; Step Functions answers TaskTimedOut, "the task associated with the token has
  *   already been closed" (https://docs.aws.amazon.com/botocore/latest/reference/services/stepfunctions/client/exceptions/TaskTimedOut.html).
+ *
+ * And the deployed webhook (lib/lambda/webhook.ts, a GitHub App) against moto's server over the
+ * AWS SDK: a check run's requested_action (GitHub's own example, signed) finds the approval waiting
+ * in the execution's history, asks the GitHub stand-in who clicked, refuses someone not among the
+ * approvers (the execution keeps waiting) and answers with SendTaskSuccess or SendTaskFailure for
+ * one who is.
  */
 import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { jest } from '@jest/globals';
+import { CreateRoleCommand, IAMClient } from '@aws-sdk/client-iam';
+import { CreateFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CreateStateMachineCommand, DescribeExecutionCommand, GetExecutionHistoryCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { clearCache } from '@middy/util';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { createLambdaWebhookHandler } from '../lib/lambda/webhook.js';
+import { localLambdaContext } from '../lib/emulators/lambda/lambda-context.js';
+import { checkRun } from './fixtures/webhooks/examples.js';
+import { startFakeGitHub, type FakeGitHub } from './fixtures/webhooks/github-server.js';
+import { signedGitHubDelivery } from './fixtures/webhooks/signed-delivery.js';
+import { MOTO_CREDENTIALS, MOTO_REGION, motoServerInstalled, startMotoServer, type MotoServer } from './fixtures/moto-server.js';
 import { fileURLToPath } from 'node:url';
 import { StateMachine } from 'aws-local-stepfunctions';
 import '../lib/emulators/stepfunctions/polyfills.js';
@@ -37,7 +58,7 @@ function approvalMachine(): AslDefinition {
   return machine;
 }
 
-const input = (timeoutSeconds: number) => ({ build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', step: { name: 'production', approval: { selfApproval: true, timeoutSeconds } } });
+const input = (timeoutSeconds: number) => ({ build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', index: 1, step: { name: 'production', approval: { selfApproval: true, timeoutSeconds } } });
 const APPROVED = { step: 'production', status: 'succeeded', approval: { decision: 'approved', by: 'octocat', at: '2026-12-06T06:00:00.000Z', comment: 'ship it' } };
 const REJECTED = { error: 'ApprovalRejected', cause: 'Step "production" was rejected by octocat: not on a Friday' };
 
@@ -159,7 +180,7 @@ describeRequiring('the callback pattern in moto and in the local executor', moto
 
   test('approved: the SendTaskSuccess output is the result, the Payload has the token and the step', () => {
     expect(local[0]).toMatchObject({ status: 'SUCCEEDED', output: APPROVED, states: ['AwaitApproval'] });
-    expect(local[0]!.payloads).toEqual([{ build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', step: input(30).step, executionArn: expect.stringContaining('callback:approved') as string, taskToken: '<token>' }]);
+    expect(local[0]!.payloads).toEqual([{ build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', index: 1, step: input(30).step, executionArn: expect.stringContaining('callback:approved') as string, taskToken: '<token>' }]);
   });
 
   test('rejected: the SendTaskFailure error, and its cause (as the documents say; moto drops it)', () => {
@@ -177,4 +198,120 @@ describeRequiring('the callback pattern in moto and in the local executor', moto
     expect(local.map((run) => run.afterEnd)).toEqual(['TaskTimedOut', 'TaskTimedOut', 'TaskTimedOut']);
     expect(moto.map((run) => run.afterEnd)).toEqual(['InvalidToken', 'InvalidToken', 'InvalidToken']);
   });
+});
+
+describeRequiring("the deployed webhook answers an approval waiting in moto's Step Functions", motoServerInstalled, () => {
+  const APP_ID = '2';
+  const INSTALLATION = 7070;
+  const TOKEN = 'ghs_motoApprovalInstallationToken07';
+  const WEBHOOK_SECRET = 'moto-approval-webhook-secret-11';
+  const PRIVATE_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+  // Pushed by octocat, who may not approve their own change.
+  const approvalInput = { ...input(300), build: { id: 'gh-acme-web-42', pushedBy: 'octocat' }, step: { name: 'production', approval: { message: 'Ship?', approvers: { users: [], teams: [], permission: 'maintain' }, selfApproval: false, timeoutSeconds: 300 } } };
+  const secretsManager = mockClient(SecretsManagerClient);
+  let moto: MotoServer;
+  let github: FakeGitHub;
+  let sfn: SFNClient;
+  let repository: string;
+  const motoClientConfig = () => ({ endpoint: moto.endpoint, region: MOTO_REGION, credentials: MOTO_CREDENTIALS });
+
+  beforeAll(async () => {
+    for (const stream of [process.stdout, process.stderr]) jest.spyOn(stream, 'write').mockImplementation(() => true);
+    const values: Record<string, string> = { 'ci/github-app-key': PRIVATE_KEY, 'ci/github-webhook': WEBHOOK_SECRET };
+    secretsManager.on(GetSecretValueCommand).callsFake(async (asked: { SecretId: string }) => ({ SecretString: values[asked.SecretId], Name: asked.SecretId }));
+    [moto, github] = await Promise.all([startMotoServer(), startFakeGitHub()]);
+    github.installations.set(INSTALLATION, { token: TOKEN });
+    sfn = new SFNClient(motoClientConfig());
+    repository = String((checkRun('requested_action').repository as { full_name: string }).full_name);
+  }, 60_000);
+
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    secretsManager.restore();
+    clearCache();
+    sfn?.destroy();
+    await Promise.all([moto?.stop(), github?.close()]);
+  });
+
+  /**
+   * An execution of the approval states, once moto has scheduled its callback task: the only one of
+   * a fresh moto (a second execution makes moto deep-copy the first's locks, as
+   * moto-sfn/run_callback.py says, and its server answers 500), told to run definitions, its Lambda
+   * functions answering without Docker (design.md).
+   */
+  async function waitingExecution(name: string): Promise<{ executionArn: string; machineArn: string }> {
+    const post = (path: string, body: unknown) => fetch(`${moto.endpoint}/moto-api/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    await post('reset', {});
+    await post('config', { stepfunctions: { execute_state_machine: true }, lambda: { use_docker: false } });
+    const role = (await new IAMClient(motoClientConfig()).send(new CreateRoleCommand({ RoleName: 'step-runner', AssumeRolePolicyDocument: '{}' }))).Role!.Arn!;
+    await new LambdaClient(motoClientConfig()).send(new CreateFunctionCommand({ FunctionName: 'AwaitApprovalLambdaFunction', Runtime: 'nodejs22.x', Role: role, Handler: 'index.handler', Code: { ZipFile: Buffer.from('stand-in') } }));
+    const machineArn = (await sfn.send(new CreateStateMachineCommand({ name: 'build', definition: JSON.stringify(approvalMachine()), roleArn: role }))).stateMachineArn!;
+    const { executionArn } = await sfn.send(new StartExecutionCommand({ stateMachineArn: machineArn, name, input: JSON.stringify(approvalInput) }));
+    for (;;) {
+      const { events = [] } = await sfn.send(new GetExecutionHistoryCommand({ executionArn: executionArn! }));
+      if (events.some((event) => event.type === 'TaskSubmitted')) return { executionArn: executionArn!, machineArn };
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  async function ended(executionArn: string) {
+    for (;;) {
+      const described = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+      if (described.status !== 'RUNNING') return described;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** GitHub's requested_action example, on this App's check run of the execution, clicked by `login`. */
+  async function click({ executionArn, machineArn }: { executionArn: string; machineArn: string }, identifier: string, login: string, delivery: string) {
+    const example = checkRun('requested_action') as Record<string, unknown> & { check_run: Record<string, unknown> & { app: Record<string, unknown> }; sender: Record<string, unknown> };
+    const id = github.checkRuns.size + 1;
+    github.checkRuns.set(id, { id, repository, name: 'step-runner', head_sha: String(example.check_run.head_sha), external_id: executionArn, details_url: null, status: 'in_progress', conclusion: null, started_at: null, completed_at: null, output: { title: 'Waiting', summary: 'Build running.', text: null }, annotations: [], bodies: [] });
+    const payload = {
+      ...example,
+      check_run: { ...example.check_run, id, external_id: executionArn, app: { ...example.check_run.app, id: Number(APP_ID) } },
+      requested_action: { identifier },
+      sender: { ...example.sender, login },
+      installation: { id: INSTALLATION },
+    };
+    const handler = createLambdaWebhookHandler(
+      { STATE_MACHINE_ARN: machineArn, GITHUB_WEBHOOK_SECRET_ID: 'ci/github-webhook', GITHUB_API_URL: github.url, GITHUB_APP_ID: APP_ID, GITHUB_APP_PRIVATE_KEY_SECRET_ID: 'ci/github-app-key' },
+      sfn,
+    );
+    const answer = (await handler(await signedGitHubDelivery({ payload, secret: WEBHOOK_SECRET, event: 'check_run', delivery }), localLambdaContext('webhook'))) as APIGatewayProxyStructuredResultV2;
+    return { status: answer.statusCode, json: JSON.parse(answer.body ?? 'null') as Record<string, unknown>, run: github.checkRuns.get(id)! };
+  }
+
+  test('someone below the permission is refused and the execution waits on; a maintainer approves: SendTaskSuccess with the step\'s result', async () => {
+    const execution = await waitingExecution('approve-on-github');
+    const { executionArn } = execution;
+    github.roles.set(`${repository}:mallory`, 'write');
+    const refused = await click(execution, 'approve:1', 'mallory', 'moto-click-1');
+    expect([refused.status, refused.json.error]).toEqual([403, 'ApproverRefused']);
+    expect(refused.run.output.text).toContain('> **Refused:** mallory is not among the approvers: anyone with maintain access.');
+    expect((await sfn.send(new DescribeExecutionCommand({ executionArn }))).status).toBe('RUNNING');
+    // Another step's button names nothing that waits.
+    github.roles.set(`${repository}:hubot`, 'maintain');
+    expect((await click(execution, 'approve:2', 'hubot', 'moto-click-2')).status).toBe(409);
+
+    const approved = await click(execution, 'approve:1', 'hubot', 'moto-click-3');
+    expect(approved).toMatchObject({ status: 200, json: { approved: 'production', by: 'hubot' }, run: { actions: [], output: { title: 'Step "production" approved by hubot' } } });
+    const done = await ended(executionArn);
+    expect(done.status).toBe('SUCCEEDED');
+    expect(JSON.parse(done.output!)).toEqual({ step: 'production', status: 'succeeded', approval: { decision: 'approved', by: 'hubot', at: expect.stringMatching(/^\d{4}-/) as string, comment: null } });
+    // Decided: the button again finds nothing waiting.
+    expect((await click(execution, 'approve:1', 'hubot', 'moto-click-4')).json).toMatchObject({ error: 'ApprovalNotWaiting' });
+    expect(github.refusedBodies).toEqual([]);
+  }, 60_000);
+
+  test('the pusher may not decide (self-approval: false); Reject by another: SendTaskFailure, and the build fails ApprovalRejected', async () => {
+    const execution = await waitingExecution('reject-on-github');
+    const { executionArn } = execution;
+    github.roles.set(`${repository}:octocat`, 'admin');
+    const own = await click(execution, 'reject:1', 'octocat', 'moto-click-6');
+    expect([own.status, own.json.message]).toEqual([403, 'octocat pushed this change, and this approval asks for someone else (self-approval: false); step "production" still waits.']);
+    const rejected = await click(execution, 'reject:1', 'hubot', 'moto-click-5');
+    expect(rejected).toMatchObject({ status: 200, json: { rejected: 'production', by: 'hubot' } });
+    expect(await ended(executionArn)).toMatchObject({ status: 'FAILED', error: 'ApprovalRejected' });
+  }, 60_000);
 });

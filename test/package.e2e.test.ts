@@ -428,6 +428,9 @@ const ROLE_GRANTS: Record<string, Omit<Statement, 'role'>[]> = {
   WebhookRole: [
     logGroup('webhook'),
     { actions: ['states:StartExecution'], resources: ['ref:BuildStateMachine'] },
+    // A check run's Approve or Reject: the waiting approval in the execution's history, its task answered.
+    { actions: ['states:GetExecutionHistory'], resources: [`${ACCOUNT.replace('%s', 'states')}:execution:serverless-step-runner-dev-build:*`] },
+    { actions: ['states:SendTaskSuccess', 'states:SendTaskFailure'], resources: ['ref:BuildStateMachine'] },
     { actions: ['secretsmanager:GetSecretValue'], resources: [secret('step-runner/github-webhook-secret'), secret('step-runner/generic-webhook-secret'), TOKEN, APP_KEY] },
   ],
   // Commit statuses and check runs; a check run's summary reads how each step ended (builds/BUILD/STEP.result.json), and its cost its own execution's history.

@@ -202,6 +202,8 @@ describe('GitHub deliveries', () => {
         defaultBranch: 'master',
         // When GitHub took the push (repository.pushed_at): which build of a concurrency group is the newer.
         pushedAt: '2019-05-15T15:20:57.000Z',
+        // Who pushed (sender.login): an approval with self-approval: false refuses them.
+        pushedBy: 'Codertocat',
       },
       pipeline: { file: '.step-runner.yml', text: GOOD_PIPELINE },
       // The clone step fetches the pushed commit from the repository GitHub named.

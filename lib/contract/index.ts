@@ -59,6 +59,12 @@ export interface BuildRef {
    */
   installationId?: number;
   /**
+   * Who pushed the change, as GitHub names them (a push's or a pull request's `sender.login`): an
+   * approval with `self-approval: false` refuses their decision. Absent: not known (a re-run, a
+   * generic delivery), and nobody is refused as the pusher.
+   */
+  pushedBy?: string;
+  /**
    * Variables every step sees besides the runner's own (`run --env NAME=VALUE`); a step's own env
    * and secrets win over them. Not secret: they are in the execution's input and history.
    */
@@ -219,6 +225,8 @@ export interface StatusRequest {
   pipelineFile?: string;
   /** What the build cost (lib/workflow/cost-model.ts), for the check run's summary; absent: not known. */
   cost?: CostSummary;
+  /** ReportWaiting: the approval step that now waits (its check run shows the Approve and Reject buttons). */
+  waiting?: WaitingStepReport;
 }
 
 /**
@@ -230,6 +238,20 @@ export interface CostSummary {
   usd: number;
   parts: Record<string, number>;
   prices: { region: string; asOf: string };
+}
+
+/** An approval step as ReportWaiting hands it over: the step (its `approval` in the normal form) and its iteration. */
+export interface WaitingStepReport {
+  step: {
+    name: string;
+    approval?: {
+      message?: string;
+      approvers?: { users: string[]; teams: string[]; permission?: 'write' | 'maintain' | 'admin' };
+      selfApproval: boolean;
+      timeoutSeconds: number;
+    };
+  };
+  index: number;
 }
 
 /** A step as a report shows it: how it stands or ended, for how long, with which Error. */

@@ -5,7 +5,8 @@
  */
 import { requestBodyProblems } from '../../test/fixtures/webhooks/github-openapi.js';
 import type { Approval } from '../pipeline/index.js';
-import { approvalActions, requestedApproval } from './approval-actions.js';
+import { approvalActions, approvalDecidedUpdate, approvalRefusedUpdate, approvalWaitingUpdate, approversText, requestedApproval } from './approval-actions.js';
+import { checkRunProgress } from './check-run.js';
 import { approverVerdict, type Decider } from './approver-rule.js';
 
 const rules = (approvers?: Approval['approvers'], selfApproval = true) => ({ ...(approvers ? { approvers } : {}), selfApproval });
@@ -43,5 +44,39 @@ describe("the check run's buttons", () => {
 
   it.each([['rerun'], ['approve:'], ['approve:x'], [42], [undefined]])('an identifier of no approval: %p', (identifier) => {
     expect(requestedApproval(identifier)).toBeUndefined();
+  });
+});
+
+describe("the check run's words", () => {
+  const approval = (approvers?: Approval['approvers'], selfApproval = true) => ({ message: 'Deploy to production?', ...(approvers ? { approvers } : {}), selfApproval, timeoutSeconds: 86_400 });
+
+  it.each<[string, ReturnType<typeof approval>, string]>([
+    ['nobody named: who may stop the build', approval(), 'anyone with write access to the repository'],
+    ['users, teams and a permission', approval({ users: ['octocat'], teams: ['acme/release'], permission: 'maintain' }), '@octocat, the team @acme/release, anyone with maintain access or more'],
+    ['not the pusher', approval({ users: ['octocat'], teams: [] }, false), '@octocat; not the person who pushed this change'],
+  ])('who may decide: %s', (_, rules, expected) => {
+    expect(approversText(rules)).toBe(expected);
+  });
+
+  it('while it waits: the steps as they stand, what it waits for, who may decide, two buttons; a body GitHub accepts', () => {
+    const progress = checkRunProgress([{ name: 'build', status: 'succeeded', durationSeconds: 3 }]);
+    const update = approvalWaitingUpdate(progress, { name: 'production', index: 1, approval: approval({ users: ['octocat'], teams: [] }) });
+    expect(update).toMatchObject({ status: 'in_progress', output: { title: 'Waiting for an approval of step "production"', summary: progress.output!.summary } });
+    expect(update.output!.text).toBe(
+      '### Step `production` waits for an approval\n\nDeploy to production?\n\n**Who may approve or reject:** @octocat.\n\nUse the Approve or Reject button above. Nobody deciding within 24 h ends the build ApprovalTimedOut.',
+    );
+    expect(update.actions!.map((a) => a.identifier)).toEqual(['approve:1', 'reject:1']);
+    expect(requestBodyProblems('checks/update', update)).toEqual([]);
+  });
+
+  it('refused twice: one line says why, the last refusal; decided: the buttons go', () => {
+    const output = { title: 'Waiting', summary: 'Build running.', text: 'What it waits for.' };
+    const once = approvalRefusedUpdate(output, 'mallory is not among the approvers');
+    const twice = approvalRefusedUpdate({ ...output, text: once.output!.text! }, 'eve is not among the approvers');
+    expect(twice.output!.text).toBe('What it waits for.\n\n> **Refused:** eve is not among the approvers.');
+    expect(twice.actions).toBeUndefined();
+    const decided = approvalDecidedUpdate(output, 'production', { action: 'reject', by: 'hubot', at: '2026-12-06T09:00:00.000Z' });
+    expect(decided).toEqual({ output: { title: 'Step "production" rejected by hubot', summary: 'Build running.', text: 'Step `production` was rejected by @hubot at 2026-12-06T09:00:00.000Z.' }, actions: [] });
+    for (const body of [once, twice, decided]) expect(requestBodyProblems('checks/update', body)).toEqual([]);
   });
 });

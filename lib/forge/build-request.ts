@@ -38,6 +38,8 @@ export interface BuildRequest {
   changes?: BuildChanges;
   /** The values of the pipeline's `inputs:` the run gives (BuildRef.inputs). */
   inputs?: Record<string, string>;
+  /** Who pushed the change (BuildRef.pushedBy). */
+  pushedBy?: string;
 }
 
 /** GitHub's own https URLs get GitHub credentials, so private repositories check out too. */
@@ -71,6 +73,7 @@ export function buildInputFor(
       ...(request.pullRequest !== undefined ? { pullRequest: request.pullRequest } : {}),
       ...(request.pushedAt !== undefined ? { pushedAt: request.pushedAt } : {}),
       ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
+      ...(request.pushedBy !== undefined ? { pushedBy: request.pushedBy } : {}),
     },
     pipeline,
     ...(request.cloneUrl ? { source: sourceOf(request, request.cloneUrl) } : {}),

@@ -8,6 +8,7 @@
  * build whose start report never reached GitHub still gets its run, completed, at the end.
  */
 import { Outcomes, type StatusReport, type StatusRequest } from '../contract/index.js';
+import { approvalWaitingUpdate } from './approval-actions.js';
 import { isGitHubTrigger } from './build-request.js';
 import { checkRunCompletion, checkRunCreation, checkRunProgress, endingOf, type CheckStep } from './check-run.js';
 import { commitStatusReporter, gitHubStatusSinkFor, targetUrl } from './commit-status.js';
@@ -97,7 +98,7 @@ export function checkRunReporter(
 ): { report(request: StatusRequest, context?: CheckRunContext): Promise<StatusReport> } {
   const now = options.now ?? (() => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
   return {
-    async report({ build, outcome, failure, executionArn, skipped, steps, pipelineFile, cost }, given = {}) {
+    async report({ build, outcome, failure, executionArn, skipped, steps, pipelineFile, cost, waiting }, given = {}) {
       const context: CheckRunContext = { ...(steps ? { steps } : {}), ...(pipelineFile ? { pipelineFile } : {}), ...given };
       if (!isGitHubTrigger(build.trigger) || !build.repository || !build.commit) {
         return { posted: false, reason: `not a GitHub build (${build.trigger ?? 'no trigger'}): no check run` };
@@ -116,7 +117,7 @@ export function checkRunReporter(
         outcome === Outcomes.started
           ? []
           : outcome === Outcomes.progress
-            ? [checkRunProgress(context.steps ?? [])]
+            ? [waiting?.step.approval ? approvalWaitingUpdate(checkRunProgress(context.steps ?? []), { name: waiting.step.name, index: waiting.index, approval: waiting.step.approval }) : checkRunProgress(context.steps ?? [])]
             : checkRunCompletion({
               ending: endingOf(outcome, failure, skipped),
               completedAt: now(),
@@ -127,6 +128,8 @@ export function checkRunReporter(
               ...(cost ? { cost } : {}),
               mask: (text) => text.split(chosen.token).join('***'),
             });
+      // An ended build waits for nobody: an approval's buttons (approval-actions.ts) go with its end.
+      if (outcome !== Outcomes.started && outcome !== Outcomes.progress && updates[0]) updates[0] = { ...updates[0], actions: [] };
       await writeCheckRun(gitHubApi({ ...api, token: chosen.token }), build.repository, create, updates, options);
       const state = updates[0]?.conclusion ?? 'in_progress';
       return { posted: true, state, description: (updates[0]?.output ?? create.output)!.title };

@@ -141,3 +141,15 @@ export class ForgeUnavailable extends WebhookError {
   override readonly name = 'ForgeUnavailable';
   readonly statusCode = 502;
 }
+
+/** A check run's Approve or Reject for a step that waits for no approval (decided, timed out, or its build ended). */
+export class ApprovalNotWaitingHere extends WebhookError {
+  override readonly name = 'ApprovalNotWaiting';
+  readonly statusCode = 409;
+}
+
+/** The person who clicked Approve or Reject may not decide this step (approver-rule.ts); the wait goes on. */
+export class ApproverRefused extends WebhookError {
+  override readonly name = 'ApproverRefused';
+  readonly statusCode = 403;
+}

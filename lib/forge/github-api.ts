@@ -1,7 +1,8 @@
 /**
  * The GitHub REST calls the runner makes, over fetch: read a file at a commit, post a commit
  * status, read a commit's message, the files a comparison or a pull request changes, create,
- * update and find check runs (with an installation token), and (authenticated as a GitHub App,
+ * update and find check runs (with an installation token), a person's role on a repository and
+ * their membership of a team (who may decide an approval), and (authenticated as a GitHub App,
  * with its JWT) create an installation access token.
  * The base URL is configurable (GitHub Enterprise, or a loopback server in tests); the token is
  * never part of an error message.
@@ -50,6 +51,15 @@ export interface CheckRunUpdate {
   completed_at?: string;
   details_url?: string;
   output?: CheckRunOutput;
+  /** The buttons the check run shows ("A maximum of three actions are accepted"); `[]` takes them away. */
+  actions?: CheckRunAction[];
+}
+
+/** A requested action: label at most 20 characters, description 40, identifier 20 (GitHub's REST description). */
+export interface CheckRunAction {
+  label: string;
+  description: string;
+  identifier: string;
 }
 
 /** The body of POST /repos/{owner}/{repo}/check-runs ("Create a check run"). */
@@ -110,6 +120,17 @@ export interface GitHubApi {
   updateCheckRun(repository: string, id: number, body: CheckRunUpdate): Promise<CheckRunFound>;
   /** GET /repos/{owner}/{repo}/commits/{ref}/check-runs?check_name=NAME&filter=all: one page of 100. */
   checkRunsNamed(repository: string, ref: string, name: string): Promise<CheckRunFound[]>;
+  /**
+   * `role_name` of GET /repos/{owner}/{repo}/collaborators/{username}/permission (admin, maintain,
+   * write, triage, read, or a custom role's name); `none` when GitHub answers 404 (no such person
+   * among those with access).
+   */
+  repositoryRole(repository: string, username: string): Promise<string>;
+  /**
+   * Whether GET /orgs/{org}/teams/{team_slug}/memberships/{username} says an active member (a
+   * pending invitation is not; 404 is no membership). Team members include the members of child teams.
+   */
+  activeTeamMember(org: string, teamSlug: string, username: string): Promise<boolean>;
   /** Needs the App's JWT as the token. */
   createInstallationToken(installationId: number, request: InstallationTokenRequest): Promise<InstallationToken>;
 }
@@ -281,6 +302,36 @@ export function gitHubApi(options: GitHubApiOptions = {}): GitHubApi {
       const runs = ((await getJson(operation, path)) as { check_runs?: unknown } | null)?.check_runs;
       if (!Array.isArray(runs)) throw new GitHubApiError(`${operation}: GitHub API answered without check_runs`, operation, 200);
       return runs.map((run) => checkRunFound(operation, run));
+    },
+
+    async repositoryRole(repository, username) {
+      const operation = `GET permission of ${username} on ${repository}`;
+      const response = await call(operation, `/repos/${repoPath(repository)}/collaborators/${encodeURIComponent(username)}/permission`, { method: 'GET', accept: 'application/vnd.github+json' });
+      if (response.status === 404) {
+        await response.body?.cancel();
+        return 'none';
+      }
+      if (!response.ok) throw await failure(operation, response);
+      const answer = (await response.json().catch(() => undefined)) as { role_name?: unknown; permission?: unknown } | undefined;
+      // role_name is the role itself (maintain, triage); permission maps those to write and read.
+      const role = typeof answer?.role_name === 'string' ? answer.role_name : answer?.permission;
+      if (typeof role !== 'string') throw new GitHubApiError(`${operation}: GitHub API answered without role_name`, operation, response.status);
+      return role;
+    },
+
+    async activeTeamMember(org, teamSlug, username) {
+      const operation = `GET membership of ${username} in team ${org}/${teamSlug}`;
+      const response = await call(operation, `/orgs/${encodeURIComponent(org)}/teams/${encodeURIComponent(teamSlug)}/memberships/${encodeURIComponent(username)}`, {
+        method: 'GET',
+        accept: 'application/vnd.github+json',
+      });
+      if (response.status === 404) {
+        await response.body?.cancel();
+        return false;
+      }
+      if (!response.ok) throw await failure(operation, response);
+      const answer = (await response.json().catch(() => undefined)) as { state?: unknown } | undefined;
+      return answer?.state === 'active';
     },
 
     async createInstallationToken(installationId, request) {

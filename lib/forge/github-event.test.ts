@@ -26,6 +26,8 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
         installationId: 1,
         // repository.pushed_at, seconds since the epoch in a push payload: it orders a group's builds.
         pushedAt: '2019-05-15T15:20:57.000Z',
+        // The sender: who pushed, whom an approval's self-approval: false refuses.
+        pushedBy: 'Codertocat',
       },
     });
   });
@@ -78,6 +80,8 @@ describe('decideGitHubDelivery on GitHub example payloads', () => {
         // pull_request.updated_at: it orders two pushes to the pull request.
         pushedAt: new Date((payload.pull_request as { updated_at: string }).updated_at).toISOString(),
         cloneUrl: 'https://github.com/Codertocat/Hello-World.git',
+        // Who opened it or pushed its head.
+        pushedBy: (payload.sender as { login: string }).login,
       },
     });
   });

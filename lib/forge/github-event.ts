@@ -53,6 +53,10 @@ const installation = z.object({ id: z.number().int().positive() }).nullish();
 
 const paths = z.array(z.string()).optional();
 
+// Who the event is about: for a push, who pushed; for a pull request's opened or synchronize, who
+// opened it or pushed its new head (docs.github.com, "Webhook events and payloads": `sender`).
+const sender = z.object({ login: z.string().min(1) }).nullish();
+
 const pushPayload = z.object({
   ref: z.string().min(1),
   before: z.string().optional(),
@@ -66,6 +70,7 @@ const pushPayload = z.object({
   head_commit: z.object({ message: z.string() }).nullish(),
   repository,
   installation,
+  sender,
 });
 
 /** The actions that put a new head commit in front of reviewers. */
@@ -85,6 +90,7 @@ const pullRequestPayload = z.object({
   }),
   repository,
   installation,
+  sender,
 });
 
 export interface GitHubPolicy {
@@ -144,6 +150,7 @@ function decidePush(push: z.infer<typeof pushPayload>): GitHubDecision {
       ...pushedAtOf(push.repository.pushed_at),
       cloneUrl: cloneUrlOf(push.repository),
       ...installationOf(push),
+      ...pushedByOf(push),
     },
   };
 }
@@ -179,6 +186,7 @@ function decidePullRequest(pr: z.infer<typeof pullRequestPayload>, policy: GitHu
       ...pushedAtOf(pr.pull_request.updated_at),
       cloneUrl: cloneUrlOf(pr.repository),
       ...installationOf(pr),
+      ...pushedByOf(pr),
     },
   };
 }
@@ -329,6 +337,11 @@ function defaultBranchOf(repo: z.infer<typeof repository>): { defaultBranch?: st
 
 function installationOf(payload: { installation?: { id: number } | null | undefined }): { installationId?: number } {
   return payload.installation ? { installationId: payload.installation.id } : {};
+}
+
+/** A re-run's sender is who clicked, not who pushed: only pushes and pull requests name the pusher. */
+function pushedByOf(payload: { sender?: { login: string } | null | undefined }): { pushedBy?: string } {
+  return payload.sender ? { pushedBy: payload.sender.login } : {};
 }
 
 function parse<T>(schema: z.ZodType<T>, payload: unknown, event: string): T {

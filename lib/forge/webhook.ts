@@ -1,6 +1,8 @@
 /**
  * One webhook request, from the raw API Gateway event to the answer: which endpoint, is it signed,
  * is it JSON, what does it ask for, is its pipeline valid, then start (at most once per delivery).
+ * A check run's Approve or Reject (approval-delivery.ts), or a generic `{"approval": ...}`
+ * (generic-approval.ts), starts nothing: it answers a waiting step.
  * The order matters: nothing that costs anything (the GitHub API, StartExecution) happens before
  * the signature is verified, a delivery whose head commit asks for no build reads nothing more,
  * and nothing starts before the pipeline is known to be valid, or known to be left to the build.
@@ -19,12 +21,14 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { InvalidImage, InvalidPipeline, inputsProblemMessage, parsePipeline, pipelineSizeProblem, problemReports, resolveInputs } from '../pipeline/index.js';
 import type { DeferredLookup } from '../contract/index.js';
+import { answerRequestedAction, isRequestedAction, type ApprovalDeliveryDeps } from './approval-delivery.js';
 import { buildInputFor, pendingInputFor, type BuildRequest } from './build-request.js';
 import { noChangeSource, type ChangeSource } from './change-source.js';
 import { InputsRejected, MethodNotAllowed, PipelineRejected, PipelineTooLarge, RouteNotFound, WebhookNotConfigured } from './errors.js';
 import { executionName, rerunExecutionName } from './execution-name.js';
 import type { ExecutionStarter } from './execution-starter.js';
 import { decideGenericDelivery } from './generic-event.js';
+import { answerGenericApproval, isGenericApproval } from './generic-approval.js';
 import { decideGitHubDelivery, type RerunOf } from './github-event.js';
 import { PIPELINE_FILE, type PipelineSource, type PipelineText } from './pipeline-source.js';
 import type { RefHeadSource } from './ref-head.js';
@@ -75,6 +79,12 @@ export interface WebhookDeps {
   gitHubAppId?: string;
   maxBodyBytes?: number;
   /**
+   * Answers a check run's Approve and Reject buttons (a `check_run` delivery with action
+   * `requested_action`, approval-delivery.ts; only with `gitHubAppId`) and a signed generic
+   * `{"approval": ...}` (generic-approval.ts). Absent: the former are ignored, as before.
+   */
+  approvals?: Omit<ApprovalDeliveryDeps, 'appId' | 'log'>;
+  /**
    * How long a GitHub delivery's calls to GitHub (head commit message, pipeline file, changed
    * files) may hold the answer, all of them together; what has not answered by then is left to
    * PrepareBuild. Absent: the answer waits for them (their own timeouts bound them).
@@ -102,6 +112,11 @@ export async function handleWebhook(event: APIGatewayProxyEventV2, secrets: Webh
   const payload = parseJson(text);
 
   if (kind === 'generic') {
+    if (deps.approvals && isGenericApproval(payload)) {
+      const answer = await answerGenericApproval(payload, deps.approvals.desk, deps.approvals.now);
+      deps.log.info('Approval decided through the generic webhook', { ...answer.body });
+      return jsonAnswer(answer.statusCode, answer.body);
+    }
     const delivery = decideGenericDelivery(payload);
     const id = header(event, 'x-delivery-id') ?? `body-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}`;
     if (delivery.pipeline) return start('generic', id, delivery.request, delivery.pipeline, deps);
@@ -109,11 +124,15 @@ export async function handleWebhook(event: APIGatewayProxyEventV2, secrets: Webh
   }
 
   const eventName = header(event, 'x-github-event');
+  const delivery = header(event, 'x-github-delivery') ?? `body-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}`;
+  if (deps.approvals && isRequestedAction(eventName, payload)) {
+    const answer = await answerRequestedAction(payload, delivery, { ...deps.approvals, log: deps.log, ...(deps.gitHubAppId ? { appId: deps.gitHubAppId } : {}) });
+    return jsonAnswer(answer.statusCode, answer.body);
+  }
   const decision = decideGitHubDelivery(eventName, payload, {
     buildForkPullRequests: deps.buildForkPullRequests === true,
     ...(deps.gitHubAppId ? { appId: deps.gitHubAppId } : {}),
   });
-  const delivery = header(event, 'x-github-delivery') ?? `body-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}`;
   if (decision.kind === 'ping') {
     deps.log.info('GitHub ping answered', { delivery: printable(delivery) });
     return jsonAnswer(200, { ok: true, zen: decision.zen });

@@ -7,6 +7,7 @@ import { gitHubRefHeadSource } from '../forge/ref-head.js';
 import { createWebhookHandler, staticSecrets, type SecretsMiddleware } from '../forge/webhook-handler.js';
 import type { WebhookSecrets } from '../forge/webhook.js';
 import { logger } from '../workflow/lambda-task.js';
+import { stepFunctionsApprovalDesk } from './approval-desk.js';
 import { lambdaGitHubApp, type LambdaGitHubAppOptions } from './github-app.js';
 import { secretIds, secretsMiddleware, secretsWithOptionalToken } from './secrets.js';
 import { EnvNames, reader } from './settings.js';
@@ -33,7 +34,8 @@ const PIPELINE_TOKEN_REUSE_SECONDS = 5 * 60;
 
 /**
  * POST /webhook (GitHub) and POST /webhook/generic behind API Gateway (HTTP API, payload v2), with
- * secrets from Secrets Manager and builds started in Step Functions. A kind of webhook whose secret
+ * secrets from Secrets Manager and builds started in Step Functions; a check run's Approve or
+ * Reject answers the waiting step's task (approval-desk.ts). A kind of webhook whose secret
  * id is not set is answered 404 (not configured); the state machine is required at start. A GitHub
  * delivery's pipeline file is read with an installation token of the deployment's GitHub App when
  * the delivery came through it, else with the deployment's token, else without one. `app` and
@@ -76,6 +78,8 @@ export function createLambdaWebhookHandler(
       log: logger,
       buildForkPullRequests: env[EnvNames.buildForkPullRequests] === 'true',
       ...(appSettings ? { gitHubAppId: appSettings.appId } : {}),
+      // A check run's Approve and Reject (only an App's check runs have buttons), and a signed generic approval.
+      approvals: { desk: stepFunctionsApprovalDesk(sfn, stateMachineArn), credentials, api },
       lookupBudgetMs,
     },
   });

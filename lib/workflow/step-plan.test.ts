@@ -45,6 +45,16 @@ describe('which steps a build runs, in what order, after which others', () => {
     expect(summary(parallel)).toEqual([['a', ['clone'], true], ['b', ['a'], false]]);
   });
 
+  it("runs a matrix's combinations one after another in a pipeline with an approval: no step waits for the approval's pod, which it has none of", () => {
+    const matrix = { of: 'test', values: { node: '20' } } as unknown as Step['matrix'];
+    const approval = { selfApproval: true, timeoutSeconds: 60 };
+    const steps = [step('test-node-20', { matrix }), step('test-node-22', { matrix }), step('staging'), { ...step('gate'), approval }, step('production')];
+    const plan = planSteps(steps, onMain, 'clone');
+    expect([plan.parallel, summary(plan)]).toEqual([false, steps.map((s) => [s.name, null, false])]);
+    // Without the approval the combinations run side by side, each step after the one above it.
+    expect(planSteps(steps.filter((s) => s.name !== 'gate'), onMain, 'clone').parallel).toBe(true);
+  });
+
   it('says whether the checkout is needed, so its pod is kept for the steps that wait for it', () => {
     expect(planSteps([step('a', { needs: [] })], onMain, 'clone').checkoutNeeded).toBe(true);
     expect(planSteps([step('a')], onMain, 'clone').checkoutNeeded).toBe(false);

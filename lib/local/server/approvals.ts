@@ -13,6 +13,8 @@ import { approvalTokenName } from '../../kube/index.js';
 import type { StepCluster } from '../../kube/step-cluster.js';
 import { approvedResult, rejection } from '../../workflow/approval-decision.js';
 import type { ApprovalAction } from '../../forge/approver-rule.js';
+import type { ApprovalDesk } from '../../forge/approval-delivery.js';
+import type { Step } from '../../pipeline/index.js';
 
 export type { ApprovalAction } from '../../forge/approver-rule.js';
 
@@ -30,6 +32,8 @@ export interface ApprovalRequest {
   step: string;
   action: ApprovalAction;
   comment?: string;
+  /** Who decides, when someone else than the local user: a GitHub login, checked already (a check run's button). */
+  by?: string;
 }
 
 export interface LocalApprovals {
@@ -41,14 +45,15 @@ export function localApprovals(options: { cluster: Pick<StepCluster, 'readApprov
   const by = options.by ?? (() => userInfo().username);
   const now = options.now ?? (() => new Date());
   return {
-    async decide({ namespace, buildId, execution, step, action, comment }) {
+    async decide({ namespace, buildId, execution, step, action, comment, by: who }) {
       const token = await options.cluster.readApprovalToken(namespace, approvalTokenName(buildId, step));
       const notWaiting = () => new ApprovalNotWaiting(`Step ${JSON.stringify(step)} of execution ${execution} is not waiting for an approval.`);
       if (token === undefined) throw notWaiting();
       try {
-        if (action === 'approve') options.tokens.sendTaskSuccess(token, JSON.stringify(approvedResult(step, by(), now(), comment)));
+        const decider = who ?? by();
+        if (action === 'approve') options.tokens.sendTaskSuccess(token, JSON.stringify(approvedResult(step, decider, now(), comment)));
         else {
-          const { error, cause } = rejection(step, by(), now(), comment);
+          const { error, cause } = rejection(step, decider, now(), comment);
           options.tokens.sendTaskFailure(token, error, cause);
         }
       } catch (error) {
@@ -56,6 +61,38 @@ export function localApprovals(options: { cluster: Pick<StepCluster, 'readApprov
         if (error instanceof TaskTokenError) throw notWaiting();
         throw error;
       }
+    },
+  };
+}
+
+/**
+ * The local server's desk for a check run's Approve and Reject (lib/forge/approval-delivery.ts), as
+ * the deployed one is: the step of the button's iteration, answered through the Secret's token as
+ * the console's buttons are, in the name of the GitHub login that clicked.
+ */
+export function localApprovalDesk(executions: {
+  approvalStepAt(name: string, which: { index: number } | { step: string }): { step: Step; pushedBy?: string } | undefined;
+  decide(name: string, step: string, action: ApprovalAction, comment?: string, by?: string): Promise<unknown>;
+}): ApprovalDesk {
+  return {
+    async waiting(name, which) {
+      const found = executions.approvalStepAt(name, which);
+      const step = found?.step;
+      if (!found || !step?.approval) return undefined;
+      return {
+        step: step.name,
+        approval: step.approval,
+        ...(found.pushedBy !== undefined ? { pushedBy: found.pushedBy } : {}),
+        async decide({ action, by, comment }) {
+          try {
+            await executions.decide(name, step.name, action, comment, by);
+            return true;
+          } catch (error) {
+            if (error instanceof ApprovalNotWaiting || error instanceof ExecutionControlError) return false;
+            throw error;
+          }
+        },
+      };
     },
   };
 }

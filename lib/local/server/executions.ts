@@ -14,6 +14,7 @@ import { executionInstants } from '../../emulators/stepfunctions/execution-insta
 import { rerunName } from './rerun-name.js';
 import { ApprovalNotWaiting, type ApprovalAction, type LocalApprovals } from './approvals.js';
 import type { PreparedBuild } from '../../workflow/state-data.js';
+import type { Step } from '../../pipeline/index.js';
 import {
   ExecutionNotRedrivable,
   localExecutionArn,
@@ -25,6 +26,11 @@ import {
   type LocalExecution,
 } from '../../emulators/stepfunctions/executor.js';
 import type { ExecutionStopper } from '../../workflow/superseding.js';
+
+/** PrepareBuild's output: the build's steps in the order the Map iterates them. */
+function preparedOf(entry: { history: readonly ExecutionEvent[] }): Partial<PreparedBuild> | undefined {
+  return entry.history.find((e) => e.type === 'StateExited' && e.state?.name === 'PrepareBuild')?.state?.output as Partial<PreparedBuild> | undefined;
+}
 
 function isRedrivable(history: readonly ExecutionEvent[]): boolean {
   try {
@@ -155,17 +161,26 @@ export class LocalExecutions implements ExecutionStarter {
    * Approves or rejects the running execution's waiting approval step: the build goes on, or
    * fails ApprovalRejected. Answers with the execution as it then stands.
    */
-  async decide(name: string, step: string, action: ApprovalAction, comment?: string): Promise<ListedExecution> {
+  async decide(name: string, step: string, action: ApprovalAction, comment?: string, by?: string): Promise<ListedExecution> {
     const entry = this.entries.get(name);
     if (!entry) throw new ExecutionDoesNotExist(`No execution named ${name} on this server.`);
     if (entry.summary) throw new ExecutionNotRunning(`Execution ${name} has already ended: ${entry.summary.status}.`);
-    const prepared = entry.history.find((e) => e.type === 'StateExited' && e.state?.name === 'PrepareBuild')?.state?.output as Partial<PreparedBuild> | undefined;
+    const prepared = preparedOf(entry);
     const approvalStep = prepared?.steps?.find((s) => s.name === step && s.approval);
     if (!prepared?.namespace || !approvalStep || !this.options.approvals) {
       throw new ApprovalNotWaiting(`Execution ${name} has no approval step named ${JSON.stringify(step)}.`);
     }
-    await this.options.approvals.decide({ namespace: prepared.namespace, buildId: prepared.build?.id ?? entry.input.build.id, execution: name, step, action, ...(comment !== undefined ? { comment } : {}) });
+    await this.options.approvals.decide({ namespace: prepared.namespace, buildId: prepared.build?.id ?? entry.input.build.id, execution: name, step, action, ...(comment !== undefined ? { comment } : {}), ...(by !== undefined ? { by } : {}) });
     return this.listed(entry);
+  }
+
+  /** The running execution's approval step, by its iteration (a check run's button) or its name, and who pushed. */
+  approvalStepAt(name: string, which: { index: number } | { step: string }): { step: Step; pushedBy?: string } | undefined {
+    const entry = this.entries.get(name);
+    const steps = entry && !entry.summary ? preparedOf(entry)?.steps : undefined;
+    const step = 'index' in which ? steps?.[which.index] : steps?.find((s) => s.name === which.step);
+    const pushedBy = entry?.input.build.pushedBy;
+    return step?.approval ? { step, ...(pushedBy !== undefined ? { pushedBy } : {}) } : undefined;
   }
 
   /** The run --json object of one execution, with its name, ARN, trigger and times. */

@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { Outcomes, type CostSummary } from '../../contract/index.js';
 import { checkRunReporter } from '../../forge/check-run-reporter.js';
 import { gitHubApp } from '../../forge/github-app.js';
+import type { ApprovalDeliveryDeps } from '../../forge/approval-delivery.js';
+import { localApprovalDesk } from './approvals.js';
 import type { StatusReporter } from '../../workflow/tasks/report-status.js';
 import { printedStatusReporter } from '../../emulators/lambda/printed-status.js';
 
@@ -20,7 +22,7 @@ export interface LocalGitHubApp {
  */
 export function localGitHubAppReporter(app: LocalGitHubApp, print: (line: string) => void, costOf?: (executionArn: string) => CostSummary | undefined): StatusReporter {
   const baseUrl = app.apiUrl ?? 'https://api.github.com';
-  const checks = checkRunReporter({ app: gitHubApp({ appId: app.appId, privateKey: () => readFile(app.privateKeyFile, 'utf8'), keySource: app.privateKeyFile, baseUrl }) }, { baseUrl });
+  const checks = checkRunReporter({ app: appOf(app) }, { baseUrl });
   const printed = printedStatusReporter(print);
   return {
     async report(request) {
@@ -34,4 +36,16 @@ export function localGitHubAppReporter(app: LocalGitHubApp, print: (line: string
       return result;
     },
   };
+}
+
+function appOf(app: LocalGitHubApp) {
+  return gitHubApp({ appId: app.appId, privateKey: () => readFile(app.privateKeyFile, 'utf8'), keySource: app.privateKeyFile, baseUrl: app.apiUrl ?? 'https://api.github.com' });
+}
+
+/**
+ * A check run's Approve and Reject on the server's builds, as a deployment with that App answers
+ * them: who clicked is asked of the App's GitHub, and the step is answered through its Secret.
+ */
+export function localGitHubApprovals(app: LocalGitHubApp, executions: Parameters<typeof localApprovalDesk>[0]): Omit<ApprovalDeliveryDeps, 'appId' | 'log'> {
+  return { desk: localApprovalDesk(executions), credentials: { app: appOf(app) }, api: { baseUrl: app.apiUrl ?? 'https://api.github.com' } };
 }

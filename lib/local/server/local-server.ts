@@ -23,7 +23,7 @@ import { layoutGraph } from '../../console/graph-layout.js';
 import { observeStepPods } from './pod-observer.js';
 import { ConsoleOutput } from '../console-output.js';
 import { startLocalExecution, TaskTokens, type ExecutionOverrides } from '../../emulators/stepfunctions/executor.js';
-import { localApprovals } from './approvals.js';
+import { localApprovalDesk, localApprovals } from './approvals.js';
 import { LocalExecutions } from './executions.js';
 import { memoryConcurrencyStore } from './memory-concurrency-store.js';
 import { createConsoleRoutes } from './http/console-routes.js';
@@ -35,7 +35,7 @@ import { findWorkTree } from '../source/source-snapshot.js';
 import { localRefHeadSource } from '../source/local-source.js';
 import { uploaderFor } from '../source/source-upload.js';
 import { printedStatusReporter } from '../../emulators/lambda/printed-status.js';
-import { localGitHubAppReporter, type LocalGitHubApp } from './github-app-reporting.js';
+import { localGitHubApprovals, localGitHubAppReporter, type LocalGitHubApp } from './github-app-reporting.js';
 import { commandTaskRuntime } from '../task-runtime.js';
 import { localBuildTraces } from '../build-traces.js';
 import { startLocalCacheStore, type LocalCacheStore } from '../stores/local-cache-store.js';
@@ -212,6 +212,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         log: logger,
         ...(options.namespace ? { namespace: options.namespace } : {}),
         ...(options.githubApp ? { gitHubAppId: options.githubApp.appId } : {}),
+        // A check run's Approve and Reject (with the App), and a signed generic approval.
+        approvals: options.githubApp ? localGitHubApprovals(options.githubApp, executions) : { desk: localApprovalDesk(executions), credentials: {} },
       },
     });
     const consolePage = createConsoleRoutes({ executions, graph: () => layoutGraph(stateGraph(loadDefinition())), ...(cache ? { artifacts: cache.store } : {}) });

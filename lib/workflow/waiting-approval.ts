@@ -1,0 +1,61 @@
+/**
+ * The approval step an execution waits on, read from its Step Functions history (GetExecutionHistory):
+ * the AwaitApproval Task's `TaskScheduled` event holds the Parameters it was given, resolved, the
+ * callback's `$$.Task.Token` among them ("Wait for a Callback with Task Token": the history shows
+ * the token to whoever may read the execution). It waits while no Task closed after it
+ * (TaskSucceeded, TaskFailed, TaskTimedOut: a pipeline with an approval runs one step at a time,
+ * approval.ts) and the execution has not ended. The deployed webhook reads it here rather than from
+ * the build's Secret: it then needs no way into the cluster. Pure.
+ */
+import type { Step } from '../pipeline/index.js';
+
+/** The fields of a history event read here (@aws-sdk/client-sfn's HistoryEvent). */
+export interface ApprovalHistoryEvent {
+  id: number;
+  type?: string;
+  taskScheduledEventDetails?: { resource?: string; parameters?: string };
+}
+
+export interface ScheduledApproval {
+  taskToken: string;
+  step: Pick<Step, 'name'> & { approval: NonNullable<Step['approval']> };
+  /** Who pushed the change (BuildRef.pushedBy), when the build knows. */
+  pushedBy?: string;
+}
+
+/** Which approval step: a check run's button names its iteration, the generic webhook its name. */
+export type ApprovalStepRef = { index: number } | { step: string };
+
+/** Step Functions' name for the callback form of the Lambda integration (`arn:aws:states:::lambda:invoke.waitForTaskToken`). */
+const CALLBACK_RESOURCE = 'invoke.waitForTaskToken';
+const CLOSED = new Set(['TaskSucceeded', 'TaskFailed', 'TaskTimedOut']);
+const ENDED = new Set(['ExecutionSucceeded', 'ExecutionFailed', 'ExecutionAborted', 'ExecutionTimedOut']);
+
+/**
+ * `events`: any order (GetExecutionHistory's reverseOrder, or not); those newer than the approval's
+ * TaskScheduled must all be there. Undefined: that step waits for no approval.
+ */
+export function waitingApprovalIn(events: readonly ApprovalHistoryEvent[], which: ApprovalStepRef): ScheduledApproval | undefined {
+  let closedSince = false;
+  for (const event of [...events].sort((a, b) => b.id - a.id)) {
+    if (ENDED.has(event.type ?? '')) return undefined;
+    if (CLOSED.has(event.type ?? '')) closedSince = true;
+    if (event.type !== 'TaskScheduled' || event.taskScheduledEventDetails?.resource !== CALLBACK_RESOURCE) continue;
+    const payload = payloadOf(event.taskScheduledEventDetails.parameters);
+    if (!payload || ('index' in which ? payload.index !== which.index : payload.step?.name !== which.step)) continue;
+    if (closedSince || typeof payload.taskToken !== 'string' || !payload.step?.approval || typeof payload.step.name !== 'string') return undefined;
+    const pushedBy = payload.build?.pushedBy;
+    return { taskToken: payload.taskToken, step: { name: payload.step.name, approval: payload.step.approval }, ...(typeof pushedBy === 'string' ? { pushedBy } : {}) };
+  }
+  return undefined;
+}
+
+type AwaitApprovalPayload = { index?: unknown; taskToken?: unknown; build?: { pushedBy?: unknown }; step?: { name?: unknown; approval?: NonNullable<Step['approval']> } };
+
+function payloadOf(parameters: string | undefined): AwaitApprovalPayload | undefined {
+  try {
+    return (JSON.parse(parameters ?? '') as { Payload?: AwaitApprovalPayload }).Payload;
+  } catch {
+    return undefined;
+  }
+}
