@@ -18,7 +18,7 @@ const OCI_EXEC_FAILURE = /^OCI runtime exec failed: .*/;
 const EXEC_START_FAILED = 126;
 /**
  * How often to look whether the exec's process started, and for how long at most before handing it
- * over. The daemon always settles it (Running, or an exit code) a moment after the start; on a
+ * over. The daemon always settles it (a pid, or an exit code) a moment after the start; on a
  * loaded machine that moment passed a second, and an exec runc refused was handed over as started,
  * so the bound is only a safety net for a daemon that never answers.
  */
@@ -29,12 +29,14 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface ExecState {
   Running: boolean;
+  /** The process's pid on the host; 0 until runc has started it. */
+  Pid: number;
   ExitCode: number | null;
 }
 
 async function state(exec: Docker.Exec): Promise<ExecState> {
   const info = (await exec.inspect()) as unknown as ExecState;
-  return { Running: info.Running, ExitCode: info.ExitCode };
+  return { Running: info.Running, Pid: info.Pid ?? 0, ExitCode: info.ExitCode };
 }
 
 /** The process's exit code once it has ended; the daemon sets it a moment after the stream closes. */
@@ -123,7 +125,11 @@ export async function startExec(docker: Docker, containerId: string, socketPath:
       socket.destroy();
       return { ok: false, message: daemonError(error, socketPath) };
     }
-    if (now.Running) break;
+    // The daemon says Running from the moment it asks containerd for the process, before runc has
+    // started it or refused to: only a pid says it started (Engine API, "Inspect an exec instance":
+    // Pid; seen on Docker 20.10: a command the container lacks is Running with Pid 0 for tens of
+    // milliseconds, then ends with 126).
+    if (now.Running && now.Pid > 0) break;
     if (now.ExitCode !== null) {
       if (now.ExitCode === EXEC_START_FAILED) {
         await ended;
