@@ -4,9 +4,10 @@
  * beside the build's lines. The endpoint's headers come from OTEL_EXPORTER_OTLP_HEADERS, which the
  * OpenTelemetry exporter reads itself (@opentelemetry/otlp-exporter-base,
  * configuration/otlp-node-http-env-configuration.ts); the deployment reads them from a secret.
+ * OpenTelemetry's SDK is loaded at the first build's end, as on Lambda (lib/lambda/build-traces.ts).
  */
 import type { TaskLog } from '../workflow/task-log.js';
-import { otlpBuildTraces, type BuildTraceExport } from '../workflow/trace-export.js';
+import type { BuildTraceExport } from '../workflow/trace-export.js';
 
 /** `runUrl`: serve's console page of an execution, by its name (the ARN's last part); run has none. */
 export function localBuildTraces(endpoint: string, print: (line: string) => void, runUrl?: (executionName: string) => string): BuildTraceExport {
@@ -14,9 +15,10 @@ export function localBuildTraces(endpoint: string, print: (line: string) => void
     info: (message: string) => print(message),
     warn: (message: string, extra?: { reason?: string }) => print(extra?.reason ? `${message}: ${extra.reason}` : message),
   } as TaskLog;
-  const send = otlpBuildTraces(async () => ({ endpoint }), log);
-  return (ended) => {
+  let send: Promise<BuildTraceExport> | undefined;
+  return async (ended) => {
+    send ??= import('../workflow/trace-export.js').then(({ otlpBuildTraces }) => otlpBuildTraces(async () => ({ endpoint }), log));
     const name = ended.executionArn?.split(':').pop();
-    return send({ ...ended, ...(runUrl && name ? { runUrl: runUrl(name) } : {}) });
+    return (await send)({ ...ended, ...(runUrl && name ? { runUrl: runUrl(name) } : {}) });
   };
 }

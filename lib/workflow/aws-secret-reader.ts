@@ -6,9 +6,11 @@
  * docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html; @smithy/core's
  * getEndpointUrlConfig reads them from the service id), so a local stand-in (moto) works unchanged.
  * A secret named by ARN is read in the ARN's region; any other in the runner's (AWS_REGION).
+ * Each SDK client is loaded at its first read: most builds read no AWS secret, and LaunchStep (and
+ * every local build) would otherwise load both clients' few hundred modules for nothing.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { AwsCredentialsProvider } from '../contract/aws-credentials.js';
 import { SecretBinaryOnly, type AwsSecretReader } from './aws-secrets.js';
 
@@ -29,11 +31,13 @@ export function sdkAwsSecretReader(credentials: AwsCredentialsProvider): AwsSecr
   };
   return {
     async secretString(secretId) {
+      const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
       const answer = await client(secretsManager, arnRegion(secretId), (config) => new SecretsManagerClient(config)).send(new GetSecretValueCommand({ SecretId: secretId }));
       if (answer.SecretString === undefined) throw new SecretBinaryOnly('the secret holds binary data (SecretBinary) and no string: an environment variable cannot carry it');
       return answer.SecretString;
     },
     async parameter(name) {
+      const { GetParameterCommand, SSMClient } = await import('@aws-sdk/client-ssm');
       const answer = await client(ssm, arnRegion(name), (config) => new SSMClient(config)).send(new GetParameterCommand({ Name: name, WithDecryption: true }));
       return answer.Parameter?.Value ?? '';
     },
