@@ -74,16 +74,24 @@ steps:
   - name: slow
     image: busybox:1.37
     commands:
-      - if [ -f started ]; then echo second attempt; else touch started; ${wait}; fi
+      - if [ -f started ]; then echo second attempt; else touch started; echo waiting; ${wait}; fi
 `;
-    const build = builds.build(`evicted-${what.replace(/\W+/g, '-')}`, pipeline);
-    // Evicted as kubectl drain evicts: through the Eviction API, once the step runs.
+    const name = `evicted-${what.replace(/\W+/g, '-')}`;
+    const build = builds.build(name, pipeline);
+    // Evicted as kubectl drain evicts: through the Eviction API, once this build's step has marked
+    // its workspace and waits (its log says so). A container that runs has not necessarily got that
+    // far: evicted before, its second attempt would wait instead of finishing.
     const pod = await waitFor(
       async () => {
         const pods = await builds.api.listNamespacedPod({ namespace: 'default', labelSelector: 'step-runner.dev/step=slow' });
-        return pods.items.find((p) => p.status?.phase === 'Running' && p.status.containerStatuses?.[0]?.state?.running)?.metadata?.name;
+        for (const p of pods.items) {
+          if (!p.metadata?.name?.startsWith(name.toLowerCase()) || !p.status?.containerStatuses?.[0]?.state?.running) continue;
+          const log = await builds.api.readNamespacedPodLog({ name: p.metadata.name, namespace: 'default', container: 'step' }).catch(() => '');
+          if (log.includes('waiting')) return p.metadata.name;
+        }
+        return undefined;
       },
-      { timeoutMs: 30_000, what: 'the step running' },
+      { timeoutMs: 30_000, what: 'the step waiting' },
     );
     await builds.api.createNamespacedPodEviction({ name: pod, namespace: 'default', body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: pod, namespace: 'default' } } });
     const { summary, events } = await build;
