@@ -21,7 +21,7 @@
 import type { CoreV1Event, V1ContainerState, V1Pod } from '@kubernetes/client-node';
 import { eventFirstSeen, eventLastSeen, isContainerEvent, latestFirst } from './classify-events.js';
 import { EventReasons } from './classify-reasons.js';
-import { goDurationSeconds } from './pod-timings.js';
+import { pulledDurations } from './pod-timings.js';
 import { toMillis } from './time.js';
 import { STEP_CONTAINER } from './types.js';
 
@@ -65,10 +65,8 @@ export function podTimeline(pod: V1Pod | null, events: readonly CoreV1Event[]): 
  * other Pulled ("already present on machine"). Go's Duration.String(): `1m2.5s`, `850ms`, `0s`.
  */
 export function pullTook(message: string | undefined): number | undefined {
-  const match = /^Successfully pulled image "[^"]*" in (\S+)(?: \((\S+) including waiting\))?/.exec(message ?? '');
-  if (!match) return undefined;
-  const seconds = goDurationSeconds(match[2] ?? match[1]!);
-  return seconds === undefined ? undefined : seconds * 1000;
+  const took = pulledDurations(message);
+  return took === undefined ? undefined : took.withWaiting * 1000;
 }
 
 function set(timeline: StepTimeline, key: keyof StepTimeline, ms: number | undefined): void {

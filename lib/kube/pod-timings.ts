@@ -65,17 +65,29 @@ export function mergePodTimings(before: PodTimings | undefined, now: PodTimings)
   return merged;
 }
 
+const GO_DURATION = '([0-9.]+[a-zµ]+(?:[0-9.]+[a-zµ]+)*)';
+const PULLED = new RegExp(`^Successfully pulled image .* in ${GO_DURATION}(?: \\(${GO_DURATION} including waiting\\))?(?:\\.|$)`);
+
 /**
- * A Pulled event's pull time. The kubelet's words (kubernetes/kubernetes
+ * A Pulled event's durations, in seconds. The kubelet's words (kubernetes/kubernetes
  * pkg/kubelet/images/image_manager.go, EnsureImageExists): `Successfully pulled image "X" in 796ms
  * (1.594s including waiting). Image size: N bytes.`, the first duration the pull itself, the second
- * with the wait for an earlier pull (serialized pulls); or `Container image "X" already present on
- * machine`: no pull. The pull itself is counted: the wait is another pull's time, which summing
- * both would count twice.
+ * with the wait for an earlier pull (serialized pulls; before 1.28 there is no second); or
+ * `Container image "X" already present on machine`: no pull, undefined.
+ */
+export function pulledDurations(message: string | undefined): { pull: number; withWaiting: number } | undefined {
+  const match = PULLED.exec(message ?? '');
+  const pull = match ? goDurationSeconds(match[1]!) : undefined;
+  if (pull === undefined) return undefined;
+  return { pull, withWaiting: (match![2] !== undefined ? goDurationSeconds(match![2]) : undefined) ?? pull };
+}
+
+/**
+ * A Pulled event's pull time (pulledDurations): the pull itself is counted, since the wait is
+ * another pull's time, which summing both would count twice.
  */
 export function pulledSeconds(message: string): number {
-  const match = /^Successfully pulled image .* in ([0-9.]+[a-zµ]+(?:[0-9.]+[a-zµ]+)*)(?: \(|\.|$)/.exec(message);
-  return match ? (goDurationSeconds(match[1]!) ?? 0) : 0;
+  return pulledDurations(message)?.pull ?? 0;
 }
 
 const GO_UNITS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };

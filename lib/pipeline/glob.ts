@@ -10,12 +10,26 @@ export function globMatches(pattern: string, text: string): boolean {
 }
 
 function globRegExp(pattern: string): RegExp {
+  return new RegExp(globSource(pattern));
+}
+
+/**
+ * The regular expression's source (POSIX ERE as much as JavaScript's, so a pod's `grep -E` reads it
+ * too). `emptyGlobstar`: a `**` segment may match no folder at all, as in GitHub Actions' filter
+ * patterns (`reports/**` then `*.xml` matches `reports/junit.xml` too); report globs read it so.
+ */
+export function globSource(pattern: string, options: { emptyGlobstar?: boolean } = {}): string {
   let source = '';
   for (let i = 0; i < pattern.length; i++) {
     const char = pattern[i]!;
     if (char === '*' && pattern[i + 1] === '*') {
-      source += '.*';
-      i++;
+      if (options.emptyGlobstar && pattern[i + 2] === '/') {
+        source += '(.*/)?';
+        i += 2;
+      } else {
+        source += '.*';
+        i++;
+      }
     } else if (char === '*') {
       source += '[^/]*';
     } else if (char === '?') {
@@ -24,5 +38,5 @@ function globRegExp(pattern: string): RegExp {
       source += char.replace(/[.+^${}()|[\]\\]/g, '\\$&');
     }
   }
-  return new RegExp(`^${source}$`);
+  return `^${source}$`;
 }

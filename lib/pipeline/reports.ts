@@ -4,6 +4,7 @@
  * schema.ts: schema.ts hands in how a wrong value is named.
  */
 import * as z from 'zod';
+import { globSource } from './glob.js';
 
 type Describe = (value: unknown) => string;
 
@@ -61,27 +62,7 @@ export function reportsSchema(describe: Describe) {
  * GitHub Actions' filter patterns (`reports/**` then `*.xml` matches `reports/junit.xml` too).
  */
 export function reportGlobSource(glob: string): string {
-  let source = '';
-  for (let i = 0; i < glob.length; i++) {
-    const char = glob[i]!;
-    if (char === '*' && glob[i + 1] === '*') {
-      // `a/**/b` matches `a/b` too, as in GitHub Actions' and Drone's globs.
-      if (glob[i + 2] === '/') {
-        source += '(.*/)?';
-        i += 2;
-      } else {
-        source += '.*';
-        i++;
-      }
-    } else if (char === '*') {
-      source += '[^/]*';
-    } else if (char === '?') {
-      source += '[^/]';
-    } else {
-      source += char.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-    }
-  }
-  return `^${source}$`;
+  return globSource(glob, { emptyGlobstar: true });
 }
 
 /** The folder a glob's files are all under (its part before the first wildcard), relative to the workspace; '' for the whole workspace. */
