@@ -4,8 +4,11 @@
  * and a log read without `previous` names the current run (kubernetes/kubernetes
  * pkg/kubelet/kubelet_pods.go validateContainerLogStatus: `running` is read first), so once it has
  * been restarted the run that failed is the previous one, in lastState.terminated, which
- * `previous=true` reads. The step's own container and its checkout are not restarted (the step pod's
- * restartPolicy is Never, pod-manifest.ts), so their current run is the one that ended.
+ * `previous=true` reads. The step's own container and its checkout init container are never
+ * restarted (the step pod's restartPolicy is Never, pod-manifest.ts; "if the Pod has a
+ * restartPolicy of Never, and an init container fails during startup of that Pod, Kubernetes treats
+ * the overall Pod as failed": kubernetes.io/docs/concepts/workloads/pods/init-containers/), so their
+ * current run is the one that ended and their logs are read as they always were.
  */
 import type { CoreV1Event, V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import { containerStatus, stepContainerName } from './classify-pod.js';
