@@ -139,4 +139,41 @@ spec:
       what: 'the claim to go once its pod is deleted',
     });
   });
+
+  // kubectl logs --previous reads the run the kubelet restarted after (lastState), as it does on a
+  // node: a sidecar that exits the first time and sleeps the second (its runs counted in an emptyDir).
+  test('logs --previous: the run before the restart, or the kubelet\'s refusal when there was none', async () => {
+    writeFileSync(
+      join(dir, 'restarted.yaml'),
+      `apiVersion: v1
+kind: Pod
+metadata: {name: restarted}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  volumes: [{name: runs, emptyDir: {}}]
+  initContainers:
+  - name: side
+    image: alpine:3.20
+    restartPolicy: Always
+    env: [{name: RUNS, value: /runs}]
+    volumeMounts: [{name: runs, mountPath: /runs}]
+    command: [/bin/sh, -c, 'echo x >> "$RUNS/n"; n=$(wc -l < "$RUNS/n"); echo "run $n"; [ "$n" -ge 2 ] && exec sleep 60; exit 3']
+  containers:
+  - {name: step, image: alpine:3.20, command: [/bin/sh, -c, "exec sleep 60"]}
+`,
+    );
+    expect(await kubectl('create', '-f', join(dir, 'restarted.yaml'))).toMatchObject({ code: 0 });
+    await waitFor(async () => (await kubectl('logs', 'restarted', '-c', 'side')).stdout.includes('run 2'), {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      what: 'the sidecar to print its second run',
+    });
+    expect(await kubectl('logs', 'restarted', '-c', 'side', '--previous')).toMatchObject({ code: 0, stdout: 'run 1\n' });
+    expect(await kubectl('logs', 'restarted', '-c', 'side')).toMatchObject({ code: 0, stdout: 'run 2\n' });
+    const never = await kubectl('logs', 'restarted', '-c', 'step', '--previous');
+    expect(never.code).not.toBe(0);
+    expect(never.stderr).toBe('Error from server (BadRequest): previous terminated container "step" in pod "restarted" not found\n');
+    expect(await kubectl('delete', 'pod', 'restarted')).toMatchObject({ code: 0 });
+  });
 });

@@ -108,8 +108,17 @@ describeOnRuntimes(NS, (runtime) => {
     expect((await podWhen('running', ended, 'to end')).status?.phase).toBe('Succeeded');
   });
 
+  // The kubelet starts the next init container once a sidecar is started, which without a startup
+  // probe is once its process runs (ContainerStatus.started: "always true when no startupProbe is
+  // defined and container is running"), not once it has done anything: on a loaded machine `setup`
+  // may run before `first` has written its line, so it waits for that line (were `setup` started
+  // before `first`, it would wait for ever and the pod never end).
   test('sidecars start in order with ordinary init containers, and stop in reverse order', async () => {
-    const inits = [sidecar('first', `echo first >> order; ${untilStopped}`), init('setup', 'test -f order && echo setup >> order'), sidecar('second', `echo second >> order; ${untilStopped}`)];
+    const inits = [
+      sidecar('first', `echo first >> order; ${untilStopped}`),
+      init('setup', 'until test -f order; do sleep 0.05; done; echo setup >> order'),
+      sidecar('second', `echo second >> order; ${untilStopped}`),
+    ];
     await runtime.api.createNamespacedPod({ namespace: NS, body: pod('ordered', inits, 'cat order') });
     const done = await podWhen('ordered', ended, 'to end');
 

@@ -51,6 +51,7 @@ async function script(cluster: StepCluster, build: string): Promise<[string, unk
     return { pod: seen, events };
   });
   await ask('read the log of a pod that is not there', () => cluster.readLog(NS, `${podName}-gone`));
+  await ask('read the previous run of a step never restarted', () => cluster.readLog(NS, podName, undefined, { previous: true }));
 
   const claim = workspaceClaimManifest({ buildId: build, namespace: NS, settings: { size: '1Gi', accessMode: 'ReadWriteOnce' }, deadlineSeconds: 3600 });
   const claimName = claim.metadata!.name!;

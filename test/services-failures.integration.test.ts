@@ -91,6 +91,10 @@ describe('a step whose service cannot run', () => {
     expect(await podsLeft(id)).toBe(0);
   });
 
+  // The kubelet restarts the service at once, then after its back-off: FinishStep may come before
+  // a restart, after one (the new run's log still empty) or between its look and its read, and
+  // quotes the run that failed in each case (failed-service-log.ts; tasks-on-fake-cluster.test.ts
+  // holds each order). Every run prints the same lines, so which run failed does not matter here.
   it('fails the build with ServiceFailed, the exit code and the service\'s log tail when the service exits', async () => {
     const id = 'svc-exit';
     const { summary, events } = await build(id, pipeline(`      - name: db\n        image: ${BROKEN_DB}\n`));

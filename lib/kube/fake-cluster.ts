@@ -37,6 +37,8 @@ export interface FakeStepCluster extends StepCluster {
   readonly events: CoreV1Event[];
   /** A container's log by `namespace/pod/container`. */
   readonly logs: Map<string, string>;
+  /** A restarted container's previous run's log (`previous: true`), by the same key; none: not restarted. */
+  readonly previousLogs: Map<string, string>;
   /** Each node's `node.kubernetes.io/instance-type` by its name; a node not here has none. */
   readonly instanceTypes: Map<string, string>;
   /** Each method called, in order, with its namespace and name: `launchPod ci/step-x`. */
@@ -57,6 +59,7 @@ export function fakeStepCluster({ now = () => new Date() }: { now?: () => Date }
   const secrets = new Map<string, V1Secret>();
   const events: CoreV1Event[] = [];
   const logs = new Map<string, string>();
+  const previousLogs = new Map<string, string>();
   const instanceTypes = new Map<string, string>();
   const calls: string[] = [];
   let version = 0;
@@ -96,6 +99,7 @@ export function fakeStepCluster({ now = () => new Date() }: { now?: () => Date }
     secrets,
     events,
     logs,
+    previousLogs,
     instanceTypes,
     calls,
     put(kind: 'pod' | 'claim' | 'secret', object: V1Pod | V1PersistentVolumeClaim | V1Secret) {
@@ -126,9 +130,10 @@ export function fakeStepCluster({ now = () => new Date() }: { now?: () => Date }
       call('listPods', namespace, labelSelector);
       return inNamespace(pods, namespace, labelSelector);
     },
-    async readLog(namespace, podName, container) {
+    async readLog(namespace, podName, container, { previous = false } = {}) {
       call('readLog', namespace, podName);
-      return pods.has(objectKey(namespace, podName)) ? (logs.get(logKey(namespace, podName, container)) ?? '') : '';
+      // As the adapter: a 400 (never restarted) or 404 (pod gone) reads as nothing.
+      return pods.has(objectKey(namespace, podName)) ? ((previous ? previousLogs : logs).get(logKey(namespace, podName, container)) ?? '') : '';
     },
     async deletePod(namespace, podName) {
       call('deletePod', namespace, podName);

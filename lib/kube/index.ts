@@ -34,6 +34,7 @@ export { readSecretValues, secretNeedles, maskSecrets, SECRET_MASK } from './sec
 export { classifyStep } from './classify.js';
 export { finishedCause, type StepEnding } from './cause.js';
 export { serviceStates, type ServiceState } from './classify-services.js';
+export { failedServiceRun, sameServiceRuns, type ServiceRun } from './failed-service-run.js';
 export { eventCount, eventFirstSeen, eventLastSeen } from './classify-events.js';
 export { podProgress, sameProgress, isQuietPending, type PodProgress } from './pod-progress.js';
 export { podTimeline, type StepTimeline } from './pod-timeline.js';

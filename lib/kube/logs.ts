@@ -12,6 +12,8 @@ export interface StepLogOptions {
   limitBytes?: number;
   /** Another container of the pod than the step's (its checkout init container). */
   container?: string;
+  /** The container's previous run, the one in its status's lastState (a restarted service's: failed-service-run.ts). */
+  previous?: boolean;
 }
 
 export const DEFAULT_STEP_LOG_TAIL = { tailLines: 100, limitBytes: 64 * 1024 } as const;
@@ -30,15 +32,19 @@ export async function readStepLog(
   return readLog(api, namespace, podName, { ...DEFAULT_STEP_LOG_TAIL, ...options }, retry);
 }
 
-/** All of a step's output, for archiving; same empty cases as readStepLog. */
+/**
+ * All of a step's output, for archiving; same empty cases as readStepLog, and for `previous` a
+ * container that has not been restarted (400: "previous terminated container ... not found").
+ */
 export async function readWholeStepLog(
   api: LogsApi,
   namespace: string,
   podName: string,
   retry?: KubeRetryOptions,
   container?: string,
+  options: { previous?: boolean } = {},
 ): Promise<string> {
-  return readLog(api, namespace, podName, container ? { container } : {}, retry);
+  return readLog(api, namespace, podName, { ...(container ? { container } : {}), ...(options.previous ? { previous: true } : {}) }, retry);
 }
 
 async function readLog(

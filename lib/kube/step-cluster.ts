@@ -40,8 +40,11 @@ export interface StepCluster {
   observePod(namespace: string, podName: string, options?: Pick<ObserveOptions, 'now' | 'knownPod' | 'claimName'>): Promise<Observation>;
   /** WaitForNeeds: the pods a label selector picks, as they stand. */
   listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
-  /** FinishStep: a container's whole log (the step's when none is named); empty when there is none to read (logs.ts). */
-  readLog(namespace: string, podName: string, container?: string): Promise<string>;
+  /**
+   * FinishStep: a container's whole log (the step's when none is named), or with `previous` its run
+   * before the kubelet restarted it; empty when there is none to read (logs.ts).
+   */
+  readLog(namespace: string, podName: string, container?: string, options?: { previous?: boolean }): Promise<string>;
   /** FinishStep: deletes the step's pod; false when it was already gone. */
   deletePod(namespace: string, podName: string): Promise<boolean>;
   /** FinishStep: marks a kept pod's step ended for the steps that need it, once its results are stored (step-finished.ts); false when it is gone. */
@@ -101,7 +104,7 @@ export function kubeStepCluster(kube: () => Promise<CoreV1Api>): StepCluster {
     observePod: async (namespace, podName, options) => observeStep(await kube(), namespace, podName, options),
     // One plain request, as WaitForNeeds has always made it (its next look is its retry).
     listPods: async (namespace, labelSelector) => (await (await kube()).listNamespacedPod({ namespace, labelSelector })).items,
-    readLog: async (namespace, podName, container) => readWholeStepLog(await kube(), namespace, podName, undefined, container),
+    readLog: async (namespace, podName, container, options) => readWholeStepLog(await kube(), namespace, podName, undefined, container, options),
     deletePod: async (namespace, podName) => deleteStepPod(await kube(), namespace, podName),
     markStepFinished: async (namespace, podName, now) => markStepFinished(await kube(), namespace, podName, now),
     deleteBuildPods: async (namespace, buildId) => deleteBuildPods(await kube(), namespace, buildId),

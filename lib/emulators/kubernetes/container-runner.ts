@@ -26,15 +26,40 @@ export interface RunOptions {
   cancelled?: () => boolean;
 }
 
+/** One run of a container whose log the node keeps: its container ID (none when the runtime gave it none) and its log. */
+interface LoggedRun {
+  containerID: string | undefined;
+  log: LogBuffer;
+}
+
+/**
+ * How many runs of a container keep their log: the running or newest one and the one before it.
+ * The kubelet's container garbage collector keeps one dead container per container name
+ * (MaxPerPodContainer, --maximum-dead-containers-per-container, default 1: kubernetes/kubernetes
+ * pkg/kubelet/kuberuntime/kuberuntime_gc.go enforceMaxContainersPerEvictUnit), and its status's
+ * lastState names the newest dead one, which `previous=true` reads (pod-logs.ts).
+ */
+const KEPT_RUNS = 2;
+
 export class ContainerRunner {
-  /** Logs of the containers that have started, by container name. */
-  readonly logs = new Map<string, LogBuffer>();
+  /** The runs of each container that have started, by container name, oldest first (KEPT_RUNS at most). */
+  private readonly runs = new Map<string, LoggedRun[]>();
   private readonly containers = new Map<string, RunningContainer>();
 
   constructor(
     private readonly pod: PodHandle,
     private readonly node: Pick<NodeContext, 'runtime' | 'logLimitBytes' | 'now' | 'dirs'>,
   ) {}
+
+  /**
+   * The log of a container's newest run, or with `containerID` of the kept run of that ID (its
+   * previous run for `previous=true`); undefined when it has not started or that run is gone.
+   */
+  logOf(name: string, containerID?: string): LogBuffer | undefined {
+    const runs = this.runs.get(name) ?? [];
+    if (containerID === undefined) return runs.at(-1)?.log;
+    return runs.find((run) => run.containerID === containerID)?.log;
+  }
 
   /** The containers running now, by container name (for termination and exec). */
   get running(): ReadonlyMap<string, RunningContainer> {
@@ -78,7 +103,7 @@ export class ContainerRunner {
       return;
     }
     pod.event({ type: 'Normal', reason: 'Created', message: `Created container: ${container.name}`, container: container.name });
-    this.logs.set(container.name, log);
+    this.keep(container.name, { containerID: started.ok ? started.container.containerID : started.containerID, log });
     if (!started.ok) {
       log.end();
       const containerID = started.containerID;
@@ -123,6 +148,11 @@ export class ContainerRunner {
         containerID,
       },
     });
+  }
+
+  /** A new run's log; the oldest kept goes, as the kubelet's garbage collector removes its container. */
+  private keep(name: string, run: LoggedRun): void {
+    this.runs.set(name, [...(this.runs.get(name) ?? []), run].slice(-KEPT_RUNS));
   }
 
   /**

@@ -30,7 +30,7 @@ export class Kubelet {
     this.unsubscribe = this.node.store.subscribe((event) => this.onPodEvent(event));
   }
 
-  readonly logs: LogSource = (podUid, container) => this.workers.get(podUid)?.logs.get(container);
+  readonly logs: LogSource = (podUid, container, containerID) => this.workers.get(podUid)?.logOf(container, containerID);
 
   readonly exec: ExecSource = (podUid, container) => this.workers.get(podUid)?.execInto(container);
 

@@ -9,8 +9,11 @@ import { requestedContainer } from './pod-container.js';
 import type { Pod } from './objects.js';
 import type { ObjectStore } from './store.js';
 
-/** Finds the log of a pod's container (by pod uid), if the container has ever started. */
-export type LogSource = (podUid: string, container: string) => LogBuffer | undefined;
+/**
+ * Finds the log of a pod's container (by pod uid): its newest run's, if it has ever started, or
+ * with `containerID` the kept run of that ID (undefined once the node no longer keeps it).
+ */
+export type LogSource = (podUid: string, container: string, containerID?: string) => LogBuffer | undefined;
 
 function optionalInt(query: URLSearchParams, name: string): number | undefined {
   const raw = query.get(name);
@@ -29,6 +32,23 @@ function waitingMessage(pod: Pod, container: string): string {
   if (reason === 'ErrImagePull') return `container "${container}" in pod "${podName}" is waiting to start: image can't be pulled`;
   if (reason === 'ImagePullBackOff') return `container "${container}" in pod "${podName}" is waiting to start: trying and failing to pull image`;
   return `container "${container}" in pod "${podName}" is waiting to start: ${reason}`;
+}
+
+/**
+ * What `previous=true` reads, as the kubelet resolves it (kubernetes/kubernetes
+ * pkg/kubelet/kubelet_pods.go validateContainerLogStatus, `case previous`): the run its status names
+ * in lastState.terminated, by container ID; none (no restart yet) is the kubelet's
+ * "previous terminated container %q in pod %q not found", which its server answers with 400
+ * (pkg/kubelet/server/server.go getContainerLogs) and the apiserver passes on as BadRequest
+ * (kubectl: "Error from server (BadRequest): ...").
+ */
+export function previousRun(pod: Pod, container: string): { containerID: string } | { refused: string } {
+  const podName = pod.metadata.name ?? '';
+  if (!pod.spec.nodeName) return { refused: `pod ${podName} does not have a host assigned` };
+  const status = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find((s) => s.name === container);
+  if (status === undefined) return { refused: `container "${container}" in pod "${podName}" is not available` };
+  const containerID = status.lastState?.terminated?.containerID;
+  return containerID ? { containerID } : { refused: `previous terminated container "${container}" in pod "${podName}" not found` };
 }
 
 /**
@@ -51,6 +71,15 @@ function sinceOf(query: URLSearchParams, now: () => Date): Date | undefined {
   return undefined;
 }
 
+function previousLog(pod: Pod, container: string, logs: LogSource): LogBuffer {
+  const run = previousRun(pod, container);
+  if ('refused' in run) throw badRequest(run.refused);
+  const log = logs(pod.metadata.uid ?? '', container, run.containerID);
+  // The node keeps the run lastState names (ContainerRunner keeps two); gone only with the pod's worker.
+  if (log === undefined) throw badRequest(`previous terminated container "${container}" in pod "${pod.metadata.name ?? ''}" not found`);
+  return log;
+}
+
 export function servePodLog(
   store: ObjectStore,
   logs: LogSource,
@@ -63,10 +92,7 @@ export function servePodLog(
   const pod = store.get('pods', namespace, name) as Pod | undefined;
   if (pod === undefined) throw notFound('pods', name);
   const container = requestedContainer(pod, query.get('container') ?? '');
-  if (query.get('previous') === 'true') {
-    throw badRequest(`previous terminated container "${container}" in pod "${name}" not found`);
-  }
-  const log = logs(pod.metadata.uid ?? '', container);
+  const log = query.get('previous') === 'true' ? previousLog(pod, container, logs) : logs(pod.metadata.uid ?? '', container);
   if (log === undefined) throw badRequest(waitingMessage(pod, container));
 
   const timestamps = query.get('timestamps') === 'true';

@@ -48,9 +48,9 @@ export class PodWorker {
     this.containers = new ContainerRunner(this.pod, node);
   }
 
-  /** Logs of the containers that have started, by container name. */
-  get logs(): ReadonlyMap<string, LogBuffer> {
-    return this.containers.logs;
+  /** A container's newest log, or the kept run's of that container ID (ContainerRunner.logOf). */
+  logOf(container: string, containerID?: string): LogBuffer | undefined {
+    return this.containers.logOf(container, containerID);
   }
 
   /** Starts commands in a running container, for exec; undefined when it is not running. */

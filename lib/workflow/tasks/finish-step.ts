@@ -6,6 +6,7 @@ import { buildClaimName, type KeptArtifact, type PollState, type ServiceResult, 
 import type { StepS3Usage } from '../cost-model.js';
 import type { Service } from '../../pipeline/types.js';
 import { serviceLogName } from '../step-log-store.js';
+import { readFailedServiceLog } from '../failed-service-log.js';
 import type { TaskDeps } from '../task-deps.js';
 import { InvalidPipeline } from '../../pipeline/index.js';
 import { parseKeyHashes } from '../cache-keys.js';
@@ -166,7 +167,8 @@ async function keepCacheKeys(input: StepInput, log: string, deps: TaskDeps): Pro
 
 /**
  * Each service's whole log, read before the pod goes and stored beside the step's
- * (serviceLogName), masked like it. A service that never started logged nothing: no location.
+ * (serviceLogName), masked like it; for the service that failed the step, its run that failed
+ * (failed-service-log.ts). A service that never started logged nothing: no location.
  */
 async function keepServiceLogs(
   input: StepInput,
@@ -178,7 +180,9 @@ async function keepServiceLogs(
   const services = input.step.services ?? [];
   if (services.length === 0) return kept;
   for (const service of services) {
-    const log = mask(await deps.cluster.readLog(input.namespace, poll.podName, service.name));
+    // The one that failed the step: the run that failed, which the kubelet may have restarted since.
+    const read = service.name === poll.service ? readFailedServiceLog(deps.cluster, input.namespace, poll.podName, service.name) : deps.cluster.readLog(input.namespace, poll.podName, service.name);
+    const log = mask(await read);
     const location = log ? await deps.logs.put(input.build.id, serviceLogName(input.step.name, service.name), log) : null;
     kept.set(service.name, { location, end: log });
   }

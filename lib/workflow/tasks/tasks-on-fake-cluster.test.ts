@@ -4,7 +4,7 @@
  * own requests (retries, the API's refusals, adoption over HTTP) are tested against the embedded
  * cluster (test/*.integration.test.ts).
  */
-import type { V1ObjectMeta } from '@kubernetes/client-node';
+import type { V1ContainerStatus, V1ObjectMeta } from '@kubernetes/client-node';
 import { Annotations, BUILD_DEADLINE_ANNOTATION, labelValue, Labels, MANAGED_BY, stepPodName, succeededStepAnnotation, type StepCluster } from '../../kube/index.js';
 import { fakeStepCluster, logKey, objectKey, type FakeStepCluster } from '../../kube/fake-cluster.js';
 import type { Step } from '../../pipeline/types.js';
@@ -174,6 +174,55 @@ describe('FinishStep', () => {
     expect(result).toMatchObject({ status: 'failed', error: 'StepFailed', tests, logTail: 'FAIL src/login.test.js' });
     expect(deps.logs.records).toEqual([expect.objectContaining({ step: 'test', tests })]);
     expect(deps.logs.kept.get('b-42/test')).toBe('FAIL src/login.test.js\ntest reports: 1 passed, 1 failed, 0 skipped\ntest reports: no file matches go/**/junit.xml\n');
+  });
+
+  describe('of a step whose service failed, quoting the run of the service that failed, which the kubelet restarts at once', () => {
+    const FAILED = 'initdb: error: directory "/var/lib/postgresql/data" exists but is not empty\n';
+    const withDb = step('test', { services: [{ name: 'db', image: 'postgres:16', imageRef: parseImageReference('postgres:16'), env: {}, ports: [], secrets: [], pull: 'if-not-present' }] });
+    const serviceFailed = (podName: string): PollState => ({ ...poll(podName, 'failed'), error: 'ServiceFailed', exitCode: 3, service: 'db', cause: 'Service "db" of step "test" exited with exit code 3' });
+    /** The db sidecar's status: exited 3 and not yet restarted, or restarted and running its next run (containerd's IDs). */
+    const exited: V1ContainerStatus = { name: 'db', image: 'postgres:16', imageID: '', ready: false, started: false, restartCount: 0, containerID: 'containerd://first', state: { terminated: { exitCode: 3, reason: 'Error', startedAt: at(1), finishedAt: at(2), containerID: 'containerd://first' } }, lastState: {} };
+    const restarted: V1ContainerStatus = { ...exited, restartCount: 1, containerID: 'containerd://second', state: { running: { startedAt: at(2) } }, lastState: exited.state };
+    const runningStep = { name: 'step', image: 'alpine:3.20', imageID: '', ready: true, started: true, restartCount: 0, state: { running: { startedAt: at(1) } } };
+    function withStatus(cluster: FakeStepCluster, podName: string, db: V1ContainerStatus): void {
+      const pod = cluster.pods.get(objectKey(NS, podName))!;
+      cluster.pods.set(objectKey(NS, podName), { ...pod, spec: { ...pod.spec!, nodeName: 'node-1' }, status: { phase: 'Running', initContainerStatuses: [db], containerStatuses: [runningStep] } });
+    }
+    /** What the node does on the restart: the failed run's log becomes the previous one, the new run's starts empty. */
+    function restart(cluster: FakeStepCluster, podName: string): void {
+      withStatus(cluster, podName, restarted);
+      cluster.previousLogs.set(logKey(NS, podName, 'db'), cluster.logs.get(logKey(NS, podName, 'db')) ?? '');
+      cluster.logs.set(logKey(NS, podName, 'db'), '');
+    }
+
+    it.each([
+      ['before the kubelet restarted it', () => undefined],
+      ['after the kubelet restarted it', restart],
+      ['when the kubelet restarts it between FinishStep\'s look at the pod and its read of the log', 'between'],
+    ] as const)('%s', async (_when, arrange) => {
+      const cluster = fakeStepCluster();
+      const { podName } = await launchStep(input(withDb), taskDeps(cluster));
+      withStatus(cluster, podName, exited);
+      cluster.logs.set(logKey(NS, podName, 'db'), `The files belonging to this database system will be owned by user "postgres".\n${FAILED}`);
+      if (arrange === 'between') {
+        const read = cluster.readLog;
+        let restartedYet = false;
+        cluster.readLog = async (...args) => {
+          if (!restartedYet && args[2] === 'db') {
+            restartedYet = true;
+            restart(cluster, podName);
+          }
+          return read(...args);
+        };
+      } else arrange(cluster, podName);
+      const deps = taskDeps(cluster);
+
+      const result = await finishStep(input(withDb, { poll: serviceFailed(podName) }), deps);
+
+      expect(result.cause).toContain(`Last lines of the log of service "db":`);
+      expect(result.cause).toContain(FAILED.trim());
+      expect(deps.logs.kept.get('b-42/test.services.db')).toContain(FAILED);
+    });
   });
 
   it('keeps the pod of a succeeded step others need, and marks the step succeeded on the build\'s claim for a re-run', async () => {
