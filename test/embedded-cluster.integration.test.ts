@@ -225,8 +225,10 @@ test('env from a Secret: missing secret is CreateContainerConfigError until the 
 });
 
 test('activeDeadlineSeconds stops a long step: Failed, DeadlineExceeded', async () => {
-  await api.createNamespacedPod({ namespace: NS, body: podBody('too-slow', 'sleep 30', { activeDeadlineSeconds: 1, terminationGracePeriodSeconds: 1 }) });
-  const pod = await waitForPod('too-slow', (p) => p.status?.phase === 'Failed', NS, 5000);
+  // A grace period long enough that a loaded machine still ends the shell by SIGTERM (143): with
+  // 1 s, a run under load saw the kubelet's SIGKILL (137) first.
+  await api.createNamespacedPod({ namespace: NS, body: podBody('too-slow', 'sleep 30', { activeDeadlineSeconds: 1, terminationGracePeriodSeconds: 20 }) });
+  const pod = await waitForPod('too-slow', (p) => p.status?.phase === 'Failed', NS, 25_000);
   expect(pod.status).toMatchObject({ reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' });
   expect(terminated(pod)?.exitCode).toBe(143);
   const reasons = (await podEvents('too-slow')).map((e) => e.reason);

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { LogBuffer } from '../../log-buffer.js';
-import { openSharedOutput } from './shared-output.js';
+import type { SharedOutputs } from './shared-output.js';
 
 export interface ProcessExit {
   exitCode: number;
@@ -41,12 +41,12 @@ function startFailure(command: string, error: NodeJS.ErrnoException, cwd: string
 
 export async function startProcess(
   argv: string[],
-  options: { cwd: string; env: Record<string, string>; log: LogBuffer },
+  options: { cwd: string; env: Record<string, string>; log: LogBuffer; outputs: SharedOutputs },
 ): Promise<StartResult> {
   const [command = '', ...args] = argv;
   // One pipe behind both fd 1 and fd 2, as a terminal is: two pipes read by this process would
   // lose the order in which the lines were written (stderr after later stdout).
-  const shared = await openSharedOutput();
+  const shared = await options.outputs.open();
   const stdio = shared ? (['ignore', shared.writeFd, shared.writeFd] as const) : (['ignore', 'pipe', 'pipe'] as const);
   const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: [...stdio] });
   const started = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {

@@ -14,6 +14,7 @@ import { hostEnv, workingDirectory } from './container-paths.js';
 import type { ImagePuller, PulledImage } from './image-puller.js';
 import { ExecProcesses } from './process-exec.js';
 import { startProcess } from './process-runner.js';
+import { createSharedOutputs, type SharedOutputs } from './shared-output.js';
 
 export interface ProcessRuntimeOptions {
   puller: ImagePuller;
@@ -34,6 +35,7 @@ function runtimeImage(pulled: PulledImage): RuntimeImage {
 
 export function createProcessRuntime(options: ProcessRuntimeOptions): ContainerRuntime {
   const execs = new ExecProcesses();
+  const outputs = createSharedOutputs();
   return {
     kind: 'process',
     version: 'local-process://',
@@ -48,15 +50,18 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): ContainerR
       return outcome.ok ? { ok: true, image: runtimeImage(outcome) } : outcome;
     },
     runPodSandbox: async () => ({ podIP: options.nodeIP, remove: async () => {} }),
-    startContainer: async (spec) => startContainer(spec, options, execs),
+    startContainer: async (spec) => startContainer(spec, options, execs, outputs),
     // The processes ran as this machine's user: whatever they wrote, it may remove.
     removeNodeTree: (path) => rm(path, { recursive: true, force: true }),
     removeLeftovers: async () => 0,
-    close: () => execs.stopAll(),
+    close: async () => {
+      await execs.stopAll();
+      await outputs.close();
+    },
   };
 }
 
-async function startContainer(spec: ContainerSpec, options: ProcessRuntimeOptions, execs: ExecProcesses): Promise<ContainerStart> {
+async function startContainer(spec: ContainerSpec, options: ProcessRuntimeOptions, execs: ExecProcesses, outputs: SharedOutputs): Promise<ContainerStart> {
   const { container, pod } = spec;
   await delay(options.timings.createMs);
   const { mounts } = spec;
@@ -68,7 +73,7 @@ async function startContainer(spec: ContainerSpec, options: ProcessRuntimeOption
   const home = join(spec.root, 'home');
   await mkdir(home, { recursive: true });
   const env = { ...options.baseEnv, HOME: home, HOSTNAME: pod.metadata.name ?? '', ...hostEnv(spec.env, mounts) };
-  const started = await startProcess(spec.argv, { cwd, env, log: spec.log });
+  const started = await startProcess(spec.argv, { cwd, env, log: spec.log, outputs });
   if (!started.ok) return { ok: false, reason: 'StartError', message: started.message };
   const { process } = started;
   const exited: Promise<ContainerExit> = process.exited;
