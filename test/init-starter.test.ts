@@ -108,6 +108,22 @@ describe('what init finds', () => {
     expect(detectProject(files)).toMatchObject(expected);
   });
 
+  // The latest pnpm refuses a frozen install of a lock file older than v9 (pnpm/pnpm#7934): with no
+  // packageManager, corepack is asked for the major that wrote it.
+  it.each<[string, string, object, string | undefined]>([
+    ['lockfile v6, no packageManager: pnpm 8', "lockfileVersion: '6.0'\n", {}, 'pnpm@8'],
+    ['lockfile 5.4, no packageManager: pnpm 7', 'lockfileVersion: 5.4\n', {}, 'pnpm@7'],
+    ['lockfile v9: corepack\'s latest reads it', "lockfileVersion: '9.0'\n", {}, undefined],
+    ['packageManager names the version: no pin over it', "lockfileVersion: '6.0'\n", { packageManager: 'pnpm@8.15.9' }, undefined],
+  ])('%s', (_name, lock, fields, pin) => {
+    const project = detectProject({ texts: { 'package.json': packageJson({ scripts: { test: 'node --test' }, ...fields }), 'pnpm-lock.yaml': lock }, tracked: new Set(['package.json', 'pnpm-lock.yaml']) });
+    const commands = parsePipeline(starterPipeline(project, images), 'x.yml').steps.map((step) => step.commands![0]);
+    const bin = pin ?? 'pnpm';
+    expect(commands).toEqual([`corepack ${bin} install --frozen-lockfile --store-dir .pnpm-store`, `corepack ${bin} test`]);
+    if (pin) expect(project.notes).toEqual([expect.stringMatching(new RegExp(`^pnpm-lock.yaml is lockfileVersion [\\d.]+ and no packageManager names a pnpm: .*\\(\`corepack use ${pin}\` pins it\\)$`))]);
+    else expect(project.notes).toEqual([]);
+  });
+
   it('says what it did not follow: several lock files, bun, a package.json it cannot read', () => {
     const several = detectProject({ texts: { 'package.json': packageJson({}), 'yarn.lock': '', 'package-lock.json': '{}' } });
     expect(several.notes).toEqual(['more than one lock file (package-lock.json, yarn.lock): package-lock.json is the one followed']);
