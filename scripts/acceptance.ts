@@ -9,7 +9,7 @@
  * and a Node.js image made from this machine's Debian nodejs package (acceptance/node-image.ts),
  * pushed to a loopback registry as the Docker tests do.
  *
- * Then `step-runner init`'s pnpm and Yarn 1 starters (acceptance/starters.ts): each fixture of
+ * Then `step-runner init`'s pnpm, Yarn 1 and Yarn 4 starters (acceptance/starters.ts): each fixture of
  * test/fixtures/init committed into a new repository, `init` and `validate` run there, and the file
  * built twice as init wrote it (its images aside), pnpm and Yarn in the image (acceptance/corepack.ts).
  * Before the first build, the folder the install step caches is filled by that install on the host;
@@ -21,7 +21,7 @@
  * --dir: where the clones, the host npm caches (kept between runs), the state directories and each
  * run's output go (default: $TMPDIR/step-runner-acceptance). --mirrors: a folder of bare clones
  * named owner+name (or owner+name/repo), tried before GitHub (default: $ACCEPTANCE_MIRRORS).
- * --repo: only these repositories or starters (kleur, commander.js, slugify, init-pnpm, init-yarn).
+ * --repo: only these repositories or starters (kleur, commander.js, slugify, init-pnpm, init-yarn, init-yarn-berry).
  * Exit 0 when every build succeeded and every second build restored the cache of every step that has one.
  */
 import { spawn } from 'node:child_process';

@@ -3,7 +3,8 @@
  * Yarn 4, none): what it finds, and a file that `validate` accepts (the same parse), whose cache
  * key files `run` accepts (the committed files), and whose every image the embedded cluster's
  * catalog has. The command's own I/O (refusing to overwrite, the work tree's root, a build of the
- * file) is in test/run-from-repository.integration.test.ts.
+ * npm file) is in test/run-from-repository.integration.test.ts; `npm run acceptance` builds the
+ * pnpm and Yarn files with Docker (docs/testing.md#acceptance).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -63,7 +64,7 @@ describe('step-runner init, for the fixture repositories', () => {
       { install: ['corepack yarn install --frozen-lockfile --cache-folder .yarn-cache'], lint: ['corepack yarn run lint'], test: ['corepack yarn run test'] },
       { files: ['yarn.lock'], paths: ['.yarn-cache'] },
     ],
-    ['yarn-berry', `node:${24}-slim`, { install: ['corepack yarn install --immutable'] }, { files: ['yarn.lock'], paths: ['.yarn/cache'] }],
+    ['yarn-berry', `node:${24}-slim`, { install: ['corepack yarn install --immutable'], build: ['corepack yarn run build'] }, { files: ['yarn.lock'], paths: ['.yarn/cache'] }],
   ])('%s: installs from the lock file with a cache keyed on it, then runs its scripts in %s', async (name, image, expected, cache) => {
     const { pipeline } = await starterFor(name);
     expect(commands(pipeline)).toEqual(expected);

@@ -74,16 +74,16 @@ export async function committedFixture(fixture: string, into: string): Promise<v
 /**
  * Fills the work tree's `cachePath` (what the starter's install step caches: pnpm's store, Yarn's
  * cache) by that step's own commands run on the host, with the network, in a scratch copy of the
- * committed files, pnpm and Yarn from `corepackHome` (acceptance/corepack.ts). The first build's
+ * committed files, with the step's env, pnpm and Yarn from `corepackHome` (acceptance/corepack.ts). The first build's
  * install then reads it, carried in by the checkout, with no network. Returns the seconds taken.
  */
-export async function fillStarterCache(workTree: string, install: { commands: string[]; cachePath: string }, scratch: string, corepackHome: string): Promise<number> {
+export async function fillStarterCache(workTree: string, install: { commands: string[]; env: Record<string, string>; cachePath: string }, scratch: string, corepackHome: string): Promise<number> {
   await rm(scratch, { recursive: true, force: true });
   await mkdir(scratch, { recursive: true });
   const tracked = (await run('git', ['-C', workTree, 'ls-files', '-z'])).stdout.split('\0').filter(Boolean);
   for (const file of tracked) await cp(path.join(workTree, file), path.join(scratch, file), { recursive: true });
   const started = Date.now();
-  await run('sh', ['-ec', install.commands.join('\n')], { ...big, cwd: scratch, env: plainEnv({ COREPACK_HOME: corepackHome, COREPACK_ENABLE_NETWORK: '0' }) });
+  await run('sh', ['-ec', install.commands.join('\n')], { ...big, cwd: scratch, env: plainEnv({ ...install.env, COREPACK_HOME: corepackHome, COREPACK_ENABLE_NETWORK: '0' }) });
   const seconds = (Date.now() - started) / 1000;
   const into = path.join(workTree, install.cachePath);
   await rm(into, { recursive: true, force: true });

@@ -1,8 +1,8 @@
 /**
  * The `step-runner init` starters the acceptance builds (issue 37's test "`init` in fixture
- * repositories ... writes files that `validate` accepts and that build"): the pnpm and Yarn 1
- * fixtures of test/fixtures/init, each a package with one dependency (ms) and a `node --test`
- * test, their lock files written by the pinned package managers (acceptance/corepack.ts). The
+ * repositories ... writes files that `validate` accepts and that build"): the pnpm, Yarn 1 and
+ * Yarn 4 fixtures of test/fixtures/init, each a package with one dependency (ms) and a script
+ * that uses it, their lock files written by the pinned package managers (acceptance/corepack.ts). The
  * file is built as init wrote it but for its images, which name Docker Hub's node images: no hub
  * is reachable here, so they become the acceptance's Node.js image. Pure: no I/O.
  */
@@ -18,6 +18,7 @@ export interface AcceptanceStarter {
 export const STARTERS: readonly AcceptanceStarter[] = [
   { name: 'init-pnpm', fixture: 'pnpm' },
   { name: 'init-yarn', fixture: 'yarn' },
+  { name: 'init-yarn-berry', fixture: 'yarn-berry' },
 ];
 
 /** The starter with every `image: node:…` replaced by `image`, and the images it replaced. */
@@ -31,9 +32,9 @@ export function withStandInImage(text: string, image: string): { text: string; r
 }
 
 /** The step that installs: the one with a cache, its commands and the folder its cache keeps. */
-export function installStep(pipeline: Pipeline): { name: string; commands: string[]; cachePath: string } {
+export function installStep(pipeline: Pipeline): { name: string; commands: string[]; env: Record<string, string>; cachePath: string } {
   const step = pipeline.steps.find((s) => (s.cache?.length ?? 0) > 0);
   const cachePath = step?.cache?.[0]?.paths[0];
   if (!step || !step.commands || cachePath === undefined) throw new Error('the starter has no step with a cache: nothing to fill for the first build');
-  return { name: step.name, commands: step.commands, cachePath };
+  return { name: step.name, commands: step.commands, env: step.env, cachePath };
 }
