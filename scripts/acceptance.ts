@@ -12,10 +12,10 @@
  * Then `step-runner init`'s pnpm, Yarn 1 and Yarn 4 starters and its skeleton (acceptance/starters.ts):
  * each fixture of test/fixtures/init committed into a new repository, `init` and `validate` run
  * there, and the file built twice as init wrote it (its images aside), pnpm and Yarn in the image
- * (acceptance/corepack.ts).
- * Before the first build, the folder the install step caches is filled by that install on the host;
- * before the second it is removed from the work tree, so the second install has its packages from
- * the cache the first saved, or from nowhere (no registry is reachable from a container).
+ * (acceptance/corepack.ts). Before the first build, the folder the install step caches is filled by
+ * that install on the host; before the second it is removed from the work tree, so the second
+ * install has its packages from the cache the first saved, or from nowhere (no registry is
+ * reachable from a container).
  *
  *   npm run acceptance -- [--dir DIR] [--mirrors DIR] [--repo NAME]...
  *
@@ -182,13 +182,14 @@ async function acceptStarter(starter: AcceptanceStarter, dir: string, images: Te
   const written = await readFile(file, 'utf8');
   const { text, replaced } = withStandInImage(written, starter.standIn === 'node' ? nodeImage : images.busybox);
   await writeFile(file, text);
+  const standIn = `images ${replaced.join(', ')} -> ${starter.standIn === 'node' ? "the acceptance's node" : "the test images' busybox"}`;
   const install = installStep(parsePipeline(text, '.step-runner.yml'));
   if (!install) {
-    console.log(`${starter.name}: images ${replaced.join(', ')} -> the test images' busybox; no step has a cache`);
+    console.log(`${starter.name}: ${standIn}; no step has a cache`);
     return buildTwice(starter.name, workTree, new Set(), dir, images);
   }
   const fill = await fillStarterCache(workTree, install, path.join(dir, 'scratch', starter.name), corepackHome);
-  console.log(`${starter.name}: images ${replaced.join(', ')} -> the acceptance's; ${install.cachePath} filled on the host by the ${install.name} step's commands in ${fill.toFixed(1)} s`);
+  console.log(`${starter.name}: ${standIn}; ${install.cachePath} filled on the host by the ${install.name} step's commands in ${fill.toFixed(1)} s`);
   return buildTwice(starter.name, workTree, cachedSteps(text), dir, images, () => rm(path.join(workTree, install.cachePath), { recursive: true, force: true }));
 }
 

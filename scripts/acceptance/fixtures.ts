@@ -73,9 +73,9 @@ export async function committedFixture(fixture: string, into: string): Promise<v
 
 /**
  * Fills the work tree's `cachePath` (what the starter's install step caches: pnpm's store, Yarn's
- * cache) by that step's own commands run on the host, with the network, in a scratch copy of the
- * committed files, with the step's env, pnpm and Yarn from `corepackHome` (acceptance/corepack.ts). The first build's
- * install then reads it, carried in by the checkout, with no network. Returns the seconds taken.
+ * cache) by that step's own commands and env, run on the host, with the network, in a scratch copy
+ * of the committed files, pnpm and Yarn from `corepackHome` (acceptance/corepack.ts). The first
+ * build's install then reads it, carried in by the checkout, with no network. Returns the seconds.
  */
 export async function fillStarterCache(workTree: string, install: { commands: string[]; env: Record<string, string>; cachePath: string }, scratch: string, corepackHome: string): Promise<number> {
   await rm(scratch, { recursive: true, force: true });
