@@ -9,12 +9,21 @@
  * and a Node.js image made from this machine's Debian nodejs package (acceptance/node-image.ts),
  * pushed to a loopback registry as the Docker tests do.
  *
+ * Then `step-runner init`'s pnpm, Yarn 1 and Yarn 4 starters and its skeleton (acceptance/starters.ts):
+ * each fixture of test/fixtures/init committed into a new repository, `init` and `validate` run
+ * there, and the file built twice as init wrote it (its images aside), pnpm and Yarn in the image
+ * (acceptance/corepack.ts). Before the first build, the folder the install step caches is filled by
+ * that install on the host; before the second it is removed from the work tree, so the second
+ * install has its packages from the cache the first saved, or from nowhere (no registry is
+ * reachable from a container).
+ *
  *   npm run acceptance -- [--dir DIR] [--mirrors DIR] [--repo NAME]...
  *
  * --dir: where the clones, the host npm caches (kept between runs), the state directories and each
  * run's output go (default: $TMPDIR/step-runner-acceptance). --mirrors: a folder of bare clones
  * named owner+name (or owner+name/repo), tried before GitHub (default: $ACCEPTANCE_MIRRORS).
- * Exit 0 when every build succeeded and every second build restored every step's cache.
+ * --repo: only these repositories or starters (kleur, commander.js, slugify, init-pnpm, init-yarn, init-yarn-berry, init-no-package-json).
+ * Exit 0 when every build succeeded and every second build restored the cache of every step that has one.
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -25,9 +34,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SANDBOX_IMAGE_ENV } from '../lib/emulators/kubernetes/runtime/runtime-choice.js';
 import { startTestImages, testImagesBuildable, type TestImages } from '../test/fixtures/docker/test-images.js';
-import { cloneFixture, cloneSource, fillOfflineCache, plainEnv } from './acceptance/fixtures.js';
+import { parsePipeline } from '../lib/pipeline/index.js';
+import { IMAGE_COREPACK_HOME, PACKAGE_MANAGERS, fillCorepackHome } from './acceptance/corepack.js';
+import { cloneFixture, cloneSource, committedFixture, fillOfflineCache, fillStarterCache, plainEnv } from './acceptance/fixtures.js';
 import { ensureNodeImage, nodeImageProblem, nodeVersion } from './acceptance/node-image.js';
 import { REPOSITORIES, cacheLines, pipelineFor, type AcceptanceRepository } from './acceptance/repositories.js';
+import { STARTERS, installStep, withStandInImage, type AcceptanceStarter } from './acceptance/starters.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin/step-runner.js');
@@ -35,7 +47,9 @@ const BIN = path.join(ROOT, 'bin/step-runner.js');
 interface StepOutcome {
   name: string;
   status: string;
-  /** Its log says the cache was restored, by itself or by a step before it (every step here has a cache). */
+  /** The pipeline gives it a cache. */
+  cached: boolean;
+  /** Its log says the cache was restored, by itself or by a step before it. */
   restored: boolean;
   saved: boolean;
   without: boolean;
@@ -66,9 +80,9 @@ async function docker(args: string[]): Promise<void> {
   });
 }
 
-/** The node image under the registry's name, pushed there so the build's image check and pull find it. */
-async function pushNodeImage(images: TestImages): Promise<string> {
-  const local = await ensureNodeImage();
+/** The node image, pnpm and Yarn in it, under the registry's name, pushed there so the build's image check and pull find it. */
+async function pushNodeImage(images: TestImages, corepackHome: string): Promise<string> {
+  const local = await ensureNodeImage([{ from: corepackHome, to: IMAGE_COREPACK_HOME }]);
   const name = `${images.registry}/acceptance/node:${await nodeVersion()}`;
   await docker(['tag', local, name]);
   await docker(['push', name]);
@@ -95,14 +109,26 @@ async function build(workTree: string, stateDir: string, images: TestImages, out
   }
 }
 
-async function stepOutcomes(json: RunJson, stateDir: string): Promise<StepOutcome[]> {
+/** `step-runner ARGS` in `cwd`, as a user types it there. */
+async function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: plainEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let [stdout, stderr] = ['', ''];
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+async function stepOutcomes(json: RunJson, stateDir: string, cachedSteps: ReadonlySet<string>): Promise<StepOutcome[]> {
   return Promise.all(
     json.steps
       .filter((step) => step.name !== 'clone')
       .map(async (step) => {
         const log = json.name ? await readFile(path.join(stateDir, 'logs', json.name, `${step.name}.log`), 'utf8').catch(() => '') : '';
         const lines = cacheLines(log);
-        return { name: step.name, status: step.status, restored: lines.restored.length > 0, saved: lines.saved.length > 0, without: lines.without.length > 0 };
+        return { name: step.name, status: step.status, cached: cachedSteps.has(step.name), restored: lines.restored.length > 0, saved: lines.saved.length > 0, without: lines.without.length > 0 };
       }),
   );
 }
@@ -113,42 +139,81 @@ async function acceptRepository(repository: AcceptanceRepository, dir: string, m
   await cloneFixture(repository, source, workTree);
   const fill = await fillOfflineCache(repository, workTree, path.join(dir, 'npm-cache', repository.name), path.join(dir, 'scratch', repository.name));
   console.log(`${repository.name}: cloned from ${source} at ${repository.commit.slice(0, 12)}; host npm cache filled in ${fill.toFixed(1)} s`);
-  await writeFile(path.join(workTree, '.step-runner.yml'), pipelineFor(repository, nodeImage));
-  // A state directory of its own, empty: the first build finds no cache entry.
-  const stateDir = path.join(dir, 'state', repository.name);
+  const pipeline = pipelineFor(repository, nodeImage);
+  await writeFile(path.join(workTree, '.step-runner.yml'), pipeline);
+  return buildTwice(repository.name, workTree, cachedSteps(pipeline), dir, images);
+}
+
+function cachedSteps(text: string): Set<string> {
+  return new Set(parsePipeline(text, '.step-runner.yml').steps.filter((step) => (step.cache?.length ?? 0) > 0).map((step) => step.name));
+}
+
+/** Two builds of the work tree, in a state directory of its own; `between` runs after the first. */
+async function buildTwice(name: string, workTree: string, cached: ReadonlySet<string>, dir: string, images: TestImages, between?: () => Promise<void>): Promise<RunOutcome[]> {
+  // Empty: the first build finds no cache entry.
+  const stateDir = path.join(dir, 'state', name);
   await rm(stateDir, { recursive: true, force: true });
   const outcomes: RunOutcome[] = [];
   for (const n of [1, 2]) {
-    const output = path.join(dir, `${repository.name}-run${n}.txt`);
+    if (n === 2) await between?.();
+    const output = path.join(dir, `${name}-run${n}.txt`);
     const { json, seconds } = await build(workTree, stateDir, images, output);
-    const outcome = { repository: repository.name, run: n, status: json.status, seconds, steps: await stepOutcomes(json, stateDir), output };
-    console.log(`${repository.name} run ${n}: ${json.status} in ${seconds.toFixed(1)} s (${output})`);
+    const outcome = { repository: name, run: n, status: json.status, seconds, steps: await stepOutcomes(json, stateDir, cached), output };
+    console.log(`${name} run ${n}: ${json.status} in ${seconds.toFixed(1)} s (${output})`);
     outcomes.push(outcome);
   }
   return outcomes;
 }
 
-/** Why a run does not pass: the first build succeeds and saves; the second succeeds and every step restores. */
+/**
+ * init's starter for the fixture, built twice: `init` then `validate` in a new repository of the
+ * fixture's files, the images replaced, the install's cache folder filled on the host for the first
+ * build and taken away before the second.
+ */
+async function acceptStarter(starter: AcceptanceStarter, dir: string, images: TestImages, nodeImage: string, corepackHome: string): Promise<RunOutcome[]> {
+  const workTree = path.join(dir, 'starters', starter.name);
+  await committedFixture(path.join(ROOT, 'test/fixtures/init', starter.fixture), workTree);
+  for (const command of [['init'], ['validate']]) {
+    const { code, stdout, stderr } = await cli(command, workTree);
+    if (code !== 0) throw new Error(`${starter.name}: step-runner ${command.join(' ')} exited ${code}: ${stderr.trim() || stdout.trim()}`);
+    console.log(`${starter.name}: step-runner ${command[0]}: ${stdout.split('\n')[0]}`);
+  }
+  const file = path.join(workTree, '.step-runner.yml');
+  const written = await readFile(file, 'utf8');
+  const { text, replaced } = withStandInImage(written, starter.standIn === 'node' ? nodeImage : images.busybox);
+  await writeFile(file, text);
+  const standIn = `images ${replaced.join(', ')} -> ${starter.standIn === 'node' ? "the acceptance's node" : "the test images' busybox"}`;
+  const install = installStep(parsePipeline(text, '.step-runner.yml'));
+  if (!install) {
+    console.log(`${starter.name}: ${standIn}; no step has a cache`);
+    return buildTwice(starter.name, workTree, new Set(), dir, images);
+  }
+  const fill = await fillStarterCache(workTree, install, path.join(dir, 'scratch', starter.name), corepackHome);
+  console.log(`${starter.name}: ${standIn}; ${install.cachePath} filled on the host by the ${install.name} step's commands in ${fill.toFixed(1)} s`);
+  return buildTwice(starter.name, workTree, cachedSteps(text), dir, images, () => rm(path.join(workTree, install.cachePath), { recursive: true, force: true }));
+}
+
+/** Why a run does not pass: the first build succeeds and saves (when a step has a cache); the second succeeds and every step with a cache restores. */
 function problemsOf(outcome: RunOutcome): string[] {
   const problems: string[] = [];
   if (outcome.status !== 'SUCCEEDED') problems.push(`${outcome.repository} run ${outcome.run}: ${outcome.status} (${outcome.output})`);
   for (const step of outcome.steps) {
     if (step.without) problems.push(`${outcome.repository} run ${outcome.run}: step ${step.name} ran without its cache`);
-    if (outcome.run === 2 && !step.restored) problems.push(`${outcome.repository} run 2: step ${step.name} did not restore its cache`);
+    if (outcome.run === 2 && step.cached && !step.restored) problems.push(`${outcome.repository} run 2: step ${step.name} did not restore its cache`);
   }
-  if (outcome.run === 1 && !outcome.steps.some((step) => step.saved)) problems.push(`${outcome.repository} run 1: no step saved the cache`);
+  if (outcome.run === 1 && outcome.steps.some((step) => step.cached) && !outcome.steps.some((step) => step.saved)) problems.push(`${outcome.repository} run 1: no step saved the cache`);
   return problems;
 }
 
 function table(outcomes: RunOutcome[]): string {
   const rows = [
-    ['repository', 'run', 'result', 'seconds', 'steps restoring cache', 'saved by'],
+    ['repository', 'run', 'result', 'seconds', 'cached steps restoring', 'saved by'],
     ...outcomes.map((o) => [
       o.repository,
       String(o.run),
       o.status,
       o.seconds.toFixed(1),
-      `${o.steps.filter((s) => s.restored).length}/${o.steps.length}${o.steps.some((s) => s.restored) ? ` (${o.steps.filter((s) => s.restored).map((s) => s.name).join(', ')})` : ''}`,
+      `${o.steps.filter((s) => s.restored).length}/${o.steps.filter((s) => s.cached).length}${o.steps.some((s) => s.restored) ? ` (${o.steps.filter((s) => s.restored).map((s) => s.name).join(', ')})` : ''}`,
       o.steps.filter((s) => s.saved).map((s) => s.name).join(', ') || '-',
     ]),
   ];
@@ -163,17 +228,21 @@ async function main(): Promise<number> {
   const dir = path.resolve(values.dir ?? path.join(tmpdir(), 'step-runner-acceptance'));
   const mirrors = values.mirrors ?? process.env.ACCEPTANCE_MIRRORS;
   const chosen = REPOSITORIES.filter((r) => !values.repo || values.repo.includes(r.name));
-  if (chosen.length === 0) throw new Error(`no such repository: ${values.repo?.join(', ')} (one of ${REPOSITORIES.map((r) => r.name).join(', ')})`);
+  const starters = STARTERS.filter((s) => !values.repo || values.repo.includes(s.name));
+  if (chosen.length + starters.length === 0) throw new Error(`no such repository: ${values.repo?.join(', ')} (one of ${[...REPOSITORIES, ...STARTERS].map((r) => r.name).join(', ')})`);
   const missing = [testImagesBuildable.present ? undefined : `${testImagesBuildable.missing} (${testImagesBuildable.remedy})`, nodeImageProblem()].filter(Boolean);
   if (missing.length > 0) throw new Error(`cannot run the acceptance here: ${missing.join('; ')}`);
   await mkdir(dir, { recursive: true });
 
+  const corepackHome = path.join(dir, 'corepack');
+  await fillCorepackHome(corepackHome);
   const images = await startTestImages();
   const outcomes: RunOutcome[] = [];
   try {
-    const nodeImage = await pushNodeImage(images);
-    console.log(`images: ${nodeImage}, clone ${images.git}, cache ${images.curl}, sandbox ${images.sandbox}`);
+    const nodeImage = await pushNodeImage(images, corepackHome);
+    console.log(`images: ${nodeImage} (with ${PACKAGE_MANAGERS.map(({ name, version }) => `${name}@${version}`).join(', ')}), clone ${images.git}, cache ${images.curl}, sandbox ${images.sandbox}`);
     for (const repository of chosen) outcomes.push(...(await acceptRepository(repository, dir, mirrors, images, nodeImage)));
+    for (const starter of starters) outcomes.push(...(await acceptStarter(starter, dir, images, nodeImage, corepackHome)));
   } finally {
     await images.stop();
   }

@@ -1,11 +1,13 @@
 /**
  * What `npm run acceptance` builds (scripts/acceptance.ts, not part of this suite): each
  * repository's pipeline is one the runner accepts, with its cache on both steps and the test step
- * after the install; and the cache lines it counts are the ones the cache containers print
- * (lib/kube/cache-scripts.ts).
+ * after the install; the cache lines it counts are the ones the cache containers print
+ * (lib/kube/cache-scripts.ts); and init's files are built with the stand-in in every step's image
+ * and nothing else changed.
  */
 import { checkPipeline } from '../lib/pipeline/parse.js';
 import { REPOSITORIES, cacheLines, pipelineFor } from '../scripts/acceptance/repositories.js';
+import { withStandInImage } from '../scripts/acceptance/starters.js';
 
 describe.each(REPOSITORIES.map((repository) => [repository.name, repository] as const))('the %s pipeline', (_name, repository) => {
   const check = checkPipeline(pipelineFor(repository, '127.0.0.1:5000/acceptance/node:20.20.2'), '.step-runner.yml');
@@ -32,4 +34,11 @@ it.each([
 ])('%s', (_what, line, kind) => {
   const found = Object.entries(cacheLines(`+ npm test\n${line}\nok\n`)).filter(([, lines]) => lines.length > 0).map(([name]) => name);
   expect(found).toEqual(kind ? [kind] : []);
+});
+
+it("puts the stand-in in every step's image of init's file, and leaves its comments as they are", () => {
+  const written = ['steps:', '  - name: install', '    image: node:22-slim', '  - image: node:22-slim', '    name: test', '  # - name: lint', '  #   image: node:22-slim', ''].join('\n');
+  const { text, replaced } = withStandInImage(written, '127.0.0.1:5000/acceptance/node:20.20.2');
+  expect(replaced).toEqual(['node:22-slim']);
+  expect(text).toBe(written.replace('    image: node:22-slim', '    image: 127.0.0.1:5000/acceptance/node:20.20.2').replace('  - image: node:22-slim', '  - image: 127.0.0.1:5000/acceptance/node:20.20.2'));
 });

@@ -3,7 +3,8 @@
  * Yarn 4, none): what it finds, and a file that `validate` accepts (the same parse), whose cache
  * key files `run` accepts (the committed files), and whose every image the embedded cluster's
  * catalog has. The command's own I/O (refusing to overwrite, the work tree's root, a build of the
- * file) is in test/run-from-repository.integration.test.ts.
+ * npm file) is in test/run-from-repository.integration.test.ts; `npm run acceptance` builds the
+ * pnpm and Yarn files with Docker (docs/testing.md#acceptance).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -63,7 +64,7 @@ describe('step-runner init, for the fixture repositories', () => {
       { install: ['corepack yarn install --frozen-lockfile --cache-folder .yarn-cache'], lint: ['corepack yarn run lint'], test: ['corepack yarn run test'] },
       { files: ['yarn.lock'], paths: ['.yarn-cache'] },
     ],
-    ['yarn-berry', `node:${24}-slim`, { install: ['corepack yarn install --immutable'] }, { files: ['yarn.lock'], paths: ['.yarn/cache'] }],
+    ['yarn-berry', `node:${24}-slim`, { install: ['corepack yarn install --immutable'], build: ['corepack yarn run build'] }, { files: ['yarn.lock'], paths: ['.yarn/cache'] }],
   ])('%s: installs from the lock file with a cache keyed on it, then runs its scripts in %s', async (name, image, expected, cache) => {
     const { pipeline } = await starterFor(name);
     expect(commands(pipeline)).toEqual(expected);
@@ -106,6 +107,22 @@ describe('what init finds', () => {
     ['an .nvmrc no version manager reads, then engines', { texts: { 'package.json': packageJson({ engines: { node: '^20 || ^22' } }), '.nvmrc': 'system' } }, { node: { major: 20, from: 'engines.node (^20 || ^22)' } }],
   ])('%s', (_name, files, expected) => {
     expect(detectProject(files)).toMatchObject(expected);
+  });
+
+  // The latest pnpm refuses a frozen install of a lock file older than v9 (pnpm/pnpm#7934): with no
+  // packageManager, corepack is asked for the major that wrote it.
+  it.each<[string, string, object, string | undefined]>([
+    ['lockfile v6, no packageManager: pnpm 8', "lockfileVersion: '6.0'\n", {}, 'pnpm@8'],
+    ['lockfile 5.4, no packageManager: pnpm 7', 'lockfileVersion: 5.4\n', {}, 'pnpm@7'],
+    ['lockfile v9: corepack\'s latest reads it', "lockfileVersion: '9.0'\n", {}, undefined],
+    ['packageManager names the version: no pin over it', "lockfileVersion: '6.0'\n", { packageManager: 'pnpm@8.15.9' }, undefined],
+  ])('%s', (_name, lock, fields, pin) => {
+    const project = detectProject({ texts: { 'package.json': packageJson({ scripts: { test: 'node --test' }, ...fields }), 'pnpm-lock.yaml': lock }, tracked: new Set(['package.json', 'pnpm-lock.yaml']) });
+    const commands = parsePipeline(starterPipeline(project, images), 'x.yml').steps.map((step) => step.commands![0]);
+    const bin = pin ?? 'pnpm';
+    expect(commands).toEqual([`corepack ${bin} install --frozen-lockfile --store-dir .pnpm-store`, `corepack ${bin} test`]);
+    if (pin) expect(project.notes).toEqual([expect.stringMatching(new RegExp(`^pnpm-lock.yaml is lockfileVersion [\\d.]+ and no packageManager names a pnpm: .*\\(\`corepack use ${pin}\` pins it\\)$`))]);
+    else expect(project.notes).toEqual([]);
   });
 
   it('says what it did not follow: several lock files, bun, a package.json it cannot read', () => {

@@ -2,7 +2,9 @@
  * The acceptance's repositories on disk: a fresh clone at the pinned commit (from a local mirror
  * when one is there, else from GitHub), and the npm cache its install reads, filled on the host
  * (the one place a registry is reachable) and copied into the work tree, untracked, where `run`'s
- * checkout of the work tree as it is on disk carries it into the build's workspace.
+ * checkout of the work tree as it is on disk carries it into the build's workspace. For init's
+ * starters: a fixture committed into a new repository, and the folder its install step caches
+ * filled the same way.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -56,6 +58,37 @@ export async function fillOfflineCache(repository: AcceptanceRepository, workTre
     () => false,
   );
   if (ignored) throw new Error(`${repository.name}: its .gitignore ignores ${OFFLINE_CACHE}, so the checkout would not carry the npm cache`);
+  return seconds;
+}
+
+/** A repository of the fixture's files, committed on `main`, as a user's own would be before `init`. */
+export async function committedFixture(fixture: string, into: string): Promise<void> {
+  await rm(into, { recursive: true, force: true });
+  await cp(fixture, into, { recursive: true });
+  const git = (...args: string[]) => run('git', ['-c', 'user.email=ci@example.com', '-c', 'user.name=CI', '-C', into, ...args]);
+  await git('init', '-q', '-b', 'main');
+  await git('add', '.');
+  await git('commit', '-q', '-m', 'first');
+}
+
+/**
+ * Fills the work tree's `cachePath` (what the starter's install step caches: pnpm's store, Yarn's
+ * cache) by that step's own commands and env, run on the host, with the network, in a scratch copy
+ * of the committed files, pnpm and Yarn from `corepackHome` (acceptance/corepack.ts). The first
+ * build's install then reads it, carried in by the checkout, with no network. Returns the seconds.
+ */
+export async function fillStarterCache(workTree: string, install: { commands: string[]; env: Record<string, string>; cachePath: string }, scratch: string, corepackHome: string): Promise<number> {
+  await rm(scratch, { recursive: true, force: true });
+  await mkdir(scratch, { recursive: true });
+  const tracked = (await run('git', ['-C', workTree, 'ls-files', '-z'])).stdout.split('\0').filter(Boolean);
+  for (const file of tracked) await cp(path.join(workTree, file), path.join(scratch, file), { recursive: true });
+  const started = Date.now();
+  await run('sh', ['-ec', install.commands.join('\n')], { ...big, cwd: scratch, env: plainEnv({ ...install.env, COREPACK_HOME: corepackHome, COREPACK_ENABLE_NETWORK: '0' }) });
+  const seconds = (Date.now() - started) / 1000;
+  const into = path.join(workTree, install.cachePath);
+  await rm(into, { recursive: true, force: true });
+  await cp(path.join(scratch, install.cachePath), into, { recursive: true, verbatimSymlinks: true });
+  await rm(scratch, { recursive: true, force: true });
   return seconds;
 }
 

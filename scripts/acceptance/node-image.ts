@@ -6,6 +6,7 @@
  * (the one that filled the npm cache the builds install from), so the cache's format is its own.
  * Debian's own `nodejs` (bookworm: 18.20) is below what the runner's README asks of a project and
  * what commander.js needs, and its `npm` pulls in some 450 packages: the installed 20.x is used.
+ * Folders of the host can be added (the corepack cache with pnpm and Yarn: acceptance/corepack.ts).
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -40,7 +41,13 @@ export async function nodeVersion(): Promise<string> {
   return (await run(NODE, ['--version'])).stdout.trim().replace(/^v/, '');
 }
 
-async function buildRootfs(root: string): Promise<void> {
+/** A host folder copied into the image at `to` (an absolute path in the image). */
+export interface AddedFolder {
+  from: string;
+  to: string;
+}
+
+async function buildRootfs(root: string, added: readonly AddedFolder[]): Promise<void> {
   await buildBusyboxRootfs(root);
   for (const top of ['lib', 'lib64']) {
     const host = `/${top}`;
@@ -64,19 +71,20 @@ async function buildRootfs(root: string): Promise<void> {
   }
   // npm's bins start with `#!/usr/bin/env node`; busybox's env is in /bin only.
   await symlink('/bin/busybox', path.join(root, 'usr/bin/env'));
+  for (const { from, to } of added) await cp(from, path.join(root, to), { recursive: true, verbatimSymlinks: true });
 }
 
 /**
  * Imports the image under a name whose tag is node's version, unless an image of the same
  * content is there already (the name carries a digest of the root's tar). Returns its name.
  */
-export async function ensureNodeImage(): Promise<string> {
+export async function ensureNodeImage(added: readonly AddedFolder[] = []): Promise<string> {
   const problem = nodeImageProblem();
   if (problem) throw new Error(`cannot build the node image: ${problem}`);
   const dir = await mkdtemp(path.join(tmpdir(), 'step-runner-node-image-'));
   try {
     const root = path.join(dir, 'root');
-    await buildRootfs(root);
+    await buildRootfs(root, added);
     const tar = path.join(dir, 'root.tar');
     await run('tar', ['-C', root, '--sort=name', '--mtime=@0', '--owner=0', '--group=0', '--numeric-owner', '-cf', tar, '.']);
     const { stdout: sum } = await run('sha256sum', [tar]);

@@ -28,6 +28,11 @@ export interface NodeProject {
   managerFrom: string;
   /** `package.json`'s `packageManager` (`pnpm@9.1.0`), which corepack runs. */
   managerVersion?: string | undefined;
+  /**
+   * What corepack is asked to run instead of its latest when no packageManager says (`pnpm@8`): the
+   * major that reads the lock file. Undefined: the project's or corepack's choice will do.
+   */
+  managerPin?: string | undefined;
   /** The Node major version asked for, and where: undefined when nothing says. */
   node?: { major: number; from: string } | { lts: true; from: string } | undefined;
   /** Of `lint`, `build`, `test`: the scripts package.json has, in the order a build runs them. */
@@ -64,7 +69,7 @@ export function detectProject(files: RepositoryFiles): Project {
   return { kind: 'node', ...manager, scripts: chosen, node: nodeVersionOf(texts, manifest), notes };
 }
 
-function packageManagerOf(files: RepositoryFiles, manifest: Record<string, unknown>, notes: string[]): Pick<NodeProject, 'packageManager' | 'lockFile' | 'lockTracked' | 'managerFrom' | 'managerVersion'> {
+function packageManagerOf(files: RepositoryFiles, manifest: Record<string, unknown>, notes: string[]): Pick<NodeProject, 'packageManager' | 'lockFile' | 'lockTracked' | 'managerFrom' | 'managerVersion' | 'managerPin'> {
   const { texts, tracked } = files;
   const field = typeof manifest.packageManager === 'string' ? manifest.packageManager.trim() : undefined;
   // `name@version[+hash]`, as corepack reads the field (nodejs/corepack, README "packageManager").
@@ -91,13 +96,30 @@ function packageManagerOf(files: RepositoryFiles, manifest: Record<string, unkno
     // Corepack runs Yarn 1 where packageManager names no version (nodejs/corepack, config.json's default).
     if (berry && !declared) notes.push('Yarn 2+ (yarn.lock or .yarnrc.yml say so) but no packageManager: corepack would run Yarn 1; `corepack use yarn@4` adds it');
   }
+  const pin = family === 'pnpm' && !declared && lock ? pnpmForLockfile(texts['pnpm-lock.yaml'] ?? '') : undefined;
+  if (pin) notes.push(`pnpm-lock.yaml is lockfileVersion ${pin.lockfileVersion} and no packageManager names a pnpm: corepack would run its latest, which refuses a frozen install of it, so pnpm ${pin.major} (\`corepack use pnpm@${pin.major}\` pins it)`);
   return {
     packageManager,
     lockFile: lock,
     lockTracked: lock !== undefined && tracked?.has(lock) === true,
     managerFrom,
     ...(declared ? { managerVersion: field } : {}),
+    ...(pin ? { managerPin: `pnpm@${pin.major}` } : {}),
   };
+}
+
+/**
+ * The pnpm major that wrote an older pnpm-lock.yaml, which the latest pnpm no longer installs
+ * frozen: pnpm 9 dropped lockfile v5 and pnpm 10 the conversion of v6 (pnpm/pnpm
+ * packages/constants/CHANGELOG.md: 8.0.0 "Support for lockfile v5 is dropped", 1001.0.0 "Removed
+ * lockfile conversion from v6 to v9"; pnpm/pnpm#7934, ERR_PNPM_LOCKFILE_BREAKING_CHANGE). The same
+ * changelog gives each major's version: 5.3 pnpm 6, 5.4 pnpm 7, 6.0 pnpm 8. 9.0 (pnpm 9 and 10) and
+ * anything else: undefined, corepack's latest reads it.
+ */
+function pnpmForLockfile(lockText: string): { lockfileVersion: string; major: number } | undefined {
+  const version = /^lockfileVersion:\s*['"]?(\d+\.\d+)/m.exec(lockText)?.[1];
+  const major = version === undefined ? undefined : ({ '5.3': 6, '5.4': 7, '6.0': 8, '6.1': 8 } as Record<string, number>)[version];
+  return version !== undefined && major !== undefined ? { lockfileVersion: version, major } : undefined;
 }
 
 /** `.nvmrc`, then `.node-version`, then `engines.node`: the first that names a version. */

@@ -36,9 +36,9 @@ export function starterPipeline(project: Project, images: KnownImages): string {
 }
 
 interface ManagerCommands {
-  /** The install, frozen to the lock file, its downloads kept in `cacheDir` (in the workspace, where a cache can keep it). */
-  install: (lock: boolean) => string;
-  run: (script: 'lint' | 'build' | 'test') => string;
+  /** The install, frozen to the lock file, its downloads kept in `cacheDir` (in the workspace, where a cache can keep it); `bin`: what corepack runs (`pnpm`, `pnpm@8`). */
+  install: (lock: boolean, bin: string) => string;
+  run: (script: 'lint' | 'build' | 'test', bin: string) => string;
   cacheDir: string;
   prefix: string;
   env?: Record<string, string>;
@@ -48,7 +48,10 @@ interface ManagerCommands {
  * Each package manager's CI install, its download cache moved into the workspace. pnpm and yarn go
  * through corepack (bundled with Node up to 24), which runs the version `packageManager` names, and,
  * called explicitly (`corepack pnpm`), asks nothing before it downloads (nodejs/corepack README,
- * COREPACK_ENABLE_DOWNLOAD_PROMPT), so no step needs `corepack enable` first.
+ * COREPACK_ENABLE_DOWNLOAD_PROMPT), so no step needs `corepack enable` first. With no packageManager
+ * it runs its "Known Good Release", else the registry's latest (README, "Known Good Releases"), or
+ * the major asked (`corepack pnpm@8`). Each download needs the registry: a cluster with no way out
+ * needs an image with them in corepack's cache (README, "Offline Workflow").
  */
 const MANAGERS: Record<PackageManager, ManagerCommands> = {
   // As GitLab's "Cache Node.js dependencies" (docs.gitlab.com/ci/caching/): npm ci --cache .npm --prefer-offline.
@@ -60,21 +63,21 @@ const MANAGERS: Record<PackageManager, ManagerCommands> = {
   },
   // pnpm's store in the workspace (pnpm.io/continuous-integration: `pnpm config set store-dir`).
   pnpm: {
-    install: (lock) => `corepack pnpm install${lock ? ' --frozen-lockfile' : ''} --store-dir .pnpm-store`,
-    run: (script) => (script === 'test' ? 'corepack pnpm test' : `corepack pnpm run ${script}`),
+    install: (lock, bin) => `corepack ${bin} install${lock ? ' --frozen-lockfile' : ''} --store-dir .pnpm-store`,
+    run: (script, bin) => (script === 'test' ? `corepack ${bin} test` : `corepack ${bin} run ${script}`),
     cacheDir: '.pnpm-store',
     prefix: 'pnpm',
   },
   'yarn-classic': {
-    install: (lock) => `corepack yarn install${lock ? ' --frozen-lockfile' : ''} --cache-folder .yarn-cache`,
-    run: (script) => `corepack yarn run ${script}`,
+    install: (lock, bin) => `corepack ${bin} install${lock ? ' --frozen-lockfile' : ''} --cache-folder .yarn-cache`,
+    run: (script, bin) => `corepack ${bin} run ${script}`,
     cacheDir: '.yarn-cache',
     prefix: 'yarn',
   },
   // Yarn 2+ keeps its cache in .yarn/cache unless enableGlobalCache (the default from Yarn 4) moves it out.
   'yarn-berry': {
-    install: (lock) => `corepack yarn install${lock ? ' --immutable' : ''}`,
-    run: (script) => `corepack yarn run ${script}`,
+    install: (lock, bin) => `corepack ${bin} install${lock ? ' --immutable' : ''}`,
+    run: (script, bin) => `corepack ${bin} run ${script}`,
     cacheDir: '.yarn/cache',
     prefix: 'yarn',
     env: { YARN_ENABLE_GLOBAL_CACHE: 'false' },
@@ -97,6 +100,7 @@ export function nodeImage(node: NodeProject['node'], images: KnownImages): { ima
 
 function nodePipeline(project: NodeProject, images: KnownImages): string {
   const manager = MANAGERS[project.packageManager];
+  const bin = project.managerPin ?? project.packageManager.replace(/-.*/, '');
   const { image, comment: nodeComment } = nodeImage(project.node, images);
   const cached = project.lockFile !== undefined && project.lockTracked;
   const lines = [
@@ -113,7 +117,7 @@ function nodePipeline(project: NodeProject, images: KnownImages): string {
     '  - name: install',
     `    image: ${image}`,
     '    commands:',
-    `      - ${manager.install(project.lockFile !== undefined)}`,
+    `      - ${manager.install(project.lockFile !== undefined, bin)}`,
     ...(manager.env ? ['    env:', ...Object.entries(manager.env).map(([name, value]) => `      ${name}: "${value}"`)] : []),
     ...(cached
       ? [
@@ -131,11 +135,11 @@ function nodePipeline(project: NodeProject, images: KnownImages): string {
       `  - name: ${script}`,
       `    image: ${image}`,
       '    commands:',
-      `      - ${manager.run(script)}`,
+      `      - ${manager.run(script, bin)}`,
       ...(script === 'build' ? ['    # Keep what the build made (`run` writes them to disk at the end, `run --artifacts DIR`):', '    # artifacts:', '    #   paths: [dist/]'] : []),
     ]),
   ];
-  if (project.scripts.length === 0) lines.push('', '  # No lint, build or test script in package.json: add your build\'s steps here, e.g.', '  # - name: test', `  #   image: ${image}`, '  #   commands:', `  #     - ${manager.run('test')}`);
+  if (project.scripts.length === 0) lines.push('', '  # No lint, build or test script in package.json: add your build\'s steps here, e.g.', '  # - name: test', `  #   image: ${image}`, '  #   commands:', `  #     - ${manager.run('test', bin)}`);
   return `${lines.join('\n')}\n`;
 }
 
