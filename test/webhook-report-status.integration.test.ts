@@ -185,7 +185,7 @@ const imagePullFailed: EndedBuild = {
   failure: { Error: 'ImagePullFailed', Cause: 'no such image' },
   startedAt: at(0),
   endedAt: at(20),
-  steps: [{ step: 'test', status: 'failed', exitCode: null, error: 'ImagePullFailed', startedAt: at(2), endedAt: at(19), timeline: { scheduledAt: at(2), pullingAt: at(3) } }],
+  steps: [{ step: 'test', status: 'failed', exitCode: null, error: 'ImagePullFailed', startedAt: at(2), endedAt: at(19), timings: { scheduled: at(2), pulling: at(3) } }],
 };
 
 function recordingLog(): TaskLog & { lines: string[] } {

@@ -36,7 +36,6 @@ export { finishedCause, type StepEnding } from './cause.js';
 export { serviceStates, type ServiceState } from './classify-services.js';
 export { eventCount, eventFirstSeen, eventLastSeen } from './classify-events.js';
 export { podProgress, sameProgress, isQuietPending, type PodProgress } from './pod-progress.js';
-export { podTimeline, type StepTimeline } from './pod-timeline.js';
 export { podRequests, type PodRequests } from './pod-requests.js';
 export { INSTANCE_TYPE_LABEL, nodeInstanceType } from './node-instance-type.js';
 export { secondsSince } from './time.js';

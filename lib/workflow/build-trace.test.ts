@@ -27,7 +27,7 @@ const clone: StepRecord = {
   startedAt: at(2),
   endedAt: at(6.5),
   // The image was on the node: no pull.
-  timeline: { scheduledAt: at(2), runningAt: at(3), finishedAt: at(6) },
+  timings: { scheduled: at(2), started: at(3), finished: at(6) },
 };
 const test: StepRecord = {
   step: 'test',
@@ -36,7 +36,7 @@ const test: StepRecord = {
   error: 'StepFailed',
   startedAt: at(7),
   endedAt: at(40.2),
-  timeline: { scheduledAt: at(7), pullingAt: at(8), pulledAt: at(15), runningAt: at(16), finishedAt: at(40) },
+  timings: { scheduled: at(7), pulling: at(8), pulled: at(15), started: at(16), finished: at(40) },
 };
 const ended: EndedBuild = {
   build: { id: 'b-42', repository: 'octo/app', ref: 'refs/heads/main', commit: 'a'.repeat(40), pullRequest: { number: 7, fork: false } },
@@ -99,9 +99,9 @@ describe('buildTrace', () => {
 
   /** Steps as FinishStep records them, and the phases they show. */
   const phases: [string, Partial<StepRecord>, string[]][] = [
-    ['an image that never pulled ends the step in pulling', { status: 'failed', error: 'ImagePullFailed', exitCode: null, timeline: { scheduledAt: at(7), pullingAt: at(8) } }, ['pending', 'pulling!ImagePullFailed']],
-    ['a pod never scheduled is pending throughout', { status: 'failed', error: 'Unschedulable', exitCode: null, timeline: {} }, ['pending!Unschedulable']],
-    ['a record from before timelines were kept: pending only', { timeline: undefined }, ['pending!StepFailed']],
+    ['an image that never pulled ends the step in pulling', { status: 'failed', error: 'ImagePullFailed', exitCode: null, timings: { scheduled: at(7), pulling: at(8) } }, ['pending', 'pulling!ImagePullFailed']],
+    ['a pod never scheduled is pending throughout', { status: 'failed', error: 'Unschedulable', exitCode: null, timings: {} }, ['pending!Unschedulable']],
+    ['a record without timings (its pod was never seen): pending only', { timings: undefined }, ['pending!StepFailed']],
   ];
   it.each(phases)('%s', (_name, record, expected) => {
     const step = buildTrace({ ...ended, steps: [{ ...test, ...record }] }).children[0]!;
@@ -114,7 +114,7 @@ describe('buildTrace', () => {
   });
 
   it('starts running no earlier than the pull ended, when the container\'s start was stamped in that second', () => {
-    const step = buildTrace({ ...ended, steps: [{ ...test, timeline: { pullingAt: at(8), pulledAt: at(9.4), runningAt: at(9), finishedAt: at(30) } }] }).children[0]!;
+    const step = buildTrace({ ...ended, steps: [{ ...test, timings: { pulling: at(8), pulled: at(9.4), started: at(9), finished: at(30) } }] }).children[0]!;
     expect(step.children.map((span) => [span.name, (span.start - T0) / 1000, (span.end - T0) / 1000])).toEqual([
       ['pending', 7, 8],
       ['pulling', 8, 9.4],
@@ -123,7 +123,7 @@ describe('buildTrace', () => {
   });
 
   it('keeps a phase inside its step when the API server rounded its times (to the second) past it', () => {
-    const step = buildTrace({ ...ended, steps: [{ ...clone, endedAt: at(5.5), timeline: { runningAt: at(3), finishedAt: at(6) } }] }).children[0]!;
+    const step = buildTrace({ ...ended, steps: [{ ...clone, endedAt: at(5.5), timings: { started: at(3), finished: at(6) } }] }).children[0]!;
     expect(step.children.map((span) => [span.start, span.end])).toEqual([[ms(2), ms(3)], [ms(3), ms(5.5)]]);
   });
 

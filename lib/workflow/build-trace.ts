@@ -8,7 +8,7 @@
  *   `cicd.pipeline.task.run.id`, `cicd.pipeline.task.run.result`, `error.type` when it failed);
  * - under each step, `pending` (from its pod's creation: scheduling, volumes, init containers),
  *   `pulling` (the step container's image, when it had to be pulled) and `running` (its container),
- *   from what FinishStep recorded (StepRecord.timeline, lib/kube/pod-timeline.ts).
+ *   from what FinishStep recorded (StepRecord.timings, lib/kube/pod-timings.ts).
  * A failed span has status ERROR with the Error's name, as "Recording errors"
  * (docs/general/recording-errors.md) asks: status code Error, and `error.type` its class name.
  * Pure: the build's end in, spans out; trace-export.ts hands them to the OpenTelemetry SDK.
@@ -147,18 +147,18 @@ function stepSpan(build: BuildRef, record: StepRecord, within: { start: number; 
  * last phase the step reached carries its failure.
  */
 function phaseSpans(record: StepRecord, start: number, end: number, error: string | undefined): TraceSpan[] {
-  const t = record.timeline ?? {};
+  const t = record.timings ?? {};
   const at = (value: string | undefined, notBefore: number) => {
     const ms = parsed(value);
     return ms === undefined ? undefined : Math.min(end, Math.max(notBefore, ms));
   };
-  const pulling = at(t.pullingAt, start);
-  const pulled = pulling === undefined ? undefined : at(t.pulledAt, pulling);
+  const pulling = at(t.pulling, start);
+  const pulled = pulling === undefined ? undefined : at(t.pulled, pulling);
   // The container starts once its image is there: a start stamped in the second the pull ended is not before it.
-  const running = at(t.runningAt, pulled ?? pulling ?? start);
+  const running = at(t.started, pulled ?? pulling ?? start);
   const phases: [string, number, number][] = [[PhaseSpans.pending, start, pulling ?? running ?? end]];
   if (pulling !== undefined) phases.push([PhaseSpans.pulling, pulling, pulled ?? running ?? end]);
-  if (running !== undefined) phases.push([PhaseSpans.running, running, at(t.finishedAt, running) ?? end]);
+  if (running !== undefined) phases.push([PhaseSpans.running, running, at(t.finished, running) ?? end]);
   return phases.map(([name, from, to], index) => ({
     name,
     kind: 'internal',
