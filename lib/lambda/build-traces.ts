@@ -27,7 +27,10 @@ export function lambdaBuildTraces(env: NodeJS.ProcessEnv): BuildTraceExport | un
       };
       return otlpBuildTraces(async () => ({ endpoint, ...(await headers()) }), logger);
     });
-    // The run's page: the Step Functions console's, as the commit status links it.
-    return (await exporter)({ ...ended, ...(ended.executionArn ? { runUrl: consoleUrlFor(ended.executionArn) } : {}) });
+    // The run's page: the Step Functions console's, as the commit status and the check run link it.
+    // A step has no page of its own there (a Map iteration is a part of the execution's), so its page is the execution's too.
+    const page = ended.executionArn ? consoleUrlFor(ended.executionArn) : undefined;
+    const stepUrls = page ? Object.fromEntries([...ended.steps, ...(ended.running ?? [])].map((s) => [s.step, page])) : undefined;
+    return (await exporter)({ ...ended, ...(page ? { runUrl: page, stepUrls } : {}) });
   };
 }
