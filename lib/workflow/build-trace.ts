@@ -66,7 +66,7 @@ export interface RunningStep {
   timings?: PodTimings;
 }
 
-/** What ReportStatus knows when the build ends. */
+/** What ReportStatus knows when the build ends, or the ended-execution cleanup when it ends outside the definition. */
 export interface EndedBuild {
   build: BuildRef;
   outcome: 'succeeded' | 'failed';

@@ -92,7 +92,8 @@ export interface LocalExecution {
   result: Promise<ExecutionSummary>;
   /**
    * Aborts the execution, then deletes the build's pods and sends its trace as the EventBridge
-   * cleanup rule does on AWS (as after a timeout). `reason`: StopExecution's `error` and `cause`, which the ended execution then shows.
+   * cleanup rule does on AWS (as after a timeout). `reason`: StopExecution's `error` and `cause`,
+   * which the ended execution then shows.
    */
   abort(reason?: AbortReason): void;
   /**
@@ -199,10 +200,12 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
     const end = history.events.findLast((event) => EXECUTION_ENDS.has(event.type));
     const outside = aborted ? 'ABORTED' : end?.type === 'ExecutionTimeout' ? 'TIMED_OUT' : undefined;
     if (outside) {
+      // A redriven execution's history holds its earlier end too: only this end's own event dates it.
+      const stopped = end?.type === (aborted ? 'ExecutionAborted' : 'ExecutionTimeout') ? end.timestamp : undefined;
       await cleanupAfterEnd(input, name, options.runtime, statuses, {
         status: outside,
         startDate: Date.parse(startedAt),
-        stopDate: end?.timestamp ?? Date.now(),
+        stopDate: stopped ?? Date.now(),
         ...(abortReason ? { reason: abortReason } : {}),
       });
     }

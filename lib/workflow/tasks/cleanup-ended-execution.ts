@@ -124,11 +124,12 @@ export async function cleanupEndedExecution(
   if (deps.metrics) writeEndedBuildMetrics(event, build, failure, steps, deps);
   const status = statuses ? await reportStatus({ build, outcome: Outcomes.stopped, failure, ...(event.detail.executionArn ? { executionArn: event.detail.executionArn } : {}) }, { reporter: statuses, log: deps.log }) : undefined;
   // After the status, which people wait for, as ReportStatus sends a trace; the export logs its own failure and never throws.
+  const startedAt = instant(event.detail.startDate);
   await deps.exportTrace?.({
     build,
     outcome: Outcomes.failed,
     failure,
-    ...(instant(event.detail.startDate) ? { startedAt: instant(event.detail.startDate)! } : {}),
+    ...(startedAt ? { startedAt } : {}),
     endedAt: instant(event.detail.stopDate) ?? deps.now().toISOString(),
     ...(event.detail.executionArn ? { executionArn: event.detail.executionArn } : {}),
     steps,
