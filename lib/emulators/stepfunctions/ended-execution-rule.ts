@@ -4,6 +4,8 @@ import type { TaskRuntime } from '../../workflow/task-deps.js';
 import type { StatusReporter } from '../../workflow/tasks/report-status.js';
 import { localLambdaContext } from '../lambda/lambda-context.js';
 import { localExecutionArn } from './arns.js';
+import type { ExecutionEvent } from './execution-history.js';
+import { EXECUTION_ENDS } from './execution-instants.js';
 
 /** How an execution ended outside its definition, as the service's status change event says it. */
 export interface EndedOutside {
@@ -13,6 +15,25 @@ export interface EndedOutside {
   stopDate: number;
   /** StopExecution's error and cause. */
   reason?: { error: string; cause: string };
+}
+
+/**
+ * Whether the execution that just ended did so outside its definition, and when: aborted
+ * (StopExecution), or past the definition's TimeoutSeconds (aws-local-stepfunctions' ExecutionTimeout
+ * event), either of which ends it where no Catch runs. Its end is its own end event's time: a
+ * redriven execution's history holds its earlier end too. Pure.
+ */
+export function endedOutside(
+  aborted: boolean,
+  history: readonly Pick<ExecutionEvent, 'type' | 'timestamp'>[],
+  startedAt: string,
+  now: () => number = Date.now,
+): Omit<EndedOutside, 'reason'> | undefined {
+  const end = history.findLast((event) => EXECUTION_ENDS.has(event.type));
+  const status = aborted ? 'ABORTED' : end?.type === 'ExecutionTimeout' ? 'TIMED_OUT' : undefined;
+  if (!status) return undefined;
+  const own = end?.type === (status === 'ABORTED' ? 'ExecutionAborted' : 'ExecutionTimeout') ? end.timestamp : undefined;
+  return { status, startDate: Date.parse(startedAt), stopDate: own ?? now() };
 }
 
 /**

@@ -15,7 +15,7 @@ import type { StepInput } from '../../workflow/state-data.js';
 import type { TaskRuntime } from '../../workflow/task-deps.js';
 import type { StatusReporter } from '../../workflow/tasks/report-status.js';
 import { localExecutionArn, localLambdaArn } from './arns.js';
-import { cleanupAfterEnd } from './ended-execution-rule.js';
+import { cleanupAfterEnd, endedOutside } from './ended-execution-rule.js';
 import { refuseWithoutStepsToRerun, startTimeOf } from './redrive.js';
 import { redriveDefinition, redrivenEvents } from './redrive-definition.js';
 import { planRedrive } from './redrive-plan.js';
@@ -197,18 +197,8 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
     // Before the cleanup after an abort: a LaunchStep still under way would create its pod after it.
     await inFlight.end();
     // An execution past the definition's TimeoutSeconds ends as one that was stopped: no state of it runs again.
-    const end = history.events.findLast((event) => EXECUTION_ENDS.has(event.type));
-    const outside = aborted ? 'ABORTED' : end?.type === 'ExecutionTimeout' ? 'TIMED_OUT' : undefined;
-    if (outside) {
-      // A redriven execution's history holds its earlier end too: only this end's own event dates it.
-      const stopped = end?.type === (aborted ? 'ExecutionAborted' : 'ExecutionTimeout') ? end.timestamp : undefined;
-      await cleanupAfterEnd(input, name, options.runtime, statuses, {
-        status: outside,
-        startDate: Date.parse(startedAt),
-        stopDate: stopped ?? Date.now(),
-        ...(abortReason ? { reason: abortReason } : {}),
-      });
-    }
+    const outside = endedOutside(aborted, history.events, startedAt);
+    if (outside) await cleanupAfterEnd(input, name, options.runtime, statuses, { ...outside, ...(abortReason ? { reason: abortReason } : {}) });
     return summarize(history.events, aborted, { ...(abortReason ? { abortReason } : {}) });
   })();
 
