@@ -27,6 +27,8 @@ const cases: [string, V1Pod[], StepRecord[], string[]][] = [
   ["a kept pod (a step others need) has its record", [podOf('clone', 0), podOf('test', 10)], [record('clone', 8)], ['test']],
   // retry: a later attempt's pod, made after the first attempt's record.
   ['a retried step runs again in a pod made after its first record', [podOf('test', 30)], [record('test', 20, 'failed')], ['test']],
+  // Made in the second the record ended (the creation stamped to the second, before the record's end).
+  ['a retry made within the second its first attempt ended', [podOf('test', 20)], [record('test', 20.4, 'failed')], ['test']],
   ["a pod whose annotation names another build is not this build's", [podOf('test', 10, 'b-42-other')], [], []],
   ['a pod without a step name says nothing', [{ ...podOf('test', 10), metadata: { name: 'stray', creationTimestamp: at(1) } }], [], []],
 ];

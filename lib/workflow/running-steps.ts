@@ -11,6 +11,8 @@ import type { RunningStep } from './build-trace.js';
 import type { StepRecord } from './step-log-store.js';
 import type { TaskDeps } from './task-deps.js';
 
+const SECOND = 1000;
+
 /** A pod of the build that no record accounts for. */
 export interface UnrecordedPod {
   name: string;
@@ -21,7 +23,8 @@ export interface UnrecordedPod {
 
 /**
  * The build's pods whose step has no record, or only an earlier attempt's (a record that ended
- * before the pod was made: `retry:` makes a new pod after it). A kept pod (a succeeded step that
+ * before the pod was made: `retry:` makes a new pod after it; the API server stamps a creation to
+ * the second, so a record that ended within that second is taken for an earlier attempt's). A kept pod (a succeeded step that
  * others need, a failed combination of a matrix) has its record. As the cleanup deletes, a pod whose
  * annotation names another build is not this build's (cleanup.ts toDelete). Pure.
  */
@@ -32,7 +35,7 @@ export function unrecordedPods(pods: readonly V1Pod[], buildId: string, records:
     const created = metadata?.creationTimestamp ? new Date(metadata.creationTimestamp).getTime() : NaN;
     if (!metadata?.name || !step || Number.isNaN(created) || (exactBuild !== undefined && exactBuild !== buildId)) return [];
     const record = records.find((r) => r.step === step);
-    if (record && Date.parse(record.endedAt) >= created) return [];
+    if (record && Date.parse(record.endedAt) >= created + SECOND) return [];
     return [{ name: metadata.name, step, created: new Date(created).toISOString() }];
   });
 }
