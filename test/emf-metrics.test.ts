@@ -156,7 +156,7 @@ describe('a step\'s metric record', () => {
     expect(cluster.calls.filter((call) => call.startsWith('observePod'))).toHaveLength(2);
   });
 
-  it('costs no request of its own: FinishStep\'s one look at the pod before deleting it serves the trace\'s timeline and the metrics alike', async () => {
+  it('costs no request of its own: FinishStep\'s one look at the pod before deleting it serves the trace and the metrics alike (the timings kept with the step\'s record)', async () => {
     const lookups = async (metrics?: ReturnType<typeof capture>) => {
       const cluster = fakeStepCluster({ now: () => at(0) });
       const pod = cluster.put('pod', STEP_CASES[0]!.pod);

@@ -480,7 +480,14 @@ const ROLE_GRANTS: Record<string, Omit<Statement, 'role'>[]> = {
     objects(['s3:GetObject'], 'artifacts/*'),
     listing('builds/*', 'artifacts/*'),
   ],
-  CleanupEndedExecutionRole: [logGroup('cleanupEndedExecution'), ASSUME_CLUSTER_ROLE, { actions: ['secretsmanager:GetSecretValue'], resources: [TOKEN, APP_KEY] }],
+  // And the build's metrics and trace, which read how each step ended (builds/BUILD/STEP.result.json), the trace sent with the OTLP endpoint's headers.
+  CleanupEndedExecutionRole: [
+    logGroup('cleanupEndedExecution'),
+    ASSUME_CLUSTER_ROLE,
+    objects(['s3:GetObject'], 'builds/*'),
+    listing('builds/*'),
+    { actions: ['secretsmanager:GetSecretValue'], resources: [TOKEN, APP_KEY, secret('step-runner/otlp-headers')] },
+  ],
   ClusterOnlyRole: [logGroup('waitForNeeds', 'cleanupBuild', 'awaitApproval', 'cleanupOrphans'), ASSUME_CLUSTER_ROLE],
   // For a function that calls no AWS API: `role: LogsOnlyRole` and nothing more.
   LogsOnlyRole: [logGroup('*')],

@@ -4,7 +4,7 @@
  * (--source), the build (its checkout first) run by the local executor through the real
  * definition, and watched through GET /executions. With --otlp-endpoint, each build that ends
  * reaches an OTLP/HTTP receiver the test starts as one trace (test/fixtures/otlp-receiver.ts decodes
- * it with the protocol's own .proto files).
+ * it with the protocol's own .proto files), a stopped one's too.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -23,6 +23,7 @@ import {
   ATTR_CICD_PIPELINE_TASK_NAME,
   ATTR_CICD_PIPELINE_TASK_RUN_ID,
   ATTR_CICD_PIPELINE_TASK_RUN_RESULT,
+  ATTR_CICD_PIPELINE_TASK_RUN_URL_FULL,
   ATTR_ERROR_TYPE,
   ATTR_VCS_REF_HEAD_REVISION,
   ATTR_VCS_REPOSITORY_NAME,
@@ -31,30 +32,33 @@ import { branchPush } from './fixtures/webhooks/examples.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './fixtures/otlp-receiver.js';
 
 const SECRET = 'local-serve-secret-77c2';
-const PIPELINE = 'version: 1\nsteps:\n  - name: greet\n    image: alpine:3.20\n    commands: [cat greeting.txt]\n';
+// The step runs the commit's script: a later commit's sleeps, for a build to stop while it runs.
+const PIPELINE = 'version: 1\nsteps:\n  - name: greet\n    image: alpine:3.20\n    commands: [sh greet.sh]\n';
 
 let server: LocalServer;
 let receiver: OtlpReceiver;
 let repo: string;
 let commit: string;
+let git: (...args: string[]) => Promise<string>;
 const printed: string[] = [];
 
 /** The repository GitHub deliveries check out from: one commit with a greeting and the pipeline. */
-async function sourceRepository(): Promise<{ dir: string; commit: string }> {
+async function sourceRepository(): Promise<{ dir: string; commit: string; git: typeof git }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'serve-source-'));
   const git = (...args: string[]) =>
     promisify(execFile)('git', ['-c', 'user.email=ci@example.com', '-c', 'user.name=CI', ...args], { cwd: dir }).then((r) => r.stdout.trim());
   await git('init', '-q');
   await writeFile(path.join(dir, 'greeting.txt'), 'hello from the commit\n');
+  await writeFile(path.join(dir, 'greet.sh'), 'cat greeting.txt\n');
   await writeFile(path.join(dir, '.step-runner.yml'), PIPELINE);
   await git('add', '.');
   await git('commit', '-q', '-m', 'greeting');
-  return { dir, commit: await git('rev-parse', 'HEAD') };
+  return { dir, commit: await git('rev-parse', 'HEAD'), git };
 }
 
 beforeAll(async () => {
   logger.setLogLevel('SILENT');
-  ({ dir: repo, commit } = await sourceRepository());
+  ({ dir: repo, commit, git } = await sourceRepository());
   receiver = await startOtlpReceiver();
   server = await startLocalServer({
     otlpEndpoint: receiver.endpoint,
@@ -189,6 +193,8 @@ describe('step-runner serve', () => {
       ['greet', 'SPAN_KIND_INTERNAL', 'greet', 'success'],
     ]);
     expect(steps[1]!.attributes[ATTR_CICD_PIPELINE_TASK_RUN_ID]).toBe(`${root.attributes[ATTR_CICD_PIPELINE_RUN_ID]}/greet`);
+    // Where a person sees each step: the console page with it selected.
+    expect(steps.map((step) => step.attributes[ATTR_CICD_PIPELINE_TASK_RUN_URL_FULL])).toEqual([`${answer.json.consoleUrl as string}?step=0`, `${answer.json.consoleUrl as string}?step=1`]);
     for (const step of steps) {
       const names = phases(step).map((span) => span.name);
       // Pulling only when the kubelet had to pull the image.
@@ -221,6 +227,39 @@ describe('step-runner serve', () => {
     expect(root.attributes).toMatchObject({ [ATTR_CICD_PIPELINE_RESULT]: 'failure', [ATTR_ERROR_TYPE]: 'CheckoutFailed' });
     expect(steps.map((step) => [step.name, step.status.code, step.attributes[ATTR_CICD_PIPELINE_TASK_RUN_RESULT]])).toEqual([['clone', 'STATUS_CODE_ERROR', 'failure']]);
     expect(phases(steps[0]!).at(-1)).toMatchObject({ name: 'running', status: { code: 'STATUS_CODE_ERROR', message: 'CheckoutFailed' } });
+  }, 30_000);
+
+  it("sends a stopped build's trace, its running step ended with it: the ended-execution cleanup's, as on AWS", async () => {
+    await writeFile(path.join(repo, 'greet.sh'), 'sleep 600\n');
+    await git('commit', '-q', '-am', 'a greeting that never ends');
+    const slow = await git('rev-parse', 'HEAD');
+    const delivered = JSON.stringify({ ...push(), after: slow });
+    const answer = await deliver(delivered, { 'x-github-delivery': 'slow-greeting', 'x-hub-signature-256': await sign(SECRET, delivered) });
+    const name = answer.json.executionName as string;
+    // Stopped once the console shows the step's container running.
+    const greetRuns = () => server.executions.detail(name)?.pods.get(1)?.container?.state === 'running';
+    await until(async () => greetRuns(), Boolean);
+    expect(greetRuns()).toBe(true);
+    const sent = receiver.exports.length;
+
+    const stopped = await fetch(`${server.url}/executions/${name}/stop`, { method: 'POST' });
+    expect(stopped.status).toBe(200);
+    expect(await stopped.json()).toMatchObject({ status: 'ABORTED' });
+
+    // Sent by the cleanup before the stop answered: the run, the clone that ended, and the greeting still running.
+    expect(receiver.exports).toHaveLength(sent + 1);
+    const { root, steps, phases } = traceOf(receiver.exports.at(-1)!.spans);
+    expect(root.status).toEqual({ code: 'STATUS_CODE_ERROR', message: 'ExecutionAborted' });
+    expect(root.attributes).toMatchObject({ [ATTR_CICD_PIPELINE_RESULT]: 'cancellation', [ATTR_ERROR_TYPE]: 'ExecutionAborted', [ATTR_CICD_PIPELINE_RUN_URL_FULL]: answer.json.consoleUrl });
+    expect(steps.map((step) => [step.name, step.status.code, step.attributes[ATTR_CICD_PIPELINE_TASK_RUN_RESULT]])).toEqual([
+      ['clone', 'STATUS_CODE_UNSET', 'success'],
+      ['greet', 'STATUS_CODE_ERROR', 'cancellation'],
+    ]);
+    const greet = steps[1]!;
+    expect(greet.status.message).toBe('ExecutionAborted: still running when the execution ended');
+    expect(greet.attributes[ATTR_CICD_PIPELINE_TASK_RUN_URL_FULL]).toBe(`${answer.json.consoleUrl as string}?step=1`);
+    expect(greet.endTimeUnixNano).toBe(root.endTimeUnixNano);
+    expect(phases(greet).at(-1)).toMatchObject({ name: 'running', endTimeUnixNano: root.endTimeUnixNano, status: { code: 'STATUS_CODE_ERROR' } });
   }, 30_000);
 
   it('answers 404 for an execution it does not have', async () => {

@@ -2,12 +2,16 @@
  * The ReportStatus function (lib/lambda/report-status.ts) as the ReportStarted / ReportSucceeded / ReportFailed states invoke it:
  * the token from Secrets Manager (aws-sdk-client-mock), the statuses API over loopback HTTP; with
  * OTLP_ENDPOINT, the build's trace to an OTLP/HTTP receiver (test/fixtures/otlp-receiver.ts), its
- * headers from Secrets Manager too.
+ * headers from Secrets Manager too, and the ended-execution cleanup's trace of a stopped build.
  */
 import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { clearCache } from '@middy/util';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createReportStatusHandler } from '../lib/lambda/report-status.js';
+import { createCleanupEndedExecutionHandler } from '../lib/lambda/cleanup-ended-execution.js';
+import { fakeStepCluster } from '../lib/kube/fake-cluster.js';
+import type { StepLogStore, StepRecord } from '../lib/workflow/step-log-store.js';
+import type { TaskRuntime } from '../lib/workflow/task-deps.js';
 import { localLambdaContext } from '../lib/emulators/lambda/lambda-context.js';
 import { printedStatusReporter } from '../lib/emulators/lambda/printed-status.js';
 import { reportStatusHandler } from '../lib/workflow/handlers.js';
@@ -166,6 +170,27 @@ describe('ReportStatus', () => {
       expect(receiver.exports[0]!.headers['x-api-key']).toBeUndefined();
     });
 
+    it("sends a stopped build's trace from the ended-execution cleanup, the run and each step linked to the execution's Step Functions console page", async () => {
+      const records: StepRecord[] = [{ step: 'clone', status: 'succeeded', exitCode: 0, error: null, startedAt: '2026-03-14T10:00:02.000Z', endedAt: '2026-03-14T10:00:08.000Z' }];
+      const logs = { results: async () => records } as unknown as StepLogStore;
+      const runtime = { settings: { namespace: 'ci' }, deps: { cluster: fakeStepCluster(), logs, now: () => new Date(), log: logger } } as unknown as TaskRuntime;
+      const handler = createCleanupEndedExecutionHandler({ GITHUB_TOKEN_SECRET_ID: 'ci/github-token', GITHUB_API_URL: github.url, OTLP_ENDPOINT: receiver.endpoint, OTLP_HEADERS_SECRET_ID: 'ci/otlp-headers' }, runtime);
+      const event = {
+        'detail-type': 'Step Functions Execution Status Change',
+        detail: { executionArn: EXECUTION_ARN, name: 'gh-Hello-World-6113728-d1-0123456789', status: 'ABORTED', input: JSON.stringify({ build }), startDate: Date.parse('2026-03-14T10:00:00Z'), stopDate: Date.parse('2026-03-14T10:00:30Z') },
+      };
+
+      await handler(event, localLambdaContext('cleanupEndedExecution'));
+
+      expect(receiver.exports).toHaveLength(1);
+      expect(receiver.exports[0]!.headers['x-api-key']).toBe('otlp-key-never-logged-7f3a');
+      const page = `https://eu-west-1.console.aws.amazon.com/states/home?region=eu-west-1#/v2/executions/details/${EXECUTION_ARN}`;
+      const [root, ...steps] = receiver.exports[0]!.spans.filter((span) => span.parentSpanId === '' || span.name === 'clone').sort((a, b) => a.parentSpanId.length - b.parentSpanId.length);
+      expect(root).toMatchObject({ name: 'RUN Codertocat/Hello-World', status: { code: 'STATUS_CODE_ERROR', message: 'ExecutionAborted' }, endTimeUnixNano: String(BigInt(Date.parse('2026-03-14T10:00:30Z')) * 1_000_000n) });
+      expect(root!.attributes).toMatchObject({ 'cicd.pipeline.result': 'cancellation', 'error.type': 'ExecutionAborted', 'cicd.pipeline.run.url.full': page });
+      expect(steps.map((step) => [step.name, step.attributes['cicd.pipeline.task.run.url.full']])).toEqual([['clone', page]]);
+    });
+
     it('posts the status when the headers cannot be read, and sends no trace', async () => {
       secretsManager.on(GetSecretValueCommand, { SecretId: 'ci/otlp-headers' }).rejects(new Error('AccessDeniedException: not allowed'));
       const result = await invoke(traced(), ended);
@@ -185,7 +210,7 @@ const imagePullFailed: EndedBuild = {
   failure: { Error: 'ImagePullFailed', Cause: 'no such image' },
   startedAt: at(0),
   endedAt: at(20),
-  steps: [{ step: 'test', status: 'failed', exitCode: null, error: 'ImagePullFailed', startedAt: at(2), endedAt: at(19), timeline: { scheduledAt: at(2), pullingAt: at(3) } }],
+  steps: [{ step: 'test', status: 'failed', exitCode: null, error: 'ImagePullFailed', startedAt: at(2), endedAt: at(19), timings: { scheduled: at(2), pulling: at(3) } }],
 };
 
 function recordingLog(): TaskLog & { lines: string[] } {

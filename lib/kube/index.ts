@@ -37,7 +37,6 @@ export { serviceStates, type ServiceState } from './classify-services.js';
 export { failedServiceRun, sameServiceRuns, type ServiceRun } from './failed-service-run.js';
 export { eventCount, eventFirstSeen, eventLastSeen } from './classify-events.js';
 export { podProgress, sameProgress, isQuietPending, type PodProgress } from './pod-progress.js';
-export { podTimeline, type StepTimeline } from './pod-timeline.js';
 export { podRequests, type PodRequests } from './pod-requests.js';
 export { INSTANCE_TYPE_LABEL, nodeInstanceType } from './node-instance-type.js';
 export { secondsSince } from './time.js';

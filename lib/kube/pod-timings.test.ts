@@ -1,6 +1,7 @@
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
-import { goDurationSeconds, mergePodTimings, podTimings, pulledSeconds } from './pod-timings.js';
+import { goDurationSeconds, mergePodTimings, podTimings, pulledDurations, pulledSeconds, type PodTimings } from './pod-timings.js';
 import { STEP_CONTAINER } from './types.js';
+import { at, condition, podEvent, running, stepPod, terminated, waiting } from '../../test/fixtures/kube/builders.js';
 
 describe('pulledSeconds', () => {
   // The kubelet's Pulled messages as `kubectl describe pod` shows them on real clusters (1.30+
@@ -16,6 +17,17 @@ describe('pulledSeconds', () => {
     ['Successfully pulled image "nginx"', 0],
   ])('%s: %d s', (message, seconds) => {
     expect(pulledSeconds(message)).toBeCloseTo(seconds, 6);
+  });
+
+  // The pull's end in a trace: the duration with the wait (since 1.28), else the pull's own.
+  it.each([
+    ['Successfully pulled image "g1g1/py-kube" in 15.981s (15.981s including waiting). Image size: 129338587 bytes.', 15.981],
+    ['Successfully pulled image "alpine:3.20" in 850ms (2m3s including waiting). Image size: 3600000 bytes.', 123],
+    ['Successfully pulled image "alpine:3.20" in 1h0m0.5s', 3600.5],
+    ['Container image "alpine:3.20" already present on machine', undefined],
+    ['Successfully pulled image "alpine:3.20" in soon', undefined],
+  ])('%s: %p s including waiting', (message, seconds) => {
+    expect(pulledDurations(message)?.withWaiting).toBe(seconds);
   });
 
   it.each([
@@ -75,6 +87,58 @@ describe('podTimings', () => {
 
   it('gives a pod that is gone only what its events still say', () => {
     expect(podTimings(null, [event('Pulled', 'Successfully pulled image "x" in 4s (4s including waiting)')])).toEqual({ pullSeconds: 4 });
+  });
+});
+
+const iso = (seconds: number) => at(seconds).toISOString();
+const pulled = (pod: V1Pod, first: number, message = 'Successfully pulled image "node:20" in 7.2s (7.2s including waiting). Image size: 4000 bytes.') =>
+  podEvent(pod, { reason: 'Pulled', message, first });
+const pulling = (pod: V1Pod, first: number) => podEvent(pod, { reason: 'Pulling', message: 'Pulling image "node:20"', first });
+
+const done = stepPod({ phase: 'Succeeded', state: terminated(0, 'Completed', { started: 12, finished: 40 }), conditions: [condition('PodScheduled', 'True', 2)] });
+const pullFailing = stepPod({ state: waiting('ImagePullBackOff'), conditions: [condition('PodScheduled', 'True', 1)] });
+const onNode = stepPod({ state: running(3), conditions: [condition('PodScheduled', 'True', 1)] });
+const cloneEvent = (pod: V1Pod) => podEvent(pod, { reason: 'Pulling', message: 'Pulling image "alpine/git"', first: 1, container: 'clone', init: true });
+
+/** Pods and events as the API server lists them, and the instants the metrics and the trace are made of. */
+const cases: [string, V1Pod | null, CoreV1Event[], PodTimings][] = [
+  [
+    'pulled, ran and ended',
+    done,
+    [pulling(done, 4), pulled(done, 11)],
+    // The pull ends 7.2 s after the Pulling, as the Pulled says, not at the Pulled's second.
+    { created: iso(0), scheduled: iso(2), pulling: iso(4), pulled: iso(11.2), started: iso(12), finished: iso(40), pullSeconds: 7.2 },
+  ],
+  [
+    'pulled within the second (the events cannot say how long it took; their message can)',
+    done,
+    [pulling(done, 4), pulled(done, 4, 'Successfully pulled image "node:20" in 212ms (1.5s including waiting). Image size: 4000 bytes.')],
+    // Its metric counts the pull itself, its span the wait behind another pull too.
+    { created: iso(0), scheduled: iso(2), pulling: iso(4), pulled: iso(5.5), started: iso(12), finished: iso(40), pullSeconds: 0.212 },
+  ],
+  [
+    // The kubelet records Pulling again for each retry after a back-off: the pull that succeeded began at the last.
+    'pulled at the second try',
+    done,
+    [pulling(done, 4), pulling(done, 9), pulled(done, 11, 'Successfully pulled image "node:20" in 2.5s')],
+    { created: iso(0), scheduled: iso(2), pulling: iso(4), pulled: iso(11.5), started: iso(12), finished: iso(40), pullSeconds: 2.5 },
+  ],
+  [
+    'image already on the node: no pull',
+    onNode,
+    [pulled(onNode, 2, 'Container image "node:20" already present on machine')],
+    { created: iso(0), scheduled: iso(1), started: iso(3), pullSeconds: 0 },
+  ],
+  // The pull began at the first Pulling; it never ended.
+  ['a pull that never succeeded', pullFailing, [pulling(pullFailing, 2), pulling(pullFailing, 20)], { created: iso(0), scheduled: iso(1), pulling: iso(2) }],
+  ["an init container's pull is not the step's", onNode, [cloneEvent(onNode)], { created: iso(0), scheduled: iso(1), started: iso(3) }],
+  ['never scheduled', stepPod({ startedAt: null }), [], { created: iso(0) }],
+  ['the pod is gone: its events still tell the pull', null, [pulling(done, 4), pulled(done, 11)], { pulling: iso(4), pulled: iso(11.2), pullSeconds: 7.2 }],
+];
+
+describe("podTimings: the step container's pull, start and end", () => {
+  it.each(cases)('%s', (_name, pod, events, expected) => {
+    expect(podTimings(pod, events)).toEqual(expected);
   });
 });
 

@@ -7,7 +7,7 @@
  * may want none), as the GitHub token is read where an App makes it optional. The OpenTelemetry SDK is loaded on the first export, so a deployment
  * without traces never pays for it at a cold start.
  */
-import { consoleUrlFor } from '../forge/execution-name.js';
+import { targetUrl } from '../forge/commit-status.js';
 import { logger } from '../workflow/lambda-task.js';
 import type { BuildTraceExport } from '../workflow/trace-export.js';
 import { optionalSecretString } from './secrets.js';
@@ -27,7 +27,10 @@ export function lambdaBuildTraces(env: NodeJS.ProcessEnv): BuildTraceExport | un
       };
       return otlpBuildTraces(async () => ({ endpoint, ...(await headers()) }), logger);
     });
-    // The run's page: the Step Functions console's, as the commit status links it.
-    return (await exporter)({ ...ended, ...(ended.executionArn ? { runUrl: consoleUrlFor(ended.executionArn) } : {}) });
+    // The run's page: the Step Functions console's, the very link of the commit status and the check run (targetUrl).
+    // A step has no page of its own there (a Map iteration is a part of the execution's), so its page is the execution's too.
+    const page = targetUrl(ended.executionArn);
+    const stepUrls = page ? Object.fromEntries([...ended.steps, ...(ended.running ?? [])].map((s) => [s.step, page])) : undefined;
+    return (await exporter)({ ...ended, ...(page ? { runUrl: page, stepUrls } : {}) });
   };
 }

@@ -9,8 +9,14 @@
 import type { TaskLog } from '../workflow/task-log.js';
 import type { BuildTraceExport } from '../workflow/trace-export.js';
 
-/** `runUrl`: serve's console page of an execution, by its name (the ARN's last part); run has none. */
-export function localBuildTraces(endpoint: string, print: (line: string) => void, runUrl?: (executionName: string) => string): BuildTraceExport {
+/** Serve's console pages: an execution's, by its name (the ARN's last part), and a step's on it when the page shows that step. */
+export interface ConsolePages {
+  run(executionName: string): string;
+  step(executionName: string, step: string): string | undefined;
+}
+
+/** `pages`: serve's console; run has none, and its traces no URL. */
+export function localBuildTraces(endpoint: string, print: (line: string) => void, pages?: ConsolePages): BuildTraceExport {
   const log = {
     info: (message: string) => print(message),
     warn: (message: string, extra?: { reason?: string }) => print(extra?.reason ? `${message}: ${extra.reason}` : message),
@@ -19,6 +25,11 @@ export function localBuildTraces(endpoint: string, print: (line: string) => void
   return async (ended) => {
     send ??= import('../workflow/trace-export.js').then(({ otlpBuildTraces }) => otlpBuildTraces(async () => ({ endpoint }), log));
     const name = ended.executionArn?.split(':').pop();
-    return (await send)({ ...ended, ...(runUrl && name ? { runUrl: runUrl(name) } : {}) });
+    if (!pages || !name) return (await send)(ended);
+    const stepUrls = Object.fromEntries([...ended.steps, ...(ended.running ?? [])].flatMap((s) => {
+      const url = pages.step(name, s.step);
+      return url ? [[s.step, url]] : [];
+    }));
+    return (await send)({ ...ended, runUrl: pages.run(name), stepUrls });
   };
 }

@@ -5,6 +5,7 @@ import {
   ATTR_CICD_PIPELINE_RUN_ID,
   ATTR_CICD_PIPELINE_TASK_NAME,
   ATTR_CICD_PIPELINE_TASK_RUN_RESULT,
+  ATTR_CICD_PIPELINE_TASK_RUN_URL_FULL,
   ATTR_ERROR_TYPE,
   ATTR_VCS_CHANGE_ID,
   ATTR_VCS_REF_HEAD_NAME,
@@ -12,7 +13,7 @@ import {
   ATTR_VCS_REF_HEAD_TYPE,
   ATTR_VCS_REPOSITORY_NAME,
 } from '@opentelemetry/semantic-conventions/incubating';
-import { buildTrace, failedResult, type EndedBuild, type TraceSpan } from './build-trace.js';
+import { buildTrace, failedResult, STILL_RUNNING, type EndedBuild, type TraceSpan } from './build-trace.js';
 import type { StepRecord } from './step-log-store.js';
 
 const T0 = Date.parse('2026-03-14T10:00:00Z');
@@ -27,7 +28,7 @@ const clone: StepRecord = {
   startedAt: at(2),
   endedAt: at(6.5),
   // The image was on the node: no pull.
-  timeline: { scheduledAt: at(2), runningAt: at(3), finishedAt: at(6) },
+  timings: { scheduled: at(2), started: at(3), finished: at(6) },
 };
 const test: StepRecord = {
   step: 'test',
@@ -36,7 +37,7 @@ const test: StepRecord = {
   error: 'StepFailed',
   startedAt: at(7),
   endedAt: at(40.2),
-  timeline: { scheduledAt: at(7), pullingAt: at(8), pulledAt: at(15), runningAt: at(16), finishedAt: at(40) },
+  timings: { scheduled: at(7), pulling: at(8), pulled: at(15), started: at(16), finished: at(40) },
 };
 const ended: EndedBuild = {
   build: { id: 'b-42', repository: 'octo/app', ref: 'refs/heads/main', commit: 'a'.repeat(40), pullRequest: { number: 7, fork: false } },
@@ -99,9 +100,9 @@ describe('buildTrace', () => {
 
   /** Steps as FinishStep records them, and the phases they show. */
   const phases: [string, Partial<StepRecord>, string[]][] = [
-    ['an image that never pulled ends the step in pulling', { status: 'failed', error: 'ImagePullFailed', exitCode: null, timeline: { scheduledAt: at(7), pullingAt: at(8) } }, ['pending', 'pulling!ImagePullFailed']],
-    ['a pod never scheduled is pending throughout', { status: 'failed', error: 'Unschedulable', exitCode: null, timeline: {} }, ['pending!Unschedulable']],
-    ['a record from before timelines were kept: pending only', { timeline: undefined }, ['pending!StepFailed']],
+    ['an image that never pulled ends the step in pulling', { status: 'failed', error: 'ImagePullFailed', exitCode: null, timings: { scheduled: at(7), pulling: at(8) } }, ['pending', 'pulling!ImagePullFailed']],
+    ['a pod never scheduled is pending throughout', { status: 'failed', error: 'Unschedulable', exitCode: null, timings: {} }, ['pending!Unschedulable']],
+    ['a record without timings (its pod was never seen): pending only', { timings: undefined }, ['pending!StepFailed']],
   ];
   it.each(phases)('%s', (_name, record, expected) => {
     const step = buildTrace({ ...ended, steps: [{ ...test, ...record }] }).children[0]!;
@@ -114,7 +115,7 @@ describe('buildTrace', () => {
   });
 
   it('starts running no earlier than the pull ended, when the container\'s start was stamped in that second', () => {
-    const step = buildTrace({ ...ended, steps: [{ ...test, timeline: { pullingAt: at(8), pulledAt: at(9.4), runningAt: at(9), finishedAt: at(30) } }] }).children[0]!;
+    const step = buildTrace({ ...ended, steps: [{ ...test, timings: { pulling: at(8), pulled: at(9.4), started: at(9), finished: at(30) } }] }).children[0]!;
     expect(step.children.map((span) => [span.name, (span.start - T0) / 1000, (span.end - T0) / 1000])).toEqual([
       ['pending', 7, 8],
       ['pulling', 8, 9.4],
@@ -123,7 +124,7 @@ describe('buildTrace', () => {
   });
 
   it('keeps a phase inside its step when the API server rounded its times (to the second) past it', () => {
-    const step = buildTrace({ ...ended, steps: [{ ...clone, endedAt: at(5.5), timeline: { runningAt: at(3), finishedAt: at(6) } }] }).children[0]!;
+    const step = buildTrace({ ...ended, steps: [{ ...clone, endedAt: at(5.5), timings: { started: at(3), finished: at(6) } }] }).children[0]!;
     expect(step.children.map((span) => [span.start, span.end])).toEqual([[ms(2), ms(3)], [ms(3), ms(5.5)]]);
   });
 
@@ -135,12 +136,69 @@ describe('buildTrace', () => {
     expect(buildTrace(unstarted).start).toBe(ms(2));
   });
 
+  it('gives each step the page a person sees it on, when it has one', () => {
+    const page = 'https://us-east-1.console.aws.amazon.com/states/home?region=us-east-1#/v2/executions/details/arn';
+    const steps = buildTrace({ ...ended, stepUrls: { test: `${page}?step=1` } }).children;
+    expect(steps.map((step) => step.attributes[ATTR_CICD_PIPELINE_TASK_RUN_URL_FULL])).toEqual([undefined, `${page}?step=1`]);
+  });
+
+  describe('of a build stopped outside the definition', () => {
+    // The ended-execution cleanup's view: the clone recorded, the test's pod still running when StopExecution came.
+    const stopped: EndedBuild = {
+      ...ended,
+      failure: { Error: 'ExecutionAborted', Cause: 'The execution was stopped before the build ended; its pods were deleted' },
+      endedAt: at(30),
+      steps: [clone],
+      running: [{ step: 'test', startedAt: at(7), timings: { created: at(7), scheduled: at(7), pulling: at(8), pulled: at(15), started: at(16) } }],
+    };
+
+    it('ends the running step, and the phase it was in, with the build, failed as the build was and saying it was still running', () => {
+      const root = buildTrace(stopped);
+      expect(shape(root)).toEqual({
+        name: 'RUN octo/app',
+        kind: 'server',
+        at: [0, 30],
+        error: 'ExecutionAborted',
+        children: [
+          { name: 'clone', kind: 'internal', at: [2, 6.5], children: [
+            { name: 'pending', kind: 'internal', at: [2, 3] },
+            { name: 'running', kind: 'internal', at: [3, 6] },
+          ] },
+          { name: 'test', kind: 'internal', at: [7, 30], error: 'ExecutionAborted', children: [
+            { name: 'pending', kind: 'internal', at: [7, 8] },
+            { name: 'pulling', kind: 'internal', at: [8, 15] },
+            { name: 'running', kind: 'internal', at: [16, 30], error: 'ExecutionAborted' },
+          ] },
+        ],
+      });
+      const test = root.children[1]!;
+      expect(test.message).toBe(`ExecutionAborted: ${STILL_RUNNING}`);
+      expect(test.children.at(-1)!.message).toBe(`ExecutionAborted: ${STILL_RUNNING}`);
+      expect(root.attributes[ATTR_CICD_PIPELINE_RESULT]).toBe('cancellation');
+      expect(test.attributes).toEqual({
+        [ATTR_CICD_PIPELINE_TASK_NAME]: 'test',
+        'cicd.pipeline.task.run.id': 'b-42/test',
+        [ATTR_CICD_PIPELINE_TASK_RUN_RESULT]: 'cancellation',
+        [ATTR_ERROR_TYPE]: 'ExecutionAborted',
+      });
+    });
+
+    it('makes a step of a timed out execution a timeout, pending throughout when its pod never started', () => {
+      const root = buildTrace({ ...stopped, failure: { Error: 'ExecutionTimedOut' }, running: [{ step: 'test', startedAt: at(7), timings: { created: at(7) } }] });
+      const test = root.children[1]!;
+      expect(test.children.map((span) => [span.name, span.error])).toEqual([['pending', 'ExecutionTimedOut']]);
+      expect([root.attributes[ATTR_CICD_PIPELINE_RESULT], test.attributes[ATTR_CICD_PIPELINE_TASK_RUN_RESULT]]).toEqual(['timeout', 'timeout']);
+    });
+  });
+
   /** The well-known results of registry/attributes/cicd.md, by the Error a build or step ended with. */
   const results: [string, string][] = [
     ['StepFailed', 'failure'],
     ['CheckoutFailed', 'failure'],
     ['StepTimedOut', 'timeout'],
     ['Superseded', 'cancellation'],
+    ['ExecutionAborted', 'cancellation'],
+    ['ExecutionTimedOut', 'timeout'],
     ['ImagePullFailed', 'error'],
     ['KubernetesUnavailable', 'error'],
   ];

@@ -13,9 +13,9 @@ import type { TaskLog } from './task-log.js';
 
 /**
  * The step's timings as the polls left them ($.poll.timings), completed by FinishStep's last look
- * at the pod and its events (the one its trace's timeline is read from too): a poll that saw the
- * pod already succeeded reads no events (observe.ts), and a short step may go from its quiet
- * pending to its end within one watch. Pure.
+ * at the pod and its events: a poll that saw the pod already succeeded reads no events
+ * (observe.ts), and a short step may go from its quiet pending to its end within one watch. Kept
+ * with the step's record, they are its metrics' and its trace's alike. Pure.
  */
 export function finalStepTimings(poll: PollState, seen: Parameters<typeof podTimings> | undefined): PodTimings | undefined {
   return seen ? mergePodTimings(poll.timings, podTimings(...seen)) : poll.timings;

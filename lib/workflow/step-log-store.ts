@@ -1,5 +1,4 @@
 import type { PodTimings } from '../kube/index.js';
-import type { StepTimeline } from '../kube/index.js';
 import type { PodUsage, StepS3Usage } from './cost-model.js';
 
 /**
@@ -48,7 +47,10 @@ export interface StepRecord {
   /** When its pod was created, and when FinishStep saw it end (ISO 8601). */
   startedAt: string;
   endedAt: string;
-  /** Its pod's timings (PollState.timings), for the build's metrics; absent: none were seen. */
+  /**
+   * Its pod's timings (PollState.timings, completed by FinishStep's last look at the pod): the
+   * build's metrics, and its trace's pending, pulling and running; absent: none were seen.
+   */
   timings?: PodTimings;
   /**
    * A build step's push: the digest and tags, for the check run's summary and for a later step of
@@ -57,8 +59,6 @@ export interface StepRecord {
   pushed?: { digest: string; tags: string[] };
   /** Its test reports' summary (StepResult.tests): the check run's table and annotations; absent: no reports. */
   tests?: TestSummary;
-  /** When its pod was scheduled, pulled its image, ran (podTimeline): a trace's pending, pulling and running; absent: not read. */
-  timeline?: StepTimeline;
   /** What its pod reserved, where and for how long (pod-usage.ts), for the build's cost; absent: never placed. */
   pod?: PodUsage;
   /** What the step wrote to the bucket, for the build's cost (absent in a record of an older runner). */

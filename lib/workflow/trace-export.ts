@@ -105,7 +105,7 @@ function spansOf(root: TraceSpan): ReadableSpan[] {
   const tracer = provider.getTracer(TRACE_SERVICE_NAME);
   const open = (span: TraceSpan, parent: Context) => {
     const made = tracer.startSpan(span.name, { kind: span.kind === 'server' ? SpanKind.SERVER : SpanKind.INTERNAL, startTime: span.start, attributes: span.attributes }, parent);
-    if (span.error) made.setStatus({ code: SpanStatusCode.ERROR, message: span.error });
+    if (span.error) made.setStatus({ code: SpanStatusCode.ERROR, message: span.message ?? span.error });
     const inside = trace.setSpan(parent, made);
     for (const child of span.children) open(child, inside);
     made.end(span.end);

@@ -2,7 +2,7 @@
  * The local executor: the real definition in aws-local-stepfunctions, composed of the Task states'
  * Lambda binding (execution/lambda-binding.ts), the Map iteration gate (execution/iteration-gate.ts),
  * the history as the service shows it (execution/execution-history.ts), the EventBridge rule for an
- * aborted execution (execution/ended-execution-rule.ts) and the `run --json` summary
+ * execution aborted or timed out (execution/ended-execution-rule.ts) and the `run --json` summary
  * (execution/execution-summary.ts). Tests and benches change it only through `overrides`.
  */
 import { randomUUID } from 'node:crypto';
@@ -15,7 +15,7 @@ import type { StepInput } from '../../workflow/state-data.js';
 import type { TaskRuntime } from '../../workflow/task-deps.js';
 import type { StatusReporter } from '../../workflow/tasks/report-status.js';
 import { localExecutionArn, localLambdaArn } from './arns.js';
-import { cleanupAfterAbort } from './ended-execution-rule.js';
+import { cleanupAfterEnd, endedOutside } from './ended-execution-rule.js';
 import { refuseWithoutStepsToRerun, startTimeOf } from './redrive.js';
 import { redriveDefinition, redrivenEvents } from './redrive-definition.js';
 import { planRedrive } from './redrive-plan.js';
@@ -91,8 +91,9 @@ export interface AbortReason {
 export interface LocalExecution {
   result: Promise<ExecutionSummary>;
   /**
-   * Aborts the execution, then deletes the build's pods as the EventBridge cleanup rule does on
-   * AWS. `reason`: StopExecution's `error` and `cause`, which the ended execution then shows.
+   * Aborts the execution, then deletes the build's pods and sends its trace as the EventBridge
+   * cleanup rule does on AWS (as after a timeout). `reason`: StopExecution's `error` and `cause`,
+   * which the ended execution then shows.
    */
   abort(reason?: AbortReason): void;
   /**
@@ -195,7 +196,9 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
     await pump;
     // Before the cleanup after an abort: a LaunchStep still under way would create its pod after it.
     await inFlight.end();
-    if (aborted) await cleanupAfterAbort(input, name, options.runtime, statuses, abortReason);
+    // An execution past the definition's TimeoutSeconds ends as one that was stopped: no state of it runs again.
+    const outside = endedOutside(aborted, history.events, startedAt);
+    if (outside) await cleanupAfterEnd(input, name, options.runtime, statuses, { ...outside, ...(abortReason ? { reason: abortReason } : {}) });
     return summarize(history.events, aborted, { ...(abortReason ? { abortReason } : {}) });
   })();
 

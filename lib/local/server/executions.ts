@@ -174,6 +174,18 @@ export class LocalExecutions implements ExecutionStarter {
     return this.listed(entry);
   }
 
+  /**
+   * A step's place on the execution's console page (`?step=N`): its Map iteration, RunSteps' steps
+   * first and then those that run after a failure (lib/console/execution-model.ts); undefined
+   * before PrepareBuild listed the steps, or for a step it did not list.
+   */
+  stepIndex(name: string, step: string): number | undefined {
+    const entry = this.entries.get(name);
+    const prepared = entry ? preparedOf(entry) : undefined;
+    const index = [...(prepared?.steps ?? []), ...(prepared?.afterFailure ?? [])].findIndex((s) => s.name === step);
+    return index < 0 ? undefined : index;
+  }
+
   /** The running execution's approval step, by its iteration (a check run's button) or its name, and who pushed. */
   approvalStepAt(name: string, which: { index: number } | { step: string }): { step: Step; pushedBy?: string } | undefined {
     const entry = this.entries.get(name);

@@ -140,10 +140,20 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         print(`Cache: kept in ${path.join(stateDir(options.stateDir), 's3')} (served to the pods at ${store.endpoint})`);
       }
     }
+    let baseUrl = '';
+    const executionPage = (name: string) => `${baseUrl}/executions/${encodeURIComponent(name)}`;
+    // A step's page is the execution's with the step selected (`?step=N`, lib/console/step-list.ts).
+    const consolePages = {
+      run: executionPage,
+      step: (name: string, step: string) => {
+        const index = executions.stepIndex(name, step);
+        return index === undefined ? undefined : `${executionPage(name)}?step=${index}`;
+      },
+    };
     const runtime = commandTaskRuntime(kubeconfig, {
       ...options,
       ...(cache ? { cache: cache.store } : {}),
-      ...(options.otlpEndpoint ? { exportTrace: localBuildTraces(options.otlpEndpoint, print, (name) => `${baseUrl}/executions/${encodeURIComponent(name)}`) } : {}),
+      ...(options.otlpEndpoint ? { exportTrace: localBuildTraces(options.otlpEndpoint, print, consolePages) } : {}),
     });
     // The check run's cost line reads the execution's history (executions, below, by the time a build ends).
     const statuses = options.githubApp ? localGitHubAppReporter(options.githubApp, print, (arn) => executions.costOf(arn)) : printedStatusReporter(print);
@@ -152,7 +162,6 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     // machine, so there deliveries clone from where GitHub says the repository is.
     const sourceDir = options.kubeconfig ? undefined : await findWorkTree(path.resolve(options.source ?? '.'));
 
-    let baseUrl = '';
     const consoles = new Map<string, ConsoleOutput>();
     // SendTaskSuccess and SendTaskFailure name a token, not an execution: one set for every build of the server.
     const taskTokens = new TaskTokens();
@@ -180,7 +189,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         void execution.result.finally(() => uploader?.dispose());
         return execution;
       },
-      consoleUrl: (name) => `${baseUrl}/executions/${encodeURIComponent(name)}`,
+      consoleUrl: executionPage,
       onEvent: (name, input, event) => {
         let console = consoles.get(name);
         if (!console) {

@@ -6,6 +6,8 @@ import type { TaskDeps } from '../task-deps.js';
 import { cleanupBuild } from './cleanup-build.js';
 import { reportStatus, type StatusReporter } from './report-status.js';
 import { writeBuildMetrics } from '../metrics-writer.js';
+import { runningSteps } from '../running-steps.js';
+import type { StepRecord } from '../step-log-store.js';
 
 /**
  * The part of a "Step Functions Execution Status Change" event that the cleanup reads. EventBridge
@@ -22,8 +24,13 @@ export interface ExecutionStatusChange {
     /** A FAILED execution's Error and Cause, as the console shows them; an ABORTED one's, as StopExecution gave them. */
     error?: string | null;
     cause?: string | null;
-    /** When the execution started, in milliseconds since the epoch. */
+    /**
+     * When the execution started and stopped, in milliseconds since the epoch (the event's
+     * `startDate` and `stopDate`: "Step Functions Execution Status Change" in the Step Functions
+     * guide's EventBridge events).
+     */
     startDate?: number | null;
+    stopDate?: number | null;
   };
 }
 
@@ -108,26 +115,39 @@ export async function cleanupEndedExecution(
     });
     return { build: null, deletedPods: 0, deletedClaims: 0, deletedSecrets: 0 };
   }
+  const build = buildRefOf(event, ended.build.id);
+  // How the steps ended, as FinishStep kept them, if the store can tell: for the metrics and the trace.
+  const steps = deps.metrics || deps.exportTrace ? await deps.logs.results(build.id).catch((): StepRecord[] => []) : [];
+  // Before the cleanup deletes them: the pods of the steps still running are all the trace has of them.
+  const running = deps.exportTrace ? await runningSteps(ended.namespace ?? defaultNamespace, build.id, steps, deps) : [];
   const result = await cleanupBuild(ended, defaultNamespace, deps);
-  if (deps.metrics) await writeEndedBuildMetrics(event, buildRefOf(event, ended.build.id), failure, deps);
-  if (!statuses) return { build: ended.build.id, ...result };
-  const request = {
-    build: buildRefOf(event, ended.build.id),
-    outcome: Outcomes.stopped,
+  if (deps.metrics) writeEndedBuildMetrics(event, build, failure, steps, deps);
+  const status = statuses ? await reportStatus({ build, outcome: Outcomes.stopped, failure, ...(event.detail.executionArn ? { executionArn: event.detail.executionArn } : {}) }, { reporter: statuses, log: deps.log }) : undefined;
+  // After the status, which people wait for, as ReportStatus sends a trace; the export logs its own failure and never throws.
+  const startedAt = instant(event.detail.startDate);
+  await deps.exportTrace?.({
+    build,
+    outcome: Outcomes.failed,
     failure,
+    ...(startedAt ? { startedAt } : {}),
+    endedAt: instant(event.detail.stopDate) ?? deps.now().toISOString(),
     ...(event.detail.executionArn ? { executionArn: event.detail.executionArn } : {}),
-  };
-  const status = await reportStatus(request, { reporter: statuses, log: deps.log });
-  return { build: ended.build.id, ...result, status };
+    steps,
+    running,
+  });
+  return { build: ended.build.id, ...result, ...(status ? { status } : {}) };
+}
+
+function instant(ms: number | null | undefined): string | undefined {
+  return typeof ms === 'number' ? new Date(ms).toISOString() : undefined;
 }
 
 /**
- * The build's metrics, which no ReportFailed wrote: its steps as FinishStep kept them, if the store
- * can tell. Not a superseded build's: a newer commit replaced it, which no failure rate should count.
+ * The build's metrics, which no ReportFailed wrote. Not a superseded build's: a newer commit
+ * replaced it, which no failure rate should count.
  */
-async function writeEndedBuildMetrics(event: ExecutionStatusChange, build: BuildRef, failure: CaughtFailure, deps: TaskDeps): Promise<void> {
+function writeEndedBuildMetrics(event: ExecutionStatusChange, build: BuildRef, failure: CaughtFailure, steps: StepRecord[], deps: TaskDeps): void {
   if (failure.Error === ErrorNames.Superseded) return;
-  const steps = await deps.logs.results(build.id).catch(() => []);
-  const started = typeof event.detail.startDate === 'number' ? new Date(event.detail.startDate).toISOString() : undefined;
+  const started = instant(event.detail.startDate);
   writeBuildMetrics({ build, failure, ...(started ? { startedAt: started } : {}) }, steps, deps);
 }

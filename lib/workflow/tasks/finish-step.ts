@@ -1,5 +1,5 @@
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
-import { finishedCause, maskSecrets, podTimeline, secretNeedles, STEP_CONTAINER } from '../../kube/index.js';
+import { finishedCause, maskSecrets, secretNeedles, STEP_CONTAINER } from '../../kube/index.js';
 import { ErrorNames } from '../../contract/index.js';
 import { causeLogTail, logTail } from '../log-tail.js';
 import { buildClaimName, type KeptArtifact, type PollState, type ServiceResult, type StepInput, type StepResult } from '../state-data.js';
@@ -54,7 +54,6 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
   // will (needs-verdict.ts), however late it looks (keeps-going.ts).
   const keepPod = failed ? keepsFailedPod(input.step) : input.step.needed === true;
   const seen = await lastLook(input, poll, deps);
-  const timeline = seen ? podTimeline(...seen) : undefined;
   if (!keepPod) await cluster.deletePod(input.namespace, poll.podName);
   const tail = end ? logTail(end) : '';
   deps.log.info(`Step "${input.step.name}" ${failed ? 'failed' : 'succeeded'}; pod ${poll.podName} ${keepPod ? (failed ? 'kept until the build ends' : 'kept for the steps that need it') : 'deleted'}`, {
@@ -81,7 +80,6 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
     ...(timings ? { timings } : {}),
     ...(!failed && poll.pushed ? { pushed: poll.pushed } : {}),
     ...(tests ? { tests } : {}),
-    ...(timeline ? { timeline } : {}),
     ...(pod ? { pod } : {}),
     s3,
   });
@@ -127,9 +125,9 @@ export async function finishStep(input: StepInput, deps: TaskDeps): Promise<Step
 
 /**
  * The pod and its events, read once before the pod is deleted (its events outlive it, its status
- * does not): when it was scheduled, pulled and ran, for the build's trace (podTimeline) and the
- * step's metrics (finalStepTimings). A cluster that cannot answer now costs them the step's
- * phases, never the step.
+ * does not): when it was scheduled, pulled and ran (finalStepTimings), for the step's metrics and
+ * the build's trace alike. A cluster that cannot answer now costs them the step's phases, never
+ * the step.
  */
 async function lastLook(input: StepInput, poll: PollState, deps: TaskDeps): Promise<[V1Pod | null, CoreV1Event[]] | undefined> {
   try {

@@ -14,6 +14,8 @@ import type { CacheStore } from '../cache-store.js';
 import type { StepLogStore, StepRecord } from '../step-log-store.js';
 import type { TaskDeps } from '../task-deps.js';
 import { cleanupBuild } from './cleanup-build.js';
+import { cleanupEndedExecution } from './cleanup-ended-execution.js';
+import type { EndedBuild } from '../build-trace.js';
 import { finishStep } from './finish-step.js';
 import { launchStep } from './launch-step.js';
 import { waitForNeeds } from './wait-for-needs.js';
@@ -275,5 +277,40 @@ describe('CleanupBuild', () => {
     expect(names(cluster.secrets)).toEqual(['b-42-git', 'b-7-git']);
     // Kept an hour from now: the orphan sweep deletes them after that.
     expect(cluster.claims.get(objectKey(NS, 'b-42-workspace'))?.metadata?.annotations?.[BUILD_DEADLINE_ANNOTATION]).toBe(String(600 + 3600));
+  });
+});
+
+describe('CleanupEndedExecution', () => {
+  it("sends a stopped build's trace: its recorded steps, and the step whose pod still ran, read before the pods are deleted", async () => {
+    const cluster = fakeStepCluster({ now: () => at(0) });
+    const deps = taskDeps(cluster, () => at(900));
+    const launched = await launchStep(input(step('test')), { ...deps, now: () => at(10) });
+    phase(cluster, launched.podName, 'Running');
+    const clone = { step: 'clone', status: 'succeeded' as const, exitCode: 0, error: null, startedAt: at(1).toISOString(), endedAt: at(8).toISOString() };
+    deps.logs.records.push(clone);
+    const traces: EndedBuild[] = [];
+    const exportTrace = async (ended: EndedBuild) => (traces.push(ended), true);
+    const launchedCalls = cluster.calls.length;
+    // As EventBridge delivers StopExecution's end (startDate and stopDate in ms).
+    const event = { detail: { executionArn: 'arn:aws:states:us-east-1:123456789012:execution:build:b-42', name: 'b-42', status: 'ABORTED', input: JSON.stringify({ build: { id: 'b-42' }, namespace: NS }), startDate: at(0).getTime(), stopDate: at(30).getTime() } };
+
+    await cleanupEndedExecution(event, NS, { ...deps, exportTrace });
+
+    expect(traces).toEqual([
+      {
+        build: { id: 'b-42' },
+        outcome: 'failed',
+        failure: { Error: 'ExecutionAborted', Cause: expect.any(String) },
+        startedAt: at(0).toISOString(),
+        endedAt: at(30).toISOString(),
+        executionArn: event.detail.executionArn,
+        steps: [clone],
+        running: [{ step: 'test', startedAt: at(0).toISOString(), timings: expect.objectContaining({ created: at(0).toISOString() }) }],
+      },
+    ]);
+    // Its pod looked at once, then deleted with the build's.
+    const calls = cluster.calls.slice(launchedCalls).map((call) => call.split(' ')[0]);
+    expect(calls.slice(0, calls.indexOf('deleteBuildPods') + 1)).toEqual(['listPods', 'observePod', 'deleteBuildPods']);
+    expect(cluster.pods.size).toBe(0);
   });
 });
