@@ -66,12 +66,14 @@ export function planSteps(steps: readonly Step[], build: BuildFacts, checkout?: 
   };
   const resolved = kept.map((step) => ({ step, needs: needsOf(step) }));
   const needed = new Set(resolved.flatMap(({ needs }) => needs));
+  const approvals = new Set(kept.flatMap((step) => (step.approval ? [step.name] : [])));
   const order = runOrder(resolved.map(({ step, needs }) => ({ name: step.name, needs })), resolved.map(({ needs }) => needs));
   const running = order.map((index) => {
     const { step, needs } = resolved[index]!;
     // `needs: []` (no checkout step to wait for): it starts as soon as its iteration does.
     const kept = needed.has(step.name);
-    return { ...withoutCondition(step), needs, ...(kept ? { needed: true as const } : {}) };
+    const awaits = needs.filter((need) => approvals.has(need));
+    return { ...withoutCondition(step), needs, ...(kept ? { needed: true as const } : {}), ...(awaits.length > 0 ? { awaits } : {}) };
   });
   return { running, skipped, afterFailure, parallel, checkoutNeeded: checkout !== undefined && needed.has(checkout) };
 }
