@@ -287,10 +287,16 @@ test("the README's example: tests on a matrix, deploys to staging, waits for an 
   expect(atTheGate.steps.map((s) => [s.name, s.status])).toEqual([
     ['test-node-20', 'succeeded'],
     ['test-node-22', 'succeeded'],
+    ['build', 'succeeded'],
     ['staging', 'succeeded'],
     ['production-approval', 'waiting'],
-    ['production', 'not-run'],
+    ['production', 'waiting'],
   ]);
+  // Production waits in a callback of its own, with no pod: what is left are the needed steps'
+  // succeeded pods, kept for the build's cleanup (FinishStep), none of them running.
+  expect(step(atTheGate, 'production').reason).toBe('waiting for "production-approval" to be approved');
+  const pods = await api.listNamespacedPod({ namespace: 'default', labelSelector: `step-runner.dev/build=${atTheGate.buildId}` });
+  expect(new Set(pods.items.map((pod) => pod.status?.phase))).toEqual(new Set(['Succeeded']));
   const answer = await fetch(`${server.url}/executions/${name}/approve`, { method: 'POST', body: JSON.stringify({ step: 'production-approval', comment: 'staging looks good' }) });
   expect(answer.status).toBe(200);
   const done = await until(name, 'the build to end', ended);
@@ -298,6 +304,7 @@ test("the README's example: tests on a matrix, deploys to staging, waits for an 
   expect(done.steps.map((s) => [s.name, s.status])).toEqual([
     ['test-node-20', 'succeeded'],
     ['test-node-22', 'succeeded'],
+    ['build', 'succeeded'],
     ['staging', 'succeeded'],
     ['production-approval', 'succeeded'],
     ['production', 'succeeded'],

@@ -12,7 +12,7 @@
  * approvals it awaits; whichever comes second, the last approval's FinishApproval or the waiting
  * step's own look, answers it (lib/workflow/approval-release.ts).
  */
-import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Secret } from '@kubernetes/client-node';
+import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
 import { httpStatus, unexpectedKubeError } from './api-error.js';
 import { createOrReplaceBuildSecret } from './build-secret.js';
 import { buildSelector } from './cleanup.js';
@@ -68,17 +68,20 @@ export function approvalWaitManifest(input: { buildId: string; namespace: string
   return manifest;
 }
 
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-
 /**
  * Marks an approval given (Annotations.finished) and drops its token, which answers nothing any
- * more; false when the Secret is gone. A JSON merge patch's null deletes the key (RFC 7386).
+ * more; false when the Secret is gone. Read, then replaced at the version read (a PUT with
+ * metadata.resourceVersion is refused 409 Conflict if the object changed since: "Concurrency
+ * Control and Consistency", Kubernetes API Conventions), so no other write is lost: the one other
+ * writer, a retried AwaitApproval, has long ended once a person has decided.
  */
-export async function markApprovalGiven(api: Pick<CoreV1Api, 'patchNamespacedSecret'>, namespace: string, name: string, now: Date, retry?: KubeRetryOptions): Promise<boolean> {
+export async function markApprovalGiven(api: Pick<CoreV1Api, 'readNamespacedSecret' | 'replaceNamespacedSecret'>, namespace: string, name: string, now: Date, retry?: KubeRetryOptions): Promise<boolean> {
   const operation = `mark secret ${namespace}/${name} approved`;
-  const body = { metadata: { annotations: { [Annotations.finished]: now.toISOString() } }, data: { [APPROVAL_TOKEN_KEY]: null } };
   try {
-    await withKubeRetries(operation, () => api.patchNamespacedSecret({ name, namespace, body }, MERGE_PATCH), retry);
+    const secret = await withKubeRetries(`read secret ${namespace}/${name}`, () => api.readNamespacedSecret({ namespace, name }), retry);
+    const { [APPROVAL_TOKEN_KEY]: _token, ...data } = secret.data ?? {};
+    const body: V1Secret = { ...secret, metadata: { ...secret.metadata, annotations: { ...secret.metadata?.annotations, [Annotations.finished]: now.toISOString() } }, data };
+    await withKubeRetries(operation, () => api.replaceNamespacedSecret({ namespace, name, body }), retry);
     return true;
   } catch (error) {
     if (httpStatus(error) === 404) return false;
