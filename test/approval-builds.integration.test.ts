@@ -9,8 +9,10 @@
  * OpenAPI description): the check run shows the message, who may decide and the Approve and Reject
  * buttons while the step waits; GitHub's own `check_run` `requested_action` example, signed, from
  * someone not among the approvers is refused and the wait goes on; from a member of the listed team
- * it approves the step. And the README's example (examples/deploy.yml): test on a matrix, deploy to
- * staging, wait for an approver, deploy to production.
+ * it approves the step. Side by side (`needs`): a step beside the approval runs on while it waits,
+ * and rejected, the step that needs it never starts. And the README's example (examples/deploy.yml):
+ * test on a matrix while the image builds, deploy to staging, wait for an approver (asked once
+ * staging is up), deploy to production (waiting for it in a callback of its own, with no pod).
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -277,6 +279,30 @@ test("on GitHub: the check run's buttons; someone not among the approvers is ref
   // The buttons went with the decision; the build's end completed the run.
   expect(run).toMatchObject({ status: 'completed', conclusion: 'success', actions: [] });
   expect(github.refusedBodies).toEqual([]);
+}, 60_000);
+
+test('side by side: a step beside the approval runs on while it waits; rejected, the step that needs it never starts', async () => {
+  const text =
+    'version: 1\ncheckout: false\nsteps:\n  - name: build\n    needs: []\n    image: alpine:3.20\n    commands: ["echo built"]\n' +
+    '  - name: approve\n    needs: [build]\n    approval: {message: Ship?}\n' +
+    '  - name: production\n    needs: [approve]\n    image: alpine:3.20\n    commands: ["echo deployed"]\n' +
+    '  - name: docs\n    needs: [build]\n    image: alpine:3.20\n    commands: ["echo docs"]\n';
+  const name = await deliverGeneric(server.url, SECRET, 'side-by-side-reject-1', { repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline: text });
+  const beside = (execution: Listed) => step(execution, 'approve')?.status === 'waiting' && step(execution, 'docs')?.status === 'succeeded' && step(execution, 'production')?.status === 'waiting';
+  const atTheGate = await until(name, 'the approval to wait, the step beside it done', beside);
+  expect(atTheGate.status).toBe('RUNNING');
+  const answer = await fetch(`${server.url}/executions/${name}/reject`, { method: 'POST', body: JSON.stringify({ step: 'approve', comment: 'not today' }) });
+  expect(answer.status).toBe(200);
+  const done = await until(name, 'the build to end', ended);
+  expect(done).toMatchObject({ status: 'FAILED', error: 'ApprovalRejected' });
+  expect(done.steps.map((s) => [s.name, s.status])).toEqual([
+    ['build', 'succeeded'],
+    ['approve', 'failed'],
+    ['production', 'not-run'],
+    ['docs', 'succeeded'],
+  ]);
+  // Not `aborted`: it never launched, its wait for the approval ended with the build.
+  expect(step(done, 'production').startedAt).toBeNull();
 }, 60_000);
 
 test("the README's example: tests on a matrix, deploys to staging, waits for an approver, then deploys to production", async () => {
