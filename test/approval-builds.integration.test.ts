@@ -43,7 +43,7 @@ interface Listed {
   buildId: string;
   error: string | null;
   cause: string | null;
-  steps: { name: string; status: string; reason?: string; image: string | null; approval?: Record<string, unknown> }[];
+  steps: { name: string; status: string; reason?: string; image: string | null; startedAt?: string | null; approval?: Record<string, unknown> }[];
   events: { type: string; state: string | null }[];
 }
 
@@ -288,7 +288,8 @@ test('side by side: a step beside the approval runs on while it waits; rejected,
     '  - name: production\n    needs: [approve]\n    image: alpine:3.20\n    commands: ["echo deployed"]\n' +
     '  - name: docs\n    needs: [build]\n    image: alpine:3.20\n    commands: ["echo docs"]\n';
   const name = await deliverGeneric(server.url, SECRET, 'side-by-side-reject-1', { repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline: text });
-  const beside = (execution: Listed) => step(execution, 'approve')?.status === 'waiting' && step(execution, 'docs')?.status === 'succeeded' && step(execution, 'production')?.status === 'waiting';
+  const beside = (execution: Listed) =>
+    step(execution, 'approve')?.reason?.startsWith('waiting for an approval') === true && step(execution, 'docs')?.status === 'succeeded' && step(execution, 'production')?.status === 'waiting';
   const atTheGate = await until(name, 'the approval to wait, the step beside it done', beside);
   expect(atTheGate.status).toBe('RUNNING');
   const answer = await fetch(`${server.url}/executions/${name}/reject`, { method: 'POST', body: JSON.stringify({ step: 'approve', comment: 'not today' }) });
@@ -308,7 +309,7 @@ test('side by side: a step beside the approval runs on while it waits; rejected,
 test("the README's example: tests on a matrix, deploys to staging, waits for an approver, then deploys to production", async () => {
   const text = await readFile(new URL('../examples/deploy.yml', import.meta.url), 'utf8');
   const name = await deliverGeneric(server.url, SECRET, 'example-deploy-1', { repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline: text });
-  const gate = (execution: Listed) => step(execution, 'production-approval')?.status === 'waiting';
+  const gate = (execution: Listed) => step(execution, 'production-approval')?.reason?.startsWith('waiting for an approval') === true;
   const atTheGate = await until(name, 'the approval to wait', gate);
   expect(atTheGate.steps.map((s) => [s.name, s.status])).toEqual([
     ['test-node-20', 'succeeded'],

@@ -47,7 +47,7 @@ export {
 export type { RefusedIteration } from './iteration-gate.js';
 export { ExecutionNotRedrivable, RedriveNotEmulated } from './redrive.js';
 export type { ExecutionOverrides } from './overrides.js';
-export { isFinishState, isLaunchState } from './states.js';
+export { AWAIT_APPROVAL, AWAIT_APPROVED_NEEDS, isFinishState, isLaunchState } from './states.js';
 export { TaskTokens, TaskTokenError } from './task-tokens.js';
 
 export interface LocalExecutionOptions {
