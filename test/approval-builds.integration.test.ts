@@ -296,11 +296,12 @@ test('side by side: a step beside the approval runs on while it waits; rejected,
   expect(answer.status).toBe(200);
   const done = await until(name, 'the build to end', ended);
   expect(done).toMatchObject({ status: 'FAILED', error: 'ApprovalRejected' });
+  // In the order they start: the step that awaits an approval last (step-plan.ts).
   expect(done.steps.map((s) => [s.name, s.status])).toEqual([
     ['build', 'succeeded'],
     ['approve', 'failed'],
-    ['production', 'not-run'],
     ['docs', 'succeeded'],
+    ['production', 'not-run'],
   ]);
   // Not `aborted`: it never launched, its wait for the approval ended with the build.
   expect(step(done, 'production').startedAt).toBeNull();

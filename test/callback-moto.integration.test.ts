@@ -5,8 +5,8 @@
  * own AwaitApproval, ApprovalTimedOut and StepFailed states (and, an approval that steps need,
  * FinishApproval), as a machine of their own, answered with SendTaskSuccess, with SendTaskFailure,
  * and not at all until its TimeoutSeconds pass; and a step that needs an approval waiting in
- * AwaitApprovedNeeds until FinishApproval answers it, then launched (or, itself an approval,
- * asked for: the launch and the report stand in as Succeed states). Both
+ * AwaitApprovedNeeds until FinishApproval answers it, then on to WaitForNeeds (a Succeed state
+ * stands in for it). Both
  * must invoke the function once with the same Payload and a token in it, and end alike: status,
  * output, Error, the states entered, and Cause where moto keeps one.
  *
@@ -52,8 +52,8 @@ import { motoLambdaArn, motoStepFunctionsInstalled } from './fixtures/moto-sfn.j
 
 const DRIVER = fileURLToPath(new URL('./fixtures/moto-sfn/run_callback.py', import.meta.url));
 const STATES = ['AwaitApproval', 'ApprovalTimedOut', 'StepFailed', 'ApprovalNeeded', 'FinishApproval', 'StepEnded'];
-/** A step waiting for the approvals it needs, and where it goes then: the launch and an approval's report stand in as Succeed states. */
-const AWAITS_STATES = ['AwaitApprovedNeeds', 'ApprovedNeedsMet'];
+/** A step waiting for the approvals it needs, then for its other needs: WaitForNeeds stands in as a Succeed state. */
+const AWAITS_STATES = ['AwaitApprovedNeeds'];
 
 /** The definition's approval states as a machine of their own, its functions in moto's account. */
 function approvalMachine(): AslDefinition {
@@ -68,7 +68,7 @@ function awaitsMachine(): AslDefinition {
   const iteration = loadDefinition().States.RunSteps!.ItemProcessor!;
   const machine: AslDefinition = { StartAt: 'AwaitApprovedNeeds', States: Object.fromEntries(AWAITS_STATES.map((name) => [name, structuredClone(iteration.States[name]!)])) };
   (machine.States.AwaitApprovedNeeds!.Parameters as { FunctionName: unknown }).FunctionName = motoLambdaArn('ApprovalWaitsLambdaFunction');
-  Object.assign(machine.States, { LaunchStep: { Type: 'Succeed' }, ReportWaiting: { Type: 'Succeed' } });
+  Object.assign(machine.States, { WaitForNeeds: { Type: 'Succeed' } });
   return machine;
 }
 
@@ -79,11 +79,11 @@ const input = (timeoutSeconds: number, extra: Record<string, unknown> = {}) => (
   index: 1,
   step: { name: 'production', approval: { selfApproval: true, timeoutSeconds }, ...extra },
 });
-/** A step that needs the approval step "approve": no approval of its own unless `approval` says so. */
-const awaiting = (approval?: { selfApproval: boolean; timeoutSeconds: number }) => {
+/** A step that needs the approval step "approve". */
+const awaiting = () => {
   const { step, ...rest } = input(30);
   const { approval: _own, ...plain } = step;
-  return { ...rest, step: { ...plain, ...(approval ? { approval } : {}), needs: ['approve'], awaits: ['approve'] } };
+  return { ...rest, step: { ...plain, needs: ['approve'], awaits: ['approve'] } };
 };
 const APPROVED = { step: 'production', status: 'succeeded', approval: { decision: 'approved', by: 'octocat', at: '2026-12-06T06:00:00.000Z', comment: 'ship it' } };
 const REJECTED = { error: 'ApprovalRejected', cause: 'Step "production" was rejected by octocat: not on a Friday' };
@@ -118,7 +118,6 @@ const SCENARIOS: Scenario[] = [
 const GIVEN = JSON.stringify({ approved: true });
 const AWAITS_SCENARIOS: Scenario[] = [
   { name: 'awaited-given', input: awaiting(), tokenKey: 'taskToken', answer: { success: GIVEN } },
-  { name: 'awaited-given-then-asked', input: awaiting({ selfApproval: true, timeoutSeconds: 30 }), tokenKey: 'taskToken', answer: { success: GIVEN } },
 ];
 
 async function runInMoto(definition: AslDefinition, scenarios: readonly Scenario[]): Promise<Run[]> {
@@ -238,11 +237,8 @@ describeRequiring('the callback pattern in moto and in the local executor', moto
     expect(local[3]!.payloads[1]).toEqual({ task: 'finish-approval', build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', settings: input(30).settings, step: input(30, { needed: true }).step });
   });
 
-  test('a step waiting for approvals: answered, it launches (or, an approval itself, is asked for), its state as it was', () => {
-    expect(localAwaits.map((run) => [run.status, run.states])).toEqual([
-      ['SUCCEEDED', ['AwaitApprovedNeeds', 'ApprovedNeedsMet', 'LaunchStep']],
-      ['SUCCEEDED', ['AwaitApprovedNeeds', 'ApprovedNeedsMet', 'ReportWaiting']],
-    ]);
+  test('a step waiting for approvals: answered, it goes on to wait for its other needs, its state as it was', () => {
+    expect(localAwaits.map((run) => [run.status, run.states])).toEqual([['SUCCEEDED', ['AwaitApprovedNeeds', 'WaitForNeeds']]]);
     expect(localAwaits[0]!.output).toEqual(awaiting());
     expect(localAwaits[0]!.payloads).toEqual([{ task: 'await-approved-needs', build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', step: awaiting().step, index: 1, taskToken: '<token>' }]);
   });

@@ -116,6 +116,8 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
     const outcome = outcomes.get(step.name) ?? fallbackOutcome(status);
     const lastCheck = inIteration.filter((e) => e.type === 'TaskSucceeded' && e.state?.name === 'WaitForNeeds').at(-1)?.state?.output as NeedsState | undefined;
     const entered = (state: string) => inIteration.some((e) => e.type === 'StateEntered' && e.state?.name === state);
+    // Waiting for approvals first (AwaitApprovedNeeds), then for the steps it needs (WaitForNeeds).
+    const awaiting = inIteration.findLast((e) => e.type === 'StateEntered')?.state?.name === AWAIT_APPROVED_NEEDS;
     return {
       index,
       name: step.name,
@@ -126,7 +128,7 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
       outcome,
       needs: step.needs ?? null,
       // Before the first check has answered, it waits for everything it needs.
-      waitingFor: outcome === 'waiting' ? (entered(AWAIT_APPROVED_NEEDS) ? (step.awaits ?? []) : (lastCheck?.waitingFor ?? step.needs ?? [])) : null,
+      waitingFor: outcome === 'waiting' ? (awaiting ? (step.awaits ?? []) : (lastCheck?.waitingFor ?? step.needs ?? [])) : null,
       lastPoll,
       polls: lastPoll?.polls ?? 0,
       result: finishedStep(inIteration) ?? null,

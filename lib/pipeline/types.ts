@@ -141,9 +141,10 @@ export interface Step {
    */
   needed?: true;
   /**
-   * Of `needs`, the approval steps (PrepareBuild, side by side only): the step waits for their
-   * approval in a callback Task of its own (AwaitApprovedNeeds), once WaitForNeeds has seen the
-   * others succeed, so that a wait of days costs it nothing either. Absent: none.
+   * The approval steps it needs, directly or through the steps it needs (PrepareBuild, side by side
+   * only): the step waits for them in a callback Task of its own (AwaitApprovedNeeds) before
+   * WaitForNeeds looks for its other needs, so that a wait of days costs it nothing either. Absent:
+   * none.
    */
   awaits?: string[];
   /** The services that run beside this step: the pipeline's own, then the step's. Absent: none. */

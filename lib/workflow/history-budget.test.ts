@@ -221,10 +221,12 @@ describe('worstWaitSeconds', () => {
     ]);
   });
 
-  it('counts a step that needs an approval once for its wait, however long the approval takes (PrepareBuild counts the approval 1 s)', () => {
+  it('counts a step that needs an approval (directly or not) once for its wait, however long the approval takes (PrepareBuild counts the approval 1 s)', () => {
     const gate = { ...step('approve', 1, ['staging']), approval: {} };
-    const [, , production] = withWorstWaits([step('staging', 100, []), gate, step('production', 60, ['approve'])]);
+    const [, , production, smoke] = withWorstWaits([step('staging', 100, []), gate, step('production', 60, ['approve']), step('smoke', 60, ['production'])]);
     expect(production).toEqual({ name: 'production', timeoutSeconds: 60, waitSeconds: 121, awaitsApproval: true });
+    // Through production: it waits for the approval first too, then looks only while production runs.
+    expect(smoke).toEqual({ name: 'smoke', timeoutSeconds: 60, waitSeconds: 191, awaitsApproval: true });
     const without = { ...production!, awaitsApproval: undefined };
     delete without.awaitsApproval;
     expect(stepHistoryEvents(worstCase(production!)) - stepHistoryEvents(worstCase(without))).toBe(BUILD_HISTORY_SHAPE.awaitsEvents);

@@ -85,8 +85,9 @@ export interface HistoryShape {
   /** One more pass of the needs loop, for each look that finds the needs not met yet: the look and the wait after it. */
   needsEvents: number;
   /**
-   * What a step that needs an approval step adds once its other needs are met: its wait for the
-   * approval (AwaitApprovedNeeds, a callback), whose events are the same however long it lasts.
+   * What a step that needs an approval step (directly or through others) adds before its needs
+   * loop: its wait for the approval (AwaitApprovedNeeds, a callback: a Task's events and
+   * TaskSubmitted), the same however long it lasts.
    */
   awaitsEvents: number;
   /** What a retry adds besides another attempt: the way from a failed attempt back to LaunchStep. */
@@ -103,7 +104,7 @@ export const BUILD_HISTORY_SHAPE: HistoryShape = {
   pollEvents: 9,
   needsStepEvents: 7,
   needsEvents: 9,
-  awaitsEvents: 7,
+  awaitsEvents: 6,
   retryEvents: 4,
 };
 
@@ -223,6 +224,15 @@ export function withWorstWaits(
 ): BudgetStep[] {
   const waits = worstWaitSeconds(steps);
   const approvals = new Set(steps.flatMap((step) => (step.approval !== undefined ? [step.name] : [])));
+  const byName = new Map(steps.map((step) => [step.name, step]));
+  // Directly or through the steps it needs, as PrepareBuild's plan says (step-plan.ts).
+  const awaits = (step: { needs?: readonly string[] }, seen = new Set<string>()): boolean =>
+    (step.needs ?? []).some((need) => {
+      if (seen.has(need)) return false;
+      seen.add(need);
+      const needed = byName.get(need);
+      return approvals.has(need) || (needed !== undefined && awaits(needed, seen));
+    });
   // Only a `retry:` the pipeline writes counts: the default, an interrupted step or one its node's runtime failed tried again, is
   // the cluster's doing and rare, and counting it would refuse builds that fit.
   return steps.map(({ name, timeoutSeconds, retry, matrix, needs }, index) => ({
@@ -230,7 +240,7 @@ export function withWorstWaits(
     timeoutSeconds,
     ...(matrix ? { matrix: matrix.of } : {}),
     ...(waits[index] === undefined ? {} : { waitSeconds: waits[index] }),
-    ...(needs?.some((need) => approvals.has(need)) ? { awaitsApproval: true as const } : {}),
+    ...(awaits({ ...(needs ? { needs } : {}) }) ? { awaitsApproval: true as const } : {}),
     ...(retry && retry.max > 0 && !isDefaultRetry(retry) ? { retries: retry.max } : {}),
   }));
 }
@@ -359,9 +369,9 @@ export function historyShape(definition: AslDefinition): HistoryShape {
   const throughNeeds = longestPath(iteration, iteration.StartAt, isPollEntry, { through: needs.states, avoid: [awaits] });
   // The way back from a failed attempt to LaunchStep (retry-step): counted once per retry, apart.
   const retryBack = onlyState(iteration, (state) => state.Type === 'Pass' && state.ResultPath === '$.attempt', 'one Pass state that sets $.attempt (the retry)');
-  // From the needs met, the way through the wait for approvals to the launch, past the launch itself.
-  const launch = nextOf(iteration.States[retryBack]!, retryBack);
-  const awaitsEvents = longestPath(iteration, awaits, isPollEntry).events - longestPath(iteration, launch, isPollEntry).events;
+  // Before the needs loop, on the way of a step with needs: its own events, and the callback's TaskSubmitted.
+  if (!successors(iteration.States[awaits]!).every((next) => needs.states.includes(next))) throw new Error(`${awaits} must lead into the needs loop`);
+  const awaitsEvents = eventsOf(iteration.States[awaits]!, awaits) + 1;
   // Each exit's longest way, and its longest that ends in a Fail (the Map's failure), which may be
   // shorter: a combination of a matrix with fail-fast: false ends its iteration at a Pass instead.
   const outOfLoop = loop.exits.flatMap((exit) => [

@@ -31,10 +31,19 @@ describe('which steps a build runs, in what order, after which others', () => {
     expect(summary(planSteps(steps, onMain, checkout))).toEqual(expected);
   });
 
-  it('says which of a step\'s needs are approvals, which it awaits apart from the steps WaitForNeeds watches', () => {
+  it('says which approvals a step needs, directly or through the steps it needs (it awaits them before WaitForNeeds looks), and starts such steps last', () => {
     const approve: Partial<Step> = { approval: { selfApproval: true, timeoutSeconds: 3600 } };
     const plan = planSteps(
-      [step('test'), step('build', { needs: [] }), step('staging', { needs: ['test', 'build'] }), step('approve', { needs: ['staging'], ...approve }), step('production', { needs: ['approve'] })],
+      [
+        step('test'),
+        step('build', { needs: [] }),
+        step('staging', { needs: ['test', 'build'] }),
+        step('approve', { needs: ['staging'], ...approve }),
+        step('production', { needs: ['approve', 'build'] }),
+        step('smoke', { needs: ['production'] }),
+        // Below them in the file, but before them in the Map: it takes a slot first.
+        step('docs', { needs: ['build'] }),
+      ],
       onMain,
       'clone',
     );
@@ -43,7 +52,9 @@ describe('which steps a build runs, in what order, after which others', () => {
       ['build', ['clone'], null],
       ['staging', ['test', 'build'], null],
       ['approve', ['staging'], null],
-      ['production', ['approve'], ['approve']],
+      ['docs', ['build'], null],
+      ['production', ['approve', 'build'], ['approve']],
+      ['smoke', ['production'], ['approve']],
     ]);
   });
 

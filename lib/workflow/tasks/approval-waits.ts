@@ -18,7 +18,7 @@
  */
 import { approvalTokenName, approvalWaitManifest } from '../../kube/index.js';
 import type { BuildRef } from '../../contract/index.js';
-import type { Step } from '../../pipeline/index.js';
+import { EXECUTION_TIME_LIMIT_SECONDS, type Step } from '../../pipeline/index.js';
 import { releasable } from '../approval-release.js';
 import { buildClaimName, type BuildSettings } from '../state-data.js';
 import type { TaskCallbacks, TaskDeps } from '../task-deps.js';
@@ -46,8 +46,8 @@ export class InvalidApprovalWait extends Error {
   override readonly name = 'InvalidApprovalWait';
 }
 
-/** Time past the longest wait before the orphan sweep may take the Secret: the execution's own limit bounds it. */
-const WAIT_DEADLINE_SECONDS = 8 * 24 * 60 * 60 + 60 * 60;
+/** When the orphan sweep may take the Secret: the execution's own limit bounds the wait, and an hour past it. */
+const WAIT_DEADLINE_SECONDS = EXECUTION_TIME_LIMIT_SECONDS + 60 * 60;
 
 type Deps = Pick<TaskDeps, 'cluster' | 'log' | 'now' | 'callbacks'>;
 

@@ -31,7 +31,7 @@ export const NEEDS_UNMET_WAIT_SECONDS = 60;
  * budget refuses first.
  */
 export async function waitForNeeds(input: StepInput, deps: TaskDeps, limits: { maxWatchMs?: number } = {}): Promise<NeedsState> {
-  // The approval steps it needs have no pod: it awaits them next, in AwaitApprovedNeeds (approval-waits.ts).
+  // The approval steps it needs have no pod: it has awaited them first, in AwaitApprovedNeeds (approval-waits.ts).
   const needs = (input.step.needs ?? []).filter((need) => !(input.step.awaits ?? []).includes(need));
   const previous = input.needs;
   const checks = (previous?.checks ?? 0) + 1;
