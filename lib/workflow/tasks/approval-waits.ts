@@ -7,9 +7,9 @@
  * ends the wait within a second. An approval has no pod; its Secret is marked the same way once
  * it is given. But the watch is held by a Lambda, looking again every few minutes, which over an
  * approval's days would cost a look's history events many thousand times. So a step that needs
- * approvals waits for them in a callback Task of its own (`.waitForTaskToken`, no Lambda, no pod),
- * after WaitForNeeds has seen its other needs succeed; its token waits in a Secret beside the
- * approvals'. Whichever comes second answers it: the FinishApproval of the last approval it
+ * approvals (directly, or through the steps it needs) waits for them first, in a callback Task of
+ * its own (`.waitForTaskToken`, no Lambda, no pod), and only then has WaitForNeeds watch for its
+ * other needs; its token waits in a Secret beside the approvals'. Whichever comes second answers it: the FinishApproval of the last approval it
  * awaits, or its own AwaitApprovedNeeds finding them all given already. Both may: the second
  * SendTaskSuccess finds the task closed (TaskTimedOut), which is no error here.
  *
