@@ -196,6 +196,10 @@ export async function simulateBuild(
       });
       return waiting;
     },
+    // The simulated pipelines say no `needs`, so no step needs the approval: bound so that every Task state is.
+    ApprovalWaitsLambdaFunction: async () => {
+      throw new Error('no step of a simulated pipeline needs its approval');
+    },
     CleanupBuildLambdaFunction: async (input: { build: { id: string }; namespace?: string }) => cleanupBuild(input, config.namespace, deps),
     ReportStatusLambdaFunction: async (input: StatusRequest) =>
       reportStatus(input, { reporter: { report: async () => ({ posted: false, reason: 'benchmark' }) }, log: silent }),

@@ -9,8 +9,10 @@
  * OpenAPI description): the check run shows the message, who may decide and the Approve and Reject
  * buttons while the step waits; GitHub's own `check_run` `requested_action` example, signed, from
  * someone not among the approvers is refused and the wait goes on; from a member of the listed team
- * it approves the step. And the README's example (examples/deploy.yml): test on a matrix, deploy to
- * staging, wait for an approver, deploy to production.
+ * it approves the step. Side by side (`needs`): a step beside the approval runs on while it waits,
+ * and rejected, the step that needs it never starts. And the README's example (examples/deploy.yml):
+ * test on a matrix while the image builds, deploy to staging, wait for an approver (asked once
+ * staging is up), deploy to production (waiting for it in a callback of its own, with no pod).
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -41,7 +43,7 @@ interface Listed {
   buildId: string;
   error: string | null;
   cause: string | null;
-  steps: { name: string; status: string; reason?: string; image: string | null; approval?: Record<string, unknown> }[];
+  steps: { name: string; status: string; reason?: string; image: string | null; startedAt?: string | null; approval?: Record<string, unknown> }[];
   events: { type: string; state: string | null }[];
 }
 
@@ -279,18 +281,50 @@ test("on GitHub: the check run's buttons; someone not among the approvers is ref
   expect(github.refusedBodies).toEqual([]);
 }, 60_000);
 
+test('side by side: a step beside the approval runs on while it waits; rejected, the step that needs it never starts', async () => {
+  const text =
+    'version: 1\ncheckout: false\nsteps:\n  - name: build\n    needs: []\n    image: alpine:3.20\n    commands: ["echo built"]\n' +
+    '  - name: approve\n    needs: [build]\n    approval: {message: Ship?}\n' +
+    '  - name: production\n    needs: [approve]\n    image: alpine:3.20\n    commands: ["echo deployed"]\n' +
+    '  - name: docs\n    needs: [build]\n    image: alpine:3.20\n    commands: ["echo docs"]\n';
+  const name = await deliverGeneric(server.url, SECRET, 'side-by-side-reject-1', { repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline: text });
+  const beside = (execution: Listed) =>
+    step(execution, 'approve')?.reason?.startsWith('waiting for an approval') === true && step(execution, 'docs')?.status === 'succeeded' && step(execution, 'production')?.status === 'waiting';
+  const atTheGate = await until(name, 'the approval to wait, the step beside it done', beside);
+  expect(atTheGate.status).toBe('RUNNING');
+  const answer = await fetch(`${server.url}/executions/${name}/reject`, { method: 'POST', body: JSON.stringify({ step: 'approve', comment: 'not today' }) });
+  expect(answer.status).toBe(200);
+  const done = await until(name, 'the build to end', ended);
+  expect(done).toMatchObject({ status: 'FAILED', error: 'ApprovalRejected' });
+  // In the order they start: the step that awaits an approval last (step-plan.ts).
+  expect(done.steps.map((s) => [s.name, s.status])).toEqual([
+    ['build', 'succeeded'],
+    ['approve', 'failed'],
+    ['docs', 'succeeded'],
+    ['production', 'not-run'],
+  ]);
+  // Not `aborted`: it never launched, its wait for the approval ended with the build.
+  expect(step(done, 'production').startedAt).toBeNull();
+}, 60_000);
+
 test("the README's example: tests on a matrix, deploys to staging, waits for an approver, then deploys to production", async () => {
   const text = await readFile(new URL('../examples/deploy.yml', import.meta.url), 'utf8');
   const name = await deliverGeneric(server.url, SECRET, 'example-deploy-1', { repository: 'team/app', commit: 'a1b2c3d4e5f6', ref: 'refs/heads/main', pipeline: text });
-  const gate = (execution: Listed) => step(execution, 'production-approval')?.status === 'waiting';
+  const gate = (execution: Listed) => step(execution, 'production-approval')?.reason?.startsWith('waiting for an approval') === true;
   const atTheGate = await until(name, 'the approval to wait', gate);
   expect(atTheGate.steps.map((s) => [s.name, s.status])).toEqual([
     ['test-node-20', 'succeeded'],
     ['test-node-22', 'succeeded'],
+    ['build', 'succeeded'],
     ['staging', 'succeeded'],
     ['production-approval', 'waiting'],
-    ['production', 'not-run'],
+    ['production', 'waiting'],
   ]);
+  // Production waits in a callback of its own, with no pod: what is left are the needed steps'
+  // succeeded pods, kept for the build's cleanup (FinishStep), none of them running.
+  expect(step(atTheGate, 'production').reason).toBe('waiting for "production-approval" to be approved');
+  const pods = await api.listNamespacedPod({ namespace: 'default', labelSelector: `step-runner.dev/build=${atTheGate.buildId}` });
+  expect(new Set(pods.items.map((pod) => pod.status?.phase))).toEqual(new Set(['Succeeded']));
   const answer = await fetch(`${server.url}/executions/${name}/approve`, { method: 'POST', body: JSON.stringify({ step: 'production-approval', comment: 'staging looks good' }) });
   expect(answer.status).toBe(200);
   const done = await until(name, 'the build to end', ended);
@@ -298,6 +332,7 @@ test("the README's example: tests on a matrix, deploys to staging, waits for an 
   expect(done.steps.map((s) => [s.name, s.status])).toEqual([
     ['test-node-20', 'succeeded'],
     ['test-node-22', 'succeeded'],
+    ['build', 'succeeded'],
     ['staging', 'succeeded'],
     ['production-approval', 'succeeded'],
     ['production', 'succeeded'],

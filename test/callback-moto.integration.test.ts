@@ -2,8 +2,11 @@
  * The callback pattern (`.waitForTaskToken`) as the local executor runs it (callback-tasks.ts,
  * task-tokens.ts over aws-local-stepfunctions, which has none), held to moto's Step Functions
  * interpreter (LocalStack's, which implements SendTaskSuccess and SendTaskFailure): the definition's
- * own AwaitApproval, ApprovalTimedOut and StepFailed states, as a machine of their own, answered
- * with SendTaskSuccess, with SendTaskFailure, and not at all until its TimeoutSeconds pass. Both
+ * own AwaitApproval, ApprovalTimedOut and StepFailed states (and, an approval that steps need,
+ * FinishApproval), as a machine of their own, answered with SendTaskSuccess, with SendTaskFailure,
+ * and not at all until its TimeoutSeconds pass; and a step that needs an approval waiting in
+ * AwaitApprovedNeeds until FinishApproval answers it, then on to WaitForNeeds (a Succeed state
+ * stands in for it). Both
  * must invoke the function once with the same Payload and a token in it, and end alike: status,
  * output, Error, the states entered, and Cause where moto keeps one.
  *
@@ -48,24 +51,47 @@ import { describeRequiring } from './fixtures/requirements.js';
 import { motoLambdaArn, motoStepFunctionsInstalled } from './fixtures/moto-sfn.js';
 
 const DRIVER = fileURLToPath(new URL('./fixtures/moto-sfn/run_callback.py', import.meta.url));
-const STATES = ['AwaitApproval', 'ApprovalTimedOut', 'StepFailed'];
+const STATES = ['AwaitApproval', 'ApprovalTimedOut', 'StepFailed', 'ApprovalNeeded', 'FinishApproval', 'StepEnded'];
+/** A step waiting for the approvals it needs, then for its other needs: WaitForNeeds stands in as a Succeed state. */
+const AWAITS_STATES = ['AwaitApprovedNeeds'];
 
-/** The definition's approval states as a machine of their own, its function in moto's account. */
+/** The definition's approval states as a machine of their own, its functions in moto's account. */
 function approvalMachine(): AslDefinition {
   const iteration = loadDefinition().States.RunSteps!.ItemProcessor!;
   const machine: AslDefinition = { StartAt: 'AwaitApproval', States: Object.fromEntries(STATES.map((name) => [name, structuredClone(iteration.States[name]!)])) };
   (machine.States.AwaitApproval!.Parameters as { FunctionName: unknown }).FunctionName = motoLambdaArn('AwaitApprovalLambdaFunction');
+  machine.States.FinishApproval!.Resource = motoLambdaArn('ApprovalWaitsLambdaFunction');
   return machine;
 }
 
-const input = (timeoutSeconds: number) => ({ build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', index: 1, step: { name: 'production', approval: { selfApproval: true, timeoutSeconds } } });
+function awaitsMachine(): AslDefinition {
+  const iteration = loadDefinition().States.RunSteps!.ItemProcessor!;
+  const machine: AslDefinition = { StartAt: 'AwaitApprovedNeeds', States: Object.fromEntries(AWAITS_STATES.map((name) => [name, structuredClone(iteration.States[name]!)])) };
+  (machine.States.AwaitApprovedNeeds!.Parameters as { FunctionName: unknown }).FunctionName = motoLambdaArn('ApprovalWaitsLambdaFunction');
+  Object.assign(machine.States, { WaitForNeeds: { Type: 'Succeed' } });
+  return machine;
+}
+
+const input = (timeoutSeconds: number, extra: Record<string, unknown> = {}) => ({
+  build: { id: 'gh-acme-web-42' },
+  namespace: 'step-runner',
+  settings: { workspace: { claimName: 'gh-acme-web-42-workspace' } },
+  index: 1,
+  step: { name: 'production', approval: { selfApproval: true, timeoutSeconds }, ...extra },
+});
+/** A step that needs the approval step "approve". */
+const awaiting = () => {
+  const { step, ...rest } = input(30);
+  const { approval: _own, ...plain } = step;
+  return { ...rest, step: { ...plain, needs: ['approve'], awaits: ['approve'] } };
+};
 const APPROVED = { step: 'production', status: 'succeeded', approval: { decision: 'approved', by: 'octocat', at: '2026-12-06T06:00:00.000Z', comment: 'ship it' } };
 const REJECTED = { error: 'ApprovalRejected', cause: 'Step "production" was rejected by octocat: not on a Friday' };
 
 type Answer = { success: string } | { failure: { error: string; cause: string } } | null;
 interface Scenario {
   name: string;
-  input: ReturnType<typeof input>;
+  input: Record<string, unknown>;
   tokenKey: 'taskToken';
   answer: Answer;
 }
@@ -86,6 +112,12 @@ const SCENARIOS: Scenario[] = [
   { name: 'rejected', input: input(30), tokenKey: 'taskToken', answer: { failure: REJECTED } },
   // One second: the shortest TimeoutSeconds there is; both sides wait it out.
   { name: 'timed-out', input: input(1), tokenKey: 'taskToken', answer: null },
+  // Steps need it: FinishApproval marks it given and answers them (tasks/approval-waits.ts).
+  { name: 'approved, and needed', input: input(30, { needed: true }), tokenKey: 'taskToken', answer: { success: JSON.stringify(APPROVED) } },
+];
+const GIVEN = JSON.stringify({ approved: true });
+const AWAITS_SCENARIOS: Scenario[] = [
+  { name: 'awaited-given', input: awaiting(), tokenKey: 'taskToken', answer: { success: GIVEN } },
 ];
 
 async function runInMoto(definition: AslDefinition, scenarios: readonly Scenario[]): Promise<Run[]> {
@@ -111,6 +143,10 @@ async function runLocally(definition: AslDefinition, scenario: Scenario): Promis
   const payloads: Record<string, unknown>[] = [];
   let token = '';
   const invoke = async (payload: unknown) => {
+    if ((payload as { task?: string }).task === 'finish-approval') {
+      payloads.push(payload as Record<string, unknown>);
+      return {};
+    }
     payloads.push(payload as Record<string, unknown>);
     token = (payload as { taskToken: string }).taskToken;
     // Answered once the function has returned, as the runner answers a person's decision later.
@@ -124,7 +160,13 @@ async function runLocally(definition: AslDefinition, scenario: Scenario): Promis
   const machine = new StateMachine(withLocalCallbacks(definition) as never, { validationOptions: { checkPaths: true, checkArn: true } });
   const execution = machine.run(scenario.input as never, {
     context: { Execution: { Id: executionArn, Name: scenario.name } } as never,
-    overrides: { taskResourceLocalHandlers: { AwaitApproval: async (parameters: unknown) => callbackTaskCall(parameters).run(invoke, tokens, executionArn) } as never },
+    overrides: {
+      taskResourceLocalHandlers: {
+        AwaitApproval: async (parameters: unknown) => callbackTaskCall(parameters).run(invoke, tokens, executionArn),
+        AwaitApprovedNeeds: async (parameters: unknown) => callbackTaskCall(parameters).run(invoke, tokens, executionArn),
+        FinishApproval: invoke,
+      } as never,
+    },
   });
   const states: string[] = [];
   let error: string | null = null;
@@ -156,7 +198,7 @@ async function runLocally(definition: AslDefinition, scenario: Scenario): Promis
     error,
     cause,
     states,
-    payloads: payloads.map((payload) => ({ ...payload, taskToken: '<token>' })),
+    payloads: payloads.map((payload) => ('taskToken' in payload ? { ...payload, taskToken: '<token>' } : payload)),
     tokenGiven: token !== '',
     afterEnd,
   };
@@ -164,11 +206,19 @@ async function runLocally(definition: AslDefinition, scenario: Scenario): Promis
 
 describeRequiring('the callback pattern in moto and in the local executor', motoStepFunctionsInstalled, () => {
   const definition = approvalMachine();
+  const awaits = awaitsMachine();
   let moto: Run[];
   let local: Run[];
+  let motoAwaits: Run[];
+  let localAwaits: Run[];
 
   beforeAll(async () => {
-    [moto, local] = await Promise.all([runInMoto(definition, SCENARIOS), Promise.all(SCENARIOS.map((scenario) => runLocally(definition, scenario)))]);
+    [moto, local, motoAwaits, localAwaits] = await Promise.all([
+      runInMoto(definition, SCENARIOS),
+      Promise.all(SCENARIOS.map((scenario) => runLocally(definition, scenario))),
+      runInMoto(awaits, AWAITS_SCENARIOS),
+      Promise.all(AWAITS_SCENARIOS.map((scenario) => runLocally(awaits, scenario))),
+    ]);
   }, 120_000);
 
   /** What both say alike; what moto departs from the documents in is left to `asDocuments`. */
@@ -178,8 +228,23 @@ describeRequiring('the callback pattern in moto and in the local executor', moto
     expect(compared(local[index]!)).toEqual(compared(moto[index]!));
   });
 
+  test.each(AWAITS_SCENARIOS.map((scenario, index) => [scenario.name, index] as const))('%s: the same outcome, states and Payload', (_, index) => {
+    expect(compared(localAwaits[index]!)).toEqual(compared(motoAwaits[index]!));
+  });
+
+  test('approved and needed: FinishApproval is told the step and its build, and the result is the decision', () => {
+    expect(local[3]).toMatchObject({ status: 'SUCCEEDED', output: APPROVED, states: ['AwaitApproval', 'ApprovalNeeded', 'FinishApproval'] });
+    expect(local[3]!.payloads[1]).toEqual({ task: 'finish-approval', build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', settings: input(30).settings, step: input(30, { needed: true }).step });
+  });
+
+  test('a step waiting for approvals: answered, it goes on to wait for its other needs, its state as it was', () => {
+    expect(localAwaits.map((run) => [run.status, run.states])).toEqual([['SUCCEEDED', ['AwaitApprovedNeeds', 'WaitForNeeds']]]);
+    expect(localAwaits[0]!.output).toEqual(awaiting());
+    expect(localAwaits[0]!.payloads).toEqual([{ task: 'await-approved-needs', build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', step: awaiting().step, index: 1, taskToken: '<token>' }]);
+  });
+
   test('approved: the SendTaskSuccess output is the result, the Payload has the token and the step', () => {
-    expect(local[0]).toMatchObject({ status: 'SUCCEEDED', output: APPROVED, states: ['AwaitApproval'] });
+    expect(local[0]).toMatchObject({ status: 'SUCCEEDED', output: APPROVED, states: ['AwaitApproval', 'ApprovalNeeded', 'StepEnded'] });
     expect(local[0]!.payloads).toEqual([{ build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', index: 1, step: input(30).step, executionArn: expect.stringContaining('callback:approved') as string, taskToken: '<token>' }]);
   });
 
@@ -195,8 +260,8 @@ describeRequiring('the callback pattern in moto and in the local executor', moto
   });
 
   test("a token whose task has ended answers TaskTimedOut (as the documents say; moto's InvalidToken)", () => {
-    expect(local.map((run) => run.afterEnd)).toEqual(['TaskTimedOut', 'TaskTimedOut', 'TaskTimedOut']);
-    expect(moto.map((run) => run.afterEnd)).toEqual(['InvalidToken', 'InvalidToken', 'InvalidToken']);
+    expect(local.map((run) => run.afterEnd)).toEqual(['TaskTimedOut', 'TaskTimedOut', 'TaskTimedOut', 'TaskTimedOut']);
+    expect(moto.map((run) => run.afterEnd)).toEqual(['InvalidToken', 'InvalidToken', 'InvalidToken', 'InvalidToken']);
   });
 });
 

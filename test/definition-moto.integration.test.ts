@@ -192,6 +192,19 @@ const SCENARIOS: Scenario[] = [
     expected: { status: 'FAILED', error: 'StepFailed', last: 'BuildFailed' },
   },
   {
+    name: 'an approval that needs a fail-fast: false matrix one of whose combinations failed is never asked for (no ReportWaiting); the build fails with its Error',
+    results: [
+      answer('PrepareBuild', prepared([...KEEP_GOING, step('approve', { needs: KEEP_GOING.map((s) => s.name), approval: { selfApproval: true, timeoutSeconds: 3600 } })])),
+      answer('ReportStarted', REPORTED),
+      ...stepSucceeds(CLONE.name),
+      ...stepFails('test-v-1', 'StepFailed', 'Step "test-v-1" exited with code 1 (npm run test-v-1)'),
+      ...stepSucceeds('test-v-2'),
+      answer('WaitForNeeds', { ...needs(false, ['test-v-1'], ['test-v-2']), unmet: { step: 'test-v-1', reason: 'it needs "test-v-1", which failed' } }),
+      ...failureReported(),
+    ],
+    expected: { status: 'FAILED', error: 'StepFailed', last: 'BuildFailed' },
+  },
+  {
     name: 'a fail-fast: false matrix whose combinations all succeed: the build goes on',
     results: [
       answer('PrepareBuild', prepared(KEEP_GOING)),

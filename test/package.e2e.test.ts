@@ -163,6 +163,7 @@ const HANDLERS: Record<string, string> = {
   CleanupOrphansLambdaFunction: 'functions/cleanup-orphans.handler',
   AwaitRerunLambdaFunction: 'functions/await-rerun.handler',
   AwaitApprovalLambdaFunction: 'functions/await-approval.handler',
+  ApprovalWaitsLambdaFunction: 'functions/approval-waits.handler',
 };
 
 /**
@@ -415,6 +416,8 @@ const FUNCTION_ROLES: Record<string, string> = {
   CleanupEndedExecutionLambdaFunction: 'CleanupEndedExecutionRole',
   CleanupOrphansLambdaFunction: 'ClusterOnlyRole',
   AwaitApprovalLambdaFunction: 'ClusterOnlyRole',
+  // The cluster, and the answer to the steps waiting for an approval given.
+  ApprovalWaitsLambdaFunction: 'ApprovalWaitsRole',
   // It calls nothing: only its log group.
   AwaitRerunLambdaFunction: 'LogsOnlyRole',
 };
@@ -489,6 +492,12 @@ const ROLE_GRANTS: Record<string, Omit<Statement, 'role'>[]> = {
     { actions: ['secretsmanager:GetSecretValue'], resources: [TOKEN, APP_KEY, secret('step-runner/otlp-headers')] },
   ],
   ClusterOnlyRole: [logGroup('waitForNeeds', 'cleanupBuild', 'awaitApproval', 'cleanupOrphans'), ASSUME_CLUSTER_ROLE],
+  // The approvals' Secrets, and SendTaskSuccess for the steps waiting for one given (tasks/approval-waits.ts), on the build's machine by its ARN.
+  ApprovalWaitsRole: [
+    logGroup('approvalWaits'),
+    ASSUME_CLUSTER_ROLE,
+    { actions: ['states:SendTaskSuccess'], resources: [`${ACCOUNT.replace('%s', 'states')}:stateMachine:serverless-step-runner-dev-build`] },
+  ],
   // For a function that calls no AWS API: `role: LogsOnlyRole` and nothing more.
   LogsOnlyRole: [logGroup('*')],
   // The identity the cluster knows: the endpoint and CA of the configured cluster, nothing else.
@@ -598,7 +607,7 @@ describe('IAM in the packaged template', () => {
 
   it('lets the functions that talk to the cluster, and only they, assume EksClusterRole, which alone may describe the cluster', () => {
     const assuming = grants('sts:AssumeRole').map((s) => s.role);
-    expect(assuming).toEqual(['PrepareBuildRole', 'LaunchStepRole', 'PollStepRole', 'FinishStepRole', 'CleanupEndedExecutionRole', 'ClusterOnlyRole']);
+    expect(assuming).toEqual(['PrepareBuildRole', 'LaunchStepRole', 'PollStepRole', 'FinishStepRole', 'CleanupEndedExecutionRole', 'ClusterOnlyRole', 'ApprovalWaitsRole']);
     expect(grants('eks:DescribeCluster').map((s) => s.role)).toEqual(['EksClusterRole']);
     // Its trust: the account's principals tagged as this stack's, whose own policy allows it (above).
     const trust = (template.Resources.EksClusterRole!.Properties.AssumeRolePolicyDocument as { Statement: Record<string, Json>[] }).Statement;

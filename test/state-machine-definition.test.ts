@@ -200,7 +200,7 @@ describe('the state machine definition', () => {
 
 /** What the iteration's Choices and Waits may read ($.<at>.<field>), each a field of state-data.ts as the compiler checks. */
 const READABLE = {
-  step: { needs: true, approval: true } satisfies Partial<Record<keyof Step, true>>,
+  step: { needs: true, approval: true, awaits: true, needed: true } satisfies Partial<Record<keyof Step, true>>,
   // NeedsMet: met, or never (a step of the build failed: NeedsNeverMet).
   needs: { met: true, unmet: true, nextPollSeconds: true } satisfies Partial<Record<keyof NeedsState, true>>,
   poll: { phase: true, nextPollSeconds: true } satisfies Partial<Record<keyof PollState, true>>,

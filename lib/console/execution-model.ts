@@ -8,7 +8,7 @@ import { imageCheckNote } from '../workflow/image-check.js';
 import type { Step } from '../pipeline/types.js';
 import { listedSteps, type NeedsState, type PollState, type PreparedBuild, type StepResult } from '../workflow/state-data.js';
 import type { ExecutionDetail, ListedExecution } from './execution-view.js';
-import { finishedStep, isLaunchState, type ExecutionEvent, type StepOutcome } from '../emulators/stepfunctions/executor.js';
+import { AWAIT_APPROVAL, AWAIT_APPROVED_NEEDS, finishedStep, isLaunchState, type ExecutionEvent, type StepOutcome } from '../emulators/stepfunctions/executor.js';
 import type { StepPodView } from './pod-view.js';
 import { executionStates, type ExecutionStates, type StateStatus } from './state-status.js';
 import { needsLevels, usesNeeds } from './step-levels.js';
@@ -28,8 +28,8 @@ export interface StepView {
   name: string;
   /** Empty for an approval step, which runs no image. */
   image: string;
-  /** An approval step (`approval:`): its message; null for a step with a pod. */
-  approval: { message: string | null } | null;
+  /** An approval step (`approval:`): its message, and whether it has been asked for (its needs met); null for a step with a pod. */
+  approval: { message: string | null; asked: boolean } | null;
   /** What PrepareBuild's registry check said of the image (its digest, or why it could not tell); '' when unchecked. */
   imageCheck: string;
   /** How its iteration's states went, in the graph's terms (in progress while it waits too). */
@@ -38,7 +38,7 @@ export interface StepView {
   outcome: StepOutcome;
   /** The steps it starts after; null in a sequential pipeline (each step follows the one above it). */
   needs: string[] | null;
-  /** While it waits (WaitForNeeds): the needed steps not seen succeeded yet, as last checked. */
+  /** While it waits (WaitForNeeds): the needed steps not seen succeeded yet, as last checked; then (AwaitApprovedNeeds) the approvals it awaits. */
   waitingFor: string[] | null;
   lastPoll: PollState | null;
   polls: number;
@@ -115,17 +115,20 @@ export function executionModel(detail: ExecutionDetail): ExecutionModel {
     const status = states.iterations.find((it) => it.index === index)?.status ?? 'not-run';
     const outcome = outcomes.get(step.name) ?? fallbackOutcome(status);
     const lastCheck = inIteration.filter((e) => e.type === 'TaskSucceeded' && e.state?.name === 'WaitForNeeds').at(-1)?.state?.output as NeedsState | undefined;
+    const entered = (state: string) => inIteration.some((e) => e.type === 'StateEntered' && e.state?.name === state);
+    // Waiting for approvals first (AwaitApprovedNeeds), then for the steps it needs (WaitForNeeds).
+    const awaiting = inIteration.findLast((e) => e.type === 'StateEntered')?.state?.name === AWAIT_APPROVED_NEEDS;
     return {
       index,
       name: step.name,
       image: step.image ?? '',
-      approval: step.approval ? { message: step.approval.message ?? null } : null,
+      approval: step.approval ? { message: step.approval.message ?? null, asked: entered(AWAIT_APPROVAL) } : null,
       imageCheck: imageCheckNote(prepared?.images, step.image ?? '').trim().replace(/^\((.*)\)$/, '$1'),
       status,
       outcome,
       needs: step.needs ?? null,
       // Before the first check has answered, it waits for everything it needs.
-      waitingFor: outcome === 'waiting' ? (lastCheck?.waitingFor ?? step.needs ?? []) : null,
+      waitingFor: outcome === 'waiting' ? (awaiting ? (step.awaits ?? []) : (lastCheck?.waitingFor ?? step.needs ?? [])) : null,
       lastPoll,
       polls: lastPoll?.polls ?? 0,
       result: finishedStep(inIteration) ?? null,

@@ -136,7 +136,7 @@ function actions(model: ExecutionModel): Html {
     : '';
   // A step waiting for a person: the decision, as `step-runner approve|reject` makes it (a comment asked for on the way).
   const decisions = model.steps
-    .filter((s) => s.approval && s.outcome === 'waiting')
+    .filter((s) => s.approval?.asked && s.outcome === 'waiting')
     .map(
       (s) =>
         html`<button type="button" class="action" data-action="approve" data-step="${s.name}" data-href="${decideHref(name, 'approve')}" data-comment="Approve step ${s.name}${s.approval?.message ? ` (${s.approval.message})` : ''}? A comment (optional):">Approve ${s.name}</button><button type="button" class="action action-stop" data-action="reject" data-step="${s.name}" data-href="${decideHref(name, 'reject')}" data-comment="Reject step ${s.name}? The build fails ApprovalRejected. A comment (optional):">Reject ${s.name}</button>`,

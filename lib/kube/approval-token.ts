@@ -4,15 +4,25 @@
  * or the console page; Step Functions' own history shows it to whoever may read the execution).
  * Whoever decides reads it back to call SendTaskSuccess or SendTaskFailure. Deleted with the
  * build's other Secrets (its build label), or by the orphan sweep past its deadline.
+ *
+ * Once approved, the Secret is what says so to the steps that need the approval, as a needed
+ * step's kept pod says it (step-finished.ts): FinishApproval marks it with the same
+ * Annotations.finished and drops the token. A step that needs approvals waits in a callback Task of
+ * its own (AwaitApprovedNeeds), its token in a Secret beside them (approvalWaitManifest) naming the
+ * approvals it awaits; whichever comes second, the last approval's FinishApproval or the waiting
+ * step's own look, answers it (lib/workflow/approval-release.ts).
  */
 import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
 import { httpStatus, unexpectedKubeError } from './api-error.js';
 import { createOrReplaceBuildSecret } from './build-secret.js';
-import { approvalTokenName, labelValue } from './pod-name.js';
-import { withKubeRetries, type KubeRetryOptions } from './retry.js';
+import { buildSelector } from './cleanup.js';
+import { approvalTokenName, approvalWaitName, labelValue } from './pod-name.js';
+import { listWithRetries, withKubeRetries, type KubeRetryOptions } from './retry.js';
 import { Annotations, BUILD_DEADLINE_ANNOTATION, Labels, MANAGED_BY } from './types.js';
 
 export const APPROVAL_TOKEN_KEY = 'taskToken';
+/** On a waiting step's Secret: the approval steps it awaits, comma-separated (step names are DNS labels). */
+export const AWAITS_ANNOTATION = 'step-runner.dev/awaits';
 
 export function approvalTokenManifest(input: { buildId: string; namespace: string; step: string; taskToken: string; deadlineSeconds: number }): V1Secret {
   return {
@@ -48,4 +58,38 @@ export async function readApprovalToken(api: Pick<CoreV1Api, 'readNamespacedSecr
     if (httpStatus(error) === 404) return undefined;
     throw unexpectedKubeError(`read secret ${namespace}/${name}`, error);
   }
+}
+
+/** A step that waits for the approval steps `awaits`: its callback's token, where FinishApproval finds it. */
+export function approvalWaitManifest(input: { buildId: string; namespace: string; step: string; awaits: readonly string[]; taskToken: string; deadlineSeconds: number }): V1Secret {
+  const manifest = approvalTokenManifest(input);
+  manifest.metadata!.name = approvalWaitName(input.buildId, input.step);
+  manifest.metadata!.annotations![AWAITS_ANNOTATION] = input.awaits.join(',');
+  return manifest;
+}
+
+/**
+ * Marks an approval given (Annotations.finished) and drops its token, which answers nothing any
+ * more; false when the Secret is gone. Read, then replaced at the version read (a PUT with
+ * metadata.resourceVersion is refused 409 Conflict if the object changed since: "Concurrency
+ * Control and Consistency", Kubernetes API Conventions), so no other write is lost: the one other
+ * writer, a retried AwaitApproval, has long ended once a person has decided.
+ */
+export async function markApprovalGiven(api: Pick<CoreV1Api, 'readNamespacedSecret' | 'replaceNamespacedSecret'>, namespace: string, name: string, now: Date, retry?: KubeRetryOptions): Promise<boolean> {
+  const operation = `mark secret ${namespace}/${name} approved`;
+  try {
+    const secret = await withKubeRetries(`read secret ${namespace}/${name}`, () => api.readNamespacedSecret({ namespace, name }), retry);
+    const { [APPROVAL_TOKEN_KEY]: _token, ...data } = secret.data ?? {};
+    const body: V1Secret = { ...secret, metadata: { ...secret.metadata, annotations: { ...secret.metadata?.annotations, [Annotations.finished]: now.toISOString() } }, data };
+    await withKubeRetries(operation, () => api.replaceNamespacedSecret({ namespace, name, body }), retry);
+    return true;
+  } catch (error) {
+    if (httpStatus(error) === 404) return false;
+    throw unexpectedKubeError(operation, error);
+  }
+}
+
+/** The build's Secrets, the approvals' and the waiting steps' among them (one plain list: a consistent read). */
+export async function listBuildSecrets(api: Pick<CoreV1Api, 'listNamespacedSecret'>, namespace: string, buildId: string, retry?: KubeRetryOptions): Promise<V1Secret[]> {
+  return listWithRetries(`list secrets of build ${buildId}`, () => api.listNamespacedSecret({ namespace, labelSelector: buildSelector(buildId) }), retry);
 }

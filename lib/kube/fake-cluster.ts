@@ -6,6 +6,7 @@ import { isAboutClaim, isAboutPod } from './classify-events.js';
 import { PodPhases } from './classify-reasons.js';
 import { buildSelector, toDelete } from './cleanup.js';
 import { TOKEN_EXPIRES_ANNOTATION, GIT_TOKEN_KEY } from './git-credentials.js';
+import { APPROVAL_TOKEN_KEY } from './approval-token.js';
 import { adoptPod } from './launch.js';
 import { needsClaimEvents } from './observe.js';
 import { buildObjectOrphanVerdict, selectOrphanedPods } from './orphans.js';
@@ -188,6 +189,18 @@ export function fakeStepCluster({ now = () => new Date() }: { now?: () => Date }
       call('readApprovalToken', namespace, secretName);
       const encoded = secrets.get(objectKey(namespace, secretName))?.data?.['taskToken'];
       return encoded === undefined ? undefined : Buffer.from(encoded, 'base64').toString('utf8');
+    },
+    async markApprovalGiven(namespace, secretName, at) {
+      call('markApprovalGiven', namespace, secretName);
+      const secret = secrets.get(objectKey(namespace, secretName));
+      if (!secret) return false;
+      const { [APPROVAL_TOKEN_KEY]: _token, ...data } = secret.data ?? {};
+      secrets.set(objectKey(namespace, secretName), stored({ ...secret, metadata: { ...secret.metadata, annotations: { ...secret.metadata?.annotations, [Annotations.finished]: at.toISOString() } }, data }, false));
+      return true;
+    },
+    async listBuildSecrets(namespace, buildId) {
+      call('listBuildSecrets', namespace, buildId);
+      return structuredClone(inNamespace(secrets, namespace, buildSelector(buildId)));
     },
     async ensureGitCredentials(manifest) {
       call('ensureGitCredentials', manifest.metadata!.namespace!, manifest.metadata!.name!);

@@ -1,8 +1,8 @@
 // The public face of lib/kube: connection, pod manifest and the step pod operations.
 export * from './errors.js';
 export * from './types.js';
-export { stepPodName, stepAwsSecretName, stepRegistryLoginName, labelValue, workspaceClaimName, approvalTokenName } from './pod-name.js';
-export { approvalTokenManifest, APPROVAL_TOKEN_KEY } from './approval-token.js';
+export { stepPodName, stepAwsSecretName, stepRegistryLoginName, labelValue, workspaceClaimName, approvalTokenName, approvalWaitName } from './pod-name.js';
+export { approvalTokenManifest, approvalWaitManifest, APPROVAL_TOKEN_KEY, AWAITS_ANNOTATION } from './approval-token.js';
 export { stepScript, shellQuote } from './step-script.js';
 export { identityServiceAccount, identityServiceAccountManifest } from './service-accounts.js';
 export { pinsToWorkspaceNode, stepPodManifest, stepPlacement, SERVICE_CAPABILITIES, DO_NOT_DISRUPT_ANNOTATIONS, type PodPlacement, type PodWorkspace, type StepPodManifestInput } from './pod-manifest.js';

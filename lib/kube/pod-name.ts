@@ -31,6 +31,11 @@ export function approvalTokenName(buildId: string, stepName: string): string {
   return buildObjectName(buildId, `approval-${stepName}`);
 }
 
+/** The Secret that keeps the task token of a step waiting for approval steps it needs (approval-token.ts). */
+export function approvalWaitName(buildId: string, stepName: string): string {
+  return buildObjectName(buildId, `awaits-${stepName}`);
+}
+
 /** The Secret that hands the build's clone its credentials. */
 export function gitCredentialsName(buildId: string): string {
   return buildObjectName(buildId, 'git-credentials');

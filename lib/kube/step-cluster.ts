@@ -6,7 +6,7 @@ import { ensureStepAwsSecret } from './step-aws-secret.js';
 import { ensureRegistryLoginSecret } from './registry-login-secret.js';
 import { BuildObjectKinds, deleteBuildObjects, deleteBuildPods, deleteStepPod } from './cleanup.js';
 import { ensureGitCredentials, gitTokenExpiry, renewGitCredentials } from './git-credentials.js';
-import { readApprovalToken, storeApprovalToken } from './approval-token.js';
+import { listBuildSecrets, markApprovalGiven, readApprovalToken, storeApprovalToken } from './approval-token.js';
 import { launchStepPod, type LaunchResult } from './launch.js';
 import { readWholeStepLog } from './logs.js';
 import { observeStep, type ObserveOptions } from './observe.js';
@@ -70,6 +70,10 @@ export interface StepCluster {
   storeApprovalToken(manifest: V1Secret): Promise<string>;
   /** Approve or reject: the token a waiting approval step stored; undefined when there is none. */
   readApprovalToken(namespace: string, secretName: string): Promise<string | undefined>;
+  /** FinishApproval: marks an approval step's Secret given and drops its token (approval-token.ts); false when it is gone. */
+  markApprovalGiven(namespace: string, secretName: string, now: Date): Promise<boolean>;
+  /** FinishApproval, AwaitApprovedNeeds: the build's Secrets, the approvals' and the steps' waiting for them among them. */
+  listBuildSecrets(namespace: string, buildId: string): Promise<V1Secret[]>;
   /** LaunchStep: the step's cache Secret, made or its URLs replaced; its name (cache-secret.ts). */
   ensureCacheSecret(manifest: V1Secret): Promise<string>;
   /** LaunchStep: the Secret of the step's AWS secrets, made or its values replaced; its name (step-aws-secret.ts). */
@@ -117,6 +121,8 @@ export function kubeStepCluster(kube: () => Promise<CoreV1Api>): StepCluster {
     renewGitCredentials: async (namespace, secretName, token) => renewGitCredentials(await kube(), namespace, secretName, token),
     storeApprovalToken: async (manifest) => storeApprovalToken(await kube(), manifest),
     readApprovalToken: async (namespace, secretName) => readApprovalToken(await kube(), namespace, secretName),
+    markApprovalGiven: async (namespace, secretName, now) => markApprovalGiven(await kube(), namespace, secretName, now),
+    listBuildSecrets: async (namespace, buildId) => listBuildSecrets(await kube(), namespace, buildId),
     ensureCacheSecret: async (manifest) => ensureCacheSecret(await kube(), manifest),
     ensureStepAwsSecret: async (manifest) => ensureStepAwsSecret(await kube(), manifest),
     ensureRegistryLoginSecret: async (manifest) => ensureRegistryLoginSecret(await kube(), manifest),

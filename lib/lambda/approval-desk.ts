@@ -78,6 +78,7 @@ async function findInHistory(sfn: Pick<SFNClient, 'send'>, executionArn: string,
 function eventOf(event: HistoryEvent): ApprovalHistoryEvent {
   return {
     id: event.id ?? 0,
+    ...(event.previousEventId !== undefined ? { previousEventId: event.previousEventId } : {}),
     ...(event.type ? { type: event.type } : {}),
     ...(event.taskScheduledEventDetails ? { taskScheduledEventDetails: { resource: event.taskScheduledEventDetails.resource, parameters: event.taskScheduledEventDetails.parameters } } : {}),
   };

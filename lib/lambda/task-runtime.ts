@@ -9,6 +9,7 @@ import { EnvNames, runnerSettings } from './settings.js';
 import { s3ConcurrencyStore } from '../workflow/s3-concurrency-store.js';
 import { CONCURRENCY_PREFIX } from '../workflow/concurrency-store.js';
 import { sfnExecutionStopper } from './execution-stopper.js';
+import { sfnTaskCallbacks } from './task-callbacks.js';
 import { clusterRoleCredentials } from './cluster-credentials.js';
 import { podIdentityCredentials } from './pod-identity-credentials.js';
 import { emfMetricsSink } from './emf-metrics.js';
@@ -43,6 +44,8 @@ export function lambdaTaskRuntime(env: NodeJS.ProcessEnv = process.env): TaskRun
         : {}),
       // Each step's and each ended build's metric record, as an EMF line in the function's log.
       metrics: emfMetricsSink(env),
+      // The steps waiting for an approval, answered once it is given (approvalWaits' role allows it).
+      callbacks: sfnTaskCallbacks(),
       now: () => new Date(),
       log: logger,
     },

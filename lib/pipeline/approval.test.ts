@@ -33,6 +33,20 @@ describe('approval in the normal form', () => {
   });
 });
 
+describe('approval steps side by side (needs)', () => {
+  it('an approval that needs other steps, and a step that needs it', () => {
+    const text =
+      'version: 1\nsteps:\n  - name: test\n    image: node:22-alpine\n    commands: [npm test]\n  - name: build\n    needs: []\n    image: alpine\n    commands: [make]\n' +
+      '  - name: approve\n    needs: [test, build]\n    approval: {}\n  - name: production\n    needs: [approve]\n    image: alpine\n    commands: [deploy]\n';
+    expect(read(text).steps.map((step) => [step.name, step.needs])).toEqual([
+      ['test', undefined],
+      ['build', []],
+      ['approve', ['test', 'build']],
+      ['production', ['approve']],
+    ]);
+  });
+});
+
 describe('approval refused, with its line', () => {
   it.each<[string, string, { message: string; line?: number }[]]>([
     ['longer than a week', '    approval: {timeout: 169h}\n', [{ line: 7, message: 'ci.yml line 7: step "production": approval.timeout: "169h" is longer than the 168h limit (an approval waits at most 7 days)' }]],
@@ -71,14 +85,23 @@ describe('approval refused, with its line', () => {
       '    approval: {}\n    when: {status: failure}\n',
       [{ line: 8, message: 'ci.yml line 8: step "production": when.status: an approval step waits before the steps after it; once the build has failed there is nothing left to approve' }],
     ],
-    [
-      'needs anywhere beside an approval (steps side by side: not yet)',
-      '    needs: [test]\n    approval: {}\n',
-      [{ line: 7, message: 'ci.yml line 7: step "production": needs: a pipeline with an approval step runs its steps one after another, each after the one above it: leave needs out' }],
-    ],
     ['neither image nor approval', '    commands: [deploy]\n', [{ line: 6, message: 'ci.yml line 6: step "production": image: missing (every step needs an image, or a build or an approval)' }]],
   ])('%s', (_, approval, expected) => {
     expect(problems(file(approval))).toEqual(expected);
+  });
+
+  it.each<[string, string, number]>([
+    ['a matrix with fail-fast: false that the approval needs', 'steps:\n  - name: test\n    image: node:${{ matrix.node }}-alpine\n    matrix: {node: ["20", "22"]}\n    fail-fast: false\n    commands: [npm test]\n  - name: approve\n    needs: [test]\n    approval: {}\n  - name: production\n    needs: [approve]\n    image: alpine\n    commands: [deploy]\n', 6],
+    ['one beside it, the approval below it waited for by the step below', 'steps:\n  - name: approve\n    approval: {}\n  - name: production\n    image: alpine\n    commands: [deploy]\n  - name: lint\n    needs: []\n    image: node:${{ matrix.node }}-alpine\n    matrix: {node: ["20", "22"]}\n    fail-fast: false\n    commands: [npm run lint]\n', 12],
+  ])('steps that wait for an approval, and %s', (_, steps, line) => {
+    expect(problems(`version: 1\n${steps}`)).toEqual([
+      { line, message: expect.stringContaining('fail-fast: steps here wait for an approval, which a failed combination could keep from being asked') as string },
+    ]);
+  });
+
+  it('takes fail-fast: false when no step waits for the approval (the last step)', () => {
+    const text = 'version: 1\nsteps:\n  - name: test\n    image: node:${{ matrix.node }}-alpine\n    matrix: {node: ["20", "22"]}\n    fail-fast: false\n    commands: [npm test]\n  - name: approve\n    needs: [test]\n    approval: {}\n';
+    expect(read(text).steps.map((step) => step.name)).toEqual(['test-node-20', 'test-node-22', 'approve']);
   });
 
   it('approvals that together wait longer than a week', () => {

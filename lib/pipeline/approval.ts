@@ -23,7 +23,7 @@ export const EXECUTION_TIME_LIMIT_SECONDS = BUILD_TIME_LIMIT_SECONDS + MAX_APPRO
 /** GitHub's repository permission levels a person may need at least, lowest first (the collaborators API's role names). */
 export const APPROVAL_PERMISSIONS = ['write', 'maintain', 'admin'] as const satisfies readonly ApprovalPermission[];
 
-/** The step keys an approval step may have beside `approval`: it has no pod, so nothing of a pod's (`needs` is refused apart, for now). */
+/** The step keys an approval step may have beside `approval`: it has no pod, so nothing of a pod's. */
 export const APPROVAL_STEP_KEYS = ['name', 'approval', 'needs', 'when'] as const;
 
 // GitHub's login rules: alphanumerics and single hyphens, not at either end, at most 39 characters.
@@ -85,27 +85,28 @@ export function normalApproval(given: ApprovalInput): Approval {
 
 /**
  * On the raw data, so they are said along with any other problem: an approval step runs no pod, so
- * it takes none of a pod's keys; any other step needs an image and commands.
+ * it takes none of a pod's keys; any other step needs an image and commands. And a pipeline whose
+ * steps wait for an approval has no matrix with `fail-fast: false`: a combination of one that
+ * fails ends no build until every step has ended, while the approval it keeps from being asked
+ * (its needs never met) leaves the steps waiting for it waiting for ever.
  */
 export function approvalStepProblems(data: unknown): ApprovalStepProblem[] {
   if (!isMap(data) || !Array.isArray(data['steps'])) return [];
   const steps: unknown[] = data['steps'];
-  const approves = steps.some((step) => isMap(step) && step['approval'] !== undefined);
+  const gates = steps.some((step, index) => isMap(step) && step['approval'] !== undefined && stepsAfter(steps, index));
   return steps.flatMap((step: unknown, index: number): ApprovalStepProblem[] => {
     if (!isMap(step)) return [];
     const at = (key: string): (string | number)[] => ['steps', index, key];
-    // WaitForNeeds reads the needed steps' pods, and an approval has none: steps side by side wait for a later issue.
-    const sideBySide =
-      approves && step['needs'] !== undefined
-        ? [{ path: at('needs'), message: 'a pipeline with an approval step runs its steps one after another, each after the one above it: leave needs out' }]
+    const keepsGoing =
+      gates && step['matrix'] !== undefined && step['fail-fast'] === false
+        ? [{ path: at('fail-fast'), message: 'steps here wait for an approval, which a failed combination could keep from being asked while the build waits for every step: leave fail-fast out' }]
         : [];
     // A step that is no approval and lacks image or commands: build.ts's rule says so (or it is a build).
-    if (step['approval'] === undefined) return sideBySide;
+    if (step['approval'] === undefined) return keepsGoing;
     const when = step['when'];
     const status = isMap(when) ? when['status'] : undefined;
     const afterFailure = status === 'failure' || (Array.isArray(status) && status.includes('failure'));
     return [
-      ...sideBySide,
       ...(afterFailure ? [{ path: ['steps', index, 'when', 'status'], message: 'an approval step waits before the steps after it; once the build has failed there is nothing left to approve' }] : []),
       ...Object.keys(step)
         .filter((key) => !(APPROVAL_STEP_KEYS as readonly string[]).includes(key))
@@ -117,6 +118,16 @@ export function approvalStepProblems(data: unknown): ApprovalStepProblem[] {
               : `an approval step waits for a person and runs no pod, so it takes no ${key} (only ${APPROVAL_STEP_KEYS.join(', ')})`,
         })),
     ];
+  });
+}
+
+/** Whether any step waits for the approval step at `index`: one that names it in `needs`, or, without `needs`, the step below it. */
+function stepsAfter(steps: readonly unknown[], index: number): boolean {
+  const name = (steps[index] as Record<string, unknown>)['name'];
+  return steps.some((step, at) => {
+    if (!isMap(step)) return false;
+    const needs = step['needs'];
+    return Array.isArray(needs) ? needs.includes(name) : needs === undefined && at === index + 1;
   });
 }
 

@@ -16,8 +16,6 @@ export interface NeedsOf {
   name: string;
   needs?: readonly string[];
   matrix?: { of: string };
-  /** An approval step (`approval:`): it has no pod for a step after it to wait on. */
-  approval?: unknown;
 }
 
 /** A problem with one step's `needs`; `entry` is the position in its list, when one entry is wrong. */
@@ -27,13 +25,8 @@ export interface NeedsProblem {
   message: string;
 }
 
-/**
- * Whether any step says `needs`, or is a matrix's: only then may steps run side by side. Never with
- * an approval step (approval.ts refuses `needs` there): the steps after it would wait for its pod
- * (WaitForNeeds), and it has none, so a matrix's combinations then run one after another too.
- */
+/** Whether any step says `needs`, or is a matrix's: only then may steps run side by side. */
 export function runsSideBySide(steps: readonly NeedsOf[]): boolean {
-  if (steps.some((step) => step.approval !== undefined)) return false;
   return steps.some((step) => step.needs !== undefined || step.matrix !== undefined);
 }
 

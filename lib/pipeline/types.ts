@@ -140,6 +140,13 @@ export interface Step {
    * deleting it.
    */
   needed?: true;
+  /**
+   * The approval steps it needs, directly or through the steps it needs (PrepareBuild, side by side
+   * only): the step waits for them in a callback Task of its own (AwaitApprovedNeeds) before
+   * WaitForNeeds looks for its other needs, so that a wait of days costs it nothing either. Absent:
+   * none.
+   */
+  awaits?: string[];
   /** The services that run beside this step: the pipeline's own, then the step's. Absent: none. */
   services?: Service[];
   /**

@@ -15,6 +15,7 @@ import type { NotBuilt, PreparedBuild, StepInput } from './state-data.js';
 import type { TaskDeps, TaskRuntime } from './task-deps.js';
 import { awaitRerun, type AwaitRerunInput } from './tasks/await-rerun.js';
 import { awaitApproval, type AwaitApprovalInput } from './tasks/await-approval.js';
+import { approvalWaits, type AwaitApprovedNeedsInput, type FinishApprovalInput } from './tasks/approval-waits.js';
 import { cleanupBuild, type CleanupInput } from './tasks/cleanup-build.js';
 import { cleanupEndedExecution, type ExecutionStatusChange } from './tasks/cleanup-ended-execution.js';
 import { cleanupOrphans } from './tasks/cleanup-orphans.js';
@@ -99,6 +100,9 @@ export const cleanupBuildHandler = ({ settings, deps }: TaskRuntime) =>
 
 /** An approval step's start: its task token kept for whoever decides (tasks/await-approval.ts). */
 export const awaitApprovalHandler = ({ deps }: TaskRuntime) => lambdaTask(async (input: AwaitApprovalInput) => awaitApproval(input, deps));
+
+/** A step waiting for approvals it needs, and an approval given that lets them go on (tasks/approval-waits.ts). */
+export const approvalWaitsHandler = ({ deps }: TaskRuntime) => lambdaTask(async (input: AwaitApprovedNeedsInput | FinishApprovalInput) => approvalWaits(input, deps));
 
 /** A failed build's end, until a redrive lets it go on (tasks/await-rerun.ts). It calls nothing: no runtime. */
 export const awaitRerunHandler = () => lambdaTask(async (input: AwaitRerunInput) => awaitRerun(input));

@@ -139,7 +139,7 @@ describe('stepPolls', () => {
 });
 
 describe('buildHistoryEvents and largestBuild', () => {
-  const shape: HistoryShape = { buildEvents: { succeeded: 20, failed: 26 }, stepEvents: 12, pollEvents: 9, needsStepEvents: 7, needsEvents: 9, retryEvents: 4 };
+  const shape: HistoryShape = { buildEvents: { succeeded: 20, failed: 26 }, stepEvents: 12, pollEvents: 9, needsStepEvents: 7, needsEvents: 9, awaitsEvents: 7, retryEvents: 4 };
 
   it('counts each retry a step asks for as another attempt, its polls again and the way back to the launch', () => {
     const step = { pendingSeconds: 10, runSeconds: 5, timeoutSeconds: HOUR };
@@ -219,6 +219,17 @@ describe('worstWaitSeconds', () => {
       { name: 'clone', timeoutSeconds: 100 },
       { name: 'a', timeoutSeconds: 60, waitSeconds: 110 },
     ]);
+  });
+
+  it('counts a step that needs an approval (directly or not) once for its wait, however long the approval takes (PrepareBuild counts the approval 1 s)', () => {
+    const gate = { ...step('approve', 1, ['staging']), approval: {} };
+    const [, , production, smoke] = withWorstWaits([step('staging', 100, []), gate, step('production', 60, ['approve']), step('smoke', 60, ['production'])]);
+    expect(production).toEqual({ name: 'production', timeoutSeconds: 60, waitSeconds: 121, awaitsApproval: true });
+    // Through production: it waits for the approval first too, then looks only while production runs.
+    expect(smoke).toEqual({ name: 'smoke', timeoutSeconds: 60, waitSeconds: 191, awaitsApproval: true });
+    const without = { ...production!, awaitsApproval: undefined };
+    delete without.awaitsApproval;
+    expect(stepHistoryEvents(worstCase(production!)) - stepHistoryEvents(worstCase(without))).toBe(BUILD_HISTORY_SHAPE.awaitsEvents);
   });
 
   it('throws on a cycle, which the pipeline\'s own check refuses first', () => {

@@ -84,6 +84,12 @@ export interface HistoryShape {
   needsStepEvents: number;
   /** One more pass of the needs loop, for each look that finds the needs not met yet: the look and the wait after it. */
   needsEvents: number;
+  /**
+   * What a step that needs an approval step (directly or through others) adds before its needs
+   * loop: its wait for the approval (AwaitApprovedNeeds, a callback: a Task's events and
+   * TaskSubmitted), the same however long it lasts.
+   */
+  awaitsEvents: number;
   /** What a retry adds besides another attempt: the way from a failed attempt back to LaunchStep. */
   retryEvents: number;
 }
@@ -98,6 +104,7 @@ export const BUILD_HISTORY_SHAPE: HistoryShape = {
   pollEvents: 9,
   needsStepEvents: 7,
   needsEvents: 9,
+  awaitsEvents: 6,
   retryEvents: 4,
 };
 
@@ -115,6 +122,8 @@ export interface StepTiming {
    * Absent: a step without `needs`, launched as its iteration starts.
    */
   waitSeconds?: number;
+  /** It needs an approval step, and waits for it apart (HistoryShape.awaitsEvents). */
+  awaitsApproval?: true;
 }
 
 /** How long a poll may watch the pod, as the deployment says (0: no watch, the schedule). */
@@ -145,7 +154,8 @@ export function buildHistoryEvents(steps: readonly StepTiming[], options: Budget
 export function stepHistoryEvents(step: StepTiming, options: BudgetOptions = {}): number {
   const { shape = BUILD_HISTORY_SHAPE, ...watches } = options;
   const deployed = { ...DEPLOYED_WATCHES, ...watches };
-  const waiting = step.waitSeconds === undefined ? 0 : shape.needsStepEvents + (needsChecks(step.waitSeconds, deployed) - 1) * shape.needsEvents;
+  const waiting =
+    (step.waitSeconds === undefined ? 0 : shape.needsStepEvents + (needsChecks(step.waitSeconds, deployed) - 1) * shape.needsEvents) + (step.awaitsApproval ? shape.awaitsEvents : 0);
   const attempt = shape.stepEvents + waiting + stepPolls(step, deployed) * shape.pollEvents;
   // A retry goes round the iteration again from its launch: the attempt's polls and tasks, and the retry's own states.
   const retries = step.retries ?? 0;
@@ -210,24 +220,41 @@ function isDefaultRetry(retry: { max: number; on?: readonly string[] }): boolean
 }
 
 export function withWorstWaits(
-  steps: readonly { name: string; timeoutSeconds: number; needs?: readonly string[]; retry?: { max: number; on?: readonly string[] }; matrix?: { of: string } }[],
+  steps: readonly { name: string; timeoutSeconds: number; needs?: readonly string[]; retry?: { max: number; on?: readonly string[] }; matrix?: { of: string }; approval?: unknown }[],
 ): BudgetStep[] {
   const waits = worstWaitSeconds(steps);
+  const approvals = new Set(steps.flatMap((step) => (step.approval !== undefined ? [step.name] : [])));
+  const byName = new Map(steps.map((step) => [step.name, step]));
+  // Directly or through the steps it needs, as PrepareBuild's plan says (step-plan.ts).
+  const awaits = (step: { needs?: readonly string[] }, seen = new Set<string>()): boolean =>
+    (step.needs ?? []).some((need) => {
+      if (seen.has(need)) return false;
+      seen.add(need);
+      const needed = byName.get(need);
+      return approvals.has(need) || (needed !== undefined && awaits(needed, seen));
+    });
   // Only a `retry:` the pipeline writes counts: the default, an interrupted step or one its node's runtime failed tried again, is
   // the cluster's doing and rare, and counting it would refuse builds that fit.
-  return steps.map(({ name, timeoutSeconds, retry, matrix }, index) => ({
+  return steps.map(({ name, timeoutSeconds, retry, matrix, needs }, index) => ({
     name,
     timeoutSeconds,
     ...(matrix ? { matrix: matrix.of } : {}),
     ...(waits[index] === undefined ? {} : { waitSeconds: waits[index] }),
+    ...(awaits({ ...(needs ? { needs } : {}) }) ? { awaitsApproval: true as const } : {}),
     ...(retry && retry.max > 0 && !isDefaultRetry(retry) ? { retries: retry.max } : {}),
   }));
 }
 
 /** A step at its worst (WorstCase): waiting as long as it may, pending a short while, then running until its timeout, every attempt. */
-export function worstCase(step: { timeoutSeconds: number; waitSeconds?: number; retries?: number }): StepTiming {
+export function worstCase(step: { timeoutSeconds: number; waitSeconds?: number; retries?: number; awaitsApproval?: true }): StepTiming {
   const waiting = step.waitSeconds === undefined ? {} : { waitSeconds: step.waitSeconds };
-  return { pendingSeconds: WorstCase.PENDING_SECONDS, timeoutSeconds: step.timeoutSeconds, ...waiting, ...(step.retries ? { retries: step.retries } : {}) };
+  return {
+    pendingSeconds: WorstCase.PENDING_SECONDS,
+    timeoutSeconds: step.timeoutSeconds,
+    ...waiting,
+    ...(step.retries ? { retries: step.retries } : {}),
+    ...(step.awaitsApproval ? { awaitsApproval: true as const } : {}),
+  };
 }
 
 /** A step as the budget sees it; `waitSeconds` for a step with `needs`: see worstWaitSeconds(). */
@@ -238,6 +265,7 @@ export interface BudgetStep {
   matrix?: string;
   waitSeconds?: number;
   retries?: number;
+  awaitsApproval?: true;
 }
 
 /**
@@ -336,9 +364,14 @@ export function historyShape(definition: AslDefinition): HistoryShape {
   const isPollEntry = (name: string) => name === loop.entry;
   // A step without needs keeps off the needs loop; one with needs passes it once, its full turns counted apart.
   const intoLoop = longestPath(iteration, iteration.StartAt, isPollEntry, { avoid: needs.states });
-  const throughNeeds = longestPath(iteration, iteration.StartAt, isPollEntry, { through: needs.states });
+  // A step that needs an approval waits for it in a callback between the needs loop and its launch, counted apart.
+  const awaits = onlyState(iteration, (state) => (state.Parameters as { Payload?: { task?: unknown } } | undefined)?.Payload?.task === 'await-approved-needs', 'one callback Task that awaits approvals');
+  const throughNeeds = longestPath(iteration, iteration.StartAt, isPollEntry, { through: needs.states, avoid: [awaits] });
   // The way back from a failed attempt to LaunchStep (retry-step): counted once per retry, apart.
   const retryBack = onlyState(iteration, (state) => state.Type === 'Pass' && state.ResultPath === '$.attempt', 'one Pass state that sets $.attempt (the retry)');
+  // Before the needs loop, on the way of a step with needs: its own events, and the callback's TaskSubmitted.
+  if (!successors(iteration.States[awaits]!).every((next) => needs.states.includes(next))) throw new Error(`${awaits} must lead into the needs loop`);
+  const awaitsEvents = eventsOf(iteration.States[awaits]!, awaits) + 1;
   // Each exit's longest way, and its longest that ends in a Fail (the Map's failure), which may be
   // shorter: a combination of a matrix with fail-fast: false ends its iteration at a Pass instead.
   const outOfLoop = loop.exits.flatMap((exit) => [
@@ -363,6 +396,7 @@ export function historyShape(definition: AslDefinition): HistoryShape {
     pollEvents: loop.events,
     needsStepEvents: throughNeeds.events - intoLoop.events,
     needsEvents: needs.events,
+    awaitsEvents,
     retryEvents: retryWayEvents(iteration, retryBack, loop.entry),
   };
 }

@@ -32,10 +32,20 @@ describe('rerunPlan', () => {
       succeeded: ['clone', 'b'],
       expected: [{ name: 'a', needs: [] }],
     },
+    {
+      title: 'an approval given is not asked again; one that was not is awaited again',
+      steps: [step('approve', { needed: true }), step('production', { needs: ['approve'], awaits: ['approve'] }), step('gate', { needs: ['production'], needed: true }), step('last', { needs: ['gate'], awaits: ['gate'] })],
+      succeeded: ['approve'],
+      expected: [
+        { name: 'production', needs: [], needed: true },
+        { name: 'gate', needs: ['production'], needed: true },
+        { name: 'last', needs: ['gate'], awaits: ['gate'] },
+      ],
+    },
     { title: 'nothing failed: nothing to re-run', steps: [step('clone'), step('test')], succeeded: ['clone', 'test'], expected: [] },
   ])('$title', ({ steps, succeeded, expected }) => {
     const plan = rerunPlan(steps, new Set(succeeded));
-    expect(plan.map(({ name, needs, needed }) => ({ name, ...(needs ? { needs } : {}), ...(needed ? { needed } : {}) }))).toEqual(expected);
+    expect(plan.map(({ name, needs, needed, awaits }) => ({ name, ...(needs ? { needs } : {}), ...(needed ? { needed } : {}), ...(awaits ? { awaits } : {}) }))).toEqual(expected);
   });
 
   it('keeps everything else about a step', () => {

@@ -31,6 +31,33 @@ describe('which steps a build runs, in what order, after which others', () => {
     expect(summary(planSteps(steps, onMain, checkout))).toEqual(expected);
   });
 
+  it('says which approvals a step needs, directly or through the steps it needs (it awaits them before WaitForNeeds looks), and starts such steps last', () => {
+    const approve: Partial<Step> = { approval: { selfApproval: true, timeoutSeconds: 3600 } };
+    const plan = planSteps(
+      [
+        step('test'),
+        step('build', { needs: [] }),
+        step('staging', { needs: ['test', 'build'] }),
+        step('approve', { needs: ['staging'], ...approve }),
+        step('production', { needs: ['approve', 'build'] }),
+        step('smoke', { needs: ['production'] }),
+        // Below them in the file, but before them in the Map: it takes a slot first.
+        step('docs', { needs: ['build'] }),
+      ],
+      onMain,
+      'clone',
+    );
+    expect(plan.running.map((s) => [s.name, s.needs, s.awaits ?? null])).toEqual([
+      ['test', ['clone'], null],
+      ['build', ['clone'], null],
+      ['staging', ['test', 'build'], null],
+      ['approve', ['staging'], null],
+      ['docs', ['build'], null],
+      ['production', ['approve', 'build'], ['approve']],
+      ['smoke', ['production'], ['approve']],
+    ]);
+  });
+
   it('keeps the steps that run after a failure apart, out of the way of the others', () => {
     const plan = planSteps(
       [step('test'), step('report', { when: { status: ['failure'] } }), step('deploy'), step('notify', { when: { status: ['failure'], branch: ['production'] } })],
@@ -45,14 +72,21 @@ describe('which steps a build runs, in what order, after which others', () => {
     expect(summary(parallel)).toEqual([['a', ['clone'], true], ['b', ['a'], false]]);
   });
 
-  it("runs a matrix's combinations one after another in a pipeline with an approval: no step waits for the approval's pod, which it has none of", () => {
+  it("runs a matrix's combinations side by side in a pipeline with an approval, the step below the approval awaiting it", () => {
     const matrix = { of: 'test', values: { node: '20' } } as unknown as Step['matrix'];
     const approval = { selfApproval: true, timeoutSeconds: 60 };
     const steps = [step('test-node-20', { matrix }), step('test-node-22', { matrix }), step('staging'), { ...step('gate'), approval }, step('production')];
     const plan = planSteps(steps, onMain, 'clone');
-    expect([plan.parallel, summary(plan)]).toEqual([false, steps.map((s) => [s.name, null, false])]);
-    // Without the approval the combinations run side by side, each step after the one above it.
-    expect(planSteps(steps.filter((s) => s.name !== 'gate'), onMain, 'clone').parallel).toBe(true);
+    expect([plan.parallel, plan.running.map((s) => [s.name, s.needs, s.awaits ?? null])]).toEqual([
+      true,
+      [
+        ['test-node-20', ['clone'], null],
+        ['test-node-22', ['clone'], null],
+        ['staging', ['test-node-20', 'test-node-22'], null],
+        ['gate', ['staging'], null],
+        ['production', ['gate'], ['gate']],
+      ],
+    ]);
   });
 
   it('says whether the checkout is needed, so its pod is kept for the steps that wait for it', () => {

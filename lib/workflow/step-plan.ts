@@ -66,13 +66,32 @@ export function planSteps(steps: readonly Step[], build: BuildFacts, checkout?: 
   };
   const resolved = kept.map((step) => ({ step, needs: needsOf(step) }));
   const needed = new Set(resolved.flatMap(({ needs }) => needs));
+  const approvals = new Set(kept.flatMap((step) => (step.approval ? [step.name] : [])));
+  // The approvals a step waits for, directly or through the steps it needs: all of them before it
+  // waits for a pod, or it would look for as long as an approval before it takes.
+  const needsByName = new Map(resolved.map(({ step, needs }) => [step.name, needs]));
+  const awaitedApprovals = (name: string, seen = new Set<string>()): string[] => {
+    const found: string[] = [];
+    for (const need of needsByName.get(name) ?? []) {
+      if (seen.has(need)) continue;
+      seen.add(need);
+      if (approvals.has(need)) found.push(need);
+      found.push(...awaitedApprovals(need, seen));
+    }
+    return [...new Set(found)];
+  };
   const order = runOrder(resolved.map(({ step, needs }) => ({ name: step.name, needs })), resolved.map(({ needs }) => needs));
-  const running = order.map((index) => {
+  const planned = order.map((index) => {
     const { step, needs } = resolved[index]!;
     // `needs: []` (no checkout step to wait for): it starts as soon as its iteration does.
     const kept = needed.has(step.name);
-    return { ...withoutCondition(step), needs, ...(kept ? { needed: true as const } : {}) };
+    const awaits = awaitedApprovals(step.name);
+    return { ...withoutCondition(step), needs, ...(kept ? { needed: true as const } : {}), ...(awaits.length > 0 ? { awaits } : {}) };
   });
+  // The steps that wait for an approval last: iterations take the Map's slots (max-parallel) in
+  // order and hold them while they wait, so the steps that need no approval start first and run on
+  // while it waits. Still after their needs: a step that needs one that awaits an approval awaits it too.
+  const running = [...planned.filter((step) => !step.awaits), ...planned.filter((step) => step.awaits)];
   return { running, skipped, afterFailure, parallel, checkoutNeeded: checkout !== undefined && needed.has(checkout) };
 }
 

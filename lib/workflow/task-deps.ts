@@ -94,6 +94,19 @@ export interface TaskDeps {
    * deployment's OTLP settings, locally from `--otlp-endpoint`. Without it, no trace.
    */
   exportTrace?: BuildTraceExport;
+  /**
+   * SendTaskSuccess on a task token of the build's execution: how FinishApproval lets the steps
+   * waiting for an approval go on (approval-release.ts). lib/lambda: the Step Functions API;
+   * locally, the executor's task tokens. Without it, a step waiting for an approval waits for ever,
+   * so AwaitApprovedNeeds refuses to start.
+   */
+  callbacks?: TaskCallbacks;
+}
+
+/** The callback pattern's answer, as the Step Functions API names it. */
+export interface TaskCallbacks {
+  /** Rejects with an error named TaskTimedOut when the task is closed already (answered, or its execution ended). */
+  sendTaskSuccess(taskToken: string, output: string): Promise<void>;
 }
 
 export type { TaskLog } from './task-log.js';

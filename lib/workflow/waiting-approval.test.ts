@@ -13,6 +13,13 @@ const scheduled = (id: number, index: number, token = `token-${id}`): ApprovalHi
   },
 });
 const event = (id: number, type: string): ApprovalHistoryEvent => ({ id, type });
+const after = (id: number, type: string, previousEventId: number): ApprovalHistoryEvent => ({ id, type, previousEventId });
+/** AwaitApprovedNeeds' TaskScheduled: a callback too, its Payload with `task`. */
+const awaiting = (id: number, index: number): ApprovalHistoryEvent => {
+  const made = scheduled(id, index);
+  made.taskScheduledEventDetails!.parameters = made.taskScheduledEventDetails!.parameters!.replace('"Payload":{', '"Payload":{"task":"await-approved-needs",');
+  return made;
+};
 const started = [event(1, 'ExecutionStarted'), event(2, 'MapIterationStarted'), event(3, 'TaskStateEntered')];
 
 describe('the approval an execution waits on, from its history', () => {
@@ -25,6 +32,15 @@ describe('the approval an execution waits on, from its history', () => {
     ['the execution ended (stopped while waiting)', [...started, scheduled(4, 1), event(5, 'TaskStarted'), event(6, 'ExecutionAborted')], 1, undefined],
     ['an invocation failed and was retried: the newest attempt', [...started, scheduled(4, 1), event(5, 'TaskFailed'), scheduled(6, 1), event(7, 'TaskStarted')], 1, 'token-6'],
     ['no approval scheduled yet', started, 1, undefined],
+    // Steps side by side: each event names the one before it in its own thread (previousEventId).
+    [
+      "another step's task closing while it waits",
+      [...started, scheduled(4, 1), after(5, 'TaskStarted', 4), after(6, 'TaskScheduled', 3), after(7, 'TaskSubmitted', 5), after(8, 'TaskStarted', 6), after(9, 'TaskSucceeded', 8)],
+      1,
+      'token-4',
+    ],
+    ['its own task closing, through its started and submitted', [...started, scheduled(4, 1), after(5, 'TaskStarted', 4), after(6, 'TaskSubmitted', 5), after(7, 'TaskSucceeded', 6)], 1, undefined],
+    ['a step waiting for the approvals it needs, which no person answers', [...started, awaiting(4, 1)], 1, undefined],
   ])('%s', (_, events, index, token) => {
     expect(waitingApprovalIn(events, { index })?.taskToken).toBe(token);
   });

@@ -2,9 +2,11 @@
  * The approval step an execution waits on, read from its Step Functions history (GetExecutionHistory):
  * the AwaitApproval Task's `TaskScheduled` event holds the Parameters it was given, resolved, the
  * callback's `$$.Task.Token` among them ("Wait for a Callback with Task Token": the history shows
- * the token to whoever may read the execution). It waits while no Task closed after it
- * (TaskSucceeded, TaskFailed, TaskTimedOut: a pipeline with an approval runs one step at a time,
- * approval.ts) and the execution has not ended. The deployed webhook reads it here rather than from
+ * the token to whoever may read the execution). It waits while its task has not closed
+ * (TaskSucceeded, TaskFailed, TaskTimedOut) and the execution has not ended. Steps run side by side,
+ * so other tasks close meanwhile: a close is this task's when its previousEventId leads back to the
+ * TaskScheduled through the task's own events (TaskStarted, TaskSubmitted), as each event names
+ * the one before it in its thread (HistoryEvent.previousEventId, Step Functions API Reference). The deployed webhook reads it here rather than from
  * the build's Secret: it then needs no way into the cluster. Pure.
  */
 import type { Step } from '../pipeline/index.js';
@@ -12,6 +14,7 @@ import type { Step } from '../pipeline/index.js';
 /** The fields of a history event read here (@aws-sdk/client-sfn's HistoryEvent). */
 export interface ApprovalHistoryEvent {
   id: number;
+  previousEventId?: number;
   type?: string;
   taskScheduledEventDetails?: { resource?: string; parameters?: string };
 }
@@ -36,21 +39,42 @@ const ENDED = new Set(['ExecutionSucceeded', 'ExecutionFailed', 'ExecutionAborte
  * TaskScheduled must all be there. Undefined: that step waits for no approval.
  */
 export function waitingApprovalIn(events: readonly ApprovalHistoryEvent[], which: ApprovalStepRef): ScheduledApproval | undefined {
-  let closedSince = false;
+  const byId = new Map(events.map((event) => [event.id, event]));
+  const closes: ApprovalHistoryEvent[] = [];
   for (const event of [...events].sort((a, b) => b.id - a.id)) {
     if (ENDED.has(event.type ?? '')) return undefined;
-    if (CLOSED.has(event.type ?? '')) closedSince = true;
+    if (CLOSED.has(event.type ?? '')) closes.push(event);
     if (event.type !== 'TaskScheduled' || event.taskScheduledEventDetails?.resource !== CALLBACK_RESOURCE) continue;
     const payload = payloadOf(event.taskScheduledEventDetails.parameters);
-    if (!payload || ('index' in which ? payload.index !== which.index : payload.step?.name !== which.step)) continue;
-    if (closedSince || typeof payload.taskToken !== 'string' || !payload.step?.approval || typeof payload.step.name !== 'string') return undefined;
+    // `task`: a step waiting for the approvals it needs (AwaitApprovedNeeds), which no person answers.
+    if (!payload || payload.task !== undefined || ('index' in which ? payload.index !== which.index : payload.step?.name !== which.step)) continue;
+    const closed = closes.some((close) => closesTask(close, event.id, byId));
+    if (closed || typeof payload.taskToken !== 'string' || !payload.step?.approval || typeof payload.step.name !== 'string') return undefined;
     const pushedBy = payload.build?.pushedBy;
     return { taskToken: payload.taskToken, step: { name: payload.step.name, approval: payload.step.approval }, ...(typeof pushedBy === 'string' ? { pushedBy } : {}) };
   }
   return undefined;
 }
 
-type AwaitApprovalPayload = { index?: unknown; taskToken?: unknown; build?: { pushedBy?: unknown }; step?: { name?: unknown; approval?: NonNullable<Step['approval']> } };
+/**
+ * Whether `close` ends the task scheduled as `scheduled`: back through the task's own events. An
+ * event with no previousEventId (a history read without it) is taken as closing it, as before
+ * steps ran side by side.
+ */
+function closesTask(close: ApprovalHistoryEvent, scheduled: number, byId: ReadonlyMap<number, ApprovalHistoryEvent>): boolean {
+  let at: ApprovalHistoryEvent | undefined = close;
+  for (let hop = 0; hop < 4 && at; hop++) {
+    if (at.previousEventId === undefined) return true;
+    if (at.previousEventId === scheduled) return true;
+    at = byId.get(at.previousEventId);
+    if (at && !TASK_OWN.has(at.type ?? '')) return false;
+  }
+  return false;
+}
+
+const TASK_OWN = new Set(['TaskStarted', 'TaskSubmitted']);
+
+type AwaitApprovalPayload = { task?: unknown; index?: unknown; taskToken?: unknown; build?: { pushedBy?: unknown }; step?: { name?: unknown; approval?: NonNullable<Step['approval']> } };
 
 function payloadOf(parameters: string | undefined): AwaitApprovalPayload | undefined {
   try {

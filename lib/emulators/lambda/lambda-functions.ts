@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
 import {
   awaitApprovalHandler,
+  approvalWaitsHandler,
   awaitRerunHandler,
   cleanupBuildHandler,
   finishStepHandler,
@@ -38,6 +39,7 @@ const FUNCTIONS: Record<string, LocalFunction> = {
   ReportStatusLambdaFunction: { name: 'reportStatus', create: (runtime, statuses) => reportStatusHandler(() => statuses, runtime.deps.logs, runtime.deps.exportTrace ? { exportTrace: runtime.deps.exportTrace } : {}) },
   AwaitRerunLambdaFunction: { name: 'awaitRerun', create: () => awaitRerunHandler() },
   AwaitApprovalLambdaFunction: { name: 'awaitApproval', create: (runtime) => awaitApprovalHandler(runtime) },
+  ApprovalWaitsLambdaFunction: { name: 'approvalWaits', create: (runtime) => approvalWaitsHandler(runtime) },
 };
 
 /** serverless.yml's function name for each logical id the local executor can bind. */

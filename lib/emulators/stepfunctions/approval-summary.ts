@@ -1,6 +1,7 @@
 /**
  * An approval step as `run --json` and `GET /executions/NAME` show it, from the history: waiting
- * from AwaitApproval's entry, then the decision (`approval: {decision, by, at, comment}`):
+ * (no reason) while its iteration waits for the steps it needs, waiting for an approval from
+ * AwaitApproval's entry, then the decision (`approval: {decision, by, at, comment}`):
  * approved is the task's result (SendTaskSuccess's output), rejected and timed out are the
  * iteration's Error and Cause (lib/workflow/approval-decision.ts reads them back). It never had an
  * image, a log, an exit code or a pod.
@@ -24,7 +25,12 @@ const iso = (timestamp: number) => new Date(timestamp).toISOString();
 
 export function approvalOutcome(history: readonly ExecutionEvent[], index: number, message: string | undefined, running: boolean): ApprovalOutcome {
   const entered = history.find((e) => e.index === index && e.type === 'StateEntered' && e.state?.name === AWAIT_APPROVAL);
-  if (!entered) return { status: 'not-run', error: null, startedAt: null, stoppedAt: null, durationMs: null };
+  if (!entered) {
+    // Not asked for yet: its iteration waits for the steps it needs (side by side), as any step's does.
+    const started = history.some((e) => e.type === 'MapIterationStarted' && e.index === index);
+    const ended = history.some((e) => (e.type === 'MapIterationSucceeded' || e.type === 'MapIterationFailed') && e.index === index);
+    return { status: started && !ended && running ? 'waiting' : 'not-run', error: null, startedAt: null, stoppedAt: null, durationMs: null };
+  }
   const times = (stop: ExecutionEvent | undefined) => ({
     startedAt: iso(entered.timestamp),
     stoppedAt: stop ? iso(stop.timestamp) : null,

@@ -1,7 +1,7 @@
 import { plainCause } from '../../contract/lambda-error.js';
 import { listedSteps, type KeptArtifact, type NeedsState, type PreparedBuild, type ServiceResult, type StepResult } from '../../workflow/state-data.js';
 import type { ExecutionEvent } from './execution-history.js';
-import { isFinishState, isLaunchState } from './states.js';
+import { AWAIT_APPROVED_NEEDS, isFinishState, isLaunchState } from './states.js';
 import { approvalOutcome } from './approval-summary.js';
 import type { ApprovalRecord } from '../../workflow/approval-decision.js';
 import type { TestSummary } from '../../contract/test-summary.js';
@@ -186,7 +186,9 @@ function stepOutcomes(history: readonly ExecutionEvent[], running: boolean, buil
     const waiting = own.some((e) => e.type === 'MapIterationStarted' && e.index === index) && !own.some((e) => e.type === 'MapIterationSucceeded' && e.index === index);
     const status = launched ? (running ? 'running' : 'aborted') : waiting && running ? 'waiting' : 'not-run';
     const unmet = status === 'not-run' ? unmetNeeds(own, index) : undefined;
-    return { name: step.name, status, exitCode: null, error: null, ...(unmet ? { reason: unmet } : {}), ...run };
+    const awaits = status === 'waiting' ? awaitedApprovals(own, index, steps[index]?.awaits) : undefined;
+    const reason = unmet ?? awaits;
+    return { name: step.name, status, exitCode: null, error: null, ...(reason ? { reason } : {}), ...run };
   }
 }
 
@@ -199,6 +201,13 @@ function lastRun(history: readonly ExecutionEvent[], index: number): readonly Ex
   if (started < 0) return history;
   const from = history.slice(0, started).findLastIndex((e) => e.type === 'ExecutionRedriven');
   return from < 0 ? history : history.slice(from);
+}
+
+/** While a step waits in AwaitApprovedNeeds (its other needs met): for which approvals. */
+function awaitedApprovals(history: readonly ExecutionEvent[], index: number, awaits: readonly string[] | undefined): string | undefined {
+  const last = history.findLast((e) => e.index === index && e.type === 'StateEntered');
+  if (!awaits?.length || last?.state?.name !== AWAIT_APPROVED_NEEDS) return undefined;
+  return `waiting for ${awaits.map((name) => `"${name}"`).join(', ')} to be approved`;
 }
 
 /** Why a step never launched, when its WaitForNeeds found its needs could never be met (NeedsState.unmet). */

@@ -47,7 +47,7 @@ export {
 export type { RefusedIteration } from './iteration-gate.js';
 export { ExecutionNotRedrivable, RedriveNotEmulated } from './redrive.js';
 export type { ExecutionOverrides } from './overrides.js';
-export { isFinishState, isLaunchState } from './states.js';
+export { AWAIT_APPROVAL, AWAIT_APPROVED_NEEDS, isFinishState, isLaunchState } from './states.js';
 export { TaskTokens, TaskTokenError } from './task-tokens.js';
 
 export interface LocalExecutionOptions {
@@ -131,10 +131,13 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
   const redrive = options.redrive && planRedrive(definition, options.redrive.events, { iterationIndex: (map, shown) => history.iterationIndex(map, shown) });
   const gates = new IterationGates(definition, (event, map) => history.record(event, map));
   const inFlight = new InFlightInvocations();
-  const invocations = bindTaskStates(definition, localLambdaFunctions(inFlight.runtime(options.runtime), statuses), overrides.invocations);
   // Step Functions names an execution started without a name with a UUID (StartExecution's `name`).
   const name = options.executionName ?? input.build.id ?? randomUUID();
   const tokens = options.taskTokens ?? new TaskTokens();
+  // SendTaskSuccess as a function with the permission calls it on AWS (lib/lambda/task-callbacks.ts).
+  const answers = { sendTaskSuccess: async (token: string, output: string) => tokens.sendTaskSuccess(token, output) };
+  const runtime = { ...options.runtime, deps: { callbacks: answers, ...options.runtime.deps } };
+  const invocations = bindTaskStates(definition, localLambdaFunctions(inFlight.runtime(runtime), statuses), overrides.invocations);
   const callbacks = new Set(taskStates(definition).flatMap((task) => (task.waitsForToken ? [task.state] : [])));
   let ended = false;
   const functionOf = new Map(taskStates(definition).map((task) => [task.state, deployedFunction(lambdaFunctionNames[task.functionId]!)]));

@@ -7,6 +7,8 @@ export const AFTER_FAILURE_MAP = 'RunAfterFailure';
 export const AWAIT_RERUN = 'AwaitRerun';
 /** The callback Task an approval step waits in (state-machine.asl.yml). */
 export const AWAIT_APPROVAL = 'AwaitApproval';
+/** The callback Task a step waits in for the approval steps it needs (state-machine.asl.yml). */
+export const AWAIT_APPROVED_NEEDS = 'AwaitApprovedNeeds';
 /** The task whose iteration goes on to StepFailed, failing RunSteps (a combination of a matrix with fail-fast: false: to CombinationFailed, failing nothing). */
 export const FAILING_FINISH = 'FinishFailedStep';
 

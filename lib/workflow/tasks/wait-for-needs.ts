@@ -31,9 +31,11 @@ export const NEEDS_UNMET_WAIT_SECONDS = 60;
  * budget refuses first.
  */
 export async function waitForNeeds(input: StepInput, deps: TaskDeps, limits: { maxWatchMs?: number } = {}): Promise<NeedsState> {
-  const needs = input.step.needs ?? [];
+  // The approval steps it needs have no pod: it has awaited them first, in AwaitApprovedNeeds (approval-waits.ts).
+  const needs = (input.step.needs ?? []).filter((need) => !(input.step.awaits ?? []).includes(need));
   const previous = input.needs;
   const checks = (previous?.checks ?? 0) + 1;
+  if (needs.length === 0) return { met: true, done: [], waitingFor: [], nextPollSeconds: 0, checks };
   // A failure does not un-happen, and its pod may be gone by now.
   if (previous?.unmet) return { ...previous, nextPollSeconds: NEEDS_UNMET_WAIT_SECONDS, checks };
   const watchMs = Math.min((input.settings.runningWatchSeconds ?? 0) * 1000, limits.maxWatchMs ?? Infinity);
