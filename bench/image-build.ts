@@ -7,6 +7,8 @@
  * repository, so every cold build is cold. Dev-only code, as the rest of bench/ that reads test
  * fixtures (no image hub: the Node.js base is this machine's node on the busybox root).
  */
+// First, as in index.ts: run alone, this file is the entry point and its logs must stay quiet.
+import './quiet.js';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -201,7 +203,6 @@ export async function printImageBuild(dir: string, pairs: number, print: (line?:
 
 // Alone, for this figure only: `npx tsx bench/image-build.ts [PAIRS]` (default 3); BENCH_IMAGE_PROFILE=1 prints each build's states and their times.
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  await import('./quiet.js');
   const dir = await mkdtemp(path.join(tmpdir(), 'step-runner-bench-image-'));
   try {
     await printImageBuild(dir, Math.max(1, Number(process.argv[2] ?? 3)), (line = '') => process.stdout.write(`${line}\n`));
