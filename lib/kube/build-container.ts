@@ -118,6 +118,11 @@ export function builderStorage(): { volume: V1Volume; mount: V1VolumeMount } {
  * base image again (a second build of a 100 MB Node.js image spent 6 s of its 12 s copying cached
  * layers into vfs, bench/image-build.ts). overlay stores only each layer's changes. `info` sets the
  * driver up as `build` does, so an overlay that cannot be mounted is found before the build.
+ * Native overlay, whatever the image's storage.conf says: `--storage-driver` drops the options the
+ * configuration gave the driver (buildah cmd/buildah/common.go getStore: "If any options setup in
+ * config, these should be dropped if user overrode the driver"), so the default builder's
+ * `mount_program = fuse-overlayfs` (containers/image_build buildah/Containerfile), which would need
+ * /dev/fuse, is not used.
  */
 const CHOOSE_DRIVER = `driver=overlay; if ! buildah --storage-driver overlay info > /dev/null 2>&1; then driver=vfs; rm -rf ${BUILDER_STORAGE.path}/storage; fi`;
 
