@@ -14,6 +14,7 @@ import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { measureApiRequestsPerPoll } from './api-requests.js';
 import { measureDockerRuntime, type PodCost, type RuntimeRuns } from './docker-runtime.js';
 import { measureCache } from './cache.js';
+import { printImageBuild } from './image-build.js';
 import { INSTALL_TARGET_SECONDS, measureInstall, printInstall } from './install.js';
 import { bundledPollStep, measureColdStart } from './cold-start.js';
 import { checkCost, timeToFailed } from './image-check.js';
@@ -410,6 +411,9 @@ try {
   // 9. The Docker runtime against the process runner (their own clusters, FAST_TIMINGS).
   const dockerRuntime = await measureDockerRuntimeCost(path.join(scratch, 'docker-runtime'));
 
+  // 9a. A build: step's image, cold and warm (issue 39); skipped (with why) without Docker or buildah.
+  const imageBuild = await printImageBuild(path.join(scratch, 'image-build'), 3, print);
+
   // 10. The cache: its scripts on a node_modules-sized tree, and a two-step build cold and warm.
   const cache = await measureCache(path.join(scratch, 'cache'), print);
 
@@ -436,6 +440,7 @@ try {
     costPerStepHour: costPerStepHourFigures,
     pollStepMemory,
     dockerRuntime,
+    imageBuild,
     cache,
     webhookLatencyMs,
     install,

@@ -82,6 +82,15 @@ describe('the build step pod', () => {
   });
 });
 
+describe("the builder's image store", () => {
+  it('is an emptyDir of the pod at buildah\'s graphroot, where overlay can stack layers (not the container\'s overlay root)', () => {
+    expect(manifest.spec?.volumes).toContainEqual({ name: 'step-runner-builder-storage', emptyDir: {} });
+    expect(builder.volumeMounts).toContainEqual({ name: 'step-runner-builder-storage', mountPath: '/var/lib/containers' });
+    const run = parsePipeline('version: 1\nsteps:\n  - name: t\n    image: alpine\n    commands: ["true"]\n', 'ci.yml').steps[0]!;
+    expect(JSON.stringify(stepPodManifest({ buildId: 'b', step: run, namespace: 'ci' }))).not.toContain('step-runner-builder-storage');
+  });
+});
+
 describe("the build pod's registry login", () => {
   it("mounts the first pull secret's .dockerconfigjson where REGISTRY_AUTH_FILE names it", () => {
     const pod = stepPodManifest({ buildId: 'build-7', step, namespace: 'ci', buildEnv, workspace: { claimName: 'ws-build-7' }, pullSecrets: ['ghcr-push', 'hub-pull'] });
@@ -106,12 +115,12 @@ describe('the builder script', () => {
   it('builds with layers, the Dockerfile in the context, the target, arguments, secrets, labels and tags, then pushes each tag', () => {
     const text = script(manifest);
     expect(text).toContain(
-      'step buildah --storage-driver vfs build "$$pulls" --layers --file /workspace/app/Dockerfile --target runtime --build-arg NODE_VERSION=22 --secret id=NPM_TOKEN,env=NPM_TOKEN --cache-from registry.example.com/app/cache --cache-to registry.example.com/app/cache ' +
+      'step buildah --storage-driver "$$driver" build "$$pulls" --layers --file /workspace/app/Dockerfile --target runtime --build-arg NODE_VERSION=22 --secret id=NPM_TOKEN,env=NPM_TOKEN --cache-from registry.example.com/app/cache --cache-to registry.example.com/app/cache ' +
         '--label org.opencontainers.image.revision=abc123 --label org.opencontainers.image.source=https://github.com/org/app --label org.opencontainers.image.title=app ' +
         '--tag registry.example.com/app:1 --tag registry.example.com/app:latest /workspace/app',
     );
-    expect(text).toContain('step buildah --storage-driver vfs push "$$(tls registry.example.com/app:1)" --digestfile "$$digest" registry.example.com/app:1');
-    expect(text).toContain('step buildah --storage-driver vfs push "$$(tls registry.example.com/app:latest)" --digestfile "$$digest" registry.example.com/app:latest');
+    expect(text).toContain('step buildah --storage-driver "$$driver" push "$$(tls registry.example.com/app:1)" --digestfile "$$digest" registry.example.com/app:1');
+    expect(text).toContain('step buildah --storage-driver "$$driver" push "$$(tls registry.example.com/app:latest)" --digestfile "$$digest" registry.example.com/app:latest');
     expect(text).toMatch(/outcome pushed 0 registry.example.com\/app:1 registry.example.com\/app:latest$/);
   });
 

@@ -8,7 +8,7 @@ import { CACHE_SCRATCH, cacheRestoreContainer, cacheSaveContainer, cacheUrlsVolu
 import { stepScript } from './step-script.js';
 import { WORKSPACE_PATH, WORKSPACE_VOLUME } from './workspace.js';
 import { identityServiceAccount } from './service-accounts.js';
-import { builderContainerParts, registryAuth } from './build-container.js';
+import { builderContainerParts, builderStorage, registryAuth } from './build-container.js';
 
 export interface StepPodManifestInput {
   buildId: string;
@@ -175,9 +175,14 @@ export function stepPodManifest({
   ];
   // A build step logs in to its registries with its registry login, else the pod's first pull secret (build-container.ts).
   const auth = step.build ? registryAuth(registryLogin !== undefined ? [registryLogin] : [...new Set(pullSecrets)]) : undefined;
-  const volumes = [...(workspace ? [workspaceVolume(workspace)] : []), ...(cache ? [{ name: CACHE_SCRATCH.volume, emptyDir: {} }, cacheUrlsVolume(cache)] : []), ...(auth ? [auth.volume] : [])];
+  const storage = step.build ? builderStorage() : undefined;
+  const volumes = [...(workspace ? [workspaceVolume(workspace)] : []), ...(cache ? [{ name: CACHE_SCRATCH.volume, emptyDir: {} }, cacheUrlsVolume(cache)] : []), ...(auth ? [auth.volume] : []), ...(storage ? [storage.volume] : [])];
   const built = stepContainer(STEP_CONTAINER, step, buildEnv, mounted, { scratch: cache !== undefined, awaitSave: save !== undefined, keepArtifacts: cache?.artifacts !== undefined || cache?.reports !== undefined, ...(cache ? { handOverWords: handOverWords(cache) } : {}) }, notes);
-  const main = auth ? { ...built, env: [...(built.env ?? []), ...Object.entries(auth.env).map(([name, value]) => ({ name, value }))], volumeMounts: [...(built.volumeMounts ?? []), auth.mount] } : built;
+  const main = {
+    ...built,
+    ...(auth ? { env: [...(built.env ?? []), ...Object.entries(auth.env).map(([name, value]) => ({ name, value }))] } : {}),
+    ...(auth || storage ? { volumeMounts: [...(built.volumeMounts ?? []), ...(auth ? [auth.mount] : []), ...(storage ? [storage.mount] : [])] } : {}),
+  };
   const { nodeSelector, tolerations } = stepPlacement(step, placement);
   const found = workspace && 'claimName' in workspace ? workspace : undefined;
   // The claim's node only where it is surely there still (workspaceAffinity).

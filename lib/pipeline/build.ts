@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import { checkImageReference } from './image-reference.js';
+import { fillImage, isImageTemplate, templateVariables, type MatrixValues } from './matrix.js';
 import type { StepBuild } from './types.js';
 
 type Describe = (value: unknown) => string;
@@ -61,6 +62,11 @@ export function cacheRepositoryProblem(repository: string): string | undefined {
   return undefined;
 }
 
+/** Why a stage name is not one, or undefined. */
+function stageNameProblem(name: string): string | undefined {
+  return STAGE_NAME.test(name) ? undefined : `"${name}" is not a stage name: a letter, then letters, digits, "-", "_" and "."`;
+}
+
 /** Where a step's `build.dockerfile` is in the workspace: relative to the context, as Compose's `build.dockerfile` is. */
 export function dockerfilePath(context: string, dockerfile: string): string {
   const parts = [...context.split('/'), ...dockerfile.split('/')].filter((part) => part !== '' && part !== '.');
@@ -72,8 +78,9 @@ const oneOrList = (value: unknown) => (typeof value === 'string' ? [value] : val
 
 /** The schema of a step's `build:`. */
 export function buildSchema(describe: Describe) {
+  // A text written with a matrix's values (`${{ matrix.NAME }}`) is checked once filled, per combination (buildWithValues).
   const obeys = (rule: (value: string) => string | undefined) => (value: string, ctx: z.RefinementCtx) => {
-    const problem = rule(value);
+    const problem = isImageTemplate(value) ? undefined : rule(value);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   };
   const path = (what: string) =>
@@ -99,7 +106,7 @@ export function buildSchema(describe: Describe) {
       dockerfile: path('the Dockerfile, relative to the context').optional(),
       target: z
         .string({ error: (issue) => `must be text (a stage name of the Dockerfile), not ${describe(issue.input)}` })
-        .superRefine(obeys((name) => (STAGE_NAME.test(name) ? undefined : `"${name}" is not a stage name: a letter, then letters, digits, "-", "_" and "."`)))
+        .superRefine(obeys(stageNameProblem))
         .optional(),
       'build-args': namedMap('NAME', (name) => (BUILD_ARG_NAME.test(name) ? undefined : `"${name}" is not a build argument name: letters, digits and "_", not starting with a digit`)).optional(),
       tags: z
@@ -115,6 +122,69 @@ export function buildSchema(describe: Describe) {
 }
 
 export type BuildData = z.output<ReturnType<typeof buildSchema>>;
+
+/** Each text of a build that a matrix's values may be written into, with the rule it obeys once filled. */
+const FILLED_RULES: Record<'context' | 'dockerfile' | 'target' | 'cache' | 'tags' | 'build-args' | 'labels', (value: string) => string | undefined> = {
+  context: buildPathProblem,
+  dockerfile: buildPathProblem,
+  target: stageNameProblem,
+  cache: cacheRepositoryProblem,
+  tags: pushTagProblem,
+  'build-args': () => undefined,
+  labels: () => undefined,
+};
+
+/**
+ * A build step's `build` with a matrix combination's values written in where its texts say
+ * `${{ matrix.NAME }}` (the context, the Dockerfile, the target, the cache, each tag, each value of
+ * build-args and labels), each filled text then checked as the schema checks a plain one; or what
+ * is wrong, by path under `build`. `values` undefined: the step has no matrix, and a text written
+ * with one is refused.
+ */
+export function buildWithValues(given: BuildData, values: MatrixValues | undefined): { ok: true; build: BuildData } | { ok: false; problems: BuildProblem[] } {
+  const problems: BuildProblem[] = [];
+  const fill = (key: keyof typeof FILLED_RULES, text: string, path: PathSegment[]): string => {
+    if (!isImageTemplate(text)) return text;
+    const at = [key, ...path];
+    if (values === undefined) {
+      problems.push({ path: at, message: `${text}: "\${{ matrix.NAME }}" needs a "matrix" on the step, whose values it stands for` });
+      return text;
+    }
+    const variables = templateVariables(text, 'a build');
+    if (!variables.ok) {
+      problems.push({ path: at, message: `${text}: ${variables.reason}` });
+      return text;
+    }
+    const missing = variables.names.find((name) => values[name] === undefined);
+    if (missing !== undefined) {
+      problems.push({ path: at, message: `${text}: the combination ${JSON.stringify(values)} has no "${missing}" (the matrix's variables are its axes and what its include entries add)` });
+      return text;
+    }
+    const filled = fillImage(text, values);
+    const problem = FILLED_RULES[key](filled);
+    if (problem) problems.push({ path: at, message: `${text} is ${JSON.stringify(filled)} for ${JSON.stringify(values)}: ${problem}` });
+    return filled;
+  };
+  const map = (key: 'build-args' | 'labels') => {
+    const record = given[key];
+    return record === undefined ? {} : { [key]: Object.fromEntries(Object.entries(record).map(([name, text]) => [name, fill(key, text, [name])])) };
+  };
+  const one = (key: 'context' | 'dockerfile' | 'target' | 'cache') => {
+    const text = given[key];
+    return text === undefined ? {} : { [key]: fill(key, text, []) };
+  };
+  const build: BuildData = {
+    ...given,
+    ...one('context'),
+    ...one('dockerfile'),
+    ...one('target'),
+    ...one('cache'),
+    ...(given.tags !== undefined ? { tags: given.tags.map((tag, index) => fill('tags', tag, [index])) } : {}),
+    ...map('build-args'),
+    ...map('labels'),
+  };
+  return problems.length === 0 ? { ok: true, build } : { ok: false, problems };
+}
 
 export function normalBuild(given: BuildData): StepBuild {
   const context = (given.context ?? '.').replace(/\/+$/, '') || '.';

@@ -5,6 +5,7 @@
  * their own names, its image read with them, and a name of its own (matrix.ts expansionNames);
  * `needs: [test]` on another step means every step `test` expands to. Pure.
  */
+import { buildWithValues } from './build.js';
 import { checkImageReference, type ImageReference } from './image-reference.js';
 import { expandMatrix, expansionNames, fillImage, templateVariables, type ImageTemplate, type MatrixValues } from './matrix.js';
 import { ProblemKinds, type PipelineInput, type SchemaProblem } from './schema.js';
@@ -52,10 +53,17 @@ function expandStep(step: StepInput, index: number, taken: Set<string>, problems
       problems.push({ path: at('image'), kind: ProblemKinds.other, message: `${image.template}: "\${{ matrix.NAME }}" needs a "matrix" on the step, whose values it stands for` });
       return [];
     }
+    if (rest.build) {
+      const plain = buildWithValues(rest.build, undefined);
+      if (!plain.ok) {
+        problems.push(...plain.problems.map((problem) => ({ path: at('build', ...problem.path), kind: ProblemKinds.other, message: problem.message })));
+        return [];
+      }
+    }
     return [{ input: { ...rest, ...(image ? { image } : {}) }, source: index }];
   }
-  if (!image) {
-    problems.push({ path: at('matrix'), kind: ProblemKinds.other, message: 'goes with "image" and "commands", not with "approval" or "build": an approval waits once, for one decision, and a build builds one image' });
+  if (rest.approval) {
+    problems.push({ path: at('matrix'), kind: ProblemKinds.other, message: 'goes with "image" and "commands", or "build", not with "approval": an approval waits once, for one decision' });
     return [];
   }
   const combinations = expandMatrix(matrix);
@@ -66,19 +74,49 @@ function expandStep(step: StepInput, index: number, taken: Set<string>, problems
   }
   const names = expansionNames(step.name, combinations, taken);
   names.forEach((name) => taken.add(name));
-  // The first combination whose image is wrong says what is: the others' would say it again.
-  const images: ImageReference[] = [];
+  // The first combination whose image (or build) is wrong says what is: the others' would say it again.
+  const images: (ImageReference | undefined)[] = [];
+  const builds: (typeof rest.build)[] = [];
   for (const values of combinations) {
-    const one = imageFor(image, values, at('image'), problems);
-    if (one === undefined) return [];
+    const one = image ? imageFor(image, values, at('image'), problems) : undefined;
+    if (image && one === undefined) return [];
     images.push(one);
+    const built = rest.build ? buildWithValues(rest.build, values) : undefined;
+    if (built && !built.ok) {
+      problems.push(...built.problems.map((problem) => ({ path: at('build', ...problem.path), kind: ProblemKinds.other, message: problem.message })));
+      return [];
+    }
+    builds.push(built?.build);
   }
   if (clashes.length > 0) return [];
+  const shared = sharedTag(builds, combinations);
+  if (shared) {
+    problems.push({ path: at('build', 'tags', shared.index), kind: ProblemKinds.other, message: shared.message });
+    return [];
+  }
   return combinations.map((values, at) => ({
-    input: { ...rest, name: names[at]!, image: images[at]!, env: { ...values, ...rest.env } },
+    input: { ...rest, name: names[at]!, ...(images[at] ? { image: images[at] } : {}), ...(builds[at] ? { build: builds[at] } : {}), env: { ...values, ...rest.env } },
     source: index,
     matrix: { of: step.name, values, ...(failFast === false ? { failFast: false as const } : {}) },
   }));
+}
+
+/**
+ * A tag two combinations of a build would both push, the first found: each combination pushes its
+ * own image, and a tag both name would end on whichever pushed last.
+ */
+function sharedTag(builds: readonly ({ tags?: string[] | undefined } | undefined)[], combinations: readonly MatrixValues[]): { index: number; message: string } | undefined {
+  const pushedBy = new Map<string, number>();
+  for (const [at, build] of builds.entries()) {
+    for (const [index, tag] of (build?.tags ?? []).entries()) {
+      const other = pushedBy.get(tag);
+      if (other !== undefined && other !== at) {
+        return { index, message: `"${tag}" is pushed by the combinations ${JSON.stringify(combinations[other])} and ${JSON.stringify(combinations[at])}: each combination pushes an image of its own, so write a matrix value into its tags (e.g. "ghcr.io/org/app:\${{ matrix.NODE }}")` };
+      }
+      pushedBy.set(tag, at);
+    }
+  }
+  return undefined;
 }
 
 /** The image for one combination: the step's own, or its template read with the combination's values and checked as any image is. */

@@ -218,7 +218,6 @@ describe('a step with a matrix, as the loader reads it', () => {
     ['an image with another expression', file('  - name: t\n    image: node:${{ github.sha }}\n    commands: [env]\n    matrix: { node: [18] }\n'), 'only a matrix value, "${{ matrix.NAME }}", can be written into an image'],
     ['an image template without a matrix', file('  - name: t\n    image: node:${{ matrix.node }}\n    commands: [env]\n'), 'ci.yml line 5: step "t": image: node:${{ matrix.node }}: "${{ matrix.NAME }}" needs a "matrix" on the step'],
     ['a matrix of approvals', file('  - name: t\n    approval: {message: ship?}\n    matrix: { env: [a, b] }\n'), 'ci.yml line 6: step "t": matrix: an approval step waits for a person and runs no pod, so it takes no matrix'],
-    ['a matrix of builds', file('  - name: t\n    build: {tags: [registry.example/app:1]}\n    matrix: { arch: [a, b] }\n'), 'ci.yml line 6: step "t": matrix: goes with "image" and "commands", not with "approval" or "build"'],
   ])('refused with its line: %s', (_, text, message) => {
     expect(problemsOf(text)[0]).toContain(message);
   });

@@ -112,12 +112,12 @@ export function isImageTemplate(image: string): boolean {
   return image.includes('${{');
 }
 
-/** The variables an image template names, or what is wrong with it (anything but `${{ matrix.NAME }}`, a `${{` left open). */
-export function templateVariables(image: string): { ok: true; names: string[] } | { ok: false; reason: string } {
+/** The variables an image template (or a build's text) names, or what is wrong with it (anything but `${{ matrix.NAME }}`, a `${{` left open). */
+export function templateVariables(image: string, into = 'an image'): { ok: true; names: string[] } | { ok: false; reason: string } {
   const names: string[] = [];
   for (const [, inside] of image.matchAll(PLACEHOLDER)) {
     const name = MATRIX_REFERENCE.exec(inside ?? '')?.[1];
-    if (name === undefined) return { ok: false, reason: `"\${{ ${inside} }}": only a matrix value, "\${{ matrix.NAME }}", can be written into an image` };
+    if (name === undefined) return { ok: false, reason: `"\${{ ${inside} }}": only a matrix value, "\${{ matrix.NAME }}", can be written into ${into}` };
     names.push(name);
   }
   if (image.replace(PLACEHOLDER, '').includes('${{')) return { ok: false, reason: 'a "${{" is not closed by "}}"' };

@@ -18,6 +18,7 @@
  * (lib/workflow/step-image.ts). Pure.
  */
 import { checkImageReference, type ImageReference } from './image-reference.js';
+import { expandMatrix, expansionNames, matrixSchema } from './matrix.js';
 
 /** What the digest is read as until LaunchStep knows it: a well-formed sha256, so the reference can be checked now. */
 export const DIGEST_PLACEHOLDER = `sha256:${'0'.repeat(64)}`;
@@ -59,13 +60,23 @@ type RawProblem = { path: (string | number)[]; message: string };
  * step above it that pushes (`build:` without `push: false`), and, in a pipeline whose steps run
  * side by side (`needs`, a matrix), one it needs (directly or through the steps it needs), or it
  * could start before the image exists; a matrix's image cannot name one (its combinations are read
- * when the file is).
+ * when the file is). A build step with a matrix pushes one digest per combination: the image names
+ * one by the name it expands to (`${{ steps.image-node-22.digest }}`), never by the step's name.
  */
 export function stepImageProblems(data: unknown): RawProblem[] {
   if (!isMap(data) || !Array.isArray(data['steps'])) return [];
   const steps = data['steps'].map((step: unknown) => (isMap(step) ? step : {}));
   const names = steps.map((step) => (typeof step['name'] === 'string' ? step['name'] : undefined));
   const sideBySide = steps.some((step) => step['needs'] !== undefined || step['matrix'] !== undefined);
+  // A matrix step's combinations by the names it expands to (matrix-steps.ts): the step each stands for.
+  const taken = new Set<string>(names.filter((name): name is string => name !== undefined));
+  const expansions = steps.map((step, index) => {
+    const expanded = names[index] !== undefined && step['matrix'] !== undefined ? combinationNames(names[index]!, step['matrix'], taken) : undefined;
+    // As expandSteps names them: a later matrix's names avoid an earlier one's.
+    expanded?.forEach((name) => taken.add(name));
+    return expanded;
+  });
+  const combinationOf = new Map(expansions.flatMap((expanded, index) => (expanded ?? []).map((name) => [name, index] as const)));
   const needsOf = (index: number): string[] => {
     const given = steps[index]?.['needs'];
     if (given === undefined) return index > 0 && names[index - 1] !== undefined ? [names[index - 1]!] : [];
@@ -82,14 +93,27 @@ export function stepImageProblems(data: unknown): RawProblem[] {
     if (steps[index]?.['matrix'] !== undefined) return 'a matrix\'s image cannot name another step\'s digest (only "${{ matrix.NAME }}")';
     const read = stepDigestImage(image);
     if (!read.ok) return read.reason;
-    const source = names.indexOf(read.step);
+    // One combination of a matrix build is named by the name it expands to, as `run --step` and the console name it.
+    const combination = combinationOf.get(read.step);
+    const source = combination ?? names.indexOf(read.step);
+    const stepName = names[source] ?? read.step;
     if (source < 0 || source >= index) return `"${read.step}" is no step above this one (${source < 0 ? 'no step has that name' : 'it comes after'}); name the build step whose image this step runs`;
     const built = steps[source]?.['build'];
-    if (!isMap(built)) return `step "${read.step}" builds no image (it has no "build")`;
-    if (built['push'] === false) return `step "${read.step}" does not push (push: false), so its image has no digest in any registry`;
-    if (sideBySide && !reaches(index, read.step, needsOf, names)) return `this step does not need "${read.step}", so it could start before the image is pushed; add it to "needs"`;
+    if (!isMap(built)) return `step "${stepName}" builds no image (it has no "build")`;
+    if (built['push'] === false) return `step "${stepName}" does not push (push: false), so its image has no digest in any registry`;
+    const combinations = expansions[source];
+    if (combination === undefined && combinations !== undefined) {
+      return `step "${read.step}" has a matrix: each of its ${combinations.length} combinations pushes its own digest; name one by the name it runs as, e.g. \${{ steps.${combinations[0]}.digest }} (${combinations.join(', ')})`;
+    }
+    if (sideBySide && !reaches(index, stepName, needsOf, names)) return `this step does not need "${stepName}", so it could start before the image is pushed; add it to "needs"`;
     return undefined;
   }
+}
+
+/** The names a matrix step's combinations run as (matrix.ts expansionNames), or undefined when its matrix is not one (the schema says why). */
+function combinationNames(step: string, matrix: unknown, taken: ReadonlySet<string>): string[] | undefined {
+  const read = matrixSchema(() => '').safeParse(matrix);
+  return read.success ? expansionNames(step, expandMatrix(read.data), taken) : undefined;
 }
 
 /** Whether the step at `from` needs `target`, directly or through the steps it needs. */
