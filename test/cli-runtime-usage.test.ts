@@ -1,7 +1,7 @@
 /**
  * `--runtime` and STEP_RUNNER_RUNTIME mistakes through the CLI's `main`, in-process: exit 2 with
  * the reason on stderr, before any cluster, socket probe or source snapshot (the unit guard would
- * fail a test that started one). The probe itself: lib/emulators/kubernetes/runtime/runtime-choice.integration.test.ts.
+ * fail a test that started one). The probe itself: test/docker-engine.integration.test.ts.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,6 @@
 /**
  * Superseding (lib/workflow/superseding.ts) on the local stack's store, which has the S3 store's
- * conditional semantics (test/concurrency-store.integration.test.ts holds them to S3's): who wins
+ * conditional semantics (test/moto-s3-stores.integration.test.ts holds them to S3's): who wins
  * a group, who is stopped and with what, and what GitHub and the console are told of it.
  */
 import type { BuildRef } from '../lib/contract/index.js';

@@ -27,8 +27,8 @@ import { keptDeadlineSeconds, succeededStepAnnotation } from './workspace-record
  * it is done: a Secret's stringData is written into its data, and a new object gets its
  * creationTimestamp, uid and resourceVersion. A deleted object is gone at once, where the API server
  * keeps a pod until its kubelet has stopped it (deletionTimestamp): a test marks one on its way out
- * itself. test/kube-step-cluster.integration.test.ts runs one script of requests on this and on the
- * adapter against the embedded cluster, and compares what each answered.
+ * itself. test/embedded-cluster-pods.integration.test.ts runs one script of requests on this and
+ * on the adapter against the embedded cluster, and compares what each answered.
  */
 export interface FakeStepCluster extends StepCluster {
   /** Pods, claims and Secrets by `namespace/name`; events in the order they were added. */
