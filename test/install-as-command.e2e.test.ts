@@ -45,13 +45,14 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 const importedPackages = (js: string) =>
   // Statements only: an import or export at the start of a line (its clause may span lines), and
   // import() and createRequire calls; text inside the modules' template strings (shell scripts) is not code.
-  [...js.matchAll(/^(?:import|export)\b[^']*?from\s*'([^.'][^']*)'|^import\s*'([^.'][^']*)'|\bimport\(\s*'([^.'][^']*)'\s*\)|createRequire\([^)]*\)\('([^']+)'\)/gm)]
+  // Either quote: the compiler (esbuild, scripts/build.ts) writes double ones.
+  [...js.matchAll(/^(?:import|export)\b[^'"]*?from\s*['"]([^.'"][^'"]*)['"]|^import\s*['"]([^.'"][^'"]*)['"]|\bimport\(\s*['"]([^.'"][^'"]*)['"]\s*\)|createRequire\([^)]*\)\(['"]([^'"]+)['"]\)/gm)]
     .map((m) => (m[1] ?? m[2] ?? m[3] ?? m[4])!)
     .filter((specifier) => !specifier.startsWith('node:'))
     .map((specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/'));
 
 const installed = () => path.join(prefix, 'lib', 'node_modules', 'serverless-step-runner');
-/** The package's compiled modules: the command's own import closure (tsconfig.build.json). */
+/** The package's compiled modules: the command's own import closure (scripts/build.ts). */
 const modules = () => packed.filter((file) => /^dist\/.*\.js$/.test(file));
 
 describe('npm pack', () => {
@@ -64,7 +65,7 @@ describe('npm pack', () => {
     const wanted = (
       await Promise.all(
         modules().map(async (file) =>
-          [...(await readFile(path.join(installed(), file), 'utf8')).matchAll(/new URL\('(\.{1,2}\/[^'$]+)', import\.meta\.url\)/g)].map((m) => path.posix.join(path.posix.dirname(file), m[1]!)),
+          [...(await readFile(path.join(installed(), file), 'utf8')).matchAll(/new URL\(['"](\.{1,2}\/[^'"$]+)['"], import\.meta\.url\)/g)].map((m) => path.posix.join(path.posix.dirname(file), m[1]!)),
         ),
       )
     ).flat();
