@@ -71,9 +71,9 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('a deployed function', () => {
-  it('exists for each of the twelve functions of serverless.yml', () => {
+  it('exists for each of the thirteen functions of serverless.yml', () => {
     expect(entryPoints).toEqual(
-      ['await-approval', 'await-rerun', 'cleanup-build', 'cleanup-ended-execution', 'cleanup-orphans', 'finish-step', 'launch-step', 'poll-step', 'prepare-build', 'report-status', 'wait-for-needs', 'webhook'],
+      ['approval-waits', 'await-approval', 'await-rerun', 'cleanup-build', 'cleanup-ended-execution', 'cleanup-orphans', 'finish-step', 'launch-step', 'poll-step', 'prepare-build', 'report-status', 'wait-for-needs', 'webhook'],
     );
   });
 
