@@ -17,7 +17,7 @@
  *   AwaitRerun, with `$$.Execution.RedriveCount` 0 (moto's context object has none: the driver
  *   supplies 0, a first execution's value per "Context object" in the developer guide,
  *   https://docs.aws.amazon.com/step-functions/latest/dg/input-output-contextobject.html);
- *   redrive-builds.integration.test.ts covers the redrive itself.
+ *   step-retry-placement-builds.integration.test.ts covers the redrive itself.
  * - Map iterations side by side: moto's one results queue serves every function, so every scenario
  *   runs its Maps one iteration at a time (max-parallel 1, the pipeline's default), where the
  *   invocations come in a fixed order. Fail fast under max-parallel > 1 is
@@ -367,7 +367,7 @@ const SCENARIOS: Scenario[] = [
   },
   {
     // AwaitRerun is a Task whose function throws the build's Error and Cause the first time (a
-    // redrive schedules it again; redrive-builds.integration.test.ts): both sides answer the
+    // redrive schedules it again; step-retry-placement-builds.integration.test.ts): both sides answer the
     // `thrown` entry as Lambda answers a function error, so the execution's Cause is Lambda's JSON.
     name: 'a failed build with steps to re-run, failing in AwaitRerun',
     results: [
