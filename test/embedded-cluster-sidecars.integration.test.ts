@@ -145,8 +145,10 @@ describeOnRuntimes(NS, (runtime) => {
 
   test('a sidecar that exits on its own is restarted, with CrashLoopBackOff between restarts', async () => {
     // Each back-off lasts tens of milliseconds with FAST_TIMINGS: watched, so that none is missed,
-    // and one beside the running step. The step ends once the sidecar has started twice more after
-    // it began (each start adds a line to `starts`): a crash and a back-off fell within its run.
+    // and one beside the running step. The step ends once the sidecar has started four more times
+    // after it began (each start adds a line to `starts`): crashes and back-offs fell within its
+    // run. With two, a loaded machine once let the pod end before a back-off was written while the
+    // step still ran; four back-offs (40 to 160 ms each) leave that many chances.
     const firstBackOff = await podFirstSeen(
       runtime.cluster,
       NS,
@@ -154,8 +156,8 @@ describeOnRuntimes(NS, (runtime) => {
       (p) => p.status?.initContainerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff' && p.status?.containerStatuses?.[0]?.state?.running !== undefined,
     );
     // `$$` is one `$` after the kubelet's $(VAR) expansion.
-    const twoMoreStarts = 'n=$$(wc -l < starts); until [ "$$(wc -l < starts)" -ge $$((n + 2)) ]; do sleep 0.05; done';
-    await runtime.api.createNamespacedPod({ namespace: NS, body: pod('crashes', [sidecar('service', 'echo up >> starts; echo up; sleep 0.05; exit 7')], twoMoreStarts) });
+    const moreStarts = 'n=$$(wc -l < starts); until [ "$$(wc -l < starts)" -ge $$((n + 4)) ]; do sleep 0.05; done';
+    await runtime.api.createNamespacedPod({ namespace: NS, body: pod('crashes', [sidecar('service', 'echo up >> starts; echo up; sleep 0.05; exit 7')], moreStarts) });
     const backingOff = await firstBackOff.seen;
     const side = backingOff.status?.initContainerStatuses?.[0];
     expect(side?.restartCount).toBeGreaterThan(0);
