@@ -14,7 +14,7 @@ const base = {
   // does the checking): a clean clone's run transpiles every module, in each worker that asks for
   // it first, and TypeScript's own transpiler took 30-75 ms a file where swc takes 1-3.
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' }, transform: { useDefineForClassFields: true } } }] },
-  setupFilesAfterEnv: ['<rootDir>/test/setup/cpu-profile.ts', '<rootDir>/test/setup/seeds.ts', '<rootDir>/test/setup/state-dir.ts', '<rootDir>/test/setup/runtime.ts'],
+  setupFilesAfterEnv: ['<rootDir>/test/setup/cpu-profile.ts', '<rootDir>/test/setup/seeds.ts', '<rootDir>/test/setup/state-dir.ts', '<rootDir>/test/setup/runtime.ts', '<rootDir>/test/setup/quiet-handlers.ts'],
 };
 const everywhere = (suffix) => [`<rootDir>/lib/**/*${suffix}`, `<rootDir>/test/**/*${suffix}`];
 

@@ -10,7 +10,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -163,8 +163,11 @@ describe('artifacts of a local build', () => {
 });
 
 describe('run --artifacts DIR', () => {
+  let dir: string | undefined;
+  afterAll(() => dir && rm(dir, { recursive: true, force: true }));
+
   it("writes each step's artifacts under DIR/BUILD/STEP with their names, a folder unpacked, and a SHA256SUMS that sha256sum -c accepts", async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'run-artifacts-'));
+    dir = await mkdtemp(path.join(tmpdir(), 'run-artifacts-'));
     const file = path.join(dir, 'ci.yml');
     await writeFile(file, `version: 1
 checkout: false

@@ -31,7 +31,9 @@ function launch(args: string[], options: SpawnOptions = {}) {
 
 test('with no command it runs the example build like the console shows it, then keeps serving the page', async () => {
   // Process mode by the variable (with no command there is no flag to give): what the checks below read.
-  const { child, output, exited } = launch([], { cwd: dir, env: { ...process.env, PORT: '0', STEP_RUNNER_RUNTIME: 'process' } });
+  // No log level, as a user's shell has none: the tests' SILENT (test/setup/quiet-handlers.ts) would
+  // hide the handlers' JSON lines that the command itself must keep off the terminal.
+  const { child, output, exited } = launch([], { cwd: dir, env: { ...process.env, PORT: '0', STEP_RUNNER_RUNTIME: 'process', POWERTOOLS_LOG_LEVEL: undefined } });
   try {
     const ended = await waitFor(() => (child.exitCode !== null ? 'exited' : /Execution (SUCCEEDED|FAILED)/.test(output.out)), { timeoutMs: 50_000, intervalMs: 100, what: 'the example build to end' });
     if (ended === 'exited') throw new Error(`exited early: ${output.out}${output.err}`);

@@ -256,6 +256,9 @@ describe('the EMF document', () => {
     const now = new Date();
     const write = process.stdout.write.bind(process.stdout);
     process.stdout.write = ((chunk: string) => (lines.push(String(chunk)), true)) as typeof process.stdout.write;
+    // As deployed, where nothing turns the records off (test/setup/quiet-handlers.ts does, for the other tests).
+    const disabled = process.env.POWERTOOLS_METRICS_DISABLED;
+    delete process.env.POWERTOOLS_METRICS_DISABLED;
     try {
       emfMetricsSink({ POWERTOOLS_METRICS_NAMESPACE: 'StepRunner/prod' }, (warning) => warnings.push(warning)).write({
         timestamp: now,
@@ -265,6 +268,7 @@ describe('the EMF document', () => {
       });
     } finally {
       process.stdout.write = write;
+      if (disabled !== undefined) process.env.POWERTOOLS_METRICS_DISABLED = disabled;
     }
     expect(lines).toHaveLength(1);
     const document = JSON.parse(lines[0]!) as Record<string, unknown>;

@@ -5,6 +5,7 @@
  * PrepareBuild's Secret created in the embedded cluster. The installation token reaches the
  * build's Secret and the GitHub calls, and nothing else: no output, no answer, no log line.
  */
+import './fixtures/handler-logs-shown.js';
 import { signedGitHubDelivery } from './fixtures/webhooks/signed-delivery.js';
 import { jest } from '@jest/globals';
 import { generateKeyPairSync, verify } from 'node:crypto';

@@ -3,6 +3,7 @@
  * stand-in of its own and its own mocks (started and reset in its hooks, as before): they used to
  * be a file each, which loaded the same modules again.
  */
+import './fixtures/handler-logs-shown.js';
 import { signedGitHubDelivery } from './fixtures/webhooks/signed-delivery.js';
 import { generateKeyPairSync } from 'node:crypto';
 import { jest } from '@jest/globals';

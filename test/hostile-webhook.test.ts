@@ -10,6 +10,7 @@
  * arrays, a 1 MiB + 1 body, generic payloads with arbitrary field values and hostile inline
  * pipelines, GitHub push/pull_request/ping payloads with fields of the wrong type.
  */
+import './fixtures/handler-logs-shown.js';
 import { jest } from '@jest/globals';
 import fc from 'fast-check';
 import { sign } from '@octokit/webhooks-methods';

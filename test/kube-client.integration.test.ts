@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { deleteStepPod, launchStepPod, observeStep, readStepLog, stepPodManifest, KubernetesUnavailable, PodConfigError, deleteBuildPods, Labels, readWholeStepLog, STEP_CONTAINER, type Observation, podProgress, watchPodsUntil, watchPodUntil } from '../lib/kube/index.js';
 import { parseImageReference } from '../lib/pipeline/index.js';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
 import { FAST_TIMINGS, startEmbeddedCluster, type Fault, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
@@ -222,9 +222,15 @@ describe('step pods on the embedded cluster', () => {
 
   /** Connects the way `run --kubeconfig FILE` does, through the kubeconfig file a user would get. */
   function connect(embedded: { kubeconfigYaml(): string }): CoreV1Api {
-    const file = join(mkdtempSync(join(tmpdir(), 'kube-step-pods-')), 'kubeconfig');
-    writeFileSync(file, embedded.kubeconfigYaml());
-    return kubeConfigFromFile(file).makeApiClient(CoreV1Api);
+    const dir = mkdtempSync(join(tmpdir(), 'kube-step-pods-'));
+    try {
+      const file = join(dir, 'kubeconfig');
+      writeFileSync(file, embedded.kubeconfigYaml());
+      // Read whole here: the client needs the file no longer.
+      return kubeConfigFromFile(file).makeApiClient(CoreV1Api);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 
   afterAll(async () => {

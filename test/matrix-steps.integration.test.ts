@@ -5,7 +5,7 @@
  * the first failing combination stops its siblings (fail fast, as `needs` does), unless
  * `fail-fast: false` lets them finish first.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
@@ -21,7 +21,13 @@ const preparedOf = (events: ExecutionEvent[]) => events.find((e) => e.type === '
  * combinations meet there, so that "side by side" and "still running when a sibling failed" are
  * events the steps wait for, not a sleep that a busy machine outlasts.
  */
-const meetingPlace = () => mkdtemp(path.join(tmpdir(), 'matrix-meet-'));
+const meetingPlaces: string[] = [];
+async function meetingPlace(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'matrix-meet-'));
+  meetingPlaces.push(dir);
+  return dir;
+}
+afterAll(() => Promise.all(meetingPlaces.map((dir) => rm(dir, { recursive: true, force: true }))));
 
 /** When each step's pod was made and when its step ended, from the history. */
 function spans(events: ExecutionEvent[]) {

@@ -5,7 +5,7 @@
  * and none needs a server fresh; the cases that need no server (mocked answers, the local stack's
  * S3) are as they were.
  */
-import { motoServerForFile, MOTO_CREDENTIALS, MOTO_REGION, motoServerInstalled, type MotoServer } from './fixtures/moto-server.js';
+import { motoServerForFile, MOTO_CREDENTIALS, MOTO_REGION, motoServerInstalled } from './fixtures/moto-server.js';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -34,6 +34,16 @@ import { claimGroup } from '../lib/workflow/superseding.js';
 const sharedMoto = motoServerForFile();
 
 /**
+ * The file's one client of moto for the stores whose Lambdas compute a checksum only where S3
+ * requires one (s3-cache-store.ts and s3-concurrency-store.ts say why), as they build theirs.
+ */
+let motoS3: S3Client;
+beforeAll(() => {
+  if (motoServerInstalled.present) motoS3 = new S3Client({ endpoint: sharedMoto.endpoint, region: MOTO_REGION, forcePathStyle: true, credentials: MOTO_CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED' });
+});
+afterAll(() => motoS3?.destroy());
+
+/**
  * The identity a function talks to the cluster as, against moto's STS (an implementation apart
  * from ours): the function's own credentials assume EksClusterRole, the session is named after
  * the function, and the EKS token is signed with that session's key, so the authenticator's
@@ -55,24 +65,18 @@ describe('the cluster credentials', () => {
   const ROLE = 'arn:aws:iam::123456789012:role/serverless-step-runner-dev-EksClusterRole-AbC';
 
   describeRequiring('the cluster identity, against moto STS', motoServerInstalled, () => {
-    let moto: MotoServer;
-    beforeAll(async () => {
-      moto = sharedMoto;
-    }, 60_000);
-    afterAll(() => moto?.stop());
-
     it("signs the EKS token with EksClusterRole's session, named after the function", async () => {
       const credentials = clusterRoleCredentials({
         roleArn: ROLE,
         region: MOTO_REGION,
         // Lambda's AWS_LAMBDA_FUNCTION_NAME; a character a session name may not hold becomes '-'.
         sessionName: 'serverless-step-runner-dev-prepareBuild',
-        sts: { endpoint: moto.endpoint, credentials: MOTO_CREDENTIALS },
+        sts: { endpoint: sharedMoto.endpoint, credentials: MOTO_CREDENTIALS },
       });
       const assumed = await credentials();
       expect(assumed.accessKeyId).not.toBe(MOTO_CREDENTIALS.accessKeyId);
       // STS says who these credentials are: the role's session, as EKS's authenticator will hear it.
-      expect(await callerArn(moto.endpoint, assumed)).toBe('arn:aws:sts::123456789012:assumed-role/serverless-step-runner-dev-EksClusterRole-AbC/serverless-step-runner-dev-prepareBuild');
+      expect(await callerArn(sharedMoto.endpoint, assumed)).toBe('arn:aws:sts::123456789012:assumed-role/serverless-step-runner-dev-EksClusterRole-AbC/serverless-step-runner-dev-prepareBuild');
       // The token's presigned GetCallerIdentity is signed with that session's key.
       const { token } = await eksToken({ clusterName: 'ci', region: MOTO_REGION, credentials });
       const presigned = new URL(Buffer.from(token.slice(EKS_TOKEN_PREFIX.length), 'base64url').toString('utf8'));
@@ -89,22 +93,12 @@ describe('the cluster credentials', () => {
  */
 describe('the step log store', () => {
   describeRequiring('step records in S3 (moto)', motoServerInstalled, () => {
-    let moto: MotoServer;
-    let client: S3Client;
-    beforeAll(async () => {
-      moto = sharedMoto;
-      client = new S3Client({ endpoint: moto.endpoint, region: MOTO_REGION, forcePathStyle: true, credentials: MOTO_CREDENTIALS });
-    });
-    afterAll(async () => {
-      client?.destroy();
-      await moto?.stop();
-    });
-
     const record = (step: string, status: 'succeeded' | 'failed') => ({ step, status, exitCode: status === 'failed' ? 3 : 0, error: status === 'failed' ? 'StepFailed' : null, startedAt: '2026-12-02T06:00:00.000Z', endedAt: '2026-12-02T06:01:00.000Z' });
 
     it('keeps the last record of each step, beside its log, and lists a build\'s records only', async () => {
-      const bucket = await moto.bucket();
-      const store = s3LogStore(bucket, 'builds/', client);
+      const bucket = await sharedMoto.bucket();
+      // moto's plain client: the log store's Lambda computes checksums as the SDK does by default.
+      const store = s3LogStore(bucket, 'builds/', sharedMoto.client());
       await store.put('b-1', 'test', 'log of test\n');
       await store.putResult('b-1', record('test', 'failed'));
       await store.putResult('b-1', record('test', 'succeeded'));
@@ -119,10 +113,10 @@ describe('the step log store', () => {
     });
 
     it('reads a build of more steps than one listing page holds', async () => {
-      const bucket = await moto.bucket();
+      const bucket = await sharedMoto.bucket();
       // S3 pages a listing at 1,000 keys; pages of 10 (the request's own MaxKeys, which S3 and moto
       // honour) take the same continuation path for 25 records instead of 1,005 puts to moto.
-      const paged = new S3Client({ endpoint: moto.endpoint, region: MOTO_REGION, forcePathStyle: true, credentials: MOTO_CREDENTIALS });
+      const paged = sharedMoto.client();
       const pages: number[] = [];
       paged.middlewareStack.add(
         (next, context) => async (args) => {
@@ -139,7 +133,6 @@ describe('the step log store', () => {
       await Promise.all(names.map((name) => store.putResult('wide', record(name, 'succeeded'))));
       expect((await store.results('wide')).map((r) => r.step).sort()).toEqual([...names].sort());
       expect(pages).toEqual([10, 10, 5]);
-      paged.destroy();
     });
   });
 });
@@ -155,21 +148,10 @@ describe('the S3 cache store', () => {
   const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1050 - (Date.now() % 1000)));
 
   describeRequiring('the cache planned against an S3 server (moto)', motoServerInstalled, () => {
-    let moto: MotoServer;
-    let client: S3Client;
-    beforeAll(async () => {
-      moto = sharedMoto;
-      client = new S3Client({ endpoint: moto.endpoint, region: MOTO_REGION, forcePathStyle: true, credentials: MOTO_CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED' });
-    });
-    afterAll(async () => {
-      client?.destroy();
-      await moto?.stop();
-    });
-
     async function setUp() {
-      const bucket = await moto.bucket();
-      const store = s3CacheStore(bucket, 'builds/', client);
-      const put = (key: string, body = key) => client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
+      const bucket = await sharedMoto.bucket();
+      const store = s3CacheStore(bucket, 'builds/', motoS3);
+      const put = (key: string, body = key) => motoS3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
       const plan = (build: StepCacheInput['build'], cache: Cache = npm) =>
         planStepCache({ step: { cache: [cache], timeoutSeconds: 600 }, build, keyHashes, store, prefix: 'cache/' });
       return { bucket, store, put, plan };
@@ -302,20 +284,9 @@ describe('the step artifacts', () => {
   }
 
   describeRequiring('artifacts planned and read against an S3 server (moto)', motoServerInstalled, () => {
-    let moto: MotoServer;
-    let client: S3Client;
-    beforeAll(async () => {
-      moto = sharedMoto;
-      client = new S3Client({ endpoint: moto.endpoint, region: MOTO_REGION, forcePathStyle: true, credentials: MOTO_CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED' });
-    });
-    afterAll(async () => {
-      client?.destroy();
-      await moto?.stop();
-    });
-
     it('presigns a PUT per form of each path and the manifest; what the pod PUTs is listed and downloads as it was', async () => {
-      const bucket = await moto.bucket();
-      const store = s3CacheStore(bucket, 'builds/', client);
+      const bucket = await sharedMoto.bucket();
+      const store = s3CacheStore(bucket, 'builds/', motoS3);
       const plan = (await planStepArtifacts({ step, build, store }))!;
       expect(plan.artifacts).toEqual({
         paths: [
@@ -352,8 +323,8 @@ describe('the step artifacts', () => {
     });
 
     it('lists nothing, and says why, when the pod wrote no manifest or one that is not', async () => {
-      const bucket = await moto.bucket();
-      const store = s3CacheStore(bucket, 'builds/', client);
+      const bucket = await sharedMoto.bucket();
+      const store = s3CacheStore(bucket, 'builds/', motoS3);
       const { lines, log } = recordingLog();
       expect(await keptArtifacts({ step, build }, store, log)).toEqual([]);
       expect(lines).toEqual([`Step "build" kept no artifacts: its pod wrote no manifest (s3://${bucket}/${folder}manifest.json)`]);
@@ -366,7 +337,7 @@ describe('the step artifacts', () => {
     });
 
     it('plans nothing for a step without artifacts', async () => {
-      const store = s3CacheStore(await moto.bucket(), 'builds/', client);
+      const store = s3CacheStore(await sharedMoto.bucket(), 'builds/', motoS3);
       expect(await planStepArtifacts({ step: { name: 'test', timeoutSeconds: 60 }, build, store })).toBeUndefined();
       expect(await keptArtifacts({ step: { name: 'test' }, build }, store, recordingLog().log)).toBeUndefined();
     });
@@ -382,7 +353,8 @@ describe('the concurrency store', () => {
   interface S3UnderTest {
     client: S3Client;
     bucket(): Promise<string>;
-    stop(): Promise<void>;
+    /** Ends what the cases started; the file's moto and its client outlive them. */
+    stop?(): Promise<void>;
   }
 
   const LOCAL_CREDENTIALS = { accessKeyId: 'local-key', secretAccessKey: 'local-secret' };
@@ -408,16 +380,7 @@ describe('the concurrency store', () => {
   }
 
   async function moto(): Promise<S3UnderTest> {
-    const server: MotoServer = sharedMoto;
-    const client = new S3Client({ endpoint: server.endpoint, region: MOTO_REGION, forcePathStyle: true, credentials: MOTO_CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED' });
-    return {
-      client,
-      bucket: () => server.bucket(),
-      async stop() {
-        client.destroy();
-        await server.stop();
-      },
-    };
+    return { client: motoS3, bucket: () => sharedMoto.bucket() };
   }
 
   const record = (name: string, second: number): GroupRecord => ({
@@ -435,7 +398,7 @@ describe('the concurrency store', () => {
       s3 = await start();
     });
     afterAll(async () => {
-      await s3?.stop();
+      await s3?.stop?.();
     });
 
     it('creates a record only where the group has none', async () => {

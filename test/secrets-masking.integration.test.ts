@@ -9,6 +9,7 @@
  * test/webhook.integration.test.ts; here, the GitHub token and an EKS token quoted back by a misbehaving
  * server do not get through either.
  */
+import './fixtures/handler-logs-shown.js';
 import { jest } from '@jest/globals';
 import { get as httpGet, createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -5,8 +5,7 @@
  * test label), so none needs a cluster fresh; a subject written for other settings builds with
  * them (`withSettings`).
  */
-import { jest } from '@jest/globals';
-import { logger } from '../lib/workflow/lambda-task.js';
+import { keptHandlerLines } from './fixtures/handler-logs-shown.js';
 import { localBuildsForFile, type LocalBuild } from './fixtures/local-builds.js';
 import { waitFor } from './fixtures/wait-for.js';
 import path from 'node:path';
@@ -24,6 +23,7 @@ import type { Step } from '../lib/pipeline/types.js';
 import { parseImageReference } from '../lib/pipeline/index.js';
 
 const shared = localBuildsForFile({ prefix: 'retry-placement' });
+const handlerLines = keptHandlerLines();
 
 /**
  * Steps side by side run their Lambda invocations at the same time in one local process, where
@@ -41,20 +41,11 @@ describe('log lines of invocations side by side', () => {
   }
 
   it('keeps each invocation\'s log keys apart while steps run side by side', async () => {
-    const lines: LogLine[] = [];
-    const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      for (const text of chunk.toString().split('\n')) if (text.startsWith('{')) lines.push(JSON.parse(text) as LogLine);
-      return true;
-    });
-    logger.setLogLevel('INFO');
-    try {
-      const steps = ['a', 'b', 'c', 'd'].map((name) => `  - name: ${name}\n    image: alpine:3.20\n    needs: []\n    commands: [sleep 1]\n`).join('');
-      const { summary } = await builds.build('side-by-side', `version: 1\ncheckout: false\nsteps:\n${steps}`);
-      expect(summary.status).toBe('SUCCEEDED');
-    } finally {
-      logger.setLogLevel('SILENT');
-      write.mockRestore();
-    }
+    const from = handlerLines.length;
+    const steps = ['a', 'b', 'c', 'd'].map((name) => `  - name: ${name}\n    image: alpine:3.20\n    needs: []\n    commands: [sleep 1]\n`).join('');
+    const { summary } = await builds.build('side-by-side', `version: 1\ncheckout: false\nsteps:\n${steps}`);
+    expect(summary.status).toBe('SUCCEEDED');
+    const lines = handlerLines.slice(from).map((line) => JSON.parse(line) as LogLine);
     // PollStep's "Step "x" is running" and FinishStep's "Step "x" succeeded; pod ... deleted".
     const stepLines = lines.flatMap((line) => {
       const named = /^Step "(\w+)" (is|succeeded)/.exec(line.message);

@@ -9,6 +9,7 @@
  * from that same GitHub what the webhook left to it. The budget is made small here so that the
  * tests stay fast; the deployed one is WEBHOOK_LOOKUP_BUDGET_MS.
  */
+import './fixtures/handler-logs-shown.js';
 import { signedGitHubDelivery } from './fixtures/webhooks/signed-delivery.js';
 import { jest } from '@jest/globals';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

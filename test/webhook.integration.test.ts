@@ -5,6 +5,7 @@
  * executions that keeps names, inputs and statuses as the service does: test/fixtures/step-functions.ts),
  * and the GitHub contents API served over loopback HTTP.
  */
+import './fixtures/handler-logs-shown.js';
 import { jest } from '@jest/globals';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';

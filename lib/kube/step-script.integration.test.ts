@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stepPodManifest } from './pod-manifest.js';
@@ -17,6 +17,14 @@ function run(commands: string[], cwd = tmpdir()) {
 }
 
 describe('stepScript', () => {
+  const scratch: string[] = [];
+  const scratchDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'step-script-'));
+    scratch.push(dir);
+    return dir;
+  };
+  afterAll(() => scratch.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
   it('echoes each command before running it', () => {
     const { status, stdout } = run(['echo hello', 'echo world']);
     expect(status).toBe(0);
@@ -53,7 +61,7 @@ describe('stepScript', () => {
   });
 
   it('runs commands in one shell, so cd and export carry over', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'step-script-'));
+    const dir = scratchDir();
     writeFileSync(join(dir, 'marker.txt'), 'found\n');
     const { status, stdout } = run([`cd ${dir}`, 'export GREETING=hi', 'cat marker.txt', 'echo "$GREETING"']);
     expect(status).toBe(0);
@@ -91,7 +99,7 @@ describe('stepScript', () => {
   });
 
   it('echoes a command that would be dangerous if unquoted without running it twice', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'step-script-'));
+    const dir = scratchDir();
     const { status, stdout } = run(['echo x >> count.txt; cat count.txt'], dir);
     expect(status).toBe(0);
     expect(stdout).toBe('+ echo x >> count.txt; cat count.txt\nx\n');

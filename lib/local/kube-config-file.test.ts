@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfigError, kubeConfigFromFile } from './kube-config-file.js';
@@ -21,8 +21,15 @@ contexts:
     context: { cluster: staging, user: me }
 `;
 
+let dir: string;
+let written = 0;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'kubeconfig-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
 function writeKubeconfig(text = kubeconfigYaml): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'kubeconfig-')), 'config');
+  const file = join(dir, `config-${++written}`);
   writeFileSync(file, text);
   return file;
 }
