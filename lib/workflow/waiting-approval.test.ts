@@ -46,6 +46,7 @@ describe('the approval an execution waits on, from its history', () => {
     ],
     ['its own task closing, through its started and submitted', [...started, scheduled(4, 1), after(5, 'TaskStarted', 4), after(6, 'TaskSubmitted', 5), after(7, 'TaskSucceeded', 6)], 1, undefined],
     ['a step waiting for the approvals it needs, which no person answers', [...started, awaiting(4, 1)], 1, undefined],
+    ['asked for again in a redrive of the failed execution', [...started, scheduled(4, 1), event(5, 'ExecutionFailed'), event(6, 'ExecutionRedriven'), scheduled(7, 1)], 1, 'token-7'],
   ])('%s', (_, events, index, token) => {
     expect(waitingApprovalIn(events, { index })?.taskToken).toBe(token);
   });
@@ -84,6 +85,7 @@ describe('every approval an execution waits on, for the check run that shows the
     ['an attempt that failed and was retried counts once, as its newest', [...started, staging(5), after(6, 'TaskFailed', 5), staging(7), after(8, 'TaskStarted', 7)], ['staging']],
     ['a step waiting for the approvals it needs is none of them', [...started, staging(5), awaiting(6, 5)], ['staging']],
     ['the execution ended', [...started, staging(5), docs(6), event(7, 'ExecutionFailed')], []],
+    ['a redrive since (re-run failed steps): its waits, not those its end closed', [...started, staging(5), event(6, 'ExecutionFailed'), event(7, 'ExecutionRedriven'), docs(8), after(9, 'TaskStarted', 8)], ['docs']],
   ])('%s', (_, events, names) => {
     expect(waitingApprovalsIn(events).map((waiting) => waiting.step.name)).toEqual(names);
   });

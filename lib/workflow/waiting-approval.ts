@@ -54,7 +54,7 @@ export function waitingApprovalIn(events: readonly ApprovalHistoryEvent[], which
  * Every approval step the execution waits on, the one waiting longest first (steps side by side
  * may wait for two at once): what a check run shows while they wait. `events`: the whole history,
  * in any order. Each iteration's newest AwaitApproval is its wait (an earlier one was an attempt
- * the Task retried); none once the execution has ended.
+ * the Task retried); none once the execution has ended, but those of a redrive since.
  */
 export function waitingApprovalsIn(events: readonly ApprovalHistoryEvent[]): IndexedApproval[] {
   const byId = new Map(events.map((event) => [event.id, event]));
@@ -62,7 +62,8 @@ export function waitingApprovalsIn(events: readonly ApprovalHistoryEvent[]): Ind
   const seen = new Set<number>();
   const waiting: IndexedApproval[] = [];
   for (const event of [...events].sort((a, b) => b.id - a.id)) {
-    if (ENDED.has(event.type ?? '')) return [];
+    // An end closes every wait before it; a redrive's waits come after it (ExecutionRedriven).
+    if (ENDED.has(event.type ?? '')) break;
     if (CLOSED.has(event.type ?? '')) closes.push(event);
     if (event.type !== 'TaskScheduled' || event.taskScheduledEventDetails?.resource !== CALLBACK_RESOURCE) continue;
     const payload = payloadOf(event.taskScheduledEventDetails.parameters);
