@@ -297,7 +297,6 @@ export class LocalExecutions implements ExecutionStarter {
     await Promise.all([...this.entries.values()].map((entry) => entry.done));
   }
 
-  /** What an execution has cost so far (execution-cost.ts), by its ARN: the check run's line at the build's end. */
   /**
    * The approval steps a running execution waits on (asked for, AwaitApproval entered, not decided),
    * the one waiting longest first, as the deployed ReportStatus reads them from the history: a
@@ -317,6 +316,7 @@ export class LocalExecutions implements ExecutionStarter {
       });
   }
 
+  /** What an execution has cost so far (execution-cost.ts), by its ARN: the check run's line at the build's end. */
   costOf(executionArn: string): CostSummary | undefined {
     const entry = this.entries.get(executionArn.split(':').at(-1) ?? '');
     return entry ? summarize(entry.history, false, { running: true }).cost : undefined;
