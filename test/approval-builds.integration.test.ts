@@ -279,6 +279,8 @@ test("on GitHub: the check run's buttons; someone not among the approvers is ref
   // The buttons went with the decision; the build's end completed the run.
   expect(run).toMatchObject({ status: 'completed', conclusion: 'success', actions: [] });
   expect(github.refusedBodies).toEqual([]);
+  // Every update while it waited named its buttons (the refusal's too), none left them to GitHub's guess.
+  expect(github.actionsLeftOut).toEqual([]);
 }, 60_000);
 
 test('side by side: a step beside the approval runs on while it waits; rejected, the step that needs it never starts', async () => {

@@ -367,6 +367,7 @@ describeRequiring("the deployed webhook answers an approval waiting in moto's St
     // Decided: the button again finds nothing waiting.
     expect((await click(execution, 'approve:1', 'hubot', 'moto-click-4')).json).toMatchObject({ error: 'ApprovalNotWaiting' });
     expect(github.refusedBodies).toEqual([]);
+    expect(github.actionsLeftOut).toEqual([]);
   }, 60_000);
 
   test('the pusher may not decide (self-approval: false); Reject by another: SendTaskFailure, and the build fails ApprovalRejected', async () => {

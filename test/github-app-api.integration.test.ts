@@ -504,6 +504,7 @@ describe('check runs', () => {
       expect(github.checkRuns.size).toBe(1);
       expect(run).toMatchObject({ status: 'completed', conclusion: 'failure', output: { title: 'StepFailed in step "lint"' } });
       expect(run!.output.summary).toContain('| `clone` | ✅ succeeded | 4s |  |');
+      expect(github.requests.filter((r) => r.method === 'PATCH').map((r) => (JSON.parse(r.body) as { actions?: unknown }).actions)).toEqual([[]]);
       expect(run!.output.summary).toContain('| `lint` | ❌ failed | 1m 05s | StepFailed |');
       expect(run!.output.summary).toContain('| `deploy` | ⏭️ skipped: branch pull/2 is not main |  |  |');
       expect(run!.output.summary).toContain('| `test` | ➖ not run |  |  |');
@@ -513,7 +514,8 @@ describe('check runs', () => {
 
     it('keeps the summary current as steps end, and a commit status unchanged until the build ends', async () => {
       await reportStatus({ build, executionArn: ARN, outcome: 'started', prepared }, { reporter: gitHubReporter({ app }, { baseUrl: github.url }, options), log, results: async () => [] });
-      const progress = await reportStatus({ build, executionArn: ARN, outcome: 'progress' }, { reporter: gitHubReporter({ app }, { baseUrl: github.url }, options), log, results: async () => records.slice(0, 1) });
+      // A build without approval steps (settings with no `approvals`): no buttons, said outright.
+      const progress = await reportStatus({ build, executionArn: ARN, outcome: 'progress', settings: {} }, { reporter: gitHubReporter({ app }, { baseUrl: github.url }, options), log, results: async () => records.slice(0, 1) });
       expect(progress).toMatchObject({ posted: true, state: 'in_progress', description: 'Build running: 1 step done' });
       const [run] = github.checkRuns.values();
       expect(github.checkRuns.size).toBe(1);

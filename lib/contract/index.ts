@@ -227,6 +227,13 @@ export interface StatusRequest {
   cost?: CostSummary;
   /** ReportWaiting: the approval step that now waits (its check run shows the Approve and Reject buttons). */
   waiting?: WaitingStepReport;
+  /**
+   * A step's end or an approval's start (`outcome: progress`): every approval step of the build
+   * waiting as the report is made, the one waiting longest first (ReportStatus reads them from the
+   * execution's history; [] for a build with no approval step). A check run's buttons are made
+   * from these on every such update. Absent: not known, and a check run is then left as it is.
+   */
+  approvals?: WaitingStepReport[];
 }
 
 /**

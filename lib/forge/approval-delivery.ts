@@ -11,7 +11,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import * as z from 'zod';
 import type { Approval } from '../pipeline/index.js';
-import { approvalDecidedUpdate, approvalRefusedUpdate, requestedApproval } from './approval-actions.js';
+import { approvalDecidedUpdate, approvalRefusedUpdate, requestedApproval, type WaitingStep } from './approval-actions.js';
 import { approverVerdict, type ApprovalAction, type Decider } from './approver-rule.js';
 import { ApprovalNotWaitingHere, ApproverRefused, ForgeUnavailable, InvalidPayload } from './errors.js';
 import { executionNameIn } from './execution-name.js';
@@ -36,6 +36,11 @@ export interface WaitingApproval {
   approval: Pick<Approval, 'approvers' | 'selfApproval'>;
   /** Who pushed the change, when the build knows (a self-approval's). */
   pushedBy?: string;
+  /**
+   * Every approval step of the execution waiting now, the one waiting longest first, this one among
+   * them: the buttons the check run shows after a refusal, and after the decision (this one left out).
+   */
+  waiting: readonly WaitingStep[];
   /**
    * Reads the step's task token and answers it (SendTaskSuccess with the step's result, or
    * SendTaskFailure with ApprovalRejected); false when the step no longer waits.
@@ -122,14 +127,16 @@ export async function answerRequestedAction(payload: unknown, delivery: string, 
   const verdict = approverVerdict(waiting.approval, decider, waiting.pushedBy);
   const output = { title: run.output?.title ?? 'Waiting for an approval', summary: run.output?.summary ?? '', text: run.output?.text ?? '' };
   if (!verdict.allowed) {
-    await updateQuietly(github, repository.full_name, run.id, approvalRefusedUpdate(output, verdict.why), deps);
+    await updateQuietly(github, repository.full_name, run.id, approvalRefusedUpdate(output, verdict.why, waiting.waiting), deps);
     deps.log.info('Approval refused', { delivery: printable(delivery), execution, step: waiting.step, sender: sender.login, why: verdict.why });
     throw new ApproverRefused(`${verdict.why}; step "${waiting.step}" still waits.`, MODULE);
   }
   const at = (deps.now ?? (() => new Date()))();
   const decided = await waiting.decide({ action: asked.action, by: sender.login, at });
   if (!decided) throw new ApprovalNotWaitingHere(`Step "${waiting.step}" of execution ${execution} no longer waits for an approval.`, MODULE);
-  await updateQuietly(github, repository.full_name, run.id, approvalDecidedUpdate(output, waiting.step, { action: asked.action, by: sender.login, at: at.toISOString() }), deps);
+  // Rejected, the build ends and its end report takes every button; approved, another approval may still wait.
+  const still = asked.action === 'approve' ? waiting.waiting.filter((other) => other.index !== asked.index) : [];
+  await updateQuietly(github, repository.full_name, run.id, approvalDecidedUpdate(output, waiting.step, { action: asked.action, by: sender.login, at: at.toISOString() }, still, execution), deps);
   const words = asked.action === 'approve' ? 'approved' : 'rejected';
   deps.log.info(`Approval step ${words}`, { delivery: printable(delivery), execution, step: waiting.step, by: sender.login });
   return { statusCode: 200, body: { [words]: waiting.step, by: sender.login, executionName: execution } };

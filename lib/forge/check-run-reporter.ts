@@ -7,9 +7,10 @@
  * that Step Functions retries updates the run it created instead of creating a second, and a
  * build whose start report never reached GitHub still gets its run, completed, at the end.
  */
-import { Outcomes, type StatusReport, type StatusRequest } from '../contract/index.js';
-import { approvalWaitingUpdate } from './approval-actions.js';
+import { Outcomes, type StatusReport, type StatusRequest, type WaitingStepReport } from '../contract/index.js';
+import { approvalWaitingUpdate, type WaitingStep } from './approval-actions.js';
 import { isGitHubTrigger } from './build-request.js';
+import { executionNameIn } from './execution-name.js';
 import { checkRunCompletion, checkRunCreation, checkRunProgress, endingOf, type CheckStep } from './check-run.js';
 import { commitStatusReporter, gitHubStatusSinkFor, targetUrl } from './commit-status.js';
 import { gitHubApi, GitHubApiError, type CheckRunCreate, type CheckRunUpdate, type GitHubApi, type GitHubApiOptions } from './github-api.js';
@@ -98,11 +99,15 @@ export function checkRunReporter(
 ): { report(request: StatusRequest, context?: CheckRunContext): Promise<StatusReport> } {
   const now = options.now ?? (() => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
   return {
-    async report({ build, outcome, failure, executionArn, skipped, steps, pipelineFile, cost, waiting }, given = {}) {
+    async report({ build, outcome, failure, executionArn, skipped, steps, pipelineFile, cost, waiting, approvals }, given = {}) {
       const context: CheckRunContext = { ...(steps ? { steps } : {}), ...(pipelineFile ? { pipelineFile } : {}), ...given };
       if (!isGitHubTrigger(build.trigger) || !build.repository || !build.commit) {
         return { posted: false, reason: `not a GitHub build (${build.trigger ?? 'no trigger'}): no check run` };
       }
+      const progress = outcome === Outcomes.progress ? progressUpdate(context.steps ?? [], { approvals, waiting, execution: executionNameIn(executionArn ?? build.id) }) : undefined;
+      // Not knowing which approvals wait, a progress update could only leave `actions` out, which GitHub
+      // does not say keeps them (approval-actions.ts): the run stays as it is until a report that knows.
+      if (outcome === Outcomes.progress && !progress) return { posted: false, reason: 'which approval steps wait is not known: the check run is left as it is' };
       const chosen = await gitHubTokenFor({ ...(credentials.app ? { app: credentials.app } : {}) }, build, CHECKS_PERMISSIONS);
       if (!chosen) return { posted: false, reason: `${build.repository}: only a GitHub App may write check runs, and the build did not come through one` };
       const detailsUrl = targetUrl(executionArn);
@@ -117,7 +122,7 @@ export function checkRunReporter(
         outcome === Outcomes.started
           ? []
           : outcome === Outcomes.progress
-            ? [waiting?.step.approval ? approvalWaitingUpdate(checkRunProgress(context.steps ?? []), { name: waiting.step.name, index: waiting.index, approval: waiting.step.approval }) : checkRunProgress(context.steps ?? [])]
+            ? [progress!]
             : checkRunCompletion({
               ending: endingOf(outcome, failure, skipped),
               completedAt: now(),
@@ -135,6 +140,28 @@ export function checkRunReporter(
       return { posted: true, state, description: (updates[0]?.output ?? create.output)!.title };
     },
   };
+}
+
+/**
+ * A progress report's update: the steps so far, and the buttons of the approvals waiting, named
+ * every time (`[]` when none waits). Undefined when which approvals wait is not known. Pure.
+ */
+export function progressUpdate(steps: readonly CheckStep[], known: Pick<StatusRequest, 'approvals' | 'waiting'> & { execution?: string | undefined }): CheckRunUpdate | undefined {
+  const waiting = approvalsWaiting(known.approvals, known.waiting);
+  return waiting && approvalWaitingUpdate(checkRunProgress(steps), waiting, known.execution);
+}
+
+/**
+ * The approval steps a progress report's check run shows, the one waiting longest first: those the
+ * execution's history says wait, and the one ReportWaiting reports (asked for just now, so not in
+ * the history yet; last). Undefined: not known (an execution whose ReportProgress passed no
+ * settings, or a history that could not be read).
+ */
+export function approvalsWaiting(approvals: readonly WaitingStepReport[] | undefined, waiting: WaitingStepReport | undefined): WaitingStep[] | undefined {
+  const asked = waiting?.step.approval ? [waiting] : [];
+  if (approvals === undefined && asked.length === 0) return undefined;
+  const all = [...(approvals ?? []).filter((known) => known.index !== waiting?.index), ...asked];
+  return all.flatMap(({ step, index }) => (step.approval ? [{ name: step.name, index, approval: step.approval }] : []));
 }
 
 /**

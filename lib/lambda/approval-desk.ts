@@ -1,15 +1,17 @@
 /**
- * Waiting approvals on AWS, for the webhook (lib/forge/approval-delivery.ts): found in the
- * execution's history (lib/workflow/waiting-approval.ts) and answered with SendTaskSuccess (the
- * step's result, with the decision) or SendTaskFailure (ApprovalRejected, the Cause naming who,
- * when and their comment). The token is read when a person allowed to decide has decided, and
- * goes nowhere but to Step Functions.
+ * Waiting approvals on AWS, for the webhook (lib/forge/approval-delivery.ts) and for ReportStatus's
+ * check run buttons (stepFunctionsWaitingApprovals): found in the execution's history
+ * (lib/workflow/waiting-approval.ts) and answered with SendTaskSuccess (the step's result, with the
+ * decision) or SendTaskFailure (ApprovalRejected, the Cause naming who, when and their comment).
+ * The token is read when a person allowed to decide has decided, and goes nowhere but to Step
+ * Functions; the reader for ReportStatus drops it.
  */
 import { GetExecutionHistoryCommand, SendTaskFailureCommand, SendTaskSuccessCommand, type HistoryEvent, type SFNClient } from '@aws-sdk/client-sfn';
+import type { WaitingStepReport } from '../contract/index.js';
 import type { ApprovalDesk } from '../forge/approval-delivery.js';
 import { executionArnFor } from '../forge/execution-name.js';
 import { approvedResult, rejection } from '../workflow/approval-decision.js';
-import { waitingApprovalIn, type ApprovalHistoryEvent, type ApprovalStepRef } from '../workflow/waiting-approval.js';
+import { waitingApprovalIn, waitingApprovalsIn, type ApprovalHistoryEvent } from '../workflow/waiting-approval.js';
 
 /** GetExecutionHistory's largest page; an execution has at most 25,000 events. */
 const PAGE = 1000;
@@ -26,13 +28,15 @@ export function stepFunctionsApprovalDesk(sfn: Pick<SFNClient, 'send'>, stateMac
   return {
     async waiting(executionName, which) {
       const executionArn = executionArnFor(stateMachineArn, executionName);
-      const found = await findInHistory(sfn, executionArn, which);
+      const events = await approvalHistory(sfn, executionArn);
+      const found = events && waitingApprovalIn(events, which);
       if (!found) return undefined;
       const { step, taskToken, pushedBy } = found;
       return {
         step: step.name,
         approval: step.approval,
         ...(pushedBy !== undefined ? { pushedBy } : {}),
+        waiting: waitingApprovalsIn(events).map(({ index, step: { name, approval } }) => ({ name, index, approval })),
         async decide({ action, by, at, comment }) {
           try {
             if (action === 'approve') {
@@ -53,10 +57,21 @@ export function stepFunctionsApprovalDesk(sfn: Pick<SFNClient, 'send'>, stateMac
 }
 
 /**
- * Newest first (reverseOrder): the approval waits at the end of the history, so the first page
- * has it; a service that lists oldest first all the same is read to the end.
+ * ReportStatus's reader (StatusReporter.waitingApprovals): the approval steps an execution waits on,
+ * from its whole history, without their tokens (nothing of a report carries one).
  */
-async function findInHistory(sfn: Pick<SFNClient, 'send'>, executionArn: string, which: ApprovalStepRef) {
+export function stepFunctionsWaitingApprovals(sfn: Pick<SFNClient, 'send'>): (executionArn: string) => Promise<WaitingStepReport[]> {
+  return async (executionArn) => {
+    const events = (await approvalHistory(sfn, executionArn)) ?? [];
+    return waitingApprovalsIn(events).map(({ index, step }) => ({ index, step }));
+  };
+}
+
+/**
+ * The whole history (a second approval may have waited since long before the one clicked, and each
+ * wait's close must be seen), newest first; undefined when the execution does not exist.
+ */
+async function approvalHistory(sfn: Pick<SFNClient, 'send'>, executionArn: string): Promise<ApprovalHistoryEvent[] | undefined> {
   const events: ApprovalHistoryEvent[] = [];
   let nextToken: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -68,11 +83,10 @@ async function findInHistory(sfn: Pick<SFNClient, 'send'>, executionArn: string,
       throw error;
     }
     events.push(...(answer.events ?? []).map(eventOf));
-    const found = waitingApprovalIn(events, which);
-    if (found || !answer.nextToken) return found;
+    if (!answer.nextToken) break;
     nextToken = answer.nextToken;
   }
-  return undefined;
+  return events;
 }
 
 function eventOf(event: HistoryEvent): ApprovalHistoryEvent {

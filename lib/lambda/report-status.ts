@@ -1,3 +1,4 @@
+import type { WaitingStepReport } from '../contract/index.js';
 import { reportStatusHandler } from '../workflow/handlers.js';
 import { logger } from '../workflow/lambda-task.js';
 import { lambdaBuildTraces } from './build-traces.js';
@@ -22,7 +23,8 @@ export function createReportStatusHandler(env: NodeJS.ProcessEnv = process.env, 
   const bucket = env[EnvNames.logsBucket];
   // ReportSucceeded and ReportFailed end the build: its cost, its metric record and its trace are worked out and sent there.
   const cost = costReader(env);
-  const handler = reportStatusHandler(reporterFor, bucket ? s3LogStore(bucket, env[EnvNames.logsPrefix] ?? '') : undefined, { ...(cost ? { cost } : {}), metrics: emfMetricsSink(env), exportTrace: lambdaBuildTraces(env) });
+  const waitingApprovals = historyApprovals();
+  const handler = reportStatusHandler((context) => ({ ...reporterFor(context), waitingApprovals }), bucket ? s3LogStore(bucket, env[EnvNames.logsPrefix] ?? '') : undefined, { ...(cost ? { cost } : {}), metrics: emfMetricsSink(env), exportTrace: lambdaBuildTraces(env) });
   if (middleware) handler.use(middleware);
   // A commit status is a courtesy: not even a failure to read the token may fail the build.
   handler.use({
@@ -36,6 +38,22 @@ export function createReportStatusHandler(env: NodeJS.ProcessEnv = process.env, 
     },
   });
   return handler;
+}
+
+/**
+ * A progress report's waiting approvals (a build with approval steps only), for its check run's
+ * buttons: its execution's history, which the role may read already for the cost. The SDK is
+ * loaded on first use, as the cost reader loads it.
+ */
+function historyApprovals(): (executionArn: string) => Promise<WaitingStepReport[]> {
+  let read: ((executionArn: string) => Promise<WaitingStepReport[]>) | undefined;
+  return async (executionArn) => {
+    if (!read) {
+      const [{ SFNClient }, { stepFunctionsWaitingApprovals }] = await Promise.all([import('@aws-sdk/client-sfn'), import('./approval-desk.js')]);
+      read = stepFunctionsWaitingApprovals(new SFNClient({}));
+    }
+    return read(executionArn);
+  };
 }
 
 /**

@@ -39,6 +39,11 @@ export interface BuildSettings {
   placement?: PodPlacement;
   /** true: pods go without the do-not-disrupt annotations (the deployment's STEP_DO_NOT_DISRUPT off); absent: protected. */
   disruptible?: true;
+  /**
+   * true: a step of the build is an approval step, so a step's end (ReportProgress, which passes the
+   * settings) reads which of them wait, for the check run's buttons; absent: none is, nothing read.
+   */
+  approvals?: true;
   /** How long the build may need its objects (its claim's deadline); a pod kept for the steps that need it carries it. */
   deadlineSeconds?: number;
   /**

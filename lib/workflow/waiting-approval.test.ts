@@ -1,14 +1,19 @@
-import { waitingApprovalIn, type ApprovalHistoryEvent } from './waiting-approval.js';
+import { requestBodyProblems } from '../../test/fixtures/webhooks/github-openapi.js';
+import type { StatusRequest, WaitingStepReport } from '../contract/index.js';
+import { progressUpdate } from '../forge/check-run-reporter.js';
+import type { StepRecord } from './step-log-store.js';
+import { reportStatus, type ReportInput } from './tasks/report-status.js';
+import { waitingApprovalIn, waitingApprovalsIn, type ApprovalHistoryEvent } from './waiting-approval.js';
 
 /** AwaitApproval's TaskScheduled as Step Functions (and moto) writes it: the Parameters resolved, as JSON text. */
-const scheduled = (id: number, index: number, token = `token-${id}`): ApprovalHistoryEvent => ({
+const scheduled = (id: number, index: number, token = `token-${id}`, name = 'production'): ApprovalHistoryEvent => ({
   id,
   type: 'TaskScheduled',
   taskScheduledEventDetails: {
     resource: 'invoke.waitForTaskToken',
     parameters: JSON.stringify({
       FunctionName: 'arn:aws:lambda:us-east-1:123456789012:function:AwaitApprovalLambdaFunction',
-      Payload: { build: { id: 'b' }, namespace: 'ci', index, step: { name: 'production', approval: { selfApproval: true, timeoutSeconds: 60 } }, taskToken: token },
+      Payload: { build: { id: 'b' }, namespace: 'ci', index, step: { name, approval: { selfApproval: true, timeoutSeconds: 60 } }, taskToken: token },
     }),
   },
 });
@@ -41,6 +46,7 @@ describe('the approval an execution waits on, from its history', () => {
     ],
     ['its own task closing, through its started and submitted', [...started, scheduled(4, 1), after(5, 'TaskStarted', 4), after(6, 'TaskSubmitted', 5), after(7, 'TaskSucceeded', 6)], 1, undefined],
     ['a step waiting for the approvals it needs, which no person answers', [...started, awaiting(4, 1)], 1, undefined],
+    ['asked for again in a redrive of the failed execution', [...started, scheduled(4, 1), event(5, 'ExecutionFailed'), event(6, 'ExecutionRedriven'), scheduled(7, 1)], 1, 'token-7'],
   ])('%s', (_, events, index, token) => {
     expect(waitingApprovalIn(events, { index })?.taskToken).toBe(token);
   });
@@ -59,5 +65,66 @@ describe('the approval an execution waits on, from its history', () => {
 
   it('finds the step by its name too (the signed generic webhook names it so)', () => {
     expect([waitingApprovalIn([scheduled(4, 1)], { step: 'production' })?.taskToken, waitingApprovalIn([scheduled(4, 1)], { step: 'staging' })]).toEqual(['token-4', undefined]);
+  });
+});
+
+describe('every approval an execution waits on, for the check run that shows them', () => {
+  // Steps side by side (needs): two approvals asked for while a test step runs; every event names the one before it in its thread.
+  const staging = (id: number) => scheduled(id, 2, `token-${id}`, 'staging');
+  const docs = (id: number) => scheduled(id, 4, `token-${id}`, 'docs');
+  it.each<[string, ApprovalHistoryEvent[], string[]]>([
+    ['none asked for yet', started, []],
+    ['one waiting', [...started, after(4, 'TaskScheduled', 3), staging(5), after(6, 'TaskStarted', 5), after(7, 'TaskSubmitted', 6)], ['staging']],
+    [
+      'two waiting, the one asked for first first, whatever order the history is read in',
+      [docs(9), after(10, 'TaskStarted', 9), after(11, 'TaskSubmitted', 10), ...started, staging(5), after(6, 'TaskStarted', 5), after(7, 'TaskSubmitted', 6), after(8, 'TaskSucceeded', 3)].reverse(),
+      ['staging', 'docs'],
+    ],
+    ['the first decided, the second still waiting', [...started, staging(5), after(6, 'TaskStarted', 5), docs(7), after(8, 'TaskStarted', 7), after(9, 'TaskSucceeded', 6)], ['docs']],
+    ['both decided', [...started, staging(5), after(6, 'TaskStarted', 5), docs(7), after(8, 'TaskStarted', 7), after(9, 'TaskSucceeded', 6), after(10, 'TaskSucceeded', 8)], []],
+    ['an attempt that failed and was retried counts once, as its newest', [...started, staging(5), after(6, 'TaskFailed', 5), staging(7), after(8, 'TaskStarted', 7)], ['staging']],
+    ['a step waiting for the approvals it needs is none of them', [...started, staging(5), awaiting(6, 5)], ['staging']],
+    ['the execution ended', [...started, staging(5), docs(6), event(7, 'ExecutionFailed')], []],
+    ['a redrive since (re-run failed steps): its waits, not those its end closed', [...started, staging(5), event(6, 'ExecutionFailed'), event(7, 'ExecutionRedriven'), docs(8), after(9, 'TaskStarted', 8)], ['docs']],
+  ])('%s', (_, events, names) => {
+    expect(waitingApprovalsIn(events).map((waiting) => waiting.step.name)).toEqual(names);
+  });
+
+  it('gives each its iteration, which the buttons name', () => {
+    expect(waitingApprovalsIn([...started, staging(5), docs(6)]).map(({ index, taskToken }) => ({ index, taskToken }))).toEqual([
+      { index: 2, taskToken: 'token-5' },
+      { index: 4, taskToken: 'token-6' },
+    ]);
+  });
+});
+
+describe("a step's end while approvals wait (ReportProgress): the check run's buttons from the build's records and history", () => {
+  // A side-by-side build: `test` ends while `staging`, then `docs`, wait.
+  const records: StepRecord[] = [
+    { step: 'clone', status: 'succeeded', exitCode: 0, error: null, startedAt: '2026-12-06T09:00:00Z', endedAt: '2026-12-06T09:00:05Z' },
+    { step: 'test', status: 'succeeded', exitCode: 0, error: null, startedAt: '2026-12-06T09:00:06Z', endedAt: '2026-12-06T09:03:00Z' },
+  ];
+  const history = [...started, scheduled(5, 2, 'token-5', 'staging'), after(6, 'TaskStarted', 5), scheduled(7, 4, 'token-7', 'docs'), after(8, 'TaskStarted', 7)];
+  const log = { info: () => undefined, warn: () => undefined } as never;
+
+  async function reported(settings: ReportInput['settings'], read: (arn: string) => Promise<WaitingStepReport[]>) {
+    const requests: StatusRequest[] = [];
+    const reporter = { report: async (request: StatusRequest) => (requests.push(request), { posted: true as const, state: 'in_progress', description: '' }), waitingApprovals: read };
+    const input: ReportInput = { build: { id: 'b' }, outcome: 'progress', executionArn: 'arn:aws:states:us-east-1:1:execution:build:gh-x', ...(settings ? { settings } : {}) };
+    await reportStatus(input, { reporter, log, results: async () => records });
+    const request = requests[0]!;
+    return progressUpdate(request.steps ?? [], request);
+  }
+  const fromHistory = async () => waitingApprovalsIn(history).map(({ index, step }) => ({ index, step }));
+
+  it.each<[string, ReportInput['settings'], (arn: string) => Promise<WaitingStepReport[]>, string[] | undefined]>([
+    ['a build with approval steps: the one waiting longest, named again', { approvals: true }, fromHistory, ['approve:2', 'reject:2']],
+    ['a build without: none, said outright (nothing read)', {}, () => Promise.reject(new Error('not to be read')), []],
+    ['the history cannot be read: not known, the run left as it is', { approvals: true }, () => Promise.reject(new Error('ThrottlingException')), undefined],
+    ['a definition that passes no settings: not known', undefined, fromHistory, undefined],
+  ])('%s', async (_, settings, read, identifiers) => {
+    const update = await reported(settings, read);
+    expect(update?.actions?.map((action) => action.identifier)).toEqual(identifiers);
+    if (update) expect(requestBodyProblems('checks/update', update)).toEqual([]);
   });
 });

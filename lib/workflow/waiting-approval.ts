@@ -34,26 +34,48 @@ const CALLBACK_RESOURCE = 'invoke.waitForTaskToken';
 const CLOSED = new Set(['TaskSucceeded', 'TaskFailed', 'TaskTimedOut']);
 const ENDED = new Set(['ExecutionSucceeded', 'ExecutionFailed', 'ExecutionAborted', 'ExecutionTimedOut']);
 
+/** An approval step waiting, with its iteration: what a check run's buttons name. */
+export interface IndexedApproval extends ScheduledApproval {
+  index: number;
+}
+
 /**
  * `events`: any order (GetExecutionHistory's reverseOrder, or not); those newer than the approval's
  * TaskScheduled must all be there. Undefined: that step waits for no approval.
  */
 export function waitingApprovalIn(events: readonly ApprovalHistoryEvent[], which: ApprovalStepRef): ScheduledApproval | undefined {
+  const found = waitingApprovalsIn(events).find((waiting) => ('index' in which ? waiting.index === which.index : waiting.step.name === which.step));
+  if (!found) return undefined;
+  const { index: _index, ...approval } = found;
+  return approval;
+}
+
+/**
+ * Every approval step the execution waits on, the one waiting longest first (steps side by side
+ * may wait for two at once): what a check run shows while they wait. `events`: the whole history,
+ * in any order. Each iteration's newest AwaitApproval is its wait (an earlier one was an attempt
+ * the Task retried); none once the execution has ended, but those of a redrive since.
+ */
+export function waitingApprovalsIn(events: readonly ApprovalHistoryEvent[]): IndexedApproval[] {
   const byId = new Map(events.map((event) => [event.id, event]));
   const closes: ApprovalHistoryEvent[] = [];
+  const seen = new Set<number>();
+  const waiting: IndexedApproval[] = [];
   for (const event of [...events].sort((a, b) => b.id - a.id)) {
-    if (ENDED.has(event.type ?? '')) return undefined;
+    // An end closes every wait before it; a redrive's waits come after it (ExecutionRedriven).
+    if (ENDED.has(event.type ?? '')) break;
     if (CLOSED.has(event.type ?? '')) closes.push(event);
     if (event.type !== 'TaskScheduled' || event.taskScheduledEventDetails?.resource !== CALLBACK_RESOURCE) continue;
     const payload = payloadOf(event.taskScheduledEventDetails.parameters);
     // `task`: a step waiting for the approvals it needs (AwaitApprovedNeeds), which no person answers.
-    if (!payload || payload.task !== undefined || ('index' in which ? payload.index !== which.index : payload.step?.name !== which.step)) continue;
+    if (!payload || payload.task !== undefined || typeof payload.index !== 'number' || seen.has(payload.index)) continue;
+    seen.add(payload.index);
     const closed = closes.some((close) => closesTask(close, event.id, byId));
-    if (closed || typeof payload.taskToken !== 'string' || !payload.step?.approval || typeof payload.step.name !== 'string') return undefined;
+    if (closed || typeof payload.taskToken !== 'string' || !payload.step?.approval || typeof payload.step.name !== 'string') continue;
     const pushedBy = payload.build?.pushedBy;
-    return { taskToken: payload.taskToken, step: { name: payload.step.name, approval: payload.step.approval }, ...(typeof pushedBy === 'string' ? { pushedBy } : {}) };
+    waiting.push({ index: payload.index, taskToken: payload.taskToken, step: { name: payload.step.name, approval: payload.step.approval }, ...(typeof pushedBy === 'string' ? { pushedBy } : {}) });
   }
-  return undefined;
+  return waiting.reverse();
 }
 
 /**

@@ -15,6 +15,7 @@ import { approvedResult, rejection } from '../../workflow/approval-decision.js';
 import type { ApprovalAction } from '../../forge/approver-rule.js';
 import type { ApprovalDesk } from '../../forge/approval-delivery.js';
 import type { Step } from '../../pipeline/index.js';
+import type { WaitingStepReport } from '../../contract/index.js';
 
 export type { ApprovalAction } from '../../forge/approver-rule.js';
 
@@ -73,6 +74,7 @@ export function localApprovals(options: { cluster: Pick<StepCluster, 'readApprov
 export function localApprovalDesk(executions: {
   approvalStepAt(name: string, which: { index: number } | { step: string }): { step: Step; pushedBy?: string } | undefined;
   decide(name: string, step: string, action: ApprovalAction, comment?: string, by?: string): Promise<unknown>;
+  waitingApprovals(name: string): WaitingStepReport[];
 }): ApprovalDesk {
   return {
     async waiting(name, which) {
@@ -83,6 +85,7 @@ export function localApprovalDesk(executions: {
         step: step.name,
         approval: step.approval,
         ...(found.pushedBy !== undefined ? { pushedBy: found.pushedBy } : {}),
+        waiting: executions.waitingApprovals(name).flatMap(({ index, step }) => (step.approval ? [{ name: step.name, index, approval: step.approval }] : [])),
         async decide({ action, by, comment }) {
           try {
             await executions.decide(name, step.name, action, comment, by);

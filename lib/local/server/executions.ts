@@ -4,7 +4,7 @@
  * build starts, synchronously, so two deliveries of one delivery id race to one build.
  */
 import type { ExecutionStarter, StartedExecution } from '../../forge/execution-starter.js';
-import type { BuildInput, CostSummary } from '../../contract/index.js';
+import type { BuildInput, CostSummary, WaitingStepReport } from '../../contract/index.js';
 import type { StepPodView } from '../../console/pod-view.js';
 import type { ExecutionChange, ExecutionDetail, ExecutionView, ListedExecution } from '../../console/execution-view.js';
 import { buildIdFor } from '../../forge/execution-name.js';
@@ -295,6 +295,25 @@ export class LocalExecutions implements ExecutionStarter {
   async stopAll(): Promise<void> {
     for (const entry of this.entries.values()) if (!entry.summary) entry.execution?.abort();
     await Promise.all([...this.entries.values()].map((entry) => entry.done));
+  }
+
+  /**
+   * The approval steps a running execution waits on (asked for, AwaitApproval entered, not decided),
+   * the one waiting longest first, as the deployed ReportStatus reads them from the history: a
+   * check run's buttons (lib/local/server/github-app-reporting.ts).
+   */
+  waitingApprovals(executionArn: string): WaitingStepReport[] {
+    const entry = this.entries.get(executionArn.split(':').at(-1) ?? '');
+    if (!entry || entry.summary) return [];
+    const steps = preparedOf(entry)?.steps ?? [];
+    const asked = summarize(entry.history, false, { running: true }).steps.filter((step) => step.status === 'waiting' && step.startedAt !== null);
+    return asked
+      .sort((a, b) => Date.parse(a.startedAt!) - Date.parse(b.startedAt!))
+      .flatMap((waiting) => {
+        const index = steps.findIndex((step) => step.name === waiting.name);
+        const step = steps[index];
+        return step?.approval ? [{ index, step: { name: step.name, approval: step.approval } }] : [];
+      });
   }
 
   /** What an execution has cost so far (execution-cost.ts), by its ARN: the check run's line at the build's end. */

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { Outcomes, type CostSummary } from '../../contract/index.js';
+import { Outcomes, type CostSummary, type WaitingStepReport } from '../../contract/index.js';
 import { checkRunReporter } from '../../forge/check-run-reporter.js';
 import { gitHubApp } from '../../forge/github-app.js';
 import type { ApprovalDeliveryDeps } from '../../forge/approval-delivery.js';
@@ -20,7 +20,12 @@ export interface LocalGitHubApp {
  * the installation) gets its check run on the App's GitHub, written with the App's installation
  * token and printed as well; any other build's commit status is printed only, as without an App.
  */
-export function localGitHubAppReporter(app: LocalGitHubApp, print: (line: string) => void, costOf?: (executionArn: string) => CostSummary | undefined): StatusReporter {
+export function localGitHubAppReporter(
+  app: LocalGitHubApp,
+  print: (line: string) => void,
+  costOf?: (executionArn: string) => CostSummary | undefined,
+  waitingApprovals?: (executionArn: string) => WaitingStepReport[],
+): StatusReporter {
   const baseUrl = app.apiUrl ?? 'https://api.github.com';
   const checks = checkRunReporter({ app: appOf(app) }, { baseUrl });
   const printed = printedStatusReporter(print);
@@ -35,6 +40,8 @@ export function localGitHubAppReporter(app: LocalGitHubApp, print: (line: string
       print(result.posted ? `check run ${commit} step-runner: ${result.state} "${result.description}"` : `check run ${commit} step-runner not written: ${result.reason}`);
       return result;
     },
+    // Which approval steps wait, for the check run's buttons, from the execution's history as on AWS.
+    ...(waitingApprovals ? { waitingApprovals: async (executionArn: string) => waitingApprovals(executionArn) } : {}),
   };
 }
 

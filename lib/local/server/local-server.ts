@@ -155,8 +155,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       ...(cache ? { cache: cache.store } : {}),
       ...(options.otlpEndpoint ? { exportTrace: localBuildTraces(options.otlpEndpoint, print, consolePages) } : {}),
     });
-    // The check run's cost line reads the execution's history (executions, below, by the time a build ends).
-    const statuses = options.githubApp ? localGitHubAppReporter(options.githubApp, print, (arn) => executions.costOf(arn)) : printedStatusReporter(print);
+    // The check run's cost line and its approvals' buttons read the execution's history (executions, below, by the time it reports).
+    const statuses = options.githubApp ? localGitHubAppReporter(options.githubApp, print, (arn) => executions.costOf(arn), (arn) => executions.waitingApprovals(arn)) : printedStatusReporter(print);
     // On the embedded cluster, a delivery's commit comes from this repository (and a commit it
     // does not have fails the checkout, as on AWS); a cluster of the user's own cannot reach this
     // machine, so there deliveries clone from where GitHub says the repository is.

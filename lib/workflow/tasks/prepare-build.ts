@@ -170,6 +170,7 @@ export async function prepareBuild(
       ...(placement ? { placement } : {}),
       ...(settings.doNotDisrupt ? {} : { disruptible: true as const }),
       ...(plan.parallel ? { deadlineSeconds } : {}),
+      ...([...steps, ...afterFailure].some((step) => step.approval) ? { approvals: true as const } : {}),
       ...(cached(everyStep) ? { cache: { image: settings.cacheImage, prefix: settings.cachePrefix, file: input.pipeline.file, keyFiles: keyFileLocations(input.pipeline.file, everyStep) } } : {}),
       ...([...steps, ...afterFailure].some((step) => step.services) ? { serviceStartGraceSeconds: pipeline.serviceStartGraceSeconds ?? DEFAULT_SERVICE_START_GRACE_SECONDS } : {}),
     },

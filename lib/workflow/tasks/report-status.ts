@@ -1,5 +1,5 @@
-import { Outcomes, type CostSummary, type StatusReport, type StatusRequest } from '../../contract/index.js';
-import type { PreparedBuild } from '../state-data.js';
+import { Outcomes, type CostSummary, type StatusReport, type StatusRequest, type WaitingStepReport } from '../../contract/index.js';
+import type { BuildSettings, PreparedBuild } from '../state-data.js';
 import { endedSteps, statusSteps } from '../status-steps.js';
 import type { StepRecord } from '../step-log-store.js';
 import type { TaskLog } from '../task-deps.js';
@@ -10,6 +10,11 @@ import type { MetricsSink } from '../metric-records.js';
 /** Where a build's status goes: check runs or commit statuses on GitHub (lib/forge), printed lines locally. */
 export interface StatusReporter {
   report(request: StatusRequest): Promise<StatusReport>;
+  /**
+   * The approval steps the execution waits on now, the one waiting longest first (its history:
+   * lib/workflow/waiting-approval.ts); absent: a reporter that shows no buttons.
+   */
+  waitingApprovals?(executionArn: string): Promise<WaitingStepReport[]>;
 }
 
 /**
@@ -18,7 +23,7 @@ export interface StatusReporter {
  * failed before its steps were prepared has none), whose steps the report lists. At the build's
  * end, the execution's start ($$.Execution.StartTime), for the build's metrics and trace.
  */
-export type ReportInput = StatusRequest & { prepared?: Partial<PreparedBuild>; startedAt?: string };
+export type ReportInput = StatusRequest & { prepared?: Partial<PreparedBuild>; startedAt?: string; settings?: Pick<BuildSettings, 'approvals'> };
 
 interface ReportDeps {
   reporter: StatusReporter;
@@ -38,7 +43,7 @@ interface ReportDeps {
  * a courtesy, and GitHub being unreachable must not fail (or hide the result of) a build.
  */
 export async function reportStatus(input: ReportInput, deps: ReportDeps): Promise<StatusReport> {
-  const { prepared, startedAt, ...request } = input;
+  const { prepared, startedAt, settings, ...request } = input;
   // Read once, for the report, the cost, the metrics and the trace, and only when one of them asks.
   let records: Promise<StepRecord[]> | undefined;
   const results = deps.results ? () => (records ??= readRecords(request, deps)) : undefined;
@@ -49,7 +54,8 @@ export async function reportStatus(input: ReportInput, deps: ReportDeps): Promis
     const failure = request.outcome === Outcomes.failed ? { failure: request.failure ?? {} } : {};
     writeBuildMetrics({ build: request.build, ...failure, ...(startedAt ? { startedAt } : {}), ...(cost ? { cost: { usd: cost.usd } } : {}) }, (await results?.()) ?? [], { metrics: deps.metrics, log: deps.log, ...(deps.now ? { now: deps.now } : {}) });
   }
-  const reported = await report(prepared, { ...request, ...(cost ? { cost } : {}) }, { reporter: deps.reporter, log: deps.log, ...(results ? { results } : {}) });
+  const approvals = await approvalsOf(request, settings, deps);
+  const reported = await report(prepared, { ...request, ...(cost ? { cost } : {}), ...(approvals ? { approvals } : {}) }, { reporter: deps.reporter, log: deps.log, ...(results ? { results } : {}) });
   const { outcome } = request;
   // After the report, which people wait for; the export logs its own failure and never throws.
   if (deps.exportTrace && (outcome === Outcomes.succeeded || outcome === Outcomes.failed)) {
@@ -98,6 +104,24 @@ async function stepsOf(
   const records = request.outcome === Outcomes.started || !deps.results ? [] : await deps.results();
   const steps = statusSteps({ steps: prepared.steps, settings: prepared.settings, ...(prepared.skipped ? { skipped: prepared.skipped } : {}), ...(prepared.afterFailure ? { afterFailure: prepared.afterFailure } : {}) }, records, request.outcome !== Outcomes.started);
   return { steps, ...(prepared.pipelineFile ? { pipelineFile: prepared.pipelineFile } : {}) };
+}
+
+/**
+ * A progress report's waiting approvals (StatusRequest.approvals): none in a build without an
+ * approval step (PrepareBuild's settings say so: nothing is read), else read through the reporter.
+ * Undefined, not known, when the state passed no settings (a definition older than this) or the
+ * read failed: the check run is then left as it is.
+ */
+async function approvalsOf(request: StatusRequest, settings: ReportInput['settings'], deps: Pick<ReportDeps, 'reporter' | 'log'>): Promise<WaitingStepReport[] | undefined> {
+  if (request.outcome !== Outcomes.progress || !settings) return undefined;
+  if (!settings.approvals) return [];
+  if (!deps.reporter.waitingApprovals || !request.executionArn) return undefined;
+  try {
+    return await deps.reporter.waitingApprovals(request.executionArn);
+  } catch (error) {
+    deps.log.warn('Which approval steps wait could not be read: the check run is left as it is', { reason: (error as Error).message });
+    return undefined;
+  }
 }
 
 /** What a build cost so far (lib/lambda/execution-cost-reader.ts on AWS), from its execution and its steps' records. */
