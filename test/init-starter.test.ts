@@ -4,7 +4,7 @@
  * key files `run` accepts (the committed files), and whose every image the embedded cluster's
  * catalog has. The command's own I/O (refusing to overwrite, the work tree's root, a build of the
  * npm file) is in test/run-from-repository.integration.test.ts; `npm run acceptance` builds the
- * pnpm and Yarn files with Docker (docs/testing.md#acceptance).
+ * pnpm (9 and 8) and Yarn files with Docker (docs/testing.md#acceptance).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -44,6 +44,12 @@ async function starterFor(name: string): Promise<{ text: string; pipeline: Pipel
 
 const commands = (pipeline: Pipeline) => Object.fromEntries(pipeline.steps.map((step) => [step.name, step.commands]));
 
+/** The install step's caches as a user reads them: key files, prefix, fallback and folders. */
+const caches = (pipeline: Pipeline) => pipeline.steps[0]!.cache?.map((c) => ({ files: c.key.files, prefix: c.key.prefix, fallback: c.fallbackKeys, paths: c.paths }));
+
+/** corepack's home in the workspace, cached apart from the lock file's downloads, keyed on package.json and the version the commands name. */
+const corepackCache = (prefix: string) => ({ files: ['package.json'], prefix, fallback: [`${prefix}-`], paths: ['.corepack'] });
+
 describe('step-runner init, for the fixture repositories', () => {
   it.each([
     [
@@ -55,24 +61,54 @@ describe('step-runner init, for the fixture repositories', () => {
         build: ['npm run build'],
         test: ['npm test'],
       },
-      { files: ['package-lock.json'], paths: ['.npm'] },
+      [{ files: ['package-lock.json'], prefix: 'npm', fallback: ['npm-'], paths: ['.npm'] }],
     ],
-    ['pnpm', 'node:22-slim', { install: ['corepack pnpm install --frozen-lockfile --store-dir .pnpm-store'], test: ['corepack pnpm test'] }, { files: ['pnpm-lock.yaml'], paths: ['.pnpm-store'] }],
+    [
+      'pnpm',
+      'node:22-slim',
+      { install: ['corepack pnpm install --frozen-lockfile --store-dir .pnpm-store'], test: ['corepack pnpm test'] },
+      [{ files: ['pnpm-lock.yaml'], prefix: 'pnpm', fallback: ['pnpm-'], paths: ['.pnpm-store'] }, corepackCache('corepack-pnpm')],
+    ],
+    [
+      'pnpm8',
+      'node:24-slim',
+      { install: ['corepack pnpm@8 install --frozen-lockfile --store-dir .pnpm-store'], test: ['corepack pnpm@8 test'] },
+      [{ files: ['pnpm-lock.yaml'], prefix: 'pnpm', fallback: ['pnpm-'], paths: ['.pnpm-store'] }, corepackCache('corepack-pnpm-8')],
+    ],
     [
       'yarn',
       'node:20-slim',
       { install: ['corepack yarn install --frozen-lockfile --cache-folder .yarn-cache'], lint: ['corepack yarn run lint'], test: ['corepack yarn run test'] },
-      { files: ['yarn.lock'], paths: ['.yarn-cache'] },
+      [{ files: ['yarn.lock'], prefix: 'yarn', fallback: ['yarn-'], paths: ['.yarn-cache'] }, corepackCache('corepack-yarn')],
     ],
-    ['yarn-berry', `node:${24}-slim`, { install: ['corepack yarn install --immutable'], build: ['corepack yarn run build'] }, { files: ['yarn.lock'], paths: ['.yarn/cache'] }],
+    [
+      'yarn-berry',
+      `node:${24}-slim`,
+      { install: ['corepack yarn install --immutable'], build: ['corepack yarn run build'] },
+      [{ files: ['yarn.lock'], prefix: 'yarn', fallback: ['yarn-'], paths: ['.yarn/cache'] }, corepackCache('corepack-yarn')],
+    ],
   ])('%s: installs from the lock file with a cache keyed on it, then runs its scripts in %s', async (name, image, expected, cache) => {
     const { pipeline } = await starterFor(name);
     expect(commands(pipeline)).toEqual(expected);
     expect(new Set(pipeline.steps.map((step) => step.image))).toEqual(new Set([image]));
-    const [install, ...others] = pipeline.steps;
-    expect(install!.cache?.map((c) => ({ files: c.key.files, paths: c.paths }))).toEqual([cache]);
+    const [, ...others] = pipeline.steps;
+    expect(caches(pipeline)).toEqual(cache);
     // Only the install restores and saves: the scripts' steps have no cache of their own.
     for (const step of others) expect(step.cache ?? []).toEqual([]);
+  });
+
+  // Every step that runs corepack finds the download in the shared workspace (the install's, or
+  // the one its cache restored), not in the pod's own $HOME, gone with it; npm's steps need none.
+  it.each([
+    ['npm', {}],
+    ['pnpm', { COREPACK_HOME: '/workspace/.corepack' }],
+    ['yarn', { COREPACK_HOME: '/workspace/.corepack' }],
+    ['yarn-berry', { YARN_ENABLE_GLOBAL_CACHE: 'false', COREPACK_HOME: '/workspace/.corepack' }],
+  ])('%s: every step has the env %j', async (name, env) => {
+    const { pipeline } = await starterFor(name);
+    const [install, ...others] = pipeline.steps;
+    expect(install!.env).toEqual(env);
+    for (const step of others) expect(step.env).toEqual('COREPACK_HOME' in env ? { COREPACK_HOME: env.COREPACK_HOME } : {});
   });
 
   it('says where each choice came from, in the file', async () => {
@@ -118,11 +154,27 @@ describe('what init finds', () => {
     ['packageManager names the version: no pin over it', "lockfileVersion: '6.0'\n", { packageManager: 'pnpm@8.15.9' }, undefined],
   ])('%s', (_name, lock, fields, pin) => {
     const project = detectProject({ texts: { 'package.json': packageJson({ scripts: { test: 'node --test' }, ...fields }), 'pnpm-lock.yaml': lock }, tracked: new Set(['package.json', 'pnpm-lock.yaml']) });
-    const commands = parsePipeline(starterPipeline(project, images), 'x.yml').steps.map((step) => step.commands![0]);
+    const pipeline = parsePipeline(starterPipeline(project, images), 'x.yml');
     const bin = pin ?? 'pnpm';
-    expect(commands).toEqual([`corepack ${bin} install --frozen-lockfile --store-dir .pnpm-store`, `corepack ${bin} test`]);
+    expect(pipeline.steps.map((step) => step.commands![0])).toEqual([`corepack ${bin} install --frozen-lockfile --store-dir .pnpm-store`, `corepack ${bin} test`]);
+    // The version the commands name is in corepack's cache key, which no key file holds.
+    expect(caches(pipeline)?.[1]).toEqual(corepackCache(pin ? `corepack-${pin.replace('@', '-')}` : 'corepack-pnpm'));
     if (pin) expect(project.notes).toEqual([expect.stringMatching(new RegExp(`^pnpm-lock.yaml is lockfileVersion [\\d.]+ and no packageManager names a pnpm: .*\\(\`corepack use ${pin}\` pins it\\)$`))]);
     else expect(project.notes).toEqual([]);
+  });
+
+  it('says in the file which version .corepack keeps, and what changes it', async () => {
+    expect((await starterFor('pnpm8')).text).toContain('      # .corepack keeps pnpm@8 between builds; the prefix names pnpm@8 as the commands do: change both together\n');
+    expect((await starterFor('yarn')).text).toContain('      # .corepack keeps yarn between builds: the version corepack chose first (its Known Good one');
+    const signed = detectProject({ texts: { 'package.json': packageJson({ packageManager: 'pnpm@9.15.0+sha512.abc123' }), 'pnpm-lock.yaml': "lockfileVersion: '9.0'\n" }, tracked: new Set(['package.json', 'pnpm-lock.yaml']) });
+    expect(starterPipeline(signed, images)).toContain('      # .corepack keeps pnpm@9.15.0 (packageManager) between builds; corepack runs only the version\n');
+  });
+
+  it('keeps corepack in the workspace, with no cache of it, while package.json is not committed', () => {
+    const project = detectProject({ texts: { 'package.json': packageJson({ scripts: { test: 'node --test' } }), 'pnpm-lock.yaml': "lockfileVersion: '9.0'\n" }, tracked: new Set(['pnpm-lock.yaml']) });
+    const pipeline = parsePipeline(starterPipeline(project, images), 'x.yml');
+    expect(caches(pipeline)?.map((cache) => cache.paths)).toEqual([['.pnpm-store']]);
+    expect(pipeline.steps.map((step) => step.env)).toEqual([{ COREPACK_HOME: '/workspace/.corepack' }, { COREPACK_HOME: '/workspace/.corepack' }]);
   });
 
   it('says what it did not follow: several lock files, bun, a package.json it cannot read', () => {

@@ -1,16 +1,15 @@
 /**
- * pnpm and Yarn for the acceptance's Node.js image, with no network in its containers: corepack
- * on the host downloads the pinned versions into a corepack home (COREPACK_HOME), which the image
- * carries where corepack looks for it as root ($HOME/.cache/node/corepack, nodejs/corepack README,
- * "Environment Variables"), as `RUN corepack install -g pnpm@… yarn@…` would leave it in an image
- * built with the network. `install -g` also makes them corepack's "Known Good Releases"
- * (lastKnownGood.json), the versions it runs in a project whose package.json names none instead
- * of asking the registry for the latest (README, "Known Good Releases"). A starter's `corepack
- * pnpm …` then finds its version there and downloads nothing.
+ * pnpm and Yarn for init's starters, with no network in a build's containers: corepack on the host
+ * downloads the pinned versions into a corepack home (COREPACK_HOME), checked against npm's own
+ * download of each. The host's install of a starter's packages runs them from there; and, since
+ * the starters keep corepack's home in the workspace (COREPACK_HOME=/workspace/.corepack, cached
+ * as `.corepack`), the versions a starter runs are copied from it into the work tree's
+ * `.corepack` for the first build, as that build would have downloaded them with a way out. The
+ * image carries none: the second build has them from the restored cache or from nowhere.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -26,24 +25,23 @@ interface PinnedManager {
 }
 
 /**
- * The versions put in the image: pnpm and Yarn 4 as the fixtures' packageManager names them, Yarn
- * 1's last release. In install order: the last Yarn installed is the Known Good one, which a
- * project with no packageManager (the Yarn 1 fixture) runs, so Yarn 1 comes after Yarn 4.
+ * The pinned versions: pnpm and Yarn 4 as the fixtures' packageManager names them, the last pnpm 8
+ * (what `corepack pnpm@8` finds for the fixture whose lockfileVersion 6.0 pins it), Yarn 1's last
+ * release. In install order: the last of a name installed is its Known Good one, which a project
+ * with no packageManager runs (the Yarn 1 fixture, on the host), so Yarn 1 comes after Yarn 4.
  */
 export const PACKAGE_MANAGERS: readonly PinnedManager[] = [
+  { name: 'pnpm', version: '8.15.9', npm: { name: 'pnpm' } },
   { name: 'pnpm', version: '9.15.0', npm: { name: 'pnpm' } },
   { name: 'yarn', version: '4.5.3', npm: { name: '@yarnpkg/cli-dist', file: 'bin/yarn.js' } },
   { name: 'yarn', version: '1.22.22', npm: { name: 'yarn' } },
 ];
 
-/** Where corepack looks for its cache as root, whose HOME the image's /etc/passwd says is /root. */
-export const IMAGE_COREPACK_HOME = '/root/.cache/node/corepack';
-
 /**
  * Fills `home` with the pinned pnpm and Yarns by the host's corepack, one after the other (one
  * `install -g` of several downloads them side by side, and the last to finish would be the Known
- * Good Yarn), then checks each against npm's own download of the same package, which npm checks
- * against the registry's `dist.integrity`. Yarn 2+ comes from the npm registry's
+ * Good one of its name), then checks each against npm's own download of the same package, which
+ * npm checks against the registry's `dist.integrity`. Yarn 2+ comes from the npm registry's
  * @yarnpkg/cli-dist (COREPACK_NPM_REGISTRY, README): repo.yarnpkg.com is not reachable here.
  * Signature checks are off for the download (COREPACK_INTEGRITY_KEYS=0, README): this machine's
  * registry answers with no `dist.signatures`, and corepack refuses such metadata ("No compatible
@@ -73,4 +71,25 @@ async function npmSha512({ version, npm }: PinnedManager): Promise<string> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A corepack home at `into` with only `managers` (`name@version`, of PACKAGE_MANAGERS) of the
+ * filled `home`, each its Known Good one, as `corepack install -g` of them would leave it, and as
+ * a first build that downloads them leaves the workspace's: the Known Good file
+ * (lastKnownGood.json) is what a project with no packageManager runs (README, "Known Good
+ * Releases").
+ */
+export async function copyCorepackHome(home: string, into: string, managers: readonly string[]): Promise<void> {
+  await rm(into, { recursive: true, force: true });
+  const knownGood: Record<string, string> = {};
+  for (const wanted of managers) {
+    const manager = PACKAGE_MANAGERS.find(({ name, version }) => `${name}@${version}` === wanted);
+    if (!manager) throw new Error(`${wanted} is not one of the pinned package managers (${PACKAGE_MANAGERS.map(({ name, version }) => `${name}@${version}`).join(', ')})`);
+    const folder = path.join('v1', manager.name, manager.version);
+    await mkdir(path.dirname(path.join(into, folder)), { recursive: true });
+    await cp(path.join(home, folder), path.join(into, folder), { recursive: true, verbatimSymlinks: true });
+    knownGood[manager.name] = manager.version;
+  }
+  await writeFile(path.join(into, 'lastKnownGood.json'), `${JSON.stringify(knownGood, null, 2)}\n`);
 }

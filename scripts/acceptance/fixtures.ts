@@ -3,7 +3,7 @@
  * when one is there, else from GitHub), and the npm cache its install reads, filled on the host
  * (the one place a registry is reachable) and copied into the work tree, untracked, where `run`'s
  * checkout of the work tree as it is on disk carries it into the build's workspace. For init's
- * starters: a fixture committed into a new repository, and the folder its install step caches
+ * starters: a fixture committed into a new repository, and the folders its install step caches
  * filled the same way.
  */
 import { execFile } from 'node:child_process';
@@ -72,12 +72,13 @@ export async function committedFixture(fixture: string, into: string): Promise<v
 }
 
 /**
- * Fills the work tree's `cachePath` (what the starter's install step caches: pnpm's store, Yarn's
- * cache) by that step's own commands and env, run on the host, with the network, in a scratch copy
- * of the committed files, pnpm and Yarn from `corepackHome` (acceptance/corepack.ts). The first
- * build's install then reads it, carried in by the checkout, with no network. Returns the seconds.
+ * Fills the work tree's `paths` (what the starter's install step caches that its commands write:
+ * pnpm's store, Yarn's cache) by that step's own commands and env, run on the host, with the
+ * network, in a scratch copy of the committed files, pnpm and Yarn from `corepackHome`
+ * (acceptance/corepack.ts). The first build's install then reads them, carried in by the
+ * checkout, with no network. Returns the seconds.
  */
-export async function fillStarterCache(workTree: string, install: { commands: string[]; env: Record<string, string>; cachePath: string }, scratch: string, corepackHome: string): Promise<number> {
+export async function fillStarterCache(workTree: string, install: { commands: string[]; env: Record<string, string> }, paths: readonly string[], scratch: string, corepackHome: string): Promise<number> {
   await rm(scratch, { recursive: true, force: true });
   await mkdir(scratch, { recursive: true });
   const tracked = (await run('git', ['-C', workTree, 'ls-files', '-z'])).stdout.split('\0').filter(Boolean);
@@ -85,9 +86,11 @@ export async function fillStarterCache(workTree: string, install: { commands: st
   const started = Date.now();
   await run('sh', ['-ec', install.commands.join('\n')], { ...big, cwd: scratch, env: plainEnv({ ...install.env, COREPACK_HOME: corepackHome, COREPACK_ENABLE_NETWORK: '0' }) });
   const seconds = (Date.now() - started) / 1000;
-  const into = path.join(workTree, install.cachePath);
-  await rm(into, { recursive: true, force: true });
-  await cp(path.join(scratch, install.cachePath), into, { recursive: true, verbatimSymlinks: true });
+  for (const cachePath of paths) {
+    const into = path.join(workTree, cachePath);
+    await rm(into, { recursive: true, force: true });
+    await cp(path.join(scratch, cachePath), into, { recursive: true, verbatimSymlinks: true });
+  }
   await rm(scratch, { recursive: true, force: true });
   return seconds;
 }

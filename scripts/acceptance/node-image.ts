@@ -6,7 +6,7 @@
  * (the one that filled the npm cache the builds install from), so the cache's format is its own.
  * Debian's own `nodejs` (bookworm: 18.20) is below what the runner's README asks of a project and
  * what commander.js needs, and its `npm` pulls in some 450 packages: the installed 20.x is used.
- * Folders of the host can be added (the corepack cache with pnpm and Yarn: acceptance/corepack.ts).
+ * Folders of the host can be added; the acceptance adds none (no pnpm nor Yarn: acceptance/corepack.ts).
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';

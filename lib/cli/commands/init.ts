@@ -25,10 +25,11 @@ export const INIT_HELP = `Usage: step-runner ${USAGE}
 Writes .step-runner.yml at the root of the current git work tree (outside one, in the current
 directory), from what it finds there. A Node.js project (package.json): its package manager from
 the lock file or packageManager (npm, pnpm or yarn, through corepack), its Node version from
-.nvmrc, .node-version or engines.node, an install step with a cache keyed on the lock file, and a
-step for each of its lint, build and test scripts. Anything else: a commented skeleton. Its images
-are ones the embedded cluster can pull; the file says what to change when not. Then prints the
-file and the command that builds it.
+.nvmrc, .node-version or engines.node, an install step with a cache keyed on the lock file (pnpm
+and Yarn: corepack's download of them too, kept in the workspace), and a step for each of its lint,
+build and test scripts. Anything else: a commented skeleton. Its images are ones the embedded
+cluster can pull; the file says what to change when not. Then prints the file and the command
+that builds it.
   --force           overwrite an existing .step-runner.yml (or .step-runner.yaml)
   -h, --help        this help`;
 

@@ -24,6 +24,8 @@ export interface NodeProject {
   lockFile?: string | undefined;
   /** Whether git tracks the lock file (a cache key file must be tracked: `run` refuses it otherwise). */
   lockTracked: boolean;
+  /** Whether git tracks package.json, which keys the cache of corepack's downloads (its packageManager names the version). */
+  manifestTracked: boolean;
   /** Why this package manager, for the file's comment: `pnpm-lock.yaml`, `packageManager: pnpm@9.1.0`. */
   managerFrom: string;
   /** `package.json`'s `packageManager` (`pnpm@9.1.0`), which corepack runs. */
@@ -66,7 +68,7 @@ export function detectProject(files: RepositoryFiles): Project {
   const has = (name: string) => typeof scripts[name] === 'string' && (scripts[name] as string).trim() !== '';
   const chosen = (['lint', 'build', 'test'] as const).filter((name) => has(name) && !(name === 'test' && NPM_INIT_TEST.test(scripts.test as string)));
   if (has('test') && !chosen.includes('test')) notes.push("package.json's test script is npm init's placeholder (\"no test specified\"): no test step");
-  return { kind: 'node', ...manager, scripts: chosen, node: nodeVersionOf(texts, manifest), notes };
+  return { kind: 'node', ...manager, manifestTracked: files.tracked?.has('package.json') === true, scripts: chosen, node: nodeVersionOf(texts, manifest), notes };
 }
 
 function packageManagerOf(files: RepositoryFiles, manifest: Record<string, unknown>, notes: string[]): Pick<NodeProject, 'packageManager' | 'lockFile' | 'lockTracked' | 'managerFrom' | 'managerVersion' | 'managerPin'> {

@@ -42,6 +42,8 @@ interface ManagerCommands {
   cacheDir: string;
   prefix: string;
   env?: Record<string, string>;
+  /** Run through corepack, which downloads the package manager itself (into COREPACK_HOME). */
+  corepack: boolean;
 }
 
 /**
@@ -50,8 +52,8 @@ interface ManagerCommands {
  * called explicitly (`corepack pnpm`), asks nothing before it downloads (nodejs/corepack README,
  * COREPACK_ENABLE_DOWNLOAD_PROMPT), so no step needs `corepack enable` first. With no packageManager
  * it runs its "Known Good Release", else the registry's latest (README, "Known Good Releases"), or
- * the major asked (`corepack pnpm@8`). Each download needs the registry: a cluster with no way out
- * needs an image with them in corepack's cache (README, "Offline Workflow").
+ * the major asked (`corepack pnpm@8`). It downloads into COREPACK_HOME, which the starter puts in
+ * the workspace (COREPACK_HOME below): only a build that finds no cache there needs the registry.
  */
 const MANAGERS: Record<PackageManager, ManagerCommands> = {
   // As GitLab's "Cache Node.js dependencies" (docs.gitlab.com/ci/caching/): npm ci --cache .npm --prefer-offline.
@@ -60,6 +62,7 @@ const MANAGERS: Record<PackageManager, ManagerCommands> = {
     run: (script) => (script === 'test' ? 'npm test' : `npm run ${script}`),
     cacheDir: '.npm',
     prefix: 'npm',
+    corepack: false,
   },
   // pnpm's store in the workspace (pnpm.io/continuous-integration: `pnpm config set store-dir`).
   pnpm: {
@@ -67,12 +70,14 @@ const MANAGERS: Record<PackageManager, ManagerCommands> = {
     run: (script, bin) => (script === 'test' ? `corepack ${bin} test` : `corepack ${bin} run ${script}`),
     cacheDir: '.pnpm-store',
     prefix: 'pnpm',
+    corepack: true,
   },
   'yarn-classic': {
     install: (lock, bin) => `corepack ${bin} install${lock ? ' --frozen-lockfile' : ''} --cache-folder .yarn-cache`,
     run: (script, bin) => `corepack ${bin} run ${script}`,
     cacheDir: '.yarn-cache',
     prefix: 'yarn',
+    corepack: true,
   },
   // Yarn 2+ keeps its cache in .yarn/cache unless enableGlobalCache (the default from Yarn 4) moves it out.
   'yarn-berry': {
@@ -81,8 +86,54 @@ const MANAGERS: Record<PackageManager, ManagerCommands> = {
     cacheDir: '.yarn/cache',
     prefix: 'yarn',
     env: { YARN_ENABLE_GLOBAL_CACHE: 'false' },
+    corepack: true,
   },
 };
+
+/**
+ * Where corepack keeps what it downloads (COREPACK_HOME; by default $HOME/.cache/node/corepack,
+ * nodejs/corepack README "Environment Variables"), which is in the pod's own filesystem and goes
+ * with it: every step downloaded the package manager again. In the workspace instead, the steps
+ * after the install run the install's download, and a cache keeps it between builds. Absolute (the
+ * workspace's mount, CI_WORKSPACE: docs/contracts.md), so a command that runs corepack from a
+ * subfolder finds the same one.
+ */
+export const COREPACK_DIR = '.corepack';
+const COREPACK_HOME = `/workspace/${COREPACK_DIR}`;
+
+/**
+ * The cache of corepack's home, keyed on package.json, whose packageManager names the version
+ * corepack runs (with none, its Known Good release, which it records in the home itself: README,
+ * "Known Good Releases"), and prefixed with the version the commands name (`pnpm@8`: written in
+ * this file, which no key hashes). Corepack keeps each version in a folder of its own
+ * (v1/NAME/VERSION) and runs only the one asked for, finding it there before it asks the registry
+ * (sources/Engine.ts, resolveDescriptor: findInstalledVersion), so an older home restored by the
+ * fallback is never a wrong version: at worst it lacks the new one, which the step downloads once
+ * and saves under the new key. One entry beside the lock file's, so that editing package.json does
+ * not miss the (larger) download cache.
+ */
+function corepackCache(project: NodeProject, bin: string): string[] {
+  const prefix = `corepack-${bin.replace('@', '-')}`;
+  const which = project.managerPin
+    ? [`${COREPACK_DIR} keeps ${bin} between builds; the prefix names ${bin} as the commands do: change both together`]
+    : project.managerVersion
+      ? [`${COREPACK_DIR} keeps ${project.managerVersion.replace(/\+.*/, '')} (packageManager) between builds; corepack runs only the version`, 'asked for, so an older entry restored (fallback-keys) is never a wrong one']
+      : [`${COREPACK_DIR} keeps ${bin} between builds: the version corepack chose first (its Known Good one, kept in`, `${COREPACK_DIR} too) until package.json's packageManager names one`];
+  return [
+    ...which.map((line) => `      # ${line}`),
+    '      - key:',
+    `          prefix: ${prefix}`,
+    '          files: [package.json]',
+    `        fallback-keys: [${prefix}-]`,
+    `        paths: [${COREPACK_DIR}]`,
+  ];
+}
+
+/** A step's `env:`, with a comment above a variable that has one. */
+function envLines(env: Record<string, string>, comments: Record<string, string> = {}): string[] {
+  const entries = Object.entries(env);
+  return entries.length === 0 ? [] : ['    env:', ...entries.flatMap(([name, value]) => [...(comments[name] ? [`      # ${comments[name]}`] : []), `      ${name}: "${value}"`])];
+}
 
 /** The node image for the version asked for, and a comment when it is not the one asked for. */
 export function nodeImage(node: NodeProject['node'], images: KnownImages): { image: string; comment: string } {
@@ -103,6 +154,20 @@ function nodePipeline(project: NodeProject, images: KnownImages): string {
   const bin = project.managerPin ?? project.packageManager.replace(/-.*/, '');
   const { image, comment: nodeComment } = nodeImage(project.node, images);
   const cached = project.lockFile !== undefined && project.lockTracked;
+  const corepackHome: Record<string, string> = manager.corepack ? { COREPACK_HOME } : {};
+  const caches = [
+    ...(cached
+      ? [
+          `      # ${manager.cacheDir} keeps the downloads between builds; a changed ${project.lockFile} restores the last entry (fallback-keys)`,
+          '      - key:',
+          `          prefix: ${manager.prefix}`,
+          `          files: [${project.lockFile}]`,
+          `        fallback-keys: [${manager.prefix}-]`,
+          `        paths: [${manager.cacheDir}]`,
+        ]
+      : []),
+    ...(manager.corepack && project.manifestTracked ? corepackCache(project, bin) : []),
+  ];
   const lines = [
     '# Written by `step-runner init` from what it found in this repository:',
     `#   package manager: ${project.packageManager.replace('-', ' ')} (${oneLine(project.managerFrom)})`,
@@ -118,28 +183,19 @@ function nodePipeline(project: NodeProject, images: KnownImages): string {
     `    image: ${image}`,
     '    commands:',
     `      - ${manager.install(project.lockFile !== undefined, bin)}`,
-    ...(manager.env ? ['    env:', ...Object.entries(manager.env).map(([name, value]) => `      ${name}: "${value}"`)] : []),
-    ...(cached
-      ? [
-          `    # ${manager.cacheDir} keeps the downloads between builds; a changed ${project.lockFile} restores the last entry (fallback-keys)`,
-          '    cache:',
-          '      - key:',
-          `          prefix: ${manager.prefix}`,
-          `          files: [${project.lockFile}]`,
-          `        fallback-keys: [${manager.prefix}-]`,
-          `        paths: [${manager.cacheDir}]`,
-        ]
-      : []),
+    ...envLines({ ...manager.env, ...corepackHome }, { COREPACK_HOME: `corepack downloads ${bin} into the workspace, where the next steps run it${project.manifestTracked ? ' and the cache keeps it' : ''}` }),
+    ...(caches.length > 0 ? ['    cache:', ...caches] : []),
     ...project.scripts.flatMap((script) => [
       '',
       `  - name: ${script}`,
       `    image: ${image}`,
       '    commands:',
       `      - ${manager.run(script, bin)}`,
+      ...envLines(corepackHome),
       ...(script === 'build' ? ['    # Keep what the build made (`run` writes them to disk at the end, `run --artifacts DIR`):', '    # artifacts:', '    #   paths: [dist/]'] : []),
     ]),
   ];
-  if (project.scripts.length === 0) lines.push('', '  # No lint, build or test script in package.json: add your build\'s steps here, e.g.', '  # - name: test', `  #   image: ${image}`, '  #   commands:', `  #     - ${manager.run('test', bin)}`);
+  if (project.scripts.length === 0) lines.push('', '  # No lint, build or test script in package.json: add your build\'s steps here, e.g.', '  # - name: test', `  #   image: ${image}`, '  #   commands:', `  #     - ${manager.run('test', bin)}`, ...envLines(corepackHome).map((line) => `  #${line.slice(3)}`));
   return `${lines.join('\n')}\n`;
 }
 
