@@ -20,6 +20,7 @@ const expectations: Record<string, Expected> = {
   'checkout-not-a-map.yml': [InvalidPipeline, 2, 'checkout-not-a-map.yml line 2: checkout: must be false, or a map with depth and/or submodules, not the text "shallow"'],
   'checkout-typo.yml': [InvalidPipeline, 3, 'checkout-typo.yml line 3: unknown field "submodule" (did you mean "submodules"?)'],
   'clone-step-name.yml': [InvalidPipeline, 3, 'clone-step-name.yml line 3: step "clone": name: "clone" is the name of the build\'s checkout step; rename this step, or set "checkout: false" if the pipeline needs no source'],
+  'collection-key.yml': [InvalidPipeline, 6, 'collection-key.yml line 6: this key is a list; a key in a pipeline file is a word or a number (quote it if it is meant as text)'],
   'command-not-string.yml': [InvalidPipeline, 7, 'command-not-string.yml line 7: step "build": commands[1]: each command must be text, not a map (quote it if YAML read it as something else)'],
   'duplicate-step-names.yml': [InvalidPipeline, 6, 'duplicate-step-names.yml line 6: step "test": name: the name "test" is already used by steps[0]; step names must be unique'],
   'duplicate-yaml-key.yml': [InvalidPipeline, 6, 'duplicate-yaml-key.yml line 6: the key "image" appears twice in the same map'],

@@ -87,6 +87,19 @@ export function readYaml(text: string): YamlRead {
     };
   }
 
+  const collectionKey = findCollectionKey(doc);
+  if (collectionKey) {
+    return {
+      ok: false,
+      problems: [
+        {
+          message: `this key is a ${isSeq(collectionKey) ? 'list' : 'map'}; a key in a pipeline file is a word or a number (quote it if it is meant as text)`,
+          position: collectionKey.range ? positionOf(collectionKey.range[0]) : undefined,
+        },
+      ],
+    };
+  }
+
   keepEnvScalarsAsWritten(doc);
   let data: unknown;
   try {
@@ -218,6 +231,34 @@ function findExcessiveAlias(doc: Document): Node | undefined {
   };
   sizeOf(doc.contents);
   return culprit;
+}
+
+/**
+ * The first key that is a map or a list (`? [a, b]: x`, `{a: 1}: x`, or an alias to one). A
+ * JavaScript object has only text keys: yaml's toJS would write such a key as its YAML text and warn
+ * on stderr ("Keys with collection values will be stringified", yaml's addPairToJSMap), a line the
+ * person reading a build's output cannot act on; no pipeline key is one, so it is refused here.
+ */
+function findCollectionKey(doc: Document): Node | undefined {
+  const seen = new Set<unknown>();
+  const search = (node: unknown): Node | undefined => {
+    if (seen.has(node)) return undefined;
+    seen.add(node);
+    if (!isMap(node) && !isSeq(node)) return undefined;
+    for (const item of node.items) {
+      if (isPair(item)) {
+        const key = isAlias(item.key) ? item.key.resolve(doc) : item.key;
+        if (isMap(key) || isSeq(key)) return isAlias(item.key) ? (item.key as Node) : key;
+        const inValue = search(isAlias(item.value) ? item.value.resolve(doc) : item.value);
+        if (inValue) return inValue;
+      } else {
+        const inItem = search(isAlias(item) ? item.resolve(doc) : item);
+        if (inItem) return inItem;
+      }
+    }
+    return undefined;
+  };
+  return search(doc.contents);
 }
 
 function yamlErrorMessage(code: string, message: string, text: string, offset: number): string {

@@ -13,3 +13,6 @@
  */
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+// The AWS SDK's NodeVersionSupportWarning on Node 20, as the CLI silences it (lib/cli/main.ts): 18
+// copies of the same nine lines in a CI log, none of them about a test.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
