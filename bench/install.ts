@@ -19,7 +19,7 @@ const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** The README's install line, less the tarball's path. */
-export const INSTALL_ARGS = ['install', '-g', '--ignore-scripts', '--no-audit', '--no-fund'];
+export const INSTALL_ARGS = ['install', '-g', '--no-audit', '--no-fund'];
 export const INSTALL_TARGET_SECONDS = 15;
 
 export interface InstallFigures {
@@ -55,7 +55,7 @@ export async function measureInstall(dir: string): Promise<InstallFigures> {
   const install = (prefix: string) => timed(() => exec('npm', [...INSTALL_ARGS, '--prefix', path.join(dir, prefix), tarball], { ...big, cwd: dir }));
   const [cold, installColdSeconds] = await install('prefix-cold');
   const [, installWarmSeconds] = await install('prefix-warm');
-  const [, npxSeconds] = await timed(() => exec('npx', ['--yes', '--ignore-scripts', '--package', tarball, 'step-runner', '--version'], { ...big, cwd: dir }));
+  const [, npxSeconds] = await timed(() => exec('npx', ['--yes', '--package', tarball, 'step-runner', '--version'], { ...big, cwd: dir }));
   const bin = path.join(dir, 'prefix-cold', 'bin', 'step-runner');
   const [, versionSeconds] = await timed(() => exec(bin, ['--version'], big));
 

@@ -7,6 +7,7 @@
  * (--prefer-offline), else from the registry. bench/install.ts times the same path.
  */
 import { execFile } from 'node:child_process';
+import { builtinModules } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -41,14 +42,14 @@ beforeAll(async () => {
 }, 240_000);
 afterAll(() => rm(root, { recursive: true, force: true }));
 
-/** The packages a compiled module imports (static or dynamic, `node:` built-ins aside). */
+/** The packages a compiled module imports (static or dynamic, Node's built-ins aside: the bundled packages name them without `node:`). */
 const importedPackages = (js: string) =>
   // Statements only: an import or export at the start of a line (its clause may span lines), and
   // import() and createRequire calls; text inside the modules' template strings (shell scripts) is not code.
   // Either quote: the compiler (esbuild, scripts/build.ts) writes double ones.
   [...js.matchAll(/^(?:import|export)\b[^'"]*?from\s*['"]([^.'"][^'"]*)['"]|^import\s*['"]([^.'"][^'"]*)['"]|\bimport\(\s*['"]([^.'"][^'"]*)['"]\s*\)|createRequire\([^)]*\)\(['"]([^'"]+)['"]\)/gm)]
     .map((m) => (m[1] ?? m[2] ?? m[3] ?? m[4])!)
-    .filter((specifier) => !specifier.startsWith('node:'))
+    .filter((specifier) => !specifier.startsWith('node:') && !builtinModules.includes(specifier.split('/')[0]!))
     .map((specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/'));
 
 const installed = () => path.join(prefix, 'lib', 'node_modules', 'serverless-step-runner');
