@@ -6,6 +6,7 @@
  * npm file) is in test/run-from-repository.integration.test.ts; `npm run acceptance` builds the
  * pnpm (9 and 8) and Yarn files with Docker (docs/testing.md#acceptance).
  */
+import { ESLint } from 'eslint';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,7 +49,7 @@ const commands = (pipeline: Pipeline) => Object.fromEntries(pipeline.steps.map((
 const caches = (pipeline: Pipeline) => pipeline.steps[0]!.cache?.map((c) => ({ files: c.key.files, prefix: c.key.prefix, fallback: c.fallbackKeys, paths: c.paths }));
 
 /** corepack's home in the workspace, cached apart from the lock file's downloads, keyed on package.json and the version the commands name. */
-const corepackCache = (prefix: string) => ({ files: ['package.json'], prefix, fallback: [`${prefix}-`], paths: ['.corepack'] });
+const corepackCache = (prefix: string) => ({ files: ['package.json'], prefix, fallback: [`${prefix}-`], paths: ['.corepack/node_modules'] });
 
 describe('step-runner init, for the fixture repositories', () => {
   it.each([
@@ -101,14 +102,27 @@ describe('step-runner init, for the fixture repositories', () => {
   // the one its cache restored), not in the pod's own $HOME, gone with it; npm's steps need none.
   it.each([
     ['npm', {}],
-    ['pnpm', { COREPACK_HOME: '/workspace/.corepack' }],
-    ['yarn', { COREPACK_HOME: '/workspace/.corepack' }],
-    ['yarn-berry', { YARN_ENABLE_GLOBAL_CACHE: 'false', COREPACK_HOME: '/workspace/.corepack' }],
+    ['pnpm', { COREPACK_HOME: '/workspace/.corepack/node_modules' }],
+    ['yarn', { COREPACK_HOME: '/workspace/.corepack/node_modules' }],
+    ['yarn-berry', { YARN_ENABLE_GLOBAL_CACHE: 'false', COREPACK_HOME: '/workspace/.corepack/node_modules' }],
   ])('%s: every step has the env %j', async (name, env) => {
     const { pipeline } = await starterFor(name);
     const [install, ...others] = pipeline.steps;
     expect(install!.env).toEqual(env);
     for (const step of others) expect(step.env).toEqual('COREPACK_HOME' in env ? { COREPACK_HOME: env.COREPACK_HOME } : {});
+  });
+
+  // The workspace is the checkout, and corepack's home there holds pnpm's and Yarn's own .cjs and
+  // .js: a project's `eslint .` must not lint them (ESLint's default ignores, which a project's own
+  // flat config keeps), while it still lints the project's files.
+  it.each(['pnpm', 'yarn', 'yarn-berry'])("%s: corepack's home is where a project's `eslint .` does not look", async (name) => {
+    const { pipeline } = await starterFor(name);
+    const home = pipeline.steps[0]!.env!.COREPACK_HOME!;
+    const eslint = new ESLint({ cwd: '/workspace', overrideConfigFile: true });
+    expect(await eslint.isPathIgnored(path.posix.join(home, 'v1/pnpm/8.15.9/dist/pnpm.cjs'))).toBe(true);
+    expect(await eslint.isPathIgnored('/workspace/src/index.cjs')).toBe(false);
+    // The folder the cache keeps is that home.
+    expect(caches(pipeline)?.at(-1)?.paths).toEqual([path.posix.relative('/workspace', home)]);
   });
 
   it('says where each choice came from, in the file', async () => {
@@ -164,17 +178,17 @@ describe('what init finds', () => {
   });
 
   it('says in the file which version .corepack keeps, and what changes it', async () => {
-    expect((await starterFor('pnpm8')).text).toContain('      # .corepack keeps pnpm@8 between builds; the prefix names pnpm@8 as the commands do: change both together\n');
-    expect((await starterFor('yarn')).text).toContain('      # .corepack keeps yarn between builds: the version corepack chose first (its Known Good one');
+    expect((await starterFor('pnpm8')).text).toContain('      # .corepack/node_modules keeps pnpm@8 between builds; the prefix names pnpm@8 as the commands do: change both together\n');
+    expect((await starterFor('yarn')).text).toContain('      # .corepack/node_modules keeps yarn between builds: the version corepack chose first (its Known Good one');
     const signed = detectProject({ texts: { 'package.json': packageJson({ packageManager: 'pnpm@9.15.0+sha512.abc123' }), 'pnpm-lock.yaml': "lockfileVersion: '9.0'\n" }, tracked: new Set(['package.json', 'pnpm-lock.yaml']) });
-    expect(starterPipeline(signed, images)).toContain('      # .corepack keeps pnpm@9.15.0 (packageManager) between builds; corepack runs only the version\n');
+    expect(starterPipeline(signed, images)).toContain('      # .corepack/node_modules keeps pnpm@9.15.0 (packageManager) between builds; corepack runs only the version\n');
   });
 
   it('keeps corepack in the workspace, with no cache of it, while package.json is not committed', () => {
     const project = detectProject({ texts: { 'package.json': packageJson({ scripts: { test: 'node --test' } }), 'pnpm-lock.yaml': "lockfileVersion: '9.0'\n" }, tracked: new Set(['pnpm-lock.yaml']) });
     const pipeline = parsePipeline(starterPipeline(project, images), 'x.yml');
     expect(caches(pipeline)?.map((cache) => cache.paths)).toEqual([['.pnpm-store']]);
-    expect(pipeline.steps.map((step) => step.env)).toEqual([{ COREPACK_HOME: '/workspace/.corepack' }, { COREPACK_HOME: '/workspace/.corepack' }]);
+    expect(pipeline.steps.map((step) => step.env)).toEqual([{ COREPACK_HOME: '/workspace/.corepack/node_modules' }, { COREPACK_HOME: '/workspace/.corepack/node_modules' }]);
   });
 
   it('says what it did not follow: several lock files, bun, a package.json it cannot read', () => {

@@ -230,8 +230,9 @@ export interface StatusRequest {
   /**
    * A step's end or an approval's start (`outcome: progress`): every approval step of the build
    * waiting as the report is made, the one waiting longest first (ReportStatus reads them from the
-   * execution's history; [] for a build with no approval step). A check run's buttons are made
-   * from these on every such update. Absent: not known, and a check run is then left as it is.
+   * execution's history; [] for a build with no approval step, or with no check run to show them:
+   * no `build.installationId`). A check run's buttons are made from these on every such update.
+   * Absent: not known, and a check run is then left as it is.
    */
   approvals?: WaitingStepReport[];
 }

@@ -11,7 +11,7 @@ import type { WaitingStepReport } from '../contract/index.js';
 import type { ApprovalDesk } from '../forge/approval-delivery.js';
 import { executionArnFor } from '../forge/execution-name.js';
 import { approvedResult, rejection } from '../workflow/approval-decision.js';
-import { waitingApprovalIn, waitingApprovalsIn, type ApprovalHistoryEvent } from '../workflow/waiting-approval.js';
+import { CALLBACK_RESOURCE, endsTheExecution, waitingApprovalIn, waitingApprovalsIn, type ApprovalHistoryEvent } from '../workflow/waiting-approval.js';
 
 /** GetExecutionHistory's largest page; an execution has at most 25,000 events. */
 const PAGE = 1000;
@@ -69,7 +69,10 @@ export function stepFunctionsWaitingApprovals(sfn: Pick<SFNClient, 'send'>): (ex
 
 /**
  * The whole history (a second approval may have waited since long before the one clicked, and each
- * wait's close must be seen), newest first; undefined when the execution does not exist.
+ * wait's close must be seen), newest first, down to the end of the execution's run before a redrive
+ * (nothing older waits: waitingApprovalsIn); undefined when the execution does not exist. Only the
+ * callback Tasks' Parameters are kept: every other Task's (a whole build's and step's, thousands
+ * of times in a long build) is nothing the reading needs.
  */
 async function approvalHistory(sfn: Pick<SFNClient, 'send'>, executionArn: string): Promise<ApprovalHistoryEvent[] | undefined> {
   const events: ApprovalHistoryEvent[] = [];
@@ -82,8 +85,11 @@ async function approvalHistory(sfn: Pick<SFNClient, 'send'>, executionArn: strin
       if ((error as Error).name === 'ExecutionDoesNotExist') return undefined;
       throw error;
     }
-    events.push(...(answer.events ?? []).map(eventOf));
-    if (!answer.nextToken) break;
+    const read = (answer.events ?? []).map(eventOf);
+    events.push(...read);
+    // A page newest first (reverseOrder) holding a run's end: the pages after it are older still.
+    const newestFirst = read.length < 2 || read[0]!.id > read.at(-1)!.id;
+    if (!answer.nextToken || (newestFirst && read.some(endsTheExecution))) break;
     nextToken = answer.nextToken;
   }
   return events;
@@ -94,6 +100,10 @@ function eventOf(event: HistoryEvent): ApprovalHistoryEvent {
     id: event.id ?? 0,
     ...(event.previousEventId !== undefined ? { previousEventId: event.previousEventId } : {}),
     ...(event.type ? { type: event.type } : {}),
-    ...(event.taskScheduledEventDetails ? { taskScheduledEventDetails: { resource: event.taskScheduledEventDetails.resource, parameters: event.taskScheduledEventDetails.parameters } } : {}),
+    ...(event.taskScheduledEventDetails ? { taskScheduledEventDetails: scheduledOf(event.taskScheduledEventDetails) } : {}),
   };
+}
+
+function scheduledOf({ resource, parameters }: NonNullable<HistoryEvent['taskScheduledEventDetails']>): ApprovalHistoryEvent['taskScheduledEventDetails'] {
+  return resource === CALLBACK_RESOURCE ? { resource, parameters } : { resource };
 }

@@ -107,10 +107,10 @@ describe("a step's end while approvals wait (ReportProgress): the check run's bu
   const history = [...started, scheduled(5, 2, 'token-5', 'staging'), after(6, 'TaskStarted', 5), scheduled(7, 4, 'token-7', 'docs'), after(8, 'TaskStarted', 7)];
   const log = { info: () => undefined, warn: () => undefined } as never;
 
-  async function reported(settings: ReportInput['settings'], read: (arn: string) => Promise<WaitingStepReport[]>) {
+  async function reported(settings: ReportInput['settings'], read: (arn: string) => Promise<WaitingStepReport[]>, build: ReportInput['build'] = { id: 'b', installationId: 7 }) {
     const requests: StatusRequest[] = [];
     const reporter = { report: async (request: StatusRequest) => (requests.push(request), { posted: true as const, state: 'in_progress', description: '' }), waitingApprovals: read };
-    const input: ReportInput = { build: { id: 'b' }, outcome: 'progress', executionArn: 'arn:aws:states:us-east-1:1:execution:build:gh-x', ...(settings ? { settings } : {}) };
+    const input: ReportInput = { build, outcome: 'progress', executionArn: 'arn:aws:states:us-east-1:1:execution:build:gh-x', ...(settings ? { settings } : {}) };
     await reportStatus(input, { reporter, log, results: async () => records });
     const request = requests[0]!;
     return progressUpdate(request.steps ?? [], request);
@@ -126,5 +126,12 @@ describe("a step's end while approvals wait (ReportProgress): the check run's bu
     const update = await reported(settings, read);
     expect(update?.actions?.map((action) => action.identifier)).toEqual(identifiers);
     if (update) expect(requestBodyProblems('checks/update', update)).toEqual([]);
+  });
+
+  // Buttons exist only on a check run, which only a build that came through a GitHub App gets
+  // (gitHubReporter): a generic delivery's, a manual run's or a commit status's build reads nothing.
+  it('a build with approval steps that has no check run (not through a GitHub App) reads no history', async () => {
+    const update = await reported({ approvals: true }, () => Promise.reject(new Error('not to be read')), { id: 'b', trigger: 'generic' });
+    expect(update?.actions).toEqual([]);
   });
 });

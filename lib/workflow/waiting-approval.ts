@@ -30,9 +30,12 @@ export interface ScheduledApproval {
 export type ApprovalStepRef = { index: number } | { step: string };
 
 /** Step Functions' name for the callback form of the Lambda integration (`arn:aws:states:::lambda:invoke.waitForTaskToken`). */
-const CALLBACK_RESOURCE = 'invoke.waitForTaskToken';
+export const CALLBACK_RESOURCE = 'invoke.waitForTaskToken';
 const CLOSED = new Set(['TaskSucceeded', 'TaskFailed', 'TaskTimedOut']);
 const ENDED = new Set(['ExecutionSucceeded', 'ExecutionFailed', 'ExecutionAborted', 'ExecutionTimedOut']);
+
+/** An execution's end: it closes every wait before it (a redrive's come after it), so nothing older is needed. */
+export const endsTheExecution = (event: Pick<ApprovalHistoryEvent, 'type'>): boolean => ENDED.has(event.type ?? '');
 
 /** An approval step waiting, with its iteration: what a check run's buttons name. */
 export interface IndexedApproval extends ScheduledApproval {
@@ -63,7 +66,7 @@ export function waitingApprovalsIn(events: readonly ApprovalHistoryEvent[]): Ind
   const waiting: IndexedApproval[] = [];
   for (const event of [...events].sort((a, b) => b.id - a.id)) {
     // An end closes every wait before it; a redrive's waits come after it (ExecutionRedriven).
-    if (ENDED.has(event.type ?? '')) break;
+    if (endsTheExecution(event)) break;
     if (CLOSED.has(event.type ?? '')) closes.push(event);
     if (event.type !== 'TaskScheduled' || event.taskScheduledEventDetails?.resource !== CALLBACK_RESOURCE) continue;
     const payload = payloadOf(event.taskScheduledEventDetails.parameters);

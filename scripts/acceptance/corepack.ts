@@ -2,10 +2,11 @@
  * pnpm and Yarn for init's starters, with no network in a build's containers: corepack on the host
  * downloads the pinned versions into a corepack home (COREPACK_HOME), checked against npm's own
  * download of each. The host's install of a starter's packages runs them from there; and, since
- * the starters keep corepack's home in the workspace (COREPACK_HOME=/workspace/.corepack, cached
- * as `.corepack`), the versions a starter runs are copied from it into the work tree's
- * `.corepack` for the first build, as that build would have downloaded them with a way out. The
- * image carries none: the second build has them from the restored cache or from nowhere.
+ * the starters keep corepack's home in the workspace (COREPACK_HOME=/workspace/.corepack/node_modules,
+ * cached as `.corepack/node_modules`: COREPACK_DIR), the versions a starter runs are copied from it
+ * into the work tree's COREPACK_DIR for the first build, as that build would have downloaded them
+ * with a way out. The image carries none: the second build has them from the restored cache or
+ * from nowhere.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -19,7 +19,7 @@ export interface AcceptanceStarter {
   fixture: string;
   /** What stands in for the file's images: the acceptance's Node.js image, or the test images' busybox. */
   standIn: 'node' | 'busybox';
-  /** The package managers (`name@version`, of acceptance/corepack.ts) its commands run through corepack: what its first build finds in `.corepack`. */
+  /** The package managers (`name@version`, of acceptance/corepack.ts) its commands run through corepack: what its first build finds in COREPACK_DIR (`.corepack/node_modules`). */
   corepack: readonly string[];
 }
 

@@ -97,8 +97,16 @@ const MANAGERS: Record<PackageManager, ManagerCommands> = {
  * after the install run the install's download, and a cache keeps it between builds. Absolute (the
  * workspace's mount, CI_WORKSPACE: docs/contracts.md), so a command that runs corepack from a
  * subfolder finds the same one.
+ *
+ * The workspace is the checkout, and corepack's home holds pnpm's and Yarn's own .cjs and .js
+ * (v1/pnpm/VERSION/dist/pnpm.cjs, 18 MB for pnpm 8): in a folder of any other name, the project's
+ * `eslint .` lints them (by default ESLint's flat config ignores only node_modules folders, at any
+ * depth, and .git: dot-folders are linted, eslint/eslint#17184 and #18236), thousands of errors
+ * that fail the lint step. A folder named node_modules is one that the other tools a script runs
+ * skip as well (Prettier, TypeScript's default include, Jest's testPathIgnorePatterns), and the
+ * usual .gitignore; this one is no package's, so no package manager's install touches it.
  */
-export const COREPACK_DIR = '.corepack';
+export const COREPACK_DIR = '.corepack/node_modules';
 const COREPACK_HOME = `/workspace/${COREPACK_DIR}`;
 
 /**
@@ -183,7 +191,7 @@ function nodePipeline(project: NodeProject, images: KnownImages): string {
     `    image: ${image}`,
     '    commands:',
     `      - ${manager.install(project.lockFile !== undefined, bin)}`,
-    ...envLines({ ...manager.env, ...corepackHome }, { COREPACK_HOME: `corepack downloads ${bin} into the workspace, where the next steps run it${project.manifestTracked ? ' and the cache keeps it' : ''}` }),
+    ...envLines({ ...manager.env, ...corepackHome }, { COREPACK_HOME: `corepack downloads ${bin} into the workspace, where the next steps run it${project.manifestTracked ? ' and the cache keeps it' : ''} (a node_modules folder: linters skip it)` }),
     ...(caches.length > 0 ? ['    cache:', ...caches] : []),
     ...project.scripts.flatMap((script) => [
       '',

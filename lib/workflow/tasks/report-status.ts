@@ -110,11 +110,14 @@ async function stepsOf(
  * A progress report's waiting approvals (StatusRequest.approvals): none in a build without an
  * approval step (PrepareBuild's settings say so: nothing is read), else read through the reporter.
  * Undefined, not known, when the state passed no settings (a definition older than this) or the
- * read failed: the check run is then left as it is.
+ * read failed: the check run is then left as it is. Only a build that came through a GitHub App
+ * (`installationId`) has a check run to show buttons on (lib/forge/check-run-reporter.ts
+ * gitHubReporter, lib/local/server/github-app-reporting.ts): any other, a generic delivery's or a
+ * commit status's, reads nothing either.
  */
 async function approvalsOf(request: StatusRequest, settings: ReportInput['settings'], deps: Pick<ReportDeps, 'reporter' | 'log'>): Promise<WaitingStepReport[] | undefined> {
   if (request.outcome !== Outcomes.progress || !settings) return undefined;
-  if (!settings.approvals) return [];
+  if (!settings.approvals || request.build.installationId === undefined) return [];
   if (!deps.reporter.waitingApprovals || !request.executionArn) return undefined;
   try {
     return await deps.reporter.waitingApprovals(request.executionArn);
