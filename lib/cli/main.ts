@@ -93,9 +93,13 @@ export async function main(argv: string[], io: CommandIO = terminalIO()): Promis
   // build once, shown the way the console shows it; then it keeps serving until Ctrl-C.
   const [name, ...rest] = argv.length === 0 ? ['serve', '--example', DEFAULT_EXAMPLE] : argv;
   // The handlers' Powertools logger writes JSON lines meant for CloudWatch; on a terminal the
-  // console-like output says the same, so they stay quiet unless asked for. Set before any
-  // command module (and so the logger) is loaded.
-  process.env.POWERTOOLS_LOG_LEVEL ??= rest.includes('--verbose') ? 'INFO' : 'SILENT';
+  // console-like output says the same, so they stay quiet unless asked for: `--verbose`, which wins
+  // over the environment as a flag typed for this command should, else the environment's level.
+  // Set before any command module (and so the logger) is loaded: the logger takes its level when it
+  // is made, and Powertools' injectLambdaContext sets that level again at every warm invocation, so
+  // a setLogLevel afterwards lasts one invocation.
+  if (rest.includes('--verbose')) process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+  else process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
   // The AWS SDK's own switch for its 9-line NodeVersionSupportWarning on Node 20, and for nothing
   // else (@aws-sdk/core emitWarningIfUnsupportedVersion): why it is safe is in the README.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InvalidImage, InvalidPipeline, parsePipeline, problemLines, problemReports, resolveInputs, type Pipeline, type ProblemReport } from '../../pipeline/index.js';
 import { inputsRefused } from '../../workflow/build-inputs.js';
-import { logger } from '../../workflow/lambda-task.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../emulators/kubernetes/index.js';
 import { chooseRuntime, DockerUnavailable, runtimeNotice, UnknownRuntime, type RuntimeChoice } from '../../emulators/kubernetes/runtime/runtime-choice.js';
 import { ConsoleOutput } from '../../local/console-output.js';
@@ -221,7 +220,6 @@ export async function runBuild(given: RunOptions, io: Pick<CommandIO, 'out' | 'e
       ...(identityCredentials ? { identityCredentials } : {}),
       ...(options.otlpEndpoint ? { exportTrace: localBuildTraces(options.otlpEndpoint, print) } : {}),
     });
-    logger.setLogLevel(options.verbose ? 'INFO' : 'SILENT');
     uploader = uploaderFor(source.source, pipeline.checkout, { kubeconfig, context: options.context }, print);
 
     const buildId = localBuildId(file);
