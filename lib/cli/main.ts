@@ -87,6 +87,11 @@ function terminalIO(): CommandIO {
   };
 }
 
+/** The handlers' log level for a command's arguments: INFO with `--verbose`, else the environment's, else none. */
+export function handlerLogLevel(args: readonly string[], fromEnvironment: string | undefined): string {
+  return args.includes('--verbose') ? 'INFO' : (fromEnvironment ?? 'SILENT');
+}
+
 /** The exit code; `io` is the terminal's unless a caller (a test) captures the lines itself. */
 export async function main(argv: string[], io: CommandIO = terminalIO()): Promise<number> {
   // `npm start` with no command: the local stack (webhooks and the console page) and the example
@@ -98,8 +103,7 @@ export async function main(argv: string[], io: CommandIO = terminalIO()): Promis
   // Set before any command module (and so the logger) is loaded: the logger takes its level when it
   // is made, and Powertools' injectLambdaContext sets that level again at every warm invocation, so
   // a setLogLevel afterwards lasts one invocation.
-  if (rest.includes('--verbose')) process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
-  else process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+  process.env.POWERTOOLS_LOG_LEVEL = handlerLogLevel(rest, process.env.POWERTOOLS_LOG_LEVEL);
   // The AWS SDK's own switch for its 9-line NodeVersionSupportWarning on Node 20, and for nothing
   // else (@aws-sdk/core emitWarningIfUnsupportedVersion): why it is safe is in the README.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
