@@ -268,7 +268,7 @@ try {
     approvalItself: { transitions: dayWait!.transitions - dayWait!.withoutApproval.transitions, invocations: dayWait!.invocations - dayWait!.withoutApproval.invocations },
   };
   const waitingCost = approvalWait.duringDay.transitions + approvalWait.duringDay.invocations + (approvalWait.day.transitions - approvalWait.minute.transitions) + (approvalWait.day.invocations - approvalWait.minute.invocations);
-  print(`  an approval between two 1-minute steps, decided after a minute / a day: ${approvalWait.minute.transitions} / ${approvalWait.day.transitions} transitions, ${approvalWait.minute.invocations} / ${approvalWait.day.invocations} invocations (the approval itself: ${approvalWait.approvalItself.transitions} transitions, ${approvalWait.approvalItself.invocations} invocations, at its start)`);
+  print(`  an approval between two 1-minute steps, decided after a minute / a day: ${approvalWait.minute.transitions} / ${approvalWait.day.transitions} transitions, ${approvalWait.minute.invocations} / ${approvalWait.day.invocations} invocations (the approval itself: ${approvalWait.approvalItself.transitions} transitions, ${approvalWait.approvalItself.invocations} invocations, at its start and its end)`);
   print(`  while a day's approval waits: ${approvalWait.duringDay.transitions} transitions, ${approvalWait.duringDay.invocations} invocations   target ${TARGETS.approvalWaitPerDay}: ${verdict(waitingCost === TARGETS.approvalWaitPerDay, `${waitingCost} more`)}`);
 
   // 4b. Pods that never run: never scheduled (PodStalled at the default pending-timeout) against a pull that fails.

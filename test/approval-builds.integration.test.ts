@@ -2,17 +2,20 @@
  * Approval steps through the real definition on the local server (issue 40): a build stops at its
  * approval step with no pod of its own and nothing polled (the history shows no state between the
  * wait's start and its end), its task token kept where only the runner reads it; approved with the
- * CLI it goes on to the next step; rejected with the route it ends ApprovalRejected with who and the
- * comment in the Cause; with nobody deciding it ends ApprovalTimedOut after its (one second)
+ * CLI it goes on to the next step, and its check run's very next update (the build's
+ * ReportDecision) names who approved, with their comment, and takes the buttons; rejected with the
+ * route it ends ApprovalRejected with who and the comment in the Cause, which completes its check
+ * run, the buttons gone; with nobody deciding it ends ApprovalTimedOut after its (one second)
  * timeout. Each step's result records the decision (steps[].approval). On GitHub (a push through
  * the server's App, against the GitHub stand-in that checks every check-run body against GitHub's
  * OpenAPI description): the check run shows the message, who may decide and the Approve and Reject
  * buttons while the step waits; GitHub's own `check_run` `requested_action` example, signed, from
  * someone not among the approvers is refused and the wait goes on; from a member of the listed team
- * it approves the step. Side by side (`needs`): a step beside the approval runs on while it waits,
- * and rejected, the step that needs it never starts. And the README's example (examples/deploy.yml):
- * test on a matrix while the image builds, deploy to staging, wait for an approver (asked once
- * staging is up), deploy to production (waiting for it in a callback of its own, with no pod).
+ * it approves the step, which the check run says next, as for the CLI. Side by side (`needs`): a
+ * step beside the approval runs on while it waits, and rejected, the step that needs it never
+ * starts. And the README's example (examples/deploy.yml): test on a matrix while the image builds,
+ * deploy to staging, wait for an approver (asked once staging is up), deploy to production
+ * (waiting for it in a callback of its own, with no pod).
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -26,7 +29,7 @@ import { approvalTokenName, APPROVAL_TOKEN_KEY } from '../lib/kube/index.js';
 import { decide } from '../lib/cli/commands/decide.js';
 import { deliverGeneric } from './fixtures/webhooks/generic-delivery.js';
 import { branchPush, checkRun } from './fixtures/webhooks/examples.js';
-import { startFakeGitHub, type FakeGitHub } from './fixtures/webhooks/github-server.js';
+import { startFakeGitHub, type FakeCheckRun, type FakeGitHub } from './fixtures/webhooks/github-server.js';
 import { sign } from '@octokit/webhooks-methods';
 
 const SECRET = 'approval-secret-7c2e';
@@ -109,6 +112,10 @@ async function until(name: string, what: string, done: (execution: Listed) => bo
   return execution;
 }
 
+/** The check run's update titled so, once the stand-in has it; undefined if the build ends without it (rather than waiting for ever). */
+const updateTitled = (run: FakeCheckRun, title: string, name: string) =>
+  Promise.race([github.checkRunBody((r, body) => r === run && (body.output as { title?: string } | undefined)?.title === title), until(name, 'the build to end', ended).then(() => undefined)]);
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const step = (execution: Listed, name: string) => execution.steps.find((s) => s.name === name)!;
 const waiting = (execution: Listed) => step(execution, 'production')?.status === 'waiting';
 const ended = (execution: Listed) => execution.status !== 'RUNNING';
@@ -125,9 +132,14 @@ function duringTheWait(execution: Listed): { type: string; state: string | null 
   return execution.events.slice(from + 1, to);
 }
 
-test('a build waits at its approval with no pod and nothing polled, its token out of sight; approved with the CLI, it goes on', async () => {
-  const name = await deliver('approve-1', '1h');
+test('a build waits at its approval with no pod and nothing polled, its token out of sight; approved with the CLI, it goes on, its check run saying so at once', async () => {
+  // Through the server's App, so that it has a check run.
+  const started = await deliverGitHub('push', 'approval-push-cli-1', { ...branchPush(), installation: { id: INSTALLATION } });
+  const name = String(started.json.executionName);
   const atTheWait = await until(name, 'the approval step to wait', waiting);
+  const run = [...github.checkRuns.values()].find((r) => r.external_id?.endsWith(name))!;
+  expect(run.actions).toHaveLength(2);
+  const updatesBefore = run.bodies.length;
   expect(step(atTheWait, 'build').status).toBe('succeeded');
   expect(step(atTheWait, 'production')).toMatchObject({ status: 'waiting', reason: 'waiting for an approval: Deploy to production?', image: null });
   expect(step(atTheWait, 'production').approval).toBeUndefined();
@@ -147,6 +159,13 @@ test('a build waits at its approval with no pod and nothing polled, its token ou
   const out: string[] = [];
   const code = await decide('approve', [name, 'production', '--comment', 'ship it', '--server', server.url], { out: (l) => out.push(l), err: (l) => out.push(l), stopSignal: new Promise(() => {}) }, { GITHUB_WEBHOOK_SECRET: SECRET });
   expect([code, out]).toEqual([0, [`Approved step "production" of ${name}: ship it`]]);
+  // The check run's very next update says who approved, with their comment, and takes the buttons
+  // (none other waits), while the build goes on: not the next step's end.
+  const by = userInfo().username;
+  const decided = await updateTitled(run, `Step "production" approved by ${by}`, name);
+  expect(decided?.index).toBe(updatesBefore);
+  expect(decided?.body).toMatchObject({ status: 'in_progress', actions: [] });
+  expect((decided?.body.output as { text: string }).text).toMatch(new RegExp(`^Step \`production\` was approved by @${escaped(by)} at \\d{4}-\\S+\\.\n\n> ship it$`));
 
   const done = await until(name, 'the build to end', ended);
   expect(done).toMatchObject({ status: 'SUCCEEDED', error: null });
@@ -165,9 +184,12 @@ test('a build waits at its approval with no pod and nothing polled, its token ou
   expect(again.status).toBe(409);
 }, 60_000);
 
-test('rejected through the route: the build ends ApprovalRejected with who and the comment, and the next step never runs', async () => {
-  const name = await deliver('reject-1', '1h');
+test('rejected through the route: the build ends ApprovalRejected with who and the comment, and the next step never runs; its check run says so, its buttons gone', async () => {
+  const started = await deliverGitHub('push', 'approval-push-reject-1', { ...branchPush(), installation: { id: INSTALLATION } });
+  const name = String(started.json.executionName);
   await until(name, 'the approval step to wait', waiting);
+  const run = [...github.checkRuns.values()].find((r) => r.external_id?.endsWith(name))!;
+  expect(run.actions).toHaveLength(2);
   // Not an approval step, or not one of the build: refused, and the wait goes on.
   const wrong = await fetch(`${server.url}/executions/${name}/reject`, { method: 'POST', body: '{"step": "build"}' });
   expect([wrong.status, ((await wrong.json()) as { error: string }).error]).toEqual([409, 'ApprovalNotWaiting']);
@@ -179,6 +201,9 @@ test('rejected through the route: the build ends ApprovalRejected with who and t
   expect(done).toMatchObject({ status: 'FAILED', error: 'ApprovalRejected', cause: expect.stringMatching(new RegExp(`^Step "production" was rejected by ${by} at \\S+: not on a Friday$`)) as string });
   expect(done.steps.map((s) => [s.name, s.status])).toEqual([['build', 'succeeded'], ['production', 'failed'], ['deploy', 'not-run']]);
   expect(step(done, 'production').approval).toMatchObject({ decision: 'rejected', by, comment: 'not on a Friday' });
+  // The build's end report (ReportFailed) completes the run with the Cause, and takes the buttons.
+  expect(run).toMatchObject({ status: 'completed', conclusion: 'failure', actions: [] });
+  expect(JSON.stringify(run.output)).toContain(`was rejected by ${by} at `);
 }, 60_000);
 
 test('through the signed generic webhook: a wrong step is refused and the wait goes on; then rejected in the name it gives', async () => {
@@ -263,8 +288,13 @@ test("on GitHub: the check run's buttons; someone not among the approvers is ref
   // A reader of the repository, in the listed team: asked of GitHub with the App's token.
   github.roles.set(`${repository}:hubot`, 'read');
   github.teams.set('acme/release', ['hubot']);
+  const updatesBefore = run!.bodies.length;
   const approved = await deliverGitHub('check_run', 'approval-click-0002', click('approve:1', 'hubot'));
   expect(approved).toEqual({ status: 200, json: { approved: 'production', by: 'hubot', executionName: name } });
+  // Said by the build (ReportDecision), as for any other way of deciding: the next update.
+  const decided = await updateTitled(run!, 'Step "production" approved by hubot', name);
+  expect(decided?.index).toBe(updatesBefore);
+  expect(decided?.body).toMatchObject({ status: 'in_progress', actions: [], output: { text: expect.stringMatching(/^Step `production` was approved by @hubot at \d{4}-\S+\.$/) as string } });
   const done = await until(name, 'the build to end', ended);
   expect(done).toMatchObject({ status: 'SUCCEEDED', error: null });
   expect(step(done, 'production').approval).toEqual({ decision: 'approved', by: 'hubot', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string, comment: null });

@@ -2,8 +2,8 @@
  * The callback pattern (`.waitForTaskToken`) as the local executor runs it (callback-tasks.ts,
  * task-tokens.ts over aws-local-stepfunctions, which has none), held to moto's Step Functions
  * interpreter (LocalStack's, which implements SendTaskSuccess and SendTaskFailure): the definition's
- * own AwaitApproval, ApprovalTimedOut and StepFailed states (and, an approval that steps need,
- * FinishApproval), as a machine of their own, answered with SendTaskSuccess, with SendTaskFailure,
+ * own AwaitApproval, ReportDecision (an approval's check run, once approved), ApprovalTimedOut and
+ * StepFailed states (and, an approval that steps need, FinishApproval), as a machine of their own, answered with SendTaskSuccess, with SendTaskFailure,
  * and not at all until its TimeoutSeconds pass; and a step that needs an approval waiting in
  * AwaitApprovedNeeds until FinishApproval answers it, then on to WaitForNeeds (a Succeed state
  * stands in for it). Both
@@ -23,7 +23,8 @@
  * AWS SDK: a check run's requested_action (GitHub's own example, signed) finds the approval waiting
  * in the execution's history, asks the GitHub stand-in who clicked, refuses someone not among the
  * approvers (the execution keeps waiting) and answers with SendTaskSuccess or SendTaskFailure for
- * one who is.
+ * one who is. Approved, the webhook leaves the check run to the build's ReportDecision (which the
+ * local server's approval builds show); rejected, it says so itself until the build's end report.
  */
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
@@ -51,7 +52,7 @@ import { describeRequiring } from './fixtures/requirements.js';
 import { motoLambdaArn, motoStepFunctionsInstalled } from './fixtures/moto-sfn.js';
 
 const DRIVER = fileURLToPath(new URL('./fixtures/moto-sfn/run_callback.py', import.meta.url));
-const STATES = ['AwaitApproval', 'ApprovalTimedOut', 'StepFailed', 'ApprovalNeeded', 'FinishApproval', 'StepEnded'];
+const STATES = ['AwaitApproval', 'ApprovalTimedOut', 'StepFailed', 'ReportDecision', 'ApprovalNeeded', 'FinishApproval', 'StepEnded'];
 /** A step waiting for the approvals it needs, then for its other needs: WaitForNeeds stands in as a Succeed state. */
 const AWAITS_STATES = ['AwaitApprovedNeeds'];
 
@@ -61,6 +62,7 @@ function approvalMachine(): AslDefinition {
   const machine: AslDefinition = { StartAt: 'AwaitApproval', States: Object.fromEntries(STATES.map((name) => [name, structuredClone(iteration.States[name]!)])) };
   (machine.States.AwaitApproval!.Parameters as { FunctionName: unknown }).FunctionName = motoLambdaArn('AwaitApprovalLambdaFunction');
   machine.States.FinishApproval!.Resource = motoLambdaArn('ApprovalWaitsLambdaFunction');
+  machine.States.ReportDecision!.Resource = motoLambdaArn('ReportStatusLambdaFunction');
   return machine;
 }
 
@@ -143,7 +145,7 @@ async function runLocally(definition: AslDefinition, scenario: Scenario): Promis
   const payloads: Record<string, unknown>[] = [];
   let token = '';
   const invoke = async (payload: unknown) => {
-    if ((payload as { task?: string }).task === 'finish-approval') {
+    if ((payload as { task?: string }).task === 'finish-approval' || (payload as { outcome?: string }).outcome !== undefined) {
       payloads.push(payload as Record<string, unknown>);
       return {};
     }
@@ -165,6 +167,7 @@ async function runLocally(definition: AslDefinition, scenario: Scenario): Promis
         AwaitApproval: async (parameters: unknown) => callbackTaskCall(parameters).run(invoke, tokens, executionArn),
         AwaitApprovedNeeds: async (parameters: unknown) => callbackTaskCall(parameters).run(invoke, tokens, executionArn),
         FinishApproval: invoke,
+        ReportDecision: invoke,
       } as never,
     },
   });
@@ -233,8 +236,8 @@ describeRequiring('the callback pattern in moto and in the local executor', moto
   });
 
   test('approved and needed: FinishApproval is told the step and its build, and the result is the decision', () => {
-    expect(local[3]).toMatchObject({ status: 'SUCCEEDED', output: APPROVED, states: ['AwaitApproval', 'ApprovalNeeded', 'FinishApproval'] });
-    expect(local[3]!.payloads[1]).toEqual({ task: 'finish-approval', build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', settings: input(30).settings, step: input(30, { needed: true }).step });
+    expect(local[3]).toMatchObject({ status: 'SUCCEEDED', output: APPROVED, states: ['AwaitApproval', 'ReportDecision', 'ApprovalNeeded', 'FinishApproval'] });
+    expect(local[3]!.payloads[2]).toEqual({ task: 'finish-approval', build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', settings: input(30).settings, step: input(30, { needed: true }).step });
   });
 
   test('a step waiting for approvals: answered, it goes on to wait for its other needs, its state as it was', () => {
@@ -243,9 +246,13 @@ describeRequiring('the callback pattern in moto and in the local executor', moto
     expect(localAwaits[0]!.payloads).toEqual([{ task: 'await-approved-needs', build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', step: awaiting().step, index: 1, taskToken: '<token>' }]);
   });
 
-  test('approved: the SendTaskSuccess output is the result, the Payload has the token and the step', () => {
-    expect(local[0]).toMatchObject({ status: 'SUCCEEDED', output: APPROVED, states: ['AwaitApproval', 'ApprovalNeeded', 'StepEnded'] });
-    expect(local[0]!.payloads).toEqual([{ build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', index: 1, step: input(30).step, executionArn: expect.stringContaining('callback:approved') as string, taskToken: '<token>' }]);
+  test('approved: the SendTaskSuccess output is the result, the Payload has the token and the step; ReportDecision is handed the result as it is', () => {
+    expect(local[0]).toMatchObject({ status: 'SUCCEEDED', output: APPROVED, states: ['AwaitApproval', 'ReportDecision', 'ApprovalNeeded', 'StepEnded'] });
+    const executionArn = expect.stringContaining('callback:approved') as string;
+    expect(local[0]!.payloads).toEqual([
+      { build: { id: 'gh-acme-web-42' }, namespace: 'step-runner', index: 1, step: input(30).step, executionArn, taskToken: '<token>' },
+      { build: { id: 'gh-acme-web-42' }, outcome: 'progress', executionArn, settings: input(30).settings, decided: APPROVED },
+    ]);
   });
 
   test('rejected: the SendTaskFailure error, and its cause (as the documents say; moto drops it)', () => {
@@ -309,7 +316,9 @@ describeRequiring("the deployed webhook answers an approval waiting in moto's St
     await post('reset', {});
     await post('config', { stepfunctions: { execute_state_machine: true }, lambda: { use_docker: false } });
     const role = (await new IAMClient(motoClientConfig()).send(new CreateRoleCommand({ RoleName: 'step-runner', AssumeRolePolicyDocument: '{}' }))).Role!.Arn!;
-    await new LambdaClient(motoClientConfig()).send(new CreateFunctionCommand({ FunctionName: 'AwaitApprovalLambdaFunction', Runtime: 'nodejs22.x', Role: role, Handler: 'index.handler', Code: { ZipFile: Buffer.from('stand-in') } }));
+    for (const name of ['AwaitApprovalLambdaFunction', 'ReportStatusLambdaFunction']) {
+      await new LambdaClient(motoClientConfig()).send(new CreateFunctionCommand({ FunctionName: name, Runtime: 'nodejs22.x', Role: role, Handler: 'index.handler', Code: { ZipFile: Buffer.from('stand-in') } }));
+    }
     const machineArn = (await sfn.send(new CreateStateMachineCommand({ name: 'build', definition: JSON.stringify(approvalMachine()), roleArn: role }))).stateMachineArn!;
     const { executionArn } = await sfn.send(new StartExecutionCommand({ stateMachineArn: machineArn, name, input: JSON.stringify(approvalInput) }));
     for (;;) {
@@ -360,7 +369,9 @@ describeRequiring("the deployed webhook answers an approval waiting in moto's St
     expect((await click(execution, 'approve:2', 'hubot', 'moto-click-2')).status).toBe(409);
 
     const approved = await click(execution, 'approve:1', 'hubot', 'moto-click-3');
-    expect(approved).toMatchObject({ status: 200, json: { approved: 'production', by: 'hubot' }, run: { actions: [], output: { title: 'Step "production" approved by hubot' } } });
+    expect(approved).toMatchObject({ status: 200, json: { approved: 'production', by: 'hubot' } });
+    // Not written here: the build's ReportDecision says who approved, whichever way they did.
+    expect(approved.run.bodies).toEqual([]);
     const done = await ended(executionArn);
     expect(done.status).toBe('SUCCEEDED');
     expect(JSON.parse(done.output!)).toEqual({ step: 'production', status: 'succeeded', approval: { decision: 'approved', by: 'hubot', at: expect.stringMatching(/^\d{4}-/) as string, comment: null } });
@@ -377,7 +388,7 @@ describeRequiring("the deployed webhook answers an approval waiting in moto's St
     const own = await click(execution, 'reject:1', 'octocat', 'moto-click-6');
     expect([own.status, own.json.message]).toEqual([403, 'octocat pushed this change, and this approval asks for someone else (self-approval: false); step "production" still waits.']);
     const rejected = await click(execution, 'reject:1', 'hubot', 'moto-click-5');
-    expect(rejected).toMatchObject({ status: 200, json: { rejected: 'production', by: 'hubot' } });
+    expect(rejected).toMatchObject({ status: 200, json: { rejected: 'production', by: 'hubot' }, run: { actions: [], output: { title: 'Step "production" rejected by hubot' } } });
     expect(await ended(executionArn)).toMatchObject({ status: 'FAILED', error: 'ApprovalRejected' });
   }, 60_000);
 });

@@ -235,6 +235,23 @@ export interface StatusRequest {
    * Absent: not known, and a check run is then left as it is.
    */
   approvals?: WaitingStepReport[];
+  /**
+   * ReportDecision: the approval step just approved, by whom, when and with what comment, however
+   * it was decided (a check run's button, the console page, the CLI, the local server's route, a
+   * signed generic approval). Its check run says so at once, and its buttons go to the approval
+   * waiting next (`approvals`), or go.
+   */
+  approved?: ApprovedStepReport;
+}
+
+/** An approval step's approval, as ReportDecision hands it over (`steps[].approval` of run --json, approved). */
+export interface ApprovedStepReport {
+  step: string;
+  /** Who approved (a GitHub login; locally, the local user; a generic approval's `by`). */
+  by: string;
+  /** When (ISO 8601). */
+  at: string;
+  comment: string | null;
 }
 
 /**

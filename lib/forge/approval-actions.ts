@@ -105,19 +105,21 @@ function buttonsText(first: WaitingStep, others: readonly WaitingStep[], executi
 const quoted = (name: string) => name.replace(/`/g, "'");
 
 /**
- * After a decision: the text says who decided, and the buttons go to the approval waiting longest
- * of those `still` waiting (none left: `[]`, the buttons go). The summary is the run's own (the
- * delivery's check_run.output), as GitHub asks for one with a title.
+ * After a decision: the text says who decided, when, and their comment, and the buttons go to the
+ * approval waiting longest of those `still` waiting (none left: `[]`, the buttons go). The summary
+ * is the one given: the build's steps (ReportDecision, check-run-reporter.ts), or the run's own (a
+ * rejection's click, the delivery's check_run.output), as GitHub asks for one with a title.
  */
 export function approvalDecidedUpdate(
   output: Pick<CheckRunOutput, 'title' | 'summary'>,
   step: string,
-  decision: { action: ApprovalAction; by: string; at: string },
+  decision: { action: ApprovalAction; by: string; at: string; comment?: string | null },
   still: readonly WaitingStep[] = [],
   execution?: string,
 ): CheckRunUpdate {
   const words = decision.action === 'approve' ? 'approved' : 'rejected';
-  const decided = `Step \`${quoted(step)}\` was ${words} by @${decision.by} at ${decision.at}.`;
+  const said = decision.comment ? `\n\n${decision.comment.split('\n').map((line) => `> ${line}`).join('\n')}` : '';
+  const decided = `Step \`${quoted(step)}\` was ${words} by @${decision.by} at ${decision.at}.${said}`;
   if (still.length > 0) {
     const waiting = approvalWaitingUpdate({ output: { title: output.title, summary: output.summary } }, still, execution);
     return { ...waiting, output: { ...waiting.output!, text: truncateUtf8(`${decided}\n\n${waiting.output!.text}`, MAX_TEXT_BYTES) } };

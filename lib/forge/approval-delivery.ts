@@ -6,7 +6,9 @@
  * the step it names is found waiting, GitHub is asked who the sender is (their role on the
  * repository, and the listed teams they are an active member of) with an installation token of the
  * App, approver-rule.ts decides, and only then does the desk read the step's task token and answer
- * it. A refusal leaves the wait as it is and says why on the check run. Nothing here starts a build.
+ * it. A refusal leaves the wait as it is and says why on the check run, as does a rejection; an
+ * approval is said by the build itself (ReportDecision in state-machine.asl.yml), whoever decided
+ * and however. Nothing here starts a build.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import * as z from 'zod';
@@ -38,7 +40,7 @@ export interface WaitingApproval {
   pushedBy?: string;
   /**
    * Every approval step of the execution waiting now, the one waiting longest first, this one among
-   * them: the buttons the check run shows after a refusal, and after the decision (this one left out).
+   * them: the buttons the check run shows after a refusal.
    */
   waiting: readonly WaitingStep[];
   /**
@@ -134,9 +136,11 @@ export async function answerRequestedAction(payload: unknown, delivery: string, 
   const at = (deps.now ?? (() => new Date()))();
   const decided = await waiting.decide({ action: asked.action, by: sender.login, at });
   if (!decided) throw new ApprovalNotWaitingHere(`Step "${waiting.step}" of execution ${execution} no longer waits for an approval.`, MODULE);
-  // Rejected, the build ends and its end report takes every button; approved, another approval may still wait.
-  const still = asked.action === 'approve' ? waiting.waiting.filter((other) => other.index !== asked.index) : [];
-  await updateQuietly(github, repository.full_name, run.id, approvalDecidedUpdate(output, waiting.step, { action: asked.action, by: sender.login, at: at.toISOString() }, still, execution), deps);
+  // Approved, the build's own ReportDecision says so, as for every other way of deciding, in its
+  // order with the build's other reports (a write here could land after the next approval's
+  // ReportWaiting and take its buttons). Rejected, the build ends and its end report takes every
+  // button, after the steps that run after a failure: until then the run says who rejected it.
+  if (asked.action === 'reject') await updateQuietly(github, repository.full_name, run.id, approvalDecidedUpdate(output, waiting.step, { action: 'reject', by: sender.login, at: at.toISOString() }), deps);
   const words = asked.action === 'approve' ? 'approved' : 'rejected';
   deps.log.info(`Approval step ${words}`, { delivery: printable(delivery), execution, step: waiting.step, by: sender.login });
   return { statusCode: 200, body: { [words]: waiting.step, by: sender.login, executionName: execution } };

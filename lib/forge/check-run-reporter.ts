@@ -8,7 +8,7 @@
  * build whose start report never reached GitHub still gets its run, completed, at the end.
  */
 import { Outcomes, type StatusReport, type StatusRequest, type WaitingStepReport } from '../contract/index.js';
-import { approvalWaitingUpdate, type WaitingStep } from './approval-actions.js';
+import { approvalDecidedUpdate, approvalWaitingUpdate, type WaitingStep } from './approval-actions.js';
 import { isGitHubTrigger } from './build-request.js';
 import { executionNameIn } from './execution-name.js';
 import { checkRunCompletion, checkRunCreation, checkRunProgress, endingOf, type CheckStep } from './check-run.js';
@@ -99,12 +99,12 @@ export function checkRunReporter(
 ): { report(request: StatusRequest, context?: CheckRunContext): Promise<StatusReport> } {
   const now = options.now ?? (() => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
   return {
-    async report({ build, outcome, failure, executionArn, skipped, steps, pipelineFile, cost, waiting, approvals }, given = {}) {
+    async report({ build, outcome, failure, executionArn, skipped, steps, pipelineFile, cost, waiting, approvals, approved }, given = {}) {
       const context: CheckRunContext = { ...(steps ? { steps } : {}), ...(pipelineFile ? { pipelineFile } : {}), ...given };
       if (!isGitHubTrigger(build.trigger) || !build.repository || !build.commit) {
         return { posted: false, reason: `not a GitHub build (${build.trigger ?? 'no trigger'}): no check run` };
       }
-      const progress = outcome === Outcomes.progress ? progressUpdate(context.steps ?? [], { approvals, waiting, execution: executionNameIn(executionArn ?? build.id) }) : undefined;
+      const progress = outcome === Outcomes.progress ? progressUpdate(context.steps ?? [], { approvals, waiting, approved, execution: executionNameIn(executionArn ?? build.id) }) : undefined;
       // Not knowing which approvals wait, a progress update could only leave `actions` out, which GitHub
       // does not say keeps them (approval-actions.ts): the run stays as it is until a report that knows.
       if (outcome === Outcomes.progress && !progress) return { posted: false, reason: 'which approval steps wait is not known: the check run is left as it is' };
@@ -144,11 +144,21 @@ export function checkRunReporter(
 
 /**
  * A progress report's update: the steps so far, and the buttons of the approvals waiting, named
- * every time (`[]` when none waits). Undefined when which approvals wait is not known. Pure.
+ * every time (`[]` when none waits). After an approval (ReportDecision, `approved`), the text
+ * says who approved it first, as approvalDecidedUpdate words it. Undefined when which approvals
+ * wait is not known. Pure.
  */
-export function progressUpdate(steps: readonly CheckStep[], known: Pick<StatusRequest, 'approvals' | 'waiting'> & { execution?: string | undefined }): CheckRunUpdate | undefined {
+export function progressUpdate(
+  steps: readonly CheckStep[],
+  known: Pick<StatusRequest, 'approvals' | 'waiting' | 'approved'> & { execution?: string | undefined },
+): CheckRunUpdate | undefined {
   const waiting = approvalsWaiting(known.approvals, known.waiting);
-  return waiting && approvalWaitingUpdate(checkRunProgress(steps), waiting, known.execution);
+  if (!waiting) return undefined;
+  const progress = checkRunProgress(steps);
+  if (!known.approved) return approvalWaitingUpdate(progress, waiting, known.execution);
+  const { step, by, at, comment } = known.approved;
+  const still = waiting.filter((other) => other.name !== step);
+  return { status: progress.status, ...approvalDecidedUpdate({ title: progress.output!.title, summary: progress.output!.summary }, step, { action: 'approve', by, at, comment }, still, known.execution) };
 }
 
 /**

@@ -1,5 +1,5 @@
 /** A decision sent to Step Functions and read back from what the build keeps of it. */
-import { approvalOfFailure, approvedResult, rejection } from './approval-decision.js';
+import { approvalOfFailure, approvedOf, approvedResult, rejection } from './approval-decision.js';
 
 const AT = new Date('2026-12-06T06:00:00.000Z');
 
@@ -29,5 +29,15 @@ describe('an approval decision', () => {
     ['a rejection whose Cause is not ours: who is unknown', 'ApprovalRejected', 'rejected', { decision: 'rejected', by: null, at: 'END', comment: null }],
   ])('%s', (_, error, cause, expected) => {
     expect(approvalOfFailure(error, cause, 'END')).toEqual(expected);
+  });
+
+  it.each([
+    ['what the runner sends, read back for ReportDecision', approvedResult('production', 'octocat', AT, 'ship it'), { step: 'production', by: 'octocat', at: '2026-12-06T06:00:00.000Z', comment: 'ship it' }],
+    ['without a comment', approvedResult('production', 'octocat', AT), { step: 'production', by: 'octocat', at: '2026-12-06T06:00:00.000Z', comment: null }],
+    ['an answer that is no approval (a step given to those that await it)', { approved: true }, undefined],
+    ['a record with no one named', { step: 'production', approval: { decision: 'approved', by: null, at: 'T' } }, undefined],
+    ['nothing', null, undefined],
+  ])('approved: %s', (_, result, expected) => {
+    expect(approvedOf(result)).toEqual(expected);
   });
 });

@@ -6,7 +6,7 @@
  * when and their comment; the Cause is the record (Step Functions keeps a failed task's error and
  * cause, nothing else), so approvalOfCause reads it back. Pure.
  */
-import { ErrorNames } from '../contract/index.js';
+import { ErrorNames, type ApprovedStepReport } from '../contract/index.js';
 
 export const ApprovalDecisions = ['approved', 'rejected', 'timed-out'] as const;
 export type ApprovalDecision = (typeof ApprovalDecisions)[number];
@@ -30,6 +30,17 @@ export interface ApprovedResult {
 
 export function approvedResult(step: string, by: string, at: Date, comment?: string): ApprovedResult {
   return { step, status: 'succeeded', approval: { decision: 'approved', by, at: at.toISOString(), comment: comment ?? null } };
+}
+
+/**
+ * The approval ReportDecision reports, from AwaitApproval's result (`$.result`, the SendTaskSuccess
+ * output the runner sent: approvedResult's); undefined for anything else, which no report then
+ * claims to be a decision.
+ */
+export function approvedOf(result: unknown): ApprovedStepReport | undefined {
+  const { step, approval } = (result ?? {}) as { step?: unknown; approval?: Partial<Record<keyof ApprovalRecord, unknown>> };
+  if (typeof step !== 'string' || approval?.decision !== 'approved' || typeof approval.by !== 'string' || typeof approval.at !== 'string') return undefined;
+  return { step, by: approval.by, at: approval.at, comment: typeof approval.comment === 'string' && approval.comment !== '' ? approval.comment : null };
 }
 
 /** SendTaskFailure's error and cause. */

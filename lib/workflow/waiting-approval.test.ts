@@ -2,6 +2,7 @@ import { requestBodyProblems } from '../../test/fixtures/webhooks/github-openapi
 import type { StatusRequest, WaitingStepReport } from '../contract/index.js';
 import { progressUpdate } from '../forge/check-run-reporter.js';
 import type { StepRecord } from './step-log-store.js';
+import { approvedResult } from './approval-decision.js';
 import { reportStatus, type ReportInput } from './tasks/report-status.js';
 import { waitingApprovalIn, waitingApprovalsIn, type ApprovalHistoryEvent } from './waiting-approval.js';
 
@@ -133,5 +134,46 @@ describe("a step's end while approvals wait (ReportProgress): the check run's bu
   it('a build with approval steps that has no check run (not through a GitHub App) reads no history', async () => {
     const update = await reported({ approvals: true }, () => Promise.reject(new Error('not to be read')), { id: 'b', trigger: 'generic' });
     expect(update?.actions).toEqual([]);
+  });
+});
+
+describe('an approval given (ReportDecision): the check run says who approved it, and the buttons go to the next waiting, or go', () => {
+  // `staging` and `docs` waited side by side; `staging` is approved (its task closed), `docs` waits on.
+  const history = [...started, scheduled(5, 2, 'token-5', 'staging'), after(6, 'TaskStarted', 5), scheduled(7, 4, 'token-7', 'docs'), after(8, 'TaskStarted', 7), after(9, 'TaskSucceeded', 6)];
+  const log = { info: () => undefined, warn: () => undefined } as never;
+  const AT = new Date('2026-12-06T09:05:00.000Z');
+
+  async function reported(decided: unknown, events: ApprovalHistoryEvent[]) {
+    const requests: StatusRequest[] = [];
+    const read = async () => waitingApprovalsIn(events).map(({ index, step }) => ({ index, step }));
+    const reporter = { report: async (request: StatusRequest) => (requests.push(request), { posted: true as const, state: 'in_progress', description: '' }), waitingApprovals: read };
+    const input: ReportInput = { build: { id: 'b' }, outcome: 'progress', executionArn: 'arn:aws:states:us-east-1:1:execution:build:gh-x', settings: { approvals: true }, decided };
+    await reportStatus(input, { reporter, log, results: async () => [] });
+    const update = progressUpdate(requests[0]!.steps ?? [], { ...requests[0]!, execution: 'gh-x' })!;
+    expect(requestBodyProblems('checks/update', update)).toEqual([]);
+    return { title: update.output?.title, text: update.output?.text?.split('\n').slice(0, 3), buttons: update.actions?.map((action) => action.identifier), status: update.status };
+  }
+
+  it.each<[string, unknown, ApprovalHistoryEvent[], Awaited<ReturnType<typeof reported>>]>([
+    [
+      'another still waits: who approved, then what waits, its buttons',
+      approvedResult('staging', 'hubot', AT),
+      history,
+      { title: 'Waiting for an approval of step "docs"', text: ['Step `staging` was approved by @hubot at 2026-12-06T09:05:00.000Z.', '', '### Step `docs` waits for an approval'], buttons: ['approve:4', 'reject:4'], status: 'in_progress' },
+    ],
+    [
+      'none waits: who approved and their comment, and no buttons',
+      approvedResult('docs', 'octocat', AT, 'ship it'),
+      [...history, after(10, 'TaskSucceeded', 8)],
+      { title: 'Step "docs" approved by octocat', text: ['Step `docs` was approved by @octocat at 2026-12-06T09:05:00.000Z.', '', '> ship it'], buttons: [], status: 'in_progress' },
+    ],
+    [
+      'a result that is no approval: a plain progress report',
+      { approved: true },
+      history,
+      { title: 'Waiting for an approval of step "docs"', text: ['### Step `docs` waits for an approval', '', '**Who may approve or reject:** anyone with write access to the repository.'], buttons: ['approve:4', 'reject:4'], status: 'in_progress' },
+    ],
+  ])('%s', async (_, decided, events, expected) => {
+    expect(await reported(decided, events)).toEqual(expected);
   });
 });

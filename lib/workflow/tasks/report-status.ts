@@ -1,4 +1,5 @@
 import { Outcomes, type CostSummary, type StatusReport, type StatusRequest, type WaitingStepReport } from '../../contract/index.js';
+import { approvedOf } from '../approval-decision.js';
 import type { BuildSettings, PreparedBuild } from '../state-data.js';
 import { endedSteps, statusSteps } from '../status-steps.js';
 import type { StepRecord } from '../step-log-store.js';
@@ -23,7 +24,13 @@ export interface StatusReporter {
  * failed before its steps were prepared has none), whose steps the report lists. At the build's
  * end, the execution's start ($$.Execution.StartTime), for the build's metrics and trace.
  */
-export type ReportInput = StatusRequest & { prepared?: Partial<PreparedBuild>; startedAt?: string; settings?: Pick<BuildSettings, 'approvals'> };
+export type ReportInput = StatusRequest & {
+  prepared?: Partial<PreparedBuild>;
+  startedAt?: string;
+  settings?: Pick<BuildSettings, 'approvals'>;
+  /** ReportDecision: AwaitApproval's result as it is (`$.result`), read by approvedOf: the report's `approved`. */
+  decided?: unknown;
+};
 
 interface ReportDeps {
   reporter: StatusReporter;
@@ -43,7 +50,9 @@ interface ReportDeps {
  * a courtesy, and GitHub being unreachable must not fail (or hide the result of) a build.
  */
 export async function reportStatus(input: ReportInput, deps: ReportDeps): Promise<StatusReport> {
-  const { prepared, startedAt, settings, ...request } = input;
+  const { prepared, startedAt, settings, decided, ...given } = input;
+  const approved = decided === undefined ? undefined : approvedOf(decided);
+  const request: StatusRequest = approved ? { ...given, approved } : given;
   // Read once, for the report, the cost, the metrics and the trace, and only when one of them asks.
   let records: Promise<StepRecord[]> | undefined;
   const results = deps.results ? () => (records ??= readRecords(request, deps)) : undefined;
