@@ -147,7 +147,7 @@ describe('an approval given (ReportDecision): the check run says who approved it
     const requests: StatusRequest[] = [];
     const read = async () => waitingApprovalsIn(events).map(({ index, step }) => ({ index, step }));
     const reporter = { report: async (request: StatusRequest) => (requests.push(request), { posted: true as const, state: 'in_progress', description: '' }), waitingApprovals: read };
-    const input: ReportInput = { build: { id: 'b' }, outcome: 'progress', executionArn: 'arn:aws:states:us-east-1:1:execution:build:gh-x', settings: { approvals: true }, decided };
+    const input: ReportInput = { build: { id: 'b', installationId: 7 }, outcome: 'progress', executionArn: 'arn:aws:states:us-east-1:1:execution:build:gh-x', settings: { approvals: true }, decided };
     await reportStatus(input, { reporter, log, results: async () => [] });
     const update = progressUpdate(requests[0]!.steps ?? [], { ...requests[0]!, execution: 'gh-x' })!;
     expect(requestBodyProblems('checks/update', update)).toEqual([]);
