@@ -13,6 +13,12 @@ export type SourceFileRead = { found: true; text: string } | { found: false; rea
 /** The build's files at its commit. */
 export interface SourceFiles {
   read(path: string): Promise<SourceFileRead>;
+  /**
+   * The git tree id of a folder (`.`: the root) at the commit, or undefined when it is no folder
+   * there: what a build step's inputs key hashes for its context (build-reuse.ts). Without it, no
+   * build step is skipped.
+   */
+  treeId?(path: string): Promise<string | undefined>;
 }
 
 /** A base image a build step's Dockerfile names, where it names it. */
