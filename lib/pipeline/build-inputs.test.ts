@@ -8,6 +8,7 @@ import type { StepBuild } from './types.js';
 const BASE: BuildInputs = {
   contextTree: '3be22be77da4887e869c981806d8452f034dd014',
   dockerfile: 'FROM alpine:3.20\nCOPY . /app\n',
+  bases: [`docker.io/library/alpine:3.20@sha256:${'1'.repeat(64)}`],
   target: 'runtime',
   buildArgs: { NODE_VERSION: '22', DEBUG: 'false' },
   labels: { 'org.opencontainers.image.revision': 'aaaaaaaa', 'org.opencontainers.image.source': 'https://github.com/org/app' },
@@ -25,6 +26,7 @@ describe('the inputs key', () => {
   it.each<[string, Partial<BuildInputs>]>([
     ["another context content (its folder's tree id)", { contextTree: '599bd5d1dac146f0f67cb5802217b05d8e94d98c' }],
     ['another Dockerfile', { dockerfile: 'FROM alpine:3.21\nCOPY . /app\n' }],
+    ["a base image's tag pushed again (another digest)", { bases: [`docker.io/library/alpine:3.20@sha256:${'2'.repeat(64)}`] }],
     ['a Dockerfile that differs by a newline', { dockerfile: 'FROM alpine:3.20\nCOPY . /app' }],
     ['another target', { target: 'test' }],
     ['no target (the last stage)', { target: undefined }],

@@ -5,10 +5,11 @@
  *
  * What decides the image: the context's content (the git tree id of the context folder at the
  * commit the builder reads: a tree id is a hash of every file's content and mode below it, so it
- * changes exactly when they do), the Dockerfile's content, the target, the build arguments, the
- * labels as the builder gets them (the OCI labels name the commit, so another commit is another
- * key even with the same tree), the builder image and the platform. Not the step's name, its tags
- * or its cache: they say where the image goes, not what it is.
+ * changes exactly when they do), the Dockerfile's content, the digest of each FROM image (a tag
+ * pushed again is another base), the target, the build arguments, the labels as the builder gets
+ * them (the OCI labels name the commit, so another commit is another key even with the same
+ * tree), the builder image and the platform. Not the step's name, its tags or its cache: they say
+ * where the image goes, not what it is.
  */
 import { createHash } from 'node:crypto';
 import { checkImageReference } from './image-reference.js';
@@ -19,6 +20,8 @@ export interface BuildInputs {
   contextTree: string;
   /** The Dockerfile's text. */
   dockerfile: string;
+  /** Each FROM image as resolved, with the digest its registry gave (`REF@sha256:...`), in the file's order: a tag that moves is another key. */
+  bases: readonly string[];
   target?: string;
   buildArgs: Readonly<Record<string, string>>;
   /** Every label the builder sets: the OCI ones under the step's. */
@@ -44,6 +47,7 @@ export function buildInputsKey(inputs: BuildInputs): string {
     KEY_VERSION,
     inputs.contextTree,
     createHash('sha256').update(inputs.dockerfile).digest('hex'),
+    inputs.bases,
     inputs.target ?? null,
     sorted(inputs.buildArgs),
     sorted(inputs.labels),

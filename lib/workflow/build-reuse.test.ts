@@ -27,6 +27,7 @@ const image = `  - name: image
 const KEY = buildInputsKey({
   contextTree: TREE,
   dockerfile: DOCKERFILE,
+  bases: ['registry.example.com/base/node:22@sha256:0'],
   buildArgs: { NODE_VERSION: '22' },
   labels: { 'org.opencontainers.image.revision': COMMIT, 'org.opencontainers.image.source': 'https://github.com/org/app' },
   builderImage: DEFAULT_BUILDER_IMAGE,
@@ -35,7 +36,8 @@ const KEY = buildInputsKey({
 const TAG = `registry.example.com/team/app:inputs-${KEY.slice(0, 40)}`;
 const DIGEST = `sha256:${'d'.repeat(64)}`;
 
-function harness(verdict: ImageVerdict, steps = image, more: Partial<BuildInput['build']> = {}) {
+/** `verdict`: the key's tag's; `baseVerdict`: the base image's, asked as the builder asks; `checkedBase`: the image check's for it. */
+function harness(verdict: ImageVerdict, steps = image, more: Partial<BuildInput['build']> = {}, baseVerdict: ImageVerdict = { kind: 'found', digest: 'sha256:0' }, checkedBase: ImageVerdict = baseVerdict) {
   const lines: string[] = [];
   const asked: string[] = [];
   const found: { reference: string; access: RegistryAccess }[] = [];
@@ -45,7 +47,8 @@ function harness(verdict: ImageVerdict, steps = image, more: Partial<BuildInput[
     treeId: async (path) => (path === 'app' ? TREE : undefined),
   };
   const registry: ReuseRegistry = {
-    find: async (reference: ImageReference, access: RegistryAccess = {}) => (found.push({ reference: reference.original, access }), verdict),
+    // The base image asked again as the builder asks it (when the image check got no digest), then the key's tag.
+    find: async (reference: ImageReference, access: RegistryAccess = {}) => (found.push({ reference: reference.original, access }), reference.original.includes('/base/') ? baseVerdict : verdict),
     tag: async () => ({ ok: true, digest: DIGEST }),
   };
   const input: BuildInput = {
@@ -58,7 +61,7 @@ function harness(verdict: ImageVerdict, steps = image, more: Partial<BuildInput[
     log: { info: (message: string) => lines.push(message), warn: (message: string) => lines.push(`WARN ${message}`) } as TaskDeps['log'],
     checkImages: async (references) => {
       asked.push(...references.map((reference) => reference.original));
-      return { verdicts: new Map(references.map(({ original }) => [original, { kind: 'found', digest: 'sha256:0' } as ImageVerdict])), notes: [] };
+      return { verdicts: new Map(references.map(({ original }) => [original, original.includes('/base/') ? checkedBase : ({ kind: 'found', digest: 'sha256:0' } as ImageVerdict)])), notes: [] };
     },
     sourceFiles: () => source,
     reuseRegistry: registry,
@@ -76,11 +79,11 @@ describe("PrepareBuild and a build step's inputs", () => {
     const built = prepared.steps.find((step) => step.name === 'image')?.build;
     expect(built).toMatchObject({ inputs: { key: KEY, tag: TAG, write: true }, reuse: { digest: DIGEST } });
     expect(h.lines).toContain(`Build: step "image": inputs key ${KEY}: ${TAG} names ${DIGEST}, which the step tags registry.example.com/team/app:1, registry.example.com/team/app:latest without building`);
-    // Nothing is built, so nothing is checked out and no base image is asked about.
+    // Nothing is built, so nothing is checked out: the clone's image is no image of the build.
     expect(prepared.steps.map((step) => step.name)).toEqual(['image']);
     expect(prepared.settings.checkout).toBeUndefined();
     expect(h.lines).toContain('No checkout: every step tags an image pushed for its inputs already');
-    expect(h.asked).toEqual([DEFAULT_BUILDER_IMAGE]);
+    expect(prepared.images?.map((one) => one.image)).toEqual([DEFAULT_BUILDER_IMAGE, 'registry.example.com/base/node:22']);
   });
 
   it('still checks out for a step that reads the workspace', async () => {
@@ -99,6 +102,27 @@ describe("PrepareBuild and a build step's inputs", () => {
     const built = await harness(verdict).buildOf();
     expect(built).toMatchObject({ inputs: { key: KEY, tag: TAG, write: true }, builds: why });
     expect(built?.reuse).toBeUndefined();
+  });
+
+  it('asks a base image again as the builder does when the image check got no digest (TLS to a plain HTTP registry)', async () => {
+    const checked: ImageVerdict = { kind: 'inconclusive', reason: 'unreachable', words: 'ERR_SSL_WRONG_VERSION_NUMBER' };
+    const { run, found } = harness({ kind: 'found', digest: DIGEST }, image, {}, { kind: 'found', digest: 'sha256:0' }, checked);
+    expect((await run()).steps.find((step) => step.name === 'image')?.build).toMatchObject({ inputs: { key: KEY }, reuse: { digest: DIGEST } });
+    expect(found.map(({ reference, access }) => ({ reference, insecure: access.insecure }))).toEqual([
+      { reference: 'registry.example.com/base/node:22', insecure: ['registry.example.com'] },
+      { reference: TAG, insecure: ['registry.example.com'] },
+    ]);
+  });
+
+  it.each<[string, ImageVerdict, string]>([
+    ['unreachable', { kind: 'inconclusive', reason: 'unreachable', words: 'ECONNREFUSED' }, 'ECONNREFUSED'],
+    ['not found', { kind: 'not-found', status: 404, words: 'manifest unknown' }, 'not found: manifest unknown'],
+  ])("makes no key when a base image's digest is not known (%s), and builds", async (_, baseVerdict, words) => {
+    const h = harness({ kind: 'found', digest: DIGEST }, image, {}, baseVerdict, { kind: 'skipped', words: 'the deployment turned the image check off' });
+    const built = await h.buildOf();
+    expect(h.found.map(({ reference }) => reference)).toEqual(['registry.example.com/base/node:22']);
+    expect(built).toMatchObject({ builds: `no inputs key: the digest of its base image registry.example.com/base/node:22 is not known (${words})` });
+    expect(built?.inputs).toBeUndefined();
   });
 
   it("lets a fork's pull request use a key found, and never push one", async () => {

@@ -1,7 +1,7 @@
 /**
  * A build step whose inputs were pushed already tags that image instead of building it again
  * (issue 39). PrepareBuild makes each build step's inputs key (lib/pipeline/build-inputs.ts) from
- * the build's commit and asks the registry the step pushes to for the key's tag, with the pull
+ * the build's commit and its base images' digests (its image check's), and asks the registry the step pushes to for the key's tag, with the pull
  * credentials the builder would use; found, the step is marked to reuse the digest it names, and
  * LaunchStep, before the step's pod, puts that manifest under the step's tags with the credentials
  * the builder pushes with (lib/registry/manifest-copy.ts). Anything short of "found, with a
@@ -10,7 +10,7 @@
  * (a fork's pull request, as for the layer cache).
  */
 import { DOCKER_CONFIG_KEY, INSECURE_REGISTRIES_ENV, ociLabels, stepPlacement, type PodPlacement, type StepCluster } from '../kube/index.js';
-import { buildInputsKey, checkImageReference, inputsTag, neverSkipped, type Step } from '../pipeline/index.js';
+import { buildInputsKey, checkImageReference, inputsTag, neverSkipped, type ImageReference, type Step } from '../pipeline/index.js';
 import { dockerConfigLookup, findManifest, tagManifest, type CredentialsLookup, type ImageVerdict, type RegistryAccess } from '../registry/index.js';
 import type { SourceFiles } from './build-bases.js';
 import { ImagePushFailed } from './registry-login.js';
@@ -49,6 +49,11 @@ export interface PlanReuseInput {
   namespace: string;
   pullSecrets: readonly string[];
   cluster: Pick<StepCluster, 'readSecretValues'>;
+  /**
+   * A step's FROM images in the Dockerfile's order, each with the digest PrepareBuild's image check
+   * got when it got one; or why they are not all known (a FROM not resolved, `image-check: false`).
+   */
+  bases(step: string): { images: { reference: ImageReference; digest?: string }[] } | { unknown: string };
   registry?: ReuseRegistry;
 }
 
@@ -57,6 +62,28 @@ function notFoundWords(tag: string, verdict: ImageVerdict): string {
   if (verdict.kind === 'not-found') return `no image was pushed for these inputs yet (${tag} is not in its registry)`;
   if (verdict.kind === 'found') return `${tag} was found without a digest`;
   return `could not tell whether ${tag} exists (${verdict.words})`;
+}
+
+/**
+ * Each base image as `REF@DIGEST`: the image check's digest, else the registry asked as the builder
+ * asks it (its insecure registries, its credentials: the image check speaks TLS to every registry
+ * but loopback's). One not found with a digest makes no key.
+ */
+async function baseDigests(
+  given: ReturnType<PlanReuseInput['bases']>,
+  access: RegistryAccess,
+  registry: ReuseRegistry,
+): Promise<{ digests: string[] } | { unknown: string }> {
+  if ('unknown' in given) return given;
+  const digests: string[] = [];
+  for (const { reference, digest } of given.images) {
+    const verdict: ImageVerdict = digest !== undefined ? { kind: 'found', digest } : await registry.find(reference, access);
+    if (verdict.kind !== 'found' || verdict.digest === undefined) {
+      return { unknown: `the digest of its base image ${reference.familiar} is not known (${verdict.kind === 'found' ? 'its registry gave none' : verdict.kind === 'not-found' ? `not found: ${verdict.words}` : verdict.words})` };
+    }
+    digests.push(`${reference.familiar}@${verdict.digest}`);
+  }
+  return { digests };
 }
 
 /** Each build step with its `inputs` (and `reuse` when its key's tag was found, else `builds`: why it builds); notes for PrepareBuild's log. */
@@ -87,9 +114,16 @@ export async function planBuildReuse(input: PlanReuseInput): Promise<{ steps: St
       steps.push({ ...step, build: { ...build, builds: `no inputs key: ${tree === undefined ? `the context ${build.context} was not read at the build's commit` : `${build.dockerfile} was not read`}` } });
       continue;
     }
+    const access: RegistryAccess = { credentials: lookup, insecure: insecureRegistries(step) };
+    const bases = await baseDigests(input.bases(step.name), access, registry);
+    if ('unknown' in bases) {
+      steps.push({ ...step, build: { ...build, builds: `no inputs key: ${bases.unknown}` } });
+      continue;
+    }
     const key = buildInputsKey({
       contextTree: tree,
       dockerfile: dockerfile.text,
+      bases: bases.digests,
       ...(build.target !== undefined ? { target: build.target } : {}),
       buildArgs: build.buildArgs,
       labels: { ...ociLabels(input.buildEnv), ...build.labels },
@@ -103,7 +137,6 @@ export async function planBuildReuse(input: PlanReuseInput): Promise<{ steps: St
       continue;
     }
     const inputs = { key, tag, write: !input.fork };
-    const access: RegistryAccess = { credentials: lookup, insecure: insecureRegistries(step) };
     const verdict = await registry.find(reference.image, access);
     if (verdict.kind === 'found' && verdict.digest !== undefined) {
       notes.push(`step "${step.name}": inputs key ${key}: ${tag} names ${verdict.digest}, which the step tags ${build.tags.join(', ')} without building`);

@@ -14,8 +14,9 @@ import { buildToken, type BuildCredentials } from '../build-credentials.js';
 import { keyFileSets, keyFilesId } from '../cache-keys.js';
 import type { Pipeline, Step } from '../../pipeline/index.js';
 import { checkStepIdentities } from '../identities.js';
-import { buildBases } from '../build-bases.js';
-import { planBuildReuse } from '../build-reuse.js';
+import { buildBases, type BuildBases } from '../build-bases.js';
+import type { ImageVerdict } from '../../registry/index.js';
+import { planBuildReuse, type PlanReuseInput } from '../build-reuse.js';
 import { buildEnvironment } from '../build-environment.js';
 
 /**
@@ -107,7 +108,13 @@ export async function prepareBuild(
   // The kubelet pulls with the pod's own imagePullSecrets; the service account's count only when it has none.
   const pullSecrets = [...new Set([...(pipeline.pullSecrets ?? []), ...(settings.pullSecrets ?? [])])];
   const placement = deploymentPlacement(settings);
-  // Each build step's inputs key, and whether an image was pushed for it already (build-reuse.ts).
+  // The deployment's clone image, parsed once for the image check and the checkout step.
+  const cloneImage = checksOut ? parseImageReference(settings.cloneImage) : undefined;
+  const uses = imageUses([...(cloneImage ? [{ name: CHECKOUT_STEP, imageRef: cloneImage }] : []), ...everyStep], bases.bases);
+  const verdicts = await checkBuildImages(uses, namespace, settings.imageCheck, deps, pullSecrets);
+  const missing = missingImages(uses, verdicts);
+  if (missing) throw missing;
+  // Each build step's inputs key (its bases' digests among them), and whether an image was pushed for it already (build-reuse.ts).
   const reuse = bases.steps.some((step) => step.build)
     ? await planBuildReuse({
         steps: bases.steps,
@@ -119,6 +126,7 @@ export async function prepareBuild(
         namespace,
         pullSecrets,
         cluster: deps.cluster,
+        bases: (name) => baseDigests(name, bases, verdicts),
         ...(deps.reuseRegistry ? { registry: deps.reuseRegistry } : {}),
       })
     : { steps: bases.steps, notes: [] };
@@ -137,15 +145,8 @@ export async function prepareBuild(
     afterFailure = afterFailure.map(withoutClone);
     everyStep = [...pipeline.steps, ...afterFailure];
   }
-  // The deployment's clone image, parsed once for the image check and the checkout step.
-  const cloneImage = checksOut ? parseImageReference(settings.cloneImage) : undefined;
-  // A step that tags an image pushed already pulls no base image: its bases are not asked about.
-  const pulledBases = bases.bases.filter((base) => !read.get(base.step)?.build?.reuse);
-  const uses = imageUses([...(cloneImage ? [{ name: CHECKOUT_STEP, imageRef: cloneImage }] : []), ...everyStep], pulledBases);
-  const verdicts = await checkBuildImages(uses, namespace, settings.imageCheck, deps, pullSecrets);
-  const missing = missingImages(uses, verdicts);
-  if (missing) throw missing;
-  const images = imageCheckSummaries(uses, verdicts);
+  // The clone's image is no image of the build once nothing is checked out.
+  const images = imageCheckSummaries(checksOut ? uses : uses.filter((use) => use.bases !== undefined || use.steps.some((step) => step !== CHECKOUT_STEP)), verdicts);
   // The checkout's own timeout counts too: the credentials and the claim outlive it.
   const deadlineSeconds = claimDeadlineSeconds([{ timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...everyStep]);
   const wantsToken = checksOut && input.source?.credentials === 'github';
@@ -156,7 +157,7 @@ export async function prepareBuild(
   // The cache keys that hash files are the clone's to compute: it alone has the commit before any step's pod is made.
   const keyFiles = keyFileSets(everyStep.flatMap((step) => step.cache ?? []));
   const checkout =
-    cloneImage && pipeline.checkout !== false && input.source
+    cloneImage && checksOut && pipeline.checkout !== false && input.source
       ? withPipelinePendingTimeout(checkoutStep(input.source, pipeline.checkout, cloneImage, credentialsSecret, keyFiles), pipeline.pendingTimeoutSeconds)
       : undefined;
   // Ephemeral: each pod checks out for itself, so the checkout is no step of its own (unless it hashes cache keys).
@@ -175,7 +176,7 @@ export async function prepareBuild(
     const when = afterFailure.includes(step) ? ', only if the build fails' : '';
     const identity = step.identity !== undefined ? `, as the identity "${step.identity}"` : '';
     // A build step says what it builds, and each base image with what its registry said.
-    const builds = step.build ? `; builds ${step.build.dockerfile}${pulledBases.filter((base) => base.step === step.name).map((base) => `, FROM ${base.reference.familiar}${imageCheckNote(images, base.reference.original)}`).join('')}${step.build.reuse ? `, tags ${step.build.tags.join(', ')} with the image pushed for its inputs (${step.build.reuse.digest}), no build` : step.build.push ? `, pushes ${step.build.tags.join(', ')}` : ', pushes nothing'}` : '';
+    const builds = step.build ? `; builds ${step.build.dockerfile}${bases.bases.filter((base) => base.step === step.name).map((base) => `, FROM ${base.reference.familiar}${imageCheckNote(images, base.reference.original)}`).join('')}${step.build.reuse ? `, tags ${step.build.tags.join(', ')} with the image pushed for its inputs (${step.build.reuse.digest}), no build` : step.build.push ? `, pushes ${step.build.tags.join(', ')}` : ', pushes nothing'}` : '';
     const what = step.imageRef ? `image ${step.imageRef.familiar}${imageCheckNote(images, step.image ?? '')}${builds}` : 'waits for an approval';
     deps.log.info(`Preparing step "${step.name}"${when}: ${what}${services}${identity}`, { step: step.name });
   }
@@ -211,6 +212,19 @@ export async function prepareBuild(
     ...(afterFailure.length > 0 ? { afterFailure } : {}),
     images,
     ...(nothingRuns ? { skippedBuild: skippedBuildDescription(skipped) } : {}),
+  };
+}
+
+/** A build step's FROM images with the digests the image check got; or why they are not all known. */
+function baseDigests(step: string, bases: BuildBases, verdicts: ReadonlyMap<string, ImageVerdict>): ReturnType<PlanReuseInput['bases']> {
+  if (bases.unchecked.has(step)) return { unknown: 'a FROM image of its Dockerfile was not asked about (unread, unresolved or image-check: false)' };
+  return {
+    images: bases.bases
+      .filter((one) => one.step === step)
+      .map((base) => {
+        const verdict = verdicts.get(base.reference.original);
+        return { reference: base.reference, ...(verdict?.kind === 'found' && verdict.digest !== undefined ? { digest: verdict.digest } : {}) };
+      }),
   };
 }
 
