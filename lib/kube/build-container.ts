@@ -220,7 +220,7 @@ export function buildScript(build: StepBuild, options: { workspace: string; labe
 /**
  * The script of a build step whose inputs were pushed already (StepBuild.reuse): LaunchStep put the
  * image on the step's tags before the pod; the pod says so in the step's log and reports the digest
- * as a build that pushed does. No checkout, no buildah: `echo` and `cat` only.
+ * as a build that pushed does. No checkout, no buildah: `echo` only.
  */
 export function reuseScript(build: StepBuild & { reuse: { digest: string } }): string {
   const said = `Inputs key ${build.inputs?.key ?? '(none)'}: ${build.inputs?.tag ?? 'its tag'} was pushed for these inputs as ${build.reuse.digest}: tagged ${build.tags.join(', ')} with it, nothing built`;

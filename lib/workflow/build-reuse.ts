@@ -1,13 +1,14 @@
 /**
  * A build step whose inputs were pushed already tags that image instead of building it again
  * (issue 39). PrepareBuild makes each build step's inputs key (lib/pipeline/build-inputs.ts) from
- * the build's commit and its base images' digests (its image check's), and asks the registry the step pushes to for the key's tag, with the pull
- * credentials the builder would use; found, the step is marked to reuse the digest it names, and
- * LaunchStep, before the step's pod, puts that manifest under the step's tags with the credentials
- * the builder pushes with (lib/registry/manifest-copy.ts). Anything short of "found, with a
- * digest" builds as before, and the step's log says why, with the key. A build the key was made
- * for pushes the key's tag after its own pushes (build-container.ts), unless it may not write
- * (a fork's pull request, as for the layer cache).
+ * the build's commit and its base images' digests (its image check's), and asks the registry the
+ * step pushes to for the key's tag, with the pull credentials the builder would use; found, the
+ * step is marked to reuse the digest it names, and LaunchStep, before the step's pod, puts that
+ * manifest under the step's tags with the credentials the builder pushes with
+ * (lib/registry/manifest-copy.ts). Anything short of "found, with a digest" builds as before, and
+ * the step's log says why, with the key. A build the key was made for pushes the key's tag after
+ * its own pushes (build-container.ts), unless it may not write (a fork's pull request, as for the
+ * layer cache).
  */
 import { DOCKER_CONFIG_KEY, INSECURE_REGISTRIES_ENV, ociLabels, stepPlacement, type PodPlacement, type StepCluster } from '../kube/index.js';
 import { buildInputsKey, checkImageReference, inputsTag, neverSkipped, type ImageReference, type Step } from '../pipeline/index.js';
