@@ -273,12 +273,27 @@ describe("a commit's files", () => {
     expect(await files().read('Containerfile')).toEqual({ found: false, reason: 'not found' });
   });
 
+  it("finds a folder's tree id at the commit, through the commit's tree and each folder's entry", async () => {
+    const [root, services, api] = ['1', '2', '3'].map((digit) => digit.repeat(40));
+    github.trees.set(`org/app@${request.commit}:`, [{ path: '.', type: 'tree', sha: root! }]);
+    github.trees.set(`org/app@${root}`, [{ path: 'services', type: 'tree', sha: services! }, { path: 'Dockerfile', type: 'blob', sha: '9'.repeat(40) }]);
+    github.trees.set(`org/app@${services}`, [{ path: 'api', type: 'tree', sha: api! }]);
+    expect(await files().treeId('.')).toBe(root);
+    github.requests.length = 0;
+    expect(await files().treeId('services/api')).toBe(api);
+    expect(github.requests.map((asked) => asked.path)).toEqual([`/repos/org/app/git/commits/${request.commit}`, `/repos/org/app/git/trees/${root}`, `/repos/org/app/git/trees/${services}`]);
+    // A file, or nothing, is no context: no key is made, the step builds.
+    expect(await files().treeId('Dockerfile')).toBeUndefined();
+    expect(await files().treeId('web')).toBeUndefined();
+  });
+
   it("says GitHub's failure as a file not read", async () => {
     github.failWith = 500;
     try {
       const read = await files().read('app/Dockerfile');
       expect(read.found).toBe(false);
       expect(!read.found && read.reason).toMatch(/500/);
+      expect(await files().treeId('.')).toBeUndefined();
     } finally {
       github.failWith = undefined;
     }

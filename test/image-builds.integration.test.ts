@@ -80,7 +80,7 @@ describeRequiring('image builds on the Docker runtime', dockerDaemon, () => {
     });
     const logOf = (build: string, step: string) => readFile(path.join(builds.root, 'logs', build, `${step}.log`), 'utf8');
 
-    test('a two-stage Dockerfile is built by a matrix of two and pushed without privilege, one combination\'s digest runs the file it wrote, and a second build reuses every layer', async () => {
+    test('a two-stage Dockerfile is built by a matrix of two and pushed without privilege, one combination\'s digest runs the file it wrote, and a second build of the same commit reuses every layer, or tags the image pushed for its inputs', async () => {
       const registry = gateway!.host;
       await builds.commit({
         'app/Dockerfile': `ARG BASE=${registry}/test/busybox:1
@@ -124,16 +124,40 @@ ${build}`;
       const page = consolePage('built', built, 'image-base-busybox');
       expect(page).toContain(`<code data-pushed-digest>${one}</code>`);
 
-      // The same commit again, one combination of it (as `run --step image-base-busybox`): every
-      // instruction after a FROM comes from the layer cache, as buildah says, and the image is the same.
-      const again = await builds.build('rebuilt', matrix, { input: { only: { steps: ['image-base-busybox'], needs: false } } });
-      expect(again.summary.status).toBe('SUCCEEDED');
-      const rebuilt = await logOf('rebuilt', 'image-base-busybox');
+      // The first build made each combination's inputs key, found no image for it, and pushed its tag.
+      const firstLog = await logOf('built', 'image-base-configured');
+      // Its first line, so that another reason shows in the failure.
+      expect(firstLog.split('\n')[0]).toMatch(/^Inputs key [0-9a-f]{64}: no image was pushed for these inputs yet /);
+      const key = /^Inputs key ([0-9a-f]{64}):/.exec(firstLog)?.[1];
+      expect(firstLog).toContain(`docker://${registry}/built/app:inputs-${key!.slice(0, 40)}`);
+
+      // The same commit again. `checked` is the busybox combination with push: false (never skipped):
+      // every instruction after a FROM comes from the layer cache, as buildah says. The configured
+      // combination, written as a step of its own with the same inputs, has the same key: it runs no
+      // builder, tags the image pushed for it, reports the same digest, and the next step runs it.
+      const step = (name: string, base: string, push: string) => `  - name: ${name}
+    env: {STEP_RUNNER_INSECURE_REGISTRIES: "${registry}"}
+    build:
+      context: app
+      build-args: {BASE: "${registry}/test/${base}:1"}
+${push}      cache: ${registry}/built/cache
+`;
+      const again = await builds.build(
+        'rebuilt',
+        `version: 1\nsteps:\n${step('checked', 'busybox', '      push: false\n')}${step('image-base-configured', 'configured', `      tags: ["${registry}/built/app:configured"]\n`)}  - name: run\n    image: ${images.registry}/built/app@\${{ steps.image-base-configured.digest }}\n    commands: [cat /srv/made.txt]\n`,
+      );
+      expect({ status: again.summary.status, cause: again.summary.cause }).toEqual({ status: 'SUCCEEDED', cause: null });
+      const rebuilt = await logOf('rebuilt', 'checked');
+      expect(rebuilt).toMatch(/^Inputs: never skipped: it pushes nothing \(push: false\): building$/m);
       const instructions = rebuilt.split('\n').filter((line) => /STEP \d+\/\d+: (?!FROM )/.test(line));
       expect(instructions.length).toBeGreaterThanOrEqual(3);
       expect(rebuilt.split('\n').filter((line) => line.startsWith('--> Using cache ')).length).toBe(instructions.length);
       expect(rebuilt).not.toContain('Pushing cache');
-      expect(again.summary.steps.find((step) => step.name === 'image-base-busybox')?.pushed?.digest).toBe(one);
+      const skipped = await logOf('rebuilt', 'image-base-configured');
+      expect(skipped).toContain(`Inputs key ${key}: ${registry}/built/app:inputs-${key!.slice(0, 40)} was pushed for these inputs as ${two}: tagged ${registry}/built/app:configured with it, nothing built`);
+      expect(skipped).not.toContain('buildah');
+      expect(again.summary.steps.find((one) => one.name === 'image-base-configured')?.pushed).toEqual({ digest: two, tags: [`${registry}/built/app:configured`] });
+      expect(await logOf('rebuilt', 'run')).toContain('made from-image in stage one of 33 bytes');
     });
 
     test('a RUN that exits 1 fails ImageBuildFailed naming the instruction, its Dockerfile line and the output', async () => {

@@ -110,6 +110,12 @@ export interface GitHubApi {
   refHead(repository: string, ref: string): Promise<RefRead>;
   /** The message of a commit (the Git database API: no diff is computed for it). */
   commitMessage(repository: string, sha: string): Promise<string>;
+  /**
+   * The git tree id of a folder (`.`: the root) at a commit, or undefined when it is no folder
+   * there: the commit's `tree` (GET /repos/{owner}/{repo}/git/commits/{sha}), then each segment's
+   * `tree` entry (GET /repos/{owner}/{repo}/git/trees/{tree_sha}, not recursive).
+   */
+  treeId(repository: string, path: string, sha: string): Promise<string | undefined>;
   /** GET /repos/{owner}/{repo}/compare/{base}...{head}: the comparison's files (at most 300, unpaginated). */
   compareFiles(repository: string, base: string, head: string): Promise<ChangedFile[]>;
   /** One page of GET /repos/{owner}/{repo}/pulls/{number}/files. */
@@ -242,6 +248,19 @@ export function gitHubApi(options: GitHubApiOptions = {}): GitHubApi {
       if (text.startsWith('{')) sha = String((JSON.parse(text) as { sha?: unknown }).sha ?? '');
       if (!/^[0-9a-f]{40}$/.test(sha)) throw new GitHubApiError(`${operation}: GitHub API answered without a commit sha`, operation, response.status);
       return { found: true, sha };
+    },
+
+    async treeId(repository, path, sha) {
+      const operation = `GET tree of ${path} in ${repository} at ${sha.slice(0, 7)}`;
+      const commit = await getJson(operation, `/repos/${repoPath(repository)}/git/commits/${encodeURIComponent(sha)}`);
+      let tree = (commit as { tree?: { sha?: unknown } } | null)?.tree?.sha;
+      for (const segment of path.split('/').filter((part) => part !== '' && part !== '.')) {
+        if (typeof tree !== 'string') return undefined;
+        const listed = await getJson(operation, `/repos/${repoPath(repository)}/git/trees/${encodeURIComponent(tree)}`);
+        const entries = (listed as { tree?: { path?: unknown; type?: unknown; sha?: unknown }[] } | null)?.tree ?? [];
+        tree = entries.find((entry) => entry.path === segment && entry.type === 'tree')?.sha;
+      }
+      return typeof tree === 'string' && /^[0-9a-f]{40,64}$/.test(tree) ? tree : undefined;
     },
 
     async commitMessage(repository, sha) {

@@ -67,6 +67,8 @@ export function gitHubPipelineSource(credentials: GitHubCredentials, api: Omit<G
 /** A repository's files at the build's commit (a build step's Dockerfile, read by PrepareBuild). */
 export interface RepositoryFiles {
   read(path: string): Promise<{ found: true; text: string } | { found: false; reason: string }>;
+  /** A folder's git tree id at the commit (a build step's context, for its inputs key); undefined when not read. */
+  treeId(path: string): Promise<string | undefined>;
 }
 
 /**
@@ -82,6 +84,16 @@ export function gitHubRepositoryFiles(credentials: GitHubCredentials, request: P
         return await gitHubApi({ ...api, ...(chosen ? { token: chosen.token } : {}) }).readFile(request.repository, path, request.commit);
       } catch (error) {
         if (error instanceof GitHubApiError || error instanceof CredentialsUnavailable) return { found: false, reason: error.message };
+        throw error;
+      }
+    },
+    async treeId(path) {
+      try {
+        const chosen = await gitHubTokenFor(credentials, request, PIPELINE_PERMISSIONS);
+        return await gitHubApi({ ...api, ...(chosen ? { token: chosen.token } : {}) }).treeId(request.repository, path, request.commit);
+      } catch (error) {
+        // Not read: the build step builds, its log says the context was not read.
+        if (error instanceof GitHubApiError || error instanceof CredentialsUnavailable) return undefined;
         throw error;
       }
     },

@@ -8,7 +8,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { podSecurityViolations, type PodSecurityLevel } from '../emulators/kubernetes/pod-security.js';
 import type { Pod as EmulatedPod } from '../emulators/kubernetes/objects.js';
 import { parsePipeline } from '../pipeline/index.js';
-import { BUILD_POD_SECURITY_LEVEL, BUILD_RESULT_PATH, buildScript, ociLabels, shellWord } from './build-container.js';
+import { BUILD_POD_SECURITY_LEVEL, BUILD_RESULT_PATH, buildScript, ociLabels, reuseScript, shellWord } from './build-container.js';
 import { stepPodManifest } from './pod-manifest.js';
 import { STEP_CONTAINER } from './types.js';
 
@@ -135,6 +135,37 @@ describe('the builder script', () => {
     const text = buildScript(built.build!, { workspace: '/workspace', labels: {}, secrets: [] });
     expect(text).not.toContain('buildah push');
     expect(text).toMatch(/outcome built 0 $/);
+  });
+
+  const inputs = { key: 'f'.repeat(64), tag: `registry.example.com/app:inputs-${'f'.repeat(40)}`, write: true };
+
+  it("says why it builds, with the inputs key, and pushes the key's tag after every tag", () => {
+    const text = buildScript({ ...step.build!, inputs, builds: 'no image was pushed for these inputs yet' }, { workspace: '/workspace', labels: {}, secrets: [] });
+    expect(text.split('\n')[1]).toBe(`echo 'Inputs key ${inputs.key}: no image was pushed for these inputs yet: building'`);
+    const lines = text.split('\n');
+    const keyPush = lines.findIndex((line) => line.includes(`docker://${inputs.tag}`) && line.startsWith('step '));
+    expect(lines[keyPush]).toBe(`step buildah --storage-driver "$driver" push "$(tls ${inputs.tag})" --digestfile /tmp/step-runner-inputs-digest registry.example.com/app:1 docker://${inputs.tag}`);
+    expect(keyPush).toBeGreaterThan(lines.findIndex((line) => line.includes('--digestfile "$digest" registry.example.com/app:latest')));
+  });
+
+  it.each<[string, Partial<typeof inputs> & { push?: boolean }, string]>([
+    ["a fork's pull request", { write: false }, 'tag registry.example.com/app:inputs-ffffffffffffffffffffffffffffffffffffffff is not pushed: this build may read the registry'],
+    ['push: false', { push: false }, 'outcome built 0'],
+  ])("does not push the key's tag for %s", (_, change, said) => {
+    const { push, ...rest } = change;
+    const text = buildScript({ ...step.build!, ...(push !== undefined ? { push } : {}), inputs: { ...inputs, ...rest } }, { workspace: '/workspace', labels: {}, secrets: [] });
+    expect(text).not.toContain('docker://');
+    expect(text).toContain(said);
+  });
+
+  it('of a build whose inputs were pushed already runs no buildah, says so with the key, and leaves the digest as a pushing build does', () => {
+    const digest = `sha256:${'a'.repeat(64)}`;
+    // What the integration test runs (test/image-builds.integration.test.ts: its log and its reported digest).
+    expect(reuseScript({ ...step.build!, inputs, reuse: { digest } }).split('\n')).toEqual([
+      'set -u',
+      `echo '${`Inputs key ${inputs.key}: ${inputs.tag} was pushed for these inputs as ${digest}: tagged registry.example.com/app:1, registry.example.com/app:latest with it, nothing built`}'`,
+      `{ echo 'step-runner-build v1'; echo 'outcome: pushed'; echo 'exit: 0'; echo 'digest: ${digest}'; echo 'tag: registry.example.com/app:1'; echo 'tag: registry.example.com/app:latest'; echo 'output:'; echo '${`Inputs key ${inputs.key}: ${inputs.tag} was pushed for these inputs as ${digest}: tagged registry.example.com/app:1, registry.example.com/app:latest with it, nothing built`}'; } > ${BUILD_RESULT_PATH}`,
+    ]);
   });
 
   it.each([

@@ -172,8 +172,14 @@ export function buildScript(build: StepBuild, options: { workspace: string; labe
     at(build.context),
   ];
   const pushes = build.push ? build.tags : [];
+  // The inputs' key (lib/workflow/build-reuse.ts): why this build runs, and its tag pushed once the image is.
+  const inputs = build.inputs;
+  const why = build.builds ?? 'no inputs key';
+  const said = inputs ? `Inputs key ${inputs.key}: ${why}: building` : `Inputs: ${why}: building`;
+  const recordsKey = inputs !== undefined && inputs.write && build.push && pushes.length > 0;
   return [
     'set -u',
+    `echo ${shellWord(said)}`,
     `result=${BUILD_RESULT_PATH}`,
     'log=/tmp/step-runner-build.log',
     'digest=/tmp/step-runner-digest',
@@ -196,7 +202,32 @@ export function buildScript(build: StepBuild, options: { workspace: string; labe
       // The tag being pushed, for the Cause (which repository refused it).
       `if [ "$code" != 0 ]; then outcome push-failed "$code" ${shellWord(tag)}; exit "$code"; fi`,
     ]),
+    // The key's tag last, once every tag is pushed: a build that stopped before never records its inputs.
+    // It failing fails nothing (the image is pushed); the next build of these inputs builds again.
+    ...(recordsKey
+      ? [
+          `echo "$ buildah --storage-driver $driver "${shellWord(`push ${pushes[0]} docker://${inputs.tag}`)}`,
+          `step ${buildahWords('push')} "$(tls ${shellWord(inputs.tag)})" --digestfile /tmp/step-runner-inputs-digest ${shellWord(pushes[0] ?? '')} ${shellWord(`docker://${inputs.tag}`)}`,
+          `if [ "$code" != 0 ]; then echo ${shellWord(`The inputs' tag ${inputs.tag} was not pushed: the next build of these inputs builds again`)}; fi`,
+        ]
+      : inputs && build.push
+        ? [`echo ${shellWord(`The inputs' tag ${inputs.tag} is not pushed: this build may read the registry's cache, never write it (a fork's pull request)`)}`]
+        : []),
     `outcome ${build.push ? 'pushed' : 'built'} 0 ${pushes.map(shellWord).join(' ')}`,
+  ].join('\n');
+}
+
+/**
+ * The script of a build step whose inputs were pushed already (StepBuild.reuse): LaunchStep put the
+ * image on the step's tags before the pod; the pod says so in the step's log and reports the digest
+ * as a build that pushed does. No checkout, no buildah: `echo` only.
+ */
+export function reuseScript(build: StepBuild & { reuse: { digest: string } }): string {
+  const said = `Inputs key ${build.inputs?.key ?? '(none)'}: ${build.inputs?.tag ?? 'its tag'} was pushed for these inputs as ${build.reuse.digest}: tagged ${build.tags.join(', ')} with it, nothing built`;
+  return [
+    'set -u',
+    `echo ${shellWord(said)}`,
+    `{ echo '${BUILD_RESULT_HEADER}'; echo 'outcome: pushed'; echo 'exit: 0'; echo ${shellWord(`digest: ${build.reuse.digest}`)}; ${build.tags.map((tag) => `echo ${shellWord(`tag: ${tag}`)};`).join(' ')} echo 'output:'; echo ${shellWord(said)}; } > ${BUILD_RESULT_PATH}`,
   ].join('\n');
 }
 
@@ -208,7 +239,7 @@ export function builderContainerParts(
 ): Required<Pick<V1Container, 'securityContext' | 'terminationMessagePath' | 'terminationMessagePolicy'>> & { script: string; env: Record<string, string> } {
   const labels = { ...ociLabels(buildEnv), ...step.build.labels };
   return {
-    script: buildScript(step.build, { workspace, labels, secrets: step.secrets.map((secret) => secret.env) }),
+    script: step.build.reuse ? reuseScript({ ...step.build, reuse: step.build.reuse }) : buildScript(step.build, { workspace, labels, secrets: step.secrets.map((secret) => secret.env) }),
     env: BUILDER_ENV,
     securityContext: builderSecurityContext(),
     terminationMessagePath: BUILD_RESULT_PATH,

@@ -54,3 +54,4 @@ export { disruptionCondition } from './classify-disruption.js';
 export { isEvictedStatus } from './classify-pod.js';
 export { ownLimitEviction } from './runtime-failures.js';
 export { keepBuildObjects, keptDeadlineSeconds, recordStepSucceeded, succeededStepAnnotation, succeededSteps, SUCCEEDED_STEP_PREFIX, type KeptBuildObjects } from './workspace-record.js';
+export { ociLabels, INSECURE_REGISTRIES_ENV } from './build-container.js';

@@ -28,4 +28,5 @@ export { MAX_MATRIX_EXPANSIONS, expandMatrix, matrixTitle, type MatrixInput, typ
 export { DIGEST_PLACEHOLDER, namesStepDigest, stepDigestImage, withDigest } from './step-image.js';
 export { DEFAULT_APPROVAL_TIMEOUT_SECONDS, EXECUTION_TIME_LIMIT_SECONDS, MAX_APPROVAL_TIMEOUT_SECONDS } from './approval.js';
 export { DEFAULT_BUILDER_IMAGE, buildPathProblem, pushTagProblem } from './build.js';
+export { buildInputsKey, inputsTag, neverSkipped, INPUTS_TAG_PREFIX, INPUTS_TAG_HEX, type BuildInputs } from './build-inputs.js';
 export { readDockerfile, expandArgs, type DockerfileRead, type DockerfileStage, type DockerfileFrom } from './dockerfile.js';

@@ -251,6 +251,19 @@ export interface StepBuild {
    * read of the file, so that a failed instruction is named with its line. Absent: not read.
    */
   instructionLines?: number[][];
+  /**
+   * PrepareBuild's: the key of the build's inputs (build-inputs.ts), the tag that records it, and
+   * whether this build may push that tag after it built (not a fork's pull request). Absent: the
+   * key could not be made, or the build is never skipped (`notes` in PrepareBuild's log say why).
+   */
+  inputs?: { key: string; tag: string; write: boolean };
+  /**
+   * PrepareBuild found `inputs.tag` in its registry: the digest it names. The step tags that image
+   * with its tags instead of building (LaunchStep copies the manifest), and reports that digest.
+   */
+  reuse?: { digest: string };
+  /** Why the builder runs though a key was made or asked for (not found, could not tell), for the step's log. */
+  builds?: string;
 }
 
 /** A step's `retry:`. */

@@ -10,3 +10,4 @@ export { ecrRegistriesOf, ecrAuthorization, ecrApiEndpoint, decodeEcrAuth, EcrAp
 export { ecrCheck, ecrRegistry, type EcrCheck, type EcrOptions } from './ecr.js';
 export { verdictCache, CACHE_TTL_MS, type VerdictCache } from './verdict-cache.js';
 export { imageChecker, type ImageChecker, type ImageCheckReport, type ImageCheckRequest, type ImageCheckerOptions } from './image-checker.js';
+export { findManifest, tagManifest, type RegistryAccess, type CopyOutcome } from './manifest-copy.js';

@@ -13,6 +13,12 @@ export type SourceFileRead = { found: true; text: string } | { found: false; rea
 /** The build's files at its commit. */
 export interface SourceFiles {
   read(path: string): Promise<SourceFileRead>;
+  /**
+   * The git tree id of a folder (`.`: the root) at the commit, or undefined when it is no folder
+   * there: what a build step's inputs key hashes for its context (build-reuse.ts). Without it, no
+   * build step is skipped.
+   */
+  treeId?(path: string): Promise<string | undefined>;
 }
 
 /** A base image a build step's Dockerfile names, where it names it. */
@@ -30,6 +36,8 @@ export interface BuildBases {
   bases: BaseImage[];
   /** What could not be read or resolved, for PrepareBuild's log. */
   notes: string[];
+  /** The build steps with a FROM image not asked about (unread, unresolved, `image-check: false`): their inputs key could not name it. */
+  unchecked: Set<string>;
 }
 
 /**
@@ -38,12 +46,13 @@ export interface BuildBases {
  */
 export async function buildBases(steps: readonly Step[], source: SourceFiles | undefined): Promise<BuildBases> {
   const builds = steps.filter((step) => step.build);
-  if (builds.length === 0) return { steps: [...steps], bases: [], notes: [] };
-  if (!source) return { steps: [...steps], bases: [], notes: [`the Dockerfiles of ${list(builds.map((s) => s.name))} were not read (this runtime cannot read the build's source): their base images are left to the builder`] };
+  if (builds.length === 0) return { steps: [...steps], bases: [], notes: [], unchecked: new Set() };
+  if (!source) return { steps: [...steps], bases: [], unchecked: new Set(builds.map((step) => step.name)), notes: [`the Dockerfiles of ${list(builds.map((s) => s.name))} were not read (this runtime cannot read the build's source): their base images are left to the builder`] };
   const reads = new Map<string, Promise<SourceFileRead>>();
   const read = (path: string) => reads.get(path) ?? (reads.set(path, source.read(path).catch((error: unknown) => ({ found: false as const, reason: error instanceof Error ? error.message : String(error) }))), reads.get(path)!);
   const bases: BaseImage[] = [];
   const notes: string[] = [];
+  const unchecked = new Set<string>();
   const out: Step[] = [];
   for (const step of steps) {
     if (!step.build) {
@@ -53,28 +62,35 @@ export async function buildBases(steps: readonly Step[], source: SourceFiles | u
     const file = step.build.dockerfile;
     const text = await read(file);
     if (!text.found) {
+      unchecked.add(step.name);
       notes.push(`step "${step.name}": ${file} was not read (${text.reason}): its base images are left to the builder`);
       out.push(step);
       continue;
     }
     const dockerfile = readDockerfile(text.text, step.build.buildArgs);
-    if (dockerfile.problem) notes.push(`step "${step.name}": ${file} ${dockerfile.problem}`);
+    if (dockerfile.problem) {
+      unchecked.add(step.name);
+      notes.push(`step "${step.name}": ${file} ${dockerfile.problem}`);
+    }
     out.push({ ...step, build: { ...step.build, instructionLines: dockerfile.stages.map((stage) => stage.instructionLines) } });
     for (const { from } of dockerfile.stages) {
       if (from.unresolved !== undefined) {
+        unchecked.add(step.name);
         notes.push(`step "${step.name}": ${file} line ${from.line}: FROM ${from.written} is left to the builder (${from.unresolved} has no value)`);
         continue;
       }
       if (from.image === undefined) continue;
       const checked = checkImageReference(from.image);
       if (!checked.ok) {
+        unchecked.add(step.name);
         notes.push(`step "${step.name}": ${file} line ${from.line}: FROM ${from.image} is left to the builder (${checked.reason})`);
         continue;
       }
       if (step.imageCheck !== false) bases.push({ reference: checked.image, step: step.name, file, line: from.line });
+      else unchecked.add(step.name);
     }
   }
-  return { steps: out, bases, notes };
+  return { steps: out, bases, notes, unchecked };
 }
 
 function list(names: readonly string[]): string {

@@ -10,6 +10,7 @@ import type { TaskLog } from './task-log.js';
 import type { IdentityCredentials } from '../contract/aws-credentials.js';
 import type { AwsSecretReaderFor } from './aws-secrets.js';
 import type { SourceFiles } from './build-bases.js';
+import type { ReuseRegistry } from './build-reuse.js';
 import type { BuildInput } from '../contract/index.js';
 import type { MetricsSink } from './metric-records.js';
 import type { BuildTraceExport } from './trace-export.js';
@@ -59,6 +60,11 @@ export interface TaskDeps {
    * for a build), the base images are left to the builder, and PrepareBuild says so.
    */
   sourceFiles?(input: BuildInput): SourceFiles | undefined;
+  /**
+   * How a build step's inputs tag is looked up and its image tagged again (build-reuse.ts); default:
+   * the registries' HTTP API (lib/registry/manifest-copy.ts). Tests hand in their own.
+   */
+  reuseRegistry?: ReuseRegistry;
   logs: StepLogStore;
   /**
    * Where the steps' cache entries are kept (cache-store.ts): S3 on AWS, the local stack's own S3

@@ -2,7 +2,8 @@
  * A local build's files at its commit, for PrepareBuild's read of a build step's Dockerfile: the
  * snapshot repository the clone fetches from (source-snapshot.ts, a file:// URL), read with this
  * machine's git (`git cat-file blob COMMIT:PATH`), so PrepareBuild reads exactly what the builder
- * will build. A source that is no local repository has no reader here.
+ * will build, and the tree id of a build's context for its inputs key. A source that is no local
+ * repository has no reader here.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,16 @@ export function localSourceFiles(input: BuildInput): SourceFiles | undefined {
   const gitDir = source.url.startsWith('file:') ? fileURLToPath(source.url) : source.url.startsWith('/') ? source.url : undefined;
   if (!gitDir) return undefined;
   return {
+    // The root's tree is `COMMIT^{tree}` (gitrevisions(7)); a folder's is its entry in `ls-tree`, `040000 tree ID\tPATH`.
+    treeId: (path) =>
+      new Promise<string | undefined>((resolve) => {
+        const folder = path.replace(/\/+$/, '');
+        const args = folder === '.' || folder === '' ? ['rev-parse', '--verify', '--quiet', `${source.commit}^{tree}`] : ['ls-tree', '-d', source.commit, '--', folder];
+        execFile('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8' }, (error, stdout) => {
+          const id = folder === '.' || folder === '' ? stdout.trim() : /^\d+ tree ([0-9a-f]+)\t/.exec(stdout)?.[1];
+          resolve(!error && id !== undefined && /^[0-9a-f]{40,64}$/.test(id) ? id : undefined);
+        });
+      }),
     read: (path) =>
       new Promise<SourceFileRead>((resolve) => {
         execFile('git', ['--git-dir', gitDir, 'cat-file', 'blob', `${source.commit}:${path}`], { maxBuffer: MAX_FILE_BYTES, encoding: 'utf8' }, (error, stdout, stderr) => {

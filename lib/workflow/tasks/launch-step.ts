@@ -16,6 +16,7 @@ import { planStepReports } from '../step-reports.js';
 import { attemptsLeft, attemptWords, retryOf } from '../step-retry.js';
 import type { CacheStore } from '../cache-store.js';
 import { buildEnvironment } from '../build-environment.js';
+import { tagReusedImage } from '../build-reuse.js';
 import { firstPollSeconds } from '../poll-schedule.js';
 import { buildClaimName, type PollState, type StepInput } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
@@ -88,6 +89,11 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     cluster,
     log: deps.log,
   });
+  // A build whose inputs were pushed already: its tags put on that image now, before its pod reports it (build-reuse.ts).
+  if (step.build?.reuse) {
+    await tagReusedImage({ step, namespace: input.namespace, loginSecret: registryLogin ?? input.settings.pullSecrets?.[0], cluster, ...(deps.reuseRegistry ? { registry: deps.reuseRegistry } : {}) });
+    deps.log.info(`Step "${step.name}": tagged ${step.build.tags.join(', ')} with ${step.build.reuse.digest}, pushed for its inputs (key ${step.build.inputs?.key}); no build`, { step: step.name });
+  }
   const manifest = stepPodManifest({
     buildId: input.build.id,
     step: awsRefs.length > 0 ? { ...step, secrets: [...step.secrets, ...awsRefs] } : step,
@@ -96,7 +102,8 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     buildEnv: buildEnvironment(input.build, input.failure),
     ...(workspace ? { workspace } : {}),
     // The clone step itself (kept in an ephemeral workspace to hash cache keys) checks out as its own container.
-    ...(input.settings.checkout && input.step.name !== input.settings.checkoutStep ? { checkout: input.settings.checkout } : {}),
+    // A build that tags an image pushed already reads nothing of the workspace.
+    ...(input.settings.checkout && input.step.name !== input.settings.checkoutStep && !step.build?.reuse ? { checkout: input.settings.checkout } : {}),
     ...(input.settings.runAsUser !== undefined ? { runAsUser: input.settings.runAsUser } : {}),
     ...(input.settings.pullSecrets ? { pullSecrets: input.settings.pullSecrets } : {}),
     ...(registryLogin ? { registryLogin } : {}),

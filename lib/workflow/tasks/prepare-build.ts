@@ -14,7 +14,10 @@ import { buildToken, type BuildCredentials } from '../build-credentials.js';
 import { keyFileSets, keyFilesId } from '../cache-keys.js';
 import type { Pipeline, Step } from '../../pipeline/index.js';
 import { checkStepIdentities } from '../identities.js';
-import { buildBases } from '../build-bases.js';
+import { buildBases, type BuildBases } from '../build-bases.js';
+import type { ImageVerdict } from '../../registry/index.js';
+import { planBuildReuse, type PlanReuseInput } from '../build-reuse.js';
+import { buildEnvironment } from '../build-environment.js';
 
 /**
  * Past this a step's time before its timeout starts counting is over for sure: a pod pending for
@@ -45,7 +48,7 @@ function claimDeadlineSeconds(steps: readonly { timeoutSeconds: number }[]): num
 export async function prepareBuild(
   input: BuildInput,
   settings: WorkflowSettings,
-  deps: Pick<TaskDeps, 'cluster' | 'log' | 'checkImages' | 'sourceFiles'>,
+  deps: Pick<TaskDeps, 'cluster' | 'log' | 'checkImages' | 'sourceFiles' | 'reuseRegistry'>,
   credentials: BuildCredentials = {},
   parsed: Pipeline = parsePipeline(input.pipeline.text, input.pipeline.file),
 ): Promise<PreparedBuild> {
@@ -66,7 +69,7 @@ export async function prepareBuild(
   const skipped = asked.skipped(plan.skipped);
   // No step runs (every one skipped by its `when`): nothing is checked out, made or started.
   const nothingRuns = plan.running.length === 0 && plan.afterFailure.length === 0;
-  const checksOut = parsed.checkout !== false && input.source !== undefined && !nothingRuns;
+  let checksOut = parsed.checkout !== false && input.source !== undefined && !nothingRuns;
   // A build step runs the deployment's builder (`builder-image`), whatever the file was parsed with.
   const builder = parseImageReference(settings.builderImage ?? DEFAULT_BUILDER_IMAGE);
   // A fork's pull request reads the layer cache and never writes it, as it saves no step cache: nothing a fork wrote is built on elsewhere.
@@ -102,10 +105,6 @@ export async function prepareBuild(
   // Each build step's Dockerfile, from the build's commit: its base images are asked about with the steps' images.
   const bases = await buildBases(everyStep, deps.sourceFiles?.(input));
   for (const note of bases.notes) deps.log.warn(`Build: ${note}`);
-  const read = new Map(bases.steps.map((step) => [step.name, step]));
-  pipeline.steps = pipeline.steps.map((step) => read.get(step.name) ?? step);
-  afterFailure = afterFailure.map((step) => read.get(step.name) ?? step);
-  everyStep = [...pipeline.steps, ...afterFailure];
   // The kubelet pulls with the pod's own imagePullSecrets; the service account's count only when it has none.
   const pullSecrets = [...new Set([...(pipeline.pullSecrets ?? []), ...(settings.pullSecrets ?? [])])];
   const placement = deploymentPlacement(settings);
@@ -115,7 +114,39 @@ export async function prepareBuild(
   const verdicts = await checkBuildImages(uses, namespace, settings.imageCheck, deps, pullSecrets);
   const missing = missingImages(uses, verdicts);
   if (missing) throw missing;
-  const images = imageCheckSummaries(uses, verdicts);
+  // Each build step's inputs key (its bases' digests among them), and whether an image was pushed for it already (build-reuse.ts).
+  const reuse = bases.steps.some((step) => step.build)
+    ? await planBuildReuse({
+        steps: bases.steps,
+        source: deps.sourceFiles?.(input),
+        buildEnv: buildEnvironment(input.build),
+        builderImage: builder.original,
+        ...(placement ? { placement } : {}),
+        fork,
+        namespace,
+        pullSecrets,
+        cluster: deps.cluster,
+        bases: (name) => baseDigests(name, bases, verdicts),
+        ...(deps.reuseRegistry ? { registry: deps.reuseRegistry } : {}),
+      })
+    : { steps: bases.steps, notes: [] };
+  for (const note of reuse.notes) deps.log.info(`Build: ${note}`);
+  const read = new Map(reuse.steps.map((step) => [step.name, step]));
+  pipeline.steps = pipeline.steps.map((step) => read.get(step.name) ?? step);
+  afterFailure = afterFailure.map((step) => read.get(step.name) ?? step);
+  everyStep = [...pipeline.steps, ...afterFailure];
+  // Every step tags an image pushed already: nothing reads the workspace, so nothing is checked out.
+  const allReused = everyStep.length > 0 && everyStep.every((step) => step.build?.reuse !== undefined);
+  if (allReused && checksOut) {
+    checksOut = false;
+    deps.log.info('No checkout: every step tags an image pushed for its inputs already');
+    const withoutClone = (step: Step): Step => (step.needs ? { ...step, needs: step.needs.filter((need) => need !== CHECKOUT_STEP) } : step);
+    pipeline.steps = pipeline.steps.map(withoutClone);
+    afterFailure = afterFailure.map(withoutClone);
+    everyStep = [...pipeline.steps, ...afterFailure];
+  }
+  // The clone's image is no image of the build once nothing is checked out.
+  const images = imageCheckSummaries(checksOut ? uses : uses.filter((use) => use.bases !== undefined || use.steps.some((step) => step !== CHECKOUT_STEP)), verdicts);
   // The checkout's own timeout counts too: the credentials and the claim outlive it.
   const deadlineSeconds = claimDeadlineSeconds([{ timeoutSeconds: CHECKOUT_TIMEOUT_SECONDS }, ...everyStep]);
   const wantsToken = checksOut && input.source?.credentials === 'github';
@@ -126,7 +157,7 @@ export async function prepareBuild(
   // The cache keys that hash files are the clone's to compute: it alone has the commit before any step's pod is made.
   const keyFiles = keyFileSets(everyStep.flatMap((step) => step.cache ?? []));
   const checkout =
-    cloneImage && pipeline.checkout !== false && input.source
+    cloneImage && checksOut && pipeline.checkout !== false && input.source
       ? withPipelinePendingTimeout(checkoutStep(input.source, pipeline.checkout, cloneImage, credentialsSecret, keyFiles), pipeline.pendingTimeoutSeconds)
       : undefined;
   // Ephemeral: each pod checks out for itself, so the checkout is no step of its own (unless it hashes cache keys).
@@ -145,7 +176,7 @@ export async function prepareBuild(
     const when = afterFailure.includes(step) ? ', only if the build fails' : '';
     const identity = step.identity !== undefined ? `, as the identity "${step.identity}"` : '';
     // A build step says what it builds, and each base image with what its registry said.
-    const builds = step.build ? `; builds ${step.build.dockerfile}${bases.bases.filter((base) => base.step === step.name).map((base) => `, FROM ${base.reference.familiar}${imageCheckNote(images, base.reference.original)}`).join('')}${step.build.push ? `, pushes ${step.build.tags.join(', ')}` : ', pushes nothing'}` : '';
+    const builds = step.build ? `; builds ${step.build.dockerfile}${bases.bases.filter((base) => base.step === step.name).map((base) => `, FROM ${base.reference.familiar}${imageCheckNote(images, base.reference.original)}`).join('')}${step.build.reuse ? `, tags ${step.build.tags.join(', ')} with the image pushed for its inputs (${step.build.reuse.digest}), no build` : step.build.push ? `, pushes ${step.build.tags.join(', ')}` : ', pushes nothing'}` : '';
     const what = step.imageRef ? `image ${step.imageRef.familiar}${imageCheckNote(images, step.image ?? '')}${builds}` : 'waits for an approval';
     deps.log.info(`Preparing step "${step.name}"${when}: ${what}${services}${identity}`, { step: step.name });
   }
@@ -181,6 +212,19 @@ export async function prepareBuild(
     ...(afterFailure.length > 0 ? { afterFailure } : {}),
     images,
     ...(nothingRuns ? { skippedBuild: skippedBuildDescription(skipped) } : {}),
+  };
+}
+
+/** A build step's FROM images with the digests the image check got; or why they are not all known. */
+function baseDigests(step: string, bases: BuildBases, verdicts: ReadonlyMap<string, ImageVerdict>): ReturnType<PlanReuseInput['bases']> {
+  if (bases.unchecked.has(step)) return { unknown: 'a FROM image of its Dockerfile was not asked about (unread, unresolved or image-check: false)' };
+  return {
+    images: bases.bases
+      .filter((one) => one.step === step)
+      .map((base) => {
+        const verdict = verdicts.get(base.reference.original);
+        return { reference: base.reference, ...(verdict?.kind === 'found' && verdict.digest !== undefined ? { digest: verdict.digest } : {}) };
+      }),
   };
 }
 
