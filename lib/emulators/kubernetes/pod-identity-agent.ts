@@ -66,9 +66,24 @@ class AgentError extends Error {
   }
 }
 
+/**
+ * EKS Auth's refusal, as the SDKs raise it (the code as the error's name); the agent passes it on
+ * in its own words (agentWords).
+ */
+export class EksAuthRefusal extends Error {
+  constructor(
+    readonly status: number,
+    code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = code;
+  }
+}
+
 /** An EKS Auth error as the agent passes it on. */
-function eksAuthError(status: number, code: string, message: string): AgentError {
-  return new AgentError(status, `[${randomUUID()}]: (${code}): ${message}, fault: client`);
+function agentWords(error: EksAuthRefusal): AgentError {
+  return new AgentError(error.status, `[${randomUUID()}]: (${error.name}): ${error.message}, fault: client`);
 }
 
 export interface PodIdentityAgent {
@@ -78,6 +93,11 @@ export interface PodIdentityAgent {
   readonly host: string;
   readonly port: number;
   associated(namespace: string, serviceAccount: string): boolean;
+  /**
+   * EKS Auth's AssumeRoleForPodIdentity, as the agent asks it, for a caller that holds a token
+   * itself (a local run's LaunchStep: lib/local/pod-identity.ts); rejects with EksAuthRefusal.
+   */
+  assumeRoleForPodIdentity(token: string): Promise<PodIdentityCredentials>;
   close(): Promise<void>;
 }
 
@@ -113,23 +133,53 @@ export async function startPodIdentityAgent(options: PodIdentityOptions, context
     const token = request.headers.authorization ?? '';
     if (token === '') throw new AgentError(400, 'Service account token cannot be empty');
     if (token.split('.').length !== 3) throw new AgentError(400, 'Service account token cannot be parsed: token is malformed: token contains an invalid number of segments');
+    let credentials: PodIdentityCredentials;
+    let association: PodIdentityAssociation;
+    try {
+      ({ credentials, association } = await eksAuth(token));
+    } catch (error) {
+      if (error instanceof EksAuthRefusal) throw agentWords(error);
+      throw error;
+    }
+    return {
+      AccessKeyId: credentials.accessKeyId,
+      SecretAccessKey: credentials.secretAccessKey,
+      ...(credentials.sessionToken !== undefined ? { Token: credentials.sessionToken } : {}),
+      AccountId: association.roleArn.split(':')[4] ?? '',
+      ...(credentials.expiration !== undefined ? { Expiration: credentials.expiration.toISOString() } : {}),
+    };
+  };
+
+  /**
+   * What EKS Auth decides of a token. One the API server bound to no pod is refused: EKS Pod
+   * Identity takes pod-bound tokens only (aws/eks-pod-identity-agent, cache-enhancements branch,
+   * claims_validation.go, refuses a token without the kubernetes.io/pod claim; AWS's own callers
+   * send none other: aws/secrets-store-csi-driver-provider-aws pod_identity_credential_provider.go;
+   * Flux dropped its unbound design for it: fluxcd/flux2 PR #5309), so an unbound token never
+   * passes here either. The refusal's words are this cluster's: EKS Auth's own are not published.
+   */
+  const eksAuth = async (token: string): Promise<{ credentials: PodIdentityCredentials; association: PodIdentityAssociation }> => {
     const now = context.now();
     const checked = context.tokens.verify(token, PodIdentity.audience, now);
-    if (!checked.ok) throw eksAuthError(400, 'InvalidTokenException', `The service account token is not valid: ${checked.problem}`);
+    if (!checked.ok) throw new EksAuthRefusal(400, 'InvalidTokenException', `The service account token is not valid: ${checked.problem}`);
     const bound = checked.claims['kubernetes.io'];
+    const pod = bound.pod;
+    if (pod === undefined) {
+      throw new EksAuthRefusal(400, 'InvalidTokenException', `The service account token is not valid: it is bound to no pod (EKS Pod Identity takes a token bound to a pod of the service account: TokenRequest boundObjectRef kind Pod)`);
+    }
     for (const [uid, entry] of cache) if (!podLives(entry.namespace, entry.name, uid)) cache.delete(uid);
-    if (!podLives(bound.namespace, bound.pod.name, bound.pod.uid)) {
-      throw eksAuthError(400, 'InvalidTokenException', `The service account token is not valid: pod ${bound.namespace}/${bound.pod.name} it is bound to no longer exists`);
+    if (!podLives(bound.namespace, pod.name, pod.uid)) {
+      throw new EksAuthRefusal(400, 'InvalidTokenException', `The service account token is not valid: pod ${bound.namespace}/${pod.name} it is bound to no longer exists`);
     }
     const association = associationOf(bound.namespace, bound.serviceaccount.name);
     if (association === undefined) {
-      throw eksAuthError(404, 'ResourceNotFoundException', `No Pod Identity association was found for service account ${bound.namespace}/${bound.serviceaccount.name} in cluster ${options.clusterName}`);
+      throw new EksAuthRefusal(404, 'ResourceNotFoundException', `No Pod Identity association was found for service account ${bound.namespace}/${bound.serviceaccount.name} in cluster ${options.clusterName}`);
     }
-    const key = bound.pod.uid;
+    const key = pod.uid;
     let cached = cache.get(key);
     if (cached === undefined || cached.until <= now.getTime()) {
-      const asked = options.credentials({ association, clusterName: options.clusterName, clusterArn: options.clusterArn, podName: bound.pod.name, podUid: bound.pod.uid });
-      cached = { until: Number.POSITIVE_INFINITY, credentials: asked, namespace: bound.namespace, name: bound.pod.name };
+      const asked = options.credentials({ association, clusterName: options.clusterName, clusterArn: options.clusterArn, podName: pod.name, podUid: pod.uid });
+      cached = { until: Number.POSITIVE_INFINITY, credentials: asked, namespace: bound.namespace, name: pod.name };
       cache.set(key, cached);
       const entry = cached;
       asked.then(
@@ -140,19 +190,11 @@ export async function startPodIdentityAgent(options: PodIdentityOptions, context
         () => cache.delete(key),
       );
     }
-    let credentials: PodIdentityCredentials;
     try {
-      credentials = await cached.credentials;
+      return { credentials: await cached.credentials, association };
     } catch (error) {
-      throw eksAuthError(403, 'AccessDeniedException', `Unable to assume role ${association.roleArn}: ${(error as Error).message}`);
+      throw new EksAuthRefusal(403, 'AccessDeniedException', `Unable to assume role ${association.roleArn}: ${(error as Error).message}`);
     }
-    return {
-      AccessKeyId: credentials.accessKeyId,
-      SecretAccessKey: credentials.secretAccessKey,
-      ...(credentials.sessionToken !== undefined ? { Token: credentials.sessionToken } : {}),
-      AccountId: association.roleArn.split(':')[4] ?? '',
-      ...(credentials.expiration !== undefined ? { Expiration: credentials.expiration.toISOString() } : {}),
-    };
   };
 
   const handle = (request: IncomingMessage, response: ServerResponse) => {
@@ -183,6 +225,7 @@ export async function startPodIdentityAgent(options: PodIdentityOptions, context
     host: listenHost,
     port,
     associated: (namespace, serviceAccount) => associationOf(namespace, serviceAccount) !== undefined,
+    assumeRoleForPodIdentity: async (token) => (await eksAuth(token)).credentials,
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
