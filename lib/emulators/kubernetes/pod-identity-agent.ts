@@ -110,12 +110,18 @@ export interface AgentContext {
 /** Credentials are asked again after this share of their life: the agent's cache renews before expiry. */
 const RENEW_AT = 0.5;
 
+/** EKS Auth's decision of a token: the association and the credentials, or EksAuthRefusal. */
+export type PodIdentityAuth = (token: string) => Promise<{ credentials: PodIdentityCredentials; association: PodIdentityAssociation }>;
+
 /**
- * Starts the agent on `listenHost` (the address the pods reach this machine at). `viaLinkLocal`:
- * the pods call it at 169.254.170.23, as on EKS (the Docker runtime forwards that address of each
- * such pod here); else at the address it listens on (loopback, the process runtime's pods).
+ * What EKS Auth decides of a token. One the API server bound to no pod is refused: EKS Pod
+ * Identity takes pod-bound tokens only (aws/eks-pod-identity-agent, cache-enhancements branch,
+ * claims_validation.go, refuses a token without the kubernetes.io/pod claim; AWS's own callers
+ * send none other: aws/secrets-store-csi-driver-provider-aws pod_identity_credential_provider.go;
+ * Flux dropped its unbound design for it: fluxcd/flux2 PR #5309), so an unbound token never
+ * passes here either. The refusal's words are this cluster's: EKS Auth's own are not published.
  */
-export async function startPodIdentityAgent(options: PodIdentityOptions, context: AgentContext, listenHost: string, viaLinkLocal: boolean): Promise<PodIdentityAgent> {
+export function podIdentityAuth(options: PodIdentityOptions, context: AgentContext): PodIdentityAuth {
   /** By pod uid: what was asked for the pod, until when it is kept. Forgotten once the pod is gone. */
   const cache = new Map<string, { until: number; credentials: Promise<PodIdentityCredentials>; namespace: string; name: string }>();
   const podLives = (namespace: string, name: string, uid: string) => {
@@ -123,42 +129,7 @@ export async function startPodIdentityAgent(options: PodIdentityOptions, context
     return pod !== undefined && pod.metadata.uid === uid && !pod.metadata.deletionTimestamp;
   };
   const associationOf = (namespace: string, serviceAccount: string) => options.associations.find((a) => a.namespace === namespace && a.serviceAccount === serviceAccount);
-  let validHosts: string[] = [];
-
-  const credentialsFor = async (request: IncomingMessage): Promise<Record<string, string>> => {
-    const host = hostOnly(request.headers.host ?? '');
-    if (!validHosts.includes(host)) {
-      throw new AgentError(403, `Access Denied. Called agent through invalid address, please use either [${validHosts.join(' ')}] address not ${host}`);
-    }
-    const token = request.headers.authorization ?? '';
-    if (token === '') throw new AgentError(400, 'Service account token cannot be empty');
-    if (token.split('.').length !== 3) throw new AgentError(400, 'Service account token cannot be parsed: token is malformed: token contains an invalid number of segments');
-    let credentials: PodIdentityCredentials;
-    let association: PodIdentityAssociation;
-    try {
-      ({ credentials, association } = await eksAuth(token));
-    } catch (error) {
-      if (error instanceof EksAuthRefusal) throw agentWords(error);
-      throw error;
-    }
-    return {
-      AccessKeyId: credentials.accessKeyId,
-      SecretAccessKey: credentials.secretAccessKey,
-      ...(credentials.sessionToken !== undefined ? { Token: credentials.sessionToken } : {}),
-      AccountId: association.roleArn.split(':')[4] ?? '',
-      ...(credentials.expiration !== undefined ? { Expiration: credentials.expiration.toISOString() } : {}),
-    };
-  };
-
-  /**
-   * What EKS Auth decides of a token. One the API server bound to no pod is refused: EKS Pod
-   * Identity takes pod-bound tokens only (aws/eks-pod-identity-agent, cache-enhancements branch,
-   * claims_validation.go, refuses a token without the kubernetes.io/pod claim; AWS's own callers
-   * send none other: aws/secrets-store-csi-driver-provider-aws pod_identity_credential_provider.go;
-   * Flux dropped its unbound design for it: fluxcd/flux2 PR #5309), so an unbound token never
-   * passes here either. The refusal's words are this cluster's: EKS Auth's own are not published.
-   */
-  const eksAuth = async (token: string): Promise<{ credentials: PodIdentityCredentials; association: PodIdentityAssociation }> => {
+  return async (token) => {
     const now = context.now();
     const checked = context.tokens.verify(token, PodIdentity.audience, now);
     if (!checked.ok) throw new EksAuthRefusal(400, 'InvalidTokenException', `The service account token is not valid: ${checked.problem}`);
@@ -195,6 +166,42 @@ export async function startPodIdentityAgent(options: PodIdentityOptions, context
     } catch (error) {
       throw new EksAuthRefusal(403, 'AccessDeniedException', `Unable to assume role ${association.roleArn}: ${(error as Error).message}`);
     }
+  };
+}
+
+/**
+ * Starts the agent on `listenHost` (the address the pods reach this machine at). `viaLinkLocal`:
+ * the pods call it at 169.254.170.23, as on EKS (the Docker runtime forwards that address of each
+ * such pod here); else at the address it listens on (loopback, the process runtime's pods).
+ */
+export async function startPodIdentityAgent(options: PodIdentityOptions, context: AgentContext, listenHost: string, viaLinkLocal: boolean): Promise<PodIdentityAgent> {
+  const eksAuth = podIdentityAuth(options, context);
+  const associationOf = (namespace: string, serviceAccount: string) => options.associations.find((a) => a.namespace === namespace && a.serviceAccount === serviceAccount);
+  let validHosts: string[] = [];
+
+  const credentialsFor = async (request: IncomingMessage): Promise<Record<string, string>> => {
+    const host = hostOnly(request.headers.host ?? '');
+    if (!validHosts.includes(host)) {
+      throw new AgentError(403, `Access Denied. Called agent through invalid address, please use either [${validHosts.join(' ')}] address not ${host}`);
+    }
+    const token = request.headers.authorization ?? '';
+    if (token === '') throw new AgentError(400, 'Service account token cannot be empty');
+    if (token.split('.').length !== 3) throw new AgentError(400, 'Service account token cannot be parsed: token is malformed: token contains an invalid number of segments');
+    let credentials: PodIdentityCredentials;
+    let association: PodIdentityAssociation;
+    try {
+      ({ credentials, association } = await eksAuth(token));
+    } catch (error) {
+      if (error instanceof EksAuthRefusal) throw agentWords(error);
+      throw error;
+    }
+    return {
+      AccessKeyId: credentials.accessKeyId,
+      SecretAccessKey: credentials.secretAccessKey,
+      ...(credentials.sessionToken !== undefined ? { Token: credentials.sessionToken } : {}),
+      AccountId: association.roleArn.split(':')[4] ?? '',
+      ...(credentials.expiration !== undefined ? { Expiration: credentials.expiration.toISOString() } : {}),
+    };
   };
 
   const handle = (request: IncomingMessage, response: ServerResponse) => {
