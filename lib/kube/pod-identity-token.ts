@@ -15,6 +15,7 @@
  */
 import type { AuthenticationV1TokenRequest, CoreV1Api } from '@kubernetes/client-node';
 import { unexpectedKubeError } from './api-error.js';
+import { withKubeRetries, type KubeRetryOptions } from './retry.js';
 
 /** The audience EKS Pod Identity's tokens carry, and EKS Auth requires. */
 export const POD_IDENTITY_AUDIENCE = 'pods.eks.amazonaws.com';
@@ -51,9 +52,12 @@ export function podIdentityTokenRequest(pod: BoundPod): AuthenticationV1TokenReq
 export async function requestPodIdentityToken(
   api: Pick<CoreV1Api, 'createNamespacedServiceAccountToken'>,
   input: { namespace: string; serviceAccount: string; pod: BoundPod },
+  retry?: KubeRetryOptions,
 ): Promise<string> {
-  const answer = await api.createNamespacedServiceAccountToken({ name: input.serviceAccount, namespace: input.namespace, body: podIdentityTokenRequest(input.pod) });
+  const operation = `request a token of service account ${input.namespace}/${input.serviceAccount} bound to pod ${input.pod.name}`;
+  // Transient failures retried; a refusal (400, 404, 409) passed on as the API server words it.
+  const answer = await withKubeRetries(operation, () => api.createNamespacedServiceAccountToken({ name: input.serviceAccount, namespace: input.namespace, body: podIdentityTokenRequest(input.pod) }), retry);
   const token = answer.status?.token;
-  if (!token) throw unexpectedKubeError(`request a token of service account ${input.namespace}/${input.serviceAccount}`, new Error('the answer had no token'));
+  if (!token) throw unexpectedKubeError(operation, new Error('the answer had no token'));
   return token;
 }
