@@ -2,27 +2,31 @@
  * AWS secrets through the real definition on the embedded cluster, against moto's server
  * (Secrets Manager, SSM and STS written apart from ours): a step with `identity: deploy` gets a
  * Secrets Manager secret whole and one key of another's JSON, and an SSM SecureString decrypted,
- * each read with the identity's credentials (STS AssumeRole of its role with Pod Identity's session
- * tags, as `run --identity` makes them: lib/local/pod-identity.ts), found through the standard endpoint variables; what it prints of them is
- * masked, and no value is in the history, the summary or the stored log. A secret that does not
- * exist ends the build SecretUnavailable with moto's own words before the step has a pod. A build
+ * each read with the identity's credentials, got as `run --identity` gets them (lib/local/pod-identity.ts):
+ * a token bound to the step's gated pod, from the API server's TokenRequest, exchanged by the
+ * cluster's EKS Auth stand-in for STS AssumeRole of the role with Pod Identity's session tags,
+ * found through the standard endpoint variables. The pod is gated until the Secret exists, as the
+ * watch's resourceVersions order it; what the step prints of the values is masked, and no value is
+ * in the history, the summary or the stored log. A secret that does not exist ends the build
+ * SecretUnavailable with moto's own words, its gated pod deleted unscheduled. A build
  * step pushing to ECR logs in with ECR's token, got from moto's ECR backend (GetAuthorizationToken)
  * with the same identity's credentials, into a Secret of the embedded API server.
  */
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, Watch, type V1Pod, type V1Secret } from '@kubernetes/client-node';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { DOCKER_CONFIG_KEY, identityServiceAccountManifest, kubeStepCluster, SECRET_MASK } from '../lib/kube/index.js';
+import { DOCKER_CONFIG_KEY, identityServiceAccountManifest, isGated, kubeStepCluster, SECRET_MASK, STEP_READINESS_GATE, stepAwsSecretName } from '../lib/kube/index.js';
+import { Labels } from '../lib/kube/types.js';
 import { decodeEcrAuth } from '../lib/registry/index.js';
 import { stepRegistryLogin } from '../lib/workflow/registry-login.js';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 import { startLocalExecution, type ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
-import { localIdentityCredentials } from '../lib/local/pod-identity.js';
+import { localIdentityCredentials, localPodIdentity } from '../lib/local/pod-identity.js';
 import { stsIdentityCredentials } from '../lib/workflow/identity-credentials.js';
 import type { IdentityCredentialsRequest } from '../lib/contract/aws-credentials.js';
 import { MOTO_CREDENTIALS, MOTO_REGION, motoServerInstalled, startMotoServer, type MotoServer } from './fixtures/moto-server.js';
@@ -58,7 +62,10 @@ describeRequiring('AWS secrets, read with the step\'s identity, against moto', m
 
   beforeAll(async () => {
     scratch = await mkdtemp(path.join(tmpdir(), 'aws-secrets-'));
-    [moto, cluster] = await Promise.all([startMotoServer(), startEmbeddedCluster({ workspace: path.join(scratch, 'cluster'), timings: FAST_TIMINGS })]);
+    moto = await startMotoServer();
+    // The cluster plays EKS Pod Identity for the identity, assuming its role at moto's STS with moto's credentials, as `run --identity` does.
+    const podIdentity = localPodIdentity([{ name: 'deploy', roleArn: ROLE }], NAMESPACE, stsIdentityCredentials({ base: async () => MOTO_CREDENTIALS, region: MOTO_REGION }));
+    cluster = await startEmbeddedCluster({ workspace: path.join(scratch, 'cluster'), timings: FAST_TIMINGS, podIdentity });
     kubeconfig = path.join(scratch, 'kubeconfig');
     await writeFile(kubeconfig, cluster.kubeconfigYaml());
     // As `kubectl apply -f deploy/identities.yaml` does for a deployment (`run --identity` makes it locally).
@@ -82,14 +89,26 @@ describeRequiring('AWS secrets, read with the step\'s identity, against moto', m
   });
 
   /**
-   * The identity's credentials as `run --identity` reads a step's AWS secrets: the local wiring's
-   * STS AssumeRole of its role with Pod Identity's session tags, made with the user's own
-   * credentials (moto's), found through AWS_ENDPOINT_URL_STS.
+   * The identity's credentials as `run --identity` reads a step's AWS secrets: the pod-bound token
+   * exchanged by the embedded cluster's EKS Auth (STS AssumeRole of the role with Pod Identity's
+   * session tags, made with the user's own credentials, moto's, found through AWS_ENDPOINT_URL_STS).
    */
   function identityCredentials(request: IdentityCredentialsRequest) {
     asked.push(request);
-    const local = localIdentityCredentials([{ name: 'deploy', roleArn: ROLE }], stsIdentityCredentials({ base: async () => MOTO_CREDENTIALS, region: MOTO_REGION }));
-    return local(request);
+    return localIdentityCredentials(cluster.assumeRoleForPodIdentity!)(request);
+  }
+
+  /** Every version of the namespace's pods and Secrets the API server sends a watch, in its resourceVersion order. */
+  async function recordChanges() {
+    const seen: { version: number; kind: 'pod' | 'secret'; type: string; object: V1Pod & V1Secret }[] = [];
+    const watches = await Promise.all(
+      (['pods', 'secrets'] as const).map((resource) =>
+        new Watch(cluster.kubeConfig()).watch(`/api/v1/namespaces/${NAMESPACE}/${resource}`, {}, (type, object: V1Pod & V1Secret) => {
+          seen.push({ version: Number(object.metadata?.resourceVersion), kind: resource === 'pods' ? 'pod' : 'secret', type, object });
+        }, () => undefined),
+      ),
+    );
+    return { changes: () => [...seen].sort((a, b) => a.version - b.version), stop: () => watches.forEach((watch) => watch.abort()) };
   }
 
   async function build(id: string, secrets: string) {
@@ -106,8 +125,9 @@ describeRequiring('AWS secrets, read with the step\'s identity, against moto', m
     return { summary, events, logs };
   }
 
-  it('gives the step a secret whole, one key of a JSON secret and an SSM SecureString, masked, and as the step\'s identity', async () => {
+  it('gives the step a secret whole, one key of a JSON secret and an SSM SecureString, masked, and as the step\'s identity, its pod gated until they are in its Secret', async () => {
     asked.length = 0;
+    const watch = await recordChanges();
     const { summary, events, logs } = await build(
       'aws-secrets-1',
       `      - { env: DB_PASSWORD, aws-secret: prod/db, key: password }
@@ -120,12 +140,23 @@ describeRequiring('AWS secrets, read with the step\'s identity, against moto', m
     expect(logs).toContain(`db=${SECRET_MASK} token=${SECRET_MASK} key=${SECRET_MASK}`);
     expect(logs).toContain(Buffer.from(`${DB_PASSWORD}|${API_TOKEN}|${SSM_KEY}`).toString('hex'));
     expect(asked).toEqual([expect.objectContaining({ identity: 'deploy', serviceAccount: 'step-runner-id-deploy', namespace: NAMESPACE })]);
+    // By resourceVersion: the pod made gated and unscheduled, then the Secret, then the gate removed, then the pod bound to the node.
+    const changes = watch.changes();
+    watch.stop();
+    const pod = changes.filter((c) => c.kind === 'pod' && c.object.metadata?.labels?.[Labels.build] === 'aws-secrets-1');
+    const made = pod.find((c) => c.type === 'ADDED')!;
+    const secret = changes.find((c) => c.kind === 'secret' && c.type === 'ADDED' && c.object.metadata?.name === stepAwsSecretName('aws-secrets-1', 'show'))!;
+    const ungated = pod.find((c) => !isGated(c.object))!;
+    const scheduled = pod.find((c) => c.object.spec?.nodeName)!;
+    expect({ gatedWhenMade: isGated(made.object), noNodeUntilUngated: pod.filter((c) => c.version < ungated.version).every((c) => !c.object.spec?.nodeName) }).toEqual({ gatedWhenMade: true, noNodeUntilUngated: true });
+    expect([made.version < secret.version, secret.version < ungated.version, ungated.version <= scheduled.version]).toEqual([true, true, true]);
     for (const [where, text] of [['history', JSON.stringify(events)], ['summary', JSON.stringify(summary)], ['stored log', logs]] as const) {
       for (const value of VALUES) expect({ where, leaks: text.includes(value) }).toEqual({ where, leaks: false });
     }
   }, 30_000);
 
-  it('ends the build SecretUnavailable, in moto\'s words, before the step has a pod, for a secret that does not exist', async () => {
+  it('ends the build SecretUnavailable, in moto\'s words, its gated pod deleted unscheduled, for a secret that does not exist', async () => {
+    const watch = await recordChanges();
     const { summary, events } = await build('aws-secrets-2', '      - { env: API_TOKEN, aws-secret: prod/api-token }\n      - { env: DB_PASSWORD, aws-secret: prod/gone }\n');
 
     expect(summary).toMatchObject({ status: 'FAILED', error: 'SecretUnavailable' });
@@ -133,18 +164,29 @@ describeRequiring('AWS secrets, read with the step\'s identity, against moto', m
     expect(summary.cause).toMatch(/can't find the specified secret/);
     expect(JSON.stringify(events)).not.toContain('PodCreated');
     expect(JSON.stringify(events)).not.toContain(API_TOKEN);
+    const changes = watch.changes();
+    watch.stop();
+    const pod = changes.filter((c) => c.kind === 'pod' && c.object.metadata?.labels?.[Labels.build] === 'aws-secrets-2');
+    expect({ types: [...new Set(pod.map((c) => c.type))], scheduled: pod.some((c) => c.object.spec?.nodeName), gated: pod.every((c) => isGated(c.object)) }).toEqual({ types: ['ADDED', 'DELETED'], scheduled: false, gated: true });
   }, 30_000);
 
   it("logs a build step in to ECR with the token ECR gives the identity (moto's GetAuthorizationToken), in a Secret the API server keeps", async () => {
     asked.length = 0;
     const api = kubeConfigFromFile(kubeconfig).makeApiClient(CoreV1Api);
+    // The step's pod, as LaunchStep makes it gated, that its token is bound to.
+    const gated = await api.createNamespacedPod({
+      namespace: NAMESPACE,
+      body: { metadata: { name: 'ecr-login-1-image' }, spec: { serviceAccountName: 'step-runner-id-deploy', schedulingGates: [{ name: STEP_READINESS_GATE }], containers: [{ name: 'c', image: 'alpine:3.20' }] } },
+    });
+    const pod = { name: 'ecr-login-1-image', uid: gated.metadata!.uid! };
     const lines: string[] = [];
     const host = '123456789012.dkr.ecr.us-east-1.amazonaws.com';
     const secret = await stepRegistryLogin({
       step: { name: 'image', identity: 'deploy', build: { context: '.', dockerfile: 'Dockerfile', buildArgs: {}, tags: [`${host}/team/app:1`], push: true, labels: {} } },
       buildId: 'ecr-login-1',
       namespace: NAMESPACE,
-      podName: 'ecr-login-1-image',
+      pod,
+      podToken: () => kubeStepCluster(async () => api).podIdentityToken(NAMESPACE, 'step-runner-id-deploy', pod),
       pullSecrets: [],
       identityCredentials,
       cluster: kubeStepCluster(async () => api),

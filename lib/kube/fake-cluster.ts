@@ -8,6 +8,7 @@ import { buildSelector, toDelete } from './cleanup.js';
 import { TOKEN_EXPIRES_ANNOTATION, GIT_TOKEN_KEY } from './git-credentials.js';
 import { APPROVAL_TOKEN_KEY } from './approval-token.js';
 import { adoptPod } from './launch.js';
+import { gatesWithout, isGated } from './scheduling-gate.js';
 import { needsClaimEvents } from './observe.js';
 import { buildObjectOrphanVerdict, selectOrphanedPods } from './orphans.js';
 import type { BuildObjectKindName, StepCluster } from './step-cluster.js';
@@ -135,6 +136,23 @@ export function fakeStepCluster({ now = () => new Date() }: { now?: () => Date }
       call('readLog', namespace, podName);
       // As the adapter: a 400 (never restarted) or 404 (pod gone) reads as nothing.
       return pods.has(objectKey(namespace, podName)) ? ((previous ? previousLogs : logs).get(logKey(namespace, podName, container)) ?? '') : '';
+    },
+    async ungatePod(namespace, podName) {
+      call('ungatePod', namespace, podName);
+      const pod = pods.get(objectKey(namespace, podName));
+      if (!pod) return false;
+      if (isGated(pod)) pods.set(objectKey(namespace, podName), stored({ ...pod, spec: { ...pod.spec!, schedulingGates: gatesWithout(pod) ?? [] } }, false));
+      return true;
+    },
+    async podIdentityToken(namespace, serviceAccount, bound) {
+      call('podIdentityToken', namespace, bound.name);
+      // As the API server's TokenRequest (pkg/registry/core/serviceaccount/storage/token.go): a pod
+      // that exists, with that uid, running as that account; the token only names what it binds.
+      const pod = pods.get(objectKey(namespace, bound.name));
+      if (!pod || pod.metadata?.uid !== bound.uid || pod.spec?.serviceAccountName !== serviceAccount) {
+        throw new ApiException(400, 'Bad Request', { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'BadRequest', message: `cannot bind token to pod ${bound.name}`, code: 400 }, {});
+      }
+      return `fake-token:${namespace}/${serviceAccount}@${bound.name}/${bound.uid}`;
     },
     async deletePod(namespace, podName) {
       call('deletePod', namespace, podName);

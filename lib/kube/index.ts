@@ -48,6 +48,8 @@ export { cacheSecretManifest, cacheSecretName, URL_SIGNING_ANNOTATION, CacheCont
 export { parseReportBundle, type ReportRecord } from './report-scripts.js';
 export { cacheSecretSigning, ensureCacheSecret, replaceCacheSecretUrls } from './cache-secret.js';
 export { stepAwsSecretManifest } from './step-aws-secret.js';
+export { STEP_READINESS_GATE, withSchedulingGate, isGated, gatesWithout } from './scheduling-gate.js';
+export { POD_IDENTITY_AUDIENCE, POD_IDENTITY_TOKEN_SECONDS, podIdentityTokenRequest, type BoundPod } from './pod-identity-token.js';
 export { registryLoginSecretManifest, DOCKER_CONFIG_KEY } from './registry-login-secret.js';
 export { DEFAULT_CACHE_IMAGE } from './cache-containers.js';
 export { disruptionCondition } from './classify-disruption.js';

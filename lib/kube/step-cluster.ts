@@ -3,6 +3,8 @@ import type { SecretEnv } from '../pipeline/types.js';
 import type { UrlSigning } from './cache-containers.js';
 import { cacheSecretSigning, ensureCacheSecret, replaceCacheSecretUrls } from './cache-secret.js';
 import { ensureStepAwsSecret } from './step-aws-secret.js';
+import { removeSchedulingGate } from './scheduling-gate.js';
+import { requestPodIdentityToken, type BoundPod } from './pod-identity-token.js';
 import { ensureRegistryLoginSecret } from './registry-login-secret.js';
 import { BuildObjectKinds, deleteBuildObjects, deleteBuildPods, deleteStepPod } from './cleanup.js';
 import { ensureGitCredentials, gitTokenExpiry, renewGitCredentials } from './git-credentials.js';
@@ -45,6 +47,13 @@ export interface StepCluster {
    * before the kubelet restarted it; empty when there is none to read (logs.ts).
    */
   readLog(namespace: string, podName: string, container?: string, options?: { previous?: boolean }): Promise<string>;
+  /** LaunchStep: removes the runner's scheduling gate from the step's pod, once what it reads exists (scheduling-gate.ts); false when the pod is gone. */
+  ungatePod(namespace: string, podName: string): Promise<boolean>;
+  /**
+   * LaunchStep: a token of the identity's service account bound to the step's (gated) pod, for EKS
+   * Pod Identity (pod-identity-token.ts); the API server's refusal passed on.
+   */
+  podIdentityToken(namespace: string, serviceAccount: string, pod: BoundPod): Promise<string>;
   /** FinishStep: deletes the step's pod; false when it was already gone. */
   deletePod(namespace: string, podName: string): Promise<boolean>;
   /** FinishStep: marks a kept pod's step ended for the steps that need it, once its results are stored (step-finished.ts); false when it is gone. */
@@ -109,6 +118,8 @@ export function kubeStepCluster(kube: () => Promise<CoreV1Api>): StepCluster {
     // One plain request, as WaitForNeeds has always made it (its next look is its retry).
     listPods: async (namespace, labelSelector) => (await (await kube()).listNamespacedPod({ namespace, labelSelector })).items,
     readLog: async (namespace, podName, container, options) => readWholeStepLog(await kube(), namespace, podName, undefined, container, options),
+    ungatePod: async (namespace, podName) => removeSchedulingGate(await kube(), namespace, podName),
+    podIdentityToken: async (namespace, serviceAccount, pod) => requestPodIdentityToken(await kube(), { namespace, serviceAccount, pod }),
     deletePod: async (namespace, podName) => deleteStepPod(await kube(), namespace, podName),
     markStepFinished: async (namespace, podName, now) => markStepFinished(await kube(), namespace, podName, now),
     deleteBuildPods: async (namespace, buildId) => deleteBuildPods(await kube(), namespace, buildId),

@@ -1,35 +1,31 @@
 /**
- * The step identity's credentials on AWS: the TokenRequest the runner makes (the identity's
- * account, Pod Identity's audience) and the EKS Auth request it signs, as the service model
- * describes AssumeRoleForPodIdentity; the answer's credentials, and an error in AWS's words.
+ * The step identity's credentials on AWS: the pod-bound token LaunchStep hands it (asked once
+ * per exchange) sent to EKS Auth in the request it signs, as the service model describes
+ * AssumeRoleForPodIdentity; the answer's credentials, and an error in AWS's words.
  */
-import type { CoreV1Api } from '@kubernetes/client-node';
-import { eksAuthEndpoint, podIdentityCredentials, POD_IDENTITY_AUDIENCE } from './pod-identity-credentials.js';
+import { eksAuthEndpoint, podIdentityCredentials } from './pod-identity-credentials.js';
 
 const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJhdWQiOlsicG9kcy5la3MuYW1hem9uYXdzLmNvbSJdfQ.c2ln';
-const REQUEST = { identity: 'deploy', serviceAccount: 'step-runner-id-deploy', namespace: 'ci', podName: 'b-1-ship-abc' };
 
 function setup(answer: { status: number; body: unknown; headers?: Record<string, string> }) {
-  const tokenRequests: unknown[] = [];
+  const tokenRequests: number[] = [];
   const sent: { url: string; headers: Record<string, string>; body: string }[] = [];
-  const kube = async () =>
-    ({
-      createNamespacedServiceAccountToken: async (request: unknown) => (tokenRequests.push(request), { spec: { audiences: [] }, status: { token: TOKEN, expirationTimestamp: new Date() } }),
-    }) as unknown as Pick<CoreV1Api, 'createNamespacedServiceAccountToken'>;
+  const request = { identity: 'deploy', serviceAccount: 'step-runner-id-deploy', namespace: 'ci', podName: 'b-1-ship-abc', podUid: 'u-1', podToken: async () => (tokenRequests.push(1), TOKEN) };
   const fetcher = (async (url: URL, init: RequestInit) => {
     sent.push({ url: String(url), headers: init.headers as Record<string, string>, body: String(init.body) });
     return new Response(JSON.stringify(answer.body), { status: answer.status, headers: answer.headers ?? {} });
   }) as unknown as typeof fetch;
-  const provider = podIdentityCredentials({ clusterName: 'ci', region: 'eu-west-1', kube, credentials: async () => ({ accessKeyId: 'AKIDRUNNER', secretAccessKey: 'x' }), env: {}, fetch: fetcher })(REQUEST);
+  const provider = podIdentityCredentials({ clusterName: 'ci', region: 'eu-west-1', credentials: async () => ({ accessKeyId: 'AKIDRUNNER', secretAccessKey: 'x' }), env: {}, fetch: fetcher })(request);
   return { provider, tokenRequests, sent };
 }
 
-it('asks Kubernetes for a token of the identity\'s account for Pod Identity\'s audience, and EKS Auth for its credentials', async () => {
-  const expiration = Date.parse('2026-03-14T11:00:00Z') / 1000;
+it('sends EKS Auth the pod-bound token it is given, and keeps the credentials while they are fresh', async () => {
+  const expiration = Math.floor(Date.now() / 1000) + 3600;
   const { provider, tokenRequests, sent } = setup({ status: 200, body: { credentials: { accessKeyId: 'ASIADEPLOY', secretAccessKey: 's', sessionToken: 't', expiration }, assumedRoleUser: { arn: 'arn:aws:sts::123456789012:assumed-role/deploy/eks-ci-b-1', assumeRoleId: 'AROA:x' } } });
 
   expect(await provider()).toEqual({ accessKeyId: 'ASIADEPLOY', secretAccessKey: 's', sessionToken: 't', expiration: new Date(expiration * 1000) });
-  expect(tokenRequests).toEqual([{ name: 'step-runner-id-deploy', namespace: 'ci', body: { spec: { audiences: [POD_IDENTITY_AUDIENCE], expirationSeconds: 600 } } }]);
+  await provider();
+  expect(tokenRequests).toHaveLength(1);
   expect(sent).toHaveLength(1);
   expect(sent[0]!.url).toBe('https://eks-auth.eu-west-1.api.aws/clusters/ci/assume-role-for-pod-identity');
   expect(JSON.parse(sent[0]!.body)).toEqual({ token: TOKEN });

@@ -1,44 +1,52 @@
 /**
  * A step identity's credentials on AWS, as EKS Pod Identity gives them to the step's pod, for
- * what LaunchStep reads as the step (its AWS secrets, lib/workflow/aws-secrets.ts): the same two
- * calls the EKS Pod Identity Agent makes for a pod
+ * what LaunchStep reads as the step (its AWS secrets, lib/workflow/aws-secrets.ts; its ECR login):
+ * the two calls the EKS Pod Identity Agent makes for a pod
  * (docs.aws.amazon.com/eks/latest/userguide/pod-id-how-it-works.html):
  *
- * 1. a token of the identity's service account, audience `pods.eks.amazonaws.com`, by the
- *    Kubernetes TokenRequest API (`create serviceaccounts/token`, which the deployment grants for
- *    the identities' accounts only: deploy/identities.yaml);
+ * 1. a token of the identity's service account, audience `pods.eks.amazonaws.com`, BOUND TO THE
+ *    STEP'S POD, by the Kubernetes TokenRequest API (`create serviceaccounts/token`, which the
+ *    deployment grants for the identities' accounts only: deploy/identities.yaml). LaunchStep asks
+ *    it (lib/kube/pod-identity-token.ts) and hands it here as `podToken`;
  * 2. EKS Auth's AssumeRoleForPodIdentity with it: EKS finds the association of that namespace and
  *    service account, assumes its role with the session tags Pod Identity sets, and answers with
  *    the credentials (docs.aws.amazon.com/eks/latest/APIReference/API_auth_AssumeRoleForPodIdentity.html:
  *    POST /clusters/NAME/assume-role-for-pod-identity, `{"token"}`, restJson1, SigV4 name
  *    `eks-auth`; endpoint `https://eks-auth.REGION.api.aws`, the service model's endpoint rules).
  *
+ * Why bound to the pod. An earlier version sent a token bound to nothing (the pod did not exist
+ * yet), and everything known says EKS refuses it: Flux's maintainers dropped that very design
+ * because EKS Pod Identity "requires the ServiceAccount token to be bound to a pod" (fluxcd/flux2
+ * PR #5309, rfcs/0010-multi-tenant-workload-identity/README.md at c18ab388); AWS's own callers only
+ * send pod-bound tokens (aws/secrets-store-csi-driver-provider-aws credential_provider/
+ * pod_identity_credential_provider.go at 82d5169: TokenRequest{Audiences: pods.eks.amazonaws.com,
+ * BoundObjectRef: {Kind: "Pod"}}); aws/eks-pod-identity-agent's cache-enhancements branch rejects
+ * a token without the `kubernetes.io/pod` claim (claims_validation.go). Kubernetes binds a token to
+ * a pod only when that pod exists and runs as the same service account (kubernetes/kubernetes
+ * pkg/registry/core/serviceaccount/storage/token.go), so LaunchStep makes the step's pod first,
+ * held by a scheduling gate, and removes the gate once what it reads is in its Secrets
+ * (lib/workflow/gated-launch.ts). The `kubernetes-pod-name` and `kubernetes-pod-uid` session tags
+ * are then the step's pod's, as its own containers' will be.
+ *
+ * What remains to check on a real EKS cluster (docs/deploy.md, "Secrets from AWS"): EKS Auth called
+ * from a Lambda (not from a node's agent) with a pod-bound token of a gated pod that was never
+ * scheduled, so a token with a pod claim and no node claim. Nothing documented says EKS Auth wants
+ * the node claim; nothing documented says it does not.
+ *
  * So IAM sees the identity's role exactly as the step's pod will, trust policy and session tags
  * included, and the runner needs no trust of its own in any role. @aws-sdk/client-eks-auth is not
  * among the project's packages: the request is signed here with @smithy/signature-v4, as the EKS
  * token is (lib/kube/eks-token.ts). AWS_ENDPOINT_URL_EKS_AUTH, else AWS_ENDPOINT_URL, is honoured
  * as the SDKs do.
- *
- * The token is not bound to a pod (the step's pod does not exist yet: its Secret must be made
- * first), so the `kubernetes-pod-name` and `kubernetes-pod-uid` tags are the ones EKS takes from
- * an unbound token (docs/deploy.md, "Secrets from AWS", says what is known of it).
  */
 import { Sha256 } from '@aws-crypto/sha256-js';
-import type { CoreV1Api } from '@kubernetes/client-node';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentials, AwsCredentialsProvider, IdentityCredentials } from '../contract/aws-credentials.js';
 
-/** The audience EKS Pod Identity's tokens carry, and EKS Auth requires. */
-export const POD_IDENTITY_AUDIENCE = 'pods.eks.amazonaws.com';
-
-/** The shortest a TokenRequest may ask for (the API server's minimum, 10 minutes): enough for one LaunchStep. */
-export const TOKEN_SECONDS = 600;
-
 export interface PodIdentityCredentialsOptions {
   clusterName: string;
   region: string;
-  kube: () => Promise<Pick<CoreV1Api, 'createNamespacedServiceAccountToken'>>;
   /** The function's own credentials, which sign the EKS Auth request (eks-auth:AssumeRoleForPodIdentity). */
   credentials: AwsCredentialsProvider;
   env?: NodeJS.ProcessEnv;
@@ -56,14 +64,7 @@ export function podIdentityCredentials(options: PodIdentityCredentialsOptions): 
     return async () => {
       // Fresh for a minute more at least, as the SDKs' own container provider wants them.
       if (cached?.expiration && cached.expiration.getTime() - Date.now() > 60_000) return cached;
-      const api = await options.kube();
-      const answer = await api.createNamespacedServiceAccountToken({
-        name: request.serviceAccount,
-        namespace: request.namespace,
-        body: { spec: { audiences: [POD_IDENTITY_AUDIENCE], expirationSeconds: TOKEN_SECONDS } },
-      });
-      const token = answer.status?.token;
-      if (!token) throw new Error(`The Kubernetes API gave no token for service account ${request.namespace}/${request.serviceAccount}`);
+      const token = await request.podToken();
       cached = await assumeRoleForPodIdentity({ ...options, token });
       return cached;
     };

@@ -40,7 +40,7 @@ export function lambdaTaskRuntime(env: NodeJS.ProcessEnv = process.env): TaskRun
       superseding: { store: s3ConcurrencyStore(logs.bucket, env[EnvNames.concurrencyPrefix] || CONCURRENCY_PREFIX), executions: sfnExecutionStopper() },
       // A step's identity, as EKS Pod Identity gives it to the step's pod: what its AWS secrets are read with.
       ...(workflow.identities && workflow.identities.length > 0
-        ? { identityCredentials: podIdentityCredentials({ clusterName: eks.clusterName, region: eks.region, kube, credentials: fromNodeProviderChain(), env }) }
+        ? { identityCredentials: podIdentityCredentials({ clusterName: eks.clusterName, region: eks.region, credentials: fromNodeProviderChain(), env }) }
         : {}),
       // Each step's and each ended build's metric record, as an EMF line in the function's log.
       metrics: emfMetricsSink(env),

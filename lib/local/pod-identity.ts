@@ -8,9 +8,9 @@
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 import type { PodIdentityOptions } from '../emulators/kubernetes/index.js';
 import { identityServiceAccount } from '../kube/index.js';
-import type { AwsCredentialsProvider, IdentityCredentials } from '../contract/aws-credentials.js';
+import type { AwsCredentials, AwsCredentialsProvider, IdentityCredentials } from '../contract/aws-credentials.js';
 import type { Identity } from '../workflow/identities.js';
-import type { PodIdentitySession, RoleSessionCredentials } from '../workflow/identity-credentials.js';
+import type { RoleSessionCredentials } from '../workflow/identity-credentials.js';
 
 /** The embedded cluster as the session tags name it; its node says it is in us-east-1 (node-labels.ts). */
 export const EMBEDDED_CLUSTER_NAME = 'embedded';
@@ -39,21 +39,15 @@ export function localPodIdentity(identities: readonly Identity[], namespace: str
 }
 
 /**
- * What a local build's tasks read AWS with for a step's identity (its AWS secrets): the same
- * session the embedded cluster's agent gives the step's pod, before the pod exists, so with no pod
- * uid yet (STS takes an empty tag value). On AWS, EKS Auth answers instead
- * (lib/lambda/pod-identity-credentials.ts).
+ * What a local build's tasks read AWS with for a step's identity (its AWS secrets, its ECR login):
+ * the token LaunchStep got bound to the step's gated pod (lib/workflow/gated-launch.ts), exchanged
+ * by the embedded cluster's stand-in for EKS Auth (`assume`: the Pod Identity agent's own check,
+ * which refuses a token bound to no pod). So a local run takes the path AWS takes: TokenRequest
+ * bound to the pod, then AssumeRoleForPodIdentity; only who answers the second differs
+ * (lib/lambda/pod-identity-credentials.ts on AWS).
  */
-export function localIdentityCredentials(identities: readonly Identity[], credentials: RoleSessionCredentials): IdentityCredentials {
-  const clusterArn = embeddedClusterArn(identities);
-  return ({ identity, serviceAccount, namespace, podName }) => {
-    const declared = identities.find((candidate) => candidate.name === identity);
-    const session: PodIdentitySession = { clusterArn, clusterName: EMBEDDED_CLUSTER_NAME, namespace, serviceAccount, podName, podUid: '' };
-    return async () => {
-      if (!declared) throw new Error(`this run was given no role for the identity "${identity}" (run --identity ${identity}=ROLE_ARN)`);
-      return credentials({ identity, roleArn: declared.roleArn, session });
-    };
-  };
+export function localIdentityCredentials(assume: (token: string) => Promise<AwsCredentials>): IdentityCredentials {
+  return (request) => async () => assume(await request.podToken());
 }
 
 /** This machine's AWS credentials, as any AWS tool here finds them (AWS_PROFILE, the environment, SSO, ~/.aws...). */

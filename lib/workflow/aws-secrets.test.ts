@@ -5,9 +5,9 @@
  * and a log that FinishStep keeps with them masked. The SDK's requests against moto's server are
  * test/aws-secrets-builds.integration.test.ts's.
  */
-import type { IdentityCredentialsRequest } from '../contract/aws-credentials.js';
+import type { AwsCredentials, IdentityCredentialsRequest } from '../contract/aws-credentials.js';
 import { fakeStepCluster, logKey, objectKey } from '../kube/fake-cluster.js';
-import { stepAwsSecretName } from '../kube/index.js';
+import { STEP_READINESS_GATE, stepAwsSecretName } from '../kube/index.js';
 import { parseImageReference, type AwsSecretEnv, type Step } from '../pipeline/index.js';
 import { jsonKey, readStepAwsSecrets, SecretBinaryOnly, type AwsSecretReader } from './aws-secrets.js';
 import type { StepInput } from './state-data.js';
@@ -45,14 +45,21 @@ const AWS = fakeAws(
 );
 
 const asked: IdentityCredentialsRequest[] = [];
-const identityCredentials = (request: IdentityCredentialsRequest) => (asked.push(request), async () => ({ accessKeyId: 'AKIA', secretAccessKey: 's' }));
+const tokens: string[] = [];
+// As the Lambda's provider: the pod-bound token exchanged once, and the credentials kept while fresh.
+const identityCredentials = (request: IdentityCredentialsRequest) => {
+  asked.push(request);
+  let got: Promise<AwsCredentials> | undefined;
+  return () => (got ??= request.podToken().then((token) => (tokens.push(token), { accessKeyId: 'AKIA', secretAccessKey: 's' })));
+};
 
 function read(entries: AwsSecretEnv[], options: { identity?: string | undefined; credentials?: boolean } = {}) {
   const identity = 'identity' in options ? options.identity : 'deploy';
   return readStepAwsSecrets({
     step: { name: 'ship', awsSecrets: entries, ...(identity !== undefined ? { identity } : {}) },
     namespace: 'ci',
-    podName: 'b-1-ship-abc',
+    pod: { name: 'b-1-ship-abc', uid: 'u-1' },
+    podToken: async () => 'token-of-b-1-ship-abc',
     identityCredentials: options.credentials === false ? undefined : identityCredentials,
     readerFor: () => AWS,
   });
@@ -72,7 +79,7 @@ describe('reading a step\'s AWS secrets', () => {
   it('asks for the credentials of the step\'s identity, as its pod would have them', async () => {
     asked.length = 0;
     await read([{ env: 'T', awsSecret: 'prod/token' }]);
-    expect(asked).toEqual([{ identity: 'deploy', serviceAccount: 'step-runner-id-deploy', namespace: 'ci', podName: 'b-1-ship-abc' }]);
+    expect(asked).toEqual([{ identity: 'deploy', serviceAccount: 'step-runner-id-deploy', namespace: 'ci', podName: 'b-1-ship-abc', podUid: 'u-1', podToken: expect.any(Function) }]);
   });
 
   it.each<[string, AwsSecretEnv[], { identity?: string | undefined; credentials?: boolean }, string]>([
@@ -120,7 +127,8 @@ describe('LaunchStep and FinishStep with AWS secrets', () => {
     now: () => new Date('2026-03-14T10:00:00Z'),
     log: { info: (line: string) => void lines.push(line), warn: (line: string) => void lines.push(line) },
     identityCredentials,
-    awsSecretReader: () => AWS,
+    // As the SDK's clients: the credentials resolved before the first request.
+    awsSecretReader: (credentials) => ({ secretString: async (id) => (await credentials(), AWS.secretString(id)), parameter: async (name) => (await credentials(), AWS.parameter(name)) }),
   });
 
   it('gives the pod the values through the step\'s Secret, names only in its spec and the task\'s log, and masks them in the kept log', async () => {
@@ -149,10 +157,37 @@ describe('LaunchStep and FinishStep with AWS secrets', () => {
     expect(kept).toBe('db *** key ***\n');
   });
 
-  it('makes no pod when a secret cannot be read', async () => {
+  it('makes the pod gated first, reads with a token bound to it, then makes the Secret, then removes the gate', async () => {
+    const cluster = fakeStepCluster();
+    tokens.length = 0;
+    const { podName } = await launchStep(input(), deps(cluster));
+
+    const pod = objectKey('ci', podName);
+    expect(cluster.calls.filter((call) => !call.startsWith('read'))).toEqual([`launchPod ${pod}`, `podIdentityToken ${pod}`, `ensureStepAwsSecret ci/${stepAwsSecretName('b-1', 'ship')}`, `ungatePod ${pod}`]);
+    const made = cluster.pods.get(pod)!;
+    expect(tokens).toEqual([`fake-token:ci/step-runner-id-deploy@${podName}/${made.metadata!.uid}`]);
+    expect(made.spec!.schedulingGates).toEqual([]);
+  });
+
+  it('deletes the gated pod, and makes no Secret, when a secret cannot be read', async () => {
     const cluster = fakeStepCluster();
     const missing: Step = { ...step, awsSecrets: [{ env: 'T', awsSecret: 'prod/gone' }] };
     await expect(launchStep(input({ step: missing }), deps(cluster))).rejects.toMatchObject({ name: 'SecretUnavailable' });
     expect({ pods: cluster.pods.size, secrets: cluster.secrets.size }).toEqual({ pods: 0, secrets: 0 });
+    expect(cluster.calls.map((call) => call.split(' ')[0])).toEqual(['launchPod', 'podIdentityToken', 'deletePod']);
+  });
+
+  it.each([
+    ['still gated (an earlier LaunchStep stopped before the gate came off): read again, then ungated', [STEP_READINESS_GATE], ['launchPod', 'podIdentityToken', 'ensureStepAwsSecret', 'ungatePod']],
+    ['ungated already (an earlier LaunchStep got that far): left as it is', [], ['launchPod']],
+  ])('adopts a pod %s', async (_name, gates, calls) => {
+    const cluster = fakeStepCluster();
+    const first = await launchStep(input(), deps(cluster));
+    const made = cluster.pods.get(objectKey('ci', first.podName))!;
+    cluster.put('pod', { ...made, spec: { ...made.spec!, schedulingGates: gates.map((name) => ({ name })) } });
+    cluster.calls.length = 0;
+
+    expect(await launchStep(input(), deps(cluster))).toMatchObject({ reason: 'PodAdopted' });
+    expect(cluster.calls.filter((call) => !call.startsWith('read')).map((call) => call.split(' ')[0])).toEqual(calls);
   });
 });

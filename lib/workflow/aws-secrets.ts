@@ -1,6 +1,6 @@
 /**
  * A step's AWS secrets (`secrets: [{env, aws-secret, key}, {env, ssm-parameter}]`), read by
- * LaunchStep with the step's identity, before its pod exists, into a Secret of the step's own
+ * LaunchStep with the step's identity, while its pod waits gated, into a Secret of the step's own
  * (lib/kube/step-aws-secret.ts) that its env reads by secretKeyRef. So the values are in no
  * execution input or history (only the names are), no pod spec, and no log line of a task; the
  * step's masking reads them back from that Secret as it reads any other (stepSecretRefs).
@@ -13,7 +13,7 @@
  */
 import { ErrorNames, StepRunnerError } from '../contract/index.js';
 import type { AwsCredentialsProvider, IdentityCredentials } from '../contract/aws-credentials.js';
-import { identityServiceAccount, stepAwsSecretName } from '../kube/index.js';
+import { identityServiceAccount, stepAwsSecretName, type BoundPod } from '../kube/index.js';
 import { awsSecretWords, type AwsSecretEnv, type SecretEnv, type Step } from '../pipeline/index.js';
 
 export class SecretUnavailable extends StepRunnerError {
@@ -56,7 +56,9 @@ export function stepSecretRefs(buildId: string, step: Pick<Step, 'name' | 'secre
 export async function readStepAwsSecrets(input: {
   step: Pick<Step, 'name' | 'awsSecrets' | 'identity'>;
   namespace: string;
-  podName: string;
+  /** The step's pod, made gated (LaunchStep), and a token bound to it. */
+  pod: BoundPod;
+  podToken: () => Promise<string>;
   identityCredentials: IdentityCredentials | undefined;
   readerFor: AwsSecretReaderFor;
 }): Promise<Record<string, string>> {
@@ -74,7 +76,9 @@ export async function readStepAwsSecrets(input: {
     identity: step.identity,
     serviceAccount: identityServiceAccount(step.identity),
     namespace: input.namespace,
-    podName: input.podName,
+    podName: input.pod.name,
+    podUid: input.pod.uid,
+    podToken: input.podToken,
   });
   const reader = input.readerFor(credentials);
   try {

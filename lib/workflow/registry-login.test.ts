@@ -57,7 +57,8 @@ describe('stepRegistryLogin', () => {
       step: given,
       buildId: 'b-1',
       namespace: 'ci',
-      podName: 'b-1-image-abc',
+      pod: { name: 'b-1-image-abc', uid: 'u-1' },
+      podToken: async () => 'token',
       pullSecrets: options.pullSecrets ?? [],
       identityCredentials,
       cluster,
@@ -74,7 +75,7 @@ describe('stepRegistryLogin', () => {
     const secret = await login(cluster, step(), lines, { pullSecrets: ['ghcr-login', 'other'] });
 
     expect(secret).toBe(stepRegistryLoginName('b-1', 'image'));
-    expect(asked).toEqual([{ identity: 'deploy', serviceAccount: 'step-runner-id-deploy', namespace: 'ci', podName: 'b-1-image-abc' }]);
+    expect(asked).toEqual([{ identity: 'deploy', serviceAccount: 'step-runner-id-deploy', namespace: 'ci', podName: 'b-1-image-abc', podUid: 'u-1', podToken: expect.any(Function) }]);
     expect(regions).toEqual(['eu-west-1 as ASIA-deploy', 'us-east-1 as ASIA-deploy']);
     const stored = cluster.secrets.get(objectKey('ci', secret!))!;
     expect(stored.type).toBe('kubernetes.io/dockerconfigjson');
@@ -114,7 +115,7 @@ describe('stepRegistryLogin', () => {
 
   it('fails ImagePushFailed when the runner has no way to get the identity\'s credentials', async () => {
     await expect(
-      stepRegistryLogin({ step: step(), buildId: 'b-1', namespace: 'ci', podName: 'p', pullSecrets: [], identityCredentials: undefined, cluster: fakeStepCluster(), log: { info: () => undefined } }),
+      stepRegistryLogin({ step: step(), buildId: 'b-1', namespace: 'ci', pod: { name: 'p', uid: 'u' }, podToken: async () => 'token', pullSecrets: [], identityCredentials: undefined, cluster: fakeStepCluster(), log: { info: () => undefined } }),
     ).rejects.toMatchObject({ name: 'ImagePushFailed', message: expect.stringContaining('cannot get credentials for the identity "deploy"') });
   });
 });

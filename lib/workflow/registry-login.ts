@@ -13,7 +13,7 @@
  */
 import { ErrorNames, StepRunnerError } from '../contract/index.js';
 import type { IdentityCredentials } from '../contract/aws-credentials.js';
-import { DOCKER_CONFIG_KEY, identityServiceAccount, registryLoginSecretManifest, type StepCluster } from '../kube/index.js';
+import { DOCKER_CONFIG_KEY, identityServiceAccount, registryLoginSecretManifest, type BoundPod, type StepCluster } from '../kube/index.js';
 import type { Step, StepBuild } from '../pipeline/index.js';
 import { ecrAuthorization, ecrRegistriesOf, withRegistryAuths, type EcrAuthorization, type EcrLoginOptions, type EcrRegistryHost } from '../registry/index.js';
 import type { TaskLog } from './task-log.js';
@@ -48,8 +48,9 @@ export interface RegistryLoginInput {
   step: Pick<Step, 'name' | 'build' | 'identity'>;
   buildId: string;
   namespace: string;
-  /** The step's pod, as LaunchStep names it (Pod Identity's kubernetes-pod-name session tag). */
-  podName: string;
+  /** The step's pod, made gated (LaunchStep), and a token bound to it (Pod Identity's kubernetes-pod-name and -uid session tags). */
+  pod: BoundPod;
+  podToken: () => Promise<string>;
   /** The pod's pull secrets, the first of which the builder would log in with otherwise. */
   pullSecrets: readonly string[];
   identityCredentials: IdentityCredentials | undefined;
@@ -72,7 +73,7 @@ export async function stepRegistryLogin(input: RegistryLoginInput): Promise<stri
   if (!input.identityCredentials) {
     throw new ImagePushFailed(`Step "${step.name}" cannot log in to ECR to push ${target(registries)}: this runner cannot get credentials for the identity "${identity}" (no Pod Identity credentials are configured).`);
   }
-  const credentials = input.identityCredentials({ identity, serviceAccount: identityServiceAccount(identity), namespace: input.namespace, podName: input.podName });
+  const credentials = input.identityCredentials({ identity, serviceAccount: identityServiceAccount(identity), namespace: input.namespace, podName: input.pod.name, podUid: input.pod.uid, podToken: input.podToken });
   const authorize = input.authorize ?? ecrAuthorization;
   const auths: Record<string, string> = {};
   const byRegion = new Map<string, EcrAuthorization>();

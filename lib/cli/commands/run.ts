@@ -212,7 +212,8 @@ export async function runBuild(given: RunOptions, io: Pick<CommandIO, 'out' | 'e
     }
     cacheStore = await cacheStoreFor(pipeline, cluster, options, print);
     // run cannot re-run a failed build's steps (serve can): its claim is deleted with the build unless --keep.
-    const identityCredentials = cluster && options.identities && options.identities.length > 0 ? localIdentityCredentials(options.identities, stsIdentityCredentials({ base: machineCredentials })) : undefined;
+    // The step's pod-bound token exchanged by the embedded cluster's EKS Auth, as on AWS (lib/local/pod-identity.ts).
+    const identityCredentials = cluster?.assumeRoleForPodIdentity ? localIdentityCredentials(cluster.assumeRoleForPodIdentity) : undefined;
     const runtime = commandTaskRuntime(kubeconfig, {
       ...options,
       ...(cacheStore ? { cache: cacheStore.store } : {}),

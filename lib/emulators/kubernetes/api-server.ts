@@ -27,6 +27,7 @@ import {
 } from './resource-handlers.js';
 import { POD_EVICTION_SUBRESOURCE, POD_EXEC_SUBRESOURCE, POD_LOG_SUBRESOURCE, type ResourceType } from './resources.js';
 import { parseRoute, type Route } from './routes.js';
+import { requestToken, SERVICE_ACCOUNT_TOKEN_SUBRESOURCE } from './token-request.js';
 import { toTable, wantsTable, type IncludeObject } from './tables.js';
 import { isWatchRequest, serveWatch, type OpenWatch } from './watch-stream.js';
 
@@ -108,6 +109,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         return sendJson(res, 200, document);
       }
       case 'subresource': {
+        if (route.resource.name === 'serviceaccounts' && route.namespace !== undefined && route.subresource === SERVICE_ACCOUNT_TOKEN_SUBRESOURCE) {
+          if (method !== 'POST' || !ctx.tokens) throw methodNotAllowed();
+          return sendJson(res, 201, requestToken({ store: ctx.store, now: ctx.now, tokens: ctx.tokens }, route.namespace, route.name, await readJsonBody(req)));
+        }
         if (route.resource.name !== 'pods' || route.namespace === undefined) throw noSuchPath();
         if (route.subresource === POD_LOG_SUBRESOURCE) {
           if (method !== 'GET') throw methodNotAllowed();

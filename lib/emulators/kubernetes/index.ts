@@ -33,7 +33,7 @@ import { ObjectStore } from './store.js';
 import { DEFAULT_TIMINGS, type KubeletTimings } from './timings.js';
 import { VolumeProvisioner } from './volume-provisioner.js';
 import { TokenIssuer } from './service-account-token.js';
-import { startPodIdentityAgent, type PodIdentityAgent, type PodIdentityOptions } from './pod-identity-agent.js';
+import { startPodIdentityAgent, type PodIdentityAgent, type PodIdentityCredentials, type PodIdentityOptions } from './pod-identity-agent.js';
 import { injectPodIdentity } from './pod-identity-webhook.js';
 
 export type { Clock } from './clock.js';
@@ -118,6 +118,11 @@ export interface EmbeddedCluster {
   runtime: ContainerRuntime['kind'];
   /** This machine's address as the pods reach it (ContainerRuntime.hostAddress). */
   hostAddress: string;
+  /**
+   * With `podIdentity`: EKS Auth's AssumeRoleForPodIdentity as the cluster's agent asks it (pod-identity-agent.ts),
+   * for a caller holding a pod-bound token of its own (TokenRequest); rejects with the refusal's code as its name.
+   */
+  assumeRoleForPodIdentity?: (token: string) => Promise<PodIdentityCredentials>;
   /** Kills step processes, ends watches, closes the server and removes the state folder. */
   stop(): Promise<void>;
 }
@@ -201,6 +206,7 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
   }
   // The apiserver's service account token issuer (what a projected serviceAccountToken holds).
   const tokens = new TokenIssuer('https://kubernetes.default.svc');
+  context.tokens = tokens;
   let agent: PodIdentityAgent | undefined;
   if (options.podIdentity) {
     try {
@@ -272,6 +278,7 @@ export async function startEmbeddedCluster(options: EmbeddedClusterOptions = {})
     // Only the process runner pulls from the catalog; a Docker node pulls from the images' own registries.
     kubeconfigYaml: () => kubeconfigYaml(url, runtime.kind === 'process' ? registry.url : undefined),
     registry,
+    ...(agent ? { assumeRoleForPodIdentity: agent.assumeRoleForPodIdentity } : {}),
     runtime: runtime.kind,
     hostAddress: runtime.hostAddress,
     stop: () => {

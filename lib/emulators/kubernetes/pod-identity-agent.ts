@@ -66,9 +66,24 @@ class AgentError extends Error {
   }
 }
 
+/**
+ * EKS Auth's refusal, as the SDKs raise it (the code as the error's name); the agent passes it on
+ * in its own words (agentWords).
+ */
+export class EksAuthRefusal extends Error {
+  constructor(
+    readonly status: number,
+    code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = code;
+  }
+}
+
 /** An EKS Auth error as the agent passes it on. */
-function eksAuthError(status: number, code: string, message: string): AgentError {
-  return new AgentError(status, `[${randomUUID()}]: (${code}): ${message}, fault: client`);
+function agentWords(error: EksAuthRefusal): AgentError {
+  return new AgentError(error.status, `[${randomUUID()}]: (${error.name}): ${error.message}, fault: client`);
 }
 
 export interface PodIdentityAgent {
@@ -78,6 +93,11 @@ export interface PodIdentityAgent {
   readonly host: string;
   readonly port: number;
   associated(namespace: string, serviceAccount: string): boolean;
+  /**
+   * EKS Auth's AssumeRoleForPodIdentity, as the agent asks it, for a caller that holds a token
+   * itself (a local run's LaunchStep: lib/local/pod-identity.ts); rejects with EksAuthRefusal.
+   */
+  assumeRoleForPodIdentity(token: string): Promise<PodIdentityCredentials>;
   close(): Promise<void>;
 }
 
@@ -90,18 +110,72 @@ export interface AgentContext {
 /** Credentials are asked again after this share of their life: the agent's cache renews before expiry. */
 const RENEW_AT = 0.5;
 
+/** EKS Auth's decision of a token: the association and the credentials, or EksAuthRefusal. */
+export type PodIdentityAuth = (token: string) => Promise<{ credentials: PodIdentityCredentials; association: PodIdentityAssociation }>;
+
 /**
- * Starts the agent on `listenHost` (the address the pods reach this machine at). `viaLinkLocal`:
- * the pods call it at 169.254.170.23, as on EKS (the Docker runtime forwards that address of each
- * such pod here); else at the address it listens on (loopback, the process runtime's pods).
+ * What EKS Auth decides of a token. One the API server bound to no pod is refused: EKS Pod
+ * Identity takes pod-bound tokens only (aws/eks-pod-identity-agent, cache-enhancements branch,
+ * claims_validation.go, refuses a token without the kubernetes.io/pod claim; AWS's own callers
+ * send none other: aws/secrets-store-csi-driver-provider-aws pod_identity_credential_provider.go;
+ * Flux dropped its unbound design for it: fluxcd/flux2 PR #5309), so an unbound token never
+ * passes here either. The refusal's words are this cluster's: EKS Auth's own are not published.
  */
-export async function startPodIdentityAgent(options: PodIdentityOptions, context: AgentContext, listenHost: string, viaLinkLocal: boolean): Promise<PodIdentityAgent> {
+export function podIdentityAuth(options: PodIdentityOptions, context: AgentContext): PodIdentityAuth {
   /** By pod uid: what was asked for the pod, until when it is kept. Forgotten once the pod is gone. */
   const cache = new Map<string, { until: number; credentials: Promise<PodIdentityCredentials>; namespace: string; name: string }>();
   const podLives = (namespace: string, name: string, uid: string) => {
     const pod = context.store.get('pods', namespace, name) as Pod | undefined;
     return pod !== undefined && pod.metadata.uid === uid && !pod.metadata.deletionTimestamp;
   };
+  const associationOf = (namespace: string, serviceAccount: string) => options.associations.find((a) => a.namespace === namespace && a.serviceAccount === serviceAccount);
+  return async (token) => {
+    const now = context.now();
+    const checked = context.tokens.verify(token, PodIdentity.audience, now);
+    if (!checked.ok) throw new EksAuthRefusal(400, 'InvalidTokenException', `The service account token is not valid: ${checked.problem}`);
+    const bound = checked.claims['kubernetes.io'];
+    const pod = bound.pod;
+    if (pod === undefined) {
+      throw new EksAuthRefusal(400, 'InvalidTokenException', `The service account token is not valid: it is bound to no pod (EKS Pod Identity takes a token bound to a pod of the service account: TokenRequest boundObjectRef kind Pod)`);
+    }
+    for (const [uid, entry] of cache) if (!podLives(entry.namespace, entry.name, uid)) cache.delete(uid);
+    if (!podLives(bound.namespace, pod.name, pod.uid)) {
+      throw new EksAuthRefusal(400, 'InvalidTokenException', `The service account token is not valid: pod ${bound.namespace}/${pod.name} it is bound to no longer exists`);
+    }
+    const association = associationOf(bound.namespace, bound.serviceaccount.name);
+    if (association === undefined) {
+      throw new EksAuthRefusal(404, 'ResourceNotFoundException', `No Pod Identity association was found for service account ${bound.namespace}/${bound.serviceaccount.name} in cluster ${options.clusterName}`);
+    }
+    const key = pod.uid;
+    let cached = cache.get(key);
+    if (cached === undefined || cached.until <= now.getTime()) {
+      const asked = options.credentials({ association, clusterName: options.clusterName, clusterArn: options.clusterArn, podName: pod.name, podUid: pod.uid });
+      cached = { until: Number.POSITIVE_INFINITY, credentials: asked, namespace: bound.namespace, name: pod.name };
+      cache.set(key, cached);
+      const entry = cached;
+      asked.then(
+        (credentials) => {
+          const expires = credentials.expiration?.getTime();
+          entry.until = expires === undefined ? Number.POSITIVE_INFINITY : now.getTime() + (expires - now.getTime()) * RENEW_AT;
+        },
+        () => cache.delete(key),
+      );
+    }
+    try {
+      return { credentials: await cached.credentials, association };
+    } catch (error) {
+      throw new EksAuthRefusal(403, 'AccessDeniedException', `Unable to assume role ${association.roleArn}: ${(error as Error).message}`);
+    }
+  };
+}
+
+/**
+ * Starts the agent on `listenHost` (the address the pods reach this machine at). `viaLinkLocal`:
+ * the pods call it at 169.254.170.23, as on EKS (the Docker runtime forwards that address of each
+ * such pod here); else at the address it listens on (loopback, the process runtime's pods).
+ */
+export async function startPodIdentityAgent(options: PodIdentityOptions, context: AgentContext, listenHost: string, viaLinkLocal: boolean): Promise<PodIdentityAgent> {
+  const eksAuth = podIdentityAuth(options, context);
   const associationOf = (namespace: string, serviceAccount: string) => options.associations.find((a) => a.namespace === namespace && a.serviceAccount === serviceAccount);
   let validHosts: string[] = [];
 
@@ -113,38 +187,13 @@ export async function startPodIdentityAgent(options: PodIdentityOptions, context
     const token = request.headers.authorization ?? '';
     if (token === '') throw new AgentError(400, 'Service account token cannot be empty');
     if (token.split('.').length !== 3) throw new AgentError(400, 'Service account token cannot be parsed: token is malformed: token contains an invalid number of segments');
-    const now = context.now();
-    const checked = context.tokens.verify(token, PodIdentity.audience, now);
-    if (!checked.ok) throw eksAuthError(400, 'InvalidTokenException', `The service account token is not valid: ${checked.problem}`);
-    const bound = checked.claims['kubernetes.io'];
-    for (const [uid, entry] of cache) if (!podLives(entry.namespace, entry.name, uid)) cache.delete(uid);
-    if (!podLives(bound.namespace, bound.pod.name, bound.pod.uid)) {
-      throw eksAuthError(400, 'InvalidTokenException', `The service account token is not valid: pod ${bound.namespace}/${bound.pod.name} it is bound to no longer exists`);
-    }
-    const association = associationOf(bound.namespace, bound.serviceaccount.name);
-    if (association === undefined) {
-      throw eksAuthError(404, 'ResourceNotFoundException', `No Pod Identity association was found for service account ${bound.namespace}/${bound.serviceaccount.name} in cluster ${options.clusterName}`);
-    }
-    const key = bound.pod.uid;
-    let cached = cache.get(key);
-    if (cached === undefined || cached.until <= now.getTime()) {
-      const asked = options.credentials({ association, clusterName: options.clusterName, clusterArn: options.clusterArn, podName: bound.pod.name, podUid: bound.pod.uid });
-      cached = { until: Number.POSITIVE_INFINITY, credentials: asked, namespace: bound.namespace, name: bound.pod.name };
-      cache.set(key, cached);
-      const entry = cached;
-      asked.then(
-        (credentials) => {
-          const expires = credentials.expiration?.getTime();
-          entry.until = expires === undefined ? Number.POSITIVE_INFINITY : now.getTime() + (expires - now.getTime()) * RENEW_AT;
-        },
-        () => cache.delete(key),
-      );
-    }
     let credentials: PodIdentityCredentials;
+    let association: PodIdentityAssociation;
     try {
-      credentials = await cached.credentials;
+      ({ credentials, association } = await eksAuth(token));
     } catch (error) {
-      throw eksAuthError(403, 'AccessDeniedException', `Unable to assume role ${association.roleArn}: ${(error as Error).message}`);
+      if (error instanceof EksAuthRefusal) throw agentWords(error);
+      throw error;
     }
     return {
       AccessKeyId: credentials.accessKeyId,
@@ -183,6 +232,7 @@ export async function startPodIdentityAgent(options: PodIdentityOptions, context
     host: listenHost,
     port,
     associated: (namespace, serviceAccount) => associationOf(namespace, serviceAccount) !== undefined,
+    assumeRoleForPodIdentity: async (token) => (await eksAuth(token)).credentials,
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -5,6 +5,7 @@ import type { Clock } from './clock.js';
 import { enforcedLevel, podSecurityRefusal, podSecurityViolations } from './pod-security.js';
 import { mergePatch } from './merge-patch.js';
 import { applySchedulingGatedCondition } from './pod-defaults.js';
+import type { TokenIssuer } from './service-account-token.js';
 import { formatTime, type KubeObject, type Pod } from './objects.js';
 import { apiVersionOf, inVersion, storedAs, type ResourceType } from './resources.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
@@ -17,6 +18,8 @@ export interface ApiContext {
   mutatePod?: (pod: Pod) => void;
   /** EKS Pod Identity's mutating webhook, when the cluster plays it (pod-identity-webhook.ts). */
   podIdentityWebhook?: (pod: Pod, namespace: string) => void;
+  /** The service account tokens' issuer, for the TokenRequest API (token-request.ts). */
+  tokens?: TokenIssuer;
 }
 
 /** The object as a GET returns it: in the resource's version, kind and apiVersion first. */

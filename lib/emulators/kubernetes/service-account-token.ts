@@ -10,12 +10,15 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
 export interface BoundTokenRequest {
-  audience: string;
+  /** One audience, or a TokenRequest's several. */
+  audience: string | string[];
   expirationSeconds: number;
   namespace: string;
   serviceAccount: { name: string; uid: string };
-  pod: { name: string; uid: string };
-  node: { name: string; uid: string };
+  /** The pod it is bound to; none for a TokenRequest bound to nothing (token-request.ts). */
+  pod?: { name: string; uid: string };
+  /** The pod's node, once it has one (a gated pod has none). */
+  node?: { name: string; uid: string };
 }
 
 export interface BoundTokenClaims {
@@ -28,8 +31,8 @@ export interface BoundTokenClaims {
   sub: string;
   'kubernetes.io': {
     namespace: string;
-    node: { name: string; uid: string };
-    pod: { name: string; uid: string };
+    node?: { name: string; uid: string };
+    pod?: { name: string; uid: string };
     serviceaccount: { name: string; uid: string };
   };
 }
@@ -51,14 +54,14 @@ export class TokenIssuer {
   mint(request: BoundTokenRequest, now: Date): string {
     const iat = Math.floor(now.getTime() / 1000);
     const claims: BoundTokenClaims = {
-      aud: [request.audience],
+      aud: Array.isArray(request.audience) ? request.audience : [request.audience],
       exp: iat + request.expirationSeconds,
       iat,
       iss: this.issuer,
       jti: randomUUID(),
       nbf: iat,
       sub: `system:serviceaccount:${request.namespace}:${request.serviceAccount.name}`,
-      'kubernetes.io': { namespace: request.namespace, node: request.node, pod: request.pod, serviceaccount: request.serviceAccount },
+      'kubernetes.io': { namespace: request.namespace, ...(request.node ? { node: request.node } : {}), ...(request.pod ? { pod: request.pod } : {}), serviceaccount: request.serviceAccount },
     };
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
     return `${HEADER}.${payload}.${this.sign(`${HEADER}.${payload}`)}`;

@@ -6,6 +6,8 @@ import {
   stepPodManifest,
   stepAwsSecretManifest,
   stepPodName,
+  stepRegistryLoginName,
+  type BoundPod,
   type StepCluster,
   type PodCachePlan,
   type PodWorkspace,
@@ -25,28 +27,29 @@ import { signingClock } from '../step-urls.js';
 import { awsSecretRefs, readStepAwsSecrets } from '../aws-secrets.js';
 import { sdkAwsSecretReader } from '../aws-secret-reader.js';
 import { awsSecretWords } from '../../pipeline/index.js';
-import { stepRegistryLogin } from '../registry-login.js';
+import { ecrLoginRegistries, stepRegistryLogin } from '../registry-login.js';
+import { launchGated, readsAsIdentity, type IdentityReads } from '../gated-launch.js';
 import { withPushedImage } from '../step-image.js';
 
 /**
- * The step's AWS secrets, read now with its identity (aws-secrets.ts) into the step's own Secret,
- * before the pod that reads it exists: the Secret keys its env reads them from. SecretUnavailable,
+ * The step's AWS secrets, read with its identity (aws-secrets.ts) into the step's own Secret, while
+ * its pod waits gated (gated-launch.ts): the Secret keys its env reads them from. SecretUnavailable,
  * thrown, ends the build with AWS's words before any container of the step starts.
  */
-async function stepAwsSecrets(input: StepInput, deps: TaskDeps, attempt: number) {
+async function stepAwsSecrets(input: StepInput, deps: TaskDeps, pod: BoundPod, podToken: () => Promise<string>): Promise<void> {
   const entries = input.step.awsSecrets ?? [];
-  if (entries.length === 0) return [];
+  if (entries.length === 0) return;
   const values = await readStepAwsSecrets({
     step: input.step,
     namespace: input.namespace,
-    podName: stepPodName(input.build.id, input.step.name, attempt, input.redrive ?? 0),
+    pod,
+    podToken,
     identityCredentials: deps.identityCredentials,
     readerFor: deps.awsSecretReader ?? sdkAwsSecretReader,
   });
   const secret = await deps.cluster.ensureStepAwsSecret(stepAwsSecretManifest({ buildId: input.build.id, namespace: input.namespace, step: input.step.name, values }));
   // Names only: the values stay in the Secret.
   deps.log.info(`Step "${input.step.name}": read ${entries.map((entry) => `${entry.env} from the ${awsSecretWords(entry)}`).join(', ')} as the identity "${input.step.identity}", into secret ${secret}`, { step: input.step.name });
-  return awsSecretRefs(input.build.id, input.step);
 }
 
 /**
@@ -77,23 +80,19 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
   const checkoutStep = input.step.name === input.settings.checkoutStep;
   const without: string[] = [];
   const { cache, urlsValidUntil } = (await stepCache(input, cluster, deps, attempt, (why) => without.push(`cache: this step runs without its cache: ${why}`))) ?? {};
-  const awsRefs = await stepAwsSecrets(input, deps, attempt);
-  // A build step pushing to ECR as its identity logs in with a token got now (registry-login.ts).
-  const registryLogin = await stepRegistryLogin({
-    step: input.step,
-    buildId: input.build.id,
-    namespace: input.namespace,
-    podName: stepPodName(input.build.id, input.step.name, attempt, input.redrive ?? 0),
-    pullSecrets: input.settings.pullSecrets ?? [],
-    identityCredentials: deps.identityCredentials,
-    cluster,
-    log: deps.log,
-  });
+  // A step whose identity reads AWS first (its AWS secrets, its ECR login) has its pod made gated, and
+  // those read with a token bound to it, before the gate is removed (gated-launch.ts). The Secrets'
+  // names are known before: the pod's env and volumes name them.
+  const gated = readsAsIdentity(input.step);
+  const awsRefs = awsSecretRefs(input.build.id, input.step);
+  const registryLogin = ecrLoginRegistries(input.step).length > 0 ? stepRegistryLoginName(input.build.id, input.step.name) : undefined;
   // A build whose inputs were pushed already: its tags put on that image now, before its pod reports it (build-reuse.ts).
-  if (step.build?.reuse) {
-    await tagReusedImage({ step, namespace: input.namespace, loginSecret: registryLogin ?? input.settings.pullSecrets?.[0], cluster, ...(deps.reuseRegistry ? { registry: deps.reuseRegistry } : {}) });
+  const tagReused = async (loginSecret: string | undefined) => {
+    if (!step.build?.reuse) return;
+    await tagReusedImage({ step, namespace: input.namespace, loginSecret, cluster, ...(deps.reuseRegistry ? { registry: deps.reuseRegistry } : {}) });
     deps.log.info(`Step "${step.name}": tagged ${step.build.tags.join(', ')} with ${step.build.reuse.digest}, pushed for its inputs (key ${step.build.inputs?.key}); no build`, { step: step.name });
-  }
+  };
+  if (!gated) await tagReused(input.settings.pullSecrets?.[0]);
   const manifest = stepPodManifest({
     buildId: input.build.id,
     step: awsRefs.length > 0 ? { ...step, secrets: [...step.secrets, ...awsRefs] } : step,
@@ -117,7 +116,23 @@ export async function launchStep(input: StepInput, deps: TaskDeps, credentials: 
     ...(input.redrive ? { redrive: input.redrive } : {}),
     retry: { left: attemptsLeft(input.step, attempt, checkoutStep), on: retryOf(input.step, checkoutStep).on },
   });
-  const { pod, adopted } = await cluster.launchPod(manifest);
+  const reads: IdentityReads = async (pod, podToken) => {
+    await stepAwsSecrets(input, deps, pod, podToken);
+    // A build step pushing to ECR as its identity logs in with a token got now (registry-login.ts).
+    const login = await stepRegistryLogin({
+      step: input.step,
+      buildId: input.build.id,
+      namespace: input.namespace,
+      pod,
+      podToken,
+      pullSecrets: input.settings.pullSecrets ?? [],
+      identityCredentials: deps.identityCredentials,
+      cluster,
+      log: deps.log,
+    });
+    await tagReused(login ?? input.settings.pullSecrets?.[0]);
+  };
+  const { pod, adopted } = gated ? await launchGated({ cluster, manifest, step: input.step, reads, log: deps.log }) : await cluster.launchPod(manifest);
   const podName = pod.metadata?.name ?? manifest.metadata!.name!;
   // An adopted pod keeps its own creation time, so the step's deadline and grace periods do not restart.
   const launchedAt = pod.metadata?.creationTimestamp ?? deps.now();
