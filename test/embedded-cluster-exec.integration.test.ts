@@ -50,8 +50,14 @@ function podBody(name: string, containers: { name: string; script: string }[], e
   };
 }
 
-/** Prints where it runs, then waits for `ready` and prints `data`: what an exec writes, the container reads. */
-const WAITS_FOR_DATA = 'pwd; while [ ! -e ready ]; do sleep 0.2; done; cat data';
+/**
+ * Prints where it runs, then waits for `ready` and prints `data`: what an exec writes, the container
+ * reads. Then it waits for `done` before it ends: an exec still running when the container's first
+ * process exits is killed with it (137; pid_namespaces(7): when a PID namespace's init ends, the
+ * kernel SIGKILLs every process in it), and the exec that wrote `ready` may not have been reaped yet
+ * on a busy machine. The test says `done` once it has the writing exec's status.
+ */
+const WAITS_FOR_DATA = 'pwd; while [ ! -e ready ]; do sleep 0.2; done; cat data; while [ ! -e done ]; do sleep 0.2; done';
 const SLEEPS = 'exec sleep 600';
 
 async function waitForPod(name: string, done: (pod: V1Pod) => boolean, what: string, on: CoreV1Api = api): Promise<V1Pod> {
@@ -274,6 +280,8 @@ describe('exec with client-node (v5.channel.k8s.io)', () => {
   test('what an exec writes in the working directory, the container sees', async () => {
     const result = await clientExec('work', 'step', ['sh', '-c', 'echo hi > data; touch ready']);
     expect(result.status).toEqual({ metadata: {}, status: 'Success' });
+    // Its own status is not asked: it races the container's end, as it would on a node.
+    await clientExec('work', 'step', ['touch', 'done']);
     await waitForPod('work', (p) => p.status?.phase === 'Succeeded', 'Succeeded');
     expect(await api.readNamespacedPodLog({ namespace: NS, name: 'work' })).toBe(`${await firstLogLine('work')}\nhi\n`);
   });
@@ -439,6 +447,7 @@ describeRequiring('kubectl exec and cp', KUBECTL_ON_PATH, () => {
     });
     expect(await kubectl(['exec', 'kwork', '-c', 'nope', '--', 'true'])).toEqual({ stdout: '', stderr: 'Error from server (BadRequest): container nope is not valid for pod kwork\n', code: 1 });
     expect(await kubectl(['exec', 'kwork', '--', 'sh', '-c', 'echo hi > data; touch ready'])).toEqual({ stdout: '', stderr: '', code: 0 });
+    await kubectl(['exec', 'kwork', '--', 'touch', 'done']);
     await waitForPod('kwork', (p) => p.status?.phase === 'Succeeded', 'Succeeded');
     expect(await api.readNamespacedPodLog({ namespace: NS, name: 'kwork' })).toMatch(/\nhi\n$/);
     expect(await kubectl(['exec', 'kwork', '--', 'true'])).toEqual({ stdout: '', stderr: 'error: cannot exec into a container in a completed pod; current phase is Succeeded\n', code: 1 });
