@@ -113,6 +113,11 @@ const RENEW_AT = 0.5;
 /** EKS Auth's decision of a token: the association and the credentials, or EksAuthRefusal. */
 export type PodIdentityAuth = (token: string) => Promise<{ credentials: PodIdentityCredentials; association: PodIdentityAssociation }>;
 
+/** The association of a namespace's service account, if the cluster has one. */
+function associationOf(options: PodIdentityOptions, namespace: string, serviceAccount: string) {
+  return options.associations.find((a) => a.namespace === namespace && a.serviceAccount === serviceAccount);
+}
+
 /**
  * What EKS Auth decides of a token. One the API server bound to no pod is refused: EKS Pod
  * Identity takes pod-bound tokens only (aws/eks-pod-identity-agent, cache-enhancements branch,
@@ -128,7 +133,6 @@ export function podIdentityAuth(options: PodIdentityOptions, context: AgentConte
     const pod = context.store.get('pods', namespace, name) as Pod | undefined;
     return pod !== undefined && pod.metadata.uid === uid && !pod.metadata.deletionTimestamp;
   };
-  const associationOf = (namespace: string, serviceAccount: string) => options.associations.find((a) => a.namespace === namespace && a.serviceAccount === serviceAccount);
   return async (token) => {
     const now = context.now();
     const checked = context.tokens.verify(token, PodIdentity.audience, now);
@@ -142,7 +146,7 @@ export function podIdentityAuth(options: PodIdentityOptions, context: AgentConte
     if (!podLives(bound.namespace, pod.name, pod.uid)) {
       throw new EksAuthRefusal(400, 'InvalidTokenException', `The service account token is not valid: pod ${bound.namespace}/${pod.name} it is bound to no longer exists`);
     }
-    const association = associationOf(bound.namespace, bound.serviceaccount.name);
+    const association = associationOf(options, bound.namespace, bound.serviceaccount.name);
     if (association === undefined) {
       throw new EksAuthRefusal(404, 'ResourceNotFoundException', `No Pod Identity association was found for service account ${bound.namespace}/${bound.serviceaccount.name} in cluster ${options.clusterName}`);
     }
@@ -176,7 +180,6 @@ export function podIdentityAuth(options: PodIdentityOptions, context: AgentConte
  */
 export async function startPodIdentityAgent(options: PodIdentityOptions, context: AgentContext, listenHost: string, viaLinkLocal: boolean): Promise<PodIdentityAgent> {
   const eksAuth = podIdentityAuth(options, context);
-  const associationOf = (namespace: string, serviceAccount: string) => options.associations.find((a) => a.namespace === namespace && a.serviceAccount === serviceAccount);
   let validHosts: string[] = [];
 
   const credentialsFor = async (request: IncomingMessage): Promise<Record<string, string>> => {
@@ -231,7 +234,7 @@ export async function startPodIdentityAgent(options: PodIdentityOptions, context
     uri: viaLinkLocal ? PodIdentity.agentUri : `http://${listenHost}:${port}/v1/credentials`,
     host: listenHost,
     port,
-    associated: (namespace, serviceAccount) => associationOf(namespace, serviceAccount) !== undefined,
+    associated: (namespace, serviceAccount) => associationOf(options, namespace, serviceAccount) !== undefined,
     assumeRoleForPodIdentity: async (token) => (await eksAuth(token)).credentials,
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
