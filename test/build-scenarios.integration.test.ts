@@ -11,13 +11,17 @@ import { CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import { stepPodName } from '../lib/kube/index.js';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
-import { startLocalExecution, type ExecutionEvent, type ExecutionSummary } from '../lib/emulators/stepfunctions/executor.js';
+import { startLocalExecution, type ExecutionEvent, type ExecutionSummary, type LocalExecutionOptions } from '../lib/emulators/stepfunctions/executor.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import type { TaskRuntime } from '../lib/workflow/task-deps.js';
 import { runBuild } from '../lib/cli/commands/run.js';
 import { ConsoleOutput } from '../lib/local/console-output.js';
 import type { PollState, StepResult } from '../lib/workflow/state-data.js';
-import type { BuildRef } from '../lib/contract/index.js';
+import type { BuildRef, StatusRequest } from '../lib/contract/index.js';
+import type { StatusReporter } from '../lib/workflow/tasks/report-status.js';
+import { buildTrace, type EndedBuild } from '../lib/workflow/build-trace.js';
+import { conclusionFor, endingOf } from '../lib/forge/check-run.js';
+import { ATTR_CICD_PIPELINE_RESULT } from '@opentelemetry/semantic-conventions/incubating';
 import { identityServiceAccountManifest } from '../lib/kube/index.js';
 import { costWords, DEFAULT_PRICES, orchestrationDollars } from '../lib/workflow/cost-model.js';
 import { deployedFunction } from '../lib/emulators/lambda/deployed-functions.js';
@@ -60,6 +64,7 @@ async function build(
   onEvent?: (event: ExecutionEvent, abort: () => void) => void,
   ref: Omit<BuildRef, 'id'> = {},
   using: TaskRuntime = runtime,
+  { overrides, statuses }: Pick<LocalExecutionOptions, 'overrides' | 'statuses'> = {},
 ) {
   const id = `scenario-${++buildCount}-${Date.now().toString(36)}`;
   const events: ExecutionEvent[] = [];
@@ -68,7 +73,8 @@ async function build(
     { build: { id, trigger: 'test', ...ref }, pipeline: { file: 'pipeline.yml', text: pipeline }, withoutSource: 'these builds test their steps, not a checkout' },
     {
       runtime: using,
-      overrides: { waitMs: 100, retryMs: 10 },
+      overrides: { waitMs: 100, retryMs: 10, ...overrides },
+      ...(statuses ? { statuses } : {}),
       onEvent: (event) => {
         events.push(event);
         onEvent?.(event, abort);
@@ -354,6 +360,34 @@ describe('a build on the embedded cluster', () => {
     expect(aborted).toBe(true);
     expect(summary.status).toBe('ABORTED');
     await expectNoPodsLeft(id);
+  });
+
+  it("ends a build past the execution's time limit as Step Functions does: TIMED_OUT, its pod deleted, its check run timed out, its trace sent", async () => {
+    const reports: StatusRequest[] = [];
+    const statuses: StatusReporter = { report: async (request) => (reports.push(request), { posted: false, reason: 'recorded by the test' }) };
+    const traces: EndedBuild[] = [];
+    const traced: TaskRuntime = { ...runtime, deps: { ...runtime.deps, exportTrace: async (ended) => (traces.push(ended), true) } };
+    const lines: string[] = [];
+    const output = new ConsoleOutput('test');
+    // In place of the definition's 8 days: three times what the step took to be running at a load of 10 (under a second).
+    const { id, summary } = await build(`version: 1\nsteps:\n${step('long', 'alpine:3.20', ['sleep 600'])}`, (event) => lines.push(...output.lines(event)), {}, traced, {
+      overrides: { executionTimeoutSeconds: 3 },
+      statuses,
+    });
+
+    expect(summary).toMatchObject({ status: 'TIMED_OUT', error: 'States.Timeout' });
+    expect(lines.join('\n')).toMatch(/Execution TIMED_OUT after \d+\.\ds/);
+    await expectNoPodsLeft(id);
+    // The ended-execution rule's status, as GitHub then shows it: a check run concluded timed_out, saying how long it ran.
+    const stopped = reports.at(-1)!;
+    expect(stopped).toMatchObject({ outcome: 'stopped', failure: { Error: 'ExecutionTimedOut' } });
+    expect(stopped.failure!.Cause).toMatch(/^The execution ran \d+s, past the state machine's time limit, and Step Functions ended it; its pods were deleted/);
+    expect(conclusionFor(endingOf('stopped', stopped.failure))).toBe('timed_out');
+    // One trace, its run and the step still running ended by the timeout.
+    expect(traces).toHaveLength(1);
+    const root = buildTrace(traces[0]!);
+    expect(root).toMatchObject({ error: 'ExecutionTimedOut', attributes: { [ATTR_CICD_PIPELINE_RESULT]: 'timeout' } });
+    expect(root.children.map((span) => [span.name, span.error, span.end])).toEqual([['long', 'ExecutionTimedOut', root.end]]);
   });
 
   it('prints what the console would show: iterations, polls, the Error and the Cause', async () => {

@@ -136,7 +136,7 @@ describe('check run requests', () => {
   it.each<[Ending, string, Partial<Parameters<typeof checkRunCompletion>[0]>]>([
     [Endings.succeeded, 'Build succeeded', {}],
     [Endings.cancelled, 'Build cancelled', { failure: { Error: 'ExecutionAborted', Cause: 'The execution was stopped' } }],
-    [Endings.timedOut, 'Build timed out', { failure: { Error: 'ExecutionTimedOut', Cause: 'The execution ran past its time limit (24 h)' } }],
+    [Endings.timedOut, 'Build timed out', { failure: { Error: 'ExecutionTimedOut', Cause: "The execution ran 192h, past the state machine's time limit, and Step Functions ended it" } }],
     [Endings.superseded, 'Superseded by 1a2b3c4', { failure: { Error: 'Superseded', Cause: 'Superseded by 1a2b3c4' } }],
     [Endings.skipped, 'Skipped: no changed file matches src/**', { skipped: 'no changed file matches src/**' }],
   ])('titles a build that ended %s "%s", in a body GitHub accepts', (ending, title, rest) => {

@@ -124,9 +124,9 @@ export function localMachineDefinition(definition: AslDefinition): AslDefinition
 }
 
 export function startLocalExecution(input: ExecutionInput, options: LocalExecutionOptions): LocalExecution {
-  const definition = loadDefinition();
   const statuses = options.statuses ?? printedStatusReporter((line) => process.stdout.write(`${line}\n`));
-  const overrides = applyOverrides(options.overrides, definition);
+  const overrides = applyOverrides(options.overrides, loadDefinition());
+  const { definition } = overrides;
   const history = new ExecutionHistory(options.onEvent, options.redrive?.events);
   const redrive = options.redrive && planRedrive(definition, options.redrive.events, { iterationIndex: (map, shown) => history.iterationIndex(map, shown) });
   const gates = new IterationGates(definition, (event, map) => history.record(event, map));

@@ -25,6 +25,12 @@ export interface ExecutionOverrides {
    * past the script's end, throws ScriptedTaskMismatch.
    */
   scriptedTasks?: readonly ScriptedTask[];
+  /**
+   * The definition's top-level TimeoutSeconds (the execution's time limit, 8 days) instead: a
+   * build that times out in seconds, through the same ExecutionTimeout aws-local-stepfunctions
+   * fires at the definition's own limit and the same cleanup after it.
+   */
+  executionTimeoutSeconds?: number;
 }
 
 /**
@@ -55,12 +61,20 @@ export interface MachineOverrides {
 
 export const NO_INVOCATION_OVERRIDES: InvocationOverrides = { timeoutMs: () => undefined, failureAfterAnswer: () => undefined, scripted: () => undefined };
 
-export function applyOverrides(overrides: ExecutionOverrides | undefined, definition: AslDefinition): { machine: MachineOverrides; invocations: InvocationOverrides } {
-  if (!overrides) return { machine: {}, invocations: NO_INVOCATION_OVERRIDES };
-  const { waitMs, retryMs, invocationFailure, invocationTimeoutMs, scriptedTasks } = overrides;
+export interface AppliedOverrides {
+  /** The definition the execution runs: the one given, or a copy with the overridden time limit. */
+  definition: AslDefinition;
+  machine: MachineOverrides;
+  invocations: InvocationOverrides;
+}
+
+export function applyOverrides(overrides: ExecutionOverrides | undefined, definition: AslDefinition): AppliedOverrides {
+  if (!overrides) return { definition, machine: {}, invocations: NO_INVOCATION_OVERRIDES };
+  const { waitMs, retryMs, invocationFailure, invocationTimeoutMs, scriptedTasks, executionTimeoutSeconds } = overrides;
   const script = scriptedTasks && scriptedAnswers(scriptedTasks);
   const every = (names: string[], ms: number) => Object.fromEntries(names.map((name) => [name, ms]));
   return {
+    definition: executionTimeoutSeconds !== undefined ? { ...definition, TimeoutSeconds: executionTimeoutSeconds } : definition,
     machine: {
       ...(waitMs !== undefined ? { waitTimeOverrides: every(waitStates(definition), waitMs) } : {}),
       ...(retryMs !== undefined ? { retryIntervalOverrides: every(taskStates(definition).map((task) => task.state), retryMs) } : {}),

@@ -1,4 +1,5 @@
 import { buildIdFor } from '../../forge/execution-name.js';
+import { EXECUTION_TIME_LIMIT_SECONDS, formatDuration } from '../../pipeline/index.js';
 import { ErrorNames, Outcomes, type BuildRef, type CaughtFailure, type StatusReport } from '../../contract/index.js';
 import { plainCause } from '../../contract/lambda-error.js';
 import type { CleanupResult } from '../state-data.js';
@@ -55,10 +56,20 @@ export function stoppedBecause(event: ExecutionStatusChange): CaughtFailure | un
   // StopExecution's own error and cause: a newer build of its concurrency group stopped it (superseding.ts).
   if (status === 'ABORTED' && error === ErrorNames.Superseded) return { Error: error, Cause: cause ?? 'Superseded by a newer build' };
   if (status === 'ABORTED') return { Error: 'ExecutionAborted', Cause: 'The execution was stopped before the build ended; its pods were deleted' };
-  if (status === 'TIMED_OUT') return { Error: 'ExecutionTimedOut', Cause: 'The execution ran past its time limit (24 h); its pods were deleted' };
+  if (status === 'TIMED_OUT') return { Error: 'ExecutionTimedOut', Cause: timedOutCause(event.detail) };
   // The service's own Cause is text; plainCause all the same, should a task's error JSON ever end up here.
   if (status === 'FAILED' && error && UNCATCHABLE_ERRORS.includes(error)) return { Error: error, ...(cause ? { Cause: plainCause(cause) } : {}) };
   return undefined;
+}
+
+/**
+ * How long the execution ran, when the event says, as the limit it met: the definition's
+ * TimeoutSeconds (EXECUTION_TIME_LIMIT_SECONDS), which a build that keeps to its steps' and
+ * approvals' timeouts never reaches, so a person has to look at what was running.
+ */
+function timedOutCause({ startDate, stopDate }: ExecutionStatusChange['detail']): string {
+  const ran = typeof startDate === 'number' && typeof stopDate === 'number' ? Math.round((stopDate - startDate) / 1000) : EXECUTION_TIME_LIMIT_SECONDS;
+  return `The execution ran ${formatDuration(ran)}, past the state machine's time limit, and Step Functions ended it; its pods were deleted. A build whose steps and approvals keep to their timeouts ends before it: see which step was still running`;
 }
 
 /**
