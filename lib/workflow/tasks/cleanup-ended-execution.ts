@@ -69,7 +69,7 @@ export function stoppedBecause(event: ExecutionStatusChange): CaughtFailure | un
  */
 function timedOutCause({ startDate, stopDate }: ExecutionStatusChange['detail']): string {
   const ran = typeof startDate === 'number' && typeof stopDate === 'number' ? Math.round((stopDate - startDate) / 1000) : EXECUTION_TIME_LIMIT_SECONDS;
-  return `The execution ran ${formatDuration(ran)}, past the state machine's time limit, and Step Functions ended it; its pods were deleted. A build whose steps and approvals keep to their timeouts ends before it: see which step was still running`;
+  return `The execution ran ${formatDuration(ran)}, past the state machine's time limit, and Step Functions ended it; its pods were deleted. Its steps' and approvals' own timeouts should have ended it first: look at the step still running then`;
 }
 
 /**

@@ -13,7 +13,7 @@ describe('why an execution ended outside the definition, as its commit status an
       { status: 'TIMED_OUT', startDate: started, stopDate: started + EXECUTION_TIME_LIMIT_SECONDS * 1000 + 400 },
       {
         Error: 'ExecutionTimedOut',
-        Cause: "The execution ran 192h, past the state machine's time limit, and Step Functions ended it; its pods were deleted. A build whose steps and approvals keep to their timeouts ends before it: see which step was still running",
+        Cause: "The execution ran 192h, past the state machine's time limit, and Step Functions ended it; its pods were deleted. Its steps' and approvals' own timeouts should have ended it first: look at the step still running then",
       },
     ],
     ['timed out, no dates: the limit itself', { status: 'TIMED_OUT', startDate: null, stopDate: null }, { Error: 'ExecutionTimedOut', Cause: expect.stringMatching(/^The execution ran 192h, past/) }],
