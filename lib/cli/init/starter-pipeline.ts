@@ -114,10 +114,11 @@ const COREPACK_HOME = `/workspace/${COREPACK_DIR}`;
  * to 0.32.0 (in the image of a Node that bundles one of them), when no package.json from the
  * command's folder up names a packageManager, writes one into the outermost of them as it runs the
  * package manager (nodejs/corepack#413: sources/Engine.ts findProjectSpec, case NoSpec, unless the
- * variable is `0`; sources/specUtils.ts loadSpec; README "Environment Variables"), so a build of a project with no packageManager (the pnpm 8
- * and Yarn 1 ones init finds) would change package.json under the steps after it: what they build,
- * test and keep as artifacts is then not the commit's. From 0.33.0 it pins only when the variable
- * is `1` (nodejs/corepack#709), so `0` is the default there and changes nothing.
+ * variable is `0`; sources/specUtils.ts loadSpec; README "Environment Variables"), so a build of a
+ * project with no packageManager (the pnpm 8 and Yarn 1 ones init finds) would change package.json
+ * under the steps after it: what they build, test and keep as artifacts is then not the commit's.
+ * From 0.33.0 it pins only when the variable is `1` (nodejs/corepack#709), so `0` is the default
+ * there and changes nothing.
  */
 const COREPACK_ENV: Record<string, string> = { COREPACK_HOME, COREPACK_ENABLE_AUTO_PIN: '0' };
 
