@@ -13,17 +13,29 @@
  * The one package left a dependency is @swimlane/docker-reference, which image-catalog.ts loads with
  * createRequire (CommonJS, loaded the same way by Node, jest and tsx), a call esbuild leaves to run
  * time.
+ *
+ * The bundle redistributes the packages it includes, so it ships their licence and notice texts in
+ * dist/THIRD-PARTY-NOTICES.txt (scripts/third-party-notices.ts), from esbuild's metafile: what the
+ * bundle holds, not what package.json lists. A package that declares a licence but ships no text
+ * of it is named in a warning and in the file (the licence is granted, the file is missing
+ * upstream: a build cannot mend that, and failing would stop every `npm pack` on a dependency's
+ * update); one that declares none and ships none, or `UNLICENSED`, fails the build, since nothing
+ * then says the package may be redistributed at all.
  */
 import { build, type Plugin } from 'esbuild';
-import { cpSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packageRoots, readBundledPackage, thirdPartyNotices } from './third-party-notices.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = path.join(ROOT, 'dist');
 const ENTRY = 'lib/cli/main.ts';
 /** Where the bundle is, as a place of the checkout: bin/step-runner.js imports dist/lib/cli/main.js. */
 const BUNDLE_DIR = path.join(ROOT, path.dirname(ENTRY));
+const BUNDLE = path.join('dist', ENTRY.replace(/\.ts$/, '.js'));
+/** The bundled packages' licences and notices, shipped with dist/ (package.json "files"). */
+const NOTICES = path.join('dist', 'THIRD-PARTY-NOTICES.txt');
 
 /** Read at run time, by path from the module that reads it (not imported, so not bundled). */
 const RUNTIME_FILES = [
@@ -59,9 +71,12 @@ const moduleUrls: Plugin = {
 };
 
 rmSync(DIST, { recursive: true, force: true });
-await build({
+const { metafile } = await build({
   entryPoints: [path.join(ROOT, ENTRY)],
-  outfile: path.join(DIST, ENTRY.replace(/\.ts$/, '.js')),
+  outfile: path.join(ROOT, BUNDLE),
+  // The metafile's paths are relative to this folder.
+  absWorkingDir: ROOT,
+  metafile: true,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -89,3 +104,16 @@ await build({
   logLevel: 'error',
 });
 for (const file of RUNTIME_FILES) cpSync(path.join(ROOT, file), path.join(DIST, file));
+
+const notices = thirdPartyNotices(
+  packageRoots(metafile).map((root) => readBundledPackage(path.resolve(ROOT, root))),
+  BUNDLE.split(path.sep).join('/'),
+);
+if (notices.withoutText.length > 0) {
+  console.warn(`warning: ${notices.withoutText.length} bundled packages ship no licence file; ${NOTICES} names each with the licence its package.json declares: ${notices.withoutText.join(', ')}`);
+}
+if (notices.refused.length > 0) {
+  console.error(`error: bundled packages that grant no licence to redistribute them (none declared and no licence file, or UNLICENSED): ${notices.refused.join(', ')}`);
+  process.exit(1);
+}
+writeFileSync(path.join(ROOT, NOTICES), notices.text);

@@ -99,17 +99,22 @@ describe('step-runner init, for the fixture repositories', () => {
   });
 
   // Every step that runs corepack finds the download in the shared workspace (the install's, or
-  // the one its cache restored), not in the pod's own $HOME, gone with it; npm's steps need none.
+  // the one its cache restored), not in the pod's own $HOME, gone with it; and leaves package.json
+  // as committed: corepack 0.26 to 0.32 adds a packageManager to one that has none (pnpm8 and yarn
+  // here) unless COREPACK_ENABLE_AUTO_PIN is 0 (nodejs/corepack#413, README "Environment
+  // Variables"). npm's steps need neither.
+  const corepack = { COREPACK_HOME: '/workspace/.corepack/node_modules', COREPACK_ENABLE_AUTO_PIN: '0' };
   it.each([
     ['npm', {}],
-    ['pnpm', { COREPACK_HOME: '/workspace/.corepack/node_modules' }],
-    ['yarn', { COREPACK_HOME: '/workspace/.corepack/node_modules' }],
-    ['yarn-berry', { YARN_ENABLE_GLOBAL_CACHE: 'false', COREPACK_HOME: '/workspace/.corepack/node_modules' }],
+    ['pnpm', corepack],
+    ['pnpm8', corepack],
+    ['yarn', corepack],
+    ['yarn-berry', { YARN_ENABLE_GLOBAL_CACHE: 'false', ...corepack }],
   ])('%s: every step has the env %j', async (name, env) => {
     const { pipeline } = await starterFor(name);
     const [install, ...others] = pipeline.steps;
     expect(install!.env).toEqual(env);
-    for (const step of others) expect(step.env).toEqual('COREPACK_HOME' in env ? { COREPACK_HOME: env.COREPACK_HOME } : {});
+    for (const step of others) expect(step.env).toEqual('COREPACK_HOME' in env ? corepack : {});
   });
 
   // The workspace is the checkout, and corepack's home there holds pnpm's and Yarn's own .cjs and
@@ -188,7 +193,8 @@ describe('what init finds', () => {
     const project = detectProject({ texts: { 'package.json': packageJson({ scripts: { test: 'node --test' } }), 'pnpm-lock.yaml': "lockfileVersion: '9.0'\n" }, tracked: new Set(['pnpm-lock.yaml']) });
     const pipeline = parsePipeline(starterPipeline(project, images), 'x.yml');
     expect(caches(pipeline)?.map((cache) => cache.paths)).toEqual([['.pnpm-store']]);
-    expect(pipeline.steps.map((step) => step.env)).toEqual([{ COREPACK_HOME: '/workspace/.corepack/node_modules' }, { COREPACK_HOME: '/workspace/.corepack/node_modules' }]);
+    const env = { COREPACK_HOME: '/workspace/.corepack/node_modules', COREPACK_ENABLE_AUTO_PIN: '0' };
+    expect(pipeline.steps.map((step) => step.env)).toEqual([env, env]);
   });
 
   it('says what it did not follow: several lock files, bun, a package.json it cannot read', () => {

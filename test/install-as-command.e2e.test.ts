@@ -58,7 +58,7 @@ const modules = () => packed.filter((file) => /^dist\/.*\.js$/.test(file));
 
 describe('npm pack', () => {
   it('packs the compiled command, each file a module reads beside it, the lock of its dependencies, and no TypeScript', async () => {
-    for (const needed of ['bin/step-runner.js', 'dist/lib/cli/main.js', 'npm-shrinkwrap.json', 'dist/lib/emulators/kubernetes/images/README.md', 'dist/lib/console/assets/console.js', 'dist/lib/console/assets/console.css']) {
+    for (const needed of ['bin/step-runner.js', 'dist/lib/cli/main.js', 'dist/THIRD-PARTY-NOTICES.txt', 'npm-shrinkwrap.json', 'dist/lib/emulators/kubernetes/images/README.md', 'dist/lib/console/assets/console.js', 'dist/lib/console/assets/console.css']) {
       expect(packed).toContain(needed);
     }
     // What a compiled module reads by `new URL('./file', import.meta.url)` is packed where it looks
@@ -73,6 +73,28 @@ describe('npm pack', () => {
     expect(wanted).toEqual(expect.arrayContaining(['dist/serverless.yml', 'dist/lib/workflow/state-machine.asl.yml', 'dist/lib/emulators/kubernetes/images/catalog.json', 'dist/examples/hello.yml']));
     expect(wanted.filter((file) => !packed.includes(file))).toEqual([]);
     expect(packed.filter((file) => /\.ts$|^test\/|^\.ci\/|^docs\//.test(file))).toEqual([]);
+  });
+
+  it('ships the licence and notice texts of the packages bundled into the command, and of no package it does not bundle', async () => {
+    const text = await readFile(path.join(installed(), 'dist/THIRD-PARTY-NOTICES.txt'), 'utf8');
+    // Each package's entry (scripts/third-party-notices.ts), by its heading: `name version`.
+    const entries = new Map(text.split(`\n${'='.repeat(80)}\n`).slice(1).map((entry) => [entry.slice(0, entry.indexOf('\n')), entry]));
+    const named = (name: string) => [...entries].filter(([heading]) => heading.startsWith(`${name} `)).map(([, entry]) => entry);
+    /** The entry's text of `file`, given there or named as the same as one given above. */
+    const textOf = (entry: string, file: string): string => {
+      const same = new RegExp(`^----- ${file}: the same text as the ${file} of (\\S+ \\S+) above -----$`, 'm').exec(entry);
+      return same ? textOf(entries.get(same[1]!) ?? '', file) : entry.slice(entry.indexOf(`----- ${file} -----\n`));
+    };
+    // The S3 client the cache and artifacts use: Apache-2.0, with the licence's text (section 4(a)).
+    const [s3] = named('@aws-sdk/client-s3');
+    expect(s3).toMatch(/^License: Apache-2\.0$/m);
+    expect(textOf(s3!, 'LICENSE')).toMatch(/^----- LICENSE -----\n\n\s*Apache License\n\s*Version 2\.0, January 2004\n[^]*TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION/);
+    // A NOTICE file's contents (section 4(d)): the one asl-validator ships, in the local executor.
+    expect(named('asl-validator').join('\n')).toMatch(/\n----- NOTICE -----\n\nCopyright \d{4} Christophe Bougère\n/);
+    // MIT: the copyright and permission notice.
+    expect(textOf(named('ws')[0] ?? '', 'LICENSE')).toMatch(/Copyright \(c\) \d{4} Einar Otto Stangvik[^]*Permission is hereby granted, free of charge/);
+    // Tools that build and test it, which the bundle holds nothing of.
+    expect(['typescript', 'esbuild', 'jest', 'eslint', 'osls', 'tsx'].filter((tool) => named(tool).length > 0)).toEqual([]);
   });
 
   it("depends on exactly the packages the compiled command imports, TypeScript's tools none of them", async () => {

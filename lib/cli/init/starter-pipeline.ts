@@ -110,6 +110,19 @@ export const COREPACK_DIR = '.corepack/node_modules';
 const COREPACK_HOME = `/workspace/${COREPACK_DIR}`;
 
 /**
+ * What every step that runs corepack has in its env. COREPACK_ENABLE_AUTO_PIN=0: corepack 0.26.0
+ * to 0.32.0 (in the image of a Node that bundles one of them), when no package.json from the
+ * command's folder up names a packageManager, writes one into the outermost of them as it runs the
+ * package manager (nodejs/corepack#413: sources/Engine.ts findProjectSpec, case NoSpec, unless the
+ * variable is `0`; sources/specUtils.ts loadSpec; README "Environment Variables"), so a build of a
+ * project with no packageManager (the pnpm 8 and Yarn 1 ones init finds) would change package.json
+ * under the steps after it: what they build, test and keep as artifacts is then not the commit's.
+ * From 0.33.0 it pins only when the variable is `1` (nodejs/corepack#709), so `0` is the default
+ * there and changes nothing.
+ */
+const COREPACK_ENV: Record<string, string> = { COREPACK_HOME, COREPACK_ENABLE_AUTO_PIN: '0' };
+
+/**
  * The cache of corepack's home, keyed on package.json, whose packageManager names the version
  * corepack runs (with none, its Known Good release, which it records in the home itself: README,
  * "Known Good Releases"), and prefixed with the version the commands name (`pnpm@8`: written in
@@ -162,7 +175,7 @@ function nodePipeline(project: NodeProject, images: KnownImages): string {
   const bin = project.managerPin ?? project.packageManager.replace(/-.*/, '');
   const { image, comment: nodeComment } = nodeImage(project.node, images);
   const cached = project.lockFile !== undefined && project.lockTracked;
-  const corepackHome: Record<string, string> = manager.corepack ? { COREPACK_HOME } : {};
+  const corepackEnv: Record<string, string> = manager.corepack ? COREPACK_ENV : {};
   const caches = [
     ...(cached
       ? [
@@ -191,7 +204,13 @@ function nodePipeline(project: NodeProject, images: KnownImages): string {
     `    image: ${image}`,
     '    commands:',
     `      - ${manager.install(project.lockFile !== undefined, bin)}`,
-    ...envLines({ ...manager.env, ...corepackHome }, { COREPACK_HOME: `corepack downloads ${bin} into the workspace, where the next steps run it${project.manifestTracked ? ' and the cache keeps it' : ''} (a node_modules folder: linters skip it)` }),
+    ...envLines(
+      { ...manager.env, ...corepackEnv },
+      {
+        COREPACK_HOME: `corepack downloads ${bin} into the workspace, where the next steps run it${project.manifestTracked ? ' and the cache keeps it' : ''} (a node_modules folder: linters skip it)`,
+        COREPACK_ENABLE_AUTO_PIN: 'corepack 0.26 to 0.32 would otherwise add packageManager to package.json: the steps build it as committed',
+      },
+    ),
     ...(caches.length > 0 ? ['    cache:', ...caches] : []),
     ...project.scripts.flatMap((script) => [
       '',
@@ -199,11 +218,11 @@ function nodePipeline(project: NodeProject, images: KnownImages): string {
       `    image: ${image}`,
       '    commands:',
       `      - ${manager.run(script, bin)}`,
-      ...envLines(corepackHome),
+      ...envLines(corepackEnv),
       ...(script === 'build' ? ['    # Keep what the build made (`run` writes them to disk at the end, `run --artifacts DIR`):', '    # artifacts:', '    #   paths: [dist/]'] : []),
     ]),
   ];
-  if (project.scripts.length === 0) lines.push('', '  # No lint, build or test script in package.json: add your build\'s steps here, e.g.', '  # - name: test', `  #   image: ${image}`, '  #   commands:', `  #     - ${manager.run('test', bin)}`, ...envLines(corepackHome).map((line) => `  #${line.slice(3)}`));
+  if (project.scripts.length === 0) lines.push('', '  # No lint, build or test script in package.json: add your build\'s steps here, e.g.', '  # - name: test', `  #   image: ${image}`, '  #   commands:', `  #     - ${manager.run('test', bin)}`, ...envLines(corepackEnv).map((line) => `  #${line.slice(3)}`));
   return `${lines.join('\n')}\n`;
 }
 
