@@ -96,12 +96,12 @@ describe('artifacts of a local build', () => {
     expect({ status: step.status, exitCode: step.exitCode, error: step.error }).toEqual({ status: 'failed', exitCode: 7, error: 'StepFailed' });
     const failure = { name: 'sum adds negative numbers', classname: 'sum adds negative numbers', file: 'src/sum.test.js', line: 9, message: 'Error: expect(received).toBe(expected) // Object.is equality\n\nExpected: -4\nReceived: -3' };
     const problems = ['no file matches go/**/junit.xml', "test-results/broken.xml is not well-formed XML (line 1: char 'P' is not expected)"];
-    expect(step.tests).toEqual({ passed: 1, failed: 1, skipped: 1, failures: [failure], problems });
+    expect(step.tests).toEqual({ passed: 1, failed: 1, skipped: 1, durationMs: 3, failures: [failure], problems });
     const log = await readFile(path.join(builds.root, 'logs', 'artifacts-failed', 'build.log'), 'utf8');
     expect(log).toContain('+ keeping the artifacts and sending the test reports\n');
     expect(log).toMatch(/^reports: no file matches go\/\*\*\/junit\.xml$/m);
     expect(log).toMatch(/^report test-results\/junit\.xml: 2\.\d kB$/m);
-    expect(log.endsWith(`test reports: 1 passed, 1 failed, 1 skipped\n${problems.map((p) => `test reports: ${p}\n`).join('')}`)).toBe(true);
+    expect(log.endsWith(`test reports: 1 passed, 1 failed, 1 skipped (3 ms)\n${problems.map((p) => `test reports: ${p}\n`).join('')}`)).toBe(true);
     // The Cause's log tail is what the step printed: the lines added after it are the tests' own.
     expect(summary.cause).toContain('report test-results/junit.xml: ');
     expect(summary.cause).not.toContain('test reports:');
