@@ -145,6 +145,12 @@ describe('where a failure points', () => {
     expect(read.ok && read.cases[0]).toEqual({ name: 'TestFailed', classname, status: 'failed', ...place, message: 'stub_test.go:34: this failed' });
   });
 
+  it("finds jest-junit's file in a package's folder (jest run in web/): the file relative to it, its frame in the stack whole", () => {
+    const report = fixture('jest-junit.xml').replaceAll('/workspace/src/', '/workspace/web/src/');
+    const read = readJUnitReport('web/reports/junit.xml', report);
+    expect(read.ok && failed(read.cases).map((c) => [c.file, c.line])).toEqual([['web/src/sum.test.js', 9]]);
+  });
+
   it('takes no host:port of a message for a file and line', () => {
     const read = readJUnitReport('r.xml', '<testsuite><testcase classname="c" name="t"><failure>Error: connect ECONNREFUSED db.example.com:5432\n    at TCPConnectWrap.afterConnect (node:net:1555:16)\n    at Object.&lt;anonymous&gt; (/workspace/test/db.test.ts:20:3)</failure></testcase></testsuite>');
     expect(read.ok && read.cases[0]).toMatchObject({ file: 'test/db.test.ts', line: 20 });

@@ -144,10 +144,12 @@ function placeOf(testcase: XmlNode, text: string, at: { classname: string; name:
   if (given !== undefined) {
     const file = workspaceFile(given);
     if (file && Number.isInteger(givenLine) && givenLine >= 0) return { file, line: at.report.pytest ? givenLine + 1 : Math.max(1, givenLine) };
-    // jest-junit's file has no line: its frame in the stack has it.
+    // jest-junit's file has no line: its frame in the stack has it. The file is relative to the
+    // folder jest ran in (jest-junit index.js: path.relative(process.cwd(), testFilePath)), a
+    // package's in a monorepo (`cd web && jest`), where the stack's absolute path names it whole.
     if (file) {
-      const frame = stackFrames(text).find((f) => f.file === file);
-      return frame ? frame : { file };
+      const frames = stackFrames(text);
+      return frames.find((f) => f.file === file) ?? frames.find((f) => f.file.endsWith(`/${file}`)) ?? { file };
     }
   }
   return javaFrame(text, at) ?? goLine(text, at.classname) ?? stackFrames(text)[0] ?? {};
