@@ -42,7 +42,7 @@ export const MAX_FAILURE_MESSAGE = 500;
 /** The problems a summary lists at most. */
 export const MAX_REPORT_PROBLEMS = 10;
 
-/** `105 ms`, `2.4 s`, `3 min 12 s`: a summary's durationMs, in the log, the check run and run's lines. */
+/** `105 ms`, `2.4 s`, `3 min 12 s`: a summary's durationMs, in the step's log and the check run's tests table. */
 export function testsDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
