@@ -3,9 +3,11 @@
  * S3 as the store: what the step kept is in `run --json`'s steps (size, sha256, where), and the
  * bytes in the store are what the step wrote; a step that fails keeps its artifacts too; and
  * `run --artifacts DIR` leaves them on disk with their names and a SHA256SUMS sha256sum checks.
- * Test reports go the same way (`reports:`): a failing step's jest-junit report (as jest-junit
- * writes it: test/fixtures/junit) gives its `tests` and the check run's annotations on the test's
- * own line, which GitHub's schema accepts; a report that is no XML is a log line, never a failure.
+ * Test reports go the same way (`reports:`): a failing step's reports of the four dialects read
+ * (test/fixtures/junit: jest-junit's and pytest's as the reporters wrote them, gotestsum's and
+ * Surefire's from their projects' own fixtures) give its `tests` and the check run's annotations on
+ * each test's own file and line, which GitHub's schema accepts; a report that is no XML is a log
+ * line, never a failure.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -47,12 +49,17 @@ steps:
       expire-in: 2w
 ${reports}`;
 
-const jestJunit = readFileSync(path.join('test', 'fixtures', 'junit', 'jest-junit.xml'));
 const REPORTS = `    reports:
       junit: [test-results/*.xml, "go/**/junit.xml"]
 `;
-/** The reports a step writes: jest-junit's of a failing test, and one that is no XML. */
-const writeReports = `mkdir -p test-results && echo ${jestJunit.toString('base64')} | base64 -d > test-results/junit.xml && echo 'PASS src/sum.test.js' > test-results/broken.xml`;
+/** Where the step writes each reporter's report, and its fixture. */
+const REPORT_FIXTURES = { 'test-results/junit.xml': 'jest-junit.xml', 'test-results/pytest.xml': 'pytest-xunit2.xml', 'test-results/gotestsum.xml': 'gotestsum.xml', 'test-results/TEST-surefire.MyTest.xml': 'surefire.xml' };
+/** The reports a step writes: each dialect's, of failing tests, and one that is no XML. */
+const writeReports = [
+  'mkdir -p test-results',
+  ...Object.entries(REPORT_FIXTURES).map(([file, fixture]) => `echo ${readFileSync(path.join('test', 'fixtures', 'junit', fixture)).toString('base64')} | base64 -d > ${file}`),
+  "echo 'PASS src/sum.test.js' > test-results/broken.xml",
+].join(' && ');
 
 async function storedBytes(location: string): Promise<Buffer> {
   const prefix = `s3://${LOCAL_CACHE_BUCKET}/`;
@@ -94,24 +101,43 @@ describe('artifacts of a local build', () => {
     expect(summary.status).toBe('FAILED');
     const step = summary.steps.find((s) => s.name === 'build')!;
     expect({ status: step.status, exitCode: step.exitCode, error: step.error }).toEqual({ status: 'failed', exitCode: 7, error: 'StepFailed' });
-    const failure = { name: 'sum adds negative numbers', classname: 'sum adds negative numbers', file: 'src/sum.test.js', line: 9, message: 'Error: expect(received).toBe(expected) // Object.is equality\n\nExpected: -4\nReceived: -3' };
     const problems = ['no file matches go/**/junit.xml', "test-results/broken.xml is not well-formed XML (line 1: char 'P' is not expected)"];
-    expect(step.tests).toEqual({ passed: 1, failed: 1, skipped: 1, failures: [failure], problems });
+    // jest-junit 1 passed, 1 failed, 1 skipped; pytest the same; gotestsum 2, 5, 1; Surefire one error. The cases' times: 3 ms, 2 ms, 0, 100 ms.
+    expect(step.tests).toMatchObject({ passed: 4, failed: 8, skipped: 3, durationMs: 105, problems });
+    // In the files' order (the pod sorts them: C's collation, capitals first); where each failed as its report says it.
+    const stub = 'testjson/internal/stub/stub_test.go';
+    expect(step.tests!.failures.map((f) => [f.name, f.file, f.line])).toEqual([
+      ['test', 'src/test/java/surefire/MyTest.java', 13],
+      ['TestMain', undefined, undefined],
+      ['TestFailed', stub, 34],
+      ['TestFailedWithStderr', stub, 43],
+      ['TestNestedWithFailure/c', stub, 65],
+      ['TestNestedWithFailure', undefined, undefined],
+      ['sum adds negative numbers', 'src/sum.test.js', 9],
+      ['test_adds_negative', 'tests/test_calc.py', 13],
+    ]);
+    const failure = step.tests!.failures.find((f) => f.file === 'src/sum.test.js')!;
+    expect(failure.message).toBe('Error: expect(received).toBe(expected) // Object.is equality\n\nExpected: -4\nReceived: -3');
     const log = await readFile(path.join(builds.root, 'logs', 'artifacts-failed', 'build.log'), 'utf8');
     expect(log).toContain('+ keeping the artifacts and sending the test reports\n');
     expect(log).toMatch(/^reports: no file matches go\/\*\*\/junit\.xml$/m);
     expect(log).toMatch(/^report test-results\/junit\.xml: 2\.\d kB$/m);
-    expect(log.endsWith(`test reports: 1 passed, 1 failed, 1 skipped\n${problems.map((p) => `test reports: ${p}\n`).join('')}`)).toBe(true);
+    expect(log.endsWith(`test reports: 4 passed, 8 failed, 3 skipped (105 ms)\n${problems.map((p) => `test reports: ${p}\n`).join('')}`)).toBe(true);
     // The Cause's log tail is what the step printed: the lines added after it are the tests' own.
     expect(summary.cause).toContain('report test-results/junit.xml: ');
     expect(summary.cause).not.toContain('test reports:');
 
-    // The check run FinishStep's record makes: the test's annotation on its own file and line.
+    // The check run FinishStep's record makes: each test's annotation on its own file and line (a
+    // failure whose report names no place goes on the step's line, which a record does not hold).
     const record = parseStepRecord(await readFile(path.join(builds.root, 'logs', stepResultName('artifacts-failed', 'build')), 'utf8'))!;
     expect(record.tests).toEqual(step.tests);
     const bodies = checkRunCompletion({ ending: Endings.failed, completedAt: summary.steps.at(-1)!.stoppedAt!, failure: { Error: summary.error!, Cause: summary.cause! }, steps: endedSteps([record]), pipelineFile: '.step-runner.yml' });
     expect(bodies).toHaveLength(1);
-    expect(bodies[0]!.output?.annotations).toEqual([expect.objectContaining({ path: 'src/sum.test.js', start_line: 9, end_line: 9, annotation_level: 'failure', message: failure.message })]);
+    expect(bodies[0]!.output?.annotations?.map((a) => `${a.path}:${a.start_line}-${a.end_line} ${a.annotation_level}`)).toEqual(
+      ['src/test/java/surefire/MyTest.java:13', `${stub}:34`, `${stub}:43`, `${stub}:65`, 'src/sum.test.js:9', 'tests/test_calc.py:13'].map((at) => `${at}-${at.split(':')[1]} failure`),
+    );
+    expect(bodies[0]!.output?.annotations?.find((a) => a.path === 'src/sum.test.js')?.message).toBe(failure.message);
+    expect(bodies[0]!.output?.summary).toContain('| `build` | 4 | 8 | 3 | 105 ms |');
     expect(requestBodyProblems('checks/update', bodies[0])).toEqual([]);
     expect(step.artifacts?.map((a) => a.path)).toEqual(['dist/app.js', 'coverage/lcov.info']);
     const coverage = await storedBytes(step.artifacts![1]!.location);

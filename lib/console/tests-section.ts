@@ -5,12 +5,13 @@
 import type { TestSummary } from '../contract/test-summary.js';
 import { html, type Html } from './html.js';
 import { stripAnsi } from './ansi.js';
+import { duration } from './format.js';
 
 export function testsSection(tests: TestSummary | undefined): Html {
   if (!tests) return html``;
   const more = tests.failed - tests.failures.length;
   return html`<h4>Tests</h4>
-<p data-tests><span class="tests-passed">${tests.passed} passed</span>, ${tests.failed > 0 ? html`<span class="tests-failed">${tests.failed} failed</span>` : `${tests.failed} failed`}, ${tests.skipped} skipped</p>
+<p data-tests><span class="tests-passed">${tests.passed} passed</span>, ${tests.failed > 0 ? html`<span class="tests-failed">${tests.failed} failed</span>` : `${tests.failed} failed`}, ${tests.skipped} skipped${tests.durationMs !== undefined ? html` <span class="muted">(${duration(tests.durationMs)})</span>` : ''}</p>
 ${(tests.problems ?? []).map((problem) => html`<p class="message" data-tests-problem>⚠ ${problem}</p>`)}
 ${tests.failures.length > 0 ? html`<div class="table-scroll"><table class="failed-tests">
 <thead><tr><th scope="col">Failed test</th><th scope="col">Where</th><th scope="col">Message</th></tr></thead>

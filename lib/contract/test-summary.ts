@@ -21,6 +21,12 @@ export interface TestSummary {
   failed: number;
   skipped: number;
   /**
+   * How long the tests took, in milliseconds: the sum of the test cases' `time` (seconds), as
+   * GitLab adds up a suite's time (gitlabhq/gitlabhq lib/gitlab/ci/reports/test_suite.rb,
+   * add_test_case). Absent: no report gave a time.
+   */
+  durationMs?: number;
+  /**
    * The first MAX_FAILURES of the failed tests, in the reports' order: the summary travels in the
    * execution's state (256 KiB at most), so `failed` may count more than are listed here.
    */
@@ -35,3 +41,10 @@ export const MAX_FAILURES = 50;
 export const MAX_FAILURE_MESSAGE = 500;
 /** The problems a summary lists at most. */
 export const MAX_REPORT_PROBLEMS = 10;
+
+/** `105 ms`, `2.4 s`, `3 min 12 s`: a summary's durationMs, in the step's log and the check run's tests table. */
+export function testsDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.floor((ms % 60_000) / 1000)} s`;
+}

@@ -12,7 +12,7 @@ const jest: TestFailure = { name: 'sum adds negative numbers', classname: 'sum a
 const go: TestFailure = { name: 'TestNestedWithFailure', classname: 'github.com/o/r/internal/stub', message: 'Failed' };
 const steps: CheckStep[] = [
   { name: 'clone', status: 'succeeded', line: 2 },
-  { name: 'test', status: 'failed', error: 'StepFailed', line: 5, tests: { passed: 1, failed: 2, skipped: 1, failures: [jest, go], problems: ['no file matches go/**/*.xml'] } },
+  { name: 'test', status: 'failed', error: 'StepFailed', line: 5, tests: { passed: 1, failed: 2, skipped: 1, durationMs: 2480, failures: [jest, go], problems: ['no file matches go/**/*.xml'] } },
 ];
 
 describe('test reports on the check run', () => {
@@ -25,7 +25,7 @@ describe('test reports on the check run', () => {
       ['.step-runner.yml', 5, 'github.com/o/r/internal/stub › TestNestedWithFailure failed (step "test")'],
     ]);
     expect(first!.output?.annotations?.[1]?.message).toBe(jest.message);
-    expect(first!.output?.summary).toContain('| `test` | 1 | 2 | 1 |');
+    expect(first!.output?.summary).toContain('| `test` | 1 | 2 | 1 | 2.4 s |');
     expect(first!.output?.summary).toContain('| sum adds negative numbers | `src/sum.test.js:9` | Error: expect(received).toBe(expected) // Object.is equality Expected: -4 Received: -3 |');
     expect(first!.output?.summary).toContain('⚠️ `test`: no file matches go/\\*\\*/\\*.xml');
     expect(requestBodyProblems('checks/update', first)).toEqual([]);

@@ -8,7 +8,7 @@
  * counted in the summary instead.
  */
 import type { StatusStep } from '../contract/index.js';
-import type { TestFailure } from '../contract/test-summary.js';
+import { testsDuration, type TestFailure } from '../contract/test-summary.js';
 import { truncate } from './commit-status.js';
 import type { CheckAnnotation } from './github-api.js';
 import { truncateUtf8, utf8Length } from './utf8-text.js';
@@ -47,8 +47,11 @@ function testName(failure: Pick<TestFailure, 'name' | 'classname'>): string {
 export function testsSection(steps: readonly StatusStep[], max: number): string {
   const withTests = steps.filter((step) => step.tests);
   if (withTests.length === 0) return '';
-  const lines = ['### Tests', '', '| Step | Passed | Failed | Skipped |', '| --- | --- | --- | --- |'];
-  for (const step of withTests) lines.push(`| ${code(step.name)} | ${step.tests!.passed} | ${step.tests!.failed} | ${step.tests!.skipped} |`);
+  const lines = ['### Tests', '', '| Step | Passed | Failed | Skipped | Time |', '| --- | --- | --- | --- | --- |'];
+  for (const step of withTests) {
+    const { passed, failed, skipped, durationMs } = step.tests!;
+    lines.push(`| ${code(step.name)} | ${passed} | ${failed} | ${skipped} | ${durationMs !== undefined ? testsDuration(durationMs) : ''} |`);
+  }
   for (const step of withTests) {
     const tests = step.tests!;
     if (tests.failures.length > 0) {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { buildCost, DEFAULT_PRICES, InvalidPrices, OPENCOST_CPU_TO_RAM_RATIO, orchestrationDollars, podDollars, pricesWith, splitNodePrice, type BuildUsage, type PodUsage } from './cost-model.js';
 
 const GIB = 2 ** 30;
@@ -34,6 +35,11 @@ describe('the cost model', () => {
     }
     // Memory-heavy nodes make a GiB cheaper than compute-heavy ones of the same price per vCPU.
     expect(splitNodePrice(DEFAULT_PRICES.instanceTypes['r5.large']!).perGibHour).toBeLessThan(splitNodePrice(DEFAULT_PRICES.instanceTypes['c5.large']!).perGibHour);
+  });
+
+  it("lists each instance type at its On-Demand price in AWS's Price List, as karpenter's generated table has it (us-east-1)", () => {
+    const listed = (JSON.parse(readFileSync('test/fixtures/cost/karpenter-on-demand-us-east-1.json', 'utf8')) as { prices: Record<string, number> }).prices;
+    expect(Object.fromEntries(Object.entries(DEFAULT_PRICES.instanceTypes).map(([type, node]) => [type, node.hourly]))).toEqual(listed);
   });
 
   it("is the bench's orchestration figure for the same transitions, requests and GB-seconds", () => {

@@ -10,8 +10,10 @@
  *   $0.0000166667 on x86_64, the first tier (https://aws.amazon.com/lambda/pricing/).
  * - S3 Standard: $0.023 per GB-month (first 50 TB), $0.005 per 1,000 PUT, COPY, POST or LIST
  *   requests, $0.0004 per 1,000 GET (https://aws.amazon.com/s3/pricing/).
- * - EC2 On-Demand, Linux, per instance-hour (https://aws.amazon.com/ec2/pricing/on-demand/): NOT
- *   checked against that page, which could not be read here (docs/cost.md says so).
+ * - EC2 On-Demand, Linux, per instance-hour (https://aws.amazon.com/ec2/pricing/on-demand/), as
+ *   AWS's Price List gives them in karpenter's generated table (aws/karpenter-provider-aws
+ *   pkg/providers/pricing/zz_generated.pricing_aws.go, us-east-1, generated 2026-01-19; the test
+ *   holds these to test/fixtures/cost/karpenter-on-demand-us-east-1.json).
  * - The flat rate for a node with no instance type: Fargate's Linux/x86 price, $0.04048 per
  *   vCPU-hour and $0.004445 per GB-hour (https://aws.amazon.com/fargate/pricing/), what EKS on
  *   Fargate bills a pod's requests at.

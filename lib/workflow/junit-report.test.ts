@@ -63,6 +63,21 @@ describe('a JUnit report of each dialect', () => {
   });
 
   it.each([
+    ['jest-junit.xml', 0.003],
+    ['pytest-xunit2.xml', 0.002],
+    ['pytest-xunit1.xml', 0],
+    ['gotestsum.xml', 0],
+    ['surefire.xml', 0.1],
+  ])("%s: its test cases' times added up, %s s (not its suites': a suite's time holds its setup too)", (file, seconds) => {
+    const read = readJUnitReport('r.xml', fixture(file));
+    expect(read.ok && read.seconds).toBeCloseTo(seconds, 9);
+  });
+
+  it('has no time when no test case gives one', () => {
+    expect(readJUnitReport('r.xml', '<testsuite time="3"><testcase name="a"/><testcase name="b" time="soon"/></testsuite>')).toEqual({ ok: true, cases: [expect.objectContaining({ name: 'a' }), expect.objectContaining({ name: 'b' })] });
+  });
+
+  it.each([
     ['a report cut short', fixture('broken.xml'), 'reports/broken.xml is not well-formed XML: it ends before its elements are closed (cut short?)'],
     ['a closing tag that does not match', '<testsuite><testcase name="a"></testsuite>', "reports/broken.xml is not well-formed XML (line 1: Expected closing tag 'testcase' (opened in line 1, col 12) instead of closing tag 'testsuite')"],
     ['no XML at all', 'PASS src/sum.test.js', "reports/broken.xml is not well-formed XML (line 1: char 'P' is not expected)"],
@@ -87,6 +102,8 @@ describe('the step\'s summary of its reports', () => {
       passed: 2,
       failed: 2,
       skipped: 2,
+      // jest-junit's 0.002 + 0.001 s and pytest's 0.002 s.
+      durationMs: 5,
       failures: [expect.objectContaining({ file: 'src/sum.test.js', line: 9 }), expect.objectContaining({ file: 'tests/test_calc.py', line: 13 })],
       problems: ['no file matches go/**/*.xml', 'reports/broken.xml is not well-formed XML: it ends before its elements are closed (cut short?)', 'reports/huge.xml is 30 MB: not read (at most 5 MB)'],
     });
@@ -126,6 +143,12 @@ describe('where a failure points', () => {
   ])('%s', (_what, classname, place) => {
     const read = readJUnitReport('junit.xml', `<testsuites><testsuite name="x"><testcase classname="${classname}" name="TestFailed"><failure message="Failed">=== RUN   TestFailed&#xA;--- FAIL: TestFailed (0.00s)&#xA;&#x9;stub_test.go:34: this failed&#xA;</failure></testcase></testsuite></testsuites>`);
     expect(read.ok && read.cases[0]).toEqual({ name: 'TestFailed', classname, status: 'failed', ...place, message: 'stub_test.go:34: this failed' });
+  });
+
+  it("finds jest-junit's file in a package's folder (jest run in web/): the file relative to it, its frame in the stack whole", () => {
+    const report = fixture('jest-junit.xml').replaceAll('/workspace/src/', '/workspace/web/src/');
+    const read = readJUnitReport('web/reports/junit.xml', report);
+    expect(read.ok && failed(read.cases).map((c) => [c.file, c.line])).toEqual([['web/src/sum.test.js', 9]]);
   });
 
   it('takes no host:port of a message for a file and line', () => {

@@ -20,7 +20,7 @@
  * /workspace, which is taken off): an annotation points at a path of the repository.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { MAX_FAILURE_MESSAGE, MAX_FAILURES, MAX_REPORT_PROBLEMS, type TestFailure, type TestSummary } from '../contract/test-summary.js';
+import { MAX_FAILURE_MESSAGE, MAX_FAILURES, MAX_REPORT_PROBLEMS, testsDuration, type TestFailure, type TestSummary } from '../contract/test-summary.js';
 
 /** Where a step pod's workspace is mounted: absolute paths in reports are under it. */
 const WORKSPACE = '/workspace/';
@@ -35,7 +35,8 @@ export interface TestCaseResult {
   message?: string;
 }
 
-export type ReadReport = { ok: true; cases: TestCaseResult[] } | { ok: false; problem: string };
+/** `seconds`: the test cases' `time` added up; absent when none of them has one. */
+export type ReadReport = { ok: true; cases: TestCaseResult[]; seconds?: number } | { ok: false; problem: string };
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -65,13 +66,19 @@ export function readJUnitReport(path: string, text: string): ReadReport {
   // pytest's suite is named `pytest` (its junit_suite_name's default), and its root `pytest tests`.
   const pytest = [...roots, ...roots.flatMap((root) => nodes(root['testsuite']))].some((suite) => suite['name'] === 'pytest' || suite['name'] === 'pytest tests');
   const cases: TestCaseResult[] = [];
+  let seconds: number | undefined;
   const visit = (suite: XmlNode) => {
-    for (const testcase of nodes(suite['testcase'])) cases.push(testCase(testcase, { path, pytest }));
+    for (const testcase of nodes(suite['testcase'])) {
+      cases.push(testCase(testcase, { path, pytest }));
+      // Every dialect here writes each case's time in seconds ("0.002", gotestsum "0.000000").
+      const time = Number(attr(testcase, 'time') ?? NaN);
+      if (Number.isFinite(time) && time >= 0) seconds = (seconds ?? 0) + time;
+    }
     // Suites may nest (Surefire's and Ant's formats allow it).
     for (const inner of nodes(suite['testsuite'])) visit(inner);
   };
   for (const root of roots) visit(root);
-  return { ok: true, cases };
+  return { ok: true, cases, ...(seconds !== undefined ? { seconds } : {}) };
 }
 
 function nodes(value: unknown): XmlNode[] {
@@ -137,10 +144,12 @@ function placeOf(testcase: XmlNode, text: string, at: { classname: string; name:
   if (given !== undefined) {
     const file = workspaceFile(given);
     if (file && Number.isInteger(givenLine) && givenLine >= 0) return { file, line: at.report.pytest ? givenLine + 1 : Math.max(1, givenLine) };
-    // jest-junit's file has no line: its frame in the stack has it.
+    // jest-junit's file has no line: its frame in the stack has it. The file is relative to the
+    // folder jest ran in (jest-junit index.js: path.relative(process.cwd(), testFilePath)), a
+    // package's in a monorepo (`cd web && jest`), where the stack's absolute path names it whole.
     if (file) {
-      const frame = stackFrames(text).find((f) => f.file === file);
-      return frame ? frame : { file };
+      const frames = stackFrames(text);
+      return frames.find((f) => f.file === file) ?? frames.find((f) => f.file.endsWith(`/${file}`)) ?? { file };
     }
   }
   return javaFrame(text, at) ?? goLine(text, at.classname) ?? stackFrames(text)[0] ?? {};
@@ -216,6 +225,7 @@ export type ReportFile = { path: string; text: string } | { path: string; proble
 export function summarizeTests(files: readonly ReportFile[], unmatched: readonly string[] = []): TestSummary {
   const summary: TestSummary = { passed: 0, failed: 0, skipped: 0, failures: [] };
   const problems: string[] = unmatched.map((glob) => `no file matches ${glob}`);
+  let seconds: number | undefined;
   for (const file of files) {
     if ('problem' in file) {
       problems.push(file.problem);
@@ -226,11 +236,13 @@ export function summarizeTests(files: readonly ReportFile[], unmatched: readonly
       problems.push(read.problem);
       continue;
     }
+    if (read.seconds !== undefined) seconds = (seconds ?? 0) + read.seconds;
     for (const test of read.cases) {
       summary[test.status]++;
       if (test.status === 'failed' && summary.failures.length < MAX_FAILURES) summary.failures.push(failureOf(test));
     }
   }
+  if (seconds !== undefined) summary.durationMs = Math.round(seconds * 1000);
   if (problems.length > 0) summary.problems = problems.length > MAX_REPORT_PROBLEMS ? [...problems.slice(0, MAX_REPORT_PROBLEMS - 1), `and ${problems.length - MAX_REPORT_PROBLEMS + 1} more`] : problems;
   return summary;
 }
@@ -245,7 +257,7 @@ function failureOf(test: TestCaseResult): TestFailure {
   };
 }
 
-/** `3 passed, 1 failed, 1 skipped`, for log lines and the views. */
-export function testCounts(summary: Pick<TestSummary, 'passed' | 'failed' | 'skipped'>): string {
-  return `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped`;
+/** `3 passed, 1 failed, 1 skipped (105 ms)`, for log lines and the views. */
+export function testCounts(summary: Pick<TestSummary, 'passed' | 'failed' | 'skipped' | 'durationMs'>): string {
+  return `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped${summary.durationMs !== undefined ? ` (${testsDuration(summary.durationMs)})` : ''}`;
 }

@@ -33,7 +33,7 @@ describe("a step's test reports as FinishStep reads them", () => {
     const read = await readStepReports(run, store(objects));
     expect(read?.summary).toMatchObject({ passed: 1, failed: 1, skipped: 1, problems: ['no file matches go/**/junit.xml', 'reports/huge.xml was not read: 6000000 bytes, more than a report may be'] });
     expect(read?.summary.failures.map((f) => `${f.file}:${f.line}`)).toEqual(['src/sum.test.js:9']);
-    expect(read?.lines).toEqual(['test reports: 1 passed, 1 failed, 1 skipped', 'test reports: no file matches go/**/junit.xml', 'test reports: reports/huge.xml was not read: 6000000 bytes, more than a report may be']);
+    expect(read?.lines).toEqual(['test reports: 1 passed, 1 failed, 1 skipped (3 ms)', 'test reports: no file matches go/**/junit.xml', 'test reports: reports/huge.xml was not read: 6000000 bytes, more than a report may be']);
   });
 
   it.each([
