@@ -388,6 +388,10 @@ describe('a build on the embedded cluster', () => {
     const root = buildTrace(traces[0]!);
     expect(root).toMatchObject({ error: 'ExecutionTimedOut', attributes: { [ATTR_CICD_PIPELINE_RESULT]: 'timeout' } });
     expect(root.children.map((span) => [span.name, span.error, span.end])).toEqual([['long', 'ExecutionTimedOut', root.end]]);
+    // Its cost counts the step it stopped, its pod priced until the end as FinishStep would have, and the check run says the same.
+    expect(summary.cost!.usage.pods.map((pod) => [pod.step, pod.instanceType])).toEqual([['long', instanceTypeFor(kubernetesArch(process.arch))]]);
+    expect(summary.cost!.usage.pods[0]!.seconds).toBeGreaterThan(0);
+    expect(stopped.cost?.usd).toBe(summary.cost!.usd);
   });
 
   it('prints what the console would show: iterations, polls, the Error and the Cause', async () => {

@@ -99,6 +99,7 @@ async function endedExecutionCleanup(r: Run, input: Record<string, unknown>) {
   const noop = () => undefined;
   const deps = {
     log: { info: noop, warn: noop, error: noop, debug: noop },
+    now: () => new Date(),
     cluster: kubeStepCluster(async () => ({
       // Only reached when the cleanup does clean up: every list it makes comes back empty.
       listNamespacedPod: async () => (deleted.push('pods'), { items: [] }),

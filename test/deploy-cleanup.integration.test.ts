@@ -143,7 +143,9 @@ describe('the cleanup of an aborted or timed-out execution', () => {
 
     const result = await cleanupEndedExecution(statusChange('gh-x-1', input, 'TIMED_OUT'), NAMESPACE, depsAt(() => new Date()));
 
-    expect(result).toEqual({ build: 'ended-build', deletedPods: 2, deletedClaims: 1, deletedSecrets: 0 });
+    expect(result).toMatchObject({ build: 'ended-build', deletedPods: 2, deletedClaims: 1, deletedSecrets: 0 });
+    // Read before they were deleted, for the build's cost: the steps still running when it ended.
+    expect(result.unfinished?.map((pod) => pod.step)).toEqual(['one', 'two']);
     expect(await livePods()).toEqual([other]);
     expect(await liveClaims()).toEqual([otherClaim]);
   });
@@ -157,7 +159,7 @@ describe('the cleanup of an aborted or timed-out execution', () => {
     const pod = await runnerPod(buildId, 'one');
     const neighbour = await runnerPod('gh-repo-abc1234-delivery-0123456780-1b2c3d4e5f', 'one');
     const result = await cleanupEndedExecution(statusChange(name, null), NAMESPACE, depsAt(() => new Date()));
-    expect(result).toEqual({ build: buildId, deletedPods: 1, deletedClaims: 0, deletedSecrets: 0 });
+    expect(result).toMatchObject({ build: buildId, deletedPods: 1, deletedClaims: 0, deletedSecrets: 0 });
     expect(await livePods()).not.toContain(pod);
     expect(await livePods()).toEqual([neighbour]);
   });

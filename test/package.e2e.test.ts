@@ -487,6 +487,8 @@ const ROLE_GRANTS: Record<string, Omit<Statement, 'role'>[]> = {
   CleanupEndedExecutionRole: [
     logGroup('cleanupEndedExecution'),
     ASSUME_CLUSTER_ROLE,
+    // A stopped or timed-out build's cost, counted from its own execution's history as ReportStatus counts the others'.
+    { actions: ['states:GetExecutionHistory'], resources: [`${ACCOUNT.replace('%s', 'states')}:execution:serverless-step-runner-dev-build:*`] },
     objects(['s3:GetObject'], 'builds/*'),
     listing('builds/*'),
     { actions: ['secretsmanager:GetSecretValue'], resources: [TOKEN, APP_KEY, secret('step-runner/otlp-headers')] },
@@ -540,8 +542,8 @@ describe('IAM in the packaged template', () => {
     expect(grants('s3:DeleteObject')).toEqual([{ role: 'FinishStepRole', ...ROLE_GRANTS.FinishStepRole![2] }]);
   });
 
-  it("gives ReportStatus the functions' memory and architecture as deployed, which the build's cost prices Lambda time by", () => {
-    const environment = (template.Resources.ReportStatusLambdaFunction!.Properties.Environment as { Variables: Record<string, Json> }).Variables;
+  it.each(['ReportStatusLambdaFunction', 'CleanupEndedExecutionLambdaFunction'])("gives %s the functions' memory and architecture as deployed, which the build's cost prices Lambda time by", (fn) => {
+    const environment = (template.Resources[fn]!.Properties.Environment as { Variables: Record<string, Json> }).Variables;
     const sizes = JSON.parse(environment['COST_FUNCTIONS'] as string) as { architecture: string; memoryMb: Record<string, number> };
     const functions = template.Resources;
     expect(sizes.architecture).toBe(functions.PollStepLambdaFunction!.Properties.Architectures ? (functions.PollStepLambdaFunction!.Properties.Architectures as string[])[0] : 'x86_64');

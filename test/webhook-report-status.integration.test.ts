@@ -5,6 +5,7 @@
  * headers from Secrets Manager too, and the ended-execution cleanup's trace of a stopped build.
  */
 import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetExecutionHistoryCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { clearCache } from '@middy/util';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createReportStatusHandler } from '../lib/lambda/report-status.js';
@@ -22,6 +23,9 @@ import { startOtlpReceiver, type OtlpReceiver } from './fixtures/otlp-receiver.j
 import { otlpBuildTraces } from '../lib/workflow/trace-export.js';
 import type { EndedBuild } from '../lib/workflow/build-trace.js';
 import type { TaskLog } from '../lib/workflow/task-log.js';
+import type { MetricRecord } from '../lib/workflow/metric-records.js';
+import { Annotations, Labels } from '../lib/kube/index.js';
+import { running, stepPod } from './fixtures/kube/builders.js';
 
 const TOKEN = 'ghp_statusTokenNeverShown0002';
 const SHA = '6113728f27ae82c7b1a177c8d03f9e96e0adf246';
@@ -189,6 +193,44 @@ describe('ReportStatus', () => {
       expect(root).toMatchObject({ name: 'RUN Codertocat/Hello-World', status: { code: 'STATUS_CODE_ERROR', message: 'ExecutionAborted' }, endTimeUnixNano: String(BigInt(Date.parse('2026-03-14T10:00:30Z')) * 1_000_000n) });
       expect(root!.attributes).toMatchObject({ 'cicd.pipeline.result': 'cancellation', 'error.type': 'ExecutionAborted', 'cicd.pipeline.run.url.full': page });
       expect(steps.map((step) => [step.name, step.attributes['cicd.pipeline.task.run.url.full']])).toEqual([['clone', page]]);
+    });
+
+    it("prices a timed-out build in the ended-execution cleanup, as ReportStatus prices the others: its history, and the step still running until the stop", async () => {
+      const sfn = mockClient(SFNClient);
+      // Two states entered before the execution's limit.
+      sfn.on(GetExecutionHistoryCommand, { executionArn: EXECUTION_ARN }).resolves({
+        events: [
+          { id: 1, type: 'ExecutionStarted', timestamp: new Date('2026-03-14T10:00:00Z') },
+          { id: 2, previousEventId: 1, type: 'TaskStateEntered', timestamp: new Date('2026-03-14T10:00:00Z') },
+          { id: 3, previousEventId: 2, type: 'MapStateEntered', timestamp: new Date('2026-03-14T10:00:01Z') },
+        ],
+      });
+      const cluster = fakeStepCluster();
+      const pod = stepPod({ step: 'test', state: running(5) });
+      cluster.put('pod', {
+        ...pod,
+        metadata: { ...pod.metadata, name: `${build.id}-test`, labels: { ...pod.metadata!.labels, [Labels.build]: build.id }, annotations: { [Annotations.build]: build.id, [Annotations.step]: 'test' } },
+        // On a node with no instance type label: the deployment's flat rate.
+        spec: { ...pod.spec!, nodeName: 'unlabelled', containers: pod.spec!.containers.map((container) => ({ ...container, resources: { requests: { cpu: '2', memory: '4Gi' } } })) },
+        status: { ...pod.status, phase: 'Running', startTime: new Date('2026-03-14T10:00:00Z') },
+      });
+      const written: MetricRecord[] = [];
+      const runtime = { settings: { namespace: 'ci' }, deps: { cluster, logs: { results: async () => [] }, metrics: { write: (record: MetricRecord) => void written.push(record) }, now: () => new Date(), log: logger } } as unknown as TaskRuntime;
+      const env = { GITHUB_TOKEN_SECRET_ID: 'ci/github-token', GITHUB_API_URL: github.url, COST_FUNCTIONS: JSON.stringify({ architecture: 'arm64', memoryMb: {} }), COST_PRICES: '{"flat": {"perVcpuHour": 0.04, "perGibHour": 0.005}}' };
+      const event = {
+        'detail-type': 'Step Functions Execution Status Change',
+        detail: { executionArn: EXECUTION_ARN, name: 'gh-Hello-World-6113728-d1-0123456789', status: 'TIMED_OUT', input: JSON.stringify({ build }), startDate: Date.parse('2026-03-14T10:00:00Z'), stopDate: Date.parse('2026-03-14T10:30:00Z') },
+      };
+
+      const result = await createCleanupEndedExecutionHandler(env, runtime)(event, localLambdaContext('cleanupEndedExecution'));
+
+      // The pod's half hour at (2 vCPU x $0.04 + 4 GiB x $0.005) an hour, two transitions at $0.025 a thousand, and the
+      // listing of the build's records (none), priced as a GET.
+      const dollars = 0.5 * (2 * 0.04 + 4 * 0.005) + 2 * 0.000025 + 1 * 0.0000004;
+      expect(written.flatMap((record) => record.metrics).find((metric) => metric.name === 'BuildCost')?.value).toBeCloseTo(dollars, 10);
+      expect(result).toMatchObject({ build: build.id, deletedPods: 1, unfinished: [{ step: 'test', cpu: 2, memoryBytes: 4 * 2 ** 30, seconds: 1800, instanceType: null }] });
+      expect(sfn.commandCalls(GetExecutionHistoryCommand)).toHaveLength(1);
+      sfn.restore();
     });
 
     it('posts the status when the headers cannot be read, and sends no trace', async () => {

@@ -4,14 +4,15 @@ import { logger } from '../workflow/lambda-task.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
 import type { LambdaGitHubAppOptions } from './github-app.js';
 import { lambdaBuildTraces } from './build-traces.js';
+import { deploymentCostReader } from './execution-cost-reader.js';
 import { gitHubStatusReporting } from './status-reporting.js';
 import { lambdaTaskRuntime } from './task-runtime.js';
 
 /**
  * The EventBridge cleanup of an execution that ended outside the definition (aborted, timed out,
  * failed where no Catch runs): its build's objects deleted, its commit an `error` status when
- * the deployment can post one, and its trace sent when it names an OTLP endpoint (as ReportStatus
- * sends the others). `runtime` and `app` are for tests.
+ * the deployment can post one, with its cost, and its trace sent when it names an OTLP endpoint (as
+ * ReportStatus sends the others). `runtime` and `app` are for tests.
  */
 export function createCleanupEndedExecutionHandler(
   env: NodeJS.ProcessEnv = process.env,
@@ -20,7 +21,7 @@ export function createCleanupEndedExecutionHandler(
 ) {
   const { reporterFor, middleware } = gitHubStatusReporting(env, app);
   const exportTrace = runtime.deps.exportTrace ?? lambdaBuildTraces(env);
-  const handler = cleanupEndedExecutionHandler(exportTrace ? { ...runtime, deps: { ...runtime.deps, exportTrace } } : runtime, reporterFor);
+  const handler = cleanupEndedExecutionHandler(exportTrace ? { ...runtime, deps: { ...runtime.deps, exportTrace } } : runtime, reporterFor, deploymentCostReader(env));
   if (middleware) handler.use(bestEffort(middleware));
   return handler;
 }

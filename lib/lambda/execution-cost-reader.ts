@@ -6,18 +6,20 @@
  */
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { CostSummary } from '../contract/index.js';
-import { buildCost, type Prices } from '../workflow/cost-model.js';
+import { buildCost, pricesWith, type PodUsage, type Prices } from '../workflow/cost-model.js';
+import { logger } from '../workflow/lambda-task.js';
+import { EnvNames } from './settings.js';
 import { historyUsage, type AwsHistoryEvent, type FunctionSizes } from '../workflow/history-usage.js';
 import type { StepRecord } from '../workflow/step-log-store.js';
 
 /** 20,000 events: a build of many long steps; past it the count is of the first 20,000 (the log says so). */
 export const MAX_PAGES = 20;
 
-export type ExecutionCostReader = (executionArn: string, records: readonly StepRecord[]) => Promise<CostSummary & { complete: boolean }>;
+export type ExecutionCostReader = (executionArn: string, records: readonly StepRecord[], unfinished?: readonly PodUsage[]) => Promise<CostSummary & { complete: boolean }>;
 
 export function sfnExecutionCostReader(sizes: FunctionSizes, prices: Prices, client?: SFNClient): ExecutionCostReader {
   let sfn: SFNClient | undefined = client;
-  return async (executionArn, records) => {
+  return async (executionArn, records, unfinished = []) => {
     const { SFNClient: Client, GetExecutionHistoryCommand } = await import('@aws-sdk/client-sfn');
     sfn ??= new Client({});
     const events: AwsHistoryEvent[] = [];
@@ -29,7 +31,24 @@ export function sfnExecutionCostReader(sizes: FunctionSizes, prices: Prices, cli
       nextToken = page.nextToken;
       pages++;
     } while (nextToken && pages < MAX_PAGES);
-    const { usd, parts, prices: at } = buildCost(historyUsage(events, sizes, records), prices);
+    const { usd, parts, prices: at } = buildCost(historyUsage(events, sizes, records, unfinished), prices);
     return { usd, parts, prices: at, complete: !nextToken };
   };
+}
+
+/**
+ * The reader a deployment's settings give (COST_FUNCTIONS, COST_PRICES), for ReportStatus and the
+ * ended-execution cleanup alike; none (the build's reports go without a cost, and the log says
+ * why) when they are missing or wrong.
+ */
+export function deploymentCostReader(env: NodeJS.ProcessEnv): ExecutionCostReader | undefined {
+  try {
+    const text = env[EnvNames.costFunctions];
+    if (!text) return undefined;
+    const sizes = JSON.parse(text) as FunctionSizes;
+    return sfnExecutionCostReader(sizes, pricesWith(env[EnvNames.costPrices]));
+  } catch (error) {
+    logger.warn("No build's cost is reported: the deployment's COST_FUNCTIONS or COST_PRICES is wrong", { reason: (error as Error).message });
+    return undefined;
+  }
 }

@@ -7,9 +7,7 @@ import { s3LogStore } from './s3-log-store.js';
 import { EnvNames } from './settings.js';
 import { gitHubStatusReporting } from './status-reporting.js';
 import { emfMetricsSink } from './emf-metrics.js';
-import { sfnExecutionCostReader, type ExecutionCostReader } from './execution-cost-reader.js';
-import { pricesWith } from '../workflow/cost-model.js';
-import type { FunctionSizes } from '../workflow/history-usage.js';
+import { deploymentCostReader } from './execution-cost-reader.js';
 
 /**
  * ReportStarted / ReportSucceeded / ReportFailed on AWS: commit statuses (status-reporting.ts), and
@@ -22,7 +20,7 @@ export function createReportStatusHandler(env: NodeJS.ProcessEnv = process.env, 
   // A check run's summary reads how each step ended from where FinishStep kept it, beside its log.
   const bucket = env[EnvNames.logsBucket];
   // ReportSucceeded and ReportFailed end the build: its cost, its metric record and its trace are worked out and sent there.
-  const cost = costReader(env);
+  const cost = deploymentCostReader(env);
   const waitingApprovals = historyApprovals();
   const handler = reportStatusHandler((context) => ({ ...reporterFor(context), waitingApprovals }), bucket ? s3LogStore(bucket, env[EnvNames.logsPrefix] ?? '') : undefined, { ...(cost ? { cost } : {}), metrics: emfMetricsSink(env), exportTrace: lambdaBuildTraces(env) });
   if (middleware) handler.use(middleware);
@@ -54,20 +52,4 @@ function historyApprovals(): (executionArn: string) => Promise<WaitingStepReport
     }
     return read(executionArn);
   };
-}
-
-/**
- * The build's cost at its end, from the functions' sizes and the prices the deployment sets; none
- * (the report goes without its cost line, and says why in the log) when they are missing or wrong.
- */
-function costReader(env: NodeJS.ProcessEnv): ExecutionCostReader | undefined {
-  try {
-    const text = env[EnvNames.costFunctions];
-    if (!text) return undefined;
-    const sizes = JSON.parse(text) as FunctionSizes;
-    return sfnExecutionCostReader(sizes, pricesWith(env[EnvNames.costPrices]));
-  } catch (error) {
-    logger.warn("No build's cost is reported: the deployment's COST_FUNCTIONS or COST_PRICES is wrong", { reason: (error as Error).message });
-    return undefined;
-  }
 }

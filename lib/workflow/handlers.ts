@@ -120,9 +120,9 @@ export const reportStatusHandler = (reporterFor: (context: Context) => StatusRep
  * EventBridge: an execution of the build state machine was ABORTED, TIMED_OUT or FAILED;
  * `reporterFor` as for ReportStatus, for the commit status no state posted.
  */
-export const cleanupEndedExecutionHandler = ({ settings, deps }: TaskRuntime, reporterFor?: (context: Context) => StatusReporter) =>
+export const cleanupEndedExecutionHandler = ({ settings, deps }: TaskRuntime, reporterFor?: (context: Context) => StatusReporter, cost?: BuildCostReader) =>
   lambdaEventHandler(async (event: ExecutionStatusChange, context: Context) =>
-    cleanupEndedExecution(event, settings.namespace, deps, reporterFor?.(context)),
+    cleanupEndedExecution(event, settings.namespace, deps, reporterFor?.(context), cost),
   );
 
 /** EventBridge schedule: the sweep for runner pods that no execution cleaned up. */

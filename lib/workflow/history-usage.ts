@@ -1,4 +1,4 @@
-import type { BuildUsage, LambdaArchitecture } from './cost-model.js';
+import type { BuildUsage, LambdaArchitecture, PodUsage } from './cost-model.js';
 import type { StepRecord } from './step-log-store.js';
 
 /**
@@ -53,9 +53,11 @@ const ms = (at: Date | string) => new Date(at).getTime();
  *   Lambda's billed duration, which history does not carry (Step Functions' own dispatch is in it);
  * - S3: what each step's FinishStep counted it wrote (its logs, live-log parts, artifacts and
  *   record, their bytes), and this report's reading of the records (a LIST, a GET each);
- * - pods: the records' (the last attempt of each step: an earlier attempt's record is replaced).
+ * - pods: the records' (the last attempt of each step: an earlier attempt's record is replaced),
+ *   and `unfinished`: the pods of the steps still running when the execution ended outside the
+ *   definition (stopped, timed out), which no FinishStep recorded (running-steps.ts).
  */
-export function historyUsage(events: readonly AwsHistoryEvent[], sizes: FunctionSizes, records: readonly StepRecord[]): BuildUsage {
+export function historyUsage(events: readonly AwsHistoryEvent[], sizes: FunctionSizes, records: readonly StepRecord[], unfinished: readonly PodUsage[] = []): BuildUsage {
   let entered = 0;
   let taskEntered = 0;
   let scheduledInTasks = 0;
@@ -86,6 +88,6 @@ export function historyUsage(events: readonly AwsHistoryEvent[], sizes: Function
     lambda: { invocations: scheduledInTasks, gbSeconds, architecture: sizes.architecture },
     // What each step wrote (FinishStep's count), and this report's reading of the records: a LIST, a GET each.
     s3: records.reduce((sum, record) => ({ puts: sum.puts + (record.s3?.puts ?? 0), gets: sum.gets + (record.s3?.gets ?? 0), bytesWritten: sum.bytesWritten + (record.s3?.bytes ?? 0) }), { puts: 0, gets: records.length + 1, bytesWritten: 0 }),
-    pods: records.flatMap((record) => (record.pod ? [record.pod] : [])),
+    pods: [...records.flatMap((record) => (record.pod ? [record.pod] : [])), ...unfinished],
   };
 }

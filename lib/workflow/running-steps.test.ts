@@ -40,19 +40,32 @@ describe('unrecordedPods', () => {
 });
 
 describe('runningSteps', () => {
-  it('reads each running step\'s pod and events once, for when it was created, pulled and started', async () => {
+  it("reads each running step's pod and events once, for when it was created, pulled and started, and what it held until the end", async () => {
     const cluster = fakeStepCluster({ now: () => at(0) });
+    cluster.instanceTypes.set('node-a', 'm7g.large');
     cluster.put('pod', { ...podOf('clone', 0), status: { ...podOf('clone', 0).status, phase: 'Succeeded' } });
-    const test = cluster.put('pod', { ...podOf('test', 10), status: { phase: 'Running', conditions: [condition('PodScheduled', 'True', 11)], containerStatuses: stepPod({ state: running(20) }).status!.containerStatuses! } });
+    const pod = podOf('test', 10);
+    const placed: V1Pod = {
+      ...pod,
+      spec: { ...pod.spec!, nodeName: 'node-a', containers: pod.spec!.containers.map((container) => ({ ...container, resources: { requests: { cpu: '500m', memory: '1Gi' } } })) },
+      status: { phase: 'Running', startTime: at(11), conditions: [condition('PodScheduled', 'True', 11)], containerStatuses: stepPod({ state: running(20) }).status!.containerStatuses! },
+    };
+    const test = cluster.put('pod', placed);
     cluster.events.push(
       podEvent(test, { reason: 'Pulling', message: 'Pulling image "node:20"', first: 12 }),
       podEvent(test, { reason: 'Pulled', message: 'Successfully pulled image "node:20" in 6.5s (6.5s including waiting). Image size: 4000 bytes.', first: 19 }),
     );
 
-    const steps = await runningSteps('ci', 'b-42', [record('clone', 8)], { cluster, log: { info: () => undefined, warn: () => undefined } as never });
+    const steps = await runningSteps('ci', 'b-42', [record('clone', 8)], at(71), { cluster, log: { info: () => undefined, warn: () => undefined } as never });
 
     expect(steps).toEqual([
-      { step: 'test', startedAt: iso(10), timings: { created: iso(10), scheduled: iso(11), pulling: iso(12), pulled: iso(18.5), started: iso(20), pullSeconds: 6.5 } },
+      {
+        step: 'test',
+        startedAt: iso(10),
+        timings: { created: iso(10), scheduled: iso(11), pulling: iso(12), pulled: iso(18.5), started: iso(20), pullSeconds: 6.5 },
+        // From the kubelet's acceptance (startTime) to the execution's end, as FinishStep would have priced it.
+        pod: { step: 'test', cpu: 0.5, memoryBytes: 2 ** 30, seconds: 60, instanceType: 'm7g.large' },
+      },
     ]);
     expect(cluster.calls.filter((call) => call.startsWith('observePod'))).toHaveLength(1);
   });
@@ -60,7 +73,7 @@ describe('runningSteps', () => {
   it('gives none, and a warning, when the cluster cannot be read', async () => {
     const warnings: string[] = [];
     const cluster = { ...fakeStepCluster(), listPods: async () => Promise.reject(new Error('KubernetesUnavailable')) };
-    expect(await runningSteps('ci', 'b-42', [], { cluster, log: { info: () => undefined, warn: (message: string) => void warnings.push(message) } as never })).toEqual([]);
-    expect(warnings).toEqual(["The build's running steps could not be read: its trace goes without them"]);
+    expect(await runningSteps('ci', 'b-42', [], at(60), { cluster, log: { info: () => undefined, warn: (message: string) => void warnings.push(message) } as never })).toEqual([]);
+    expect(warnings).toEqual(["The build's running steps could not be read: its trace and cost go without them"]);
   });
 });

@@ -1,13 +1,15 @@
 /**
  * The steps still running when an execution ended outside the definition (stopped, timed out,
  * failed where no Catch runs): no FinishStep recorded them, so their pods, which the ended-execution
- * cleanup is about to delete, are all that says they ran and how far they got. Read for the
- * build's trace, and only then: a list of the build's pods, and one look (the pod and its events)
- * at each unrecorded one.
+ * cleanup is about to delete, are all that says they ran, how far they got and what they held: read
+ * for the build's trace and its cost, with a list of the build's pods, and one look (the pod and its
+ * events, its node's instance type) at each unrecorded one.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { Annotations, buildSelector, Labels, podTimings } from '../kube/index.js';
 import type { RunningStep } from './build-trace.js';
+import type { PodUsage } from './cost-model.js';
+import { podPlacement, podUsage } from './pod-usage.js';
 import type { StepRecord } from './step-log-store.js';
 import type { TaskDeps } from './task-deps.js';
 
@@ -40,21 +42,29 @@ export function unrecordedPods(pods: readonly V1Pod[], buildId: string, records:
   });
 }
 
+/** A step still running when its execution ended, and what its pod reserved until then (pod-usage.ts); no `pod`: never placed. */
+export interface UnfinishedStep extends RunningStep {
+  pod?: PodUsage;
+}
+
 /**
- * The running steps of the build, with what their pods and events say (lib/kube/pod-timings.ts).
- * A cluster that cannot answer costs the trace those steps, never the cleanup: none, and a warning.
+ * The running steps of the build, with what their pods and events say (lib/kube/pod-timings.ts)
+ * and what they held until `endedAt` (the execution's stop), as FinishStep measures an ended step.
+ * A cluster that cannot answer costs the trace and the cost those steps, never the cleanup: none,
+ * and a warning.
  */
-export async function runningSteps(namespace: string, buildId: string, records: readonly StepRecord[], deps: Pick<TaskDeps, 'cluster' | 'log'>): Promise<RunningStep[]> {
+export async function runningSteps(namespace: string, buildId: string, records: readonly StepRecord[], endedAt: Date, deps: Pick<TaskDeps, 'cluster' | 'log'>): Promise<UnfinishedStep[]> {
   try {
     const unrecorded = unrecordedPods(await deps.cluster.listPods(namespace, buildSelector(buildId)), buildId, records);
-    const steps: RunningStep[] = [];
+    const steps: UnfinishedStep[] = [];
     for (const pod of unrecorded) {
       const { pod: seen, events } = await deps.cluster.observePod(namespace, pod.name);
-      steps.push({ step: pod.step, startedAt: pod.created, timings: podTimings(seen, events) });
+      const usage = podUsage(pod.step, await podPlacement(seen, undefined, endedAt, deps), endedAt);
+      steps.push({ step: pod.step, startedAt: pod.created, timings: podTimings(seen, events), ...(usage ? { pod: usage } : {}) });
     }
     return steps;
   } catch (error) {
-    deps.log.warn("The build's running steps could not be read: its trace goes without them", { build: buildId, reason: (error as Error).message });
+    deps.log.warn("The build's running steps could not be read: its trace and cost go without them", { build: buildId, reason: (error as Error).message });
     return [];
   }
 }

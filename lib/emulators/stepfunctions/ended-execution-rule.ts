@@ -1,7 +1,8 @@
 import type { ExecutionInput } from '../../contract/index.js';
 import { cleanupEndedExecutionHandler } from '../../workflow/handlers.js';
 import type { TaskRuntime } from '../../workflow/task-deps.js';
-import type { StatusReporter } from '../../workflow/tasks/report-status.js';
+import type { BuildCostReader, StatusReporter } from '../../workflow/tasks/report-status.js';
+import type { EndedExecutionCleanup } from '../../workflow/tasks/cleanup-ended-execution.js';
 import { localLambdaContext } from '../lambda/lambda-context.js';
 import { localExecutionArn } from './arns.js';
 import type { ExecutionEvent } from './execution-history.js';
@@ -41,9 +42,10 @@ export function endedOutside(
  * cleanup-ended-execution handler, with the event it would get ("Step Functions Execution Status
  * Change", the Step Functions guide's EventBridge events: status, input, error, cause, startDate and
  * stopDate in ms), deletes the build's objects, posts (here: prints) the commit's status (`error`;
- * `pending` for a superseded build) and sends its trace, since no state of the ended execution could.
+ * `pending` for a superseded build) with the build's cost (`cost`: the local history's, with the
+ * pods of the steps it stopped) and sends its trace, since no state of the ended execution could.
  */
-export async function cleanupAfterEnd(input: ExecutionInput, name: string, runtime: TaskRuntime, statuses: StatusReporter, ended: EndedOutside): Promise<void> {
+export async function cleanupAfterEnd(input: ExecutionInput, name: string, runtime: TaskRuntime, statuses: StatusReporter, ended: EndedOutside, cost?: BuildCostReader): Promise<EndedExecutionCleanup> {
   // As the service's event: StopExecution's error and cause, null when it was given none (and for a timeout).
   const event = {
     'detail-type': 'Step Functions Execution Status Change',
@@ -58,5 +60,5 @@ export async function cleanupAfterEnd(input: ExecutionInput, name: string, runti
       stopDate: ended.stopDate,
     },
   };
-  await cleanupEndedExecutionHandler(runtime, () => statuses)(event, localLambdaContext('cleanupEndedExecution'));
+  return cleanupEndedExecutionHandler(runtime, () => statuses, cost)(event, localLambdaContext('cleanupEndedExecution'));
 }

@@ -11,10 +11,12 @@ import { isFinishState } from './states.js';
  *   events, lambda-invocations.ts);
  * - S3: what each step's FinishStep counted it wrote (StepResult.s3: its logs, live-log parts,
  *   artifacts and record, their bytes);
- * - pods: every attempt's pod, as its FinishStep measured it (StepResult.pod).
+ * - pods: every attempt's pod, as its FinishStep measured it (StepResult.pod), and `unfinished`:
+ *   the pods of the steps still running when the execution was stopped or timed out, as the
+ *   ended-execution cleanup measured them (running-steps.ts), as on AWS (history-usage.ts).
  * A redriven execution's history holds its earlier runs, which were billed too.
  */
-export function executionUsage(history: readonly ExecutionEvent[], architecture: LambdaArchitecture): BuildUsage {
+export function executionUsage(history: readonly ExecutionEvent[], architecture: LambdaArchitecture, unfinished: readonly PodUsage[] = []): BuildUsage {
   let transitions = 0;
   let invocations = 0;
   let gbSeconds = 0;
@@ -35,8 +37,9 @@ export function executionUsage(history: readonly ExecutionEvent[], architecture:
     }
     if (result?.pod) pods.push(result.pod);
   }
+  pods.push(...unfinished);
   return { transitions, lambda: { invocations, gbSeconds, architecture }, s3, pods };
 }
 
-export const executionCost = (history: readonly ExecutionEvent[], architecture: LambdaArchitecture, prices?: Prices): BuildCost =>
-  buildCost(executionUsage(history, architecture), prices);
+export const executionCost = (history: readonly ExecutionEvent[], architecture: LambdaArchitecture, prices?: Prices, unfinished: readonly PodUsage[] = []): BuildCost =>
+  buildCost(executionUsage(history, architecture, unfinished), prices);

@@ -5,7 +5,7 @@ import { AWAIT_APPROVED_NEEDS, isFinishState, isLaunchState } from './states.js'
 import { approvalOutcome } from './approval-summary.js';
 import type { ApprovalRecord } from '../../workflow/approval-decision.js';
 import type { TestSummary } from '../../contract/test-summary.js';
-import type { BuildCost } from '../../workflow/cost-model.js';
+import type { BuildCost, PodUsage } from '../../workflow/cost-model.js';
 import { deployedArchitecture } from '../lambda/deployed-functions.js';
 import { executionCost } from './execution-cost.js';
 
@@ -70,14 +70,19 @@ function preparedBuild(history: readonly ExecutionEvent[]): PreparedBuild | unde
   return exited?.state?.output as PreparedBuild | undefined;
 }
 
+/** What the execution cost as deployed (its functions' architecture), with the pods of the steps it stopped (execution-cost.ts). */
+export const localExecutionCost = (history: readonly ExecutionEvent[], unfinished: readonly PodUsage[] = []): BuildCost =>
+  executionCost(history, lambdaArchitecture(), undefined, unfinished);
+
 /**
  * `running`: the execution has not ended (a step under way is `running`, not `aborted`).
  * `abortReason`: the `error` and `cause` an ABORTED execution was stopped with (StopExecution's).
+ * `unfinished`: the pods of the steps still running when it was stopped or timed out, for its cost.
  */
 export function summarize(
   history: readonly ExecutionEvent[],
   aborted: boolean,
-  { running = false, abortReason }: { running?: boolean; abortReason?: { error: string; cause: string } } = {},
+  { running = false, abortReason, unfinished = [] }: { running?: boolean; abortReason?: { error: string; cause: string }; unfinished?: readonly PodUsage[] } = {},
 ): ExecutionSummary {
   const last = history.at(-1);
   const status: ExecutionStatus = aborted
@@ -95,7 +100,7 @@ export function summarize(
     // A build that fails in AwaitRerun (a Lambda task) ends with its Cause inside Lambda's error JSON.
     cause: status === 'FAILED' && failedEvent?.Cause != null ? plainCause(String(failedEvent.Cause)) : status === 'ABORTED' ? (abortReason?.cause ?? null) : null,
     steps: stepOutcomes(history, running, status),
-    cost: executionCost(history, lambdaArchitecture()),
+    cost: localExecutionCost(history, unfinished),
     events: history.map((e) => ({
       type: e.type,
       state: e.state?.name ?? null,

@@ -13,7 +13,7 @@ import type { ExecutionInput } from '../../contract/index.js';
 import { loadDefinition, resolveResources, taskStates, type AslDefinition } from '../../workflow/definition.js';
 import type { StepInput } from '../../workflow/state-data.js';
 import type { TaskRuntime } from '../../workflow/task-deps.js';
-import type { StatusReporter } from '../../workflow/tasks/report-status.js';
+import type { BuildCostReader, StatusReporter } from '../../workflow/tasks/report-status.js';
 import { localExecutionArn, localLambdaArn } from './arns.js';
 import { cleanupAfterEnd, endedOutside } from './ended-execution-rule.js';
 import { refuseWithoutStepsToRerun, startTimeOf } from './redrive.js';
@@ -21,7 +21,7 @@ import { redriveDefinition, redrivenEvents } from './redrive-definition.js';
 import { planRedrive } from './redrive-plan.js';
 import { ExecutionHistory, type ExecutionEvent } from './execution-history.js';
 import { InFlightInvocations } from './in-flight.js';
-import { summarize, type ExecutionSummary } from './execution-summary.js';
+import { localExecutionCost, summarize, type ExecutionSummary } from './execution-summary.js';
 import { IterationGates, type RefusedIteration } from './iteration-gate.js';
 import { bindTaskStates } from './lambda-binding.js';
 import { applyOverrides, type ExecutionOverrides } from './overrides.js';
@@ -201,8 +201,10 @@ export function startLocalExecution(input: ExecutionInput, options: LocalExecuti
     await inFlight.end();
     // An execution past the definition's TimeoutSeconds ends as one that was stopped: no state of it runs again.
     const outside = endedOutside(aborted, history.events, startedAt);
-    if (outside) await cleanupAfterEnd(input, name, options.runtime, statuses, { ...outside, ...(abortReason ? { reason: abortReason } : {}) });
-    return summarize(history.events, aborted, { ...(abortReason ? { abortReason } : {}) });
+    // The cost the cleanup reports, as ReportStatus's reader counts it on AWS: the history, and the pods it stopped.
+    const cost: BuildCostReader = async (_arn, _records, unfinished) => localExecutionCost(history.events, unfinished);
+    const cleaned = outside ? await cleanupAfterEnd(input, name, options.runtime, statuses, { ...outside, ...(abortReason ? { reason: abortReason } : {}) }, cost) : undefined;
+    return summarize(history.events, aborted, { ...(abortReason ? { abortReason } : {}), ...(cleaned?.unfinished ? { unfinished: cleaned.unfinished } : {}) });
   })();
 
   return {

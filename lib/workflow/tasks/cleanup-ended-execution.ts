@@ -1,11 +1,12 @@
 import { buildIdFor } from '../../forge/execution-name.js';
 import { EXECUTION_TIME_LIMIT_SECONDS, formatDuration } from '../../pipeline/index.js';
-import { ErrorNames, Outcomes, type BuildRef, type CaughtFailure, type StatusReport } from '../../contract/index.js';
+import { ErrorNames, Outcomes, type BuildRef, type CaughtFailure, type CostSummary, type StatusReport } from '../../contract/index.js';
 import { plainCause } from '../../contract/lambda-error.js';
 import type { CleanupResult } from '../state-data.js';
 import type { TaskDeps } from '../task-deps.js';
 import { cleanupBuild } from './cleanup-build.js';
-import { reportStatus, type StatusReporter } from './report-status.js';
+import { readBuildCost, reportStatus, type BuildCostReader, type StatusReporter } from './report-status.js';
+import type { PodUsage } from '../cost-model.js';
 import { writeBuildMetrics } from '../metrics-writer.js';
 import { runningSteps } from '../running-steps.js';
 import type { StepRecord } from '../step-log-store.js';
@@ -103,17 +104,23 @@ function parseInput(input: string | null | undefined): { build?: { id?: unknown 
   }
 }
 
+/** What the cleanup did, and the pods of the steps still running that it priced and deleted. */
+export type EndedExecutionCleanup = CleanupResult & { build: string | null; status?: StatusReport; unfinished?: PodUsage[] };
+
 /**
  * Deletes the pods (and claim and credentials) of the ended execution's build, the same cleanup as
  * the CleanupBuild state, and gives its commit an `error` status saying why, since no ReportFailed
- * ran. An execution the definition ended itself needs neither.
+ * ran. An execution the definition ended itself needs neither. With `cost` (ReportStatus's reader
+ * on AWS), the build's cost goes with the status and the metrics, as ReportStatus sends it for a
+ * build that ended through the definition.
  */
 export async function cleanupEndedExecution(
   event: ExecutionStatusChange,
   defaultNamespace: string,
   deps: TaskDeps,
   statuses?: StatusReporter,
-): Promise<CleanupResult & { build: string | null; status?: StatusReport }> {
+  cost?: BuildCostReader,
+): Promise<EndedExecutionCleanup> {
   const failure = stoppedBecause(event);
   if (!failure) {
     deps.log.info(`Execution ${event.detail.status ?? 'ended'} through the definition, which cleaned up and reported itself`, { executionArn: event.detail.executionArn });
@@ -127,13 +134,19 @@ export async function cleanupEndedExecution(
     return { build: null, deletedPods: 0, deletedClaims: 0, deletedSecrets: 0 };
   }
   const build = buildRefOf(event, ended.build.id);
-  // How the steps ended, as FinishStep kept them, if the store can tell: for the metrics and the trace.
-  const steps = deps.metrics || deps.exportTrace ? await deps.logs.results(build.id).catch((): StepRecord[] => []) : [];
-  // Before the cleanup deletes them: the pods of the steps still running are all the trace has of them.
-  const running = deps.exportTrace ? await runningSteps(ended.namespace ?? defaultNamespace, build.id, steps, deps) : [];
+  const { executionArn } = event.detail;
+  const endedAt = instant(event.detail.stopDate) ?? deps.now().toISOString();
+  // How the steps ended, as FinishStep kept them, if the store can tell: for the metrics, the trace and the cost.
+  const steps = deps.metrics || deps.exportTrace || cost ? await deps.logs.results(build.id).catch((): StepRecord[] => []) : [];
+  // Before the cleanup deletes them: the pods of the steps still running are all that says they ran, and what they held.
+  const running = await runningSteps(ended.namespace ?? defaultNamespace, build.id, steps, new Date(endedAt), deps);
+  const unfinished = running.flatMap((step) => (step.pod ? [step.pod] : []));
   const result = await cleanupBuild(ended, defaultNamespace, deps);
-  if (deps.metrics) writeEndedBuildMetrics(event, build, failure, steps, deps);
-  const status = statuses ? await reportStatus({ build, outcome: Outcomes.stopped, failure, ...(event.detail.executionArn ? { executionArn: event.detail.executionArn } : {}) }, { reporter: statuses, log: deps.log }) : undefined;
+  const priced = cost && executionArn ? await readBuildCost(executionArn, cost, async () => steps, unfinished, deps.log) : undefined;
+  if (deps.metrics) writeEndedBuildMetrics(event, build, failure, steps, deps, priced);
+  const status = statuses
+    ? await reportStatus({ build, outcome: Outcomes.stopped, failure, ...(executionArn ? { executionArn } : {}), ...(priced ? { cost: priced } : {}) }, { reporter: statuses, log: deps.log })
+    : undefined;
   // After the status, which people wait for, as ReportStatus sends a trace; the export logs its own failure and never throws.
   const startedAt = instant(event.detail.startDate);
   await deps.exportTrace?.({
@@ -141,12 +154,12 @@ export async function cleanupEndedExecution(
     outcome: Outcomes.failed,
     failure,
     ...(startedAt ? { startedAt } : {}),
-    endedAt: instant(event.detail.stopDate) ?? deps.now().toISOString(),
-    ...(event.detail.executionArn ? { executionArn: event.detail.executionArn } : {}),
+    endedAt,
+    ...(executionArn ? { executionArn } : {}),
     steps,
     running,
   });
-  return { build: ended.build.id, ...result, ...(status ? { status } : {}) };
+  return { build: ended.build.id, ...result, ...(status ? { status } : {}), ...(unfinished.length > 0 ? { unfinished } : {}) };
 }
 
 function instant(ms: number | null | undefined): string | undefined {
@@ -157,8 +170,8 @@ function instant(ms: number | null | undefined): string | undefined {
  * The build's metrics, which no ReportFailed wrote. Not a superseded build's: a newer commit
  * replaced it, which no failure rate should count.
  */
-function writeEndedBuildMetrics(event: ExecutionStatusChange, build: BuildRef, failure: CaughtFailure, steps: StepRecord[], deps: TaskDeps): void {
+function writeEndedBuildMetrics(event: ExecutionStatusChange, build: BuildRef, failure: CaughtFailure, steps: StepRecord[], deps: TaskDeps, cost: CostSummary | undefined): void {
   if (failure.Error === ErrorNames.Superseded) return;
   const started = instant(event.detail.startDate);
-  writeBuildMetrics({ build, failure, ...(started ? { startedAt: started } : {}) }, steps, deps);
+  writeBuildMetrics({ build, failure, ...(started ? { startedAt: started } : {}), ...(cost ? { cost: { usd: cost.usd } } : {}) }, steps, deps);
 }

@@ -3,6 +3,7 @@ import { approvedOf } from '../approval-decision.js';
 import type { BuildSettings, PreparedBuild } from '../state-data.js';
 import { endedSteps, statusSteps } from '../status-steps.js';
 import type { StepRecord } from '../step-log-store.js';
+import type { PodUsage } from '../cost-model.js';
 import type { TaskLog } from '../task-deps.js';
 import type { BuildTraceExport } from '../trace-export.js';
 import { writeBuildMetrics } from '../metrics-writer.js';
@@ -136,19 +137,27 @@ async function approvalsOf(request: StatusRequest, settings: ReportInput['settin
   }
 }
 
-/** What a build cost so far (lib/lambda/execution-cost-reader.ts on AWS), from its execution and its steps' records. */
-export type BuildCostReader = (executionArn: string, records: readonly StepRecord[]) => Promise<CostSummary & { complete?: boolean }>;
+/**
+ * What a build cost so far (lib/lambda/execution-cost-reader.ts on AWS), from its execution, its
+ * steps' records and the pods of the steps still running when it ended outside the definition.
+ */
+export type BuildCostReader = (executionArn: string, records: readonly StepRecord[], unfinished?: readonly PodUsage[]) => Promise<CostSummary & { complete?: boolean }>;
 
 /** The cost, at the build's end only; one that cannot be worked out costs the report its line, never the report. */
 async function costOf(request: StatusRequest, reader: BuildCostReader, deps: { log: TaskLog; results?: () => Promise<StepRecord[]> }): Promise<CostSummary | undefined> {
   if (!request.executionArn) return undefined;
+  return readBuildCost(request.executionArn, reader, async () => (await deps.results?.()) ?? [], [], deps.log);
+}
+
+/** The build's cost, logged; undefined (and a warning) when it cannot be worked out. */
+export async function readBuildCost(executionArn: string, reader: BuildCostReader, records: () => Promise<readonly StepRecord[]>, unfinished: readonly PodUsage[], log: TaskLog): Promise<CostSummary | undefined> {
   try {
-    const { complete, ...cost } = await reader(request.executionArn, (await deps.results?.()) ?? []);
-    if (complete === false) deps.log.warn("The build's cost counts the first pages of its history only", { usd: cost.usd });
-    deps.log.info(`The build cost $${cost.usd.toFixed(4)}`, { cost });
+    const { complete, ...cost } = await reader(executionArn, await records(), unfinished);
+    if (complete === false) log.warn("The build's cost counts the first pages of its history only", { usd: cost.usd });
+    log.info(`The build cost $${cost.usd.toFixed(4)}`, { cost });
     return cost;
   } catch (error) {
-    deps.log.warn("The build's cost could not be worked out; the report goes without it", { reason: (error as Error).message });
+    log.warn("The build's cost could not be worked out; the report goes without it", { reason: (error as Error).message });
     return undefined;
   }
 }
