@@ -4,11 +4,10 @@ import { logger } from '../workflow/lambda-task.js';
 import { lambdaBuildTraces } from './build-traces.js';
 import type { LambdaGitHubAppOptions } from './github-app.js';
 import { s3LogStore } from './s3-log-store.js';
-import { EnvNames } from './settings.js';
+import { deploymentPrices, EnvNames } from './settings.js';
 import { gitHubStatusReporting } from './status-reporting.js';
 import { emfMetricsSink } from './emf-metrics.js';
 import { sfnExecutionCostReader, type ExecutionCostReader } from './execution-cost-reader.js';
-import { pricesWith } from '../workflow/cost-model.js';
 import type { FunctionSizes } from '../workflow/history-usage.js';
 
 /**
@@ -65,7 +64,7 @@ function costReader(env: NodeJS.ProcessEnv): ExecutionCostReader | undefined {
     const text = env[EnvNames.costFunctions];
     if (!text) return undefined;
     const sizes = JSON.parse(text) as FunctionSizes;
-    return sfnExecutionCostReader(sizes, pricesWith(env[EnvNames.costPrices]));
+    return sfnExecutionCostReader(sizes, deploymentPrices(env));
   } catch (error) {
     logger.warn("No build's cost is reported: the deployment's COST_FUNCTIONS or COST_PRICES is wrong", { reason: (error as Error).message });
     return undefined;
