@@ -13,7 +13,8 @@ import { fakeStepCluster, type FakeStepCluster } from '../lib/kube/fake-cluster.
 import { emfDocument, emfMetricsSink } from '../lib/lambda/emf-metrics.js';
 import { parseImageReference } from '../lib/pipeline/index.js';
 import { DEFAULT_METRICS_NAMESPACE, METRICS, type MetricRecord, type MetricsSink } from '../lib/workflow/metric-records.js';
-import type { PollState, StepInput } from '../lib/workflow/state-data.js';
+import { DEFAULT_PRICES, podDollars, type Prices } from '../lib/workflow/cost-model.js';
+import type { PollState, StepInput, StepResult } from '../lib/workflow/state-data.js';
 import type { StepLogStore, StepRecord } from '../lib/workflow/step-log-store.js';
 import type { TaskDeps } from '../lib/workflow/task-deps.js';
 import { finishStep } from '../lib/workflow/tasks/finish-step.js';
@@ -75,8 +76,21 @@ interface StepCase {
   /** The pod is deleted (the step's end) before PollStep looks: the poll reads no status, only events. */
   gone?: boolean;
   endsAt: number;
-  metrics: Record<string, number>;
+  metrics: Record<string, unknown>;
   error?: string;
+}
+
+/**
+ * Each step asks for a quarter of its node, a c6g.xlarge (4 vCPUs, 8 GiB, $0.136 an hour): however
+ * the node's price is split between a vCPU and a GiB, the pod costs a quarter of it, $0.034 an hour,
+ * from the kubelet's acceptance of the pod (its startTime) to its end (docs/cost.md).
+ */
+const NODE_TYPE = 'c6g.xlarge';
+const quarterNodeFor = (seconds: number) => expect.closeTo((0.136 / 4) * (seconds / 3600), 12);
+
+function askingQuarterNode(pod: V1Pod): V1Pod {
+  const [container, ...rest] = pod.spec!.containers;
+  return { ...pod, spec: { ...pod.spec!, containers: [{ ...container!, resources: { requests: { cpu: '1', memory: '2Gi' } } }, ...rest] } };
 }
 
 const pulledNode = (pod: V1Pod) => [
@@ -93,14 +107,14 @@ const STEP_CASES: StepCase[] = [
     pod: stepPod({ step: 'test', phase: 'Succeeded', startedAt: 40, conditions: [condition('PodScheduled', 'True', 40)], state: terminated(0, 'Completed', { started: 50, finished: 170 }) }),
     events: pulledNode,
     endsAt: 171,
-    metrics: { StepDuration: 170, StepQueueTime: 40, StepPendingTime: 50, StepPullTime: 7.264, StepRunTime: 120, StepFailure: 0 },
+    metrics: { StepDuration: 170, StepQueueTime: 40, StepPendingTime: 50, StepPullTime: 7.264, StepRunTime: 120, StepFailure: 0, StepCost: quarterNodeFor(170 - 40) },
   },
   {
     name: 'a step whose tests failed (exit 1), its image already on the node',
     pod: stepPod({ step: 'test', phase: 'Failed', conditions: [condition('PodScheduled', 'True', 2)], state: terminated(1, 'Error', { started: 4, finished: 64 }) }),
     events: (pod) => [podEvent(pod, { reason: 'Pulled', message: 'Container image "node:20" already present on machine', first: 3 })],
     endsAt: 65,
-    metrics: { StepDuration: 64, StepQueueTime: 2, StepPendingTime: 4, StepPullTime: 0, StepRunTime: 60, StepFailure: 1 },
+    metrics: { StepDuration: 64, StepQueueTime: 2, StepPendingTime: 4, StepPullTime: 0, StepRunTime: 60, StepFailure: 1, StepCost: quarterNodeFor(64) },
     error: 'StepFailed',
   },
   {
@@ -111,33 +125,47 @@ const STEP_CASES: StepCase[] = [
       podEvent(pod, { reason: 'Failed', message: 'Failed to pull image "node:20": rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/node:20": not found', first: 3 }),
     ],
     endsAt: 95,
-    metrics: { StepDuration: 95, StepQueueTime: 1, StepFailure: 1 },
+    // Still holding its requests when FinishStep ends it: priced to then.
+    metrics: { StepDuration: 95, StepQueueTime: 1, StepFailure: 1, StepCost: quarterNodeFor(95) },
     error: 'ImagePullFailed',
   },
 ];
 
-async function runStep(cluster: FakeStepCluster, sink: MetricsSink, logs: StepLogStore, c: StepCase): Promise<void> {
-  const pod = cluster.put('pod', c.pod);
+/** The step's poll and FinishStep, as the definition runs them, at the deployment's prices (AWS's list prices, COST_PRICES ''). */
+async function runStep(cluster: FakeStepCluster, sink: MetricsSink, logs: StepLogStore, c: StepCase, prices: Prices | null = DEFAULT_PRICES): Promise<StepResult> {
+  const pod = cluster.put('pod', askingQuarterNode(c.pod));
+  cluster.instanceTypes.set(pod.spec!.nodeName!, NODE_TYPE);
   cluster.events.push(...c.events(pod));
-  const deps: TaskDeps = { cluster, logs, metrics: sink, now: () => at(c.endsAt), log: silent };
+  const deps: TaskDeps = { cluster, logs, metrics: sink, ...(prices ? { prices } : {}), now: () => at(c.endsAt), log: silent };
   const podName = pod.metadata!.name!;
   const poll = await pollStep(input('test', launched(podName)), deps);
   expect({ phase: poll.phase, error: poll.error }).toEqual(c.error ? { phase: 'failed', error: c.error } : { phase: 'succeeded', error: undefined });
-  await finishStep(input('test', poll), deps);
+  return finishStep(input('test', poll), deps);
 }
 
 describe('a step\'s metric record', () => {
   it.each(STEP_CASES)('$name', async (c) => {
     const cluster = fakeStepCluster({ now: () => at(0) });
     const sink = capture();
-    await runStep(cluster, sink, memoryLogs(), c);
+    const result = await runStep(cluster, sink, memoryLogs(), c);
 
     expect(sink.records).toHaveLength(1);
     const [record] = sink.records;
     expect(Object.fromEntries(record!.metrics.map((m) => [m.name, m.value]))).toEqual(c.metrics);
+    // The pod FinishStep kept for the build's cost, priced by the one cost model: the step's cost is its part of the build's.
+    expect(record!.metrics.find((m) => m.name === 'StepCost')).toEqual({ name: 'StepCost', unit: 'None', value: podDollars(result.pod!, DEFAULT_PRICES) });
     expect(record!.dimensionSets).toEqual(c.error ? [{ Repository: 'octo-org/app' }, { Repository: 'octo-org/app', Error: c.error }] : [{ Repository: 'octo-org/app' }]);
     expect(record!.properties).toMatchObject({ build: 'b-42', step: 'test', commit: 'c0ffee', result: c.error ? 'failed' : 'succeeded' });
     expectValidEmf(emf(record!, 'StepRunner/test'));
+  });
+
+  it('has no StepCost when the function has no prices (a deployment whose COST_PRICES is wrong), and its other metrics all the same', async () => {
+    const sink = capture();
+    await runStep(fakeStepCluster({ now: () => at(0) }), sink, memoryLogs(), STEP_CASES[0]!, null);
+
+    const { StepCost, ...others } = STEP_CASES[0]!.metrics;
+    expect(StepCost).toBeDefined();
+    expect(Object.fromEntries(sink.records[0]!.metrics.map((m) => [m.name, m.value]))).toEqual(others);
   });
 
   it('has its pull time even when the only poll saw the step already ended (no events read then): FinishStep reads the events the pod left', async () => {

@@ -17,6 +17,7 @@ import { CFN_LINT_ON_PATH, cfnLint, describeFinding } from './fixtures/cfn-lint.
 import { itRequiring } from './fixtures/requirements.js';
 import { roleBindings } from './fixtures/rbac-permissions.js';
 import { emfDocument } from '../lib/lambda/emf-metrics.js';
+import { deploymentPrices } from '../lib/lambda/settings.js';
 import { buildMetricRecord, stepMetricRecord } from '../lib/workflow/metric-records.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -31,6 +32,7 @@ interface Template {
 
 const IDENTITIES_FILE = 'test/fixtures/deploy/identities.yml';
 const SCHEDULES_FILE = 'test/fixtures/deploy/schedules.yml';
+const COST_PRICES = JSON.stringify({ region: 'eu-west-1', asOf: '2026-12-01', instanceTypes: { 'm7g.large': { hourly: 0.0892, vcpu: 2, memoryGib: 8 } } });
 
 let outDir: string;
 let template: Template;
@@ -50,7 +52,8 @@ beforeAll(async () => {
   const osls = path.join(ROOT, 'node_modules/osls/bin/serverless.js');
   // With the identities and schedules a deployer writes (docs/deploy.md, "Identities"; README,
   // "Schedules"), so the one run checks them too.
-  const settings = ['--param', `identitiesFile=${IDENTITIES_FILE}`, '--param', `schedulesFile=${SCHEDULES_FILE}`];
+  // And a price table of the deployment's own, which both functions that price must be given.
+  const settings = ['--param', `identitiesFile=${IDENTITIES_FILE}`, '--param', `schedulesFile=${SCHEDULES_FILE}`, '--param', `costPrices=${COST_PRICES}`];
   const { stdout, stderr } = await promisify(execFile)(process.execPath, [osls, 'package', '--package', outDir, ...settings], {
     cwd: ROOT,
     env,
@@ -542,7 +545,7 @@ describe('IAM in the packaged template', () => {
     expect(grants('s3:DeleteObject')).toEqual([{ role: 'FinishStepRole', ...ROLE_GRANTS.FinishStepRole![2] }]);
   });
 
-  it.each(['ReportStatusLambdaFunction', 'CleanupEndedExecutionLambdaFunction'])("gives %s the functions' memory and architecture as deployed, which the build's cost prices Lambda time by", (fn) => {
+  it.each(['ReportStatusLambdaFunction', 'CleanupEndedExecutionLambdaFunction'])("gives %s the functions' memory and architecture as deployed, which the build's cost prices Lambda time by, and FinishStep the same prices (StepCost)", (fn) => {
     const environment = (template.Resources[fn]!.Properties.Environment as { Variables: Record<string, Json> }).Variables;
     const sizes = JSON.parse(environment['COST_FUNCTIONS'] as string) as { architecture: string; memoryMb: Record<string, number> };
     const functions = template.Resources;
@@ -551,7 +554,9 @@ describe('IAM in the packaged template', () => {
       const id = `${name[0]!.toUpperCase()}${name.slice(1)}LambdaFunction`;
       expect([name, functions[id]?.Properties.MemorySize]).toEqual([name, memory]);
     }
-    expect(environment['COST_PRICES']).toBe('');
+    const finishStep = (template.Resources.FinishStepLambdaFunction!.Properties.Environment as { Variables: Record<string, Json> }).Variables;
+    expect([environment['COST_PRICES'], finishStep['COST_PRICES']]).toEqual([COST_PRICES, COST_PRICES]);
+    expect(deploymentPrices({ COST_PRICES }).instanceTypes['m7g.large']).toEqual({ hourly: 0.0892, vcpu: 2, memoryGib: 8 });
   });
 
   it('associates each declared identity\'s service account with its role, and lets no role of the runner pass a role or make an association', async () => {

@@ -6,9 +6,9 @@
  */
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { CostSummary } from '../contract/index.js';
-import { buildCost, pricesWith, type PodUsage, type Prices } from '../workflow/cost-model.js';
+import { buildCost, type PodUsage, type Prices } from '../workflow/cost-model.js';
 import { logger } from '../workflow/lambda-task.js';
-import { EnvNames } from './settings.js';
+import { deploymentPrices, EnvNames } from './settings.js';
 import { historyUsage, type AwsHistoryEvent, type FunctionSizes } from '../workflow/history-usage.js';
 import type { StepRecord } from '../workflow/step-log-store.js';
 
@@ -46,7 +46,7 @@ export function deploymentCostReader(env: NodeJS.ProcessEnv): ExecutionCostReade
     const text = env[EnvNames.costFunctions];
     if (!text) return undefined;
     const sizes = JSON.parse(text) as FunctionSizes;
-    return sfnExecutionCostReader(sizes, pricesWith(env[EnvNames.costPrices]));
+    return sfnExecutionCostReader(sizes, deploymentPrices(env));
   } catch (error) {
     logger.warn("No build's cost is reported: the deployment's COST_FUNCTIONS or COST_PRICES is wrong", { reason: (error as Error).message });
     return undefined;

@@ -7,6 +7,7 @@ import { DEFAULT_ORPHAN_MARGIN_SECONDS } from '../kube/orphans.js';
 import { MAX_PARALLEL_LIMIT, checkNodeSelector, checkPullSecrets, checkTolerations, quantityProblem, type SettingCheck } from '../pipeline/index.js';
 import { DEFAULT_WORKSPACE, WorkspaceModes, workflowSettings, type WorkflowSettings } from '../workflow/settings.js';
 import { checkIdentities } from '../workflow/identities.js';
+import { pricesWith, type Prices } from '../workflow/cost-model.js';
 
 export const EnvNames = {
   clusterName: 'EKS_CLUSTER_NAME',
@@ -125,6 +126,15 @@ export function orphanMarginSeconds(env: NodeJS.ProcessEnv): number {
   const { margin = DEFAULT_ORPHAN_MARGIN_SECONDS } = read.seconds('margin', EnvNames.orphanMargin);
   read.check();
   return margin;
+}
+
+/**
+ * The deployment's price table (COST_PRICES over the defaults; unset or '': AWS's list prices),
+ * for the build's cost (ReportStatus) and each step's StepCost (FinishStep) alike. A wrong one
+ * throws InvalidPrices, naming what is wrong: its callers then go without a cost, never stop.
+ */
+export function deploymentPrices(env: NodeJS.ProcessEnv): Prices {
+  return pricesWith(env[EnvNames.costPrices]);
 }
 
 const ACCESS_MODES = ['ReadWriteOnce', 'ReadWriteOncePod', 'ReadWriteMany'] as const;

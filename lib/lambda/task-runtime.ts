@@ -3,9 +3,10 @@ import { kubeClients, kubeConfigForEks, pullSecretsReader } from '../kube/index.
 import { ecrCheck, imageChecker } from '../registry/index.js';
 import { logger } from '../workflow/lambda-task.js';
 import type { TaskRuntime } from '../workflow/task-deps.js';
+import type { Prices } from '../workflow/cost-model.js';
 import { s3LogStore } from './s3-log-store.js';
 import { s3CacheStore } from '../workflow/s3-cache-store.js';
-import { EnvNames, runnerSettings } from './settings.js';
+import { deploymentPrices, EnvNames, runnerSettings } from './settings.js';
 import { s3ConcurrencyStore } from '../workflow/s3-concurrency-store.js';
 import { CONCURRENCY_PREFIX } from '../workflow/concurrency-store.js';
 import { sfnExecutionStopper } from './execution-stopper.js';
@@ -44,10 +45,25 @@ export function lambdaTaskRuntime(env: NodeJS.ProcessEnv = process.env): TaskRun
         : {}),
       // Each step's and each ended build's metric record, as an EMF line in the function's log.
       metrics: emfMetricsSink(env),
+      // What a step's StepCost prices its pod at: the prices the build's cost is worked out at.
+      ...stepPrices(env),
       // The steps waiting for an approval, answered once it is given (approvalWaits' role allows it).
       callbacks: sfnTaskCallbacks(),
       now: () => new Date(),
       log: logger,
     },
   };
+}
+
+/**
+ * The deployment's prices (COST_PRICES, which FinishStep is given as ReportStatus is); a wrong
+ * table costs the steps their StepCost, never the function its start, and the log says why.
+ */
+function stepPrices(env: NodeJS.ProcessEnv): { prices?: Prices } {
+  try {
+    return { prices: deploymentPrices(env) };
+  } catch (error) {
+    logger.warn("No step's StepCost is written: the deployment's COST_PRICES is wrong", { reason: (error as Error).message });
+    return {};
+  }
 }

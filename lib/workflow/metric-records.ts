@@ -38,6 +38,7 @@ export const METRICS = {
   StepPullTime: { unit: 'Seconds', of: 'step', what: "The kubelet's image pulls for the pod, added up from its Pulled events (0 when every image was present)." },
   StepRunTime: { unit: 'Seconds', of: 'step', what: "The step container's own run, from its start to its end." },
   StepFailure: { unit: 'Count', of: 'step', what: '1 for a failed step (each failed attempt of a retried one), 0 for one that succeeded.' },
+  StepCost: { unit: 'None', of: 'step', what: "The step pod's cost in US dollars: its requests for its time at its node's price, as the build's cost prices each pod (its `pods` part), when the pod was placed on a node." },
 } as const satisfies Record<string, { unit: MetricUnitName; of: 'build' | 'step'; what: string }>;
 
 export type MetricName = keyof typeof METRICS;
@@ -83,6 +84,8 @@ export interface StepEnd {
   launchedAt: string;
   timings?: PodTimings;
   endedAt: Date;
+  /** The step pod's cost (cost-model.ts podDollars of its `result.pod`), when it has one: StepCost is written only then. */
+  cost?: { usd: number };
 }
 
 export function stepMetricRecord(end: StepEnd): MetricRecord {
@@ -90,7 +93,7 @@ export function stepMetricRecord(end: StepEnd): MetricRecord {
   const created = timings.created ?? end.launchedAt;
   const metrics: MetricValue[] = [];
   const add = (name: MetricName, value: number | undefined) => {
-    if (value !== undefined) metrics.push({ name, unit: METRICS[name].unit, value });
+    if (value !== undefined && Number.isFinite(value)) metrics.push({ name, unit: METRICS[name].unit, value });
   };
   add('StepDuration', secondsBetween(created, timings.finished ?? end.endedAt.toISOString()));
   add('StepQueueTime', secondsBetween(created, timings.scheduled));
@@ -98,6 +101,7 @@ export function stepMetricRecord(end: StepEnd): MetricRecord {
   add('StepPullTime', timings.pullSeconds);
   add('StepRunTime', secondsBetween(timings.started, timings.finished));
   add('StepFailure', end.status === 'failed' ? 1 : 0);
+  add('StepCost', end.cost?.usd);
   return {
     timestamp: end.endedAt,
     dimensionSets: dimensionSets(end.build, end.status === 'failed' ? end.error : null),

@@ -5,6 +5,7 @@
  */
 import type { CaughtFailure, BuildRef } from '../contract/index.js';
 import { mergePodTimings, podTimings, type PodTimings } from '../kube/pod-timings.js';
+import { podDollars } from './cost-model.js';
 import { buildMetricRecord, stepMetricRecord, type MetricRecord, type MetricsSink } from './metric-records.js';
 import type { PollState, StepInput, StepResult } from './state-data.js';
 import type { StepRecord } from './step-log-store.js';
@@ -21,9 +22,13 @@ export function finalStepTimings(poll: PollState, seen: Parameters<typeof podTim
   return seen ? mergePodTimings(poll.timings, podTimings(...seen)) : poll.timings;
 }
 
-/** The step's record, at the end of FinishStep. */
-export function writeStepMetrics(input: StepInput, poll: PollState, result: StepResult, timings: PodTimings | undefined, deps: Pick<TaskDeps, 'metrics' | 'log' | 'now'>): void {
+/**
+ * The step's record, at the end of FinishStep. Its StepCost is its pod (`result.pod`) priced as
+ * the build's cost prices each pod, at the deployment's prices (`deps.prices`): none without them.
+ */
+export function writeStepMetrics(input: StepInput, poll: PollState, result: StepResult, timings: PodTimings | undefined, deps: Pick<TaskDeps, 'metrics' | 'prices' | 'log' | 'now'>): void {
   if (!deps.metrics) return;
+  const { prices } = deps;
   write(deps.metrics, deps.log, () =>
     stepMetricRecord({
       build: input.build,
@@ -34,6 +39,7 @@ export function writeStepMetrics(input: StepInput, poll: PollState, result: Step
       launchedAt: poll.launchedAt,
       ...(timings ? { timings } : {}),
       endedAt: deps.now(),
+      ...(result.pod && prices ? { cost: { usd: podDollars(result.pod, prices) } } : {}),
     }),
   );
 }

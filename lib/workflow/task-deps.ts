@@ -13,6 +13,7 @@ import type { SourceFiles } from './build-bases.js';
 import type { ReuseRegistry } from './build-reuse.js';
 import type { BuildInput } from '../contract/index.js';
 import type { MetricsSink } from './metric-records.js';
+import type { Prices } from './cost-model.js';
 import type { BuildTraceExport } from './trace-export.js';
 
 /**
@@ -95,6 +96,11 @@ export interface TaskDeps {
   awsSecretReader?: AwsSecretReaderFor;
   /** Where a step's and a build's metric records go (metrics-writer.ts): EMF on Lambda; without it, none is made. */
   metrics?: MetricsSink;
+  /**
+   * The deployment's price table (cost-model.ts): what a step's StepCost prices its pod at, as the
+   * build's cost does. lib/lambda: COST_PRICES over the defaults. Without it, no StepCost.
+   */
+  prices?: Prices;
   /**
    * Sends each build that ends as a trace (trace-export.ts): ReportStatus's, on AWS from the
    * deployment's OTLP settings, locally from `--otlp-endpoint`. Without it, no trace.
