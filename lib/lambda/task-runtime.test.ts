@@ -6,7 +6,9 @@ import { lambdaTaskRuntime } from './task-runtime.js';
 const deployed = { EKS_CLUSTER_NAME: 'ci', AWS_REGION: 'eu-west-1', STEP_RUNNER_NAMESPACE: 'builds', STEP_LOGS_BUCKET: 'logs' };
 
 describe("lambdaTaskRuntime: the prices a step's StepCost is worked out at (COST_PRICES, as ReportStatus reads it)", () => {
-  afterEach(() => jest.restoreAllMocks());
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
 
   it.each([
     { given: "COST_PRICES unset (a function serverless.yml gives none): AWS's list prices", env: {}, instanceTypes: DEFAULT_PRICES.instanceTypes },
