@@ -15,8 +15,8 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { CoreV1Api, Log } from '@kubernetes/client-node';
-import { rotationGapNote, SECRET_MASK, sinceTimeOf, STEP_CONTAINER, stepPodName } from '../lib/kube/index.js';
+import { CoreV1Api, Log, type V1Pod } from '@kubernetes/client-node';
+import { followContainerLog, rotationGapNote, SECRET_MASK, sinceTimeOf, STEP_CONTAINER, stepPodName, type LogPosition } from '../lib/kube/index.js';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster, type FaultInjector, type FaultRequest } from '../lib/emulators/kubernetes/index.js';
 import { startLocalExecution, type ExecutionEvent, type ExecutionSummary } from '../lib/emulators/stepfunctions/executor.js';
 import { printedStatusReporter } from '../lib/emulators/lambda/printed-status.js';
@@ -319,5 +319,39 @@ describe('a running step\'s log', () => {
     expect(when(/│ second line$/)).toHaveLength(1);
     expect(when(/│ gave up waiting/)).toEqual([]);
     expect(printed.indexOf(when(/│ second line$/)[0]!)).toBeLessThan(printed.indexOf(when(/FinishStep: succeeded/)[0]!));
+  }, 30_000);
+});
+
+describe('a follow of a container\'s log', () => {
+  it('stopped while its request is on its way, delivers no line after it has returned', async () => {
+    // As an execution's end (Ctrl-C) stops PollStep's follow (lib/emulators/stepfunctions/in-flight.ts):
+    // a line delivered after the follow had returned went into PollStep's copy of the log, already
+    // closed, which wrote it into the state directory after `run` had returned.
+    const name = 'stopped-follow';
+    const body: V1Pod = { metadata: { name }, spec: { restartPolicy: 'Never', containers: [{ name: STEP_CONTAINER, image: 'alpine:3.20', command: ['/bin/sh', '-c', `echo before the stop; ${awaitSignal(name)}`] }] } };
+    await api.createNamespacedPod({ namespace: 'default', body });
+    const readLog = () => api.readNamespacedPodLog({ namespace: 'default', name, container: STEP_CONTAINER }).catch(() => '');
+    await waitFor(async () => (await readLog()).includes('before the stop\n'), { ...WAITING, what: 'the line in the log' });
+    // Stopped the moment the API server has the request, before its answer (the log so far) is sent.
+    const stop = new AbortController();
+    faults = (request) => {
+      if (request.path.endsWith(`/pods/${name}/log`) && request.query.get('follow') === 'true') stop.abort();
+      return undefined;
+    };
+    let returned = false;
+    let delivered: LogPosition | undefined;
+    const late: string[] = [];
+    let position: LogPosition | undefined;
+    try {
+      position = await followContainerLog(cluster.kubeConfig(), 'default', name, STEP_CONTAINER, undefined, (text, at) => (returned ? late.push(text) : (delivered = at)), stop.signal);
+      returned = true;
+    } finally {
+      faults = () => undefined;
+    }
+    // What the follow still had on its way comes with no further I/O (its stream's next tick): long before these round trips end.
+    await give(name);
+    await waitFor(async () => (await api.readNamespacedPod({ namespace: 'default', name })).status?.phase === 'Succeeded', { ...WAITING, what: 'the pod ended' });
+    await api.deleteNamespacedPod({ namespace: 'default', name });
+    expect({ late, position }).toEqual({ late: [], position: delivered });
   }, 30_000);
 });

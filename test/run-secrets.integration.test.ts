@@ -62,9 +62,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await cluster.stop();
-  // maxRetries: once under load a file appeared in the state directory while rm emptied it
-  // (ENOTEMPTY): something of the Ctrl-C'd build still wrote after `main` returned (not traced yet).
-  await rm(scratch, { recursive: true, force: true, maxRetries: 5 });
+  await rm(scratch, { recursive: true, force: true });
 });
 
 /** `step-runner run FILE --kubeconfig ... ARGS --json`, its logs kept under the scratch directory. */

@@ -41,9 +41,12 @@ export class LiveLogPrinter {
     }
   }
 
-  stop(): void {
+  /** No more reads; resolves once those under way have printed what they read (`run` returns after, never before). */
+  async stop(): Promise<void> {
     clearInterval(this.timer);
+    const reading = [...this.followed.values()].map((step) => step.reading);
     this.followed.clear();
+    await Promise.all(reading);
   }
 
   private read(index: number, last = false): Promise<void> {

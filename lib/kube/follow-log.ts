@@ -10,9 +10,10 @@ export type OnLines = (text: string, position: LogPosition) => void;
 
 /**
  * Follows a container's log from `from` (the start when undefined) until `signal` aborts or the
- * log ends (the container exited), calling `onLines` with each batch of whole new lines. Resolves
- * with the position after the last line delivered. A log that cannot be read (the container has
- * not started, the pod is gone) resolves at once with `from`: the caller reads it later.
+ * log ends (the container exited), calling `onLines` with each batch of whole new lines, and never
+ * after it has returned. Resolves with the position after the last line delivered. A log that
+ * cannot be read (the container has not started, the pod is gone) resolves at once with `from`:
+ * the caller reads it later.
  * `follow: false` streams what the log holds now and ends there, the same way: an unterminated
  * last line (a running container half-way through it) is left for the next read.
  */
@@ -31,8 +32,16 @@ export async function followContainerLog(
   const decoder = new StringDecoder('utf8');
   let ended!: () => void;
   const done = new Promise<void>((resolve) => (ended = resolve));
+  // Once the follow has returned, what its response still holds is not delivered: the caller has
+  // moved on (PollStep closed its copy of the log), and reads it again from the position returned.
+  // A stop does not end the stream at once: Log.log pipes the response body into the sink
+  // (@kubernetes/client-node src/log.ts), and node-fetch 2's abort() only emits 'error' on a body
+  // it does not destroy (node-fetch src/index.js), so what the body had buffered still flows on a
+  // later tick. A stop while the request was on its way always left the log so far buffered there.
+  let over = false;
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
+      if (over) return callback();
       const text = reader.push(decoder.write(chunk));
       if (text && reader.position) onLines(text, reader.position);
       callback();
@@ -59,6 +68,9 @@ export async function followContainerLog(
     // Not readable now (400: not started; 404: gone; or the connection failed): nothing to add.
   } finally {
     signal.removeEventListener('abort', abort);
+    over = true;
+    // Unpiped from the response (pipe() lets go of a destination that closes), which then stops with its aborted request.
+    sink.destroy();
   }
   return reader.position;
 }

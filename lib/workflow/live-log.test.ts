@@ -37,6 +37,17 @@ describe('LiveLogCopy', () => {
     expect((await readFile(state.location, 'utf8')).endsWith('after the first part\nmore\n')).toBe(true);
   });
 
+  it('keeps nothing given after it was closed: the next read brings it again, from the position it said', async () => {
+    const store = directoryLogStore(root);
+    const copy = new LiveLogCopy({ store, buildId: 'b', step: 's', mask: (t) => t }, start);
+    copy.add('before the close\n', at(1));
+    const { state } = await copy.close();
+    copy.add('after the close\n', at(2));
+    // Writes what is left, if anything were.
+    expect((await copy.close()).state).toEqual(state);
+    expect(await readFile(state.location, 'utf8')).toBe('before the close\n');
+  });
+
   it('after a write that failed, says only how far the writes that succeeded got', async () => {
     const real = directoryLogStore(root);
     let calls = 0;

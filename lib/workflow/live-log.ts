@@ -41,6 +41,7 @@ export class LiveLogCopy {
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private failure: unknown;
+  private closed = false;
 
   constructor(
     private readonly target: LiveLogTarget,
@@ -52,6 +53,9 @@ export class LiveLogCopy {
 
   /** Whole lines, unmasked, and the position after them (none: lines of another container, the checkout's). */
   add(text: string, position?: LogPosition): void {
+    // Closed, the copy has said how far it got: a line given now would be written after the poll
+    // answered (by a timer nobody waits for), past the bytes it counted. The next read brings it again.
+    if (this.closed) return;
     const masked = this.target.mask(text);
     this.part ??= { ...this.next, text: '', bytes: 0 };
     this.part.text += masked;
@@ -71,6 +75,7 @@ export class LiveLogCopy {
    * after a failed one (the store unreachable) the next poll or FinishStep reads on from there.
    */
   async close(): Promise<{ state: LiveLogState; failure?: unknown }> {
+    this.closed = true;
     this.write();
     await this.writing;
     return this.failure === undefined ? { state: this.state } : { state: this.state, failure: this.failure };

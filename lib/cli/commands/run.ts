@@ -294,7 +294,7 @@ export async function runBuild(given: RunOptions, io: Pick<CommandIO, 'out' | 'e
     if (options.json) io.out(JSON.stringify(summary));
     return result.status === 'SUCCEEDED' ? ExitCodes.succeeded : ExitCodes.failed;
   } finally {
-    live?.stop();
+    await live?.stop();
     await uploader?.dispose();
     // Deleted by the build's cleanup already, unless the run stopped before it.
     await deleteSecrets?.().catch((error: Error) => io.err(`Could not delete the build's Secrets: ${error.message}`));

@@ -163,6 +163,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     const sourceDir = options.kubeconfig ? undefined : await findWorkTree(path.resolve(options.source ?? '.'));
 
     const consoles = new Map<string, ConsoleOutput>();
+    // Each build's source uploader is disposed of at its end; close() waits for those too.
+    const disposing = new Set<Promise<void>>();
     // SendTaskSuccess and SendTaskFailure name a token, not an execution: one set for every build of the server.
     const taskTokens = new TaskTokens();
     const executions = new LocalExecutions({
@@ -186,7 +188,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
           ...(options.overrides ? { overrides: options.overrides } : {}),
           ...(redrive ? { redrive } : {}),
         });
-        void execution.result.finally(() => uploader?.dispose());
+        if (uploader) {
+          const disposed = execution.result.catch(() => undefined).then(() => uploader.dispose());
+          disposing.add(disposed);
+          const forget = () => void disposing.delete(disposed);
+          void disposed.then(forget, forget);
+        }
         return execution;
       },
       consoleUrl: executionPage,
@@ -203,6 +210,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     });
     // A build claims its concurrency group here and stops the older one through the registry.
     runtime.deps.superseding = { store: memoryConcurrencyStore(), executions: executions.stopper() };
+    // Run in reverse: after stopAll, the disposals its ended builds began.
+    cleanups.push(async () => void (await Promise.all([...disposing])));
     cleanups.push(() => executions.stopAll());
     // The console page shows each step's pod events, read from the cluster the builds run on.
     cleanups.push(observeStepPods(executions, runtime.kube, print));

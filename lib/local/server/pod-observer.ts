@@ -14,10 +14,12 @@ import { podView, type StepPodView } from '../../console/pod-view.js';
 
 const OBSERVED_AFTER = new Set(['LaunchStep', 'PollStep', 'FinishStep', 'FinishFailedStep', 'LaunchAfterFailure', 'PollAfterFailure', 'FinishAfterFailure']);
 
-export function observeStepPods(executions: LocalExecutions, kube: () => Promise<CoreV1Api>, onError?: (message: string) => void): () => void {
+/** Observes until the function it returns is called; that resolves once the reads under way have ended (`serve`'s close() waits for them). */
+export function observeStepPods(executions: LocalExecutions, kube: () => Promise<CoreV1Api>, onError?: (message: string) => void): () => Promise<void> {
   // Reads run side by side; `reads` counts them so that only the newest one started is recorded
   // and an older, slower read never overwrites what a newer one saw.
   const pods = new Map<string, { namespace: string; podName: string; last?: StepPodView; reads: number }>();
+  const reading = new Set<Promise<void>>();
 
   const onChange = (change: ExecutionChange) => {
     if (change.kind !== 'event') return;
@@ -32,7 +34,7 @@ export function observeStepPods(executions: LocalExecutions, kube: () => Promise
     const pod = pods.get(key);
     if (!pod) return;
     const read = ++pod.reads;
-    void (async () => {
+    const under = (async () => {
       try {
         const observation = await observeStep(await kube(), pod.namespace, pod.podName, { retry: { maxAttempts: 1 } });
         if (pod.reads !== read) return;
@@ -42,6 +44,12 @@ export function observeStepPods(executions: LocalExecutions, kube: () => Promise
         onError?.(`Could not read pod ${pod.namespace}/${pod.podName} for the console page: ${(error as Error).message}`);
       }
     })();
+    reading.add(under);
+    void under.finally(() => reading.delete(under));
   };
-  return executions.subscribe(onChange);
+  const unsubscribe = executions.subscribe(onChange);
+  return async () => {
+    unsubscribe();
+    await Promise.all([...reading]);
+  };
 }
