@@ -9,7 +9,6 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { FAST_TIMINGS } from '../lib/emulators/kubernetes/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { ARTIFACTS, chromiumInstalled, launchChromium } from './fixtures/chromium.js';
 import { describeRequiring } from './fixtures/requirements.js';
 import { branchPush } from './fixtures/webhooks/examples.js';
@@ -78,7 +77,6 @@ function recordRequests(page: Page): string[] {
 
 describeRequiring('the console page in Chromium', chromiumInstalled, () => {
   beforeAll(async () => {
-    logger.setLogLevel('SILENT');
     server = await startLocalServer({ port: 0, secret: SECRET, timings: FAST_TIMINGS, overrides: { waitMs: 20, retryMs: 20 } });
     browser = await launchChromium();
   }, 60_000);

@@ -7,7 +7,6 @@
 import type { Browser } from 'playwright-core';
 import { FAST_TIMINGS } from '../lib/emulators/kubernetes/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { ARTIFACTS, chromiumInstalled, launchChromium } from './fixtures/chromium.js';
 import { describeRequiring } from './fixtures/requirements.js';
 import { waitFor } from './fixtures/wait-for.js';
@@ -29,7 +28,6 @@ let browser: Browser;
 
 describeRequiring('the console page of steps side by side, in Chromium', chromiumInstalled, () => {
   beforeAll(async () => {
-    logger.setLogLevel('SILENT');
     server = await startLocalServer({ port: 0, secret: SECRET, timings: FAST_TIMINGS, overrides: { waitMs: 20, retryMs: 20 } });
     browser = await launchChromium();
   }, 60_000);

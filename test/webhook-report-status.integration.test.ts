@@ -35,7 +35,6 @@ let receiver: OtlpReceiver;
 beforeAll(async () => {
   github = await startFakeGitHub();
   receiver = await startOtlpReceiver();
-  logger.setLogLevel('SILENT');
 });
 afterAll(async () => {
   clearCache();
