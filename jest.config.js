@@ -6,9 +6,10 @@ const base = {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
-    // One module instead of ~970 for each test file (test/setup/client-node-bundle.mjs; the global
-    // setup builds it).
+    // One module instead of ~970, and of 95, for each test file (test/setup/package-bundles.mjs;
+    // the global setup builds them).
     '^@kubernetes/client-node$': '<rootDir>/node_modules/.cache/step-runner-test/client-node.mjs',
+    '^zod$': '<rootDir>/node_modules/.cache/step-runner-test/zod.mjs',
   },
   // swc strips the types (tsconfig's isolatedModules makes that the whole transform; npm test's tsc
   // does the checking): a clean clone's run transpiles every module, in each worker that asks for

@@ -24,7 +24,6 @@ import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { approvalTokenName, APPROVAL_TOKEN_KEY } from '../lib/kube/index.js';
 import { decide } from '../lib/cli/commands/decide.js';
 import { deliverGeneric } from './fixtures/webhooks/generic-delivery.js';
@@ -58,7 +57,6 @@ let github: FakeGitHub;
 const printed: string[] = [];
 
 beforeAll(async () => {
-  logger.setLogLevel('SILENT');
   scratch = await mkdtemp(path.join(tmpdir(), 'approvals-'));
   cluster = await startEmbeddedCluster({ workspace: scratch, timings: FAST_TIMINGS });
   const kubeconfig = path.join(scratch, 'kubeconfig');

@@ -122,7 +122,13 @@ const AWAITS_SCENARIOS: Scenario[] = [
   { name: 'awaited-given', input: awaiting(), tokenKey: 'taskToken', answer: { success: GIVEN } },
 ];
 
-async function runInMoto(definition: AslDefinition, scenarios: readonly Scenario[]): Promise<Run[]> {
+interface MotoMachine {
+  definition: AslDefinition;
+  scenarios: readonly Scenario[];
+}
+
+/** Each machine's scenarios in moto, the machines one after another in one driver process; their runs, by machine. */
+async function runInMoto<const M extends readonly MotoMachine[]>(machines: M): Promise<{ -readonly [K in keyof M]: Run[] }> {
   const child = spawn('python3', [DRIVER], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -132,10 +138,10 @@ async function runInMoto(definition: AslDefinition, scenarios: readonly Scenario
     child.once('error', reject);
     child.once('close', resolve);
   });
-  child.stdin.end(JSON.stringify({ definition, scenarios }));
+  child.stdin.end(JSON.stringify({ machines }));
   const code = await closed;
   if (code !== 0) throw new Error(`${DRIVER} exited with ${code}: ${stderr}`);
-  return (JSON.parse(stdout) as { runs: Run[] }).runs;
+  return (JSON.parse(stdout) as { machines: { runs: Run[] }[] }).machines.map((machine) => machine.runs) as { -readonly [K in keyof M]: Run[] };
 }
 
 /** The same scenario in aws-local-stepfunctions with the executor's callback pattern; the function answers as it is invoked. */
@@ -216,10 +222,12 @@ describeRequiring('the callback pattern in moto and in the local executor', moto
   let localAwaits: Run[];
 
   beforeAll(async () => {
-    [moto, local, motoAwaits, localAwaits] = await Promise.all([
-      runInMoto(definition, SCENARIOS),
+    [[moto, motoAwaits], local, localAwaits] = await Promise.all([
+      runInMoto([
+        { definition, scenarios: SCENARIOS },
+        { definition: awaits, scenarios: AWAITS_SCENARIOS },
+      ]),
       Promise.all(SCENARIOS.map((scenario) => runLocally(definition, scenario))),
-      runInMoto(awaits, AWAITS_SCENARIOS),
       Promise.all(AWAITS_SCENARIOS.map((scenario) => runLocally(awaits, scenario))),
     ]);
   }, 120_000);

@@ -16,7 +16,6 @@ import { startLocalExecution, type ExecutionSummary } from '../lib/emulators/ste
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { localSource } from '../lib/local/source/local-source.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { cleanupBuild } from '../lib/workflow/tasks/cleanup-build.js';
 import { prepareBuild } from '../lib/workflow/tasks/prepare-build.js';
 import type { WorkflowSettings } from '../lib/workflow/settings.js';
@@ -43,7 +42,6 @@ steps:
 `;
 
 beforeAll(async () => {
-  logger.setLogLevel('SILENT');
   root = await mkdtemp(path.join(tmpdir(), 'checkout-'));
   repo = path.join(root, 'app');
   git = (...args: string[]) =>
@@ -109,8 +107,6 @@ describe('the build workspace on the cluster', () => {
   let kubeconfig: string;
 
   beforeAll(async () => {
-    // runBuild above set the handlers' log level for its own terminal.
-    logger.setLogLevel('SILENT');
     cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS });
     kubeconfig = path.join(root, 'kubeconfig');
     await writeFile(kubeconfig, cluster.kubeconfigYaml());

@@ -6,7 +6,6 @@
  */
 import { FAST_TIMINGS } from '../lib/emulators/kubernetes/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { waitFor } from './fixtures/wait-for.js';
 import { deliverGeneric } from './fixtures/webhooks/generic-delivery.js';
 
@@ -18,7 +17,6 @@ const step = (name: string, commands: string, extra = '') => `  - name: ${name}\
 let server: LocalServer;
 
 beforeAll(async () => {
-  logger.setLogLevel('SILENT');
   server = await startLocalServer({ port: 0, secret: SECRET, timings: FAST_TIMINGS, overrides: { waitMs: 20, retryMs: 20 } });
 }, 60_000);
 afterAll(() => server?.close());

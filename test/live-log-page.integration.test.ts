@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { waitFor } from './fixtures/wait-for.js';
 import { deliverGeneric } from './fixtures/webhooks/generic-delivery.js';
 
@@ -23,7 +22,6 @@ let server: LocalServer;
 let scratch: string;
 
 beforeAll(async () => {
-  logger.setLogLevel('SILENT');
   scratch = await mkdtemp(path.join(tmpdir(), 'live-log-page-'));
   cluster = await startEmbeddedCluster({ workspace: scratch, timings: FAST_TIMINGS });
   const kubeconfig = path.join(scratch, 'kubeconfig');

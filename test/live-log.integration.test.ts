@@ -25,7 +25,6 @@ import { runBuild } from '../lib/cli/commands/run.js';
 import type { WorkflowSettings } from '../lib/workflow/settings.js';
 import type { PollState } from '../lib/workflow/state-data.js';
 import { stepLogName } from '../lib/workflow/step-log-store.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { waitFor } from './fixtures/wait-for.js';
 
 const KUBELET_ROTATES_AT = 4 * 1024;
@@ -48,7 +47,6 @@ function observe(request: FaultRequest): void {
 }
 
 beforeAll(async () => {
-  logger.setLogLevel('SILENT');
   cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS, logLimitBytes: KUBELET_ROTATES_AT, faults: (request) => (observe(request), faults(request)) });
   api = cluster.kubeConfig().makeApiClient(CoreV1Api);
   root = await mkdtemp(path.join(tmpdir(), 'live-log-'));

@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { loadDefinition } from '../lib/workflow/definition.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 import { stateGraph } from '../lib/console/asl-graph.js';
 import { executionModel } from '../lib/console/execution-model.js';
@@ -31,7 +30,6 @@ let cluster: EmbeddedCluster;
 let executions: LocalExecutions;
 
 beforeAll(async () => {
-  logger.setLogLevel('SILENT');
   root = await mkdtemp(path.join(tmpdir(), 'parallel-page-'));
   repo = path.join(root, 'app');
   await run('git', ['init', '-q', '-b', 'main', repo]);

@@ -13,7 +13,6 @@ import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib
 import { startLocalExecution, type ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
 import { printedStatusReporter } from '../lib/emulators/lambda/printed-status.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import type { StepResult } from '../lib/workflow/state-data.js';
 
 const STATE_DATA_LIMIT = 256 * 1024;
@@ -24,7 +23,6 @@ let cluster: EmbeddedCluster;
 let root: string;
 
 beforeAll(async () => {
-  logger.setLogLevel('SILENT');
   cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS });
   root = await mkdtemp(path.join(tmpdir(), 'payload-limits-'));
   await writeFile(path.join(root, 'kubeconfig'), cluster.kubeconfigYaml());

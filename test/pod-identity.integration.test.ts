@@ -28,7 +28,6 @@ import { startTestImages, testImagesBuildable, type TestImages } from './fixture
 import { motoServerInstalled, startMotoServer, type MotoServer } from './fixtures/moto-server.js';
 import { describeRequiring } from './fixtures/requirements.js';
 import { waitFor } from './fixtures/wait-for.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 
 const run = promisify(execFile);
 const NAMESPACE = 'default';
@@ -56,7 +55,6 @@ async function callerArn(endpoint: string, credentials: { AccessKeyId: string; S
 describeRequiring('EKS Pod Identity on the embedded cluster', motoServerInstalled, () => {
   let moto: MotoServer;
   beforeAll(async () => {
-    logger.setLogLevel('SILENT');
     moto = await startMotoServer();
     Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL_STS: moto.endpoint });
     delete process.env.AWS_SESSION_TOKEN;

@@ -25,7 +25,6 @@ import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib
 import { startLocalExecution } from '../lib/emulators/stepfunctions/executor.js';
 import { printedStatusReporter } from '../lib/emulators/lambda/printed-status.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import type { Step } from '../lib/pipeline/types.js';
 import { podSecurityFindings, type Finding } from './fixtures/pod-security-standard.js';
 import { parseImageReference } from '../lib/pipeline/index.js';
@@ -116,7 +115,6 @@ describe('a namespace at the restricted level, on the embedded cluster', () => {
   const RESTRICTED = 'locked-down';
 
   beforeAll(async () => {
-    logger.setLogLevel('SILENT');
     cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS });
     root = await mkdtemp(path.join(tmpdir(), 'pod-security-'));
     await writeFile(path.join(root, 'kubeconfig'), cluster.kubeconfigYaml());

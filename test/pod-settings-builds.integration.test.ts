@@ -15,7 +15,6 @@ import { startLocalExecution } from '../lib/emulators/stepfunctions/executor.js'
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { localSource } from '../lib/local/source/local-source.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import type { WorkflowSettings } from '../lib/workflow/settings.js';
 import { launchedPods } from './fixtures/launched-pods.js';
 
@@ -27,7 +26,6 @@ let api: CoreV1Api;
 let kubeconfig: string;
 
 beforeAll(async () => {
-  logger.setLogLevel('SILENT');
   root = await mkdtemp(path.join(tmpdir(), 'pod-settings-'));
   repo = path.join(root, 'app');
   await run('git', ['init', '-q', '-b', 'main', repo]);

@@ -8,7 +8,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { FAST_TIMINGS } from '../lib/emulators/kubernetes/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { describeRequiring, type Requirement } from './fixtures/requirements.js';
 import { waitFor } from './fixtures/wait-for.js';
 
@@ -86,7 +85,6 @@ describeRequiring("the marked examples of the README and docs/, run as written a
   let server: LocalServer;
 
   beforeAll(async () => {
-    logger.setLogLevel('SILENT');
     server = await startLocalServer({ port: 0, secret: GITHUB_SECRET, genericSecret: GENERIC_SECRET, timings: FAST_TIMINGS, overrides: { waitMs: 20, retryMs: 20 } });
   }, 60_000);
   afterAll(() => server?.close());

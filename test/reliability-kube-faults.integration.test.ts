@@ -17,7 +17,6 @@ import { kubeconfigYaml } from '../lib/emulators/kubernetes/kubeconfig.js';
 import { startLocalExecution, type ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
 import { stepPodName, workspaceClaimName } from '../lib/kube/index.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { openWatch } from './fixtures/watch-events.js';
 
 const NAMESPACE = 'default';
@@ -100,7 +99,6 @@ beforeAll(async () => {
     faults: (request) => (request.query.get('timeoutSeconds') === String(WITNESS_TIMEOUT) ? undefined : faults(request)),
   });
   await writeFile(path.join(scratch, 'kubeconfig'), cluster.kubeconfigYaml());
-  logger.setLogLevel('SILENT');
   watch = await watchPodCreations(cluster.url);
 });
 

@@ -6,9 +6,6 @@
  */
 import { costPerStepHour, simulateBuild, simulatedCompletionLatencyMs, variant } from '../bench/orchestration-cost.js';
 import { DEFAULT_RUNNING_WATCH_UNTIL_SECONDS } from '../lib/workflow/settings.js';
-import { logger } from '../lib/workflow/lambda-task.js';
-
-beforeAll(() => logger.setLogLevel('SILENT'));
 
 const watch = { ...variant('watch'), pollMemoryMb: 128 };
 const wholeRun = { ...watch, label: 'watch whole run', runningWatchUntilSeconds: 86_400 };

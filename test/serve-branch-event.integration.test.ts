@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { run as serve } from '../lib/cli/commands/serve.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { waitFor } from './fixtures/wait-for.js';
 
 const PIPELINE = `version: 1
@@ -29,7 +28,6 @@ steps:
 let repo: string;
 
 beforeAll(async () => {
-  logger.setLogLevel('SILENT');
   repo = await mkdtemp(path.join(tmpdir(), 'serve-when-'));
   const git = (...args: string[]) => promisify(execFile)('git', ['-c', 'user.email=ci@example.com', '-c', 'user.name=CI', ...args], { cwd: repo });
   await git('init', '-q', '-b', 'main');

@@ -15,7 +15,6 @@ import { FAST_TIMINGS } from '../lib/emulators/kubernetes/index.js';
 import { DockerLabels, ownerLabel } from '../lib/emulators/kubernetes/runtime/docker/labels.js';
 import { SANDBOX_IMAGE_ENV } from '../lib/emulators/kubernetes/runtime/runtime-choice.js';
 import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { dockerDaemon, startTestImages, testImagesBuildable, type TestImages } from './fixtures/docker/test-images.js';
 import { describeRequiring } from './fixtures/requirements.js';
 import { waitFor } from './fixtures/wait-for.js';
@@ -59,7 +58,6 @@ describeRequiring('step-runner serve on the Docker runtime', dockerDaemon, () =>
     const sandboxBefore = process.env[SANDBOX_IMAGE_ENV];
 
     beforeAll(async () => {
-      logger.setLogLevel('SILENT');
       images = await startTestImages();
       // The CLI's sandbox (registry.k8s.io/pause) is on no registry here; chooseRuntime reads this.
       process.env[SANDBOX_IMAGE_ENV] = images.sandbox;

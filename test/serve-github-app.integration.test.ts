@@ -13,7 +13,6 @@ import { promisify } from 'node:util';
 import { sign } from '@octokit/webhooks-methods';
 import { FAST_TIMINGS } from '../lib/emulators/kubernetes/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { checkRun, pullRequest } from './fixtures/webhooks/examples.js';
 import { startFakeGitHub, type FakeGitHub } from './fixtures/webhooks/github-server.js';
 
@@ -42,7 +41,6 @@ let commit: string;
 const printed: string[] = [];
 
 beforeAll(async () => {
-  logger.setLogLevel('SILENT');
   scratch = await mkdtemp(path.join(tmpdir(), 'serve-app-'));
   const repo = path.join(scratch, 'repo');
   const git = (...args: string[]) => promisify(execFile)('git', ['-c', 'user.email=ci@example.com', '-c', 'user.name=CI', ...args], { cwd: repo }).then((r) => r.stdout.trim());

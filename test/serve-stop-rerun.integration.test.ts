@@ -10,7 +10,6 @@ import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { deliverGeneric } from './fixtures/webhooks/generic-delivery.js';
 
 const SECRET = 'stop-rerun-secret-3a9f';
@@ -22,7 +21,6 @@ let scratch: string;
 let api: CoreV1Api;
 
 beforeAll(async () => {
-  logger.setLogLevel('SILENT');
   scratch = await mkdtemp(path.join(tmpdir(), 'stop-rerun-'));
   cluster = await startEmbeddedCluster({ workspace: scratch, timings: FAST_TIMINGS });
   const kubeconfig = path.join(scratch, 'kubeconfig');

@@ -17,7 +17,6 @@ import { startEmbeddedCluster, FAST_TIMINGS, type EmbeddedCluster } from '../lib
 import { startLocalExecution } from '../lib/emulators/stepfunctions/executor.js';
 import { kubeConfigFromFile } from '../lib/local/kube-config-file.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { freePort } from './fixtures/free-port.js';
 import { launchedPods } from './fixtures/launched-pods.js';
 
@@ -32,7 +31,6 @@ let api: CoreV1Api;
 let kubeconfig: string;
 
 beforeAll(async () => {
-  logger.setLogLevel('SILENT');
   root = await mkdtemp(path.join(tmpdir(), 'services-'));
   cluster = await startEmbeddedCluster({ timings: FAST_TIMINGS, images: [{ image: SLOW_IMAGE, size: 1_000_000, entrypoint: ['/bin/sh', '-c', SLOW_SERVER] }] });
   kubeconfig = path.join(root, 'kubeconfig');

@@ -15,7 +15,6 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { sign } from '@octokit/webhooks-methods';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster } from '../lib/emulators/kubernetes/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { pullRequest } from './fixtures/webhooks/examples.js';
 
 const SECRET = 'superseded-secret-5c1e';
@@ -38,7 +37,6 @@ let api: CoreV1Api;
 const servers: LocalServer[] = [];
 
 beforeAll(async () => {
-  logger.setLogLevel('SILENT');
   scratch = await mkdtemp(path.join(tmpdir(), 'superseded-'));
   cluster = await startEmbeddedCluster({ workspace: scratch, timings: FAST_TIMINGS });
   await writeFile(path.join(scratch, 'kubeconfig'), cluster.kubeconfigYaml());

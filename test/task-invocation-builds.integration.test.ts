@@ -11,7 +11,6 @@ import type { StatusRequest } from '../lib/contract/index.js';
 import { FAST_TIMINGS, startEmbeddedCluster, type EmbeddedCluster, type Fault } from '../lib/emulators/kubernetes/index.js';
 import { startLocalExecution, type ExecutionEvent } from '../lib/emulators/stepfunctions/executor.js';
 import { localTaskRuntime } from '../lib/local/task-runtime.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import type { StepCluster } from '../lib/kube/index.js';
 import type { IncomingMessage } from 'node:http';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -25,7 +24,6 @@ let cluster: EmbeddedCluster;
 let root: string;
 
 beforeAll(async () => {
-  logger.setLogLevel('SILENT');
   cluster = await startEmbeddedCluster({
     timings: FAST_TIMINGS,
     faults: (): Fault | undefined => (unavailable ? { kind: 'status', code: 503, retryAfterSeconds: 0 } : undefined),

@@ -11,7 +11,6 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { run as serve } from '../lib/cli/commands/serve.js';
 import { run as trigger } from '../lib/cli/commands/trigger.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import { waitFor } from './fixtures/wait-for.js';
 
 const SECRET = 'trigger-test-secret-6d1f';
@@ -43,7 +42,6 @@ let exited: Promise<number>;
 let url: string;
 
 beforeAll(async () => {
-  logger.setLogLevel('SILENT');
   repo = await mkdtemp(path.join(tmpdir(), 'trigger-'));
   const git = (...args: string[]) => promisify(execFile)('git', ['-c', 'user.email=ci@example.com', '-c', 'user.name=CI', ...args], { cwd: repo });
   await git('init', '-q', '-b', 'main');

@@ -39,7 +39,6 @@ let receiver: OtlpReceiver;
 beforeAll(async () => {
   github = await startFakeGitHub();
   receiver = await startOtlpReceiver();
-  logger.setLogLevel('SILENT');
 });
 afterAll(async () => {
   clearCache();
