@@ -14,7 +14,6 @@ import { promisify } from 'node:util';
 import { sign } from '@octokit/webhooks-methods';
 import { FAST_TIMINGS } from '../lib/emulators/kubernetes/index.js';
 import { startLocalServer, type LocalServer } from '../lib/local/server/local-server.js';
-import { logger } from '../lib/workflow/lambda-task.js';
 import {
   ATTR_CICD_PIPELINE_NAME,
   ATTR_CICD_PIPELINE_RESULT,
@@ -57,7 +56,6 @@ async function sourceRepository(): Promise<{ dir: string; commit: string; git: t
 }
 
 beforeAll(async () => {
-  logger.setLogLevel('SILENT');
   ({ dir: repo, commit, git } = await sourceRepository());
   receiver = await startOtlpReceiver();
   server = await startLocalServer({
