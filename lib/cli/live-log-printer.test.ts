@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ExecutionEvent } from '../emulators/stepfunctions/executor.js';
+import type { ExecutionEvent } from '../emulators/stepfunctions/execution-history.js';
 import { LiveLogPrinter } from './live-log-printer.js';
 
 let root: string;

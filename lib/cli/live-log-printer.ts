@@ -1,6 +1,8 @@
 import { open } from 'node:fs/promises';
 import type { PollState } from '../workflow/state-data.js';
-import { isFinishState, isLaunchState, type ExecutionEvent } from '../emulators/stepfunctions/executor.js';
+import type { ExecutionEvent } from '../emulators/stepfunctions/execution-history.js';
+// The states alone, not the executor: this file's test loads nothing of aws-local-stepfunctions.
+import { isFinishState, isLaunchState } from '../emulators/stepfunctions/states.js';
 
 /** How often a running step's log file is looked at for new lines. */
 const READ_EVERY_MS = 200;
